@@ -1,0 +1,17 @@
+// One self-contained ESM file for target hosts that have only `node` >= 20.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['src/cli.ts'],
+  outfile: 'dist/reconcile.mjs',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  legalComments: 'none',
+  // Some bundled CommonJS dependencies call require(); give ESM output one.
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
+  logLevel: 'warning',
+});

@@ -1,0 +1,66 @@
+// The desired state as the reconciler sees it after load + validate
+// (defaults from the JSON Schema already filled in).
+import type { BaseSpec } from './resources/types.js';
+
+export const CONTROL_PLANE_PORTS = [2379, 2380, 6443, 10250, 10257, 10259] as const;
+
+export interface SwapOffSpec extends BaseSpec {
+  type: 'SwapOff';
+  /** Mask swap.target so no swap source can be pulled in at boot (kubespray does this too). */
+  mask_swap_target: boolean;
+  /** Delete swap files after swapoff. Off by default: the lab allows keeping them. */
+  remove_swap_files: boolean;
+}
+
+export interface ModulesLoadSpec extends BaseSpec {
+  type: 'ModulesLoad';
+  /** modules-load.d file we own, one module per line. */
+  file: string;
+  modules: string[];
+}
+
+export type SysctlConflictPolicy = 'resolve' | 'fail';
+
+export interface SysctlFileSpec extends BaseSpec {
+  type: 'SysctlFile';
+  /** sysctl.d file we own. */
+  file: string;
+  /** key (dotted or slashed) -> value. */
+  settings: Record<string, string | number>;
+  /** resolve: comment out / override conflicting assignments; fail: report them and change nothing. */
+  conflict_policy: SysctlConflictPolicy;
+}
+
+export interface PortFreeSpec extends BaseSpec {
+  type: 'PortFree';
+  ports: number[];
+  /** Units never stopped, on top of the built-in list (PID 1, systemd-*, dbus, ssh, ourselves). */
+  protected_units: string[];
+  /** Also mask the units after disabling them. */
+  mask: boolean;
+  /** How long a freed port must stay free, at most, before apply gives up. */
+  timeout_seconds: number;
+  /** Offline: units to disable in the image because they would grab a wanted port at boot. */
+  disable_units: string[];
+}
+
+export type ResourceSpec = SwapOffSpec | ModulesLoadSpec | SysctlFileSpec | PortFreeSpec;
+
+export interface KubesprayRef {
+  /** Checkout directory, e.g. /opt/ks/kubespray. */
+  dir: string;
+  /** Inventory file, e.g. /root/ks/inventory/lab/inventory.ini. */
+  inventory: string;
+  /** This host's name in the inventory. */
+  node: string;
+}
+
+export interface DesiredState {
+  /** Where the document was read from (for messages). */
+  source: string;
+  /** Reports directory on the target, e.g. /root/ks/preflight. */
+  reports_dir: string;
+  kubespray?: KubesprayRef;
+  facts: { source: 'native' | 'ansible' };
+  resources: ResourceSpec[];
+}

@@ -1,0 +1,44 @@
+// Errors are values with context; the CLI edge turns each into one message.
+
+/** Base for every error the CLI reports as a clear message rather than a stack trace. */
+export class ReconcileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Something the machine refused: a file we could not read or write, a command that failed. */
+export class HostError extends ReconcileError {
+  constructor(message: string, readonly subject: string) {
+    super(message);
+  }
+}
+
+/** One problem in desired-state.yaml, located by file:line:column and the key's path. */
+export interface InputIssue {
+  file: string;
+  line: number;
+  column: number;
+  /** e.g. "resources[2].ports[0]"; empty for the document itself. */
+  path: string;
+  message: string;
+}
+
+export function formatInputIssue(i: InputIssue): string {
+  return `${i.file}:${i.line}:${i.column} ${i.path ? i.path + ': ' : ''}${i.message}`;
+}
+
+/** desired-state.yaml is unusable; nothing on the host was touched. */
+export class InputError extends ReconcileError {
+  constructor(readonly issues: InputIssue[]) {
+    super(issues.map(formatInputIssue).join('\n'));
+  }
+}
+
+/** A resource's changes were applied but observing again still shows a difference. */
+export class VerifyError extends ReconcileError {
+  constructor(readonly resource: string, readonly remaining: string[]) {
+    super(`${resource}: not converged after apply: ${remaining.join('; ')}`);
+  }
+}

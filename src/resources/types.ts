@@ -1,0 +1,80 @@
+// The resource contract every provider implements (after mgmt's CheckApply
+// split into a read, a pure comparison and an act).
+import type { Host } from '../host.js';
+
+/** A file a change would write, with both contents so the plan can show a unified diff. */
+export interface FileChange {
+  /** Target path, e.g. "/etc/fstab". */
+  path: string;
+  /** null: the file does not exist yet. */
+  before: string | null;
+  /** null: the file will be removed. */
+  after: string | null;
+}
+
+export type ChangeAction =
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'runtime'
+  | 'stop'
+  | 'disable'
+  | 'mask'
+  | 'operator'
+  | 'deferred';
+
+export interface Change<Op = unknown> {
+  /** Stable within its resource, so pipelines and verification can match changes across runs. */
+  id: string;
+  action: ChangeAction;
+  /** One line a person can act on. */
+  summary: string;
+  file?: FileChange;
+  /** Acts on the running system (kernel state, services). Never produced or applied offline. */
+  runtime?: boolean;
+  /**
+   * The tool will not do this: a person must. The text is the exact reason.
+   * Apply reports it, converges everything else, and exits 1.
+   */
+  operator?: string;
+  /** Runtime step that offline mode leaves to the first boot; listed in the plan, never applied. */
+  deferred?: boolean;
+  /** Provider-specific, JSON-serialisable payload that apply acts on. */
+  op: Op;
+}
+
+export interface DiffContext {
+  live: boolean;
+}
+
+export interface ApplyContext {
+  /** Progress for anything that waits; goes to stderr. */
+  progress(message: string): void;
+}
+
+export interface ApplyOutcome {
+  /** Report files (name -> JSON value) for the reports directory, e.g. ports.json. */
+  reports?: Record<string, unknown>;
+}
+
+export interface BaseSpec {
+  type: string;
+  /** Optional label; defaults to the type. */
+  name?: string;
+}
+
+export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, Op = unknown> {
+  type: Spec['type'];
+  /** Types that must be applied before this one (ModulesLoad before SysctlFile). */
+  after: string[];
+  /** Reads only. Offline it must not read /proc or /sys (Host refuses). */
+  observe(host: Host, spec: Spec): Promise<Observed>;
+  /** Pure. */
+  diff(spec: Spec, observed: Observed, ctx: DiffContext): Change<Op>[];
+  /** Performs exactly the changes handed to it (never operator or deferred ones). */
+  apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
+}
+
+export function resourceName(spec: BaseSpec): string {
+  return spec.name ?? spec.type;
+}
