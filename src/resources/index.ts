@@ -1,0 +1,11 @@
+// The provider registry: desired-state `type` -> provider. One provider per file.
+import type { Provider } from './types.js';
+
+// Each provider file adds one import and one entry below.
+
+export const providers: Record<string, Provider<any, any, any>> = {
+};
+
+export function providerFor(type: string): Provider<any, any, any> | undefined {
+  return providers[type];
+}
