@@ -51,6 +51,12 @@ export interface HostOptions {
   runner?: CommandRunner;
   /** Directory (target path) where originals are copied before they change. */
   backupDir?: string;
+  /**
+   * Tests only: treat a fixture root as a running host, so live branches
+   * (/proc reads, runtime commands through a fake runner) can be exercised
+   * without touching this machine. Defaults to root === "/".
+   */
+  live?: boolean;
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -65,7 +71,7 @@ export class Host {
 
   constructor(opts: HostOptions = {}) {
     this.root = path.resolve(opts.root ?? '/');
-    this.live = this.root === '/';
+    this.live = opts.live ?? this.root === '/';
     this.runner = opts.runner ?? defaultRunner;
     this.backupDir = opts.backupDir;
   }
@@ -73,7 +79,7 @@ export class Host {
   /** Path on the build machine for a target path, without following symlinks. */
   hostPath(target: string): string {
     const norm = path.posix.normalize('/' + target);
-    return this.live ? norm : path.join(this.root, norm);
+    return this.root === '/' ? norm : path.join(this.root, norm);
   }
 
   /**
@@ -220,12 +226,16 @@ export class Host {
     await fsyncDir(path.dirname(dest));
   }
 
-  /** Removes a file or symlink (not a directory), after backing it up. */
-  async remove(target: string): Promise<void> {
+  /**
+   * Removes a file or symlink (not a directory), after backing it up.
+   * `backup: false` is for content nobody can want back (a swap file's pages),
+   * where a copy could fill the disk.
+   */
+  async remove(target: string, opts: { backup?: boolean } = {}): Promise<void> {
     const dir = await this.realTarget(path.posix.dirname(target));
     const at = path.posix.join(dir, path.posix.basename(target));
     if (!(await this.exists(at))) return;
-    await this.backup(at);
+    if (opts.backup !== false) await this.backup(at);
     await fs.rm(this.hostPath(at), { force: true });
     await fsyncDir(path.dirname(this.hostPath(at)));
   }
