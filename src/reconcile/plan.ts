@@ -1,0 +1,84 @@
+// observe all -> diff all, in dependency order. Observation touches nothing.
+import type { Host } from '../host.js';
+import type { DesiredState, ResourceSpec } from '../desired-state.js';
+import type { Change, DiffContext, Provider } from '../resources/types.js';
+import { resourceName } from '../resources/types.js';
+import { providerFor } from '../resources/index.js';
+import { ReconcileError } from '../errors.js';
+
+export interface ResourcePlan {
+  name: string;
+  type: string;
+  spec: ResourceSpec;
+  provider: Provider<any, any, any>;
+  observed: unknown;
+  changes: Change[];
+}
+
+export interface Plan {
+  live: boolean;
+  root: string;
+  resources: ResourcePlan[];
+}
+
+/** Specs sorted so every provider comes after the types it names in `after`. */
+export function dependencyOrder(specs: ResourceSpec[], lookup: (type: string) => Provider<any, any, any> | undefined = providerFor): ResourceSpec[] {
+  const remaining = specs.map((spec, index) => ({ spec, index }));
+  const out: ResourceSpec[] = [];
+  const placed = new Set<string>();
+  while (remaining.length > 0) {
+    const i = remaining.findIndex(({ spec }) => {
+      const after = lookup(spec.type)?.after ?? [];
+      return after.every((t) => placed.has(t) || !remaining.some((r) => r.spec.type === t));
+    });
+    if (i < 0) throw new ReconcileError(`resource ordering has a cycle among: ${remaining.map((r) => r.spec.type).join(', ')}`);
+    const [next] = remaining.splice(i, 1);
+    out.push(next!.spec);
+    if (!remaining.some((r) => r.spec.type === next!.spec.type)) placed.add(next!.spec.type);
+  }
+  return out;
+}
+
+function providerOrThrow(type: string): Provider<any, any, any> {
+  const p = providerFor(type);
+  if (!p) throw new ReconcileError(`no provider is registered for resource type ${type}`);
+  return p;
+}
+
+export async function observeAll(host: Host, desired: DesiredState): Promise<Array<{ spec: ResourceSpec; observed: unknown }>> {
+  const out: Array<{ spec: ResourceSpec; observed: unknown }> = [];
+  for (const spec of dependencyOrder(desired.resources)) {
+    const observed = await providerOrThrow(spec.type).observe(host, spec);
+    out.push({ spec, observed });
+  }
+  return out;
+}
+
+/** Pure: observations -> plan. */
+export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unknown }>, ctx: DiffContext & { root: string }): Plan {
+  return {
+    live: ctx.live,
+    root: ctx.root,
+    resources: observations.map(({ spec, observed }) => {
+      const provider = providerOrThrow(spec.type);
+      return { name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: ctx.live }) };
+    }),
+  };
+}
+
+export async function makePlan(host: Host, desired: DesiredState): Promise<Plan> {
+  return diffAll(await observeAll(host, desired), { live: host.live, root: host.root });
+}
+
+/** Changes this run would carry out (not the operator's, not those deferred to boot). */
+export function actionable(changes: Change[]): Change[] {
+  return changes.filter((c) => !c.operator && !c.deferred);
+}
+
+export function operatorChanges(plan: Plan): Array<{ resource: string; change: Change }> {
+  return plan.resources.flatMap((r) => r.changes.filter((c) => c.operator).map((change) => ({ resource: r.name, change })));
+}
+
+export function pendingCount(plan: Plan): number {
+  return plan.resources.reduce((n, r) => n + actionable(r.changes).length, 0);
+}

@@ -1,0 +1,175 @@
+// Turning plans and results into text for people and JSON for pipelines.
+import { createTwoFilesPatch } from 'diff';
+import type { Change } from '../resources/types.js';
+import type { Plan } from './plan.js';
+import { actionable, operatorChanges, pendingCount } from './plan.js';
+import type { ApplyResult } from './apply.js';
+import type { BeforeState } from './before-state.js';
+import type { VerifyError } from '../errors.js';
+
+/** Bumped on any incompatible change of the JSON document's shape. */
+export const FORMAT_VERSION = '1.0';
+
+export interface Finding {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+  evidence?: string[];
+}
+
+export interface Palette {
+  add(s: string): string;
+  del(s: string): string;
+  hunk(s: string): string;
+  bold(s: string): string;
+  warn(s: string): string;
+  dim(s: string): string;
+}
+
+const plain: Palette = { add: (s) => s, del: (s) => s, hunk: (s) => s, bold: (s) => s, warn: (s) => s, dim: (s) => s };
+const ansi = (code: string) => (s: string) => `\x1b[${code}m${s}\x1b[0m`;
+const coloured: Palette = { add: ansi('32'), del: ansi('31'), hunk: ansi('36'), bold: ansi('1'), warn: ansi('33'), dim: ansi('2') };
+
+/** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
+export function paletteFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Palette {
+  return stream.isTTY && !('NO_COLOR' in env && env.NO_COLOR !== '') ? coloured : plain;
+}
+
+export function unifiedDiff(path: string, before: string | null, after: string | null): string {
+  const patch = createTwoFilesPatch(
+    before === null ? '/dev/null' : path,
+    after === null ? '/dev/null' : path,
+    before ?? '',
+    after ?? '',
+    undefined,
+    undefined,
+    { context: 3 },
+  );
+  // Drop the "Index:"/"===" preamble the diff package adds; keep ---/+++ and hunks.
+  return patch
+    .split('\n')
+    .filter((l) => !l.startsWith('Index: ') && !/^=+$/.test(l))
+    .join('\n')
+    .replace(/\n+$/, '\n');
+}
+
+const SYMBOL: Record<Change['action'], string> = {
+  create: '+',
+  update: '~',
+  delete: '-',
+  runtime: '>',
+  stop: '-',
+  disable: '-',
+  mask: '-',
+  operator: '!',
+  deferred: '…',
+};
+
+function renderChange(c: Change, p: Palette): string[] {
+  const tag = c.operator ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
+  const lines = [`  ${c.operator ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
+  if (c.operator) lines.push(`      reason: ${c.operator}`);
+  if (c.file) {
+    for (const l of unifiedDiff(c.file.path, c.file.before, c.file.after).trimEnd().split('\n')) {
+      const styled = l.startsWith('+++') || l.startsWith('---') ? p.bold(l) : l.startsWith('+') ? p.add(l) : l.startsWith('-') ? p.del(l) : l.startsWith('@@') ? p.hunk(l) : l;
+      lines.push(`      ${styled}`);
+    }
+  }
+  return lines;
+}
+
+export function renderPlan(plan: Plan, p: Palette, extras: { before?: BeforeState | null; findings?: Finding[] } = {}): string {
+  const out: string[] = [];
+  out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${plan.root}`}`));
+  if (extras.before) {
+    const b = extras.before;
+    out.push(
+      p.dim(`  before: swap_total_kb=${b.swap_total_kb} ip_forward=${b.ip_forward} br_netfilter=${b.br_netfilter} busy_ports=[${b.busy_ports.join(', ')}]`),
+    );
+  }
+  out.push('');
+  for (const r of plan.resources) {
+    const todo = actionable(r.changes).length;
+    const ops = r.changes.filter((c) => c.operator).length;
+    const deferred = r.changes.filter((c) => c.deferred).length;
+    const status = [
+      todo ? `${todo} change${todo === 1 ? '' : 's'}` : null,
+      ops ? p.warn(`${ops} for an operator`) : null,
+      deferred ? `${deferred} deferred to boot` : null,
+    ].filter(Boolean);
+    out.push(`${p.bold(r.name)}: ${status.length ? status.join(', ') : 'in sync'}`);
+    for (const c of r.changes) out.push(...renderChange(c, p));
+  }
+  if (extras.findings?.length) {
+    out.push('', p.bold('Findings'));
+    for (const f of extras.findings) {
+      const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
+      out.push(`  ${label}: ${f.message}`);
+      for (const e of f.evidence ?? []) out.push(p.dim(`      ${e}`));
+    }
+  }
+  const pending = pendingCount(plan);
+  const operator = operatorChanges(plan).length;
+  out.push('');
+  if (pending === 0 && operator === 0) out.push(p.add('No changes. The host matches the desired state.'));
+  else {
+    out.push(
+      `Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
+        (operator ? `, ${p.warn(`${operator} need${operator === 1 ? 's' : ''} an operator`)}` : '') +
+        '.',
+    );
+  }
+  if (!plan.live) out.push(p.dim('Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped; see the deferred lines.'));
+  return out.join('\n') + '\n';
+}
+
+export function renderApplyResult(result: ApplyResult, verify: VerifyError[], operator: number, p: Palette, written: string[]): string {
+  const out: string[] = [''];
+  const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
+  for (const f of result.failures) out.push(p.del(`error: ${f.resource}: ${f.message}`));
+  for (const v of verify) out.push(p.del(`error: ${v.message}`));
+  if (operator) out.push(p.warn(`${operator} change${operator === 1 ? '' : 's'} need${operator === 1 ? 's' : ''} an operator (see "!" lines above); everything else was converged.`));
+  for (const w of written) out.push(p.dim(`wrote ${w}`));
+  if (result.failures.length === 0 && verify.length === 0 && operator === 0) {
+    out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${n} change${n === 1 ? '' : 's'} applied and verified.`));
+  } else {
+    out.push(p.del(`Apply incomplete: ${n} change${n === 1 ? '' : 's'} applied; see the errors above.`));
+  }
+  return out.join('\n') + '\n';
+}
+
+export interface JsonChange {
+  id: string;
+  action: Change['action'];
+  summary: string;
+  runtime: boolean;
+  deferred: boolean;
+  operator: string | null;
+  path: string | null;
+  before: string | null;
+  after: string | null;
+  detail: unknown;
+}
+
+export function jsonChanges(changes: Change[]): JsonChange[] {
+  return changes.map((c) => ({
+    id: c.id,
+    action: c.action,
+    summary: c.summary,
+    runtime: c.runtime ?? false,
+    deferred: c.deferred ?? false,
+    operator: c.operator ?? null,
+    path: c.file?.path ?? null,
+    before: c.file ? c.file.before : null,
+    after: c.file ? c.file.after : null,
+    detail: c.op ?? null,
+  }));
+}
+
+export function jsonPlan(plan: Plan) {
+  return plan.resources.map((r) => ({
+    name: r.name,
+    type: r.type,
+    in_sync: actionable(r.changes).length === 0 && !r.changes.some((c) => c.operator),
+    changes: jsonChanges(r.changes),
+  }));
+}
