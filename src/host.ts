@@ -175,6 +175,34 @@ export class Host {
   }
 
   /**
+   * Writes a value into /proc/sys or /sys in place. Kernel files cannot be
+   * replaced by rename and have nothing to back up, so this is not writeFile:
+   * one write() of the whole value at offset 0 (what the kernel's sysctl
+   * handlers expect), no O_CREAT, so a key the kernel lacks fails with ENOENT
+   * instead of creating a stray file. Refuses offline.
+   */
+  async writeKernel(target: string, value: string): Promise<void> {
+    this.assertLive(target);
+    const norm = path.posix.normalize('/' + target);
+    if (!norm.startsWith('/proc/sys/') && !norm.startsWith('/sys/')) {
+      throw new HostError(`refusing to write ${norm}: writeKernel is for /proc/sys and /sys only`, norm);
+    }
+    const data = value.endsWith('\n') ? value : value + '\n';
+    try {
+      // O_TRUNC is ignored by procfs/sysfs; it keeps fixture roots (plain files) exact.
+      const fh = await fs.open(this.hostPath(norm), fsc.O_WRONLY | fsc.O_TRUNC);
+      try {
+        await fh.write(data, 0, 'utf8');
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new HostError(`cannot write ${JSON.stringify(value)} to ${norm}: ${code ?? (e as Error).message}`, norm);
+    }
+  }
+
+  /**
    * Writes `content` atomically: a temporary file in the same directory,
    * fsync, rename, fsync of the directory. The original's mode and owner are
    * kept, and the original is first copied to the run's backup directory.
