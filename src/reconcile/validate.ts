@@ -46,6 +46,8 @@ function hasCustomMessage(e: ErrorObject): boolean {
 function toViolation(e: ErrorObject): SchemaViolation | null {
   // "must match then schema" only repeats the errors of the branch itself.
   if (e.keyword === 'if') return null;
+  // Branch failures inside anyOf are summarised by the anyOf error itself.
+  if (e.schemaPath.includes('/anyOf/')) return null;
   const pointer = e.instancePath.split('/').slice(1).map(unescapePointer);
   const custom = (e.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
   const p = e.params as Record<string, unknown>;
@@ -89,7 +91,6 @@ function toViolation(e: ErrorObject): SchemaViolation | null {
     case 'anyOf':
       return { pointer, path: humanPath(pointer), message: describeAnyOf(e), atKey: false };
   }
-  if (e.schemaPath.includes('/anyOf/')) return null;
   const message = typeof custom === 'string' ? custom : `${e.message ?? 'is invalid'}`;
   return { pointer, path: humanPath(pointer), message, atKey: false };
 }
