@@ -1,9 +1,13 @@
 // The provider registry: desired-state `type` -> provider. One provider per file.
 import type { Provider } from './types.js';
+import { swapOffProvider } from './swap-off.js';
+import { modulesLoadProvider } from './modules-load.js';
 
 // Each provider file adds one import and one entry below.
 
 export const providers: Record<string, Provider<any, any, any>> = {
+  SwapOff: swapOffProvider,
+  ModulesLoad: modulesLoadProvider,
 };
 
 export function providerFor(type: string): Provider<any, any, any> | undefined {

@@ -1,0 +1,150 @@
+// modprobe.d(5) as libkmod reads it, reduced to what stops a module from
+// loading: `blacklist NAME` (ignored by an explicit `modprobe NAME`, but
+// systemd-modules-load honours it at boot, silently) and `install NAME
+// /bin/true|/bin/false` (replaces every load with a no-op).
+//
+// libkmod details kept here: a trailing backslash joins the next physical line;
+// a logical line whose first character is "#" is a comment (blanks then "#"
+// make an unknown command, which is ignored too); "-" and "_" in module names
+// are the same; files are *.conf (and *.alias) from the directories below, and
+// for a given file name the first directory wins, a /dev/null link masking it.
+import { canonicalModuleName } from '../observe/modules.js';
+
+/** libkmod's search path, highest precedence first. */
+export const MODPROBE_DIRS = [
+  '/etc/modprobe.d',
+  '/run/modprobe.d',
+  '/usr/local/lib/modprobe.d',
+  '/usr/lib/modprobe.d',
+  '/lib/modprobe.d',
+] as const;
+
+/** Only files here are edited in place; a file elsewhere gets a same-named override here. */
+export const MODPROBE_ETC = '/etc/modprobe.d';
+
+/** One logical line: physical lines firstLine..lastLine joined at trailing backslashes. */
+export interface LogicalLine {
+  firstLine: number;
+  lastLine: number;
+  /** Joined text, continuation backslashes removed (as libkmod does). */
+  text: string;
+}
+
+export type ModprobeDirective =
+  | { kind: 'blacklist'; module: string; firstLine: number; lastLine: number; text: string }
+  | { kind: 'install'; module: string; command: string; blocks: boolean; firstLine: number; lastLine: number; text: string };
+
+/** A directive that stops a module we want. */
+export interface ModprobeBlocker {
+  /** Target path of the file that holds it. */
+  file: string;
+  module: string;
+  kind: 'blacklist' | 'install';
+  firstLine: number;
+  lastLine: number;
+  text: string;
+}
+
+export function logicalLines(text: string): LogicalLine[] {
+  const phys = text.split('\n');
+  const out: LogicalLine[] = [];
+  let buf = '';
+  let start = 0;
+  let open = false;
+  phys.forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    if (!open) {
+      start = i + 1;
+      buf = '';
+    }
+    if (line.endsWith('\\') && i < phys.length - 1) {
+      buf += line.slice(0, -1);
+      open = true;
+      return;
+    }
+    buf += line;
+    open = false;
+    out.push({ firstLine: start, lastLine: i + 1, text: buf });
+  });
+  return out;
+}
+
+/** `install NAME CMD` is a blocker only when CMD is true/false: it then loads nothing, ever. */
+export function isNoopInstallCommand(command: string): boolean {
+  return /^(?:(?:\/usr)?\/bin\/)?(?:true|false)\s*(?:#.*)?$/.test(command.trim());
+}
+
+export function parseModprobeConf(text: string): ModprobeDirective[] {
+  const out: ModprobeDirective[] = [];
+  for (const l of logicalLines(text)) {
+    if (l.text === '' || l.text.startsWith('#')) continue;
+    const m = /^[\t ]*(\S+)[\t ]*(\S*)[\t ]*(.*)$/.exec(l.text);
+    if (!m || !m[2]) continue;
+    const [, cmd, name, rest] = m as unknown as [string, string, string, string];
+    const module = canonicalModuleName(name);
+    if (cmd === 'blacklist') {
+      out.push({ kind: 'blacklist', module, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
+    } else if (cmd === 'install') {
+      const command = rest.trim();
+      out.push({ kind: 'install', module, command, blocks: isNoopInstallCommand(command), firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
+    }
+  }
+  return out;
+}
+
+/** Directives in `file` that stop any of `modules` from loading. */
+export function findBlockers(file: string, text: string, modules: string[]): ModprobeBlocker[] {
+  const want = new Set(modules.map(canonicalModuleName));
+  return parseModprobeConf(text)
+    .filter((d) => want.has(d.module) && (d.kind === 'blacklist' || d.blocks))
+    .map((d) => ({ file, module: d.module, kind: d.kind, firstLine: d.firstLine, lastLine: d.lastLine, text: d.text }));
+}
+
+export interface ConfFile {
+  name: string;
+  /** Target path of the copy that wins. */
+  path: string;
+  dir: string;
+}
+
+/** Same-name precedence across directories (first wins), sorted by file name. */
+export function effectiveConfFiles(listing: Array<{ dir: string; names: string[] }>): ConfFile[] {
+  const byName = new Map<string, ConfFile>();
+  for (const { dir, names } of listing) {
+    for (const name of names) {
+      if (name.startsWith('.') || !(name.endsWith('.conf') || name.endsWith('.alias'))) continue;
+      if (!byName.has(name)) byName.set(name, { name, path: `${dir}/${name}`, dir });
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Deterministic (no date), so a second run writes the same bytes and finds nothing to do. */
+export const MODPROBE_MARKER = '# k8s-host-reconcile: disabled, it stops a module Kubernetes needs (overlay, br_netfilter) from loading at boot';
+
+/**
+ * Comments out each logical line that starts at one of `firstLines` ("#" on
+ * every physical line it spans, marker line above). Every other byte stays.
+ */
+export function commentOutDirectives(text: string, blockers: Array<{ firstLine: number; lastLine: number }>, marker: string = MODPROBE_MARKER): string {
+  const starts = new Map(blockers.map((b) => [b.firstLine, b.lastLine]));
+  const phys = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < phys.length; i++) {
+    const last = starts.get(i + 1);
+    if (last === undefined) {
+      out.push(phys[i]!);
+      continue;
+    }
+    const cr = phys[i]!.endsWith('\r') ? '\r' : '';
+    out.push(marker + cr);
+    for (; i < last; i++) out.push(phys[i]!.startsWith('#') ? phys[i]! : '#' + phys[i]!);
+    i--;
+  }
+  return out.join('\n');
+}
+
+/** Content for an /etc override of a vendor file: the same file with the blockers commented out. */
+export function overrideContent(vendorPath: string, text: string, blockers: Array<{ firstLine: number; lastLine: number }>): string {
+  return `# k8s-host-reconcile: copy of ${vendorPath}, which it overrides (same name, /etc wins)\n` + commentOutDirectives(text, blockers);
+}

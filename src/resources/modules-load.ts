@@ -1,0 +1,240 @@
+// ModulesLoad: the wanted modules are loaded now (live) and at every boot:
+// listed in our modules-load.d file, and not stopped by a modprobe.d
+// blacklist or no-op install line, which would make systemd-modules-load skip
+// them silently at the next boot.
+import path from 'node:path';
+import type { Host } from '../host.js';
+import type { ModulesLoadSpec } from '../desired-state.js';
+import type { Change, Provider } from './types.js';
+import { HostError } from '../errors.js';
+import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
+import {
+  commentOutDirectives,
+  effectiveConfFiles,
+  findBlockers,
+  MODPROBE_DIRS,
+  MODPROBE_ETC,
+  overrideContent,
+  type ModprobeBlocker,
+} from '../modprobe/modprobe-d.js';
+
+/** modules-load.d(5) search path, highest precedence first (the same scheme as sysctl.d). */
+export const MODULES_LOAD_DIRS = [
+  '/etc/modules-load.d',
+  '/run/modules-load.d',
+  '/usr/local/lib/modules-load.d',
+  '/usr/lib/modules-load.d',
+  '/lib/modules-load.d',
+] as const;
+
+/** A modprobe.d file holding blockers, and the file we write to neutralise them. */
+export interface BlockerFile {
+  /** The effective file that holds the blockers. */
+  source: string;
+  /** Where the fix goes: the source itself when it is a regular file in /etc, else a same-named /etc override. */
+  target: string;
+  /** The target is a symlink (to a vendor file) that must become a regular file. */
+  replaceLink: boolean;
+  sourceContent: string;
+  /** Current content of the target; null when it does not exist. */
+  targetContent: string | null;
+  blockers: ModprobeBlocker[];
+}
+
+export interface ModulesObserved {
+  live: boolean;
+  /** null offline: an unbooted image has no loaded modules. */
+  states: ModuleState[] | null;
+  file: {
+    path: string;
+    /** Content as read (through a symlink); null when absent or masked. */
+    content: string | null;
+    /**
+     * The path is a symlink (a /dev/null mask, or a link to another file such
+     * as ../modules). Ours must be a regular file: the link is replaced, never written through.
+     */
+    link: string | null;
+  };
+  blockerFiles: BlockerFile[];
+  /** Other modules-load.d files that already list a wanted module (harmless duplicates). */
+  alsoListedIn: Array<{ module: string; files: string[] }>;
+}
+
+export type ModulesOp =
+  | { kind: 'modprobe'; module: string }
+  | { kind: 'write-file'; replaceLink: boolean }
+  | { kind: 'neutralise'; source: string; target: string; replaceLink: boolean }
+  | { kind: 'none' };
+
+/** The owned file: one module per line, nothing else (modules-load.d(5); the lab reads the lines). */
+export function modulesFileContent(modules: string[]): string {
+  return modules.map((m) => m.trim()).join('\n') + '\n';
+}
+
+/** Module names listed in a modules-load.d file ("#" and ";" start comments). */
+export function parseModulesLoad(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'))
+    .map(canonicalModuleName);
+}
+
+async function listConfDirs(host: Host, dirs: readonly string[]): Promise<Array<{ dir: string; names: string[] }>> {
+  const out: Array<{ dir: string; names: string[] }> = [];
+  for (const dir of dirs) out.push({ dir, names: ((await host.readDir(dir)) ?? []).map((e) => e.name) });
+  return out;
+}
+
+async function isMasked(host: Host, p: string): Promise<boolean> {
+  return (await host.readLink(p)) === '/dev/null';
+}
+
+export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise<ModulesObserved> {
+  const states = host.live ? await moduleStates(host, spec.modules) : null;
+  const link = await host.readLink(spec.file);
+  const content = link === '/dev/null' ? null : await host.readFile(spec.file);
+
+  const blockerFiles: BlockerFile[] = [];
+  for (const f of effectiveConfFiles(await listConfDirs(host, MODPROBE_DIRS))) {
+    if (await isMasked(host, f.path)) continue;
+    const text = (await host.readFile(f.path)) ?? '';
+    const blockers = findBlockers(f.path, text, spec.modules);
+    if (blockers.length === 0) continue;
+    const inEtc = f.dir === MODPROBE_ETC;
+    const link = inEtc ? await host.readLink(f.path) : null;
+    const target = inEtc ? f.path : `${MODPROBE_ETC}/${f.name}`;
+    blockerFiles.push({
+      source: f.path,
+      target,
+      replaceLink: link !== null,
+      sourceContent: text,
+      targetContent: inEtc && link === null ? text : null,
+      blockers,
+    });
+  }
+
+  const wanted = new Set(spec.modules.map(canonicalModuleName));
+  const listed = new Map<string, string[]>();
+  const own = path.posix.normalize(spec.file);
+  for (const f of effectiveConfFiles(await listConfDirs(host, MODULES_LOAD_DIRS))) {
+    if (f.path === own || !f.name.endsWith('.conf') || (await isMasked(host, f.path))) continue;
+    for (const m of parseModulesLoad((await host.readFile(f.path)) ?? '')) {
+      if (wanted.has(m)) listed.set(m, [...(listed.get(m) ?? []), f.path]);
+    }
+  }
+
+  return {
+    live: host.live,
+    states,
+    file: { path: spec.file, content, link },
+    blockerFiles,
+    alsoListedIn: [...listed.entries()].map(([module, files]) => ({ module, files })),
+  };
+}
+
+function describeBlocker(b: ModprobeBlocker): string {
+  const where = b.firstLine === b.lastLine ? `line ${b.firstLine}` : `lines ${b.firstLine}-${b.lastLine}`;
+  return `\`${b.text.trim()}\` (${where})`;
+}
+
+export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { live: boolean }): Change<ModulesOp>[] {
+  const changes: Change<ModulesOp>[] = [];
+
+  // Blockers first: an `install NAME /bin/true` would make the modprobe below succeed without loading anything.
+  for (const bf of o.blockerFiles) {
+    const lines = bf.blockers.map(describeBlocker).join(', ');
+    const after =
+      bf.target === bf.source && !bf.replaceLink
+        ? commentOutDirectives(bf.sourceContent, bf.blockers)
+        : overrideContent(bf.source, bf.sourceContent, bf.blockers);
+    changes.push({
+      id: `modprobe.d:${bf.target}`,
+      action: bf.targetContent === null ? 'create' : 'update',
+      summary:
+        bf.target === bf.source && !bf.replaceLink
+          ? `comment out ${lines} in ${bf.source}`
+          : `override ${bf.source} with ${bf.target} that comments out ${lines}`,
+      file: { path: bf.target, before: bf.targetContent, after },
+      op: { kind: 'neutralise', source: bf.source, target: bf.target, replaceLink: bf.replaceLink },
+    });
+  }
+
+  const want = modulesFileContent(spec.modules);
+  if (o.file.content !== want || o.file.link !== null) {
+    changes.push({
+      id: `file:${spec.file}`,
+      action: o.file.content === null ? 'create' : 'update',
+      summary: `${o.file.content === null ? 'create' : 'rewrite'} ${spec.file} listing ${spec.modules.join(', ')}${o.file.link !== null ? ` (replacing its symlink to ${o.file.link})` : ''}`,
+      file: { path: spec.file, before: o.file.content, after: want },
+      op: { kind: 'write-file', replaceLink: o.file.link !== null },
+    });
+  }
+
+  if (ctx.live && o.states) {
+    for (const s of o.states.filter((s) => !s.loaded)) {
+      changes.push({
+        id: `modprobe:${s.name}`,
+        action: 'runtime',
+        runtime: true,
+        summary: `modprobe ${s.name} (not loaded now)`,
+        op: { kind: 'modprobe', module: s.name },
+      });
+    }
+  } else if (!ctx.live) {
+    changes.push({
+      id: 'modprobe:first-boot',
+      action: 'deferred',
+      deferred: true,
+      summary: `${spec.modules.join(', ')} load at first boot via systemd-modules-load (offline: modprobe skipped)`,
+      op: { kind: 'none' },
+    });
+  }
+  return changes;
+}
+
+const ORDER: Record<ModulesOp['kind'], number> = { neutralise: 0, 'write-file': 1, modprobe: 2, none: 3 };
+
+/** Writes a planned file change, refusing when the file changed since it was observed (a stale plan). */
+async function writePlanned(host: Host, c: Change<ModulesOp>, replaceLink: boolean): Promise<void> {
+  const f = c.file;
+  if (!f || f.after === null) return;
+  const link = await host.readLink(f.path);
+  if (link !== null) {
+    // Never write through a mask (/dev/null) or into another file a link points at.
+    if (!replaceLink) throw new HostError(`${f.path} became a symlink since it was observed; plan again`, f.path);
+    await host.remove(f.path);
+  } else {
+    const now = await host.readFile(f.path);
+    if (now !== f.before) throw new HostError(`${f.path} changed since it was observed; plan again`, f.path);
+  }
+  await host.writeFile(f.path, f.after, { mode: 0o644 });
+}
+
+export async function applyModules(host: Host, changes: Change<ModulesOp>[]): Promise<void> {
+  const todo = changes.filter((c) => !c.operator && !c.deferred).sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  for (const c of todo) {
+    const op = c.op;
+    switch (op.kind) {
+      case 'neutralise':
+        await writePlanned(host, c, op.replaceLink);
+        break;
+      case 'write-file':
+        await writePlanned(host, c, op.replaceLink);
+        break;
+      case 'modprobe':
+        await host.runChecked('modprobe', [op.module]);
+        break;
+      case 'none':
+        break;
+    }
+  }
+}
+
+export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
+  type: 'ModulesLoad',
+  after: [],
+  observe: (host, spec) => observeModules(host, spec),
+  diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
+  apply: (host, _spec, changes) => applyModules(host, changes),
+};

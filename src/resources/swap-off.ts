@@ -1,0 +1,219 @@
+// SwapOff: no swap active now, and none that can come back at boot.
+// Boot-time sources (design.md §4 Swap): fstab lines of type swap, native
+// .swap units enabled under swap.target, zram-generator config, and
+// gpt-auto swap partitions; masking swap.target stops all of them.
+import type { Host } from '../host.js';
+import { HostError } from '../errors.js';
+import type { SwapOffSpec } from '../desired-state.js';
+import type { Change, Provider } from './types.js';
+import { readMeminfo } from '../observe/meminfo.js';
+import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
+import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
+import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } from '../swap/units.js';
+import { readZramDevices, type ZramDevice } from '../swap/zram.js';
+
+export const FSTAB = '/etc/fstab';
+
+export interface SwapObserved {
+  live: boolean;
+  /** /proc/swaps; null offline (an unbooted image has no active swap). */
+  active: ActiveSwap[] | null;
+  /** SwapTotal of /proc/meminfo in kB; null offline. */
+  swapTotalKb: number | null;
+  fstab: {
+    path: string;
+    /** null: the image has no fstab. */
+    content: string | null;
+    /** Active (uncommented) swap entries. */
+    swap: FstabEntry[];
+    /** Swap lines an earlier run commented out, still naming their device. */
+    disabled: FstabEntry[];
+  };
+  units: SwapUnit[];
+  zram: ZramDevice[];
+  swapTargetMasked: boolean;
+  /** Existing regular files that are, or were, swap (fstab, our commented lines, /proc/swaps). */
+  swapFiles: string[];
+}
+
+export type SwapOp =
+  | { kind: 'swapoff'; device: string }
+  | { kind: 'fstab'; lines: number[] }
+  | { kind: 'disable-unit'; unit: string; links: string[] }
+  | { kind: 'mask-swap-target' }
+  | { kind: 'remove-swap-file'; path: string }
+  | { kind: 'none' };
+
+function describeEntry(e: FstabEntry): string {
+  return `line ${e.line}: ${e.spec}`;
+}
+
+/** A swap "file" is a regular file; devices (/dev/…) and partitions are never deleted. */
+async function existingRegularFile(host: Host, p: string): Promise<boolean> {
+  if (!p.startsWith('/') || p.startsWith('/dev/')) return false;
+  try {
+    const real = await host.realTarget(p);
+    const st = await host.lstat(real);
+    return st !== null && st.isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function observeSwap(host: Host): Promise<SwapObserved> {
+  let active: ActiveSwap[] | null = null;
+  let swapTotalKb: number | null = null;
+  if (host.live) {
+    active = parseProcSwaps((await host.readKernel('/proc/swaps')) ?? '');
+    swapTotalKb = (await readMeminfo(host)).get('SwapTotal') ?? 0;
+  }
+  const content = await host.readFile(FSTAB);
+  const swap = content === null ? [] : swapEntries(parseFstab(content));
+  const disabled = content === null ? [] : disabledByUs(content);
+
+  const candidates = new Set<string>();
+  for (const e of [...swap, ...disabled]) if (e.device.kind === 'path') candidates.add(e.device.value);
+  for (const a of active ?? []) if (a.type === 'file') candidates.add(a.filename);
+  const swapFiles: string[] = [];
+  for (const p of [...candidates].sort()) if (await existingRegularFile(host, p)) swapFiles.push(p);
+
+  return {
+    live: host.live,
+    active,
+    swapTotalKb,
+    fstab: { path: FSTAB, content, swap, disabled },
+    units: await readEnabledSwapUnits(host),
+    zram: await readZramDevices(host),
+    swapTargetMasked: await isSwapTargetMasked(host),
+    swapFiles,
+  };
+}
+
+export function diffSwap(spec: SwapOffSpec, o: SwapObserved, ctx: { live: boolean }): Change<SwapOp>[] {
+  const changes: Change<SwapOp>[] = [];
+
+  // Runtime first: swapoff each active area (live only; offline nothing runs).
+  if (ctx.live && o.active) {
+    for (const a of o.active) {
+      changes.push({
+        id: `swapoff:${a.filename}`,
+        action: 'runtime',
+        runtime: true,
+        summary: `swapoff ${a.filename} (${a.type}, ${a.sizeKb} kB, ${a.usedKb} kB used)`,
+        op: { kind: 'swapoff', device: a.filename },
+      });
+    }
+  }
+
+  if (o.fstab.content !== null && o.fstab.swap.length > 0) {
+    const lines = o.fstab.swap.map((e) => e.line);
+    changes.push({
+      id: 'fstab',
+      action: 'update',
+      summary: `comment out ${lines.length} swap line${lines.length > 1 ? 's' : ''} in ${o.fstab.path} (${o.fstab.swap.map(describeEntry).join(', ')})`,
+      file: { path: o.fstab.path, before: o.fstab.content, after: commentOutLines(o.fstab.content, lines) },
+      op: { kind: 'fstab', lines },
+    });
+  }
+
+  for (const u of o.units) {
+    changes.push({
+      id: `unit:${u.unit}`,
+      action: 'disable',
+      summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}: remove ${u.links.join(', ')}`,
+      op: { kind: 'disable-unit', unit: u.unit, links: u.links },
+    });
+  }
+
+  if (spec.mask_swap_target && !o.swapTargetMasked) {
+    changes.push({
+      id: 'mask:swap.target',
+      action: 'mask',
+      summary: `mask swap.target (${SWAP_TARGET} -> /dev/null) so no swap source is pulled in at boot`,
+      op: { kind: 'mask-swap-target' },
+    });
+  }
+
+  const zramSwap = o.zram.filter((z) => z.swap);
+  if (zramSwap.length > 0 && !spec.mask_swap_target && !o.swapTargetMasked) {
+    changes.push({
+      id: 'zram',
+      action: 'operator',
+      summary: `zram-generator will create swap on ${zramSwap.map((z) => `/dev/${z.device}`).join(', ')} at boot`,
+      operator: `zram-generator config (${[...new Set(zramSwap.map((z) => z.file))].join(', ')}) makes swap at boot and swap.target is not masked: set mask_swap_target: true or remove the config`,
+      op: { kind: 'none' },
+    });
+  }
+
+  if (spec.remove_swap_files) {
+    for (const p of o.swapFiles) {
+      changes.push({
+        id: `remove:${p}`,
+        action: 'delete',
+        summary: `delete swap file ${p}`,
+        op: { kind: 'remove-swap-file', path: p },
+      });
+    }
+  }
+  return changes;
+}
+
+const ORDER: Record<SwapOp['kind'], number> = {
+  swapoff: 0,
+  fstab: 1,
+  'disable-unit': 2,
+  'mask-swap-target': 3,
+  'remove-swap-file': 4,
+  none: 5,
+};
+
+/** Writes a planned file change, refusing when the file changed since it was observed (a stale plan). */
+async function writePlanned(host: Host, c: Change<SwapOp>): Promise<void> {
+  const f = c.file;
+  if (!f || f.after === null) return;
+  const now = await host.readFile(f.path);
+  if (now !== f.before) throw new HostError(`${f.path} changed since it was observed; plan again`, f.path);
+  await host.writeFile(f.path, f.after);
+}
+
+export async function applySwap(host: Host, changes: Change<SwapOp>[]): Promise<void> {
+  // swapoff before deleting a file; config changes in any order, then one daemon-reload.
+  const todo = changes
+    .filter((c) => !c.operator && !c.deferred)
+    .sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  let unitsChanged = false;
+  for (const c of todo) {
+    const op = c.op;
+    switch (op.kind) {
+      case 'swapoff':
+        await host.runChecked('swapoff', [op.device]);
+        break;
+      case 'fstab':
+        await writePlanned(host, c);
+        break;
+      case 'disable-unit':
+        for (const l of op.links) await host.remove(l);
+        unitsChanged = true;
+        break;
+      case 'mask-swap-target':
+        await host.symlink('/dev/null', SWAP_TARGET);
+        unitsChanged = true;
+        break;
+      case 'remove-swap-file':
+        // The pages of a swap file are nothing to restore, and copying gigabytes could fill the disk.
+        await host.remove(op.path, { backup: false });
+        break;
+      case 'none':
+        break;
+    }
+  }
+  if (unitsChanged && host.live) await host.runChecked('systemctl', ['daemon-reload']);
+}
+
+export const swapOffProvider: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
+  type: 'SwapOff',
+  after: [],
+  observe: (host) => observeSwap(host),
+  diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
+  apply: (host, _spec, changes) => applySwap(host, changes),
+};

@@ -1,0 +1,88 @@
+// Native systemd .swap units enabled under swap.target, and the swap.target
+// mask. Enablement is a symlink in /etc/systemd/system/swap.target.wants (or
+// .requires) — `systemctl enable` for a unit with WantedBy=swap.target creates
+// exactly that — so disabling is removing the link, the same live and offline.
+import path from 'node:path';
+import type { Host } from '../host.js';
+
+export const SYSTEMD_ETC = '/etc/systemd/system';
+export const SWAP_TARGET = `${SYSTEMD_ETC}/swap.target`;
+const ENABLE_DIRS = [`${SYSTEMD_ETC}/swap.target.wants`, `${SYSTEMD_ETC}/swap.target.requires`];
+
+/** Unit search path for unit files an admin or a package may have installed (systemd.unit(5)). */
+const UNIT_DIRS = [SYSTEMD_ETC, '/run/systemd/system', '/usr/local/lib/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system'];
+
+export interface SwapUnit {
+  /** e.g. "dev-sdb2.swap", "swapfile.swap". */
+  unit: string;
+  /** The enablement symlinks (target paths) that pull it in at boot. */
+  links: string[];
+  /** The unit file that defines it, when found on the unit search path. */
+  file: string | null;
+  /** What= of the unit file: the swap device or file. */
+  what: string | null;
+  /** WantedBy=/RequiredBy= of its [Install] section. */
+  installedBy: string[];
+}
+
+export interface UnitFileInfo {
+  what: string | null;
+  installedBy: string[];
+}
+
+/** The keys of a unit file we need. Continuation lines and drop-ins are not followed. */
+export function parseUnitFile(text: string): UnitFileInfo {
+  let section = '';
+  let what: string | null = null;
+  const installedBy: string[] = [];
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const sec = /^\[(.+)\]$/.exec(line);
+    if (sec) {
+      section = sec[1]!;
+      continue;
+    }
+    const kv = /^([A-Za-z]+)\s*=\s*(.*)$/.exec(line);
+    if (!kv) continue;
+    const [, key, value] = kv as unknown as [string, string, string];
+    if (section === 'Swap' && key === 'What') what = value;
+    if (section === 'Install' && (key === 'WantedBy' || key === 'RequiredBy')) installedBy.push(...value.split(/\s+/).filter(Boolean));
+  }
+  return { what, installedBy };
+}
+
+async function findUnitFile(host: Host, unit: string): Promise<string | null> {
+  for (const dir of UNIT_DIRS) {
+    const p = `${dir}/${unit}`;
+    const st = await host.lstat(p);
+    // A link in the enablement dir points here; a link at the top of /etc is a mask or an alias.
+    if (st && (st.isFile() || st.isSymbolicLink())) return p;
+  }
+  return null;
+}
+
+/** Every .swap unit enabled under swap.target in /etc/systemd/system. */
+export async function readEnabledSwapUnits(host: Host): Promise<SwapUnit[]> {
+  const byUnit = new Map<string, SwapUnit>();
+  for (const dir of ENABLE_DIRS) {
+    for (const ent of (await host.readDir(dir)) ?? []) {
+      if (!ent.name.endsWith('.swap')) continue;
+      const link = path.posix.join(dir, ent.name);
+      let u = byUnit.get(ent.name);
+      if (!u) {
+        const file = await findUnitFile(host, ent.name);
+        const info = file ? parseUnitFile((await host.readFile(file)) ?? '') : { what: null, installedBy: [] };
+        u = { unit: ent.name, links: [], file, what: info.what, installedBy: info.installedBy };
+        byUnit.set(ent.name, u);
+      }
+      u.links.push(link);
+    }
+  }
+  return [...byUnit.values()].sort((a, b) => (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
+}
+
+/** systemctl mask writes a symlink to /dev/null in /etc/systemd/system. */
+export async function isSwapTargetMasked(host: Host): Promise<boolean> {
+  return (await host.readLink(SWAP_TARGET)) === '/dev/null';
+}
