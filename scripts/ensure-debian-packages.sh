@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
+# packages. Install whatever is missing (as root), or say exactly what to do.
+set -euo pipefail
+
+declare -A need=(
+  [qemu-system-x86_64]=qemu-system-x86
+  [mmdebstrap]=mmdebstrap
+  [ansible]=ansible-core
+  [debugfs]=e2fsprogs
+  [mkfs.ext4]=e2fsprogs
+  [unshare]=util-linux
+  [ip]=iproute2
+)
+missing=()
+for cmd in "${!need[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+mapfile -t pkgs < <(printf '%s\n' "${missing[@]}" | sort -u)
+if [ "$(id -u)" != 0 ]; then
+  echo "test dependencies missing: ${pkgs[*]}; run as root, or: sudo apt-get update && sudo apt-get install -y ${pkgs[*]}" >&2
+  exit 1
+fi
+echo "installing test dependencies: ${pkgs[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y "${pkgs[@]}"
