@@ -2,12 +2,14 @@
 import type { Provider } from './types.js';
 import { swapOffProvider } from './swap-off.js';
 import { modulesLoadProvider } from './modules-load.js';
+import { portFreeProvider } from './port-free.js';
 
 // Each provider file adds one import and one entry below.
 
 export const providers: Record<string, Provider<any, any, any>> = {
   SwapOff: swapOffProvider,
   ModulesLoad: modulesLoadProvider,
+  PortFree: portFreeProvider,
 };
 
 export function providerFor(type: string): Provider<any, any, any> | undefined {

@@ -1,0 +1,267 @@
+// Which systemd units would take a TCP port: .socket units by their
+// ListenStream= (exact), services by their ExecStart=/Environment= (a
+// candidate only). Reads unit files, so it works live and on an unbooted
+// image alike. Parsing is pure; the loaders go through Host.
+import path from 'node:path';
+import type { Host } from '../host.js';
+import { unitKind } from './cgroup.js';
+
+/** Unit search path of the system manager, highest precedence first (systemd.unit(5)). */
+export const UNIT_DIRS = [
+  '/etc/systemd/system',
+  '/run/systemd/system',
+  '/usr/local/lib/systemd/system',
+  '/usr/lib/systemd/system',
+  '/lib/systemd/system',
+] as const;
+
+/** Where `systemctl disable` removes links: configuration, not vendor, directories. */
+const CONFIG_DIRS = new Set<string>(['/etc/systemd/system', '/run/systemd/system']);
+
+export interface UnitDirective {
+  section: string;
+  key: string;
+  value: string;
+  /** Target path of the file the line is in (fragment or drop-in). */
+  file: string;
+  /** 1-based line of the directive's first physical line. */
+  line: number;
+}
+
+/** Parses unit-file text (systemd.syntax(7)): sections, comments, backslash continuations. */
+export function parseUnitText(text: string, file: string): UnitDirective[] {
+  const out: UnitDirective[] = [];
+  const lines = text.split('\n');
+  let section = '';
+  for (let i = 0; i < lines.length; i++) {
+    const start = i + 1;
+    let line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    // A trailing backslash joins the next line (replaced by a space); comment
+    // lines inside a continuation are skipped, as systemd does.
+    while (line.endsWith('\\') && i + 1 < lines.length) {
+      line = line.slice(0, -1);
+      let next = lines[++i]!.trim();
+      while ((next.startsWith('#') || next.startsWith(';')) && i + 1 < lines.length) next = lines[++i]!.trim();
+      line = `${line} ${next}`;
+    }
+    if (line.startsWith('[') && line.endsWith(']')) {
+      section = line.slice(1, -1);
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq <= 0) continue;
+    out.push({ section, key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim(), file, line: start });
+  }
+  return out;
+}
+
+/**
+ * The effective values of a list-valued setting (ListenStream=, ExecStart=,
+ * Environment=) across fragment and drop-ins in order: an empty assignment
+ * resets the list, as in systemd.
+ */
+export function effectiveList(directives: UnitDirective[], section: string, key: string): UnitDirective[] {
+  let out: UnitDirective[] = [];
+  for (const d of directives) {
+    if (d.section !== section || d.key !== key) continue;
+    if (d.value === '') out = [];
+    else out.push(d);
+  }
+  return out;
+}
+
+/** The last assignment of a single-valued setting, or null. */
+export function effectiveValue(directives: UnitDirective[], section: string, key: string): string | null {
+  let v: string | null = null;
+  for (const d of directives) if (d.section === section && d.key === key) v = d.value === '' ? null : d.value;
+  return v;
+}
+
+/**
+ * The TCP port of a ListenStream= value, or null for a non-IP socket.
+ * Forms (systemd.socket(5)): "10250", "0.0.0.0:10250", "[::]:10250",
+ * "[fe80::1%eth0]:10250"; paths ("/run/x.sock"), abstract ("@x") and
+ * "vsock:" sockets have no port.
+ */
+export function listenStreamPort(value: string): number | null {
+  const v = value.trim();
+  if (v.startsWith('/') || v.startsWith('@') || v.startsWith('vsock:')) return null;
+  const m = /^(?:\d+|(?:\[[^\]]+\]|[0-9.]+(?:%[\w.-]+)?):(\d+))$/.exec(v);
+  if (!m) return null;
+  const n = Number(m[1] ?? v);
+  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : null;
+}
+
+/** True when `text` holds `port` as a whole token: "--port 10250", "--port=10250", ":10250", "PORT=10250", not "110250". */
+export function mentionsPort(text: string, port: number): boolean {
+  return new RegExp(`(?<![\\w.])${port}(?![\\w]|\\.\\d)`).test(text);
+}
+
+export interface UnitFile {
+  name: string;
+  /** Target path of the fragment that wins by precedence. */
+  fragment: string;
+  /** Masked: the winning entry is a link to /dev/null or an empty file. */
+  masked: boolean;
+  /** Fragment then drop-ins (NAME.d/*.conf, by file name across directories). */
+  directives: UnitDirective[];
+}
+
+export interface SocketUnit {
+  name: string;
+  fragment: string;
+  /** ListenStream= entries with a TCP port. */
+  listens: { port: number; directive: UnitDirective }[];
+  /** The service it activates: Service=, else NAME@.service with Accept=yes, else NAME.service. */
+  service: string;
+  accept: boolean;
+}
+
+export function socketUnitOf(unit: UnitFile): SocketUnit {
+  const listens = effectiveList(unit.directives, 'Socket', 'ListenStream')
+    .map((d) => ({ port: listenStreamPort(d.value), directive: d }))
+    .filter((l): l is { port: number; directive: UnitDirective } => l.port !== null);
+  const stem = unit.name.replace(/\.socket$/, '');
+  const accept = /^(yes|true|on|1)$/i.test(effectiveValue(unit.directives, 'Socket', 'Accept') ?? '');
+  const service = effectiveValue(unit.directives, 'Socket', 'Service') ?? (accept ? `${stem}@.service` : `${stem}.service`);
+  return { name: unit.name, fragment: unit.fragment, listens, service, accept };
+}
+
+/** .socket units with a ListenStream= on any of `ports`, sorted by name. */
+export function socketUnitsForPorts(units: Iterable<UnitFile>, ports: number[]): SocketUnit[] {
+  const want = new Set(ports);
+  const out: SocketUnit[] = [];
+  for (const u of units) {
+    if (!u.name.endsWith('.socket') || u.masked) continue;
+    const s = socketUnitOf(u);
+    if (s.listens.some((l) => want.has(l.port))) out.push(s);
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export interface ServiceCandidate {
+  unit: string;
+  port: number;
+  /** The directive that mentions the port. */
+  evidence: UnitDirective;
+}
+
+/** Services whose ExecStart=/ExecStartPre=/Environment= name a wanted port: they may bind it when they start. */
+export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): ServiceCandidate[] {
+  const out: ServiceCandidate[] = [];
+  for (const u of units) {
+    if (!u.name.endsWith('.service') || u.masked) continue;
+    const directives = [
+      ...effectiveList(u.directives, 'Service', 'ExecStart'),
+      ...effectiveList(u.directives, 'Service', 'Environment'),
+    ];
+    for (const port of ports) {
+      const hit = directives.find((d) => mentionsPort(d.value, port));
+      if (hit) out.push({ unit: u.name, port, evidence: hit });
+    }
+  }
+  return out.sort((a, b) => a.port - b.port || a.unit.localeCompare(b.unit));
+}
+
+async function isMaskEntry(host: Host, target: string): Promise<boolean> {
+  const link = await host.readLink(target);
+  if (link !== null) return link === '/dev/null';
+  const st = await host.lstat(target);
+  return st !== null && st.isFile() && st.size === 0;
+}
+
+/**
+ * Loads every .socket and .service unit on the search path (the first
+ * directory holding a name wins), with drop-ins. Alias links (a name linking
+ * to a differently named unit) and template instances are skipped: the unit
+ * they name is loaded under its own name.
+ */
+export async function loadUnits(host: Host, kinds: string[] = ['.socket', '.service']): Promise<Map<string, UnitFile>> {
+  const fragments = new Map<string, string>();
+  const dropIns = new Map<string, Map<string, string>>(); // unit -> conf basename -> path (first dir wins)
+  for (const dir of UNIT_DIRS) {
+    for (const e of (await host.readDir(dir)) ?? []) {
+      const full = path.posix.join(dir, e.name);
+      if (e.isDirectory() && e.name.endsWith('.d')) {
+        const unit = e.name.slice(0, -2);
+        if (!kinds.some((k) => unit.endsWith(k))) continue;
+        const confs = dropIns.get(unit) ?? new Map<string, string>();
+        for (const c of (await host.readDir(full)) ?? []) {
+          if (c.name.endsWith('.conf') && !confs.has(c.name)) confs.set(c.name, path.posix.join(full, c.name));
+        }
+        dropIns.set(unit, confs);
+        continue;
+      }
+      if (!kinds.some((k) => e.name.endsWith(k)) || unitKind(e.name) === null || fragments.has(e.name)) continue;
+      if (e.isSymbolicLink()) {
+        const link = await host.readLink(full);
+        if (link !== null && link !== '/dev/null' && path.posix.basename(link) !== e.name) continue; // alias
+      } else if (!e.isFile()) continue;
+      fragments.set(e.name, full);
+    }
+  }
+  const units = new Map<string, UnitFile>();
+  for (const [name, fragment] of fragments) {
+    if (name.includes('@') && !name.includes('@.')) continue; // instance link; the template is loaded by itself
+    const masked = await isMaskEntry(host, fragment);
+    const directives = masked ? [] : parseUnitText((await host.readFile(fragment)) ?? '', fragment);
+    if (!masked) {
+      const confs = [...(dropIns.get(name) ?? new Map<string, string>()).entries()].sort(([a], [b]) => a.localeCompare(b));
+      for (const [, p] of confs) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
+    }
+    units.set(name, { name, fragment, masked, directives });
+  }
+  return units;
+}
+
+export interface UnitEnablement {
+  unit: string;
+  /** Links in /etc or /run (*.wants, *.requires, *.upholds, aliases) that `disable` removes. */
+  links: string[];
+  /** Links shipped in vendor directories: only masking overrides them. */
+  vendorLinks: string[];
+  /** /etc/systemd/system/UNIT (or /run) links to /dev/null. */
+  masked: boolean;
+}
+
+const DEP_DIR = /\.(wants|requires|upholds)$/;
+
+/** Enablement links of the named units, found by scanning dependency directories and aliases. */
+export async function enablementOf(host: Host, names: Iterable<string>): Promise<Map<string, UnitEnablement>> {
+  const out = new Map<string, UnitEnablement>();
+  for (const n of names) out.set(n, { unit: n, links: [], vendorLinks: [], masked: false });
+  const record = (unit: string, link: string, dir: string) => {
+    const e = out.get(unit);
+    if (!e) return;
+    (CONFIG_DIRS.has(dir) ? e.links : e.vendorLinks).push(link);
+  };
+  for (const dir of UNIT_DIRS) {
+    for (const e of (await host.readDir(dir)) ?? []) {
+      const full = path.posix.join(dir, e.name);
+      if (e.isDirectory() && DEP_DIR.test(e.name)) {
+        for (const l of (await host.readDir(full)) ?? []) {
+          const lp = path.posix.join(full, l.name);
+          const text = await host.readLink(lp);
+          if (text === null) continue;
+          // "foo.service" in a .wants dir, or an instance "foo@x.service" of template "foo@.service".
+          const target = path.posix.basename(text);
+          if (out.has(l.name)) record(l.name, lp, dir);
+          else if (target !== l.name && out.has(target)) record(target, lp, dir);
+        }
+      } else if (e.isSymbolicLink() && CONFIG_DIRS.has(dir)) {
+        const text = await host.readLink(full);
+        if (text === null) continue;
+        const ent = out.get(e.name);
+        if (ent && text === '/dev/null') ent.masked = true;
+        const target = path.posix.basename(text);
+        if (target !== e.name && out.has(target)) record(target, full, dir); // Alias=
+      }
+    }
+  }
+  for (const e of out.values()) {
+    e.links.sort();
+    e.vendorLinks.sort();
+  }
+  return out;
+}

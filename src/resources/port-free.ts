@@ -1,0 +1,630 @@
+// PortFree: frees control-plane ports by stopping and disabling the systemd
+// unit behind each listener, never by killing a PID (Restart=always would
+// bring it straight back). Offline it disables, in the image, the units that
+// would take a wanted port at boot.
+import type { Host } from '../host.js';
+import { HostError } from '../errors.js';
+import type { PortFreeSpec } from '../desired-state.js';
+import type { Change, Provider } from './types.js';
+import { readListeners, type Listener } from '../observe/listeners.js';
+import { findSocketHolders } from '../ports/proc-fd.js';
+import { parseCgroup, type CgroupPlacement } from '../ports/cgroup.js';
+import {
+  enablementOf,
+  listenStreamPort,
+  loadUnits,
+  serviceCandidates,
+  socketUnitsForPorts,
+  type ServiceCandidate,
+  type SocketUnit,
+  type UnitDirective,
+  type UnitEnablement,
+} from '../ports/socket-units.js';
+
+// ---------------------------------------------------------------- observed
+
+export interface PortHolder {
+  pid: number;
+  /** /proc/PID/comm; null when the process vanished or denied access. */
+  comm: string | null;
+  /** null when /proc/PID/cgroup could not be read. */
+  placement: CgroupPlacement | null;
+}
+
+/** A port whose listener systemd itself holds for a .socket unit. */
+export interface SocketActivation {
+  socket: string;
+  /** The service the socket starts; null for Accept=yes (per-connection instances). */
+  service: string | null;
+  /** The service's MainPID before the stop, when it runs. */
+  servicePid: number | null;
+  /** How the socket unit was identified. */
+  source: 'systemctl list-sockets' | 'unit files' | 'cgroup';
+}
+
+export interface BusyPort {
+  port: number;
+  listeners: Listener[];
+  /** Distinct holders over all listeners, ascending PID. */
+  holders: PortHolder[];
+  activation: SocketActivation | null;
+}
+
+export interface LivePortsObserved {
+  mode: 'live';
+  busy: BusyPort[];
+  /** The unit this program runs in (protected). */
+  selfUnit: string | null;
+  /** Processes whose fds could not be read; a missing holder may be among them. */
+  unreadablePids: number;
+}
+
+export interface OfflineSocket {
+  socket: SocketUnit;
+  /** Wanted ports it listens on. */
+  ports: number[];
+  enablement: UnitEnablement;
+  serviceEnablement: UnitEnablement | null;
+}
+
+export interface OfflineUnit {
+  unit: string;
+  /** A unit file with this name exists in the image. */
+  exists: boolean;
+  /** Target path of the winning fragment, when it exists. */
+  fragment: string | null;
+  enablement: UnitEnablement;
+}
+
+export interface OfflineCandidate {
+  candidate: ServiceCandidate;
+  enablement: UnitEnablement;
+}
+
+export interface OfflinePortsObserved {
+  mode: 'offline';
+  sockets: OfflineSocket[];
+  disableUnits: OfflineUnit[];
+  candidates: OfflineCandidate[];
+  /** Fragment paths, to tell whether a mask link can be placed in /etc. */
+  fragments: Record<string, string>;
+}
+
+export type PortFreeObserved = LivePortsObserved | OfflinePortsObserved;
+
+// ---------------------------------------------------------------- ops
+
+export interface StopOp {
+  kind: 'stop';
+  port: number;
+  /** PID recorded before the stop (the service's process; PID 1 only when nothing else holds it). */
+  pid: number;
+  comm: string | null;
+  /** The unit reported in ports.json: the service (for socket activation, the socket's service). */
+  unit: string;
+  /** Units to stop, disable (and mask), socket before its service so it cannot re-activate it. */
+  units: string[];
+  socket: string | null;
+  mask: boolean;
+}
+
+export interface OfflineDisableOp {
+  kind: 'disable-links';
+  unit: string;
+  /** Enablement links to remove (what `systemctl --root disable` removes). */
+  links: string[];
+}
+
+export interface OfflineMaskOp {
+  kind: 'mask-link';
+  unit: string;
+}
+
+export interface OperatorOp {
+  kind: 'operator';
+  port: number | null;
+  unit: string | null;
+  pid: number | null;
+}
+
+export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp;
+
+// ---------------------------------------------------------------- protection
+
+/** Units PortFree never stops: the manager itself and what keeps the host reachable. */
+export const BUILTIN_PROTECTED = ['init.scope', '-.slice', 'systemd-*', 'dbus*', 'ssh*', 'sshd*'] as const;
+
+function globToRegExp(glob: string): RegExp {
+  const esc = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${esc}$`);
+}
+
+/** Why `unit` is protected, or null. Patterns may use * and ?; "ssh" also covers "ssh.service". */
+export function protectionOf(unit: string, spec: Pick<PortFreeSpec, 'protected_units'>, selfUnit: string | null): string | null {
+  if (selfUnit !== null && unit === selfUnit) return `${unit} is the unit this program runs in`;
+  const stem = unit.replace(/\.[a-z]+$/, '');
+  const test = (p: string) => globToRegExp(p).test(unit) || globToRegExp(p).test(stem);
+  const b = BUILTIN_PROTECTED.find(test);
+  if (b) return `${unit} is protected by the built-in list (${b})`;
+  const s = (spec.protected_units ?? []).find(test);
+  if (s) return `${unit} is listed in protected_units (${s})`;
+  return null;
+}
+
+// ---------------------------------------------------------------- observe
+
+async function readComm(host: Host, pid: number): Promise<string | null> {
+  try {
+    return (await host.readKernel(`/proc/${pid}/comm`))?.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+async function readPlacement(host: Host, pid: number | 'self'): Promise<CgroupPlacement | null> {
+  try {
+    const text = await host.readKernel(`/proc/${pid}/cgroup`);
+    return text === null ? null : parseCgroup(text);
+  } catch {
+    return null;
+  }
+}
+
+/** `systemctl list-sockets` lines: LISTEN UNIT ACTIVATES... Pure. */
+export function parseListSockets(text: string): { listen: string; port: number | null; unit: string; activates: string[] }[] {
+  const out: { listen: string; port: number | null; unit: string; activates: string[] }[] = [];
+  for (const line of text.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 2 || !f[1]!.endsWith('.socket')) continue;
+    out.push({
+      listen: f[0]!,
+      port: listenStreamPort(f[0]!),
+      unit: f[1]!,
+      activates: f.slice(2).flatMap((a) => a.split(',')).filter((a) => a.endsWith('.service')),
+    });
+  }
+  return out;
+}
+
+/** The systemd timespan syntax of RestartUSec= ("100ms", "5s", "1min 30s") in ms; null when unparsable. */
+export function parseTimespanMs(text: string): number | null {
+  const t = text.trim();
+  if (t === '' || t === 'infinity') return null;
+  const units: Record<string, number> = {
+    us: 0.001, usec: 0.001, µs: 0.001,
+    ms: 1, msec: 1,
+    s: 1000, sec: 1000, second: 1000, seconds: 1000,
+    m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000,
+    h: 3_600_000, hr: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+    d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  };
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000; // bare number = seconds
+  let total = 0;
+  const re = /(\d+(?:\.\d+)?)\s*([a-zµ]+)/gy;
+  const compact = t.replace(/\s+/g, ' ');
+  let pos = 0;
+  while (pos < compact.length) {
+    if (compact[pos] === ' ') {
+      pos++;
+      continue;
+    }
+    re.lastIndex = pos;
+    const m = re.exec(compact);
+    if (!m) return null;
+    const factor = units[m[2]!];
+    if (factor === undefined) return null;
+    total += Number(m[1]) * factor;
+    pos = re.lastIndex;
+  }
+  return Math.round(total);
+}
+
+async function systemctlValue(host: Host, prop: string, unit: string): Promise<string | null> {
+  try {
+    const r = await host.run('systemctl', ['show', '-p', prop, '--value', unit]);
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+async function findActivation(host: Host, port: number, socketFromCgroup: string | null): Promise<SocketActivation | null> {
+  let socket: string | null = socketFromCgroup;
+  let service: string | null = null;
+  let source: SocketActivation['source'] = 'cgroup';
+  let accept = false;
+  if (socket === null) {
+    // The manager's own view first: it includes generated and transient sockets.
+    try {
+      const r = await host.run('systemctl', ['list-sockets', '--all', '--full', '--no-legend', '--no-pager']);
+      const hit = r.exitCode === 0 ? parseListSockets(r.stdout).find((s) => s.port === port) : undefined;
+      if (hit) {
+        socket = hit.unit;
+        service = hit.activates[0] ?? null;
+        source = 'systemctl list-sockets';
+      }
+    } catch {
+      // systemctl missing or not talking to a manager: the unit files still tell.
+    }
+  }
+  const units = await loadUnits(host, ['.socket']);
+  const declared = socketUnitsForPorts(units.values(), [port]);
+  if (socket === null && declared.length > 0) {
+    socket = declared[0]!.name;
+    source = 'unit files';
+  }
+  if (socket === null) return null;
+  const file = declared.find((d) => d.name === socket) ?? (units.get(socket) ? socketUnitsForPorts([units.get(socket)!], [port])[0] : undefined);
+  if (file) {
+    accept = file.accept;
+    service ??= file.accept ? null : file.service;
+  } else if (service === null && !accept) {
+    service = socket.replace(/\.socket$/, '.service');
+  }
+  let servicePid: number | null = null;
+  if (service !== null) {
+    const v = Number(await systemctlValue(host, 'MainPID', service));
+    servicePid = Number.isInteger(v) && v > 0 ? v : null;
+  }
+  return { socket, service, servicePid, source };
+}
+
+async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObserved> {
+  const want = new Set(spec.ports);
+  const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
+  const scan = await findSocketHolders(host, new Set(listeners.map((l) => l.inode)));
+  const self = await readPlacement(host, 'self');
+  const busy: BusyPort[] = [];
+  for (const port of [...new Set(listeners.map((l) => l.port))].sort((a, b) => a - b)) {
+    const ls = listeners.filter((l) => l.port === port);
+    const pids = [...new Set(ls.flatMap((l) => scan.holders.get(l.inode) ?? []))].sort((a, b) => a - b);
+    const holders: PortHolder[] = [];
+    for (const pid of pids) holders.push({ pid, comm: await readComm(host, pid), placement: await readPlacement(host, pid) });
+    const socketUnit = holders.find((h) => h.placement?.unitKind === 'socket')?.placement?.unit ?? null;
+    const activation = holders.some((h) => h.pid === 1) || socketUnit !== null ? await findActivation(host, port, socketUnit) : null;
+    busy.push({ port, listeners: ls, holders, activation });
+  }
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length };
+}
+
+async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
+  const units = await loadUnits(host);
+  const sockets = socketUnitsForPorts(units.values(), spec.ports);
+  const candidates = serviceCandidates(units.values(), spec.ports);
+  const names = new Set<string>([
+    ...sockets.flatMap((s) => [s.name, s.service]),
+    ...(spec.disable_units ?? []),
+    ...candidates.map((c) => c.unit),
+  ]);
+  const en = await enablementOf(host, names);
+  const fragments: Record<string, string> = {};
+  for (const n of names) {
+    const u = units.get(n);
+    if (u) fragments[n] = u.fragment;
+  }
+  return {
+    mode: 'offline',
+    sockets: sockets.map((s) => ({
+      socket: s,
+      ports: [...new Set(s.listens.map((l) => l.port).filter((p) => spec.ports.includes(p)))].sort((a, b) => a - b),
+      enablement: en.get(s.name)!,
+      serviceEnablement: s.accept ? null : (en.get(s.service) ?? null),
+    })),
+    disableUnits: (spec.disable_units ?? []).map((u) => ({
+      unit: u,
+      exists: units.has(u),
+      fragment: units.get(u)?.fragment ?? null,
+      enablement: en.get(u)!,
+    })),
+    candidates: candidates.map((c) => ({ candidate: c, enablement: en.get(c.unit)! })),
+    fragments,
+  };
+}
+
+// ---------------------------------------------------------------- diff
+
+function describeHolder(h: PortHolder): string {
+  const where = h.placement?.unit ? ` in ${h.placement.unit}` : '';
+  return `pid ${h.pid} (${h.comm ?? 'unknown'})${where}`;
+}
+
+/** Why a holder cannot be handled by stopping a system service, or null when it can. */
+function holderProblem(h: PortHolder): string | null {
+  const p = h.placement;
+  const who = `pid ${h.pid} (${h.comm ?? 'unknown'})`;
+  if (p === null) return `${who}: its cgroup (/proc/${h.pid}/cgroup) could not be read, so its unit is unknown`;
+  if (p.container) return `${who} runs in a container (${p.container}); stop it with its container runtime`;
+  if (p.unit === null) return `${who} is not in any systemd unit (cgroup ${p.path}); it was started by hand or by a non-systemd init, so stop it by hand`;
+  if (p.userUnit !== null || /^user@\d+\.service$/.test(p.unit)) {
+    return `${who} belongs to ${p.userUnit ? `user unit ${p.userUnit} of ` : ''}the per-user manager ${p.unit}; stop it with systemctl --user as that user`;
+  }
+  if (p.unitKind === 'scope') return `${who} runs in ${p.unit}, a scope (login session or transient process), not a service that can be stopped and disabled; stop it by hand`;
+  if (p.unitKind !== 'service' && p.unitKind !== 'socket') return `${who} runs in ${p.unit}, which is not a service`;
+  return null;
+}
+
+function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
+  return { id, action: 'operator', summary: `${summary}: operator action required: ${reason}`, operator: reason, op: { kind: 'operator', ...op } };
+}
+
+function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
+  const id = `port-${b.port}`;
+  const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
+  const head = `port ${b.port} (${addrs})`;
+  if (b.holders.length === 0) {
+    const hint = o.unreadablePids > 0 ? `; ${o.unreadablePids} processes' fds could not be read (run as root)` : '';
+    return operatorChange(id, head, `no process holding the listening socket was found${hint}; look with ss -ltnp 'sport = :${b.port}'`, {
+      port: b.port,
+      unit: null,
+      pid: null,
+    });
+  }
+  const first = b.holders[0]!;
+  const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
+
+  let units: string[];
+  let reportUnit: string;
+  let pid = first.pid;
+  let comm = first.comm;
+  let socket: string | null = null;
+  if (b.activation) {
+    socket = b.activation.socket;
+    units = [b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])];
+    reportUnit = b.activation.service ?? b.activation.socket;
+    const svc = b.holders.find((h) => h.pid !== 1 && h.placement?.unit === b.activation!.service);
+    if (b.activation.servicePid !== null) pid = b.activation.servicePid;
+    else if (svc) pid = svc.pid;
+    if (svc) comm = svc.comm;
+    // Any holder outside the socket/service pair still needs a person.
+    const stray = b.holders.filter((h) => h.pid !== 1 && !units.includes(h.placement?.unit ?? ''));
+    const problems = stray.map((h) => holderProblem(h) ?? `${describeHolder(h)} also holds the port`);
+    if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
+  } else {
+    if (b.holders.some((h) => h.pid === 1)) {
+      return operatorChange(id, `${head} held by ${describeHolder(first)}`, `PID 1 holds the socket but no .socket unit declares ListenStream= on ${b.port}`, opBase);
+    }
+    const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
+    if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
+    units = [...new Set(b.holders.map((h) => h.placement!.unit!))];
+    reportUnit = units[0]!;
+  }
+  const protectedWhy = units.map((u) => protectionOf(u, spec, o.selfUnit)).filter((p): p is string => p !== null);
+  if (protectedWhy.length > 0) {
+    return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, `${protectedWhy.join('; ')}; it is never stopped automatically`, opBase);
+  }
+  const verbs = spec.mask ? 'stop, disable and mask' : 'stop and disable';
+  const via = socket ? ` (socket-activated by ${socket}, found by ${b.activation!.source})` : '';
+  return {
+    id,
+    action: 'stop',
+    runtime: true,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}: ${verbs} ${units.join(' and ')}`,
+    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask: spec.mask },
+  };
+}
+
+function fileLine(d: UnitDirective): string {
+  return `${d.file}:${d.line}`;
+}
+
+function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved): Change<PortFreeOp>[] {
+  const changes: Change<PortFreeOp>[] = [];
+  const handled = new Set<string>();
+  const disable = (unit: string, en: UnitEnablement, why: string) => {
+    if (handled.has(unit)) return;
+    handled.add(unit);
+    const prot = protectionOf(unit, spec, null);
+    if (prot !== null && en.links.length + en.vendorLinks.length > 0) {
+      changes.push(operatorChange(`disable-${unit}`, `${unit} ${why}`, `${prot}; it is never disabled automatically`, { port: null, unit, pid: null }));
+      return;
+    }
+    if (en.links.length > 0) {
+      changes.push({
+        id: `disable-${unit}`,
+        action: 'disable',
+        summary: `disable ${unit} in the image: ${why}; remove ${en.links.join(', ')}`,
+        op: { kind: 'disable-links', unit, links: en.links },
+      });
+    }
+    if (en.masked || prot !== null) return;
+    if (spec.mask) {
+      const frag = o.fragments[unit];
+      if (frag !== undefined && frag.startsWith('/etc/systemd/system/') && !frag.includes('.d/')) {
+        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}`, `its unit file ${frag} is in /etc/systemd/system, where the mask link would have to replace it`, { port: null, unit, pid: null }));
+      } else {
+        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link /etc/systemd/system/${unit} to /dev/null)`, op: { kind: 'mask-link', unit } });
+      }
+    } else if (en.vendorLinks.length > 0) {
+      changes.push(operatorChange(`disable-${unit}-vendor`, `${unit} ${why}`, `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove; set mask: true`, { port: null, unit, pid: null }));
+    }
+  };
+
+  for (const s of o.sockets) {
+    const listen = s.socket.listens.filter((l) => s.ports.includes(l.port)).map((l) => `ListenStream=${l.directive.value} (${fileLine(l.directive)})`).join(', ');
+    const enabled = s.enablement.links.length + s.enablement.vendorLinks.length > 0;
+    if (!enabled) continue; // nothing starts it at boot
+    disable(s.socket.name, s.enablement, `would listen on ${s.ports.join(', ')} at boot: ${listen}`);
+    if (s.serviceEnablement && s.serviceEnablement.links.length + s.serviceEnablement.vendorLinks.length > 0) {
+      disable(s.socket.service, s.serviceEnablement, `is the service of ${s.socket.name}`);
+    }
+  }
+  for (const d of o.disableUnits) {
+    if (!d.exists && d.enablement.links.length === 0) continue; // nothing in the image to disable
+    disable(d.unit, d.enablement, 'is listed in disable_units');
+  }
+  const seen = new Set<string>();
+  for (const c of o.candidates) {
+    const { unit, port, evidence } = c.candidate;
+    if (handled.has(unit) || seen.has(unit)) continue;
+    // Listing a candidate as protected is how an operator says "it does not bind the port".
+    if (protectionOf(unit, spec, null) !== null) continue;
+    const enabled = c.enablement.links.length + c.enablement.vendorLinks.length > 0;
+    if (!enabled || c.enablement.masked) continue;
+    seen.add(unit);
+    changes.push(
+      operatorChange(
+        `candidate-${unit}`,
+        `${unit} may listen on ${port} at boot (${evidence.key}= at ${fileLine(evidence)} mentions ${port})`,
+        `a service that names the port is only a candidate; add ${unit} to disable_units to disable it in the image, or to protected_units if it does not bind the port`,
+        { port, unit, pid: null },
+      ),
+    );
+  }
+  return changes;
+}
+
+// ---------------------------------------------------------------- apply
+
+export interface FreedPort {
+  port: number;
+  unit: string;
+  pid: number;
+  /** Set for socket activation: the socket unit stopped with the service. */
+  socket?: string;
+}
+
+const POLL_MS = 200;
+
+async function restartDelayMs(host: Host, units: string[]): Promise<number> {
+  let max = 0;
+  for (const u of units) {
+    const v = await systemctlValue(host, 'RestartUSec', u);
+    const ms = v === null ? null : parseTimespanMs(v);
+    if (ms !== null) max = Math.max(max, ms);
+  }
+  return max;
+}
+
+/**
+ * Waits until every port is free and has stayed free for its hold time (the
+ * unit's restart delay + 1 s), all within `timeoutMs`. Returns the ports that
+ * did not get there, with why.
+ */
+async function waitFree(
+  host: Host,
+  holds: Map<number, number>,
+  timeoutMs: number,
+  progress: (m: string) => void,
+): Promise<Map<number, string>> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const freeSince = new Map<number, number>();
+  const done = new Set<number>();
+  const reappeared = new Set<number>();
+  let lastReport = 0;
+  for (;;) {
+    const now = Date.now();
+    const busy = new Set((await readListeners(host)).map((l) => l.port));
+    for (const [port, hold] of holds) {
+      if (done.has(port)) continue;
+      if (busy.has(port)) {
+        if (freeSince.has(port)) reappeared.add(port);
+        freeSince.delete(port);
+        continue;
+      }
+      if (!freeSince.has(port)) freeSince.set(port, now);
+      // Hold past the restart delay, but never past the timeout.
+      if (now - freeSince.get(port)! >= hold || now >= deadline) done.add(port);
+    }
+    if (done.size === holds.size) break;
+    if (now >= deadline) break;
+    if (now - lastReport >= 1000) {
+      lastReport = now;
+      const waiting = [...holds.keys()].filter((p) => !done.has(p));
+      const states = waiting.map((p) => (freeSince.has(p) ? `${p} free for ${((now - freeSince.get(p)!) / 1000).toFixed(1)}s of ${(holds.get(p)! / 1000).toFixed(1)}s` : `${p} still listening`));
+      progress(`PortFree: waiting (${((now - started) / 1000).toFixed(0)}s of ${timeoutMs / 1000}s): ${states.join(', ')}`);
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  const failed = new Map<number, string>();
+  for (const port of holds.keys()) {
+    if (done.has(port) && freeSince.has(port)) {
+      const held = Date.now() - freeSince.get(port)!;
+      if (held < holds.get(port)!) progress(`PortFree: port ${port} free for only ${(held / 1000).toFixed(1)}s of its ${(holds.get(port)! / 1000).toFixed(1)}s hold when the timeout ran out`);
+      continue;
+    }
+    failed.set(port, reappeared.has(port) ? `port ${port} was free and then listening again: something restarts it` : `port ${port} still listening after ${timeoutMs / 1000}s`);
+  }
+  return failed;
+}
+
+async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: { progress(m: string): void }): Promise<FreedPort[]> {
+  // 1. Record what holds each port before anything is touched.
+  const records: FreedPort[] = ops.map((op) => ({ port: op.port, unit: op.unit, pid: op.pid, ...(op.socket ? { socket: op.socket } : {}) }));
+  for (const r of records) ctx.progress(`PortFree: port ${r.port}: recorded unit ${r.unit}, pid ${r.pid}${r.socket ? `, socket ${r.socket}` : ''}`);
+
+  const timeoutMs = spec.timeout_seconds * 1000;
+  const errors: string[] = [];
+  const holds = new Map<number, number>();
+  const stopped = new Set<number>();
+  for (const op of ops) {
+    try {
+      // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
+      const restart = await restartDelayMs(host, op.units);
+      ctx.progress(`PortFree: port ${op.port}: systemctl stop ${op.units.join(' ')}`);
+      await host.runChecked('systemctl', ['stop', ...op.units], { timeoutMs });
+      await host.runChecked('systemctl', ['disable', ...op.units], { timeoutMs });
+      if (op.mask) await host.runChecked('systemctl', ['mask', ...op.units], { timeoutMs });
+      holds.set(op.port, restart + 1000);
+      stopped.add(op.port);
+    } catch (e) {
+      errors.push(`port ${op.port} (${op.units.join(', ')}): ${(e as Error).message}`);
+    }
+  }
+  const failed = holds.size > 0 ? await waitFree(host, holds, timeoutMs, ctx.progress) : new Map<number, string>();
+  for (const [, why] of failed) errors.push(why);
+  const freed = records.filter((r) => stopped.has(r.port) && !failed.has(r.port));
+  if (errors.length > 0) {
+    const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
+    throw new HostError(`PortFree: ${errors.join('; ')}${ok}`, 'PortFree');
+  }
+  return freed;
+}
+
+async function applyOffline(host: Host, changes: Change<PortFreeOp>[]): Promise<void> {
+  for (const c of changes) {
+    const op = c.op;
+    if (op.kind === 'disable-links') {
+      for (const link of op.links) await host.remove(link);
+    } else if (op.kind === 'mask-link') {
+      await host.symlink('/dev/null', `/etc/systemd/system/${op.unit}`);
+    }
+  }
+}
+
+/** ports.json: the lowest freed port at top level, every freed port under `freed`. */
+export function portsReport(freed: FreedPort[]): Record<string, unknown> | null {
+  if (freed.length === 0) return null;
+  const sorted = [...freed].sort((a, b) => a.port - b.port);
+  const top = sorted[0]!;
+  return { port: top.port, unit: top.unit, pid: top.pid, ...(top.socket ? { socket: top.socket } : {}), freed: sorted };
+}
+
+// ---------------------------------------------------------------- provider
+
+export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFreeOp> = {
+  type: 'PortFree',
+  after: [],
+
+  async observe(host, spec) {
+    return host.live ? observeLive(host, spec) : observeOffline(host, spec);
+  },
+
+  diff(spec, observed) {
+    if (observed.mode === 'live') return observed.busy.map((b) => diffLivePort(spec, observed, b));
+    return diffOffline(spec, observed);
+  },
+
+  async apply(host, spec, changes, ctx) {
+    const actionable = changes.filter((c) => !c.operator && !c.deferred);
+    if (!host.live) {
+      await applyOffline(host, actionable);
+      return;
+    }
+    const ops = actionable.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
+    if (ops.length === 0) return;
+    const freed = await applyLive(host, spec, ops, ctx);
+    const report = portsReport(freed);
+    return report ? { reports: { 'ports.json': report } } : undefined;
+  },
+};
