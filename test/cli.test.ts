@@ -1,0 +1,142 @@
+// End to end through the CLI entry point, on fixture roots (offline mode):
+// nothing here touches this machine's swap, modules or units.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../src/cli.js';
+import type { Io } from '../src/reconcile/run.js';
+
+const FSTAB = [
+  '# /etc/fstab: static file system information.',
+  'UUID=0a1b2c3d-1111-2222-3333-444455556666 /               ext4    errors=remount-ro 0       1',
+  '/swapfile\tnone\tswap\tsw\t0\t0',
+  'tmpfs /tmp tmpfs defaults 0 0',
+  '',
+].join('\n');
+
+const DESIRED = `reports_dir: /root/ks/preflight
+resources:
+  - type: SwapOff
+  - type: ModulesLoad
+    modules: [overlay, br_netfilter]
+`;
+
+let root: string;
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
+  root = path.join(work, 'root');
+  mkdirSync(path.join(root, 'etc/systemd/system'), { recursive: true });
+  writeFileSync(path.join(root, 'etc/fstab'), FSTAB);
+  writeFileSync(path.join(work, 'desired.yaml'), DESIRED);
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+function io(opts: { isRoot?: boolean } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const value: Io = {
+    stdout: { write: (s: string) => (stdout += s), isTTY: false },
+    stderr: { write: (s: string) => (stderr += s), isTTY: false },
+    env: {},
+    isRoot: opts.isRoot === undefined ? undefined : () => opts.isRoot!,
+    runner: async (cmd) => {
+      throw new Error(`no command may run in this test, got ${cmd}`);
+    },
+  };
+  return { value, out: () => stdout, err: () => stderr };
+}
+
+async function cli(args: string[], opts: { isRoot?: boolean } = {}) {
+  const h = io(opts);
+  const code = await main(args, h.value);
+  return { code, stdout: h.out(), stderr: h.err() };
+}
+
+describe('reconcile CLI', () => {
+  it('plan exits 2 and shows the fstab diff; apply --root converges; a second plan exits 0', async () => {
+    const f = ['-f', path.join(work, 'desired.yaml'), '--root', root];
+    const plan = await cli(['--plan', ...f]);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('--- /etc/fstab');
+    expect(plan.stdout).toContain('+++ /etc/fstab');
+    expect(plan.stdout).toMatch(/^ {6}-\/swapfile\tnone\tswap\tsw\t0\t0$/m);
+    expect(plan.stdout).toContain('+++ /etc/modules-load.d/k8s.conf');
+    expect(plan.stdout).toMatch(/deferred to boot/);
+    expect(readFileSync(path.join(root, 'etc/fstab'), 'utf8')).toBe(FSTAB);
+
+    const apply = await cli(['--apply', ...f]);
+    expect(apply.stderr).not.toMatch(/error/);
+    expect(apply.code).toBe(0);
+    const fstab = readFileSync(path.join(root, 'etc/fstab'), 'utf8');
+    expect(fstab).not.toMatch(/^\/swapfile/m);
+    // Every other line is byte-identical.
+    const untouched = FSTAB.split('\n').filter((l) => !l.startsWith('/swapfile'));
+    for (const line of untouched) expect(fstab.split('\n')).toContain(line);
+    expect(readFileSync(path.join(root, 'etc/modules-load.d/k8s.conf'), 'utf8')).toMatch(/^overlay\nbr_netfilter\n$/m);
+    // The original fstab is in the run's backup directory.
+    const runs = readdirSync(path.join(root, 'root/ks/preflight/runs'));
+    expect(runs).toHaveLength(1);
+    expect(readFileSync(path.join(root, 'root/ks/preflight/runs', runs[0]!, 'backup/etc/fstab'), 'utf8')).toBe(FSTAB);
+    // Offline there is no running kernel to describe.
+    expect(existsSync(path.join(root, 'root/ks/preflight/before.json'))).toBe(false);
+
+    const again = await cli(['--plan', ...f]);
+    expect(again.stdout).toContain('No changes.');
+    expect(again.code).toBe(0);
+
+    const second = await cli(['--apply', '--json', ...f]);
+    expect(second.code).toBe(0);
+    const doc = JSON.parse(second.stdout);
+    expect(doc.applied).toEqual([]);
+    expect(doc.verified).toBe(true);
+    expect(doc.backups).toEqual([]);
+  });
+
+  it('--json prints one document with format_version and per-resource changes', async () => {
+    const r = await cli(['--plan', '--json', '-f', path.join(work, 'desired.yaml'), '--root', root]);
+    expect(r.code).toBe(2);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.format_version).toBe('1.0');
+    expect(doc).toMatchObject({ mode: 'plan', live: false, root, before_state: null });
+    expect(doc.resources.map((x: { type: string }) => x.type)).toEqual(['SwapOff', 'ModulesLoad']);
+    const swap = doc.resources[0];
+    expect(swap.in_sync).toBe(false);
+    const fstabChange = swap.changes.find((c: { path: string | null }) => c.path === '/etc/fstab');
+    expect(fstabChange).toMatchObject({ before: FSTAB, deferred: false, runtime: false, operator: null });
+    expect(typeof fstabChange.id).toBe('string');
+    expect(typeof fstabChange.action).toBe('string');
+    expect(fstabChange.after).not.toMatch(/^\/swapfile/m);
+    expect(doc.pending_changes).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a bad desired state exits 1, names file:line:column and key, and changes nothing', async () => {
+    const bad = path.join(work, 'bad.yaml');
+    writeFileSync(bad, DESIRED.replace('modules: [overlay, br_netfilter]', 'modules: [overlay, br_netfilter]\n    persist: yes'));
+    const r = await cli(['--apply', '-f', bad, '--root', root]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}:6:5 resources[1].persist: unknown key`);
+    expect(r.stderr).toContain('nothing was changed');
+    expect(readFileSync(path.join(root, 'etc/fstab'), 'utf8')).toBe(FSTAB);
+    expect(existsSync(path.join(root, 'root'))).toBe(false);
+  });
+
+  it('refuses a live apply as non-root before anything happens', async () => {
+    const r = await cli(['--apply', '-f', path.join(work, 'desired.yaml')], { isRoot: false });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--apply on the live host needs root.*nothing was changed/);
+  });
+
+  it('needs exactly one of --plan and --apply', async () => {
+    expect((await cli([])).code).toBe(1);
+    expect((await cli(['--plan', '--apply'])).code).toBe(1);
+    expect((await cli(['--frobnicate'])).code).toBe(1);
+  });
+
+  it('lists its providers', async () => {
+    const r = await cli(['--providers']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expect.arrayContaining(['SwapOff', 'ModulesLoad']));
+  });
+});
