@@ -1,0 +1,200 @@
+// Walks a role's task files the way Ansible would reach them: from
+// tasks/main.yml through import_tasks/include_tasks (short and FQCN) and into
+// block/rescue/always, producing a flat list of module calls, each with the
+// file, line and name a person can check.
+import path from 'node:path';
+import { isMap, isSeq } from 'yaml';
+import type { Node, YAMLMap } from 'yaml';
+import { KubesprayCheckout, lineOf } from './checkout.js';
+import type { YamlFile } from './checkout.js';
+
+export interface TaskRef {
+  /** Relative to the checkout. */
+  file: string;
+  line: number;
+  name: string;
+}
+
+export interface Task {
+  ref: TaskRef;
+  role: string;
+  /** Canonical short module name ("sysctl" for ansible.posix.sysctl). */
+  module: string;
+  /** The module key as written. */
+  rawModule: string;
+  /** Mapping arguments, or { _raw_params } for free-form ones (command: /sbin/swapoff -a). */
+  args: Record<string, unknown>;
+  /** Loop items when the loop is literal (loop / with_items), else null. */
+  loop: unknown[] | null;
+  /** `when` conditions of the task and of every enclosing import/include/block. */
+  when: string[];
+}
+
+export interface WalkIssue {
+  ref: TaskRef;
+  message: string;
+}
+
+export interface RoleTasks {
+  role: string;
+  tasks: Task[];
+  /** Task files read, in walk order. */
+  files: string[];
+  issues: WalkIssue[];
+}
+
+// Playbook keywords of a task (ansible-core's Task/Base/Conditional/Taggable/...
+// attributes): anything else on a task is the module.
+const TASK_KEYWORDS = new Set([
+  'action', 'any_errors_fatal', 'args', 'async', 'become', 'become_exe', 'become_flags', 'become_method',
+  'become_user', 'changed_when', 'check_mode', 'collections', 'connection', 'debugger', 'delay',
+  'delegate_facts', 'delegate_to', 'diff', 'environment', 'failed_when', 'ignore_errors',
+  'ignore_unreachable', 'local_action', 'loop', 'loop_control', 'module_defaults', 'name', 'no_log',
+  'notify', 'poll', 'port', 'register', 'remote_user', 'retries', 'run_once', 'tags', 'throttle',
+  'timeout', 'until', 'vars', 'when', 'listen', 'block', 'rescue', 'always',
+]);
+
+// Collections whose modules we recognise by their short name. Other FQCNs are
+// kept whole so a same-named third-party module is never mistaken for a builtin.
+const KNOWN_COLLECTIONS = ['ansible.builtin.', 'ansible.legacy.', 'ansible.posix.', 'community.general.system.', 'community.general.'];
+
+export function canonicalModule(raw: string): string {
+  for (const prefix of KNOWN_COLLECTIONS) if (raw.startsWith(prefix)) return raw.slice(prefix.length);
+  return raw;
+}
+
+const INCLUDE_MODULES = new Set(['include_tasks', 'import_tasks', 'include']);
+
+function asConditions(when: unknown): string[] {
+  if (when === undefined || when === null) return [];
+  if (Array.isArray(when)) return when.map((w) => String(w));
+  return [String(when)];
+}
+
+function literalLoop(task: Record<string, unknown>): unknown[] | null {
+  for (const key of ['loop', 'with_items', 'with_list']) {
+    const v = task[key];
+    if (Array.isArray(v)) return v;
+  }
+  return null;
+}
+
+/** Splits a task mapping into module, args and keywords. */
+function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<string, unknown> } | null {
+  let raw: string | undefined;
+  let value: unknown;
+  for (const [k, v] of Object.entries(task)) {
+    if (TASK_KEYWORDS.has(k) || k.startsWith('with_')) continue;
+    raw = k;
+    value = v;
+    break;
+  }
+  if (raw === undefined && (task.action !== undefined || task.local_action !== undefined)) {
+    const a = task.action ?? task.local_action;
+    if (typeof a === 'string') {
+      const [m, ...rest] = a.trim().split(/\s+/);
+      raw = m;
+      value = rest.join(' ');
+    } else if (a && typeof a === 'object') {
+      const { module, ...others } = a as Record<string, unknown>;
+      raw = typeof module === 'string' ? module : undefined;
+      value = others;
+    }
+  }
+  if (raw === undefined) return null;
+  let args: Record<string, unknown> = {};
+  if (value && typeof value === 'object' && !Array.isArray(value)) args = { ...(value as Record<string, unknown>) };
+  else if (typeof value === 'string') args = { _raw_params: value };
+  if (task.args && typeof task.args === 'object') args = { ...(task.args as Record<string, unknown>), ...args };
+  return { raw, args };
+}
+
+export async function walkRole(ck: KubesprayCheckout, role: string): Promise<RoleTasks> {
+  const result: RoleTasks = { role, tasks: [], files: [], issues: [] };
+  const tasksDir = `roles/${role}/tasks`;
+  const active: string[] = [];
+
+  const walkFile = async (rel: string, when: string[], from: TaskRef | null): Promise<void> => {
+    if (active.includes(rel)) {
+      if (from) result.issues.push({ ref: from, message: `include loop through ${rel}; not followed again` });
+      return;
+    }
+    let file: YamlFile | null;
+    try {
+      file = await ck.yaml(rel);
+    } catch (e) {
+      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message });
+      return;
+    }
+    if (!file) {
+      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: `task file ${rel} does not exist` });
+      return;
+    }
+    result.files.push(rel);
+    active.push(rel);
+    const root = file.doc.contents;
+    if (isSeq(root)) await walkList(file, root.items as Node[], when);
+    active.pop();
+  };
+
+  const walkList = async (file: YamlFile, items: Node[], when: string[]): Promise<void> => {
+    for (const node of items) {
+      if (!isMap(node)) continue;
+      await walkTask(file, node as YAMLMap, when);
+    }
+  };
+
+  const walkTask = async (file: YamlFile, node: YAMLMap, inherited: string[]): Promise<void> => {
+    const task = node.toJSON() as Record<string, unknown>;
+    const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
+    const when = [...inherited, ...asConditions(task.when)];
+    if ('block' in task) {
+      for (const section of ['block', 'rescue', 'always']) {
+        const child = node.get(section, true) as Node | undefined;
+        if (isSeq(child)) await walkList(file, child.items as Node[], when);
+      }
+      return;
+    }
+    const mod = moduleOf(task);
+    if (!mod) return;
+    const module = canonicalModule(mod.raw);
+    const loop = literalLoop(task);
+    if (INCLUDE_MODULES.has(module)) {
+      const target = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : mod.args.file;
+      const targets = typeof target === 'string' ? expandItem(target, loop) : [];
+      if (targets.length === 0 || targets.some((t) => typeof t !== 'string' || t.includes('{{'))) {
+        result.issues.push({ ref, message: `${mod.raw} with a templated file (${String(target)}); not followed` });
+        return;
+      }
+      for (const t of targets as string[]) {
+        const rel = await resolveInclude(ck, file.rel, tasksDir, t.trim());
+        await walkFile(rel, when, ref);
+      }
+      return;
+    }
+    result.tasks.push({ ref, role, module, rawModule: mod.raw, args: mod.args, loop, when });
+  };
+
+  await walkFile(`${tasksDir}/main.yml`, [], null);
+  return result;
+}
+
+/** Ansible looks for a relative include next to the including file first, then in the role's tasks/. */
+async function resolveInclude(ck: KubesprayCheckout, fromRel: string, tasksDir: string, target: string): Promise<string> {
+  const candidates = [path.posix.join(path.posix.dirname(fromRel), target), path.posix.join(tasksDir, target)];
+  for (const c of candidates) if (await ck.exists(c)) return path.posix.normalize(c);
+  return path.posix.normalize(candidates[1]!);
+}
+
+/**
+ * Values of `value` over a literal loop: "{{ item }}" and "{{ item.key }}"
+ * take each item; anything else is the value itself.
+ */
+export function expandItem(value: unknown, loop: unknown[] | null): unknown[] {
+  if (typeof value !== 'string') return [value];
+  const m = /^\s*\{\{\s*item(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[['"]([^'"]+)['"]\])?\s*\}\}\s*$/.exec(value);
+  if (!m) return [value];
+  if (!loop) return [value];
+  const key = m[1] ?? m[2];
+  return loop.map((it) => (key === undefined ? it : it && typeof it === 'object' ? (it as Record<string, unknown>)[key] : undefined));
+}
