@@ -83,6 +83,7 @@ describe('SwapOff offline (fixture root)', () => {
     expect(o.units).toEqual([
       {
         unit: 'extra.swap',
+        kind: 'swap-unit',
         links: ['/etc/systemd/system/swap.target.wants/extra.swap'],
         file: '/etc/systemd/system/extra.swap',
         what: '/dev/disk/by-label/extra',
@@ -155,6 +156,27 @@ describe('SwapOff offline (fixture root)', () => {
     expect(existsSync(path.join(root, BACKUPS, 'swapfile'))).toBe(false);
     // The commented line still names the file, and it is gone: nothing left to do.
     expect(diffSwap(spec, await observeSwap(new Host({ root })), { live: false })).toEqual([]);
+  });
+
+  it('disables services that run swapon themselves, wherever they are enabled', async () => {
+    build({
+      'lib/systemd/system/zramswap.service': '[Service]\nExecStart=/usr/sbin/zramswap start\n[Install]\nWantedBy=multi-user.target\n',
+      'etc/systemd/system/multi-user.target.wants/zramswap.service': { link: '/lib/systemd/system/zramswap.service' },
+      'etc/systemd/system/multi-user.target.wants/ssh.service': { link: '/lib/systemd/system/ssh.service' },
+      // A .swap unit wanted by another target is not pulled in by swap.target; not ours to judge.
+      'etc/systemd/system/local-fs.target.wants/other.swap': { link: '/etc/systemd/system/other.swap' },
+    });
+    const host = new Host({ root, backupDir: BACKUPS });
+    const o = await observeSwap(host);
+    expect(o.units.map((u) => [u.unit, u.kind, u.file, u.installedBy])).toEqual([
+      ['zramswap.service', 'swap-service', '/lib/systemd/system/zramswap.service', ['multi-user.target']],
+    ]);
+    const changes = diffSwap(SPEC, o, { live: false });
+    expect(changes.find((c) => c.id === 'unit:zramswap.service')!.summary).toContain('masking swap.target does not stop it');
+    await applySwap(host, changes);
+    expect(existsSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/zramswap.service'))).toBe(false);
+    expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/ssh.service')).isSymbolicLink()).toBe(true);
+    expect(diffSwap(SPEC, await observeSwap(host), { live: false })).toEqual([]);
   });
 
   it('never deletes a device named in fstab', async () => {

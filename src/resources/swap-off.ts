@@ -120,7 +120,7 @@ export function diffSwap(spec: SwapOffSpec, o: SwapObserved, ctx: { live: boolea
     changes.push({
       id: `unit:${u.unit}`,
       action: 'disable',
-      summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}: remove ${u.links.join(', ')}`,
+      summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}${u.kind === 'swap-service' ? ' (runs swapon itself; masking swap.target does not stop it)' : ''}: remove ${u.links.join(', ')}`,
       op: { kind: 'disable-unit', unit: u.unit, links: u.links },
     });
   }

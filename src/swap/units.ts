@@ -9,12 +9,21 @@ export const SYSTEMD_ETC = '/etc/systemd/system';
 export const SWAP_TARGET = `${SYSTEMD_ETC}/swap.target`;
 const ENABLE_DIRS = [`${SYSTEMD_ETC}/swap.target.wants`, `${SYSTEMD_ETC}/swap.target.requires`];
 
+/**
+ * Services that turn swap on by themselves (swapon from a script), usually
+ * WantedBy=multi-user.target: masking swap.target does not stop them.
+ * zram-tools (Debian), zram-config (Ubuntu), dphys-swapfile (Raspberry Pi OS), swapspace.
+ */
+export const SWAP_SERVICES = ['zramswap.service', 'zram-config.service', 'dphys-swapfile.service', 'swapspace.service'] as const;
+
 /** Unit search path for unit files an admin or a package may have installed (systemd.unit(5)). */
 const UNIT_DIRS = [SYSTEMD_ETC, '/run/systemd/system', '/usr/local/lib/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system'];
 
 export interface SwapUnit {
-  /** e.g. "dev-sdb2.swap", "swapfile.swap". */
+  /** e.g. "dev-sdb2.swap", "swapfile.swap", "zramswap.service". */
   unit: string;
+  /** A native .swap unit under swap.target, or a service known to run swapon itself. */
+  kind: 'swap-unit' | 'swap-service';
   /** The enablement symlinks (target paths) that pull it in at boot. */
   links: string[];
   /** The unit file that defines it, when found on the unit search path. */
@@ -62,18 +71,24 @@ async function findUnitFile(host: Host, unit: string): Promise<string | null> {
   return null;
 }
 
-/** Every .swap unit enabled under swap.target in /etc/systemd/system. */
+/** Every .swap unit enabled under swap.target, and every known swap service enabled anywhere, in /etc/systemd/system. */
 export async function readEnabledSwapUnits(host: Host): Promise<SwapUnit[]> {
   const byUnit = new Map<string, SwapUnit>();
-  for (const dir of ENABLE_DIRS) {
+  const services = new Set<string>(SWAP_SERVICES);
+  const dirs = ((await host.readDir(SYSTEMD_ETC)) ?? [])
+    .filter((e) => /\.(wants|requires)$/.test(e.name))
+    .map((e) => path.posix.join(SYSTEMD_ETC, e.name));
+  for (const dir of dirs) {
+    const underSwapTarget = ENABLE_DIRS.includes(dir);
     for (const ent of (await host.readDir(dir)) ?? []) {
-      if (!ent.name.endsWith('.swap')) continue;
+      const isSwapUnit = underSwapTarget && ent.name.endsWith('.swap');
+      if (!isSwapUnit && !services.has(ent.name)) continue;
       const link = path.posix.join(dir, ent.name);
       let u = byUnit.get(ent.name);
       if (!u) {
         const file = await findUnitFile(host, ent.name);
         const info = file ? parseUnitFile((await host.readFile(file)) ?? '') : { what: null, installedBy: [] };
-        u = { unit: ent.name, links: [], file, what: info.what, installedBy: info.installedBy };
+        u = { unit: ent.name, kind: isSwapUnit ? 'swap-unit' : 'swap-service', links: [], file, what: info.what, installedBy: info.installedBy };
         byUnit.set(ent.name, u);
       }
       u.links.push(link);
