@@ -159,6 +159,34 @@ export class Host {
     }
   }
 
+  /**
+   * The link texts of the symlinks directly in `dir` (e.g. /proc/PID/fd),
+   * resolving `dir` once instead of once per entry; null when `dir` is gone.
+   * An entry whose link cannot be read (gone meanwhile, access denied, not a
+   * link) maps to null.
+   */
+  async readLinksIn(dir: string): Promise<Map<string, string | null> | null> {
+    const real = this.hostPath(await this.realTarget(dir));
+    let names: string[];
+    try {
+      names = await fs.readdir(real);
+    } catch (e) {
+      if (isMissing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      throw new HostError(`cannot list ${dir}: ${(e as Error).message}`, dir);
+    }
+    const out = new Map<string, string | null>();
+    await Promise.all(
+      names.map(async (n) => {
+        try {
+          out.set(n, await fs.readlink(path.join(real, n)));
+        } catch {
+          out.set(n, null);
+        }
+      }),
+    );
+    return out;
+  }
+
   async exists(target: string): Promise<boolean> {
     return (await this.lstat(target)) !== null;
   }

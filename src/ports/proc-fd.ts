@@ -44,9 +44,9 @@ export async function findSocketHolders(host: Host, inodes: Iterable<number>): P
   if (wanted.size === 0) return { holders, unreadable, complete: true };
 
   for (const pid of await listPids(host)) {
-    let fds;
+    let links: Map<string, string | null> | null;
     try {
-      fds = await host.readDir(`/proc/${pid}/fd`);
+      links = await host.readLinksIn(`/proc/${pid}/fd`);
     } catch (e) {
       // EACCES (another user's process without CAP_SYS_PTRACE) or hidepid.
       if (e instanceof HostError) {
@@ -55,10 +55,9 @@ export async function findSocketHolders(host: Host, inodes: Iterable<number>): P
       }
       throw e;
     }
-    if (fds === null) continue; // exited since /proc was listed
+    if (links === null) continue; // exited since /proc was listed
     let readable = 0;
-    for (const fd of fds) {
-      const link = await host.readLink(`/proc/${pid}/fd/${fd.name}`);
+    for (const link of links.values()) {
       if (link === null) continue; // closed meanwhile, or not readable
       readable++;
       const inode = socketInodeOfLink(link);
@@ -68,7 +67,7 @@ export async function findSocketHolders(host: Host, inodes: Iterable<number>): P
       holders.set(inode, list);
     }
     // Some sandboxes list the fds but refuse every readlink, even to root.
-    if (fds.length > 0 && readable === 0) unreadable.push(pid);
+    if (links.size > 0 && readable === 0) unreadable.push(pid);
     if (holders.size === wanted.size) return { holders, unreadable, complete: true };
   }
   return { holders, unreadable, complete: false };
