@@ -9,6 +9,7 @@ import {
   overrideContent,
   parseModprobeConf,
 } from '../src/modprobe/modprobe-d.js';
+import { dependenciesOf, parseModulesDep } from '../src/modprobe/modules-dep.js';
 
 const WANT = ['overlay', 'br_netfilter'];
 
@@ -56,6 +57,24 @@ describe('parseModprobeConf', () => {
       ['install', 'br_netfilter', 1, 2],
       ['blacklist', 'overlay', 5, 6],
     ]);
+  });
+
+  it("counts a dependency's no-op install line, not its blacklist", () => {
+    const dep = parseModulesDep(
+      'kernel/net/bridge/br_netfilter.ko.xz: kernel/net/bridge/bridge.ko.xz kernel/net/802/stp.ko.xz kernel/net/llc/llc.ko.xz\n' +
+        'kernel/fs/overlayfs/overlay.ko.xz:\nkernel/net/bridge/bridge.ko.xz: kernel/net/802/stp.ko.xz kernel/net/llc/llc.ko.xz\n',
+    );
+    expect(dep.get('br_netfilter')).toEqual(['bridge', 'stp', 'llc']);
+    expect(dep.get('overlay')).toEqual([]);
+    const deps = dependenciesOf(WANT, [dep]);
+    expect([...deps.entries()]).toEqual([
+      ['bridge', ['br_netfilter']],
+      ['stp', ['br_netfilter']],
+      ['llc', ['br_netfilter']],
+    ]);
+    const text = 'install bridge /bin/false\nblacklist stp\ninstall llc /sbin/modprobe --ignore-install llc\n';
+    expect(findBlockers('/f', text, WANT, deps).map((b) => [b.kind, b.module, b.neededBy])).toEqual([['install', 'bridge', ['br_netfilter']]]);
+    expect(findBlockers('/f', text, WANT)).toEqual([]);
   });
 
   it('ignores blockers of modules nobody asked for', () => {

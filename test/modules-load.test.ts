@@ -135,6 +135,20 @@ describe('ModulesLoad offline (fixture root)', () => {
     expect(read('etc/modules-load.d/k8s.conf')).toBe('overlay\nbr_netfilter\n');
   });
 
+  it("neutralises a no-op install line of a dependency from any installed kernel's modules.dep", async () => {
+    build({
+      'lib/modules/6.1.0-28-amd64/modules.dep': 'kernel/net/bridge/br_netfilter.ko: kernel/net/bridge/bridge.ko kernel/net/802/stp.ko kernel/net/llc/llc.ko\n',
+      'etc/modprobe.d/nobridge.conf': 'install bridge /bin/false\nblacklist stp\n',
+    });
+    const host = new Host({ root, backupDir: BACKUPS });
+    const changes = diffModules(SPEC, await observeModules(host, SPEC), { live: false });
+    const fix = changes.find((c) => c.id === 'modprobe.d:/etc/modprobe.d/nobridge.conf')!;
+    expect(fix.summary).toContain('a dependency of br_netfilter');
+    expect(fix.file!.after).toBe(`${MODPROBE_MARKER}\n#install bridge /bin/false\nblacklist stp\n`);
+    await applyModules(host, changes);
+    expect(pending(diffModules(SPEC, await observeModules(host, SPEC), { live: false }))).toEqual([]);
+  });
+
   it('ignores vendor blockers masked or overridden from /etc', async () => {
     build({
       'usr/lib/modprobe.d/a.conf': 'blacklist br_netfilter\n',

@@ -43,6 +43,8 @@ export interface ModprobeBlocker {
   firstLine: number;
   lastLine: number;
   text: string;
+  /** Set when `module` is a dependency: the wanted modules it stops. */
+  neededBy?: string[];
 }
 
 export function logicalLines(text: string): LogicalLine[] {
@@ -92,12 +94,22 @@ export function parseModprobeConf(text: string): ModprobeDirective[] {
   return out;
 }
 
-/** Directives in `file` that stop any of `modules` from loading. */
-export function findBlockers(file: string, text: string, modules: string[]): ModprobeBlocker[] {
+/**
+ * Directives in `file` that stop any of `modules` from loading: their
+ * blacklist or no-op install lines, and no-op install lines of their
+ * dependencies (`dependencies`: dependency -> wanted modules that need it;
+ * modprobe runs a dependency's install command, but a dependency's blacklist
+ * does not apply).
+ */
+export function findBlockers(file: string, text: string, modules: string[], dependencies: Map<string, string[]> = new Map()): ModprobeBlocker[] {
   const want = new Set(modules.map(canonicalModuleName));
-  return parseModprobeConf(text)
-    .filter((d) => want.has(d.module) && (d.kind === 'blacklist' || d.blocks))
-    .map((d) => ({ file, module: d.module, kind: d.kind, firstLine: d.firstLine, lastLine: d.lastLine, text: d.text }));
+  const out: ModprobeBlocker[] = [];
+  for (const d of parseModprobeConf(text)) {
+    const base = { file, module: d.module, kind: d.kind, firstLine: d.firstLine, lastLine: d.lastLine, text: d.text };
+    if (want.has(d.module) && (d.kind === 'blacklist' || d.blocks)) out.push(base);
+    else if (d.kind === 'install' && d.blocks && dependencies.has(d.module)) out.push({ ...base, neededBy: dependencies.get(d.module)! });
+  }
+  return out;
 }
 
 export interface ConfFile {

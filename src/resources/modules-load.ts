@@ -8,6 +8,7 @@ import type { ModulesLoadSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import { HostError } from '../errors.js';
 import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
+import { dependenciesOf, parseModulesDep } from '../modprobe/modules-dep.js';
 import {
   commentOutDirectives,
   effectiveConfFiles,
@@ -90,16 +91,36 @@ async function isMasked(host: Host, p: string): Promise<boolean> {
   return (await host.readLink(p)) === '/dev/null';
 }
 
+/**
+ * modules.dep of the running kernel (live), or of every kernel installed in
+ * the image (offline: which one boots is not ours to know).
+ */
+async function readModulesDeps(host: Host): Promise<Array<Map<string, string[]>>> {
+  let releases: string[];
+  if (host.live) {
+    releases = [((await host.readKernel('/proc/sys/kernel/osrelease')) ?? '').trim()].filter(Boolean);
+  } else {
+    releases = ((await host.readDir('/lib/modules')) ?? []).map((e) => e.name);
+  }
+  const out: Array<Map<string, string[]>> = [];
+  for (const r of releases) {
+    const text = await host.readFile(`/lib/modules/${r}/modules.dep`);
+    if (text !== null) out.push(parseModulesDep(text));
+  }
+  return out;
+}
+
 export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise<ModulesObserved> {
   const states = host.live ? await moduleStates(host, spec.modules) : null;
   const link = await host.readLink(spec.file);
   const content = link === '/dev/null' ? null : await host.readFile(spec.file);
 
+  const dependencies = dependenciesOf(spec.modules, await readModulesDeps(host));
   const blockerFiles: BlockerFile[] = [];
   for (const f of effectiveConfFiles(await listConfDirs(host, MODPROBE_DIRS))) {
     if (await isMasked(host, f.path)) continue;
     const text = (await host.readFile(f.path)) ?? '';
-    const blockers = findBlockers(f.path, text, spec.modules);
+    const blockers = findBlockers(f.path, text, spec.modules, dependencies);
     if (blockers.length === 0) continue;
     const inEtc = f.dir === MODPROBE_ETC;
     const link = inEtc ? await host.readLink(f.path) : null;
@@ -135,7 +156,8 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
 
 function describeBlocker(b: ModprobeBlocker): string {
   const where = b.firstLine === b.lastLine ? `line ${b.firstLine}` : `lines ${b.firstLine}-${b.lastLine}`;
-  return `\`${b.text.trim()}\` (${where})`;
+  const dep = b.neededBy ? `, a dependency of ${b.neededBy.join(', ')}` : '';
+  return `\`${b.text.trim()}\` (${where}${dep})`;
 }
 
 export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { live: boolean }): Change<ModulesOp>[] {
