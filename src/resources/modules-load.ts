@@ -123,14 +123,15 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
     const blockers = findBlockers(f.path, text, spec.modules, dependencies);
     if (blockers.length === 0) continue;
     const inEtc = f.dir === MODPROBE_ETC;
-    const link = inEtc ? await host.readLink(f.path) : null;
+    // An /etc entry that links elsewhere is replaced by a regular file, never written through.
+    const etcLink = inEtc ? await host.readLink(f.path) : null;
     const target = inEtc ? f.path : `${MODPROBE_ETC}/${f.name}`;
     blockerFiles.push({
       source: f.path,
       target,
-      replaceLink: link !== null,
+      replaceLink: etcLink !== null,
       sourceContent: text,
-      targetContent: inEtc && link === null ? text : null,
+      targetContent: inEtc && etcLink === null ? text : null,
       blockers,
     });
   }
