@@ -1,0 +1,256 @@
+// The in-VM stage. Runs as a oneshot unit after multi-user.target.
+// Boot 1: measure (as the lab's grader would, before anything runs), plan, apply,
+// plan, apply, snapshot, reboot. Boot 2: snapshot, plan, poweroff.
+// It only records; every judgement is made on the host from /var/lib/vmtest/results.
+// Every command runs with an argument array; a missing reconcile.mjs is recorded
+// as a failed command rather than aborting the stage, so the boot pipeline can be
+// exercised before the CLI exists.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const RESULTS = '/var/lib/vmtest/results';
+const PHASE_FILE = '/var/lib/vmtest/phase';
+const RECONCILE = '/usr/local/lib/k8s-host-reconcile/reconcile.mjs';
+const DESIRED = '/root/ks/desired-state.yaml';
+const INVENTORY = '/root/ks/inventory/lab/inventory.ini';
+const KUBESPRAY = '/opt/ks/kubespray';
+const PREFLIGHT = '/root/ks/preflight';
+const CP_PORTS = [2379, 2380, 6443, 10250, 10257, 10259];
+const SYSCTLS = [
+  'net.ipv4.ip_forward',
+  'net.bridge.bridge-nf-call-iptables',
+  'net.bridge.bridge-nf-call-ip6tables',
+];
+const scenario = JSON.parse(fs.readFileSync('/etc/vmtest/scenario.json', 'utf8'));
+const extraSysctls = scenario.sysctl_keys ?? [];
+const units = scenario.units ?? [];
+
+fs.mkdirSync(RESULTS, { recursive: true });
+
+function log(msg) {
+  const line = `[stage] ${msg}`;
+  console.log(line);
+  fs.appendFileSync(path.join(RESULTS, 'stage.log'), `${new Date().toISOString()} ${line}\n`);
+}
+
+function writeJson(dir, name, value) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, name), JSON.stringify(value, null, 2) + '\n');
+}
+
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: opts.timeout ?? 120_000, cwd: opts.cwd, env: { ...process.env, ...(opts.env ?? {}) } });
+  return { status: r.status, signal: r.signal, error: r.error ? String(r.error.message) : undefined, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+// A recorded command: output kept in files, exit code kept in commands.json.
+function recorded(dir, name, cmd, args, opts = {}) {
+  const t0 = Date.now();
+  log(`run ${name}: ${cmd} ${args.join(' ')}`);
+  const r = sh(cmd, args, opts);
+  const ms = Date.now() - t0;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${name}.stdout`), r.stdout);
+  fs.writeFileSync(path.join(dir, `${name}.stderr`), r.stderr + (r.error ? `\n[spawn error] ${r.error}\n` : ''));
+  const entry = { name, cmd, args, exit: r.status, signal: r.signal, error: r.error, ms };
+  const file = path.join(dir, 'commands.json');
+  const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+  all.push(entry);
+  writeJson(dir, 'commands.json', all);
+  log(`${name}: exit=${r.status}${r.signal ? ` signal=${r.signal}` : ''}${r.error ? ` error=${r.error}` : ''} (${ms} ms)`);
+  return r;
+}
+
+function readProc(p) {
+  try { return fs.readFileSync(p, 'utf8'); } catch { return null; }
+}
+
+function swapTotalKb() {
+  const m = /^SwapTotal:\s+(\d+) kB/m.exec(readProc('/proc/meminfo') ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+function procSwaps() {
+  return (readProc('/proc/swaps') ?? '').split('\n').slice(1).filter((l) => l.trim() !== '');
+}
+
+function sysctl(key) {
+  const v = readProc(path.join('/proc/sys', ...key.split('.')));
+  return v === null ? null : v.trim();
+}
+
+function sysctls() {
+  return Object.fromEntries([...SYSCTLS, ...extraSysctls].map((k) => [k, sysctl(k)]));
+}
+
+function moduleState(name) {
+  const procModules = (readProc('/proc/modules') ?? '').split('\n').some((l) => l.split(' ')[0] === name);
+  return { sys_module: fs.existsSync(`/sys/module/${name}`), proc_modules: procModules };
+}
+
+// `ss -ltnpH`: one line per listening TCP socket, with the holding processes.
+function listeners() {
+  const r = sh('ss', ['-ltnpH']);
+  return r.stdout.split('\n').filter((l) => l.trim() !== '').map((line) => {
+    const f = line.trim().split(/\s+/);
+    const local = f[3];
+    const port = Number(local.slice(local.lastIndexOf(':') + 1));
+    const address = local.slice(0, local.lastIndexOf(':'));
+    const pids = [...line.matchAll(/\("([^"]*)",pid=(\d+),fd=(\d+)\)/g)].map((m) => ({ comm: m[1], pid: Number(m[2]), fd: Number(m[3]) }));
+    return { address, port, holders: pids.map((p) => ({ ...p, unit: unitOfPid(p.pid) })), line };
+  });
+}
+
+function unitOfPid(pid) {
+  const cg = readProc(`/proc/${pid}/cgroup`);
+  if (!cg) return null;
+  const v2 = cg.split('\n').find((l) => l.startsWith('0::'));
+  return v2 ? v2.slice(3).split('/').pop() : null;
+}
+
+function busyPorts(ls) {
+  return [...new Set(ls.map((l) => l.port).filter((p) => CP_PORTS.includes(p)))].sort((a, b) => a - b);
+}
+
+function unitStates() {
+  return Object.fromEntries(units.map((u) => [u, {
+    active: sh('systemctl', ['is-active', u]).stdout.trim(),
+    enabled: sh('systemctl', ['is-enabled', u]).stdout.trim(),
+  }]));
+}
+
+function snapshot() {
+  const ls = listeners();
+  return {
+    swap_total_kb: swapTotalKb(),
+    proc_swaps: procSwaps(),
+    modules: { overlay: moduleState('overlay'), br_netfilter: moduleState('br_netfilter') },
+    sysctls: sysctls(),
+    listeners: ls,
+    cp_ports_listening: busyPorts(ls),
+    units: unitStates(),
+    swap_target: sh('systemctl', ['is-enabled', 'swap.target']).stdout.trim(),
+    fstab: readProc('/etc/fstab'),
+  };
+}
+
+// The VM has no NIC; a dummy interface with a TEST-NET-1 address gives the
+// host a default route, which ansible's default_ipv4 needs.
+function network(dir) {
+  recorded(dir, 'net-link', 'ip', ['link', 'add', 'dummy0', 'type', 'dummy']);
+  recorded(dir, 'net-addr', 'ip', ['addr', 'add', '192.0.2.10/24', 'dev', 'dummy0']);
+  recorded(dir, 'net-up', 'ip', ['link', 'set', 'dummy0', 'up']);
+  recorded(dir, 'net-route', 'ip', ['route', 'add', 'default', 'via', '192.0.2.1', 'dev', 'dummy0']);
+}
+
+// Planted listeners may still be starting (python under TCG is slow): wait for
+// them so the measurement sees the host as the grader would.
+function waitPorts(ports, seconds) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const busy = new Set(listeners().map((l) => l.port));
+    const missing = ports.filter((p) => !busy.has(p));
+    if (missing.length === 0) return [];
+    if (Date.now() > deadline) return missing;
+    sh('sleep', ['0.5']);
+  }
+}
+
+function reconcile(dir, name, args) {
+  return recorded(dir, name, '/usr/local/bin/node', [RECONCILE, ...args, '-f', DESIRED], { cwd: '/root/ks', timeout: 300_000 });
+}
+
+function copyPreflight(dir) {
+  const out = path.join(dir, 'preflight');
+  fs.mkdirSync(out, { recursive: true });
+  if (!fs.existsSync(PREFLIGHT)) return;
+  for (const f of fs.readdirSync(PREFLIGHT)) {
+    const src = path.join(PREFLIGHT, f);
+    if (fs.statSync(src).isFile()) fs.copyFileSync(src, path.join(out, f));
+  }
+}
+
+function sysctlSystem(dir, name) {
+  recorded(dir, name, 'sysctl', ['--system']);
+  return sysctls();
+}
+
+function journal(dir) {
+  fs.writeFileSync(path.join(dir, 'journal.txt'), sh('journalctl', ['-b', '--no-pager', '-o', 'short-monotonic'], { timeout: 120_000 }).stdout);
+  fs.writeFileSync(path.join(dir, 'failed-units.txt'), sh('systemctl', ['--failed', '--no-pager']).stdout);
+}
+
+function boot1() {
+  const dir = path.join(RESULTS, 'boot1');
+  log('boot 1: measuring');
+  const missing = waitPorts(scenario.wait_ports ?? [], 120);
+  network(dir);
+  const ls = listeners();
+  const holders = ls.filter((l) => CP_PORTS.includes(l.port));
+  writeJson(dir, 'measure.json', {
+    before: {
+      swap_total_kb: swapTotalKb(),
+      ip_forward: Number(sysctl('net.ipv4.ip_forward')),
+      br_netfilter: fs.existsSync('/sys/module/br_netfilter'),
+      busy_ports: busyPorts(ls),
+    },
+    holders,
+    planted_ports_missing: missing,
+    snapshot: snapshot(),
+  });
+  reconcile(dir, 'plan1', ['--plan']);
+  reconcile(dir, 'apply1', ['--apply']);
+  reconcile(dir, 'plan2', ['--plan']);
+  reconcile(dir, 'apply2', ['--apply', '--json']);
+  log('boot 1: snapshot');
+  writeJson(dir, 'snapshot.json', snapshot());
+  writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
+  copyPreflight(dir);
+  const a = recorded(dir, 'ansible-setup', 'ansible', ['-i', INVENTORY, 'node1', '-m', 'setup'], {
+    cwd: KUBESPRAY, timeout: 900_000, env: { ANSIBLE_NOCOLOR: '1', ANSIBLE_FORCE_COLOR: '0', ANSIBLE_PYTHON_INTERPRETER: '/usr/bin/python3' },
+  });
+  const i = a.stdout.indexOf('=>');
+  try {
+    writeJson(dir, 'ansible-setup.json', JSON.parse(a.stdout.slice(i + 2)));
+  } catch (e) {
+    log(`ansible output not parsable: ${e.message}`);
+  }
+  journal(dir);
+  fs.writeFileSync(PHASE_FILE, 'boot1-done\n');
+  log('boot 1: done, rebooting');
+  sh('sync', []);
+  sh('systemctl', ['--no-block', 'reboot']);
+}
+
+function boot2() {
+  const dir = path.join(RESULTS, 'boot2');
+  log('boot 2: snapshot');
+  // Give anything that should have stayed dead a chance to come back and bind.
+  const missing = waitPorts(scenario.wait_ports ?? [], 15);
+  network(dir);
+  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
+  reconcile(dir, 'plan3', ['--plan']);
+  writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
+  copyPreflight(dir);
+  journal(dir);
+  fs.writeFileSync(PHASE_FILE, 'boot2-done\n');
+  log('boot 2: done, powering off');
+  sh('sync', []);
+  sh('systemctl', ['--no-block', 'poweroff']);
+}
+
+const phase = (readProc(PHASE_FILE) ?? '').trim();
+try {
+  if (phase === '') boot1();
+  else if (phase === 'boot1-done') boot2();
+  else {
+    log(`unexpected phase '${phase}', powering off`);
+    sh('systemctl', ['--no-block', 'poweroff']);
+  }
+} catch (e) {
+  log(`stage crashed: ${e.stack ?? e}`);
+  fs.writeFileSync(path.join(RESULTS, `crash-${phase || 'boot1'}.txt`), String(e.stack ?? e));
+  sh('sync', []);
+  sh('systemctl', ['--no-block', 'poweroff']);
+}

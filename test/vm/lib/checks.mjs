@@ -1,0 +1,109 @@
+// Loading a scenario's results and running its checks. A check names the
+// issues that bring the behaviour it tests; while any of them has not landed it
+// is reported PENDING with those issue numbers, never skipped silently.
+import fs from 'node:fs';
+import path from 'node:path';
+
+function readJson(p) {
+  return fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, 'utf8')) : undefined;
+}
+
+function loadBoot(dir) {
+  if (!fs.existsSync(dir)) return undefined;
+  const preflight = {};
+  const pf = path.join(dir, 'preflight');
+  if (fs.existsSync(pf)) {
+    for (const f of fs.readdirSync(pf)) if (f.endsWith('.json')) preflight[f.replace(/\.json$/, '')] = readJson(path.join(pf, f));
+  }
+  const commands = Object.fromEntries((readJson(path.join(dir, 'commands.json')) ?? []).map((c) => [c.name, c]));
+  const stdout = (name) => {
+    const p = path.join(dir, `${name}.stdout`);
+    return fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : undefined;
+  };
+  return {
+    dir,
+    measure: readJson(path.join(dir, 'measure.json')),
+    snapshot: readJson(path.join(dir, 'snapshot.json')),
+    sysctlsAfterSystem: readJson(path.join(dir, 'sysctls-after-sysctl-system.json')),
+    ansible: readJson(path.join(dir, 'ansible-setup.json')),
+    preflight,
+    commands,
+    stdout,
+  };
+}
+
+export function loadResults(resultsDir) {
+  return { boot1: loadBoot(path.join(resultsDir, 'boot1')), boot2: loadBoot(path.join(resultsDir, 'boot2')) };
+}
+
+// Issues that bring each capability, and how `--providers` shows it landed.
+export const ISSUES = {
+  2: (p) => p.includes('SwapOff') && p.includes('ModulesLoad'),
+  4: (p) => p.includes('SysctlFile'),
+  5: (p) => p.includes('PortFree'),
+  6: (p) => p.includes('facts'),
+};
+
+// A check's function returns true, or a string/false describing the failure,
+// or {ok, detail}. Throwing counts as a failure with the message.
+export function runChecks(checks, landed, print) {
+  const tally = { passed: 0, failed: 0, pending: 0 };
+  for (const c of checks) {
+    const missing = (c.needs ?? []).filter((i) => !ISSUES[i](landed));
+    if (missing.length > 0) {
+      tally.pending += 1;
+      print(`PENDING ${c.name}: waits for issue ${missing.map((i) => `#${i}`).join(', ')}`);
+      continue;
+    }
+    let ok;
+    let detail;
+    try {
+      const r = c.check();
+      if (r === true) ok = true;
+      else if (r && typeof r === 'object') ({ ok, detail } = r);
+      else { ok = false; detail = r === false ? undefined : r; }
+    } catch (e) {
+      ok = false;
+      detail = `${e.message}`;
+    }
+    tally[ok ? 'passed' : 'failed'] += 1;
+    print(`${ok ? 'PASS' : 'FAIL'} ${c.name}${detail ? `: ${detail}` : ''}`);
+  }
+  return tally;
+}
+
+// Helpers scenarios share.
+export function eq(actual, expected, what = '') {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  return a === e ? { ok: true, detail: what ? `${what} = ${a}` : undefined } : { ok: false, detail: `${what ? `${what}: ` : ''}expected ${e}, got ${a}` };
+}
+
+export function need(value, what) {
+  if (value === undefined || value === null) throw new Error(`${what} missing from the VM results`);
+  return value;
+}
+
+export function exitOf(boot, name) {
+  const c = need(need(boot, 'boot results').commands[name], `command ${name}`);
+  return c.exit;
+}
+
+// Counts entries of every `changes` array in a --json document, wherever the
+// CLI nests them (per resource or top level).
+export function countChanges(doc) {
+  let n = 0;
+  const walk = (v) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'changes' && Array.isArray(x)) n += x.length;
+        walk(x);
+      }
+    }
+  };
+  walk(doc);
+  return n;
+}
+
+export const CP_PORTS = [2379, 2380, 6443, 10250, 10257, 10259];

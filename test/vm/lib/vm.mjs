@@ -1,0 +1,192 @@
+// One scenario's VM: root file system from the cached base, the project's bits
+// and the scenario's faults copied in, an ext4 image, a qemu boot (two boots:
+// the stage reboots once), results read back with debugfs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { run, say } from './util.mjs';
+
+const VM_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const REPO = path.resolve(VM_DIR, '../..');
+
+export const BOOT_TIMEOUT_S = Number(process.env.VMTEST_TIMEOUT_S ?? 900);
+
+function write(root, target, content, mode = 0o644) {
+  const p = path.join(root, target);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, content, { mode });
+  fs.chmodSync(p, mode);
+}
+
+function symlink(root, target, linkTo) {
+  const p = path.join(root, target);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.rmSync(p, { force: true });
+  fs.symlinkSync(linkTo, p);
+}
+
+// Every shared library node needs must exist in the guest (Debian 12, like
+// this host); a library outside the usual system paths is copied along.
+async function copyNode(root) {
+  const node = process.execPath;
+  fs.copyFileSync(node, path.join(root, 'usr/local/bin/node'));
+  fs.chmodSync(path.join(root, 'usr/local/bin/node'), 0o755);
+  const { stdout } = await run('ldd', [node]);
+  for (const line of stdout.split('\n')) {
+    const m = /=>\s+(\/\S+)/.exec(line);
+    if (!m) continue;
+    const lib = m[1];
+    const inGuest = ['/lib/', '/usr/lib/', '/lib64/'].some((d) => lib.startsWith(d)) && fs.existsSync(path.join(root, lib));
+    if (!inGuest) {
+      say(`node needs ${lib}, not in the guest: copying to /usr/local/lib`);
+      fs.copyFileSync(lib, path.join(root, 'usr/local/lib', path.basename(lib)));
+    }
+  }
+}
+
+// The desired state shipped into the VM keeps only resources whose provider is
+// registered, so expectations grow as providers land instead of every run
+// failing on a type the CLI does not know yet.
+async function desiredState(landedTypes) {
+  const text = fs.readFileSync(path.join(REPO, 'desired-state.yaml'), 'utf8');
+  if (landedTypes.length === 0) return text;
+  const YAML = await import('yaml');
+  const doc = YAML.parseDocument(text);
+  const resources = doc.get('resources');
+  resources.items = resources.items.filter((r) => landedTypes.includes(r.get('type')));
+  return doc.toString();
+}
+
+function kubesprayFixture() {
+  // Prefer the shared fixture tree when another suite provides one.
+  const shared = path.join(REPO, 'test/fixtures');
+  if (fs.existsSync(shared)) {
+    const dirs = fs.readdirSync(shared).filter((d) => d.startsWith('kubespray-')).sort();
+    const lab = dirs.find((d) => /lab|default|main/.test(d)) ?? dirs[0];
+    if (lab && fs.existsSync(path.join(shared, lab, 'roles/kubernetes/preinstall/defaults/main.yml'))) return path.join(shared, lab);
+  }
+  return path.join(VM_DIR, 'fixtures/kubespray');
+}
+
+export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTypes }) {
+  fs.mkdirSync(root, { recursive: true });
+  say('extracting base rootfs');
+  await run('tar', ['--xattrs', '--xattrs-include=*', '--numeric-owner', '-xpf', baseTar, '-C', root]);
+
+  // Boot plumbing: root on the virtio disk, a fixed machine-id so the first
+  // boot does not run first-boot presets, a quiet serial console.
+  write(root, 'etc/fstab', '/dev/vda / ext4 rw,errors=remount-ro 0 1\n');
+  write(root, 'etc/hostname', 'node1\n');
+  write(root, 'etc/hosts', '127.0.0.1 localhost\n127.0.1.1 node1\n');
+  write(root, 'etc/machine-id', 'c0ffee00c0ffee00c0ffee00c0ffee00\n', 0o444);
+  symlink(root, 'etc/systemd/system/serial-getty@ttyS0.service', '/dev/null');
+  symlink(root, 'etc/systemd/system/getty@tty1.service', '/dev/null');
+  write(root, 'etc/systemd/journald.conf.d/vmtest.conf', '[Journal]\nForwardToConsole=no\nStorage=volatile\n');
+
+  // The project: node, the bundle, the desired state, kubespray, the inventory.
+  await copyNode(root);
+  const bundle = path.join(REPO, 'dist/reconcile.mjs');
+  if (fs.existsSync(bundle)) write(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs', fs.readFileSync(bundle), 0o755);
+  else say('dist/reconcile.mjs missing: the stage will record failed reconcile commands');
+  write(root, 'root/ks/desired-state.yaml', await desiredState(landedTypes));
+  fs.mkdirSync(path.join(root, 'opt/ks'), { recursive: true });
+  await run('cp', ['-a', kubesprayFixture(), path.join(root, 'opt/ks/kubespray')]);
+  write(root, 'root/ks/inventory/lab/inventory.ini', [
+    '[all]', 'node1 ansible_connection=local', '',
+    '[kube_control_plane]', 'node1', '', '[etcd]', 'node1', '', '[kube_node]', 'node1', '',
+    '[k8s_cluster:children]', 'kube_control_plane', 'kube_node', '',
+  ].join('\n'));
+
+  // The stage.
+  write(root, 'usr/local/lib/vmtest/stage.mjs', fs.readFileSync(path.join(VM_DIR, 'guest/stage.mjs')));
+  write(root, 'etc/systemd/system/vmtest-stage.service', fs.readFileSync(path.join(VM_DIR, 'guest/vmtest-stage.service')));
+  symlink(root, 'etc/systemd/system/multi-user.target.wants/vmtest-stage.service', '/etc/systemd/system/vmtest-stage.service');
+  write(root, 'etc/vmtest/scenario.json', JSON.stringify(guest, null, 2));
+  fs.mkdirSync(path.join(root, 'var/lib/vmtest/results'), { recursive: true });
+
+  say('planting faults');
+  await run('bash', [path.join(scenarioDir, 'plant.sh'), root], { prefix: 'plant' });
+}
+
+export async function buildImage(root, work) {
+  const img = path.join(work, 'disk.img');
+  const size = process.env.VMTEST_DISK_SIZE ?? '3G';
+  say(`mkfs.ext4 -d (${size} sparse)`);
+  await run('mkfs.ext4', ['-q', '-F', '-L', 'vmroot', '-d', root, img, size]);
+  const boot = fs.readdirSync(path.join(root, 'boot'));
+  const vmlinuz = boot.find((f) => f.startsWith('vmlinuz-'));
+  const initrd = boot.find((f) => f.startsWith('initrd.img-'));
+  if (!vmlinuz || !initrd) throw new Error(`no kernel/initrd in rootfs /boot: ${boot.join(' ')}`);
+  fs.copyFileSync(path.join(root, 'boot', vmlinuz), path.join(work, 'vmlinuz'));
+  fs.copyFileSync(path.join(root, 'boot', initrd), path.join(work, 'initrd.img'));
+  return { img, kernel: path.join(work, 'vmlinuz'), initrd: path.join(work, 'initrd.img') };
+}
+
+export class BootError extends Error {}
+
+// Boots until the guest powers off (the stage reboots once in between).
+// Progress: `[stage]` lines and boot milestones are echoed; everything goes to
+// console.log. A timeout or kernel panic kills qemu and throws with the tail.
+export function boot({ img, kernel, initrd, consoleLog }) {
+  const args = [
+    '-machine', 'q35', '-accel', 'tcg,thread=multi', '-cpu', 'max', '-m', '2048', '-smp', '2',
+    '-display', 'none', '-monitor', 'none', '-serial', 'stdio', '-nic', 'none', '-no-user-config',
+    '-kernel', kernel, '-initrd', initrd,
+    '-append', 'root=/dev/vda rw rootfstype=ext4 console=ttyS0 net.ifnames=0 quiet loglevel=3 systemd.show_status=false panic=-1',
+    '-drive', `file=${img},format=raw,if=virtio`,
+  ];
+  say(`qemu-system-x86_64 (timeout ${BOOT_TIMEOUT_S} s)`);
+  return new Promise((resolve, reject) => {
+    const out = fs.createWriteStream(consoleLog);
+    const child = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const t0 = Date.now();
+    let boots = 0;
+    let fatal = null;
+    const tail = [];
+    const onLine = (line) => {
+      const clean = line.replace(/\r/g, '');
+      out.write(clean + '\n');
+      tail.push(clean);
+      if (tail.length > 60) tail.shift();
+      const secs = ((Date.now() - t0) / 1000).toFixed(0);
+      // The kernel is quiet (loglevel=3); the stage announces each boot.
+      const b = /\[stage\] boot (\d+):/.exec(clean);
+      if (b) boots = Math.max(boots, Number(b[1]));
+      if (/reboot: (Restarting system|Power down)/.test(clean)) say(`+${secs}s ${clean.replace(/^\[[^\]]*\]\s*/, '')}`);
+      const m = clean.indexOf('[stage]');
+      if (m >= 0) process.stderr.write(`[vm +${secs}s] ${clean.slice(m)}\n`);
+      if (/Kernel panic|end Kernel panic|Gave up waiting for root|ALERT!/.test(clean)) {
+        fatal = `guest failure: ${clean}`;
+        child.kill('SIGKILL');
+      }
+    };
+    readline.createInterface({ input: child.stdout }).on('line', onLine);
+    readline.createInterface({ input: child.stderr }).on('line', (l) => onLine(`[qemu] ${l}`));
+    const timer = setTimeout(() => {
+      fatal = `timeout after ${BOOT_TIMEOUT_S} s`;
+      child.kill('SIGKILL');
+    }, BOOT_TIMEOUT_S * 1000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new BootError(`qemu-system-x86_64 could not start: ${e.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      out.end();
+      const secs = ((Date.now() - t0) / 1000).toFixed(0);
+      if (fatal || code !== 0) {
+        reject(new BootError(`${fatal ?? `qemu exit ${code} ${signal ?? ''}`} (after ${secs} s)\n--- console tail (${consoleLog}) ---\n${tail.join('\n')}`));
+      } else {
+        say(`guest powered off after ${secs} s (${boots} boots reached the stage)`);
+        resolve({ seconds: Number(secs), boots });
+      }
+    });
+  });
+}
+
+export async function readResults(img, outDir) {
+  fs.mkdirSync(outDir, { recursive: true });
+  await run('debugfs', ['-R', `rdump /var/lib/vmtest/results ${outDir}`, img]);
+  return path.join(outDir, 'results');
+}

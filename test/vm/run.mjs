@@ -1,0 +1,106 @@
+// VM suite entry: `node test/vm/run.mjs [scenario...]` (all scenarios by default).
+// For each scenario: base rootfs (cached) -> planted rootfs -> image -> qemu
+// (two boots) -> results -> checks. Prints one line per check, the pending
+// count, then `N passed, N failed` last. Exits non-zero on any failure or on a
+// harness error (missing qemu, failed image build, boot timeout).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ensureBase } from './lib/base.mjs';
+import { prepareRoot, buildImage, boot, readResults } from './lib/vm.mjs';
+import { loadResults, runChecks } from './lib/checks.mjs';
+import { say } from './lib/util.mjs';
+
+const VM_DIR = path.dirname(new URL(import.meta.url).pathname);
+const REPO = path.resolve(VM_DIR, '../..');
+const KEEP = process.env.VMTEST_KEEP === '1';
+
+function print(line) {
+  process.stdout.write(line + '\n');
+}
+
+// Registered provider types from the bundle; an empty list until the CLI exists.
+function landedProviders() {
+  const bundle = path.join(REPO, 'dist/reconcile.mjs');
+  if (!fs.existsSync(bundle)) return [];
+  const r = spawnSync(process.execPath, [bundle, '--providers'], { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) return [];
+  try {
+    const v = JSON.parse(r.stdout);
+    return Array.isArray(v) ? v.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+function requireTools() {
+  const missing = ['qemu-system-x86_64', 'mmdebstrap', 'mkfs.ext4', 'debugfs', 'tar', 'mkswap']
+    .filter((t) => spawnSync('sh', ['-c', 'command -v "$1"', 'sh', t]).status !== 0);
+  if (missing.length) throw new Error(`missing tools: ${missing.join(', ')} (install qemu-system-x86 mmdebstrap e2fsprogs)`);
+  if (process.getuid?.() !== 0) throw new Error('the VM suite must run as root (mmdebstrap, tar -p, mkfs.ext4 -d ownership)');
+}
+
+async function runScenario(name, baseTar, landed) {
+  const scenarioDir = path.join(VM_DIR, 'scenarios', name);
+  const expect = await import(path.join(scenarioDir, 'expect.mjs'));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `vmtest-${name}-`));
+  const t0 = Date.now();
+  say(`scenario ${name}: work dir ${work}`);
+  try {
+    const root = path.join(work, 'root');
+    await prepareRoot({ baseTar, root, scenarioDir, guest: expect.guest, landedTypes: landed });
+    const disk = await buildImage(root, work);
+    fs.rmSync(root, { recursive: true, force: true });
+    const consoleLog = path.join(work, 'console.log');
+    const b = await boot({ ...disk, consoleLog });
+    const results = await readResults(disk.img, path.join(work, 'out'));
+    if (!KEEP) fs.rmSync(disk.img, { force: true });
+    say(`scenario ${name}: VM done in ${((Date.now() - t0) / 1000).toFixed(0)} s; results in ${results}`);
+    const r = loadResults(results);
+    const checks = [
+      { name: `${name}: stage finished boot 1`, check: () => (r.boot1?.snapshot ? true : 'no boot1 snapshot') },
+      { name: `${name}: stage finished boot 2 (rebooted once)`, check: () => (b.boots === 2 && r.boot2?.snapshot ? true : `boots reaching the stage: ${b.boots}, boot2 snapshot ${r.boot2?.snapshot ? 'present' : 'missing'}`) },
+      ...expect.checks(r, { landed }).map((c) => ({ ...c, name: `${name}: ${c.name}` })),
+    ];
+    return runChecks(checks, landed, print);
+  } finally {
+    if (!KEEP) {
+      fs.rmSync(path.join(work, 'root'), { recursive: true, force: true });
+      fs.rmSync(path.join(work, 'disk.img'), { force: true });
+    }
+  }
+}
+
+async function main() {
+  const all = fs.readdirSync(path.join(VM_DIR, 'scenarios')).filter((d) => fs.existsSync(path.join(VM_DIR, 'scenarios', d, 'expect.mjs'))).sort();
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !all.includes(w));
+  const total = { passed: 0, failed: 0, pending: 0 };
+  const t0 = Date.now();
+  try {
+    if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; have ${all.join(', ')}`);
+    requireTools();
+    const landed = landedProviders();
+    say(`landed providers: ${landed.length ? landed.join(', ') : '(none: CLI missing or --providers unsupported)'}`);
+    const baseTar = await ensureBase();
+    for (const name of wanted.length ? wanted : all) {
+      try {
+        const t = await runScenario(name, baseTar, landed);
+        for (const k of Object.keys(total)) total[k] += t[k];
+      } catch (e) {
+        total.failed += 1;
+        print(`FAIL ${name}: ${e.message}`);
+      }
+    }
+  } catch (e) {
+    total.failed += 1;
+    print(`FAIL harness: ${e.message}`);
+  }
+  say(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  print(`${total.pending} pending`);
+  print(`${total.passed} passed, ${total.failed} failed`);
+  process.exitCode = total.failed > 0 || total.passed === 0 ? 1 : 0;
+}
+
+await main();

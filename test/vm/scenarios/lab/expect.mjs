@@ -1,0 +1,96 @@
+// The lab: expectations after apply and after the reboot. `needs` lists the
+// issues whose providers a check depends on (pending until they land).
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq, need, exitOf, countChanges, CP_PORTS } from '../../lib/checks.mjs';
+
+const AGENT = 'monitoring-agent.service';
+const UNRELATED = { 'vm.swappiness': '10', 'net.ipv4.conf.all.log_martians': '1' };
+const SYSCTLS = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables'];
+
+// What the stage inside the VM needs to know about this scenario.
+export const guest = {
+  wait_ports: [10250],
+  units: [AGENT],
+  sysctl_keys: Object.keys(UNRELATED),
+};
+
+function kubesprayMinimalMasterMb() {
+  const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../..');
+  const shared = path.join(repo, 'test/fixtures');
+  const candidates = [path.join(repo, 'test/vm/fixtures/kubespray')];
+  if (fs.existsSync(shared)) candidates.unshift(...fs.readdirSync(shared).filter((d) => d.startsWith('kubespray-')).map((d) => path.join(shared, d)));
+  for (const dir of candidates) {
+    const f = path.join(dir, 'roles/kubernetes/preinstall/defaults/main.yml');
+    if (!fs.existsSync(f)) continue;
+    const m = /^minimal_master_memory_mb:\s*(\d+)/m.exec(fs.readFileSync(f, 'utf8'));
+    if (m) return Number(m[1]);
+  }
+  throw new Error('no kubespray fixture with minimal_master_memory_mb');
+}
+
+// Host state after the fix, checked once after apply and again after reboot.
+function stateChecks(label, bootOf) {
+  const snap = () => need(bootOf()?.snapshot, `${label} snapshot`);
+  return [
+    { name: `${label}: no swap (SwapTotal 0, /proc/swaps empty)`, needs: [2], check: () => eq({ total: snap().swap_total_kb, swaps: snap().proc_swaps }, { total: 0, swaps: [] }) },
+    { name: `${label}: overlay and br_netfilter loaded`, needs: [2], check: () => eq([snap().modules.overlay.sys_module, snap().modules.br_netfilter.sys_module], [true, true], '[overlay, br_netfilter]') },
+    { name: `${label}: three sysctls are 1`, needs: [4], check: () => eq(SYSCTLS.map((k) => snap().sysctls[k]), ['1', '1', '1'], SYSCTLS.join(',')) },
+    { name: `${label}: three sysctls are 1 after sysctl --system`, needs: [4], check: () => eq(SYSCTLS.map((k) => need(bootOf().sysctlsAfterSystem, 'sysctl --system snapshot')[k]), ['1', '1', '1'], SYSCTLS.join(',')) },
+    { name: `${label}: unrelated planted keys kept`, needs: [4], check: () => eq(Object.keys(UNRELATED).map((k) => [snap().sysctls[k], bootOf().sysctlsAfterSystem?.[k]]), Object.values(UNRELATED).map((v) => [v, v]), '[now, after sysctl --system]') },
+    { name: `${label}: no control-plane port listening`, needs: [5], check: () => eq(snap().cp_ports_listening, []) },
+    { name: `${label}: ${AGENT} inactive and disabled`, needs: [5], check: () => eq(snap().units[AGENT], { active: 'inactive', enabled: 'disabled' }) },
+  ];
+}
+
+export function checks(r) {
+  const b1 = () => need(r.boot1, 'boot1 results');
+  const measured = () => need(b1().measure, 'boot1 measure.json');
+  const agentHolder = () => {
+    const l = measured().holders.find((h) => h.port === 10250);
+    return need(l?.holders?.[0], 'holder of 10250 at first boot');
+  };
+  const facts = () => need(b1().preflight.facts, 'preflight/facts.json');
+  const ansible = () => need(b1().ansible?.ansible_facts, 'ansible -m setup facts');
+  return [
+    // The reproduction itself: these hold before any provider exists.
+    { name: 'planted: swap active at first boot', check: () => (measured().before.swap_total_kb > 0 ? { ok: true, detail: `${measured().before.swap_total_kb} kB` } : 'SwapTotal 0 at first boot') },
+    { name: 'planted: agent listening on 10250 at first boot', check: () => eq([agentHolder().unit, measured().before.busy_ports], [AGENT, [10250]], '[unit, busy_ports]') },
+    { name: 'planted: ip_forward 0, br_netfilter not loaded at first boot', check: () => eq([measured().before.ip_forward, measured().before.br_netfilter, measured().snapshot.modules.overlay.sys_module], [0, false, false], '[ip_forward, br_netfilter, overlay]') },
+    { name: 'planted: unrelated keys set at first boot', check: () => eq(Object.keys(UNRELATED).map((k) => measured().snapshot.sysctls[k]), Object.values(UNRELATED)) },
+
+    // The CLI's exit codes across the run.
+    { name: 'plan before apply exits 2', needs: [2], check: () => eq(exitOf(b1(), 'plan1'), 2) },
+    { name: 'apply exits 0', needs: [2], check: () => eq(exitOf(b1(), 'apply1'), 0) },
+    { name: 'plan after apply exits 0', needs: [2], check: () => eq(exitOf(b1(), 'plan2'), 0) },
+    { name: 'second apply exits 0 with no changes', needs: [2], check: () => {
+      const doc = JSON.parse(need(b1().stdout('apply2'), 'apply2 output'));
+      return eq([exitOf(b1(), 'apply2'), countChanges(doc)], [0, 0], '[exit, changes]');
+    } },
+    { name: 'plan after reboot exits 0', needs: [2], check: () => eq(exitOf(need(r.boot2, 'boot2 results'), 'plan3'), 0) },
+
+    // Reports.
+    { name: 'before.json equals the first-boot measurement', needs: [2], check: () => eq(need(b1().preflight.before, 'preflight/before.json'), measured().before) },
+    { name: 'before.json not overwritten after reboot', needs: [2], check: () => eq(need(r.boot2?.preflight.before, 'boot2 before.json'), measured().before) },
+    { name: 'ports.json names the agent port, unit and pre-stop pid', needs: [5], check: () => {
+      const p = need(b1().preflight.ports, 'preflight/ports.json');
+      return eq({ port: p.port, unit: p.unit, pid: p.pid }, { port: 10250, unit: AGENT, pid: agentHolder().pid });
+    } },
+    { name: 'facts.json equals ansible -m setup in the same VM', needs: [6], check: () => {
+      const f = facts();
+      const a = ansible();
+      const addr = typeof f.default_ipv4 === 'object' && f.default_ipv4 !== null ? f.default_ipv4.address : f.default_ipv4;
+      return eq(
+        [f.memtotal_mb, f.processor_vcpus, f.distribution, f.distribution_version, f.kernel, addr],
+        [a.ansible_memtotal_mb, a.ansible_processor_vcpus, a.ansible_distribution, a.ansible_distribution_version, a.ansible_kernel, a.ansible_default_ipv4?.address],
+        '[memtotal_mb, processor_vcpus, distribution, distribution_version, kernel, default_ipv4]',
+      );
+    } },
+    { name: 'facts.json minimal_master_memory_mb from kubespray', needs: [6], check: () => eq(facts().minimal_master_memory_mb, kubesprayMinimalMasterMb()) },
+
+    ...stateChecks('after apply', () => r.boot1),
+    ...stateChecks('after reboot', () => r.boot2),
+  ];
+}
+
+export { CP_PORTS };
