@@ -1,11 +1,12 @@
 // Reports about the host that are not resources: facts as kubespray sees
-// them and the kubespray audit (who fixes what). Wired to src/kubespray.
+// them and the kubespray audit (who fixes what), from src/kubespray.
 import type { Host } from '../host.js';
 import type { DesiredState } from '../desired-state.js';
 import type { Finding } from './render.js';
+import { kubesprayReport } from '../kubespray/report.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
-export const REPORT_FEATURES: string[] = [];
+export const REPORT_FEATURES: string[] = ['facts', 'who-fixes'];
 
 export interface HostReports {
   findings: Finding[];
@@ -13,6 +14,11 @@ export interface HostReports {
   reports: Record<string, unknown>;
 }
 
-export async function hostReports(_host: Host, _desired: DesiredState, _progress: (m: string) => void): Promise<HostReports> {
-  return { findings: [], reports: {} };
+export async function hostReports(host: Host, desired: DesiredState, progress: (m: string) => void): Promise<HostReports> {
+  if (host.live && desired.facts.source === 'ansible') progress('gathering facts with ansible -m setup (this can take a while)');
+  const r = await kubesprayReport(host, desired);
+  const reports: Record<string, unknown> = {};
+  if (r.facts) reports['facts.json'] = r.facts;
+  if (r.whoFixes) reports['who-fixes.json'] = r.whoFixes;
+  return { findings: r.findings, reports };
 }
