@@ -180,7 +180,8 @@ function unquote(v: string): string {
 
 /**
  * group_names as Ansible computes it for a host: every group that contains
- * it directly or through :children, without "all" and "ungrouped", sorted.
+ * it directly or through :children, without "all", sorted (a host listed in
+ * no section is in "ungrouped", as `ansible -m debug -a var=group_names` shows).
  */
 export function groupNames(inv: Inventory, host: string): string[] {
   const h = inv.hosts.get(host);
@@ -198,6 +199,5 @@ export function groupNames(inv: Inventory, host: string): string[] {
     stack.push(...(parents.get(g) ?? []));
   }
   seen.delete('all');
-  seen.delete('ungrouped');
   return [...seen].sort();
 }
