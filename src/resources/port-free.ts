@@ -236,7 +236,7 @@ async function findActivation(host: Host, port: number, socketFromCgroup: string
   if (socket === null) {
     // The manager's own view first: it includes generated and transient sockets.
     try {
-      const r = await host.run('systemctl', ['list-sockets', '--all', '--full', '--no-legend', '--no-pager']);
+      const r = await host.run('systemctl', ['list-sockets', '--full', '--no-legend', '--no-pager']);
       const hit = r.exitCode === 0 ? parseListSockets(r.stdout).find((s) => s.port === port) : undefined;
       if (hit) {
         socket = hit.unit;
@@ -344,7 +344,8 @@ function holderProblem(h: PortHolder): string | null {
 }
 
 function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
-  return { id, action: 'operator', summary: `${summary}: operator action required: ${reason}`, operator: reason, op: { kind: 'operator', ...op } };
+  // The renderer prints `operator` as the reason, so the summary only names what was found.
+  return { id, action: 'operator', summary, operator: reason, op: { kind: 'operator', ...op } };
 }
 
 function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
