@@ -2,7 +2,7 @@
 // always with reconcile_root pointing at a fixture tree in a temp dir and every
 // staging/fetch directory inside that temp dir: the playbook never changes this
 // machine. The JSON stdout callback gives exact per-host stats and task results.
-import { beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,6 +57,7 @@ beforeAll(async () => {
   bundle = path.join(dir, 'reconcile.mjs');
   copyFileSync(path.join(repo, 'dist/reconcile.mjs'), bundle);
 }, SLOW);
+afterAll(() => rmSync(path.dirname(bundle), { recursive: true, force: true }));
 
 let work: string;
 let root: string;
