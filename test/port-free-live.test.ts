@@ -211,6 +211,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
       `show -p RestartUSec --value ${first}`,
       `stop ${first}`,
       `disable ${first}`,
+      `is-enabled ${first}`,
     ]);
     expect(p.lines[0]).toMatch(/recorded unit agent-\d+\.service, pid \d+/);
     const busy = new Set((await readListeners(host)).map((l) => l.port));
@@ -256,6 +257,27 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(await connects('127.0.0.1', a.port)).toBe(true);
   });
 
+  it('one unit holding two ports is stopped once; a unit still static after disable is warned about', async () => {
+    const a = await listen('127.0.0.1');
+    const b = await listen('::1');
+    const { calls, runner } = recorder(async ({ args }) => {
+      if (args[0] === 'show') return { exitCode: 0, stdout: '100ms\n' };
+      if (args[0] === 'is-enabled') return { exitCode: 0, stdout: 'static\n' };
+      if (args[0] === 'stop') await Promise.all([close(a.server), close(b.server)]);
+      return { exitCode: 0 };
+    });
+    const host = new Host({ runner });
+    const s = spec([a.port, b.port]);
+    const o = await observedAsService(host, s, () => 'etcd.service');
+    const changes = portFreeProvider.diff(s, o, { live: true });
+    expect(changes.map((c) => c.action)).toEqual(['stop', 'stop']);
+    const p = ctx();
+    const outcome = await portFreeProvider.apply(host, s, changes, p.ctx);
+    expect(calls.filter((c) => c.args[0] === 'stop').map((c) => c.args.join(' '))).toEqual(['stop etcd.service']);
+    expect((outcome as { reports: Record<string, { freed: unknown[] }> }).reports['ports.json']!.freed).toHaveLength(2);
+    expect(p.lines.some((l) => /warning: etcd.service is "static" after disable/.test(l))).toBe(true);
+  });
+
   it('socket activation: PID 1 holds the port; socket and service are stopped together, service PID reported', async () => {
     const a = await listen('::', true);
     const { calls, runner } = recorder(async ({ args }) => {
@@ -274,7 +296,11 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(changes).toHaveLength(1);
     expect(changes[0]!.op).toMatchObject({ kind: 'stop', units: ['lazy.socket', 'lazy.service'], unit: 'lazy.service', pid: 4242, socket: 'lazy.socket' });
     const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
-    expect(calls.filter((c) => c.args[0] !== 'show').map((c) => c.args.join(' '))).toEqual(['stop lazy.socket lazy.service', 'disable lazy.socket lazy.service']);
+    expect(calls.filter((c) => c.args[0] !== 'show').map((c) => c.args.join(' '))).toEqual([
+      'stop lazy.socket lazy.service',
+      'disable lazy.socket lazy.service',
+      'is-enabled lazy.socket',
+    ]);
     expect(outcome).toEqual({
       reports: { 'ports.json': { port: a.port, unit: 'lazy.service', pid: 4242, socket: 'lazy.socket', freed: [{ port: a.port, unit: 'lazy.service', pid: 4242, socket: 'lazy.socket' }] } },
     });

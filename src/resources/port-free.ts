@@ -549,6 +549,25 @@ async function waitFree(
   return failed;
 }
 
+/**
+ * `disable` removes [Install] links only. A unit that is still "static",
+ * "indirect" or enabled afterwards can be pulled in at boot by something
+ * else (a Wants= elsewhere, a vendor .wants link, a /run link); say so,
+ * since only mask: true rules that out. A warning, not an error: a static
+ * unit that nothing wants stays down.
+ */
+async function warnIfStillStartable(host: Host, unit: string, progress: (m: string) => void): Promise<void> {
+  let state = '';
+  try {
+    state = (await host.run('systemctl', ['is-enabled', unit])).stdout.trim();
+  } catch {
+    return;
+  }
+  if (['static', 'indirect', 'enabled', 'enabled-runtime', 'generated', 'alias', 'linked', 'linked-runtime'].includes(state)) {
+    progress(`PortFree: warning: ${unit} is "${state}" after disable; if another unit pulls it in at boot it comes back (mask: true prevents that)`);
+  }
+}
+
 async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: { progress(m: string): void }): Promise<FreedPort[]> {
   // 1. Record what holds each port before anything is touched.
   const records: FreedPort[] = ops.map((op) => ({ port: op.port, unit: op.unit, pid: op.pid, ...(op.socket ? { socket: op.socket } : {}) }));
@@ -558,15 +577,22 @@ async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: { p
   const errors: string[] = [];
   const holds = new Map<number, number>();
   const stopped = new Set<number>();
+  // One unit may hold several ports (etcd: 2379 and 2380); act on it once.
+  const done = new Map<string, number>(); // unit -> restart delay
   for (const op of ops) {
     try {
-      // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
-      const restart = await restartDelayMs(host, op.units);
-      ctx.progress(`PortFree: port ${op.port}: systemctl stop ${op.units.join(' ')}`);
-      await host.runChecked('systemctl', ['stop', ...op.units], { timeoutMs });
-      await host.runChecked('systemctl', ['disable', ...op.units], { timeoutMs });
-      if (op.mask) await host.runChecked('systemctl', ['mask', ...op.units], { timeoutMs });
-      holds.set(op.port, restart + 1000);
+      const todo = op.units.filter((u) => !done.has(u));
+      if (todo.length > 0) {
+        // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
+        const restart = await restartDelayMs(host, todo);
+        ctx.progress(`PortFree: port ${op.port}: systemctl stop ${todo.join(' ')}`);
+        await host.runChecked('systemctl', ['stop', ...todo], { timeoutMs });
+        await host.runChecked('systemctl', ['disable', ...todo], { timeoutMs });
+        if (op.mask) await host.runChecked('systemctl', ['mask', ...todo], { timeoutMs });
+        for (const u of todo) done.set(u, restart);
+        if (!op.mask) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
+      }
+      holds.set(op.port, Math.max(...op.units.map((u) => done.get(u) ?? 0)) + 1000);
       stopped.add(op.port);
     } catch (e) {
       errors.push(`port ${op.port} (${op.units.join(', ')}): ${(e as Error).message}`);
