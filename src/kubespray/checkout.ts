@@ -51,7 +51,7 @@ export class KubesprayCheckout {
       const lines = new LineCounter();
       const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
       if (doc.errors.length > 0) {
-        throw new HostError(`${this.target(norm)}: ${doc.errors[0]!.message}`, this.target(norm));
+        throw new HostError(`${this.target(norm)}: ${doc.errors[0]!.message.split('\n')[0]}`, this.target(norm));
       }
       file = { rel: norm, doc, lines };
     }
