@@ -318,25 +318,43 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(c!.operator).toMatch(/ssh.socket is protected by the built-in list/);
   });
 
-  it('socket activation is looked up through systemctl list-sockets when PID 1 holds the port', async () => {
-    // Only observe's lookup is exercised: pretend the test's own listener is held by PID 1.
-    const a = await listen('127.0.0.1');
-    const { calls, runner } = recorder(({ args }) => {
-      if (args[0] === 'list-sockets') return { exitCode: 0, stdout: `127.0.0.1:${a.port}  probe.socket  probe.service\n` };
-      if (args[0] === 'show' && args[2] === 'MainPID') return { exitCode: 0, stdout: '0\n' };
-      return { exitCode: 1 };
-    });
-    const host = new Host({ runner });
-    // The fd scan sees this process's fd table as PID 1's, and nothing under our own PID.
+  /** A Host whose fd scan sees this process's fd table as PID 1's, with PID 1 reading as `comm` in `cgroup`. */
+  function asPid1(host: Host, comm: string, cgroup: string): Host {
     const realLinks = host.readLinksIn.bind(host);
     host.readLinksIn = async (dir: string) => {
       if (dir === '/proc/1/fd') return realLinks(`/proc/${process.pid}/fd`);
       if (dir === `/proc/${process.pid}/fd`) return new Map();
       return realLinks(dir);
     };
+    const realKernel = host.readKernel.bind(host);
+    host.readKernel = async (t: string) => (t === '/proc/1/comm' ? `${comm}\n` : t === '/proc/1/cgroup' ? cgroup : realKernel(t));
+    return host;
+  }
+
+  it('socket activation is looked up through systemctl list-sockets when systemd (PID 1) holds the port', async () => {
+    const a = await listen('127.0.0.1');
+    const { calls, runner } = recorder(({ args }) => {
+      if (args[0] === 'list-sockets') return { exitCode: 0, stdout: `127.0.0.1:${a.port}  probe.socket  probe.service\n` };
+      if (args[0] === 'show' && args[2] === 'MainPID') return { exitCode: 0, stdout: '0\n' };
+      return { exitCode: 1 };
+    });
+    const host = asPid1(new Host({ runner }), 'systemd', '0::/init.scope\n');
     const o = live(await portFreeProvider.observe(host, spec([a.port])));
-    expect(o.busy[0]!.holders[0]!.pid).toBe(1);
+    expect(o.busy[0]!.holders.map((h) => [h.pid, h.comm, h.placement?.unit])).toEqual([[1, 'systemd', 'init.scope']]);
     expect(o.busy[0]!.activation).toEqual({ socket: 'probe.socket', service: 'probe.service', servicePid: null, source: 'systemctl list-sockets' });
     expect(calls.map((c) => c.args[0])).toEqual(['list-sockets', 'show']);
+  });
+
+  it('a PID 1 that is not systemd (a container init) is never taken for socket activation', async () => {
+    const a = await listen('127.0.0.1');
+    const { calls, runner } = recorder();
+    const host = asPid1(new Host({ runner }), 'tini', '0::/\n');
+    const s = spec([a.port]);
+    const o = live(await portFreeProvider.observe(host, s));
+    expect(o.busy[0]!.activation).toBeNull();
+    const [c] = portFreeProvider.diff(s, o, { live: true });
+    expect(c!.action).toBe('operator');
+    expect(c!.operator).toBe('PID 1 (tini) holds the socket and is not systemd, so no unit can be stopped for it');
+    expect(calls).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import {
   listenStreamPort,
   loadUnits,
   serviceCandidates,
+  socketUnitOf,
   socketUnitsForPorts,
   type ServiceCandidate,
   type SocketUnit,
@@ -232,7 +233,6 @@ async function findActivation(host: Host, port: number, socketFromCgroup: string
   let socket: string | null = socketFromCgroup;
   let service: string | null = null;
   let source: SocketActivation['source'] = 'cgroup';
-  let accept = false;
   if (socket === null) {
     // The manager's own view first: it includes generated and transient sockets.
     try {
@@ -248,18 +248,16 @@ async function findActivation(host: Host, port: number, socketFromCgroup: string
     }
   }
   const units = await loadUnits(host, ['.socket']);
-  const declared = socketUnitsForPorts(units.values(), [port]);
-  if (socket === null && declared.length > 0) {
+  if (socket === null) {
+    const declared = socketUnitsForPorts(units.values(), [port]);
+    if (declared.length === 0) return null;
     socket = declared[0]!.name;
     source = 'unit files';
   }
-  if (socket === null) return null;
-  const file = declared.find((d) => d.name === socket) ?? (units.get(socket) ? socketUnitsForPorts([units.get(socket)!], [port])[0] : undefined);
-  if (file) {
-    accept = file.accept;
-    service ??= file.accept ? null : file.service;
-  } else if (service === null && !accept) {
-    service = socket.replace(/\.socket$/, '.service');
+  if (service === null) {
+    const file = units.get(socket);
+    // Accept=yes starts one instance per connection: there is no single service to stop.
+    service = file ? (socketUnitOf(file).accept ? null : socketUnitOf(file).service) : socket.replace(/\.socket$/, '.service');
   }
   let servicePid: number | null = null;
   if (service !== null) {
@@ -281,7 +279,10 @@ async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObs
     const holders: PortHolder[] = [];
     for (const pid of pids) holders.push({ pid, comm: await readComm(host, pid), placement: await readPlacement(host, pid) });
     const socketUnit = holders.find((h) => h.placement?.unitKind === 'socket')?.placement?.unit ?? null;
-    const activation = holders.some((h) => h.pid === 1) || socketUnit !== null ? await findActivation(host, port, socketUnit) : null;
+    // PID 1 holding a listener means socket activation only when PID 1 is systemd
+    // (in a container PID 1 may be anything, with unit files that mean nothing).
+    const byManager = holders.some((h) => h.pid === 1 && (h.comm === 'systemd' || h.placement?.unit === 'init.scope'));
+    const activation = byManager || socketUnit !== null ? await findActivation(host, port, socketUnit) : null;
     busy.push({ port, listeners: ls, holders, activation });
   }
   return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length };
@@ -381,8 +382,13 @@ function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
     const problems = stray.map((h) => holderProblem(h) ?? `${describeHolder(h)} also holds the port`);
     if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
   } else {
-    if (b.holders.some((h) => h.pid === 1)) {
-      return operatorChange(id, `${head} held by ${describeHolder(first)}`, `PID 1 holds the socket but no .socket unit declares ListenStream= on ${b.port}`, opBase);
+    const init = b.holders.find((h) => h.pid === 1);
+    if (init) {
+      const why =
+        init.comm === 'systemd' || init.placement?.unit === 'init.scope'
+          ? `systemd (PID 1) holds the socket but no .socket unit declares ListenStream= on ${b.port}`
+          : `PID 1 (${init.comm ?? 'unknown'}) holds the socket and is not systemd, so no unit can be stopped for it`;
+      return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, why, opBase);
     }
     const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
     if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
