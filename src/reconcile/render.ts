@@ -77,7 +77,11 @@ function renderChange(c: Change, p: Palette): string[] {
   return lines;
 }
 
-export function renderPlan(plan: Plan, p: Palette, extras: { before?: BeforeState | null; findings?: Finding[] } = {}): string {
+export function renderPlan(
+  plan: Plan,
+  p: Palette,
+  extras: { before?: BeforeState | null; findings?: Finding[]; facts?: Record<string, unknown> | null } = {},
+): string {
   const out: string[] = [];
   out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${plan.root}`}`));
   if (extras.before) {
@@ -85,6 +89,10 @@ export function renderPlan(plan: Plan, p: Palette, extras: { before?: BeforeStat
     out.push(
       p.dim(`  before: swap_total_kb=${b.swap_total_kb} ip_forward=${b.ip_forward} br_netfilter=${b.br_netfilter} busy_ports=[${b.busy_ports.join(', ')}]`),
     );
+  }
+  if (extras.facts) {
+    const f = Object.entries(extras.facts).map(([k, v]) => `${k}=${v}`).join(' ');
+    out.push(p.dim(`  facts (as kubespray sees them): ${f}`));
   }
   out.push('');
   for (const r of plan.resources) {

@@ -56,9 +56,10 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
   const pending = pendingCount(plan);
   const operator = operatorChanges(plan).length;
   if (req.json) {
-    io.stdout.write(JSON.stringify(document('plan', host, plan, before, extra.findings, { pending, operator }), null, 2) + '\n');
+    io.stdout.write(JSON.stringify({ ...document('plan', host, plan, before, extra.findings, { pending, operator }), reports: extra.reports }, null, 2) + '\n');
   } else {
-    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings }));
+    const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
+    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
   return pending > 0 || operator > 0 ? 2 : 0;
 }
@@ -74,10 +75,13 @@ async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: 
 
   const plan = await makePlan(host, desired);
   await writeJournalFile(host, journal, 'plan.json', { resources: jsonPlan(plan) });
-  if (!req.json) io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before }));
+  const extra = await hostReports(host, desired, progress);
+  if (!req.json) {
+    const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
+    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
+  }
 
   const result = await applyPlan(host, plan, { progress });
-  const extra = await hostReports(host, desired, progress);
   for (const [name, value] of Object.entries({ ...result.reports, ...extra.reports })) {
     written.push(await writeReport(host, desired.reports_dir, name, value));
   }
