@@ -1,15 +1,19 @@
 // What the plan and the reports directory learn about kubespray: facts.json,
-// who-fixes.json, and findings (memory preflight, who must act, sysctl files
-// that would undo kubespray's values at boot). Never throws for a missing
-// checkout or a failing fact source: those become findings.
+// who-fixes.json, and findings (memory preflight, who must act, sysctl lines
+// that would undo kubespray's values at boot or after sysctl --system). Never
+// throws for a missing checkout or a failing fact source: those become findings.
 import path from 'node:path';
 import type { Host } from '../host.js';
 import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
 import { gatherNativeFacts } from '../facts/native.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
 import type { Facts } from '../facts/linux.js';
-import { parseSysctlText, sameSysctlValue } from '../sysctl/parse.js';
-import type { SysctlAssignment } from '../sysctl/parse.js';
+import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
+import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from '../sysctl/order.js';
+import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from '../sysctl/order.js';
+import { observeSysctlTree } from '../sysctl/observe.js';
+import { renderOwnedFile } from '../resources/sysctl-file.js';
+import { resourceName } from '../resources/types.js';
 import { KubesprayCheckout } from './checkout.js';
 import { groupNames, parseIniInventory } from './inventory.js';
 import { PREINSTALL_DEFAULTS, checkMemory, memoryAsserts, minimalMasterMemoryMb } from './preflight.js';
@@ -116,7 +120,7 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
   }
   for (const n of audit.notes) findings.push({ level: 'info', message: n });
 
-  // 5. sysctl.d files that sort after kubespray's file
+  // 5. sysctl lines that would beat kubespray's file (src/sysctl/order.ts decides)
   if (audit.sysctl_file) {
     try {
       findings.push(...(await orderingFindings(host, audit.sysctl_file.path, audit.sysctl_keys, desired)));
@@ -184,18 +188,89 @@ async function memoryFindings(
   }
 }
 
-const SYSCTL_DIRS = ['/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d', '/lib/sysctl.d'];
+/**
+ * What ansible.posix.sysctl leaves in sysctl_file after setting key=value
+ * (its fix_lines): each "k=v" line is rewritten as "k=v" and only the first
+ * line of a key is kept, the key's line takes the new value, and a key not
+ * yet there is appended. Comments, blank lines and lines without '=' stay.
+ */
+export function ansibleSysctlEdit(content: string, key: string, value: string): string {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const line of sysctlLines(content)) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#') || t.startsWith(';') || !t.includes('=')) {
+      out.push(line);
+      continue;
+    }
+    const eq = t.indexOf('=');
+    const k = t.slice(0, eq).trim();
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(k === key ? `${key}=${value}` : `${k}=${t.slice(eq + 1).trim()}`);
+  }
+  if (!seen.has(key)) out.push(`${key}=${value}`);
+  return out.map((l) => l + '\n').join('');
+}
 
-function byteCompare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** Stands in for a value kubespray templates from variables we do not resolve; equal to no literal value. */
+const TEMPLATED = '{{ templated by kubespray }}';
+
+/** Kubespray's sysctl assignments, the first task per key. */
+function kubesprayKeys(keys: SysctlAssignmentByKubespray[]): Map<string, SysctlAssignmentByKubespray> {
+  const wanted = new Map<string, SysctlAssignmentByKubespray>();
+  for (const k of keys) if (!wanted.has(k.key)) wanted.set(k.key, k);
+  return wanted;
 }
 
 /**
- * Files whose name sorts after kubespray's sysctl file and that set a key
- * kubespray sets: at boot systemd-sysctl applies them later, so their value
- * wins. This is a by-name comparison (the first directory wins a basename,
- * then names sort bytewise); the desired SysctlFile resources are counted
- * with the settings they will write.
+ * The sysctl files as they will be once the desired SysctlFile resources are
+ * written and kubespray's sysctl tasks have run. Ansible writes through a
+ * symlink (to its realpath), so every entry sharing those bytes changes:
+ * on Debian /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf, which procps
+ * also reads last as /etc/sysctl.conf. A mask at kubespray's path is
+ * counted as replaced by a regular file.
+ */
+export function treeAfterKubespray(
+  tree: SysctlTree,
+  kubesprayFile: string,
+  kubesprayRealPath: string,
+  keys: SysctlAssignmentByKubespray[],
+  owned: SysctlFileSpec[],
+): SysctlTree {
+  let t = tree;
+  for (const spec of owned) {
+    const text = renderOwnedFile(spec);
+    t = withFile(t, spec.file, text, parseSysctlText(text, spec.file).assignments);
+  }
+  const entry = t.files.find((f) => f.path === kubesprayFile);
+  const real = entry && !entry.masked ? entry.realPath : entry?.masked ? kubesprayFile : kubesprayRealPath;
+  const base = entry && !entry.masked ? entry.content : t.sysctlConf?.realPath === real ? t.sysctlConf.content : '';
+  let content = base;
+  for (const k of kubesprayKeys(keys).values()) content = ansibleSysctlEdit(content, k.key, k.value ?? TEMPLATED);
+  const rewrite = (f: SysctlConfFile): SysctlConfFile => ({ ...f, content, assignments: parseSysctlText(content, f.path).assignments });
+  const files = t.files.map((f) => (!f.masked && f.realPath === real ? rewrite(f) : f));
+  let sysctlConf = t.sysctlConf;
+  if (sysctlConf && sysctlConf.realPath === real) sysctlConf = rewrite(sysctlConf);
+  else if (!sysctlConf && real === SYSCTL_CONF) sysctlConf = rewrite({ path: SYSCTL_CONF, masked: false, realPath: SYSCTL_CONF, content: '', assignments: [] });
+  t = { files, sysctlConf };
+  if (!files.some((f) => f.path === kubesprayFile && !f.masked)) {
+    t = withFile(t, kubesprayFile, content, parseSysctlText(content, kubesprayFile).assignments);
+  }
+  return t;
+}
+
+function modelPhrase(models: SysctlModel[]): string {
+  const boot = models.includes('boot');
+  const system = models.includes('system');
+  return boot && system ? 'at next boot and after sysctl --system' : boot ? 'at next boot' : 'after sysctl --system';
+}
+
+/**
+ * Assignments that would beat (warning) or repeat (info) kubespray's value
+ * for a key it sets, judged by the ordering engine under both programs that
+ * read sysctl.d: systemd-sysctl at boot and procps `sysctl --system`. The
+ * desired SysctlFile resources count with the content they will write.
  */
 export async function orderingFindings(
   host: Host,
@@ -204,60 +279,92 @@ export async function orderingFindings(
   desired: DesiredState,
 ): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const ksName = path.posix.basename(kubesprayFile);
-  const byName = new Map<string, string>();
-  for (const dir of SYSCTL_DIRS) {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      if (e.name.endsWith('.conf') && !e.name.startsWith('.') && !byName.has(e.name)) byName.set(e.name, `${dir}/${e.name}`);
-    }
-  }
   const owned = desired.resources.filter((r): r is SysctlFileSpec => r.type === 'SysctlFile');
-  for (const spec of owned) {
-    const name = path.posix.basename(spec.file);
-    if (!byName.has(name) || byName.get(name) === spec.file) byName.set(name, spec.file);
-  }
-  const wanted = new Map<string, SysctlAssignmentByKubespray>();
-  for (const k of keys) if (!wanted.has(k.key)) wanted.set(k.key, k);
+  const { tree } = await observeSysctlTree(host);
+  const link = await host.readLink(kubesprayFile);
+  const masked = link !== null && path.posix.normalize(link) === '/dev/null';
+  const prospective = treeAfterKubespray(tree, kubesprayFile, await host.realTarget(kubesprayFile), keys, owned);
+  const ours = prospective.files.find((f) => f.path === kubesprayFile)!;
 
-  for (const [name, file] of [...byName.entries()].sort((a, b) => byteCompare(a[0], b[0]))) {
-    if (byteCompare(name, ksName) <= 0) continue;
-    const spec = owned.find((s) => s.file === file);
-    let assignments: SysctlAssignment[];
-    if (spec) {
-      const text = Object.entries(spec.settings).map(([k, v]) => `${k} = ${v}`).join('\n');
-      assignments = parseSysctlText(text, file).assignments;
-    } else {
-      assignments = parseSysctlText((await host.readFile(file)) ?? '', file).assignments;
+  const problems = new Map<string, SysctlModel[]>();
+  for (const model of SYSCTL_MODELS) {
+    const p = ownedFileProblem(prospective, kubesprayFile, model);
+    if (p) problems.set(p, [...(problems.get(p) ?? []), model]);
+  }
+  for (const [p, models] of problems) {
+    findings.push({ level: 'warning', message: `${modelPhrase(models)} kubespray's sysctl_file would not be read: ${p}` });
+  }
+
+  const specByPath = new Map(owned.map((s) => [s.file, s]));
+  const where = (ap: AppliedAssignment): string => {
+    const at = ap.tail ? `${ap.source.path}:${ap.assignment.line}` : `${ap.source.realPath}:${ap.assignment.line}`;
+    const readAs = !ap.tail && ap.source.realPath !== ap.source.path ? ` (read as ${ap.source.path})` : '';
+    const spec = ap.tail ? undefined : specByPath.get(ap.source.path);
+    return `${at}${readAs}${spec ? ` (desired ${resourceName(spec)})` : ''}`;
+  };
+  const reason = (ap: AppliedAssignment): string => (ap.tail ? 'is applied last by sysctl --system' : `sorts after ${kubesprayFile}`);
+  const id = (ap: AppliedAssignment): string => `${ap.source.path}\0${ap.tail}\0${ap.assignment.line}`;
+
+  for (const k of kubesprayKeys(keys).values()) {
+    const ksValue = k.value ?? '(templated)';
+    const evidenceLine = (ap: AppliedAssignment): string =>
+      `${where(ap)} ${ap.assignment.value === null ? `-${ap.assignment.rawKey} cancels ${k.key}` : `sets ${k.key} = ${ap.assignment.value}`}; kubespray sets ${ksValue} at ${k.ref.file}:${k.ref.line} "${k.ref.name}"`;
+
+    // Warnings: the line that ends up setting the key, per model, with every line that beats kubespray's.
+    const beaten = new Map<string, { winner: AppliedAssignment; models: SysctlModel[]; hits: AppliedAssignment[] }>();
+    for (const model of SYSCTL_MODELS) {
+      const hits = beatingAssignments(prospective, kubesprayFile, k.key, k.value ?? TEMPLATED, model).map((b) => b.applied);
+      const winner = hits[hits.length - 1];
+      if (!winner) continue;
+      const g = beaten.get(id(winner)) ?? { winner, models: [], hits: [] };
+      g.models.push(model);
+      for (const h of hits) if (!g.hits.some((x) => id(x) === id(h))) g.hits.push(h);
+      beaten.set(id(winner), g);
     }
-    const conflicts: string[] = [];
-    const same: string[] = [];
-    for (const a of assignments) {
-      const k = wanted.get(a.key);
-      if (!k || a.value === null || a.isGlob) continue;
-      const line = `${spec ? `${file} (desired ${spec.name ?? spec.type})` : `${a.file}:${a.line}`} sets ${a.key} = ${a.value}; kubespray sets ${k.value ?? '(templated)'} at ${k.ref.file}:${k.ref.line} "${k.ref.name}"`;
-      if (k.value !== null && sameSysctlValue(a.value, k.value)) same.push(line);
-      else conflicts.push(line);
-    }
-    if (conflicts.length > 0) {
+    for (const { winner, models, hits } of beaten.values()) {
+      const w = winner.assignment;
       findings.push({
         level: 'warning',
-        message: `${file} sorts after kubespray's ${ksName} and sets a key kubespray sets to another value: at boot it wins and kubespray's value is lost`,
-        evidence: conflicts,
+        message:
+          w.value === null
+            ? `${modelPhrase(models)} ${k.key} would keep the kernel's value, not kubespray's ${ksValue}: ${where(winner)} (-${w.rawKey}) ${reason(winner)} and cancels it`
+            : `${modelPhrase(models)} ${k.key} would be ${w.value}, not kubespray's ${ksValue}: ${where(winner)} ${reason(winner)}`,
+        evidence: hits.map(evidenceLine),
       });
     }
-    if (same.length > 0) {
+
+    // Info: later lines from other files that set kubespray's own value.
+    if (k.value === null) continue;
+    const same = new Map<string, { ap: AppliedAssignment; models: SysctlModel[] }>();
+    for (const model of SYSCTL_MODELS) {
+      const seq = applySequence(prospective, model);
+      const at = seq.findIndex((ap) => ap.source.path === kubesprayFile && !ap.tail && ap.assignment.key === k.key && !ap.assignment.isGlob);
+      if (at < 0) continue;
+      for (const ap of seq.slice(at + 1)) {
+        const a = ap.assignment;
+        if (a.key !== k.key || a.isGlob || a.excludeOnly || ap.source.realPath === ours.realPath || !sameSysctlValue(a.value, k.value)) continue;
+        const g = same.get(id(ap)) ?? { ap, models: [] };
+        g.models.push(model);
+        same.set(id(ap), g);
+      }
+    }
+    for (const { ap, models } of same.values()) {
       findings.push({
         level: 'info',
-        message: `${file} sorts after kubespray's ${ksName} but sets the same values kubespray sets`,
-        evidence: same,
+        message: `${modelPhrase(models)} ${k.key} stays kubespray's ${k.value}: ${where(ap)} ${reason(ap)} but sets the same value`,
+        evidence: [evidenceLine(ap)],
       });
     }
   }
-  const link = await host.readLink(kubesprayFile);
-  if (link !== null) {
+
+  if (masked) {
+    findings.push({ level: 'info', message: `${kubesprayFile} is a symlink to /dev/null (a mask): counted as replaced by kubespray's file` });
+  } else if (link !== null) {
     findings.push({
       level: 'info',
-      message: `${kubesprayFile} is a symlink to ${link}: kubespray writes the link's target, which still ranks as ${ksName} at boot`,
+      message:
+        `${kubesprayFile} is a symlink to ${link}: kubespray writes ${ours.realPath}, which still ranks as ${path.posix.basename(kubesprayFile)} at boot` +
+        (ours.realPath === SYSCTL_CONF ? ` and which sysctl --system also applies last as ${SYSCTL_CONF}` : ''),
     });
   }
   return findings;
