@@ -8,12 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureBase } from './lib/base.mjs';
-import { prepareRoot, buildImage, boot, readResults } from './lib/vm.mjs';
+import { prepareRoot, buildImage, boot, readResults, BUNDLE } from './lib/vm.mjs';
 import { loadResults, runChecks } from './lib/checks.mjs';
 import { say } from './lib/util.mjs';
 
 const VM_DIR = path.dirname(new URL(import.meta.url).pathname);
-const REPO = path.resolve(VM_DIR, '../..');
 const KEEP = process.env.VMTEST_KEEP === '1';
 
 function print(line) {
@@ -22,9 +21,8 @@ function print(line) {
 
 // Registered provider types from the bundle; an empty list until the CLI exists.
 function landedProviders() {
-  const bundle = path.join(REPO, 'dist/reconcile.mjs');
-  if (!fs.existsSync(bundle)) return [];
-  const r = spawnSync(process.execPath, [bundle, '--providers'], { encoding: 'utf8', timeout: 60_000 });
+  if (!fs.existsSync(BUNDLE)) return [];
+  const r = spawnSync(process.execPath, [BUNDLE, '--providers'], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) return [];
   try {
     const v = JSON.parse(r.stdout);
@@ -82,6 +80,7 @@ async function main() {
     if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; have ${all.join(', ')}`);
     requireTools();
     const landed = landedProviders();
+    say(`bundle ${BUNDLE}`);
     say(`landed providers: ${landed.length ? landed.join(', ') : '(none: CLI missing or --providers unsupported)'}`);
     const baseTar = await ensureBase();
     for (const name of wanted.length ? wanted : all) {

@@ -12,6 +12,10 @@ const REPO = path.resolve(VM_DIR, '../..');
 
 export const BOOT_TIMEOUT_S = Number(process.env.VMTEST_TIMEOUT_S ?? 900);
 
+// The bundle shipped into the VM; VMTEST_BUNDLE lets a deliberately broken
+// build be run to show the suite catches it.
+export const BUNDLE = path.resolve(process.env.VMTEST_BUNDLE ?? path.join(REPO, 'dist/reconcile.mjs'));
+
 function write(root, target, content, mode = 0o644) {
   const p = path.join(root, target);
   fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -86,9 +90,8 @@ export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTyp
 
   // The project: node, the bundle, the desired state, kubespray, the inventory.
   await copyNode(root);
-  const bundle = path.join(REPO, 'dist/reconcile.mjs');
-  if (fs.existsSync(bundle)) write(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs', fs.readFileSync(bundle), 0o755);
-  else say('dist/reconcile.mjs missing: the stage will record failed reconcile commands');
+  if (fs.existsSync(BUNDLE)) write(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs', fs.readFileSync(BUNDLE), 0o755);
+  else say(`${BUNDLE} missing: the stage will record failed reconcile commands`);
   write(root, 'root/ks/desired-state.yaml', await desiredState(landedTypes));
   fs.mkdirSync(path.join(root, 'opt/ks'), { recursive: true });
   await run('cp', ['-a', kubesprayFixture(), path.join(root, 'opt/ks/kubespray')]);

@@ -87,6 +87,12 @@ export function checks(r) {
       );
     } },
     { name: 'facts.json minimal_master_memory_mb from kubespray', needs: [6], check: () => eq(facts().minimal_master_memory_mb, kubesprayMinimalMasterMb()) },
+    { name: 'who-fixes.json: five fields; nobody in kubespray frees 10250', needs: [6], check: () => {
+      const w = need(b1().preflight['who-fixes'], 'preflight/who-fixes.json');
+      const fixers = ['swap', 'br_netfilter', 'ip_forward', 'port_10250'].map((k) => w[k]);
+      const ok = fixers.every((v) => v === 'kubespray' || v === 'operator') && w.port_10250 === 'operator' && typeof w.sysctl_file === 'string' && w.sysctl_file.startsWith('/');
+      return { ok, detail: JSON.stringify(w) };
+    } },
 
     ...stateChecks('after apply', () => r.boot1),
     ...stateChecks('after reboot', () => r.boot2),
