@@ -1,11 +1,11 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Host } from '../src/host.js';
 import type { CommandRunner } from '../src/host.js';
 import type { DesiredState } from '../src/desired-state.js';
-import { kubesprayReport } from '../src/kubespray/report.js';
+import { ansibleSysctlEdit, kubesprayReport } from '../src/kubespray/report.js';
 import type { KubesprayReport } from '../src/kubespray/report.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 const INVENTORY = '[kube_control_plane]\nnode1 ansible_connection=local\n\n[kube_node]\nworker1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n';
 
-async function root(opts: { checkout?: boolean; memKb?: number; files?: Record<string, string> } = {}): Promise<string> {
+async function root(opts: { checkout?: boolean; memKb?: number; files?: Record<string, string>; links?: Record<string, string> } = {}): Promise<string> {
   const r = await mkdtemp(path.join(tmpdir(), 'ks-report-'));
   temps.push(r);
   if (opts.checkout !== false) await cp(FIXTURE, path.join(r, 'opt/ks/kubespray'), { recursive: true });
@@ -30,6 +30,10 @@ async function root(opts: { checkout?: boolean; memKb?: number; files?: Record<s
   for (const [p, c] of Object.entries(files)) {
     await mkdir(path.join(r, path.dirname(p)), { recursive: true });
     await writeFile(path.join(r, p), c);
+  }
+  for (const [p, target] of Object.entries(opts.links ?? {})) {
+    await mkdir(path.join(r, path.dirname(p)), { recursive: true });
+    await symlink(target, path.join(r, p));
   }
   return r;
 }
@@ -63,6 +67,13 @@ function desired(over: Partial<DesiredState> = {}): DesiredState {
 }
 
 const messages = (r: KubesprayReport, level: string) => r.findings.filter((f) => f.level === level).map((f) => f.message);
+/** The sysctl ordering findings (the who-fixes sysctl_file finding left out). */
+const ordering = (r: KubesprayReport) =>
+  r.findings.filter((f) => / (would be|would keep|stays kubespray's|would not be read)[ :]/.test(f.message) || f.message.includes(' is a symlink to '));
+const offline = async (files: Record<string, string>, links: Record<string, string> = {}) => kubesprayReport(new Host({ root: await root({ files, links }) }), desired({ resources: [] }));
+/** kubespray's fixture writing to Debian's /etc/sysctl.d/99-sysctl.conf instead of 90-fixture.conf. */
+const DEFAULTS_99 = { 'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/main.yml': '---\nk8s_sysctl_dir: /etc/sysctl.d\nk8s_sysctl_file: "{{ k8s_sysctl_dir }}/99-sysctl.conf"\n' };
+const FORWARDING = 'kubespray sets 1 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:8 "Turn on forwarding"';
 
 describe('kubesprayReport', () => {
   it('live: facts with minimal_master_memory_mb, who-fixes and passing memory preflight', async () => {
@@ -125,24 +136,32 @@ describe('kubesprayReport', () => {
     expect(r.facts).toBeUndefined();
     expect(messages(r, 'info')[0]).toMatch(/^facts not gathered: offline/);
     expect(r.whoFixes?.sysctl_file).toBe('/etc/sysctl.d/90-fixture.conf');
-    const warn = r.findings.filter((f) => f.message.includes('sorts after'));
-    expect(warn).toEqual([
-      {
-        level: 'info',
-        message: "/etc/sysctl.d/k8s.conf sorts after kubespray's 90-fixture.conf but sets the same values kubespray sets",
-        evidence: [expect.stringContaining('/etc/sysctl.d/k8s.conf (desired SysctlFile) sets net.ipv4.ip_forward = 1')],
-      },
+    // Only lines read after kubespray's 90-fixture.conf: 10-early.conf sorts before it, and
+    // /usr/lib/sysctl.d/zz-hardening.conf is shadowed by the /etc file of the same name.
+    expect(ordering(r)).toEqual([
       {
         level: 'warning',
-        message: "/etc/sysctl.d/zz-hardening.conf sorts after kubespray's 90-fixture.conf and sets a key kubespray sets to another value: at boot it wins and kubespray's value is lost",
+        message:
+          "at next boot and after sysctl --system net.ipv4.ip_forward would be 0, not kubespray's 1: /etc/sysctl.d/zz-hardening.conf:2 sorts after /etc/sysctl.d/90-fixture.conf",
         evidence: [
           '/etc/sysctl.d/zz-hardening.conf:2 sets net.ipv4.ip_forward = 0; kubespray sets 1 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:8 "Turn on forwarding"',
         ],
       },
       {
         level: 'info',
-        message: "/etc/sysctl.d/zz-hardening.conf sorts after kubespray's 90-fixture.conf but sets the same values kubespray sets",
-        evidence: [expect.stringContaining('kernel.panic = 10')],
+        message:
+          "at next boot and after sysctl --system net.ipv4.ip_forward stays kubespray's 1: /etc/sysctl.d/k8s.conf:2 (desired SysctlFile) sorts after /etc/sysctl.d/90-fixture.conf but sets the same value",
+        evidence: [
+          '/etc/sysctl.d/k8s.conf:2 (desired SysctlFile) sets net.ipv4.ip_forward = 1; kubespray sets 1 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:8 "Turn on forwarding"',
+        ],
+      },
+      {
+        level: 'info',
+        message:
+          "at next boot and after sysctl --system kernel.panic stays kubespray's 10: /etc/sysctl.d/zz-hardening.conf:3 sorts after /etc/sysctl.d/90-fixture.conf but sets the same value",
+        evidence: [
+          '/etc/sysctl.d/zz-hardening.conf:3 sets kernel.panic = 10; kubespray sets 10 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:15 "Extra keys"',
+        ],
       },
     ]);
   });
@@ -171,5 +190,117 @@ describe('kubesprayReport', () => {
   it('facts.source ansible without a kubespray section is an error finding, not a throw', async () => {
     const r = await kubesprayReport(new Host({ root: await root(), live: true, runner }), desired({ kubespray: undefined, facts: { source: 'ansible' } }));
     expect(messages(r, 'error')).toEqual(['facts.source is ansible but desired-state has no kubespray section (dir, inventory, node)']);
+  });
+
+  describe('sysctl lines that would beat kubespray\'s file', () => {
+    it('a later /etc file with another value warns; an earlier one does not', async () => {
+      const r = await offline({
+        'etc/sysctl.d/50-early.conf': 'net.ipv4.ip_forward = 0\n',
+        'etc/sysctl.d/security-baseline.conf': '# CIS\nkernel.panic = 0\nnet.ipv4.ip_forward = 0\n',
+      });
+      expect(ordering(r)).toEqual([
+        {
+          level: 'warning',
+          message:
+            "at next boot and after sysctl --system net.ipv4.ip_forward would be 0, not kubespray's 1: /etc/sysctl.d/security-baseline.conf:3 sorts after /etc/sysctl.d/90-fixture.conf",
+          evidence: [`/etc/sysctl.d/security-baseline.conf:3 sets net.ipv4.ip_forward = 0; ${FORWARDING}`],
+        },
+        {
+          level: 'warning',
+          message:
+            "at next boot and after sysctl --system kernel.panic would be 0, not kubespray's 10: /etc/sysctl.d/security-baseline.conf:2 sorts after /etc/sysctl.d/90-fixture.conf",
+          evidence: ['/etc/sysctl.d/security-baseline.conf:2 sets kernel.panic = 0; kubespray sets 10 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:15 "Extra keys"'],
+        },
+      ]);
+    });
+
+    it('a vendor /usr/lib file that sorts later warns; one shadowed by an /etc file of its name does not', async () => {
+      const r = await offline({
+        'usr/lib/sysctl.d/99-vendor.conf': 'net.ipv4.ip_forward=0\n',
+        'usr/lib/sysctl.d/95-shadowed.conf': 'net.ipv4.ip_forward=0\n',
+        'etc/sysctl.d/95-shadowed.conf': '# local copy without the line\n',
+        'usr/lib/sysctl.d/50-default.conf': 'net.ipv4.ip_forward=0\n',
+      });
+      expect(ordering(r)).toEqual([
+        {
+          level: 'warning',
+          message:
+            "at next boot and after sysctl --system net.ipv4.ip_forward would be 0, not kubespray's 1: /usr/lib/sysctl.d/99-vendor.conf:1 sorts after /etc/sysctl.d/90-fixture.conf",
+          evidence: [`/usr/lib/sysctl.d/99-vendor.conf:1 sets net.ipv4.ip_forward = 0; ${FORWARDING}`],
+        },
+      ]);
+    });
+
+    it('a later file with kubespray\'s own value is info, not a warning', async () => {
+      const r = await offline({ 'usr/lib/sysctl.d/99-vendor.conf': 'net.ipv4.ip_forward =  1\n' });
+      expect(ordering(r)).toEqual([
+        {
+          level: 'info',
+          message:
+            "at next boot and after sysctl --system net.ipv4.ip_forward stays kubespray's 1: /usr/lib/sysctl.d/99-vendor.conf:1 sorts after /etc/sysctl.d/90-fixture.conf but sets the same value",
+          evidence: [`/usr/lib/sysctl.d/99-vendor.conf:1 sets net.ipv4.ip_forward = 1; ${FORWARDING}`],
+        },
+      ]);
+    });
+
+    it('a regular /etc/sysctl.conf only beats kubespray under sysctl --system, which applies it last', async () => {
+      const r = await offline({ 'etc/sysctl.conf': 'net.ipv4.ip_forward = 0\n' });
+      expect(ordering(r)).toEqual([
+        {
+          level: 'warning',
+          message: "after sysctl --system net.ipv4.ip_forward would be 0, not kubespray's 1: /etc/sysctl.conf:1 is applied last by sysctl --system",
+          evidence: [`/etc/sysctl.conf:1 sets net.ipv4.ip_forward = 0; ${FORWARDING}`],
+        },
+      ]);
+    });
+
+    it('99-sysctl.conf -> ../sysctl.conf: kubespray writes /etc/sysctl.conf, which ranks as 99-sysctl.conf at boot and runs last under sysctl --system', async () => {
+      const r = await offline(
+        {
+          ...DEFAULTS_99,
+          // Debian's file with a value kubespray's task rewrites in place.
+          'etc/sysctl.conf': '#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward = 0\n',
+          'etc/sysctl.d/50-early.conf': 'net.ipv4.ip_forward = 0\n',
+          'etc/sysctl.d/99-tuning.conf': 'net.ipv4.ip_forward = 0\n',
+        },
+        { 'etc/sysctl.d/99-sysctl.conf': '../sysctl.conf' },
+      );
+      expect(r.whoFixes?.sysctl_file).toBe('/etc/sysctl.d/99-sysctl.conf');
+      expect(ordering(r)).toEqual([
+        {
+          level: 'warning',
+          message:
+            "at next boot net.ipv4.ip_forward would be 0, not kubespray's 1: /etc/sysctl.d/99-tuning.conf:1 sorts after /etc/sysctl.d/99-sysctl.conf",
+          evidence: [`/etc/sysctl.d/99-tuning.conf:1 sets net.ipv4.ip_forward = 0; ${FORWARDING}`],
+        },
+        {
+          level: 'info',
+          message:
+            '/etc/sysctl.d/99-sysctl.conf is a symlink to ../sysctl.conf: kubespray writes /etc/sysctl.conf, which still ranks as 99-sysctl.conf at boot and which sysctl --system also applies last as /etc/sysctl.conf',
+        },
+      ]);
+    });
+
+    it('kubespray\'s sysctl_file shadowed by an /etc file of its name is not read at all', async () => {
+      const r = await offline({
+        'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/main.yml': '---\nk8s_sysctl_file: /usr/lib/sysctl.d/90-ks.conf\n',
+        'etc/sysctl.d/90-ks.conf': '# emptied by the operator\n',
+      });
+      expect(ordering(r)).toEqual([
+        {
+          level: 'warning',
+          message:
+            "at next boot and after sysctl --system kubespray's sysctl_file would not be read: /usr/lib/sysctl.d/90-ks.conf is shadowed by /etc/sysctl.d/90-ks.conf, which has the same name in a higher-precedence directory",
+        },
+      ]);
+    });
+  });
+});
+
+describe('ansibleSysctlEdit (ansible.posix.sysctl fix_lines)', () => {
+  it('rewrites the key\'s first line, drops its repeats, keeps comments, appends a missing key', () => {
+    const before = '# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward = 0\nkernel.panic = 5\nnet.ipv4.ip_forward=0\n';
+    expect(ansibleSysctlEdit(before, 'net.ipv4.ip_forward', '1')).toBe('# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward=1\nkernel.panic=5\n');
+    expect(ansibleSysctlEdit('kernel.panic = 5\n', 'vm.overcommit_memory', '1')).toBe('kernel.panic=5\nvm.overcommit_memory=1\n');
   });
 });

@@ -190,17 +190,17 @@ async function memoryFindings(
 
 /**
  * What ansible.posix.sysctl leaves in sysctl_file after setting key=value
- * (its fix_lines): each "k=v" line is rewritten as "k=v" and only the first
- * line of a key is kept, the key's line takes the new value, and a key not
- * yet there is appended. Comments, blank lines and lines without '=' stay.
+ * (read_sysctl_file + fix_lines): every line is stripped, each "k=v" line is
+ * rewritten as "k=v" and only the first line of a key is kept, the key's line
+ * takes the new value, and a key not yet there is appended. Comments, blank
+ * lines and lines without '=' stay.
  */
 export function ansibleSysctlEdit(content: string, key: string, value: string): string {
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const line of sysctlLines(content)) {
-    const t = line.trim();
+  for (const t of sysctlLines(content).map((l) => l.trim())) {
     if (t === '' || t.startsWith('#') || t.startsWith(';') || !t.includes('=')) {
-      out.push(line);
+      out.push(t);
       continue;
     }
     const eq = t.indexOf('=');
@@ -225,10 +225,11 @@ function kubesprayKeys(keys: SysctlAssignmentByKubespray[]): Map<string, SysctlA
 
 /**
  * The sysctl files as they will be once the desired SysctlFile resources are
- * written and kubespray's sysctl tasks have run. Ansible writes through a
- * symlink (to its realpath), so every entry sharing those bytes changes:
- * on Debian /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf, which procps
- * also reads last as /etc/sysctl.conf. A mask at kubespray's path is
+ * written and kubespray's sysctl tasks have run. ansible.posix.sysctl writes
+ * to the realpath of sysctl_file (since its PR #206, 2021; the older builtin
+ * module replaced the link with a file), so every entry sharing those bytes
+ * changes: on Debian /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf, which
+ * procps also reads last as /etc/sysctl.conf. A mask at kubespray's path is
  * counted as replaced by a regular file.
  */
 export function treeAfterKubespray(
