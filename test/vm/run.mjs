@@ -61,8 +61,15 @@ async function runScenario(name, baseTar, landed) {
       { name: `${name}: stage finished boot 2 (rebooted once)`, check: () => (b.boots === 2 && r.boot2?.snapshot ? true : `boots reaching the stage: ${b.boots}, boot2 snapshot ${r.boot2?.snapshot ? 'present' : 'missing'}`) },
       ...expect.checks(r, { landed }).map((c) => ({ ...c, name: `${name}: ${c.name}` })),
     ];
-    return runChecks(checks, landed, print);
+    const tally = runChecks(checks, landed, print);
+    if (tally.failed === 0 && !KEEP) fs.rmSync(work, { recursive: true, force: true });
+    else say(`scenario ${name}: console log and results kept in ${work}`);
+    return tally;
+  } catch (e) {
+    say(`scenario ${name}: console log kept in ${work}`);
+    throw e;
   } finally {
+    // The root tree and the image are large; keep them only on request.
     if (!KEEP) {
       fs.rmSync(path.join(work, 'root'), { recursive: true, force: true });
       fs.rmSync(path.join(work, 'disk.img'), { force: true });
