@@ -235,7 +235,10 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = await observedAsService(host, s, () => 'respawner.service');
     const changes = portFreeProvider.diff(s, o, { live: true });
     expect(changes[0]!.summary).toContain('stop, disable and mask respawner.service');
-    await expect(portFreeProvider.apply(host, s, changes, ctx().ctx)).rejects.toThrow(new RegExp(`port ${a.port} was free and then listening again`));
+    const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
+    expect(outcome?.error).toMatch(new RegExp(`port ${a.port} was free and then listening again`));
+    // The port did not stay free, so it is not reported as freed.
+    expect(outcome?.reports?.['ports.json']).toBeUndefined();
   });
 
   it('a systemctl failure is reported with its command, and the other port still converges', async () => {
@@ -251,9 +254,12 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const s = spec([a.port, b.port]);
     const o = await observedAsService(host, s, (p) => (p === a.port ? 'broken.service' : 'fine.service'));
     const changes = portFreeProvider.diff(s, o, { live: true });
-    await expect(portFreeProvider.apply(host, s, changes, ctx().ctx)).rejects.toThrow(
+    const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
+    expect(outcome?.error).toMatch(
       new RegExp(`port ${a.port} \\(broken.service\\): systemctl stop broken.service exited 5.*freed: ${b.port} from fine.service`),
     );
+    // What was freed is still reported, so ports.json is not lost with the failure.
+    expect(outcome?.reports?.['ports.json']).toMatchObject({ port: b.port, unit: 'fine.service', freed: [{ port: b.port, unit: 'fine.service' }] });
     expect(await connects('127.0.0.1', a.port)).toBe(true);
   });
 

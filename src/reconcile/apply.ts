@@ -32,7 +32,10 @@ export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Prom
     try {
       const outcome = await r.provider.apply(host, r.spec, todo, ctx);
       Object.assign(result.reports, outcome?.reports ?? {});
-      result.applied.push({ resource: r.name, changes: todo.map((c) => c.id) });
+      if (outcome?.error) {
+        result.failures.push({ resource: r.name, message: outcome.error });
+        failedTypes.add(r.type);
+      } else result.applied.push({ resource: r.name, changes: todo.map((c) => c.id) });
     } catch (e) {
       result.failures.push({ resource: r.name, message: (e as Error).message });
       failedTypes.add(r.type);

@@ -3,7 +3,6 @@
 // bring it straight back). Offline it disables, in the image, the units that
 // would take a wanted port at boot.
 import type { Host } from '../host.js';
-import { HostError } from '../errors.js';
 import type { PortFreeSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import { readListeners, type Listener } from '../observe/listeners.js';
@@ -574,7 +573,12 @@ async function warnIfStillStartable(host: Host, unit: string, progress: (m: stri
   }
 }
 
-async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: { progress(m: string): void }): Promise<FreedPort[]> {
+async function applyLive(
+  host: Host,
+  spec: PortFreeSpec,
+  ops: StopOp[],
+  ctx: { progress(m: string): void },
+): Promise<{ freed: FreedPort[]; error?: string }> {
   // 1. Record what holds each port before anything is touched.
   const records: FreedPort[] = ops.map((op) => ({ port: op.port, unit: op.unit, pid: op.pid, ...(op.socket ? { socket: op.socket } : {}) }));
   for (const r of records) ctx.progress(`PortFree: port ${r.port}: recorded unit ${r.unit}, pid ${r.pid}${r.socket ? `, socket ${r.socket}` : ''}`);
@@ -609,9 +613,9 @@ async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: { p
   const freed = records.filter((r) => stopped.has(r.port) && !failed.has(r.port));
   if (errors.length > 0) {
     const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
-    throw new HostError(`PortFree: ${errors.join('; ')}${ok}`, 'PortFree');
+    return { freed, error: `PortFree: ${errors.join('; ')}${ok}` };
   }
-  return freed;
+  return { freed };
 }
 
 async function applyOffline(host: Host, changes: Change<PortFreeOp>[]): Promise<void> {
@@ -656,8 +660,8 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
     }
     const ops = actionable.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
     if (ops.length === 0) return;
-    const freed = await applyLive(host, spec, ops, ctx);
+    const { freed, error } = await applyLive(host, spec, ops, ctx);
     const report = portsReport(freed);
-    return report ? { reports: { 'ports.json': report } } : undefined;
+    return { ...(report ? { reports: { 'ports.json': report } } : {}), ...(error ? { error } : {}) };
   },
 };

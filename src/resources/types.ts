@@ -55,6 +55,11 @@ export interface ApplyContext {
 export interface ApplyOutcome {
   /** Report files (name -> JSON value) for the reports directory, e.g. ports.json. */
   reports?: Record<string, unknown>;
+  /**
+   * Part of the changes failed, but what was done still deserves its report
+   * (a port freed while another would not stay free). Throwing loses the reports.
+   */
+  error?: string;
 }
 
 export interface BaseSpec {

@@ -1,0 +1,100 @@
+// The reconciler's own rules, with fake providers: dependency order, a failed
+// resource blocking the ones that need it, partial reports kept, verification.
+import { describe, expect, it } from 'vitest';
+import { dependencyOrder, diffAll } from '../src/reconcile/plan.js';
+import { applyPlan } from '../src/reconcile/apply.js';
+import { verifyConverged } from '../src/reconcile/verify.js';
+import { providers } from '../src/resources/index.js';
+import type { Change, Provider } from '../src/resources/types.js';
+import type { ResourceSpec } from '../src/desired-state.js';
+import { Host } from '../src/host.js';
+
+function fake(type: string, after: string[], behaviour: { fail?: boolean; partial?: boolean; log: string[] }): Provider {
+  return {
+    type,
+    after,
+    async observe() {
+      return null;
+    },
+    diff(): Change[] {
+      return [{ id: `${type}-1`, action: 'update', summary: `${type} change`, op: null }];
+    },
+    async apply() {
+      behaviour.log.push(type);
+      if (behaviour.fail) throw new Error(`${type} broke`);
+      if (behaviour.partial) return { reports: { [`${type}.json`]: { done: 1 } }, error: `${type} half done` };
+      return { reports: { [`${type}.json`]: { done: 2 } } };
+    },
+  };
+}
+
+const spec = (type: string) => ({ type }) as unknown as ResourceSpec;
+
+describe('dependency order', () => {
+  it('puts a provider after the types it names, keeping file order otherwise', () => {
+    const lookup = (t: string) => ({ A: { after: ['C'] }, B: { after: [] }, C: { after: [] } })[t] as Provider | undefined;
+    expect(dependencyOrder([spec('A'), spec('B'), spec('C')], lookup).map((s) => s.type)).toEqual(['B', 'C', 'A']);
+  });
+
+  it('ignores a dependency that is not in the desired state', () => {
+    const lookup = (t: string) => ({ A: { after: ['Z'] } })[t] as Provider | undefined;
+    expect(dependencyOrder([spec('A')], lookup).map((s) => s.type)).toEqual(['A']);
+  });
+
+  it('names a cycle instead of looping', () => {
+    const lookup = (t: string) => ({ A: { after: ['B'] }, B: { after: ['A'] } })[t] as Provider | undefined;
+    expect(() => dependencyOrder([spec('A'), spec('B')], lookup)).toThrow(/cycle among: A, B/);
+  });
+
+  it('applies ModulesLoad before SysctlFile', () => {
+    const order = dependencyOrder([spec('SysctlFile'), spec('ModulesLoad')]).map((s) => s.type);
+    expect(order).toEqual(['ModulesLoad', 'SysctlFile']);
+  });
+});
+
+describe('apply', () => {
+  it('skips what depends on a failed resource, converges the rest, and keeps partial reports', async () => {
+    const log: string[] = [];
+    const saved = { ...providers };
+    try {
+      providers.FakeMods = fake('FakeMods', [], { fail: true, log });
+      providers.FakeSysctl = fake('FakeSysctl', ['FakeMods'], { log });
+      providers.FakePorts = fake('FakePorts', [], { partial: true, log });
+      providers.FakeOther = fake('FakeOther', [], { log });
+      const plan = diffAll(
+        ['FakeMods', 'FakeSysctl', 'FakePorts', 'FakeOther'].map((t) => ({ spec: spec(t), observed: null })),
+        { live: false, root: '/tmp/x' },
+      );
+      const result = await applyPlan(new Host({ root: '/tmp/x' }), plan, { progress: () => {} });
+      expect(log).toEqual(['FakeMods', 'FakePorts', 'FakeOther']);
+      expect(result.failures).toEqual([
+        { resource: 'FakeMods', message: 'FakeMods broke' },
+        { resource: 'FakeSysctl', message: 'not applied: FakeMods, which it depends on, failed' },
+        { resource: 'FakePorts', message: 'FakePorts half done' },
+      ]);
+      expect(result.reports).toEqual({ 'FakePorts.json': { done: 1 }, 'FakeOther.json': { done: 2 } });
+      expect(result.applied).toEqual([{ resource: 'FakeOther', changes: ['FakeOther-1'] }]);
+    } finally {
+      for (const k of Object.keys(providers)) if (!(k in saved)) delete providers[k];
+    }
+  });
+});
+
+describe('verify', () => {
+  it('names every resource that still differs, and ignores operator and deferred changes', () => {
+    const mk = (name: string, changes: Partial<Change>[]) => ({
+      name,
+      type: name,
+      spec: spec(name),
+      provider: {} as Provider,
+      observed: null,
+      changes: changes.map((c, i) => ({ id: `${i}`, action: 'update' as const, summary: `s${i}`, op: null, ...c })),
+    });
+    const errors = verifyConverged({
+      live: true,
+      root: '/',
+      resources: [mk('SwapOff', [{ summary: 'swapoff /swapfile' }]), mk('PortFree', [{ operator: 'not a unit' }]), mk('ModulesLoad', [{ deferred: true }])],
+    });
+    expect(errors.map((e) => e.message)).toEqual(['SwapOff: not converged after apply: swapoff /swapfile']);
+  });
+});
