@@ -13,6 +13,7 @@ export const guest = {
   wait_ports: [10250],
   units: [AGENT],
   sysctl_keys: Object.keys(UNRELATED),
+  ansible: true,
 };
 
 function kubesprayMinimalMasterMb() {

@@ -11,6 +11,7 @@ export const guest = {
   wait_ports: [2379, 6443],
   units: [SOCKET, ACTIVATED, V6],
   sysctl_keys: [],
+  ansible: false,
 };
 
 function stateChecks(label, bootOf) {
