@@ -179,5 +179,6 @@ export function jsonPlan(plan: Plan) {
     type: r.type,
     in_sync: actionable(r.changes).length === 0 && !r.changes.some((c) => c.operator),
     changes: jsonChanges(r.changes),
+    observed: r.provider.summarize?.(r.spec, r.observed) ?? null,
   }));
 }

@@ -366,11 +366,30 @@ async function apply(host: Host, spec: SysctlFileSpec, changes: Change<SysctlOp>
   if (left.length > 0) throw new VerifyError(resourceName(spec), left.map((c) => c.summary));
 }
 
+/**
+ * The engine's prediction per wanted key and model, plus the live value: what
+ * `--json` shows, and what the VM suite compares with the kernel after a boot
+ * and after `sysctl --system`.
+ */
+export function summarizeVerdicts(observed: SysctlFileObserved) {
+  const verdictJson = (v: SysctlVerdict) => ({
+    key: v.key,
+    value: v.value,
+    via: v.via,
+    winner: v.winner ? `${v.winner.assignment.file}:${v.winner.assignment.line}` : null,
+  });
+  return {
+    verdicts: { boot: observed.verdicts.boot.map(verdictJson), system: observed.verdicts.system.map(verdictJson) },
+    runtime: observed.runtime,
+  };
+}
+
 export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   type: 'SysctlFile',
   after: ['ModulesLoad'],
   observe,
   diff,
+  summarize: (_spec, observed) => summarizeVerdicts(observed),
   async apply(host, spec, changes) {
     await apply(host, spec, changes);
   },

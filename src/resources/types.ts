@@ -76,6 +76,11 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   observe(host: Host, spec: Spec): Promise<Observed>;
   /** Pure. */
   diff(spec: Spec, observed: Observed, ctx: DiffContext): Change<Op>[];
+  /**
+   * Optional, pure: what was observed, as JSON for `--json` (e.g. SysctlFile's
+   * verdicts per model), so pipelines and the VM suite can check predictions.
+   */
+  summarize?(spec: Spec, observed: Observed): unknown;
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }
