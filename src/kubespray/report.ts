@@ -4,6 +4,7 @@
 // throws for a missing checkout or a failing fact source: those become findings.
 import path from 'node:path';
 import type { Host } from '../host.js';
+import type { Finding } from '../findings.js';
 import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
 import { gatherNativeFacts } from '../facts/native.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
@@ -25,11 +26,6 @@ export interface FactsJson extends Facts {
   minimal_master_memory_mb?: number;
 }
 
-export interface Finding {
-  level: 'info' | 'warning' | 'error';
-  message: string;
-  evidence?: string[];
-}
 
 export interface KubesprayReport {
   facts?: FactsJson;

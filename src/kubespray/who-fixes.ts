@@ -135,15 +135,16 @@ const MODULES_LOAD_DIRS = ['/etc/modules-load.d/', '/run/modules-load.d/', '/usr
 /** Reads a role template so a `template:` task can be judged by what it writes. */
 type TemplateReader = (role: string, src: string) => Promise<string | null>;
 
-interface Finding {
+/** One thing a task does towards fixing a problem. */
+interface TaskAction {
   problem: Problem;
   part: string;
   task: Task;
   does: string;
 }
 
-async function classify(t: Task, scope: VarScope, readTemplate: TemplateReader): Promise<Finding[]> {
-  const out: Finding[] = [];
+async function classify(t: Task, scope: VarScope, readTemplate: TemplateReader): Promise<TaskAction[]> {
+  const out: TaskAction[] = [];
   const add = (problem: Problem, part: string, does: string) => out.push({ problem, part, task: t, does });
   const cmd = commandText(t);
 
@@ -236,7 +237,7 @@ const RULES: Record<Problem, Rule> = {
   },
 };
 
-function verdict(problem: Problem, found: Finding[]): Verdict {
+function verdict(problem: Problem, found: TaskAction[]): Verdict {
   const mine = found.filter((f) => f.problem === problem);
   const evidence = mine.map((f) => ({ ...f.task.ref, does: f.does, when: f.task.when }));
   const present = new Set(mine.map((f) => f.part));
@@ -324,7 +325,7 @@ export async function auditWhoFixes(ck: KubesprayCheckout): Promise<WhoFixes> {
     const rel = src.startsWith('/') ? null : path.posix.join('roles', role, 'templates', src);
     return rel ? ck.readText(rel) : null;
   };
-  const found: Finding[] = [];
+  const found: TaskAction[] = [];
   for (const t of tasks) found.push(...(await classify(t, scope, readTemplate)));
   return {
     swap: verdict('swap', found),

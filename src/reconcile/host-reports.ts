@@ -2,7 +2,7 @@
 // them and the kubespray audit (who fixes what), from src/kubespray.
 import type { Host } from '../host.js';
 import type { DesiredState } from '../desired-state.js';
-import type { Finding } from './render.js';
+import type { Finding } from '../findings.js';
 import { kubesprayReport } from '../kubespray/report.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */

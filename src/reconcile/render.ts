@@ -6,15 +6,11 @@ import { actionable, operatorChanges, pendingCount } from './plan.js';
 import type { ApplyResult } from './apply.js';
 import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
+import type { Finding } from '../findings.js';
 
 /** Bumped on any incompatible change of the JSON document's shape. */
 export const FORMAT_VERSION = '1.0';
 
-export interface Finding {
-  level: 'info' | 'warning' | 'error';
-  message: string;
-  evidence?: string[];
-}
 
 export interface Palette {
   add(s: string): string;

@@ -16,7 +16,7 @@ import { observeBeforeState } from './before-state.js';
 import type { BeforeState } from './before-state.js';
 import { backupDirOf, newRunJournal, recordBeforeState, writeJournalFile, writeReport } from './reports.js';
 import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } from './render.js';
-import type { Finding } from './render.js';
+import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 
 export const TOOL_VERSION = '0.1.0';
