@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureBase } from './lib/base.mjs';
-import { prepareRoot, buildImage, boot, readResults, BUNDLE } from './lib/vm.mjs';
+import { prepareRoot, buildImage, boot, readResults, hostReconcile, BUNDLE } from './lib/vm.mjs';
 import { loadResults, runChecks } from './lib/checks.mjs';
 import { say } from './lib/util.mjs';
 
@@ -47,7 +47,15 @@ async function runScenario(name, baseTar, landed) {
   say(`scenario ${name}: work dir ${work}`);
   try {
     const root = path.join(work, 'root');
-    await prepareRoot({ baseTar, root, scenarioDir, guest: expect.guest, landedTypes: landed });
+    // 'two-boot' (default): the stage applies at first boot and reboots once.
+    // 'image': the tree is converged here (hostApply) and booted once.
+    const flow = expect.guest.flow ?? 'two-boot';
+    await prepareRoot({ baseTar, root, scenarioDir, guest: expect.guest, landedTypes: landed, desired: expect.desired });
+    let host;
+    if (expect.hostApply) {
+      host = await expect.hostApply({ root, desired: path.join(root, 'root/ks/desired-state.yaml'), reconcile: hostReconcile });
+      fs.writeFileSync(path.join(work, 'host.json'), JSON.stringify(host, null, 2));
+    }
     const disk = await buildImage(root, work);
     fs.rmSync(root, { recursive: true, force: true });
     const consoleLog = path.join(work, 'console.log');
@@ -55,13 +63,19 @@ async function runScenario(name, baseTar, landed) {
     const results = await readResults(disk.img, path.join(work, 'out'));
     if (!KEEP) fs.rmSync(disk.img, { force: true });
     say(`scenario ${name}: VM done in ${((Date.now() - t0) / 1000).toFixed(0)} s; results in ${results}`);
-    const r = loadResults(results);
+    const r = { ...loadResults(results), host };
+    const bootChecks = flow === 'image'
+      ? [{ name: `${name}: stage finished its only boot (no reboot)`, check: () => (b.boots === 1 && r.boot1?.snapshot && !r.boot2 ? true : `boots reaching the stage: ${b.boots}, boot1 snapshot ${r.boot1?.snapshot ? 'present' : 'missing'}, boot2 results ${r.boot2 ? 'present' : 'absent'}`) }]
+      : [
+        { name: `${name}: stage finished boot 1`, check: () => (r.boot1?.snapshot ? true : 'no boot1 snapshot') },
+        { name: `${name}: stage finished boot 2 (rebooted once)`, check: () => (b.boots === 2 && r.boot2?.snapshot ? true : `boots reaching the stage: ${b.boots}, boot2 snapshot ${r.boot2?.snapshot ? 'present' : 'missing'}`) },
+      ];
     const checks = [
-      { name: `${name}: stage finished boot 1`, check: () => (r.boot1?.snapshot ? true : 'no boot1 snapshot') },
-      { name: `${name}: stage finished boot 2 (rebooted once)`, check: () => (b.boots === 2 && r.boot2?.snapshot ? true : `boots reaching the stage: ${b.boots}, boot2 snapshot ${r.boot2?.snapshot ? 'present' : 'missing'}`) },
+      ...bootChecks,
       ...expect.checks(r, { landed }).map((c) => ({ ...c, name: `${name}: ${c.name}` })),
     ];
     const tally = runChecks(checks, landed, print);
+    say(`scenario ${name}: ${tally.passed} passed, ${tally.failed} failed, ${tally.pending} pending in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     if (tally.failed === 0 && !KEEP) fs.rmSync(work, { recursive: true, force: true });
     else say(`scenario ${name}: console log and results kept in ${work}`);
     return tally;
@@ -78,12 +92,19 @@ async function runScenario(name, baseTar, landed) {
 }
 
 async function main() {
-  const all = fs.readdirSync(path.join(VM_DIR, 'scenarios')).filter((d) => fs.existsSync(path.join(VM_DIR, 'scenarios', d, 'expect.mjs'))).sort();
+  const dirs = fs.readdirSync(path.join(VM_DIR, 'scenarios'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  // A scenario folder missing a part is a failure, not a silently skipped scenario.
+  const incomplete = dirs.filter((d) => !['expect.mjs', 'plant.sh'].every((f) => fs.existsSync(path.join(VM_DIR, 'scenarios', d, f))));
+  const all = dirs.filter((d) => !incomplete.includes(d));
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((w) => !all.includes(w));
   const total = { passed: 0, failed: 0, pending: 0 };
   const t0 = Date.now();
   try {
+    for (const d of incomplete) {
+      total.failed += 1;
+      print(`FAIL ${d}: scenarios/${d} lacks expect.mjs or plant.sh`);
+    }
     if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; have ${all.join(', ')}`);
     requireTools();
     const landed = landedProviders();
@@ -93,6 +114,10 @@ async function main() {
     for (const name of wanted.length ? wanted : all) {
       try {
         const t = await runScenario(name, baseTar, landed);
+        if (t.passed + t.failed + t.pending === 0) {
+          t.failed += 1;
+          print(`FAIL ${name}: no checks ran`);
+        }
         for (const k of Object.keys(total)) total[k] += t[k];
       } catch (e) {
         total.failed += 1;

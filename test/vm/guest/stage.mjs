@@ -1,6 +1,11 @@
 // The in-VM stage. Runs as a oneshot unit after multi-user.target.
-// Boot 1: measure (as the lab's grader would, before anything runs), plan, apply,
-// plan, apply, snapshot, reboot. Boot 2: snapshot, plan, poweroff.
+// Flow 'two-boot' (default): boot 1: measure (as the lab's grader would, before
+// anything runs), plan, apply, plan, apply, snapshot, reboot. Boot 2: snapshot,
+// plan, poweroff. Flow 'image' (the tree was converged with --apply --root before
+// it was imaged): one boot: snapshot, plan, poweroff; nothing is applied.
+// `verdicts: true` adds --plan --json before apply (then `sysctl --system` and a
+// snapshot of the sysctls) and after the reboot, for comparing the engine's
+// verdicts with the kernel.
 // It only records; every judgement is made on the host from /var/lib/vmtest/results.
 // Every command runs with an argument array; a missing reconcile.mjs is recorded
 // as a failed command rather than aborting the stage, so the boot pipeline can be
@@ -199,6 +204,12 @@ function boot1() {
     planted_ports_missing: missing,
     snapshot: snapshot(),
   });
+  if (scenario.verdicts) {
+    // The engine's verdicts against what systemd-sysctl did at this boot, then
+    // against what `sysctl --system` does, before anything is applied.
+    reconcile(dir, 'plan0json', ['--plan', '--json']);
+    writeJson(dir, 'sysctls-before-apply-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system-before-apply'));
+  }
   reconcile(dir, 'plan1', ['--plan']);
   reconcile(dir, 'apply1', ['--apply']);
   reconcile(dir, 'plan2', ['--plan']);
@@ -237,6 +248,7 @@ function boot2() {
   network(dir);
   writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
   reconcile(dir, 'plan3', ['--plan']);
+  if (scenario.verdicts) reconcile(dir, 'plan3json', ['--plan', '--json']);
   writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
   copyPreflight(dir);
   journal(dir);
@@ -246,9 +258,28 @@ function boot2() {
   sh('systemctl', ['--no-block', 'poweroff']);
 }
 
+// The image flow: the tree was converged offline; its first boot must already
+// be right. Record and plan only, then power off (no reboot).
+function bootImage() {
+  const dir = path.join(RESULTS, 'boot1');
+  log('boot 1: image first boot, snapshot');
+  // Give a unit that should not have started the time to bind if it did.
+  const missing = waitPorts(scenario.wait_ports ?? [], 15);
+  network(dir);
+  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
+  reconcile(dir, 'plan1', ['--plan']);
+  copyPreflight(dir);
+  journal(dir);
+  fs.writeFileSync(PHASE_FILE, 'image-done\n');
+  log('boot 1: done, powering off');
+  sh('sync', []);
+  sh('systemctl', ['--no-block', 'poweroff']);
+}
+
 const phase = (readProc(PHASE_FILE) ?? '').trim();
 try {
-  if (phase === '') boot1();
+  if (phase === '' && scenario.flow === 'image') bootImage();
+  else if (phase === '') boot1();
   else if (phase === 'boot1-done') boot2();
   else {
     log(`unexpected phase '${phase}', powering off`);

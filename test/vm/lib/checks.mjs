@@ -25,6 +25,7 @@ function loadBoot(dir) {
     measure: readJson(path.join(dir, 'measure.json')),
     snapshot: readJson(path.join(dir, 'snapshot.json')),
     sysctlsAfterSystem: readJson(path.join(dir, 'sysctls-after-sysctl-system.json')),
+    sysctlsBeforeApplyAfterSystem: readJson(path.join(dir, 'sysctls-before-apply-after-sysctl-system.json')),
     ansible: readJson(path.join(dir, 'ansible-setup.json')),
     preflight,
     commands,

@@ -1,7 +1,7 @@
 // One scenario's VM: root file system from the cached base, the project's bits
 // and the scenario's faults copied in, an ext4 image, a qemu boot (two boots:
 // the stage reboots once), results read back with debugfs.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -51,15 +51,32 @@ async function copyNode(root) {
 
 // The desired state shipped into the VM keeps only resources whose provider is
 // registered, so expectations grow as providers land instead of every run
-// failing on a type the CLI does not know yet.
-async function desiredState(landedTypes) {
+// failing on a type the CLI does not know yet. A scenario may adjust it
+// (`export function desired(doc)` in expect.mjs, given and returning the plain
+// object); the repo's file with its comments is shipped when none does.
+async function desiredState(landedTypes, transform) {
   const text = fs.readFileSync(path.join(REPO, 'desired-state.yaml'), 'utf8');
-  if (landedTypes.length === 0) return text;
   const YAML = await import('yaml');
+  if (transform) {
+    const doc = YAML.parse(text);
+    if (landedTypes.length > 0) doc.resources = doc.resources.filter((r) => landedTypes.includes(r.type));
+    return YAML.stringify(transform(doc));
+  }
+  if (landedTypes.length === 0) return text;
   const doc = YAML.parseDocument(text);
   const resources = doc.get('resources');
   resources.items = resources.items.filter((r) => landedTypes.includes(r.get('type')));
   return doc.toString();
+}
+
+// The bundle run on this machine (not in the VM), for scenarios that converge
+// the root tree before it is imaged (`hostApply` in expect.mjs). Never throws:
+// the exit code and output are results the scenario checks.
+export function hostReconcile(args) {
+  say(`host: node ${path.relative(REPO, BUNDLE) || BUNDLE} ${args.join(' ')}`);
+  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', timeout: 300_000, cwd: REPO });
+  say(`host: exit ${r.status}${r.signal ? ` signal ${r.signal}` : ''}`);
+  return { args, exit: r.status, signal: r.signal, error: r.error ? String(r.error.message) : undefined, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 function kubesprayFixture() {
@@ -73,7 +90,7 @@ function kubesprayFixture() {
   return path.join(VM_DIR, 'fixtures/kubespray');
 }
 
-export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTypes }) {
+export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTypes, desired }) {
   fs.mkdirSync(root, { recursive: true });
   say('extracting base rootfs');
   await run('tar', ['--xattrs', '--xattrs-include=*', '--numeric-owner', '-xpf', baseTar, '-C', root]);
@@ -92,7 +109,7 @@ export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTyp
   await copyNode(root);
   if (fs.existsSync(BUNDLE)) write(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs', fs.readFileSync(BUNDLE), 0o755);
   else say(`${BUNDLE} missing: the stage will record failed reconcile commands`);
-  write(root, 'root/ks/desired-state.yaml', await desiredState(landedTypes));
+  write(root, 'root/ks/desired-state.yaml', await desiredState(landedTypes, desired));
   fs.mkdirSync(path.join(root, 'opt/ks'), { recursive: true });
   await run('cp', ['-a', kubesprayFixture(), path.join(root, 'opt/ks/kubespray')]);
   write(root, 'root/ks/inventory/lab/inventory.ini', [
@@ -128,7 +145,7 @@ export async function buildImage(root, work) {
 
 export class BootError extends Error {}
 
-// Boots until the guest powers off (the stage reboots once in between).
+// Boots until the guest powers off (the two-boot flow reboots once in between).
 // Progress: `[stage]` lines and boot milestones are echoed; everything goes to
 // console.log. A timeout or kernel panic kills qemu and throws with the tail.
 export function boot({ img, kernel, initrd, consoleLog }) {
