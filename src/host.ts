@@ -296,6 +296,23 @@ export class Host {
     await fsyncDir(path.dirname(this.hostPath(at)));
   }
 
+  /**
+   * Removes `target` when it is an empty directory (what `systemctl disable`
+   * does to a .wants directory it emptied). Returns whether it was removed;
+   * an empty directory holds nothing to back up.
+   */
+  async removeEmptyDir(target: string): Promise<boolean> {
+    const dir = await this.realTarget(path.posix.dirname(target));
+    const at = this.hostPath(path.posix.join(dir, path.posix.basename(target)));
+    try {
+      await fs.rmdir(at);
+    } catch {
+      return false; // not empty, not a directory, or gone
+    }
+    await fsyncDir(path.dirname(at));
+    return true;
+  }
+
   /** Copies the current entry (file, or symlink as a symlink) into the run's backup directory, once per run. */
   async backup(real: string): Promise<string | null> {
     if (!this.backupDir) throw new HostError(`refusing to change ${real}: no backup directory is set for this run`, real);

@@ -12,6 +12,7 @@ import {
   enablementOf,
   listenStreamPort,
   loadUnits,
+  removeUnitLinks,
   serviceCandidates,
   socketUnitOf,
   socketUnitsForPorts,
@@ -111,7 +112,7 @@ export interface StopOp {
 export interface OfflineDisableOp {
   kind: 'disable-links';
   unit: string;
-  /** Enablement links to remove (what `systemctl --root disable` removes). */
+  /** Enablement links to remove (what `systemctl --root disable UNIT` removes); emptied directories go too. */
   links: string[];
 }
 
@@ -424,18 +425,22 @@ function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved): Change<PortFr
       changes.push(operatorChange(`disable-${unit}`, `${unit} ${why}`, `${prot}; it is never disabled automatically`, { port: null, unit, pid: null }));
       return;
     }
-    if (en.links.length > 0) {
+    // Exactly what `systemctl disable UNIT` removes, Also= units' links included.
+    const links = [...en.links, ...en.alsoLinks];
+    if (links.length > 0) {
       changes.push({
         id: `disable-${unit}`,
         action: 'disable',
-        summary: `disable ${unit} in the image: ${why}; remove ${en.links.join(', ')}`,
-        op: { kind: 'disable-links', unit, links: en.links },
+        summary: `disable ${unit} in the image: ${why}; remove ${links.join(', ')}`,
+        op: { kind: 'disable-links', unit, links },
       });
     }
     if (en.masked || prot !== null) return;
     if (spec.mask) {
       const frag = o.fragments[unit];
-      if (frag !== undefined && frag.startsWith('/etc/systemd/system/') && !frag.includes('.d/')) {
+      // A unit file in /etc blocks the mask link (systemctl mask refuses too),
+      // unless it is a linked file that the disable above already unlinks.
+      if (frag !== undefined && frag.startsWith('/etc/systemd/system/') && !frag.includes('.d/') && !links.includes(frag)) {
         changes.push(operatorChange(`mask-${unit}`, `mask ${unit}`, `its unit file ${frag} is in /etc/systemd/system, where the mask link would have to replace it`, { port: null, unit, pid: null }));
       } else {
         changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link /etc/systemd/system/${unit} to /dev/null)`, op: { kind: 'mask-link', unit } });
@@ -622,7 +627,7 @@ async function applyOffline(host: Host, changes: Change<PortFreeOp>[]): Promise<
   for (const c of changes) {
     const op = c.op;
     if (op.kind === 'disable-links') {
-      for (const link of op.links) await host.remove(link);
+      await removeUnitLinks(host, op.links);
     } else if (op.kind === 'mask-link') {
       await host.symlink('/dev/null', `/etc/systemd/system/${op.unit}`);
     }

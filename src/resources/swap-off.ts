@@ -10,6 +10,7 @@ import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
 import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } from '../swap/units.js';
+import { removeUnitLinks } from '../ports/socket-units.js';
 import { readZramDevices, type ZramDevice } from '../swap/zram.js';
 
 export const FSTAB = '/etc/fstab';
@@ -192,7 +193,7 @@ export async function applySwap(host: Host, changes: Change<SwapOp>[]): Promise<
         await writePlanned(host, c);
         break;
       case 'disable-unit':
-        for (const l of op.links) await host.remove(l);
+        await removeUnitLinks(host, op.links);
         unitsChanged = true;
         break;
       case 'mask-swap-target':

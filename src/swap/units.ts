@@ -4,6 +4,7 @@
 // exactly that — so disabling is removing the link, the same live and offline.
 import path from 'node:path';
 import type { Host } from '../host.js';
+import { disableLinks } from '../ports/socket-units.js';
 
 export const SYSTEMD_ETC = '/etc/systemd/system';
 export const SWAP_TARGET = `${SYSTEMD_ETC}/swap.target`;
@@ -24,7 +25,7 @@ export interface SwapUnit {
   unit: string;
   /** A native .swap unit under swap.target, or a service known to run swapon itself. */
   kind: 'swap-unit' | 'swap-service';
-  /** The enablement symlinks (target paths) that pull it in at boot. */
+  /** The symlinks `systemctl disable UNIT` removes (target paths), the enablement links among them. */
   links: string[];
   /** The unit file that defines it, when found on the unit search path. */
   file: string | null;
@@ -93,6 +94,13 @@ export async function readEnabledSwapUnits(host: Host): Promise<SwapUnit[]> {
       }
       u.links.push(link);
     }
+  }
+  // Disabling removes what `systemctl disable UNIT` removes (aliases, Also=,
+  // links outside .wants dirs too); a masked unit marks nothing there and
+  // cannot start anyway, so it is left alone.
+  for (const u of byUnit.values()) {
+    u.links = await disableLinks(host, [u.unit]);
+    if (u.links.length === 0) byUnit.delete(u.unit);
   }
   return [...byUnit.values()].sort((a, b) => (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
 }
