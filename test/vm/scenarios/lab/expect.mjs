@@ -70,6 +70,16 @@ export function checks(r) {
     } },
     { name: 'plan after reboot exits 0', needs: [2], check: () => eq(exitOf(need(r.boot2, 'boot2 results'), 'plan3'), 0) },
 
+    // The conflict explained in one sentence (SysctlFile's wording): plant.sh
+    // writes `net.ipv4.ip_forward = 0` on line 2 of security-baseline.conf,
+    // which sorts after k8s.conf under systemd-sysctl and sysctl --system alike.
+    { name: 'plan before apply explains the ip_forward conflict in one sentence', needs: [4], check: () => {
+      const text = need(b1().stdout('plan1'), 'plan1 output').replace(/\x1b\[[0-9;]*m/g, '');
+      const sentence = 'at next boot and after sysctl --system net.ipv4.ip_forward would be 0: /etc/sysctl.d/security-baseline.conf:2 sorts after /etc/sysctl.d/k8s.conf';
+      const line = text.split('\n').find((l) => l.includes('net.ipv4.ip_forward would be'));
+      return line?.includes(sentence) ? { ok: true, detail: line.trim() } : `expected a line containing "${sentence}", got ${JSON.stringify(line?.trim() ?? null)}`;
+    } },
+
     // Reports.
     { name: 'before.json equals the first-boot measurement', needs: [2], check: () => eq(need(b1().preflight.before, 'preflight/before.json'), measured().before) },
     { name: 'before.json not overwritten after reboot', needs: [2], check: () => eq(need(r.boot2?.preflight.before, 'boot2 before.json'), measured().before) },
