@@ -11,6 +11,8 @@ declare -A need=(
   [mkfs.ext4]=e2fsprogs
   [unshare]=util-linux
   [ip]=iproute2
+  [systemctl]=systemd
+  [sysctl]=procps
 )
 missing=()
 for cmd in "${!need[@]}"; do
