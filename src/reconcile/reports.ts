@@ -36,9 +36,12 @@ export async function recordBeforeState(host: Host, reportsDir: string, journal:
   return true;
 }
 
-export async function writeReport(host: Host, reportsDir: string, name: string, value: unknown): Promise<string> {
+/** Writes a report; returns its path, or null when it already held exactly this (no rewrite, no backup). */
+export async function writeReport(host: Host, reportsDir: string, name: string, value: unknown): Promise<string | null> {
   const target = path.posix.join(reportsDir, name);
-  await host.writeFile(target, jsonText(value));
+  const text = jsonText(value);
+  if ((await host.readFile(target)) === text) return null;
+  await host.writeFile(target, text);
   return target;
 }
 

@@ -83,7 +83,8 @@ async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: 
 
   const result = await applyPlan(host, plan, { progress });
   for (const [name, value] of Object.entries({ ...result.reports, ...extra.reports })) {
-    written.push(await writeReport(host, desired.reports_dir, name, value));
+    const at = await writeReport(host, desired.reports_dir, name, value);
+    if (at) written.push(at);
   }
 
   progress('observing again to verify');
