@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../src/host.js';
@@ -7,6 +7,7 @@ import type { ModulesLoadSpec } from '../src/desired-state.js';
 import { applyModules, diffModules, modulesLoadProvider, observeModules, type ModulesObserved } from '../src/resources/modules-load.js';
 import { MODPROBE_MARKER } from '../src/modprobe/modprobe-d.js';
 import { providers } from '../src/resources/index.js';
+import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };
 const BACKUPS = '/var/backups/test';
@@ -16,15 +17,7 @@ const HARDENING = '# CIS hardening\ninstall cramfs /bin/false\nblacklist cramfs\
 const VENDOR = '# shipped by a package\ninstall overlay /bin/true\nblacklist pcspkr\n';
 
 let root: string;
-type Tree = Record<string, string | { link: string }>;
-function build(files: Tree): void {
-  for (const [p, v] of Object.entries(files)) {
-    const abs = path.join(root, p);
-    mkdirSync(path.dirname(abs), { recursive: true });
-    if (typeof v === 'string') writeFileSync(abs, v);
-    else symlinkSync(v.link, abs);
-  }
-}
+const build = (files: Tree): void => buildTree(root, files);
 const read = (p: string) => readFileSync(path.join(root, p), 'utf8');
 const pending = <T extends { deferred?: boolean }>(cs: T[]) => cs.filter((c) => !c.deferred);
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner, type RunOptions } from '../src/host.js';
@@ -8,6 +8,7 @@ import type { SwapOffSpec } from '../src/desired-state.js';
 import { applySwap, diffSwap, observeSwap, swapOffProvider, type SwapObserved } from '../src/resources/swap-off.js';
 import { FSTAB_MARKER } from '../src/swap/fstab.js';
 import { providers } from '../src/resources/index.js';
+import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: SwapOffSpec = { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false };
 const BACKUPS = '/var/backups/test';
@@ -28,15 +29,7 @@ const SWAP_UNIT = '[Unit]\nDescription=Extra swap\n\n[Swap]\nWhat=/dev/disk/by-l
 
 let root: string;
 
-type Tree = Record<string, string | { link: string }>;
-function build(files: Tree): void {
-  for (const [p, v] of Object.entries(files)) {
-    const abs = path.join(root, p);
-    mkdirSync(path.dirname(abs), { recursive: true });
-    if (typeof v === 'string') writeFileSync(abs, v);
-    else symlinkSync(v.link, abs);
-  }
-}
+const build = (files: Tree): void => buildTree(root, files);
 const read = (p: string) => readFileSync(path.join(root, p), 'utf8');
 
 interface Call {
