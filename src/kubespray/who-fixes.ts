@@ -3,6 +3,7 @@
 // operator (no task does). Decided by what the tasks do, never by their names,
 // and every verdict carries the tasks that justify it.
 import path from 'node:path';
+import { MODULES_LOAD_DIRS } from '../resources/modules-load.js';
 import { KubesprayCheckout, VarScope, kubesprayDefaults, roleDefaults } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
 import { expandItem, walkRole } from './tasks.js';
@@ -130,7 +131,6 @@ function destOf(t: Task): string | undefined {
   return str(t.args.dest) ?? str(t.args.path) ?? str(t.args.name);
 }
 
-const MODULES_LOAD_DIRS = ['/etc/modules-load.d/', '/run/modules-load.d/', '/usr/lib/modules-load.d/', '/usr/local/lib/modules-load.d/'];
 
 /** Reads a role template so a `template:` task can be judged by what it writes. */
 type TemplateReader = (role: string, src: string) => Promise<string | null>;
@@ -169,7 +169,7 @@ async function classify(t: Task, scope: VarScope, readTemplate: TemplateReader):
   }
   if (cmd && /\bmodprobe\s+(?:-\S+\s+)*br_netfilter\b/.test(cmd)) add('br_netfilter', 'runtime', `runs ${cmd.trim()}`);
   const dest = destOf(t);
-  if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(d)) || dest === '/etc/modules') && !stateIsAbsent(t)) {
+  if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(`${d}/`)) || dest === '/etc/modules') && !stateIsAbsent(t)) {
     let written: string | undefined;
     if (t.module === 'copy') written = values(t, 'content').join('\n');
     else if (t.module === 'lineinfile') written = values(t, 'line').join('\n');

@@ -4,7 +4,7 @@
 // exactly that — so disabling is removing the link, the same live and offline.
 import path from 'node:path';
 import type { Host } from '../host.js';
-import { disableLinks } from '../ports/socket-units.js';
+import { disableLinks, UNIT_DIRS } from '../ports/socket-units.js';
 
 export const SYSTEMD_ETC = '/etc/systemd/system';
 export const SWAP_TARGET = `${SYSTEMD_ETC}/swap.target`;
@@ -16,9 +16,6 @@ const ENABLE_DIRS = [`${SYSTEMD_ETC}/swap.target.wants`, `${SYSTEMD_ETC}/swap.ta
  * zram-tools (Debian), zram-config (Ubuntu), dphys-swapfile (Raspberry Pi OS), swapspace.
  */
 export const SWAP_SERVICES = ['zramswap.service', 'zram-config.service', 'dphys-swapfile.service', 'swapspace.service'] as const;
-
-/** Unit search path for unit files an admin or a package may have installed (systemd.unit(5)). */
-const UNIT_DIRS = [SYSTEMD_ETC, '/run/systemd/system', '/usr/local/lib/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system'];
 
 export interface SwapUnit {
   /** e.g. "dev-sdb2.swap", "swapfile.swap", "zramswap.service". */
