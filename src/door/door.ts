@@ -280,7 +280,9 @@ export class WriteDoor {
     const rel = path.posix.join('backup', at);
     const parts = path.posix.dirname(at).split('/').filter(Boolean);
     let dirTarget = path.posix.join(this.runDir, 'backup');
-    await ensureDirs(this.host, dirTarget, 0o700, null);
+    // backup/ stands for / itself (`cp -a backup/. /` gives / its mode): the run directory keeps it private.
+    const rootSt = await this.host.lstat('/');
+    await ensureDirs(this.host, dirTarget, rootSt ? rootSt.mode & 0o7777 : 0o755, null);
     let original = '/';
     for (const p of parts) {
       original = path.posix.join(original, p);

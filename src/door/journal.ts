@@ -51,8 +51,12 @@ export type JournalRecord = Stamp &
 type Body<R> = R extends Stamp ? Omit<R, 'seq' | 'at'> : never;
 export type JournalEntry = Body<JournalRecord>;
 
-/** Tests only: SIGKILL the process right after record N is on disk (kill-at-every-step). */
-const KILL_AFTER = Number(process.env.RECONCILE_KILL_AFTER_JOURNAL_RECORD ?? 'NaN');
+/**
+ * Tests only: RECONCILE_TEST_SIGNAL_AFTER_RECORD=SIGKILL:N sends the process
+ * that signal right after journal record N is on disk (kill at every step;
+ * SIGSTOP holds a run mid-way for the lock test).
+ */
+const FAILPOINT = /^(SIGKILL|SIGSTOP):(\d+)$/.exec(process.env.RECONCILE_TEST_SIGNAL_AFTER_RECORD ?? '');
 
 export class Journal {
   private seq = 0;
@@ -74,7 +78,7 @@ export class Journal {
     const rec = { seq, at: new Date().toISOString(), ...entry };
     await this.fh.write(JSON.stringify(rec) + '\n');
     await this.fh.sync();
-    if (seq === KILL_AFTER) process.kill(process.pid, 'SIGKILL');
+    if (FAILPOINT && seq === Number(FAILPOINT[2])) process.kill(process.pid, FAILPOINT[1] as NodeJS.Signals);
     return seq;
   }
 
