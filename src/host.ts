@@ -136,6 +136,7 @@ export class Host {
       return await fs.readFile(this.hostPath(await this.realTarget(target)));
     } catch (e) {
       if (isMissing(e)) return null;
+      if (e instanceof HostError) throw e;
       throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
     }
   }

@@ -149,10 +149,15 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
 async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
   const lock = await acquireLock(host, 'apply', progress);
   try {
+    // Everything is observed before the run directory exists: a host file the
+    // tool cannot read or judge stops the run with nothing written at all.
+    const before = host.live ? await observeBeforeState(host) : null;
+    const plan = await makePlan(host, desired);
+    const extra = await hostReports(host, desired, progress);
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {
-      const code = await applyWithDoor(host, door, journal, desired, req, io, progress);
+      const code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra });
       await door.end(code === 0 ? 'ok' : 'failed');
       return code;
     } catch (e) {
@@ -164,18 +169,16 @@ async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: 
   }
 }
 
-async function applyWithDoor(host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+async function applyWithDoor(
+  host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
+  seen: { before: BeforeState | null; plan: Plan; extra: Awaited<ReturnType<typeof hostReports>> },
+): Promise<number> {
+  const { before, plan, extra } = seen;
   for (const i of await settleInterruptedRuns(host, runsDirOf(desired.reports_dir), journal.id)) progress(describeInterrupted(i));
   const written: string[] = [];
-
-  // The first observation is the truth: record it before anything changes.
-  const before = host.live ? await observeBeforeState(host) : null;
+  // The first observation is the truth: recorded before anything changes.
   if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);
-  const beforeWritten = [...written];
-
-  const plan = await makePlan(host, desired);
   await writeRunFile(door, 'plan.json', { resources: jsonPlan(plan) });
-  const extra = await hostReports(host, desired, progress);
   if (!req.json) {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
@@ -183,7 +186,7 @@ async function applyWithDoor(host: Host, door: WriteDoor, journal: RunJournal, d
 
   const result = await applyPlan(host, plan, { progress, door });
   try {
-    return await finishApply(host, door, journal, desired, req, io, progress, { plan, before, extra, result, written: beforeWritten });
+    return await finishApply(host, door, journal, desired, req, io, progress, { plan, before, extra, result, written });
   } catch (e) {
     // What was applied and what failed is always told, even when nothing more can be written.
     throw new RunAbortedError((e as Error).message, result.applied, result.failures);
