@@ -27,7 +27,7 @@ import { hostReports } from './host-reports.js';
 export const TOOL_VERSION = '0.1.0';
 
 export interface RunRequest {
-  mode: 'plan' | 'apply';
+  mode: 'plan' | 'apply' | 'facts';
   file: string;
   root?: string;
   json: boolean;
@@ -76,7 +76,22 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   }
   const progress = (m: string) => io.stderr.write(`reconcile: ${m}\n`);
   if (req.rollback) return runRollback(host, desired, req, req.rollback, io, progress);
+  if (req.mode === 'facts') return runFacts(host, desired, req, io, progress);
   return req.mode === 'plan' ? runPlan(host, desired, req, io, progress) : runApply(host, desired, req, io, progress);
+}
+
+/** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
+async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+  const extra = await hostReports(host, desired, progress);
+  const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
+  if (req.json) {
+    io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
+  } else {
+    const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
+    for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
+    io.stdout.write(lines.join('\n') + '\n');
+  }
+  return facts && !extra.findings.some((f) => f.level === 'error') ? 0 : 1;
 }
 
 async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
