@@ -24,7 +24,8 @@ import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } f
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 
-export const TOOL_VERSION = '0.1.0';
+export { TOOL_VERSION } from '../version.js';
+import { TOOL_VERSION } from '../version.js';
 
 export interface RunRequest {
   mode: 'plan' | 'apply' | 'facts';
