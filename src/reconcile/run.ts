@@ -7,6 +7,7 @@ import type { CommandRunner } from '../host.js';
 import { ReconcileError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
+import { assertHostInputs } from './host-checks.js';
 import { makePlan, operatorChanges, pendingCount } from './plan.js';
 import type { Plan } from './plan.js';
 import { applyPlan } from './apply.js';
@@ -42,6 +43,8 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   const desired = await loadDesiredState(req.file);
   const host = new Host({ root: req.root, runner: io.runner });
   const isRoot = io.isRoot ?? (() => host.isRoot());
+  // Desired-state problems only the host reveals: found before anything is read for the plan or written.
+  await assertHostInputs(host, desired);
   if (req.mode === 'apply' && host.live && !isRoot()) {
     throw new ReconcileError('--apply on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.');
   }
