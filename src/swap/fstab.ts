@@ -40,7 +40,7 @@ export interface FstabEntry {
   trailing?: string;
 }
 
-/** A non-comment line libmount refuses (\"parse error ... ignored\"): fewer than 3 fields, a bad freq or passno. */
+/** A non-comment line libmount refuses ("parse error ... ignored"): fewer than 3 fields, a bad freq or passno. */
 export interface FstabMalformedLine {
   line: number;
   raw: string;
