@@ -74,6 +74,13 @@ export function tokenize(cmd: string): Token[] {
     let raw = '';
     while (i < cmd.length) {
       const d = cmd[i]!;
+      // ">&" and "<&" belong to a redirection word (2>&1), not an "&" operator.
+      if (d === '&' && (raw.endsWith('>') || raw.endsWith('<'))) {
+        word += d;
+        raw += d;
+        i++;
+        continue;
+      }
       if (' \t\n;&|()'.includes(d)) break;
       if (d === '`') throw new Unsupported('command substitution');
       if (d === '$' && cmd[i + 1] === '(') throw new Unsupported('command substitution');

@@ -58,8 +58,9 @@ export function logicalLines(text: string): LogicalLine[] {
   let buf = '';
   let start = 0;
   let open = false;
-  phys.forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
+  // No "\r" is removed: libkmod reads it as part of the line (a CRLF file's
+  // `install overlay /bin/true\r` runs a program named "/bin/true\r").
+  phys.forEach((line, i) => {
     if (!open) {
       start = i + 1;
       buf = '';
@@ -89,14 +90,19 @@ export function parseModprobeConf(text: string): ModprobeDirective[] {
   const out: ModprobeDirective[] = [];
   for (const l of logicalLines(text)) {
     if (l.text === '' || l.text.startsWith('#')) continue;
-    const m = /^[\t ]*(\S+)[\t ]*(\S*)[\t ]*(.*)$/.exec(l.text);
-    if (!m || !m[2]) continue;
-    const [, cmd, name, rest] = m as unknown as [string, string, string, string];
-    const module = canonicalModuleName(name);
+    // libkmod's kmod_config_parse: strtok_r on "\t " for the command and the
+    // module name; an install command is the rest after the name's separator.
+    const m = /^[\t ]*([^\t ]+)[\t ]*([^\t ]*)(?:[\t ](.*))?$/s.exec(l.text);
+    if (!m || !m[2]) continue; // "ignoring bad line"
+    const [, cmd, name] = m as unknown as [string, string, string];
+    const rest = m[3] ?? '';
+    // Exactly as libkmod stores it: "-" becomes "_", nothing is trimmed (a "\r" stays part of the name).
+    const module = name.replace(/-/g, '_');
     if (cmd === 'blacklist') {
       out.push({ kind: 'blacklist', module, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     } else if (cmd === 'install') {
-      const command = rest.trim();
+      const command = rest.replace(/^[\t ]+|[\t ]+$/g, '');
+      if (command === '') continue; // libkmod ignores an install line without a command
       const verdict = judgeInstallCommand(module, command);
       out.push({ kind: 'install', module, command, blocks: verdict.loads === 'no', verdict, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     } else if (cmd === 'softdep') {
@@ -107,7 +113,7 @@ export function parseModprobeConf(text: string): ModprobeDirective[] {
       for (const w of rest.split(/[\t ]+/).filter(Boolean)) {
         if (w === 'pre:') into = pre;
         else if (w === 'post:') into = post;
-        else if (into) into.push(canonicalModuleName(w));
+        else if (into) into.push(w.replace(/-/g, '_'));
       }
       out.push({ kind: 'softdep', module, pre, post, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     }
