@@ -127,6 +127,28 @@ export class Host {
     }
   }
 
+  /**
+   * Up to `length` bytes at `offset` of a regular file, never the whole file
+   * (a swap file is gigabytes); null when it does not exist or is not a
+   * regular file. Follows symlinks inside the root.
+   */
+  async readBytes(target: string, offset: number, length: number): Promise<Buffer | null> {
+    try {
+      const fh = await fs.open(this.hostPath(await this.realTarget(target)), fsc.O_RDONLY | fsc.O_NONBLOCK);
+      try {
+        if (!(await fh.stat()).isFile()) return null;
+        const buf = Buffer.alloc(length);
+        const { bytesRead } = await fh.read(buf, 0, length, offset);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw new HostError(`cannot read ${target}: ${(e as Error).message}`, target);
+    }
+  }
+
   /** Entries of a directory, sorted; null when it does not exist. */
   async readDir(target: string): Promise<Dirent[] | null> {
     try {
