@@ -1,5 +1,6 @@
 // Load + validate desired-state.yaml. Every problem is located by
 // file:line:column and the key's path; a bad file never reaches the host.
+import { constants as fsc } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, isMap, isSeq, isScalar, isPair, parseDocument, visit } from 'yaml';
@@ -19,8 +20,11 @@ export const MAX_YAML_ALIASES = 100;
 export async function loadDesiredState(file: string): Promise<DesiredState> {
   let text: string;
   try {
-    const fh = await open(file, 'r');
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; only a regular file is read.
+    const fh = await open(file, fsc.O_RDONLY | fsc.O_NONBLOCK);
     try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new InputError([{ file, line: 1, column: 1, path: '', message: `is ${st.isDirectory() ? 'a directory' : 'not a regular file'}; give a desired-state YAML file` }]);
       // Read at most one byte past the limit: a FIFO or /dev/zero must not be read forever.
       const buf = Buffer.alloc(MAX_DESIRED_STATE_BYTES + 1);
       let n = 0;
