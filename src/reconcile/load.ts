@@ -196,8 +196,8 @@ function grammarIssues(data: unknown): RawIssue[] {
 function semanticIssues(d: RawDesired, locate: Locate, explicitFile: Set<number>): InputIssue[] {
   const out: InputIssue[] = [];
   const seen = new Map<string, number>();
-  const pos = (p: string[]) => {
-    const l = locate(p, false);
+  const pos = (p: string[], atKey = false) => {
+    const l = locate(p, atKey);
     return `${l.file}:${l.line}:${l.column}`;
   };
   d.resources.forEach((r, i) => {
@@ -230,7 +230,7 @@ function semanticIssues(d: RawDesired, locate: Locate, explicitFile: Set<number>
         const ptr = ['resources', String(i), 'settings', k];
         const before = keys.get(canon);
         if (before) {
-          out.push({ ...locate(ptr, true), path: humanPath(ptr), message: `sets ${canon}, which ${humanPath(before)} (${pos(before)}) sets too; one key has one value` });
+          out.push({ ...locate(ptr, true), path: humanPath(ptr), message: `sets ${canon}, which ${humanPath(before)} (${pos(before, true)}) sets too; one key has one value` });
         } else keys.set(canon, ptr);
       }
     }
