@@ -42,3 +42,14 @@ export class VerifyError extends ReconcileError {
     super(`${resource}: not converged after apply: ${remaining.join('; ')}`);
   }
 }
+
+/** A run stopped after changing something: what was applied and what failed travel with the cause. */
+export class RunAbortedError extends ReconcileError {
+  constructor(
+    message: string,
+    readonly applied: Array<{ resource: string; changes: string[] }>,
+    readonly failed: Array<{ resource: string; message: string }>,
+  ) {
+    super(message);
+  }
+}

@@ -358,8 +358,8 @@ cases.push({ name: 'modprobe.d: a commented-out line stays out', tree: { 'etc/mo
 cases.push({ name: 'modprobe.d: a CRLF blacklist names another module', tree: { 'etc/modprobe.d/k.conf': 'blacklist br_netfilter\r\n' }, exit: 2, names: ['modules-load.d/k8s.conf'], absent: ['/etc/modprobe.d/k.conf'] });
 
 // ---- the command line ----
-cases.push({ name: 'CLI: --plan and --apply together', args: ['--plan', '--apply'], exit: 1, names: ['exactly one of --plan or --apply'] });
-cases.push({ name: 'CLI: neither --plan nor --apply', args: [], exit: 1, names: ['exactly one of --plan or --apply'] });
+cases.push({ name: 'CLI: --plan and --apply together', args: ['--plan', '--apply'], exit: 1, names: ['give exactly one of --plan'] });
+cases.push({ name: 'CLI: neither --plan nor --apply', args: [], exit: 1, names: ['give exactly one of --plan'] });
 cases.push({ name: 'CLI: an unknown option', args: ['--plan', '--force'], exit: 1, names: ['--force'] });
 cases.push({ name: 'CLI: a positional argument', args: ['--plan', 'extra'], exit: 1, names: ['extra'] });
 cases.push({ name: 'CLI: -f without a value', args: ['--plan', '-f'], noFile: true, exit: 1, names: ['-f'] });

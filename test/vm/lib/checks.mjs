@@ -26,6 +26,9 @@ function loadBoot(dir) {
     snapshot: readJson(path.join(dir, 'snapshot.json')),
     sysctlsAfterSystem: readJson(path.join(dir, 'sysctls-after-sysctl-system.json')),
     sysctlsBeforeApplyAfterSystem: readJson(path.join(dir, 'sysctls-before-apply-after-sysctl-system.json')),
+    snapshotApplied: readJson(path.join(dir, 'snapshot-applied.json')),
+    filesBefore: readJson(path.join(dir, 'files-before.json')),
+    filesAfter: readJson(path.join(dir, 'files-after.json')),
     ansible: readJson(path.join(dir, 'ansible-setup.json')),
     preflight,
     commands,
@@ -43,6 +46,7 @@ export const ISSUES = {
   4: (p) => p.includes('SysctlFile'),
   5: (p) => p.includes('PortFree'),
   6: (p) => p.includes('facts'),
+  10: (p) => p.includes('rollback'),
 };
 
 // A check's function returns true, or a string/false describing the failure,
