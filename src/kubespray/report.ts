@@ -164,7 +164,7 @@ export function factMap(f: Facts): FactMap {
 }
 
 /** YAML vars files (group_vars, host_vars) on the target, with line numbers. */
-function targetVarsReader(host: Host): VarsReader {
+export function targetVarsReader(host: Host): VarsReader {
   return {
     async file(abs) {
       const text = await host.readFile(abs).catch(() => null);

@@ -2,10 +2,13 @@
 // (lowest first) for the parts that decide our verdicts:
 //   1. role defaults of the other roles in the play (kubespray_defaults)
 //   2. the running role's dependencies' defaults, then its own defaults
-//   3. inventory file vars of `all`, group_vars/all next to the inventory,
-//      then next to the playbook
-//   4. inventory file vars of the other groups (parents before children),
+//   3. inventory file vars of `all`, then of the host's other groups
+//      (parents before children)
+//   4. group_vars/all next to the inventory, then next to the playbook;
 //      group_vars/<group> next to the inventory, then next to the playbook
+//      (ansible-core's VARIABLE_PRECEDENCE; the documented list reads as if
+//      group_vars/all came before the other groups' inventory vars, but
+//      ansible-playbook says otherwise, see test/kubespray-vars-oracle.test.ts)
 //   5. inventory file host vars, host_vars/<host> (inventory, then playbook)
 //   6. facts (ansible_facts, ansible_X)
 //   7. role vars (vars/main) of the play's roles, the running role's last
@@ -191,9 +194,11 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
     const ordered = ['all', ...groups.filter((g) => g !== 'all').sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || a.localeCompare(b))];
     const dirs = [inventoryDir, ck.dir];
     const invVars = (g: string) => inventoryVars(inventory.groups.get(g)?.vars ?? {}, inventory.file ?? 'inventory', inventory.groups.get(g)?.line ?? 0);
+    // ansible-core's VARIABLE_PRECEDENCE: all_inventory, groups_inventory, all_plugins_inventory,
+    // all_plugins_play, groups_plugins_inventory, groups_plugins_play (checked against ansible-playbook).
     layers.push(...invVars('all'));
-    if (o.reader) for (const d of dirs) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, 'all')));
     for (const g of ordered.slice(1)) layers.push(...invVars(g));
+    if (o.reader) for (const d of dirs) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, 'all')));
     if (o.reader) for (const d of dirs) for (const g of ordered.slice(1)) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, g)));
     const h = inventory.hosts.get(host);
     layers.push(...inventoryVars(h?.vars ?? {}, inventory.file ?? 'inventory', h?.line ?? 0));
