@@ -127,6 +127,8 @@ export interface MemoryAudit {
   minimalReason?: string;
   /** Files of the preinstall role read. */
   files: string[];
+  /** Task files that could not be read or includes that could not be followed (an assert may be in them). */
+  gaps: string[];
 }
 
 function asNumber(v: unknown): number | null {
@@ -183,5 +185,6 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
   const def = r.trail[0];
   if (n !== null && def) minimalMasterMemoryMb = { value: n, file: def.file, line: def.line };
   else minimalReason = r.ok ? `minimal_master_memory_mb is ${JSON.stringify(r.value)}, not a number` : r.reason;
-  return { verdicts, minimalMasterMemoryMb, minimalReason, files: role.files };
+  const gaps = role.issues.filter((i) => i.unfollowed || i.message.includes(': ')).map((i) => `${i.ref.file}:${i.ref.line} ${i.message}`);
+  return { verdicts, minimalMasterMemoryMb, minimalReason, files: role.files, gaps };
 }

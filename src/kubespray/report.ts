@@ -207,6 +207,7 @@ function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, finding
       level: 'warning',
       unknown: true,
       message: `no memory assert (memtotal_mb compared with a minimum) found in roles/kubernetes/preinstall (read: ${memory.files.join(', ')}): kubespray's memory preflight not checked`,
+      ...(memory.gaps.length > 0 ? { evidence: memory.gaps } : {}),
     });
     return;
   }

@@ -148,7 +148,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     try {
       file = await ck.yaml(rel);
     } catch (e) {
-      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message });
+      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message, unfollowed: true });
       return;
     }
     if (!file) {
