@@ -6,7 +6,9 @@ import path from 'node:path';
 import type { Host } from '../host.js';
 import type { Finding } from '../findings.js';
 import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
-import { gatherNativeFacts } from '../facts/native.js';
+import { gatherNativeFacts, systemDistroVersion } from '../facts/native.js';
+import { ansibleCoreFor, bundledDistroVersion } from '../facts/ansible-core.js';
+import { BUNDLED_DISTRO_VERSION } from '../facts/distribution.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
 import type { Facts } from '../facts/linux.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
@@ -26,8 +28,10 @@ import { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson } from './who-fix
 import type { SysctlAssignmentByKubespray, WhoFixes, WhoFixesJson } from './who-fixes.js';
 
 export interface FactsJson extends Facts {
-  /** From roles/kubernetes/preinstall/defaults/main.yml; absent when the checkout cannot be read. */
+  /** As this host sees it (role defaults, inventory, group_vars); absent when it cannot be evaluated. */
   minimal_master_memory_mb?: number;
+  /** How the facts were gathered: which ansible-core and which distro library were modelled. */
+  evidence?: string[];
 }
 
 
@@ -52,8 +56,20 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
     findings.push({ level: 'error', message: 'facts.source is ansible but desired-state has no kubespray section (dir, inventory, node)' });
   } else {
     try {
-      facts = desired.facts.source === 'ansible' ? await gatherAnsibleFacts(host, ks!) : await gatherNativeFacts(host);
-      report.facts = { ...facts };
+      if (desired.facts.source === 'ansible') {
+        facts = await gatherAnsibleFacts(host, ks!);
+        report.facts = { ...facts, evidence: ['facts.source ansible: ansible -m setup'] };
+      } else {
+        const core = await ansibleCoreFor(host, ks?.dir);
+        const system = await systemDistroVersion(host);
+        const bundled = core.version ? bundledDistroVersion(core.version) : BUNDLED_DISTRO_VERSION;
+        facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled });
+        const distro = system !== null ? `distro ${system} (the target's system python3-distro, which ansible imports first)` : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
+        report.facts = {
+          ...facts,
+          evidence: [core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`, `distribution_version by ${distro}`],
+        };
+      }
     } catch (e) {
       findings.push({ level: 'error', message: `facts (${desired.facts.source}): ${(e as Error).message}` });
     }
