@@ -329,6 +329,17 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     });
   });
 
+  it('an unevaluable argument of a program that cannot free a port changes nothing; an unevaluable program does', async () => {
+    const files = base();
+    const node = `${KS}/${N}/tasks/main.yml`;
+    files[node] = `${files[node] as string}- name: Copy resolv.conf\n  command: cp -f /etc/resolv.conf "{{ resolvconffile }}"\n`;
+    expect((await audit(files)).who.port_10250.who).toBe('operator');
+    files[node] = `${files[node] as string}- name: Run the configured tool\n  shell: "{{ port_tool }} 10250/tcp"\n`;
+    const w = (await audit(files)).who;
+    expect(w.port_10250.who).toBe('unknown');
+    expect(w.warnings.map((x) => `${x.file}:${x.line} ${x.expression}`)).toEqual([`${N}/tasks/main.yml:12 {{ port_tool }} 10250/tcp`]);
+  });
+
   it('a memory minimum that cannot be evaluated is an unknown warning, not an info line', async () => {
     const root = await tree(base({ ...HOST_FILES, [`${KS}/${P}/defaults/main.yml`]: '---\nminimal_master_memory_mb: "{{ 1024 * memory_factor }}"\n' }));
     const r = await kubesprayReport(new Host({ root, live: true, runner }), desired(`${INV_DIR}/inventory.ini`));

@@ -412,12 +412,37 @@ const RULES: Record<Problem, Rule> = {
   },
 };
 
+// Programs whose arguments decide whether a command fixes a problem; a command
+// running anything else (cp, cat, ...) fixes nothing whatever its templated
+// arguments turn out to be. Wrappers run another program and count for all.
+const PROGRAMS: Record<Problem, string[]> = {
+  swap: ['swapoff', 'sed', 'systemctl'],
+  br_netfilter: ['modprobe', 'insmod', 'echo', 'printf', 'tee', 'cp', 'install', 'mv', 'ln'],
+  ip_forward: [],
+  port_10250: ['fuser', 'kill', 'pkill', 'killall', 'systemctl'],
+};
+const WRAPPERS = ['sh', 'bash', 'dash', 'xargs', 'sudo', 'env', 'timeout', 'nohup', 'nsenter', 'chroot', 'eval', 'exec'];
+
+/** Whether a command whose text cannot be fully evaluated might still fix `problem`: judged by the programs it runs. */
+function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {
+  const raw = commandText({ ...e, args: e.task.args });
+  if (raw === null) return true;
+  const cmds = commandWords(raw);
+  if (cmds.length === 0) return true;
+  return cmds.some((c) => {
+    const p = c[0] ?? '';
+    if (p.includes('{{') || p.includes('{%')) return true;
+    const name = program(c);
+    return WRAPPERS.includes(name) || PROGRAMS[problem].includes(name);
+  });
+}
+
 /** Arguments that, when they cannot be evaluated, could hide a fix for a problem. */
 function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression: string; reason: string } | undefined {
   if (e.status.runs === 'no') return undefined;
   const m = e.task.module;
   const relevant: string[] = [];
-  if (COMMAND_MODULES.has(m)) relevant.push('_raw_params', 'cmd', 'argv');
+  if (COMMAND_MODULES.has(m) && commandCouldFix(problem, e)) relevant.push('_raw_params', 'cmd', 'argv');
   if (problem === 'swap' && (SYSTEMD_MODULES.has(m) || m === 'mount')) relevant.push('name', 'fstype', 'state', 'masked');
   if (problem === 'br_netfilter' && (m === 'modprobe' || ['copy', 'template', 'lineinfile', 'blockinfile'].includes(m))) relevant.push('name', 'dest', 'path', 'content', 'line', 'block', 'src');
   if (problem === 'ip_forward' && m === 'sysctl') relevant.push('name', 'value', 'state', 'loop');
