@@ -61,12 +61,15 @@ function makeMissing(path: string, parent: MissingInfo | null): unknown {
   const fail = (): never => {
     throw new JinjaUndefinedError(`'${path}' is undefined`);
   };
+  // One marker per key: nunjucks reads a member twice (typeof check, then value).
+  const children = new Map<string, unknown>();
   return new Proxy(Object.create(null) as object, {
     get(_t, key) {
       if (key === MISSING) return info;
       if (key === Symbol.toPrimitive || key === 'toString' || key === 'valueOf') return fail;
       if (typeof key === 'symbol' || key === 'then' || key === 'toJSON') return undefined;
-      return makeMissing(`${path}.${key}`, info);
+      if (!children.has(key)) children.set(key, makeMissing(`${path}.${key}`, info));
+      return children.get(key);
     },
     has: fail,
     ownKeys: fail,
@@ -86,6 +89,7 @@ function wrap(v: unknown, path: string): unknown {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || isMissing(v)) return v;
   const cached = WRAPPED.get(v);
   if (cached) return cached;
+  const misses = new Map<string, { state: EvalState | undefined; marker: unknown }>();
   const p = new Proxy(v, {
     get(t, key, recv) {
       if (typeof key === 'symbol' || key in t) {
@@ -93,7 +97,12 @@ function wrap(v: unknown, path: string): unknown {
         return typeof key === 'string' && Object.hasOwn(t, key) ? wrap(got, `${path}['${key}']`) : got;
       }
       if (key === 'then' || key === 'toJSON') return undefined;
-      return makeMissing(`${path}['${key}']`, null);
+      // One marker per key and evaluation: nunjucks reads a member twice (typeof check, then value).
+      const hit = misses.get(key);
+      if (hit && hit.state === current()) return hit.marker;
+      const marker = makeMissing(`${path}['${key}']`, null);
+      misses.set(key, { state: current(), marker });
+      return marker;
     },
   });
   WRAPPED.set(v, p);
@@ -116,13 +125,47 @@ const current = (): EvalState | undefined => stack[stack.length - 1];
 type NunjucksInternals = typeof nunjucks & {
   runtime: Record<string, (...a: unknown[]) => unknown>;
   compiler: { Compiler: { prototype: Record<string, unknown> } };
-  parser: { parse(src: string): { children: { typename: string; children?: { typename: string }[] }[] } };
+  nodes: Record<string, new (...a: unknown[]) => ExprNode>;
+  lexer: Record<string, string>;
+  parser: { Parser: { prototype: Record<string, unknown> }; parse(src: string): { children: { typename: string; children?: { typename: string }[] }[] } };
   lib: { TemplateError: new (...a: unknown[]) => Error };
 };
 const nj = nunjucks as NunjucksInternals;
 
 // Python-style members (.get, .items, .keys, True/False/None) as Jinja2 has them.
 nj.installJinjaCompat();
+
+// Python's str methods that templates call (x.startswith('v1'), x.split('.')).
+const STR_METHODS: Record<string, (s: string, ...a: unknown[]) => unknown> = {
+  startswith: (s, p) => (Array.isArray(p) ? p.some((x) => s.startsWith(String(x))) : s.startsWith(String(p))),
+  endswith: (s, p) => (Array.isArray(p) ? p.some((x) => s.endsWith(String(x))) : s.endsWith(String(p))),
+  strip: (s, c) => (c === undefined ? s.trim() : stripChars(s, String(c), true, true)),
+  lstrip: (s, c) => (c === undefined ? s.trimStart() : stripChars(s, String(c), true, false)),
+  rstrip: (s, c) => (c === undefined ? s.trimEnd() : stripChars(s, String(c), false, true)),
+  lower: (s) => s.toLowerCase(),
+  upper: (s) => s.toUpperCase(),
+  split: (s, sep, max) => pySplit(s, sep === undefined || sep === null ? undefined : String(sep), max === undefined ? -1 : Number(max)),
+  splitlines: (s) => s.split(/\r\n|\r|\n/).filter((l, i, all) => !(i === all.length - 1 && l === '')),
+  replace: (s, a, b) => s.split(String(a)).join(String(b)),
+  isdigit: (s) => /^\d+$/.test(s),
+};
+
+function stripChars(s: string, chars: string, left: boolean, right: boolean): string {
+  let a = 0;
+  let b = s.length;
+  while (left && a < b && chars.includes(s[a]!)) a++;
+  while (right && b > a && chars.includes(s[b - 1]!)) b--;
+  return s.slice(a, b);
+}
+
+function pySplit(s: string, sep: string | undefined, max: number): string[] {
+  if (sep === undefined) {
+    const words = s.trim().split(/\s+/).filter(Boolean);
+    return max < 0 || words.length <= max ? words : [...words.slice(0, max), s.trim().split(/\s+/).slice(max).join(' ')];
+  }
+  const parts = s.split(sep);
+  return max < 0 || parts.length <= max + 1 ? parts : [...parts.slice(0, max), parts.slice(max).join(sep)];
+}
 
 const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__lookupGetter__']);
 {
@@ -132,6 +175,7 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
   rt.memberLookup = function (this: unknown, obj: unknown, key: unknown, ...rest: unknown[]) {
     if (typeof key === 'string' && FORBIDDEN_MEMBERS.has(key)) throw new Error(`access to ${key} is not allowed`);
     if (isMissing(obj)) return (obj as Record<string, unknown>)[String(key)];
+    if (typeof obj === 'string' && typeof key === 'string' && Object.hasOwn(STR_METHODS, key)) return STR_METHODS[key]!.bind(null, obj);
     // dict.get must not see the Missing markers wrapped objects answer with.
     if (key === 'get' && obj && typeof obj === 'object' && !Array.isArray(obj)) {
       return (k: unknown, d: unknown = null) => (Object.hasOwn(obj, String(k)) ? (obj as Record<string, unknown>)[String(k)] : d);
@@ -161,6 +205,108 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     }
     this._emit(') === true');
   };
+
+  // Jinja2 comparisons: Python equality ('1' != 1, [1] == [1]) and chains (1 < x < 3
+  // is 1 < x and x < 3), where nunjucks emits JavaScript's == and a < b < c.
+  proto.compileCompare = function (this: typeof proto, node: { expr: unknown; ops: { type: string; expr: unknown }[] }, frame: unknown) {
+    this._emit('runtime.pyCompare([');
+    this.compile(node.expr, frame);
+    for (const op of node.ops) {
+      this._emit(',');
+      this.compile(op.expr, frame);
+    }
+    this._emit(`], ${JSON.stringify(node.ops.map((o) => o.type))})`);
+  };
+  rt.pyCompare = ((operands: unknown[], ops: string[]) => {
+    for (let i = 0; i < ops.length; i++) if (!pyCompare(operands[i], ops[i]!, operands[i + 1])) return false;
+    return true;
+  }) as (...a: unknown[]) => unknown;
+
+  // Jinja2 tests take one argument without parentheses (`x is divisibleby 2`), and
+  // `none`, `true`, `false` are test names there, not literals.
+  const lx = nj.lexer;
+  const N = nj.nodes;
+  const pp = nj.parser.Parser.prototype as Record<string, unknown> & {
+    parseCompare(): ExprNode;
+    parsePrimary(noPostfix?: boolean): ExprNode;
+    parsePostfix(n: ExprNode): ExprNode;
+    skipSymbol(s: string): boolean;
+    nextToken(): { type: string; value: string; lineno: number; colno: number } | null;
+    peekToken(): { type: string; value: string } | null;
+    pushToken(t: unknown): void;
+  };
+  pp.parseIs = function (this: typeof pp) {
+    let node = this.parseCompare();
+    if (!this.skipSymbol('is')) return node;
+    const not = this.skipSymbol('not');
+    const tok = this.nextToken();
+    if (!tok) throw new Error('expected a test name');
+    let test: ExprNode;
+    if (tok.type === lx.TOKEN_SYMBOL || tok.type === lx.TOKEN_NONE || tok.type === lx.TOKEN_BOOLEAN) {
+      const name = new N.Symbol!(tok.lineno, tok.colno, tok.type === lx.TOKEN_SYMBOL ? tok.value : String(tok.value).toLowerCase());
+      const next = this.peekToken();
+      if (next?.type === lx.TOKEN_LEFT_PAREN) {
+        test = this.parsePostfix(name);
+      } else if (
+        next &&
+        [lx.TOKEN_SYMBOL, lx.TOKEN_STRING, lx.TOKEN_INT, lx.TOKEN_FLOAT, lx.TOKEN_LEFT_BRACKET, lx.TOKEN_LEFT_CURLY, lx.TOKEN_BOOLEAN, lx.TOKEN_NONE].includes(next.type) &&
+        !(next.type === lx.TOKEN_SYMBOL && ['else', 'or', 'and', 'if', 'is', 'in', 'not'].includes(next.value))
+      ) {
+        const arg = this.parsePrimary();
+        test = new N.FunCall!(tok.lineno, tok.colno, name, new N.NodeList!(tok.lineno, tok.colno, [arg]));
+      } else test = name;
+    } else {
+      this.pushToken(tok);
+      test = this.parseCompare();
+    }
+    node = new N.Is!(node.lineno, node.colno, node, test);
+    return not ? new N.Not!(node.lineno, node.colno, node) : node;
+  };
+}
+
+function pyEq(a: unknown, b: unknown): boolean {
+  need(a, '==');
+  need(b, '==');
+  const num = (x: unknown) => typeof x === 'number' || typeof x === 'boolean';
+  if (num(a) && num(b)) return Number(a) === Number(b);
+  if (a === null || b === null || a === undefined || b === undefined) return a === b || (a == null && b == null);
+  if (typeof a !== typeof b) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEq(x, b[i]));
+  if (typeof a === 'object') {
+    const ka = Object.keys(a as object);
+    const kb = Object.keys(b as object);
+    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && pyEq((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
+}
+
+function pyOrder(a: unknown, b: unknown): number {
+  need(a, 'comparison');
+  need(b, 'comparison');
+  const num = (x: unknown) => typeof x === 'number' || typeof x === 'boolean';
+  if (num(a) && num(b)) return Number(a) - Number(b);
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (!pyEq(a[i], b[i])) return pyOrder(a[i], b[i]);
+    return a.length - b.length;
+  }
+  throw new TypeError(`'<' not supported between ${pyType(a)} and ${pyType(b)}`);
+}
+
+function pyType(v: unknown): string {
+  return v === null ? 'NoneType' : Array.isArray(v) ? 'list' : typeof v === 'string' ? 'str' : typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : typeof v === 'boolean' ? 'bool' : 'dict';
+}
+
+function pyCompare(a: unknown, op: string, b: unknown): boolean {
+  switch (op) {
+    case '==': case '===': return pyEq(a, b);
+    case '!=': case '!==': return !pyEq(a, b);
+    case '<': return pyOrder(a, b) < 0;
+    case '<=': return pyOrder(a, b) <= 0;
+    case '>': return pyOrder(a, b) > 0;
+    case '>=': return pyOrder(a, b) >= 0;
+    default: throw new Error(`unknown comparison ${op}`);
+  }
 }
 
 /** str() of a value as Python would print it, for text output. */
@@ -337,8 +483,7 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
     const xs = iterable(v, 'map');
     const { pos, kw } = kwargs(args);
     if (typeof kw.attribute === 'string') return xs.map((x) => attr(x, kw.attribute as string) ?? kw.default);
-    const f = FILTERS[String(pos[0])];
-    if (!f) throw new Error(`no filter named '${String(pos[0])}'`);
+    const f = (env as unknown as { getFilter(n: string): (...a: unknown[]) => unknown }).getFilter(String(pos[0]));
     return xs.map((x) => f(x, ...pos.slice(1)));
   },
   select: (v, test = 'truthy', ...args) => iterable(v, 'select').filter((x) => (test === 'truthy' ? !!x : callTest(String(test), x, args))),
