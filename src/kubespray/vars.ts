@@ -217,7 +217,15 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
     magic.push({ name: 'ansible_facts', value: o.facts, file: '(facts)', line: 0 });
     for (const [k, v] of Object.entries(o.facts)) magic.push({ name: `ansible_${k}`, value: v, file: '(facts)', line: 0 });
   }
-  magic.push({ name: 'ansible_check_mode', value: false, file: '(ansible)', line: 0 });
+  magic.push(
+    { name: 'ansible_check_mode', value: false, file: '(ansible)', line: 0 },
+    // Ansible's placeholder for an omitted module argument.
+    { name: 'omit', value: '__omit_place_holder__', file: '(ansible)', line: 0 },
+    { name: 'playbook_dir', value: ck.dir, file: '(ansible)', line: 0 },
+    { name: 'role_path', value: `${ck.dir}/roles/${role}`, file: '(ansible)', line: 0 },
+    { name: 'role_name', value: role, file: '(ansible)', line: 0 },
+  );
+  if (o.host) magic.push({ name: 'inventory_dir', value: o.host.inventoryDir, file: '(inventory)', line: 0 });
   layers.push(...magic);
   // 7: role vars
   for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleVarsOf(ck, r)));

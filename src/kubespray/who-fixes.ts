@@ -566,7 +566,7 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
     for (const t of r.tasks) {
       const e = evaluateTask(t, ctx);
       evaluated.push(e);
-      if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx, notes);
+      if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
       if (t.register && e.status.runs !== 'no') {
         ctx.set({ name: t.register, runtime: true, file: t.ref.file, line: t.ref.line, how: `(registered by "${t.ref.name}")` });
         registered.set(t.register, e);
@@ -614,7 +614,7 @@ function registeredBefore(e: EvaluatedTask, all: EvaluatedTask[], registered: Re
  * runs; when the task itself is decided at run time the earlier value stays
  * and a note says what may replace it.
  */
-function setFacts(e: EvaluatedTask, ctx: VarContext, notes: string[]): void {
+function setFacts(e: EvaluatedTask, ctx: VarContext): void {
   for (const [name, raw] of Object.entries(e.task.args)) {
     if (name === 'cacheable' || name === '_raw_params') continue;
     const r = e.ctx.template(raw);
@@ -622,8 +622,8 @@ function setFacts(e: EvaluatedTask, ctx: VarContext, notes: string[]): void {
     if (e.status.runs === 'yes' && r.ok) {
       ctx.set({ name, value: r.value, file: e.task.ref.file, line: e.task.ref.line });
     } else if (e.status.runs === 'yes') {
+      // Reading it later is then unknown, and that warning names this task.
       ctx.set({ name, runtime: true, file: e.task.ref.file, line: e.task.ref.line, how: `(set_fact "${e.task.ref.name}")` });
-      notes.push(note);
     } else {
       ctx.runtimeOverrides.push({ name, note });
     }
