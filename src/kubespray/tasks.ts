@@ -88,6 +88,7 @@ export function canonicalModule(raw: string): string {
 }
 
 const INCLUDE_MODULES = new Set(['include_tasks', 'import_tasks', 'include']);
+const ROLE_MODULES = new Set(['include_role', 'import_role']);
 
 function asConditions(when: unknown): unknown[] {
   if (when === undefined || when === null) return [];
@@ -137,6 +138,8 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
   const result: RoleTasks = { role, tasks: [], files: [], issues: [] };
   const tasksDir = `roles/${role}/tasks`;
   const active: string[] = [];
+  // The role a task belongs to (templates resolve in it); changes inside include_role.
+  let currentRole = role;
 
   type Scope = { conds: Condition[]; vars: Record<string, unknown>[] };
   const walkFile = async (rel: string, when: Scope, from: TaskRef | null): Promise<void> => {
@@ -173,7 +176,8 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     const task = node.toJSON() as Record<string, unknown>;
     const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
     const mod0 = 'block' in task ? null : moduleOf(task);
-    const level: Condition['level'] = 'block' in task ? 'block' : mod0 && canonicalModule(mod0.raw) === 'import_tasks' ? 'import' : mod0 && INCLUDE_MODULES.has(canonicalModule(mod0.raw)) ? 'include' : 'task';
+    const m0 = mod0 ? canonicalModule(mod0.raw) : '';
+    const level: Condition['level'] = 'block' in task ? 'block' : m0 === 'import_tasks' || m0 === 'import_role' ? 'import' : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0) ? 'include' : 'task';
     const whenNode = node.get('when', true) as Node | undefined;
     const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
     const taskVars = task.vars && typeof task.vars === 'object' && !Array.isArray(task.vars) ? [task.vars as Record<string, unknown>] : [];
@@ -189,6 +193,22 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     if (!mod) return;
     const module = canonicalModule(mod.raw);
     const loop = literalLoop(task);
+    if (ROLE_MODULES.has(module)) {
+      // The role's task file, walked in place with the including task's conditions.
+      const name = mod.args.name;
+      const from = mod.args.tasks_from ?? 'main';
+      if (typeof name !== 'string' || typeof from !== 'string' || name.includes('{{') || from.includes('{{')) {
+        result.issues.push({ ref, message: `${mod.raw} of a templated role (${String(name)}); not followed`, unfollowed: true });
+        return;
+      }
+      const base = `roles/${name}/tasks/${from}`;
+      const rel = /\.ya?ml$/.test(from) ? base : (await ck.exists(`${base}.yml`)) ? `${base}.yml` : `${base}.yaml`;
+      const saved = currentRole;
+      currentRole = name;
+      await walkFile(rel, when, ref);
+      currentRole = saved;
+      return;
+    }
     if (INCLUDE_MODULES.has(module)) {
       const target = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : mod.args.file;
       let targets = typeof target === 'string' ? expandItem(target, loop) : [];
@@ -213,7 +233,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     }
     result.tasks.push({
       ref,
-      role,
+      role: currentRole,
       module,
       rawModule: mod.raw,
       args: mod.args,

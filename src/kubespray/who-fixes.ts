@@ -10,7 +10,8 @@ import { MODULES_LOAD_DIRS } from '../resources/modules-load.js';
 import { shlexSplit } from './inventory.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
-import { evaluateCondition, isTemplate } from './jinja.js';
+import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
+import type { Resolver } from './jinja.js';
 import { buildVarContext, VarContext } from './vars.js';
 import type { Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
@@ -427,15 +428,26 @@ const WRAPPERS = ['sh', 'bash', 'dash', 'xargs', 'sudo', 'env', 'timeout', 'nohu
 function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {
   const raw = commandText({ ...e, args: e.task.args });
   if (raw === null) return true;
-  const cmds = commandWords(raw);
+  // Render with every name that cannot be evaluated standing in as one opaque
+  // word, then read the programs the shell would run.
+  const lenient: Resolver = (name) => {
+    try {
+      return e.ctx.resolver(name) ?? { value: OPAQUE };
+    } catch {
+      return { value: OPAQUE };
+    }
+  };
+  const r = templateValue(raw, lenient);
+  if (!r.ok) return true;
+  const cmds = commandWords(String(r.value));
   if (cmds.length === 0) return true;
   return cmds.some((c) => {
-    const p = c[0] ?? '';
-    if (p.includes('{{') || p.includes('{%')) return true;
+    if ((c[0] ?? '').includes(OPAQUE)) return true;
     const name = program(c);
     return WRAPPERS.includes(name) || PROGRAMS[problem].includes(name);
   });
 }
+const OPAQUE = '\u0001unevaluated\u0001';
 
 /** Arguments that, when they cannot be evaluated, could hide a fix for a problem. */
 function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression: string; reason: string } | undefined {

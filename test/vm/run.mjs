@@ -39,9 +39,11 @@ function requireTools() {
   if (process.getuid?.() !== 0) throw new Error('the VM suite must run as root (mmdebstrap, tar -p, mkfs.ext4 -d ownership)');
 }
 
-async function runScenario(name, baseTar, landed) {
+async function runScenario(name, landed) {
   const scenarioDir = path.join(VM_DIR, 'scenarios', name);
   const expect = await import(path.join(scenarioDir, 'expect.mjs'));
+  // Each scenario boots the Debian suite it names (bookworm unless it says).
+  const baseTar = await ensureBase(expect.guest.suite);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `vmtest-${name}-`));
   const t0 = Date.now();
   say(`scenario ${name}: work dir ${work}`);
@@ -110,10 +112,9 @@ async function main() {
     const landed = landedProviders();
     say(`bundle ${BUNDLE}`);
     say(`landed providers: ${landed.length ? landed.join(', ') : '(none: CLI missing or --providers unsupported)'}`);
-    const baseTar = await ensureBase();
     for (const name of wanted.length ? wanted : all) {
       try {
-        const t = await runScenario(name, baseTar, landed);
+        const t = await runScenario(name, landed);
         if (t.passed + t.failed + t.pending === 0) {
           t.failed += 1;
           print(`FAIL ${name}: no checks ran`);
