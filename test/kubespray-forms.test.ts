@@ -340,6 +340,28 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     expect(w.warnings.map((x) => `${x.file}:${x.line} ${x.expression}`)).toEqual([`${N}/tasks/main.yml:12 {{ port_tool }} 10250/tcp`]);
   });
 
+  it('include_role is followed into the role\'s tasks_from file, with its condition', async () => {
+    const files = base({
+      [`${KS}/roles/network_plugin/calico/tasks/check.yml`]: [
+        '---',
+        '- name: Get pool',
+        '  command: "{{ bin_dir }}/calicoctl.sh get ipPool {{ calico_pool_name }} -o json"',
+        '- name: Free the kubelet port',
+        '  shell: fuser -k 10250/tcp',
+        '',
+      ].join('\n'),
+      [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]: '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nbin_dir: /usr/local/bin\nkube_network_plugin: calico\n',
+    });
+    const node = `${KS}/${N}/tasks/main.yml`;
+    files[node] = `${files[node] as string}- name: Run calico checks\n  include_role:\n    name: network_plugin/calico\n    tasks_from: check\n  when: kube_network_plugin == 'calico'\n`;
+    const on = (await audit(files)).who;
+    expect(on.port_10250.who).toBe('kubespray');
+    expect(on.port_10250.evidence.map((e) => `${e.file}:${e.line}`)).toEqual(['roles/network_plugin/calico/tasks/check.yml:4']);
+    expect(on.warnings).toEqual([]);
+    files[node] = (files[node] as string).replace("kube_network_plugin == 'calico'", "kube_network_plugin == 'cilium'");
+    expect((await audit(files)).who.port_10250.who).toBe('operator');
+  });
+
   it('a memory minimum that cannot be evaluated is an unknown warning, not an info line', async () => {
     const root = await tree(base({ ...HOST_FILES, [`${KS}/${P}/defaults/main.yml`]: '---\nminimal_master_memory_mb: "{{ 1024 * memory_factor }}"\n' }));
     const r = await kubesprayReport(new Host({ root, live: true, runner }), desired(`${INV_DIR}/inventory.ini`));
