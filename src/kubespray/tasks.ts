@@ -47,6 +47,8 @@ export interface Condition {
   line: number;
   /** Which level it was written on. */
   level: 'task' | 'block' | 'import' | 'include';
+  /** Not a `when`: the task is in a block's rescue section and runs only when the block fails. */
+  rescue?: boolean;
 }
 
 /** Templates an include's file name; null when it cannot be known. */
@@ -185,7 +187,12 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     if ('block' in task) {
       for (const section of ['block', 'rescue', 'always']) {
         const child = node.get(section, true) as Node | undefined;
-        if (isSeq(child)) await walkList(file, child.items as Node[], when);
+        if (!isSeq(child)) continue;
+        const scope: Scope =
+          section === 'rescue'
+            ? { ...when, conds: [...when.conds, { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true }] }
+            : when;
+        await walkList(file, child.items as Node[], scope);
       }
       return;
     }
@@ -239,7 +246,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       args: mod.args,
       loop,
       loopRaw: loop ? undefined : (task.loop ?? task.with_items ?? task.with_list),
-      when: when.conds.map((c) => String(c.expr)),
+      when: when.conds.filter((c) => !c.rescue).map((c) => String(c.expr)),
       conditions: when.conds,
       register: typeof task.register === 'string' ? task.register : undefined,
       failedWhen: task.failed_when,

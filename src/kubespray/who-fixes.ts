@@ -106,7 +106,7 @@ export function whoFixesJson(w: WhoFixes): WhoFixesJson {
 }
 
 function condText(c: Condition): string {
-  return `${c.file}:${c.line} when: ${String(c.expr)}`;
+  return c.rescue ? `${c.file}:${c.line} rescue (runs only if ${String(c.expr)})` : `${c.file}:${c.line} when: ${String(c.expr)}`;
 }
 
 export function formatEvidence(e: Evidence): string {
@@ -116,7 +116,9 @@ export function formatEvidence(e: Evidence): string {
     s.runs === 'no'
       ? `; does nothing on this host: ${condText(s.because)} is false`
       : s.runs === 'at run time'
-        ? `; decided at run time: ${condText(s.because)} reads ${s.on}`
+        ? s.because.rescue
+          ? `; decided at run time: it is in the rescue section at ${s.because.file}:${s.because.line} and runs only if ${String(s.because.expr)}`
+          : `; decided at run time: ${condText(s.because)} reads ${s.on}`
         : s.runs === 'unknown'
           ? `; unknown whether it runs: ${condText(s.because)}: ${s.reason}`
           : '';
@@ -147,6 +149,10 @@ function taskContext(ctx: VarContext, t: Task): VarContext {
 export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
   let pending: RunStatus | null = null;
   for (const c of conditions) {
+    if (c.rescue) {
+      pending ??= { runs: 'at run time', because: c, on: 'whether the block fails' };
+      continue;
+    }
     const r = evaluateCondition(c.expr, ctx.resolver);
     if (r.ok && !r.value) return { runs: 'no', because: c };
     if (r.ok) continue;
