@@ -401,6 +401,7 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     const first = io();
     expect(await main(['--plan', '-f', desiredFile, '--root', root], first.io)).toBe(2);
     expect(first.out()).toContain('port_10250: unknown whether kubespray fixes it');
+    expect(first.out()).toContain('No changes, but 2 kubespray findings could not be judged');
     buildTree(root, { [`${KS.slice(1)}/${N}/tasks/extra.yml`]: '---\n- name: Nothing here\n  debug:\n    msg: hi\n', [`${KS.slice(1)}/${N}/defaults/main.yml`]: 'node_extra_tasks: extra\n' });
     const second = io();
     expect(await main(['--plan', '-f', desiredFile, '--root', root], second.io)).toBe(0);
