@@ -1,12 +1,12 @@
 // Host is the only module that touches the machine. Every path a provider
 // names is a path on the *target* (e.g. "/etc/fstab"); Host maps it under
 // `root`, which is "/" on a live host and an unbooted image with --root.
-import { constants as fsc, promises as fs } from 'node:fs';
+import { constants as fsc, lstatSync, promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
-import { HostError } from './errors.js';
+import { HostError, describeFsError } from './errors.js';
+import { bytesOf, type ByteString } from './bytes.js';
 
 export interface CommandResult {
   command: string;
@@ -49,8 +49,6 @@ const defaultRunner: CommandRunner = async (cmd, args, opts) => {
 export interface HostOptions {
   root?: string;
   runner?: CommandRunner;
-  /** Directory (target path) where originals are copied before they change. */
-  backupDir?: string;
   /**
    * Tests only: treat a fixture root as a running host, so live branches
    * (/proc reads, runtime commands through a fake runner) can be exercised
@@ -65,15 +63,18 @@ export class Host {
   readonly root: string;
   /** Live: the running system. Offline: an unbooted tree; no /proc, /sys or runtime actions. */
   readonly live: boolean;
-  backupDir: string | undefined;
   private readonly runner: CommandRunner;
-  private readonly backedUp = new Set<string>();
+  /**
+   * readlink results by build-machine path (null: not a link), so a tree of
+   * thousands of files resolves each directory once. The write door calls
+   * forgetLinks() after every change it makes.
+   */
+  private readonly links = new Map<string, string | null>();
 
   constructor(opts: HostOptions = {}) {
     this.root = path.resolve(opts.root ?? '/');
     this.live = opts.live ?? this.root === '/';
     this.runner = opts.runner ?? defaultRunner;
-    this.backupDir = opts.backupDir;
   }
 
   /** Path on the build machine for a target path, without following symlinks. */
@@ -99,12 +100,7 @@ export class Host {
       }
       if (part === '.') continue;
       const candidate = '/' + [...resolved, part].join('/');
-      let link: string | null = null;
-      try {
-        link = await fs.readlink(this.hostPath(candidate));
-      } catch {
-        link = null;
-      }
+      const link = this.readlinkCached(this.hostPath(candidate));
       if (link === null) {
         resolved.push(part);
         continue;
@@ -117,24 +113,79 @@ export class Host {
     return '/' + resolved.join('/');
   }
 
-  /** Reads a text file; null when it does not exist. Follows symlinks inside the root. */
-  async readFile(target: string): Promise<string | null> {
+  // Reads use the synchronous calls: a CLI has nothing to overlap, and they
+  // cost a fraction of a thread-pool round trip per file in large trees.
+  private readlinkCached(abs: string): string | null {
+    const known = this.links.get(abs);
+    if (known !== undefined) return known;
+    let link: string | null;
     try {
-      return await fs.readFile(this.hostPath(await this.realTarget(target)), 'utf8');
+      link = readlinkSync(abs);
+    } catch {
+      link = null;
+    }
+    this.links.set(abs, link);
+    return link;
+  }
+
+  /** After a change to the tree (the write door's), resolve links afresh. */
+  forgetLinks(): void {
+    this.links.clear();
+  }
+
+  /**
+   * Reads a file the tool only interprets (YAML, os-release, unit files) as
+   * UTF-8 text; null when it does not exist. Follows symlinks inside the root.
+   */
+  async readFile(target: string): Promise<string | null> {
+    const b = await this.readBuffer(target);
+    return b === null ? null : b.toString('utf8');
+  }
+
+  /**
+   * Reads a file the tool may rewrite (fstab, sysctl.d, modprobe.d,
+   * modules-load.d) as a byte string, so that every byte it does not change
+   * is written back exactly. Null when it does not exist.
+   */
+  async readBytes(target: string): Promise<ByteString | null> {
+    const b = await this.readBuffer(target);
+    return b === null ? null : bytesOf(b);
+  }
+
+  private async readBuffer(target: string): Promise<Buffer | null> {
+    try {
+      return readFileSync(this.hostPath(await this.realTarget(target)));
     } catch (e) {
       if (isMissing(e)) return null;
-      throw new HostError(`cannot read ${target}: ${(e as Error).message}`, target);
+      if (e instanceof HostError) throw e;
+      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
     }
+  }
+
+  /**
+   * Where a target path lives on the build machine, with every directory on
+   * the way resolved inside the root (and the last component too when
+   * `follow`). The write door is the only caller that acts on the result.
+   */
+  async locate(target: string, opts: { follow: boolean }): Promise<{ target: string; abs: string }> {
+    let at: string;
+    if (opts.follow) at = await this.realTarget(target);
+    else {
+      const norm = path.posix.normalize('/' + target);
+      const dir = await this.realTarget(path.posix.dirname(norm));
+      at = path.posix.join(dir, path.posix.basename(norm));
+    }
+    return { target: at, abs: this.hostPath(at) };
   }
 
   /** Entries of a directory, sorted; null when it does not exist. */
   async readDir(target: string): Promise<Dirent[] | null> {
     try {
-      const entries = await fs.readdir(this.hostPath(await this.realTarget(target)), { withFileTypes: true });
+      const entries = readdirSync(this.hostPath(await this.realTarget(target)), { withFileTypes: true });
       return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (e) {
       if (isMissing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-      throw new HostError(`cannot list ${target}: ${(e as Error).message}`, target);
+      throw new HostError(`cannot list ${target}: ${describeFsError(e)}`, target);
     }
   }
 
@@ -142,10 +193,10 @@ export class Host {
   async lstat(target: string): Promise<Stats | null> {
     try {
       const dir = await this.realTarget(path.posix.dirname(target));
-      return await fs.lstat(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
+      return lstatSync(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
     } catch (e) {
       if (isMissing(e)) return null;
-      throw new HostError(`cannot stat ${target}: ${(e as Error).message}`, target);
+      throw new HostError(`cannot stat ${target}: ${describeFsError(e)}`, target);
     }
   }
 
@@ -153,7 +204,7 @@ export class Host {
   async readLink(target: string): Promise<string | null> {
     try {
       const dir = await this.realTarget(path.posix.dirname(target));
-      return await fs.readlink(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
+      return readlinkSync(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
     } catch {
       return null;
     }
@@ -230,108 +281,6 @@ export class Host {
     }
   }
 
-  /**
-   * Writes `content` atomically: a temporary file in the same directory,
-   * fsync, rename, fsync of the directory. The original's mode and owner are
-   * kept, and the original is first copied to the run's backup directory.
-   * Writing through a symlink writes its target and keeps the link.
-   */
-  async writeFile(target: string, content: string, opts: { mode?: number } = {}): Promise<void> {
-    const real = await this.realTarget(target);
-    const dest = this.hostPath(real);
-    const dir = path.dirname(dest);
-    let original: Stats | null = null;
-    try {
-      original = await fs.stat(dest);
-    } catch (e) {
-      if (!isMissing(e)) throw new HostError(`cannot stat ${real}: ${(e as Error).message}`, real);
-    }
-    if (original) await this.backup(real);
-    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
-    const tmp = path.join(dir, `.${path.basename(dest)}.reconcile-${process.pid}-${randomBytes(4).toString('hex')}`);
-    try {
-      const fh = await fs.open(tmp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-      try {
-        await fh.writeFile(content, 'utf8');
-        await fh.chmod(original ? original.mode & 0o7777 : (opts.mode ?? 0o644));
-        if (original && (original.uid !== process.getuid?.() || original.gid !== process.getgid?.())) {
-          await fh.chown(original.uid, original.gid);
-        }
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await fs.rename(tmp, dest);
-    } catch (e) {
-      await fs.rm(tmp, { force: true });
-      throw new HostError(`cannot write ${real}: ${(e as Error).message}`, real);
-    }
-    await fsyncDir(dir);
-  }
-
-  /** Creates or replaces a symlink (unit enablement, masks). The old entry is backed up. */
-  async symlink(linkTarget: string, target: string): Promise<void> {
-    const dir = await this.realTarget(path.posix.dirname(target));
-    const at = path.posix.join(dir, path.posix.basename(target));
-    const dest = this.hostPath(at);
-    if (await this.exists(at)) await this.backup(at);
-    await fs.mkdir(path.dirname(dest), { recursive: true, mode: 0o755 });
-    const tmp = `${dest}.reconcile-${process.pid}-${randomBytes(4).toString('hex')}`;
-    await fs.symlink(linkTarget, tmp);
-    await fs.rename(tmp, dest);
-    await fsyncDir(path.dirname(dest));
-  }
-
-  /**
-   * Removes a file or symlink (not a directory), after backing it up.
-   * `backup: false` is for content nobody can want back (a swap file's pages),
-   * where a copy could fill the disk.
-   */
-  async remove(target: string, opts: { backup?: boolean } = {}): Promise<void> {
-    const dir = await this.realTarget(path.posix.dirname(target));
-    const at = path.posix.join(dir, path.posix.basename(target));
-    if (!(await this.exists(at))) return;
-    if (opts.backup !== false) await this.backup(at);
-    await fs.rm(this.hostPath(at), { force: true });
-    await fsyncDir(path.dirname(this.hostPath(at)));
-  }
-
-  /**
-   * Removes `target` when it is an empty directory (what `systemctl disable`
-   * does to a .wants directory it emptied). Returns whether it was removed;
-   * an empty directory holds nothing to back up.
-   */
-  async removeEmptyDir(target: string): Promise<boolean> {
-    const dir = await this.realTarget(path.posix.dirname(target));
-    const at = this.hostPath(path.posix.join(dir, path.posix.basename(target)));
-    try {
-      await fs.rmdir(at);
-    } catch {
-      return false; // not empty, not a directory, or gone
-    }
-    await fsyncDir(path.dirname(at));
-    return true;
-  }
-
-  /** Copies the current entry (file, or symlink as a symlink) into the run's backup directory, once per run. */
-  async backup(real: string): Promise<string | null> {
-    if (!this.backupDir) throw new HostError(`refusing to change ${real}: no backup directory is set for this run`, real);
-    if (this.backedUp.has(real)) return null;
-    const src = this.hostPath(real);
-    const dst = this.hostPath(path.posix.join(this.backupDir, real));
-    await fs.mkdir(path.dirname(dst), { recursive: true, mode: 0o700 });
-    const st = await fs.lstat(src);
-    if (st.isSymbolicLink()) await fs.symlink(await fs.readlink(src), dst);
-    else await fs.copyFile(src, dst, fsc.COPYFILE_EXCL);
-    this.backedUp.add(real);
-    return dst;
-  }
-
-  /** Files backed up so far in this run (target paths). */
-  backups(): string[] {
-    return [...this.backedUp].sort();
-  }
-
   /** Runs a command with an argument array (never a shell string). Offline only `offlineSafe` commands run. */
   async run(cmd: string, args: string[], opts: RunOptions = {}): Promise<CommandResult> {
     if (!this.live && !opts.offlineSafe) {
@@ -359,15 +308,4 @@ function isMissing(e: unknown): boolean {
   return code === 'ENOENT';
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  try {
-    const fh = await fs.open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Some file systems refuse fsync on directories; the rename is still atomic.
-  }
-}
+export { describeFsError } from './errors.js';

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyContext, openDoor } from './helpers/door.js';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,8 @@ import { providers } from '../src/resources/index.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };
-const BACKUPS = '/var/backups/test';
+const RUN = '/var/backups/test';
+const BACKUPS = `${RUN}/backup`;
 
 // A previous admin's hardening file: the br_netfilter blacklist sits among lines that must stay.
 const HARDENING = '# CIS hardening\ninstall cramfs /bin/false\nblacklist cramfs\nblacklist br_netfilter\noptions snd slots=1';
@@ -74,9 +76,9 @@ describe('ModulesLoad offline (fixture root)', () => {
       calls.push([cmd, ...args].join(' '));
       return { command: cmd, exitCode: 0, stdout: '', stderr: '' };
     };
-    const host = new Host({ root, backupDir: BACKUPS, runner });
+    const host = new Host({ root, runner });
     const changes = diffModules(SPEC, await observeModules(host, SPEC), { live: false });
-    await modulesLoadProvider.apply(host, SPEC, changes, { progress: () => {} });
+    await modulesLoadProvider.apply(host, SPEC, changes, await applyContext(host, RUN));
 
     expect(read('etc/modules-load.d/k8s.conf')).toBe('overlay\nbr_netfilter\n');
     // Only the blacklist line changed; the rest, including the missing final newline, is identical.
@@ -99,20 +101,20 @@ describe('ModulesLoad offline (fixture root)', () => {
 
   it('rewrites a file with other content to exactly one module per line', async () => {
     build({ 'etc/modules-load.d/k8s.conf': 'overlay\n' });
-    const host = new Host({ root, backupDir: BACKUPS });
+    const host = new Host({ root });
     const changes = pending(diffModules(SPEC, await observeModules(host, SPEC), { live: false }));
     expect(changes.map((c) => [c.id, c.action, c.file?.before])).toEqual([['file:/etc/modules-load.d/k8s.conf', 'update', 'overlay\n']]);
-    await applyModules(host, changes);
+    await applyModules(host, changes, await openDoor(host, RUN));
     expect(read('etc/modules-load.d/k8s.conf')).toBe('overlay\nbr_netfilter\n');
     expect(read(path.join(BACKUPS, 'etc/modules-load.d/k8s.conf'))).toBe('overlay\n');
   });
 
   it('replaces a /dev/null mask on its own file instead of writing through it', async () => {
     build({ 'etc/modules-load.d/k8s.conf': { link: '/dev/null' } });
-    const host = new Host({ root, backupDir: BACKUPS });
+    const host = new Host({ root });
     const o = await observeModules(host, SPEC);
     expect(o.file).toEqual({ path: SPEC.file, content: null, link: '/dev/null' });
-    await applyModules(host, diffModules(SPEC, o, { live: false }));
+    await applyModules(host, diffModules(SPEC, o, { live: false }), await openDoor(host, RUN));
     expect(lstatSync(path.join(root, 'etc/modules-load.d/k8s.conf')).isFile()).toBe(true);
     expect(read('etc/modules-load.d/k8s.conf')).toBe('overlay\nbr_netfilter\n');
     expect(existsSync(path.join(root, 'dev/null'))).toBe(false);
@@ -122,8 +124,8 @@ describe('ModulesLoad offline (fixture root)', () => {
 
   it('replaces its own file when it links to another file, leaving that file alone', async () => {
     build({ 'etc/modules': 'loop\n', 'etc/modules-load.d/k8s.conf': { link: '../modules' } });
-    const host = new Host({ root, backupDir: BACKUPS });
-    await applyModules(host, diffModules(SPEC, await observeModules(host, SPEC), { live: false }));
+    const host = new Host({ root });
+    await applyModules(host, diffModules(SPEC, await observeModules(host, SPEC), { live: false }), await openDoor(host, RUN));
     expect(read('etc/modules')).toBe('loop\n');
     expect(read('etc/modules-load.d/k8s.conf')).toBe('overlay\nbr_netfilter\n');
   });
@@ -133,12 +135,12 @@ describe('ModulesLoad offline (fixture root)', () => {
       'lib/modules/6.1.0-28-amd64/modules.dep': 'kernel/net/bridge/br_netfilter.ko: kernel/net/bridge/bridge.ko kernel/net/802/stp.ko kernel/net/llc/llc.ko\n',
       'etc/modprobe.d/nobridge.conf': 'install bridge /bin/false\nblacklist stp\n',
     });
-    const host = new Host({ root, backupDir: BACKUPS });
+    const host = new Host({ root });
     const changes = diffModules(SPEC, await observeModules(host, SPEC), { live: false });
     const fix = changes.find((c) => c.id === 'modprobe.d:/etc/modprobe.d/nobridge.conf')!;
     expect(fix.summary).toContain('a dependency of br_netfilter');
     expect(fix.file!.after).toBe(`${MODPROBE_MARKER}\n#install bridge /bin/false\nblacklist stp\n`);
-    await applyModules(host, changes);
+    await applyModules(host, changes, await openDoor(host, RUN));
     expect(pending(diffModules(SPEC, await observeModules(host, SPEC), { live: false }))).toEqual([]);
   });
 
@@ -158,8 +160,8 @@ describe('ModulesLoad offline (fixture root)', () => {
       'usr/share/hardening/k.conf': 'blacklist br-netfilter\n',
       'etc/modprobe.d/k.conf': { link: '/usr/share/hardening/k.conf' },
     });
-    const host = new Host({ root, backupDir: BACKUPS });
-    await applyModules(host, diffModules(SPEC, await observeModules(host, SPEC), { live: false }));
+    const host = new Host({ root });
+    await applyModules(host, diffModules(SPEC, await observeModules(host, SPEC), { live: false }), await openDoor(host, RUN));
     expect(read('usr/share/hardening/k.conf')).toBe('blacklist br-netfilter\n');
     expect(lstatSync(path.join(root, 'etc/modprobe.d/k.conf')).isFile()).toBe(true);
     expect(read('etc/modprobe.d/k.conf')).toContain('#blacklist br-netfilter\n');
@@ -200,7 +202,7 @@ describe('ModulesLoad live branches (fake runner over a fixture tree)', () => {
       if (cmd === 'modprobe') writeFileSync(path.join(root, 'proc/modules'), `${args[0]} 32768 0 - Live 0x0\n`, { flag: 'a' });
       return { command: cmd, exitCode: 0, stdout: '', stderr: '' };
     };
-    const host = new Host({ root, backupDir: BACKUPS, runner, live: true });
+    const host = new Host({ root, runner, live: true });
     const o = await observeModules(host, SPEC);
     expect(o.states).toEqual([
       { name: 'overlay', loaded: true, builtin: false },
@@ -208,7 +210,7 @@ describe('ModulesLoad live branches (fake runner over a fixture tree)', () => {
     ]);
     const changes = diffModules(SPEC, o, { live: true });
     expect(changes.filter((c) => c.runtime).map((c) => c.id)).toEqual(['modprobe:br_netfilter']);
-    await applyModules(host, changes);
+    await applyModules(host, changes, await openDoor(host, RUN));
     expect(seen).toEqual(['modprobe br_netfilter blocked=false overridden=true']);
     expect(diffModules(SPEC, await observeModules(host, SPEC), { live: true })).toEqual([]);
   });

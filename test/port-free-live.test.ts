@@ -2,6 +2,7 @@
 // ephemeral ports. systemctl never runs for real: the Host's command runner is
 // a recorder, so no unit on this machine can be stopped or disabled.
 import { afterEach, describe, expect, it } from 'vitest';
+import { scratchContext } from './helpers/door.js';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Host, type CommandRunner, type RunOptions } from '../src/host.js';
@@ -66,9 +67,9 @@ function live(o: PortFreeObserved): LivePortsObserved {
   return o;
 }
 
-const ctx = () => {
+const ctx = async () => {
   const lines: string[] = [];
-  return { lines, ctx: { progress: (m: string) => lines.push(m) } };
+  return { lines, ctx: await scratchContext((m: string) => void lines.push(m)) };
 };
 
 describe('PortFree live, on listeners this test opens', () => {
@@ -135,7 +136,7 @@ describe('PortFree live, on listeners this test opens', () => {
     }
     expect(changes.find((c) => c.id === `port-${v6only.port}`)!.summary).toContain(`[::]:${v6only.port}`);
 
-    const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
     expect(outcome).toBeUndefined();
     expect(calls).toEqual([]);
     expect(await connects('127.0.0.1', any4.port)).toBe(true);
@@ -187,7 +188,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(changes.map((c) => c.action)).toEqual(['stop', 'stop']);
     expect(changes[0]!.summary).toContain(`pid ${process.pid}`);
 
-    const p = ctx();
+    const p = await ctx();
     const started = Date.now();
     const outcome = await portFreeProvider.apply(host, s, changes, p.ctx);
     // Held past RestartUSec (300 ms) + 1 s.
@@ -235,7 +236,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = await observedAsService(host, s, () => 'respawner.service');
     const changes = portFreeProvider.diff(s, o, { live: true });
     expect(changes[0]!.summary).toContain('stop, disable and mask respawner.service');
-    const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
     expect(outcome?.error).toMatch(new RegExp(`port ${a.port} was free and then listening again`));
     // The port did not stay free, so it is not reported as freed.
     expect(outcome?.reports?.['ports.json']).toBeUndefined();
@@ -254,7 +255,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const s = spec([a.port, b.port]);
     const o = await observedAsService(host, s, (p) => (p === a.port ? 'broken.service' : 'fine.service'));
     const changes = portFreeProvider.diff(s, o, { live: true });
-    const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
     expect(outcome?.error).toMatch(
       new RegExp(`port ${a.port} \\(broken.service\\): systemctl stop broken.service exited 5.*freed: ${b.port} from fine.service`),
     );
@@ -277,7 +278,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = await observedAsService(host, s, () => 'etcd.service');
     const changes = portFreeProvider.diff(s, o, { live: true });
     expect(changes.map((c) => c.action)).toEqual(['stop', 'stop']);
-    const p = ctx();
+    const p = await ctx();
     const outcome = await portFreeProvider.apply(host, s, changes, p.ctx);
     expect(calls.filter((c) => c.args[0] === 'stop').map((c) => c.args.join(' '))).toEqual(['stop etcd.service']);
     expect((outcome as { reports: Record<string, { freed: unknown[] }> }).reports['ports.json']!.freed).toHaveLength(2);
@@ -301,7 +302,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const changes = portFreeProvider.diff(s, { ...o, selfUnit: null }, { live: true });
     expect(changes).toHaveLength(1);
     expect(changes[0]!.op).toMatchObject({ kind: 'stop', units: ['lazy.socket', 'lazy.service'], unit: 'lazy.service', pid: 4242, socket: 'lazy.socket' });
-    const outcome = await portFreeProvider.apply(host, s, changes, ctx().ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
     expect(calls.filter((c) => c.args[0] !== 'show').map((c) => c.args.join(' '))).toEqual([
       'stop lazy.socket lazy.service',
       'disable lazy.socket lazy.service',

@@ -1,6 +1,7 @@
 // PortFree on an unbooted image (--root): no sockets exist, so it finds the
 // units that would take a wanted port at boot and disables them in the tree.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyContext } from './helpers/door.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,7 +67,7 @@ function spec(extra: Partial<PortFreeSpec> = {}): PortFreeSpec {
 }
 
 function host(): Host {
-  return new Host({ root, runner: refuse, backupDir: '/var/backups/reconcile/run1' });
+  return new Host({ root, runner: refuse });
 }
 
 function offline(o: PortFreeObserved): OfflinePortsObserved {
@@ -74,7 +75,6 @@ function offline(o: PortFreeObserved): OfflinePortsObserved {
   return o;
 }
 
-const noProgress = { progress: () => {} };
 
 describe('PortFree offline (--root)', () => {
   it('plans: disable the enabled socket on 10250, flag the service that names 10250; ignore disabled, other-port and overridden units', async () => {
@@ -102,10 +102,10 @@ describe('PortFree offline (--root)', () => {
     const h = host();
     const s = spec();
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(h, s), { live: false });
-    const outcome = await portFreeProvider.apply(h, s, changes, noProgress);
+    const outcome = await portFreeProvider.apply(h, s, changes, await applyContext(h, '/var/backups/reconcile/run1'));
     expect(outcome).toBeUndefined();
     expect(await isLink(`${ETC}/sockets.target.wants/agent.socket`)).toBe(false);
-    expect(await isLink(`/var/backups/reconcile/run1${ETC}/sockets.target.wants/agent.socket`)).toBe(true);
+    expect(await isLink(`/var/backups/reconcile/run1/backup${ETC}/sockets.target.wants/agent.socket`)).toBe(true);
     expect(await isLink(`${ETC}/sockets.target.wants/web.socket`)).toBe(true);
     expect(await isLink(`${ETC}/sockets.target.wants/sched.socket`)).toBe(true);
     expect(await isLink(`${ETC}/multi-user.target.wants/node-monitor.service`)).toBe(true);
@@ -122,7 +122,8 @@ describe('PortFree offline (--root)', () => {
       ['disable-agent.socket', 'disable'],
       ['disable-node-monitor.service', 'disable'],
     ]);
-    await portFreeProvider.apply(host(), s, changes, noProgress);
+    const hh = host();
+    await portFreeProvider.apply(hh, s, changes, await applyContext(hh));
     expect(await isLink(`${ETC}/multi-user.target.wants/node-monitor.service`)).toBe(false);
     expect(portFreeProvider.diff(s, await portFreeProvider.observe(host(), s), { live: false })).toEqual([]);
   });
@@ -152,7 +153,8 @@ describe('PortFree offline (--root)', () => {
       ['disable-node-monitor.service', 'disable'],
       ['mask-node-monitor.service', 'mask'],
     ]);
-    await portFreeProvider.apply(host(), s, changes, noProgress);
+    const hh = host();
+    await portFreeProvider.apply(hh, s, changes, await applyContext(hh));
     expect(await fs.readlink(path.join(root, ETC, 'agent.socket'))).toBe('/dev/null');
     expect(await fs.readlink(path.join(root, ETC, 'etcd-proxy.socket'))).toBe('/dev/null');
     expect(portFreeProvider.diff(s, await portFreeProvider.observe(host(), s), { live: false })).toEqual([]);
@@ -165,7 +167,8 @@ describe('PortFree offline (--root)', () => {
     const s = spec();
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host(), s), { live: false });
     expect(changes.filter((c) => c.action === 'disable').map((c) => c.id)).toEqual(['disable-agent.socket', 'disable-agent.service']);
-    await portFreeProvider.apply(host(), s, changes, noProgress);
+    const hh = host();
+    await portFreeProvider.apply(hh, s, changes, await applyContext(hh));
     expect(await isLink(`${ETC}/multi-user.target.wants/agent.service`)).toBe(false);
   });
 

@@ -65,7 +65,7 @@ describe('apply', () => {
         ['FakeMods', 'FakeSysctl', 'FakePorts', 'FakeOther'].map((t) => ({ spec: spec(t), observed: null })),
         { live: false, root: '/tmp/x' },
       );
-      const result = await applyPlan(new Host({ root: '/tmp/x' }), plan, { progress: () => {} });
+      const result = await applyPlan(new Host({ root: '/tmp/x' }), plan, { progress: () => {}, door: undefined as never });
       expect(log).toEqual(['FakeMods', 'FakePorts', 'FakeOther']);
       expect(result.failures).toEqual([
         { resource: 'FakeMods', message: 'FakeMods broke' },

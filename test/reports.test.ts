@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../src/host.js';
+import { openDoor } from './helpers/door.js';
 import { backupDirOf, newRunJournal, recordBeforeState, writeReport } from '../src/reconcile/reports.js';
 
 let root: string;
@@ -22,22 +23,21 @@ describe('reports directory', () => {
   });
 
   it('before.json keeps the first observation; every run has its own copy', async () => {
+    const host = new Host({ root });
     const j1 = newRunJournal('/r', new Date('2026-11-29T20:00:00Z'), 1);
-    const h1 = new Host({ root, backupDir: backupDirOf(j1) });
-    expect(await recordBeforeState(h1, '/r', j1, first)).toBe(true);
+    expect(await recordBeforeState(await openDoor(host, j1.dir), '/r', first)).toBe(true);
     const j2 = newRunJournal('/r', new Date('2026-11-29T21:00:00Z'), 2);
-    const h2 = new Host({ root, backupDir: backupDirOf(j2) });
-    expect(await recordBeforeState(h2, '/r', j2, later)).toBe(false);
+    expect(await recordBeforeState(await openDoor(host, j2.dir), '/r', later)).toBe(false);
     expect(JSON.parse(readFileSync(path.join(root, 'r/before.json'), 'utf8'))).toEqual(first);
     expect(JSON.parse(readFileSync(path.join(root, j2.dir, 'before.json'), 'utf8'))).toEqual(later);
   });
 
   it('a report that already holds the same content is not rewritten or backed up', async () => {
-    const host = new Host({ root, backupDir: '/b' });
-    expect(await writeReport(host, '/r', 'facts.json', { kernel: '6.1' })).toBe('/r/facts.json');
-    expect(await writeReport(host, '/r', 'facts.json', { kernel: '6.1' })).toBeNull();
-    expect(existsSync(path.join(root, 'b'))).toBe(false);
-    expect(await writeReport(host, '/r', 'facts.json', { kernel: '6.2' })).toBe('/r/facts.json');
-    expect(JSON.parse(readFileSync(path.join(root, 'b/r/facts.json'), 'utf8'))).toEqual({ kernel: '6.1' });
+    const door = await openDoor(new Host({ root }), '/b');
+    expect(await writeReport(door, '/r', 'facts.json', { kernel: '6.1' })).toBe('/r/facts.json');
+    expect(await writeReport(door, '/r', 'facts.json', { kernel: '6.1' })).toBeNull();
+    expect(existsSync(path.join(root, 'b/backup'))).toBe(false);
+    expect(await writeReport(door, '/r', 'facts.json', { kernel: '6.2' })).toBe('/r/facts.json');
+    expect(JSON.parse(readFileSync(path.join(root, 'b/backup/r/facts.json'), 'utf8'))).toEqual({ kernel: '6.1' });
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyContext, openDoor } from './helpers/door.js';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,8 @@ import { providers } from '../src/resources/index.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: SwapOffSpec = { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false };
-const BACKUPS = '/var/backups/test';
+const RUN = '/var/backups/test';
+const BACKUPS = `${RUN}/backup`;
 
 // Deliberately without a final newline, with tabs, a CRLF-free mix of 4- and 6-field swap lines.
 const FSTAB = [
@@ -106,9 +108,9 @@ describe('SwapOff offline (fixture root)', () => {
   it('converges: observe -> diff -> apply -> observe gives an empty diff; other bytes and backups kept', async () => {
     usedHost();
     const { calls, runner } = recorder();
-    const host = new Host({ root, backupDir: BACKUPS, runner });
+    const host = new Host({ root, runner });
     const changes = diffSwap(SPEC, await observeSwap(host), { live: false });
-    await swapOffProvider.apply(host, SPEC, changes, { progress: () => {} });
+    await swapOffProvider.apply(host, SPEC, changes, await applyContext(host, RUN));
 
     const after = read('etc/fstab');
     // Drop our marker lines and the "#" we added: the original comes back byte for byte.
@@ -134,17 +136,17 @@ describe('SwapOff offline (fixture root)', () => {
     const again = diffSwap(SPEC, await observeSwap(new Host({ root })), { live: false });
     expect(again).toEqual([]);
     // A second apply of an empty plan leaves the file alone.
-    await applySwap(new Host({ root, backupDir: BACKUPS }), again);
+    await applySwap(new Host({ root }), again, await openDoor(new Host({ root })));
     expect(read('etc/fstab')).toBe(after);
   });
 
   it('deletes swap files only when asked, without copying them to the backups', async () => {
     usedHost();
     const spec = { ...SPEC, remove_swap_files: true };
-    const host = new Host({ root, backupDir: BACKUPS });
+    const host = new Host({ root });
     const changes = diffSwap(spec, await observeSwap(host), { live: false });
     expect(changes.filter((c) => c.action === 'delete').map((c) => c.id)).toEqual(['remove:/swapfile']);
-    await applySwap(host, changes);
+    await applySwap(host, changes, await openDoor(host, RUN));
     expect(existsSync(path.join(root, 'swapfile'))).toBe(false);
     expect(existsSync(path.join(root, BACKUPS, 'swapfile'))).toBe(false);
     // The commented line still names the file, and it is gone: nothing left to do.
@@ -159,14 +161,14 @@ describe('SwapOff offline (fixture root)', () => {
       // A .swap unit wanted by another target is not pulled in by swap.target; not ours to judge.
       'etc/systemd/system/local-fs.target.wants/other.swap': { link: '/etc/systemd/system/other.swap' },
     });
-    const host = new Host({ root, backupDir: BACKUPS });
+    const host = new Host({ root });
     const o = await observeSwap(host);
     expect(o.units.map((u) => [u.unit, u.kind, u.file, u.installedBy])).toEqual([
       ['zramswap.service', 'swap-service', '/lib/systemd/system/zramswap.service', ['multi-user.target']],
     ]);
     const changes = diffSwap(SPEC, o, { live: false });
     expect(changes.find((c) => c.id === 'unit:zramswap.service')!.summary).toContain('masking swap.target does not stop it');
-    await applySwap(host, changes);
+    await applySwap(host, changes, await openDoor(host, RUN));
     expect(existsSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/zramswap.service'))).toBe(false);
     expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/ssh.service')).isSymbolicLink()).toBe(true);
     expect(diffSwap(SPEC, await observeSwap(host), { live: false })).toEqual([]);
@@ -200,10 +202,10 @@ describe('SwapOff offline (fixture root)', () => {
 
   it('refuses to apply a stale plan when fstab changed since it was observed', async () => {
     usedHost();
-    const host = new Host({ root, backupDir: BACKUPS });
+    const host = new Host({ root });
     const changes = diffSwap(SPEC, await observeSwap(host), { live: false });
     writeFileSync(path.join(root, 'etc/fstab'), FSTAB + '\n/other none swap sw 0 0\n');
-    await expect(applySwap(host, changes.filter((c) => c.id === 'fstab'))).rejects.toBeInstanceOf(HostError);
+    await expect(applySwap(host, changes.filter((c) => c.id === 'fstab'), await openDoor(host, RUN))).rejects.toBeInstanceOf(HostError);
   });
 
   it('an empty image has nothing to do', async () => {
@@ -253,12 +255,12 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
         writeFileSync(swapsFile, kept.join('\n'));
       }
     });
-    const host = new Host({ root, backupDir: BACKUPS, runner, live: true });
+    const host = new Host({ root, runner, live: true });
     const o = await observeSwap(host);
     expect(o.swapTotalKb).toBe(5087224);
     expect(o.active!.map((a) => a.filename)).toEqual(['/swapfile', '/dev/zram0']);
     const changes = diffSwap(SPEC, o, { live: true });
-    await applySwap(host, changes);
+    await applySwap(host, changes, await openDoor(host, RUN));
     expect(calls.map((c) => [c.cmd, ...c.args])).toEqual([
       ['swapoff', '/swapfile'],
       ['swapoff', '/dev/zram0'],
@@ -272,9 +274,9 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
   it('a failing swapoff is an error naming the command', async () => {
     build({ 'proc/swaps': PROC_SWAPS, 'proc/meminfo': 'SwapTotal: 1 kB\n' });
     const runner: CommandRunner = async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 255, stdout: '', stderr: 'swapoff: /swapfile: Cannot allocate memory' });
-    const host = new Host({ root, backupDir: BACKUPS, runner, live: true });
+    const host = new Host({ root, runner, live: true });
     const changes = diffSwap(SPEC, await observeSwap(host), { live: true });
-    await expect(applySwap(host, changes)).rejects.toThrow(/swapoff \/swapfile exited 255: .*Cannot allocate memory/);
+    await expect(applySwap(host, changes, await openDoor(host, RUN))).rejects.toThrow(/swapoff \/swapfile exited 255: .*Cannot allocate memory/);
     expect(lstatSync(path.join(root, 'etc'), { throwIfNoEntry: false })).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
 // byte-identical. "Live" cases use Host({ live: true }) on a temp root whose
 // /proc/sys is plain files, so this machine's kernel is never touched.
 import { afterAll, describe, expect, it } from 'vitest';
+import { applyContext } from './helpers/door.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +36,6 @@ async function fixture(tree: Tree): Promise<string> {
 }
 
 const read = (root: string, p: string) => fs.readFile(path.join(root, p), 'utf8');
-const ctx = { progress: () => {} };
 
 const spec = (over: Partial<SysctlFileSpec> = {}): SysctlFileSpec => ({
   type: 'SysctlFile',
@@ -74,7 +74,7 @@ const actionable = (cs: Change[]) => cs.filter((c) => !c.operator && !c.deferred
 
 async function converge(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>[]> {
   const changes = await plan(host, s);
-  await provider.apply(host, s, actionable(changes) as Change<SysctlOp>[], ctx);
+  await provider.apply(host, s, actionable(changes) as Change<SysctlOp>[], await applyContext(host, '/bk'));
   return changes;
 }
 
@@ -89,7 +89,7 @@ describe('SysctlFile provider', () => {
       ...labTree(),
       ...liveProc({ 'net.ipv4.ip_forward': '0', 'net.bridge.bridge-nf-call-iptables': '0', 'net.bridge.bridge-nf-call-ip6tables': '1' }),
     });
-    const host = new Host({ root, live: true, backupDir: '/var/backups/reconcile' });
+    const host = new Host({ root, live: true });
     const changes = await plan(host, spec());
 
     expect(changes.map((c) => c.id)).toEqual([
@@ -108,7 +108,7 @@ describe('SysctlFile provider', () => {
       'set net.bridge.bridge-nf-call-iptables = 1 in the running kernel (now 0)',
     ]);
 
-    await provider.apply(host, spec(), changes, ctx);
+    await provider.apply(host, spec(), changes, await applyContext(host, '/bk'));
 
     expect(await plan(host, spec())).toEqual([]);
     expect(await read(root, '/etc/sysctl.d/k8s.conf')).toContain(
@@ -120,7 +120,7 @@ describe('SysctlFile provider', () => {
     expect(after).toBe(
       [...lines.slice(0, 2), '# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf', '# net.ipv4.ip_forward = 0', ...lines.slice(3)].join('\n'),
     );
-    expect(await read(root, '/var/backups/reconcile/etc/sysctl.d/security-baseline.conf')).toBe(SECURITY_BASELINE);
+    expect(await read(root, '/bk/backup/etc/sysctl.d/security-baseline.conf')).toBe(SECURITY_BASELINE);
     expect(await read(root, '/proc/sys/net/ipv4/ip_forward')).toBe('1\n');
     expect(await read(root, '/proc/sys/net/bridge/bridge-nf-call-iptables')).toBe('1\n');
     // The baseline's other settings still apply at boot.
@@ -133,20 +133,20 @@ describe('SysctlFile provider', () => {
 
   it('offline: converges files, writes no kernel value, and lists the boot-time values as deferred', async () => {
     const root = await fixture({ ...labTree(), ...liveProc({ 'net.ipv4.ip_forward': '0' }) });
-    const host = new Host({ root, backupDir: '/var/backups/reconcile' });
+    const host = new Host({ root });
     const changes = await plan(host, spec());
     expect(changes.some((c) => c.runtime)).toBe(false);
     const deferred = changes.filter((c) => c.deferred);
     expect(deferred).toHaveLength(1);
     expect(deferred[0]!.summary).toContain('net.ipv4.ip_forward = 1');
-    await provider.apply(host, spec(), actionable(changes) as Change<SysctlOp>[], ctx);
+    await provider.apply(host, spec(), actionable(changes) as Change<SysctlOp>[], await applyContext(host, '/bk'));
     expect(await plan(host, spec())).toEqual([]);
     expect(await read(root, '/proc/sys/net/ipv4/ip_forward')).toBe('0\n');
   });
 
   it('fail policy: conflicts become operator changes and the conflicting file is left alone', async () => {
     const root = await fixture(labTree());
-    const host = new Host({ root, backupDir: '/bk' });
+    const host = new Host({ root });
     const s = spec({ conflict_policy: 'fail' });
     const changes = await plan(host, s);
     const ops = changes.filter((c) => c.operator);
@@ -158,7 +158,7 @@ describe('SysctlFile provider', () => {
     expect(changes.filter((c) => c.file && c.file.path !== s.file)).toEqual([]);
     await converge(host, s);
     expect(await read(root, '/etc/sysctl.d/security-baseline.conf')).toBe(SECURITY_BASELINE);
-    await expect(fs.access(path.join(root, '/bk/etc/sysctl.d/security-baseline.conf'))).rejects.toThrow();
+    await expect(fs.access(path.join(root, '/bk/backup/etc/sysctl.d/security-baseline.conf'))).rejects.toThrow();
     // Still reported on the next plan: nothing was silently fixed.
     expect((await plan(host, s)).map((c) => c.action)).toEqual(['operator']);
   });
@@ -170,7 +170,7 @@ describe('SysctlFile provider', () => {
       '/usr/lib/sysctl.d/zz-vendor.conf': vendor,
       '/run/sysctl.d/zz-run.conf': runVendor,
     });
-    const host = new Host({ root, backupDir: '/bk' });
+    const host = new Host({ root });
     const changes = await plan(host, spec());
     const over = changes.filter((c) => c.id.startsWith('conflict:'));
     expect(over.map((c) => [c.id, c.action, c.file?.before])).toEqual([
@@ -203,7 +203,7 @@ describe('SysctlFile provider', () => {
       '/usr/share/vendor/tuning.conf': shared,
       '/etc/sysctl.d/zz-tuning.conf': { link: '/usr/share/vendor/tuning.conf' },
     });
-    const host = new Host({ root, backupDir: '/bk' });
+    const host = new Host({ root });
     const changes = await plan(host, spec());
     const c = changes.find((x) => x.id === 'conflict:/etc/sysctl.d/zz-tuning.conf')!;
     expect(c.action).toBe('update');
@@ -217,7 +217,7 @@ describe('SysctlFile provider', () => {
   it('/etc/sysctl.conf beats ours only under sysctl --system; it is commented out through its 99-sysctl.conf link', async () => {
     const conf = '# legacy\r\nvm.swappiness = 10\r\nnet.ipv4.ip_forward = 0\r\nkernel.x = 1'; // CRLF, no final newline
     const root = await fixture({ '/etc/sysctl.conf': conf, '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } });
-    const host = new Host({ root, backupDir: '/bk' });
+    const host = new Host({ root });
     const changes = await plan(host, spec());
     const c = changes.find((x) => x.id === 'conflict:/etc/sysctl.conf')!;
     expect(c.summary).toBe(
@@ -250,12 +250,12 @@ describe('SysctlFile provider', () => {
 
   it('replaces a /dev/null mask at our own path instead of writing through it', async () => {
     const root = await fixture({ '/etc/sysctl.d/k8s.conf': { link: '/dev/null' } });
-    const host = new Host({ root, backupDir: '/bk' });
+    const host = new Host({ root });
     const changes = await plan(host, spec());
     expect(changes[0]!.summary).toContain('replace the symlink /etc/sysctl.d/k8s.conf -> /dev/null');
     await converge(host, spec());
     expect((await fs.lstat(path.join(root, '/etc/sysctl.d/k8s.conf'))).isFile()).toBe(true);
-    expect(await fs.readlink(path.join(root, '/bk/etc/sysctl.d/k8s.conf'))).toBe('/dev/null');
+    expect(await fs.readlink(path.join(root, '/bk/backup/etc/sysctl.d/k8s.conf'))).toBe('/dev/null');
     expect(await plan(host, spec())).toEqual([]);
   });
 
@@ -269,10 +269,10 @@ describe('SysctlFile provider', () => {
 
   it('a key missing from the running kernel is a clear error naming the module, after the files are written', async () => {
     const root = await fixture(liveProc({ 'net.ipv4.ip_forward': '1' }));
-    const host = new Host({ root, live: true, backupDir: '/bk' });
+    const host = new Host({ root, live: true });
     const changes = await plan(host, spec());
     expect(changes.find((c) => c.id === 'runtime:net.bridge.bridge-nf-call-iptables')!.summary).toContain('br_netfilter');
-    const err = await provider.apply(host, spec(), changes, ctx).then(
+    const err = await provider.apply(host, spec(), changes, await applyContext(host, '/bk')).then(
       () => null,
       (e: unknown) => e,
     );
@@ -285,10 +285,10 @@ describe('SysctlFile provider', () => {
 
   it('refuses to edit a conflicting file that changed after the plan', async () => {
     const root = await fixture(labTree());
-    const host = new Host({ root, backupDir: '/bk' });
+    const host = new Host({ root });
     const changes = await plan(host, spec());
     await fs.appendFile(path.join(root, '/etc/sysctl.d/security-baseline.conf'), 'vm.new = 1\n');
-    await expect(provider.apply(host, spec(), actionable(changes) as Change<SysctlOp>[], ctx)).rejects.toThrow(
+    await expect(provider.apply(host, spec(), actionable(changes) as Change<SysctlOp>[], await applyContext(host, '/bk'))).rejects.toThrow(
       '/etc/sysctl.d/security-baseline.conf changed since the plan was made',
     );
     expect(await read(root, '/etc/sysctl.d/security-baseline.conf')).toBe(SECURITY_BASELINE + 'vm.new = 1\n');
@@ -296,7 +296,7 @@ describe('SysctlFile provider', () => {
 
   it('keys written with slashes in the spec are the same keys', async () => {
     const root = await fixture({ ...liveProc({ 'net.ipv4.ip_forward': '1' }) });
-    const host = new Host({ root, live: true, backupDir: '/bk' });
+    const host = new Host({ root, live: true });
     const s = spec({ settings: { 'net/ipv4/ip_forward': 1 } });
     const changes = await plan(host, s);
     expect(changes.map((c) => c.id)).toEqual(['file:/etc/sysctl.d/k8s.conf']);

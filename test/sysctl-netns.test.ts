@@ -56,8 +56,11 @@ describe('runtime write inside a new network namespace', () => {
     const script = await bundle(
       'runtime',
       `
-import { readFileSync, readlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Host } from ${JSON.stringify(path.join(repo, 'src/host.ts'))};
+import { WriteDoor } from ${JSON.stringify(path.join(repo, 'src/door/door.ts'))};
 import { sysctlFileProvider } from ${JSON.stringify(path.join(repo, 'src/resources/sysctl-file.ts'))};
 
 const KEY = 'net.ipv4.ip_forward';
@@ -74,7 +77,10 @@ async function setTo(v) {
   const changes = sysctlFileProvider.diff(spec(v), await observed(v), { live: true }).filter((c) => c.runtime);
   if (changes.some((c) => c.op.kind !== 'runtime' || c.op.key !== KEY)) throw new Error('unexpected change ' + JSON.stringify(changes));
   // apply performs exactly these (runtime) changes, then verifies them.
-  await sysctlFileProvider.apply(host, spec(v), changes, { progress() {} });
+  // The journal of the runtime step goes to a scratch root, never to this machine's /etc.
+  const scratch = new Host({ root: mkdtempSync(join(tmpdir(), 'netns-door-')) });
+  const door = await WriteDoor.open(scratch, { runDir: '/runs/r' + v, runId: 'r' + v, mode: 'apply', tool: 'test' });
+  await sysctlFileProvider.apply(host, spec(v), changes, { progress() {}, door });
   return { changes: changes.map((c) => c.id), now: read() };
 }
 const netns = readlinkSync('/proc/self/ns/net');

@@ -4,6 +4,7 @@
 // systemctl on the other, and the two trees are compared entry by entry.
 // systemctl is only ever run with --root on a temp directory.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { applyContext } from './helpers/door.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,8 +80,7 @@ async function twin(make: (root: string) => Promise<void>): Promise<{ ours: stri
 const refuse: CommandRunner = async (cmd, args) => {
   throw new Error(`offline provider ran ${cmd} ${args.join(' ')}`);
 };
-const offlineHost = (root: string) => new Host({ root, runner: refuse, backupDir: BACKUPS });
-const noProgress = { progress: () => {} };
+const offlineHost = (root: string) => new Host({ root, runner: refuse });
 
 function portSpec(extra: Partial<PortFreeSpec>): PortFreeSpec {
   return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
@@ -89,7 +89,7 @@ function portSpec(extra: Partial<PortFreeSpec>): PortFreeSpec {
 async function portFreeOffline(root: string, spec: PortFreeSpec): Promise<string[]> {
   const h = offlineHost(root);
   const changes = portFreeProvider.diff(spec, await portFreeProvider.observe(h, spec), { live: false });
-  await portFreeProvider.apply(h, spec, changes, noProgress);
+  await portFreeProvider.apply(h, spec, changes, await applyContext(h, BACKUPS));
   // Converged: a second plan has nothing left to do.
   const again = portFreeProvider.diff(spec, await portFreeProvider.observe(offlineHost(root), spec), { live: false });
   expect(again.filter((c) => !c.operator)).toEqual([]);
@@ -99,7 +99,7 @@ async function portFreeOffline(root: string, spec: PortFreeSpec): Promise<string
 async function swapOffOffline(root: string, spec: SwapOffSpec): Promise<string[]> {
   const h = offlineHost(root);
   const changes = swapOffProvider.diff(spec, await swapOffProvider.observe(h, spec), { live: false });
-  await swapOffProvider.apply(h, spec, changes, noProgress);
+  await swapOffProvider.apply(h, spec, changes, await applyContext(h, BACKUPS));
   const again = swapOffProvider.diff(spec, await swapOffProvider.observe(offlineHost(root), spec), { live: false });
   expect(again.filter((c) => !c.operator)).toEqual([]);
   return changes.map((c) => `${c.id}:${c.action}`);

@@ -3,6 +3,8 @@
 // candidate only). Reads unit files, so it works live and on an unbooted
 // image alike. Parsing is pure; the loaders go through Host.
 import path from 'node:path';
+import type { WriteDoor } from '../door/door.js';
+import type { LinkDelta } from '../door/journal.js';
 import type { Host } from '../host.js';
 import { unitKind } from './cgroup.js';
 
@@ -346,13 +348,30 @@ export async function disableLinks(host: Host, names: Iterable<string>): Promise
  * Removes enablement links as `systemctl disable` does: each link (backed
  * up), then the directories under /etc/systemd/system that leaves empty.
  */
-export async function removeUnitLinks(host: Host, links: Iterable<string>): Promise<void> {
+export async function removeUnitLinks(door: WriteDoor, links: Iterable<string>): Promise<void> {
   for (const link of links) {
-    await host.remove(link);
+    await door.remove(link);
     for (let dir = path.posix.dirname(link); dir.startsWith(`${PERSISTENT_CONFIG}/`); dir = path.posix.dirname(dir)) {
-      if (!(await host.removeEmptyDir(dir))) break;
+      if (!(await door.removeEmptyDir(dir))) break;
     }
   }
+}
+
+/** Every symlink under /etc/systemd/system with its raw text: what a live systemctl disable/mask changes. */
+export async function unitLinkSnapshot(host: Host): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const l of await readConfigLinks(host)) {
+    const text = await host.readLink(l.path);
+    if (text !== null) out.set(l.path, text);
+  }
+  return out;
+}
+
+/** Pure: which links went and which came between two snapshots. */
+export function linkDelta(before: Map<string, string>, after: Map<string, string>): LinkDelta {
+  const removed = [...before].filter(([p, t]) => after.get(p) !== t).map(([p, t]) => ({ path: p, link: t }));
+  const added = [...after].filter(([p, t]) => before.get(p) !== t).map(([p, t]) => ({ path: p, link: t }));
+  return { removed, added };
 }
 
 export interface UnitEnablement {

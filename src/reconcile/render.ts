@@ -1,6 +1,7 @@
 // Turning plans and results into text for people and JSON for pipelines.
 import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
+import { displayText } from '../bytes.js';
 import type { Plan } from './plan.js';
 import { actionable, operatorChanges, pendingCount } from './plan.js';
 import type { ApplyResult } from './apply.js';
@@ -8,8 +9,7 @@ import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
 import type { Finding } from '../findings.js';
 
-/** Bumped on any incompatible change of the JSON document's shape. */
-export const FORMAT_VERSION = '1.0';
+export { FORMAT_VERSION } from '../version.js';
 
 
 export interface Palette {
@@ -34,8 +34,8 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   const patch = createTwoFilesPatch(
     before === null ? '/dev/null' : path,
     after === null ? '/dev/null' : path,
-    before ?? '',
-    after ?? '',
+    displayText(before ?? ''),
+    displayText(after ?? ''),
     undefined,
     undefined,
     { context: 3 },
@@ -168,8 +168,9 @@ export function jsonChanges(changes: Change[]): JsonChange[] {
     deferred: c.deferred ?? false,
     operator: c.operator ?? null,
     path: c.file?.path ?? null,
-    before: c.file ? c.file.before : null,
-    after: c.file ? c.file.after : null,
+    // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here; the write uses the bytes.
+    before: c.file && c.file.before !== null ? displayText(c.file.before) : null,
+    after: c.file && c.file.after !== null ? displayText(c.file.after) : null,
     detail: c.op ?? null,
   }));
 }

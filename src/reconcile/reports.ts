@@ -1,7 +1,9 @@
 // The reports directory: before.json (first observation, kept forever),
-// ports.json, facts.json, who-fixes.json, and a journal entry per run.
+// ports.json, facts.json, who-fixes.json, and a directory per run
+// (runs/<id>: journal, backup/, before.json, plan.json, result.json).
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { WriteDoor } from '../door/door.js';
+import { utf8Bytes } from '../bytes.js';
 import type { BeforeState } from './before-state.js';
 
 export interface RunJournal {
@@ -15,6 +17,10 @@ export function newRunJournal(reportsDir: string, now: Date = new Date(), pid: n
   return { id, dir: path.posix.join(reportsDir, 'runs', id) };
 }
 
+export function runsDirOf(reportsDir: string): string {
+  return path.posix.join(reportsDir, 'runs');
+}
+
 export function backupDirOf(journal: RunJournal): string {
   return path.posix.join(journal.dir, 'backup');
 }
@@ -25,26 +31,23 @@ export function jsonText(value: unknown): string {
 
 /**
  * Writes before.json unless it already exists (the first observation is the
- * truth), and always the run's own copy in the journal. Returns whether the
- * top-level before.json was written now.
+ * truth), and always the run's own copy. Returns whether the top-level
+ * before.json was written now.
  */
-export async function recordBeforeState(host: Host, reportsDir: string, journal: RunJournal, state: BeforeState): Promise<boolean> {
-  await host.writeFile(path.posix.join(journal.dir, 'before.json'), jsonText(state));
+export async function recordBeforeState(door: WriteDoor, reportsDir: string, state: BeforeState): Promise<boolean> {
+  await door.writeRunFile('before.json', utf8Bytes(jsonText(state)));
   const top = path.posix.join(reportsDir, 'before.json');
-  if (await host.exists(top)) return false;
-  await host.writeFile(top, jsonText(state));
+  if (await door.host.exists(top)) return false;
+  await door.writeFile({ path: top, content: utf8Bytes(jsonText(state)), report: true });
   return true;
 }
 
 /** Writes a report; returns its path, or null when it already held exactly this (no rewrite, no backup). */
-export async function writeReport(host: Host, reportsDir: string, name: string, value: unknown): Promise<string | null> {
+export async function writeReport(door: WriteDoor, reportsDir: string, name: string, value: unknown): Promise<string | null> {
   const target = path.posix.join(reportsDir, name);
-  const text = jsonText(value);
-  if ((await host.readFile(target)) === text) return null;
-  await host.writeFile(target, text);
-  return target;
+  return (await door.writeFile({ path: target, content: utf8Bytes(jsonText(value)), report: true })) ? target : null;
 }
 
-export async function writeJournalFile(host: Host, journal: RunJournal, name: string, value: unknown): Promise<void> {
-  await host.writeFile(path.posix.join(journal.dir, name), typeof value === 'string' ? value : jsonText(value));
+export async function writeRunFile(door: WriteDoor, name: string, value: unknown): Promise<void> {
+  await door.writeRunFile(name, utf8Bytes(typeof value === 'string' ? value : jsonText(value)));
 }

@@ -2,9 +2,11 @@
 // plan -> (apply -> observe again -> verify -> reports). Exit codes follow
 // Terraform's -detailed-exitcode: plan 0 in sync, 2 pending, 1 error; apply
 // 0 converged and verified, 1 otherwise.
-import { Host } from '../host.js';
+import { realpathSync, statSync } from 'node:fs';
+import { Host, describeFsError } from '../host.js';
+import { executeRollback, planRollback } from './rollback.js';
 import type { CommandRunner } from '../host.js';
-import { ReconcileError } from '../errors.js';
+import { ReconcileError, RunAbortedError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
 import { makePlan, operatorChanges, pendingCount } from './plan.js';
@@ -14,18 +16,44 @@ import type { ApplyResult } from './apply.js';
 import { verifyConverged } from './verify.js';
 import { observeBeforeState } from './before-state.js';
 import type { BeforeState } from './before-state.js';
-import { backupDirOf, newRunJournal, recordBeforeState, writeJournalFile, writeReport } from './reports.js';
+import { jsonText, newRunJournal, recordBeforeState, runsDirOf, writeReport, writeRunFile, type RunJournal } from './reports.js';
+import { WriteDoor } from '../door/door.js';
+import { acquireLock } from '../door/lock.js';
+import { describeInterrupted, settleInterruptedRuns } from '../door/interrupted.js';
 import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 
-export const TOOL_VERSION = '0.1.0';
+export { TOOL_VERSION } from '../version.js';
+import { TOOL_VERSION } from '../version.js';
 
 export interface RunRequest {
-  mode: 'plan' | 'apply';
+  mode: 'plan' | 'apply' | 'facts';
   file: string;
   root?: string;
   json: boolean;
+  /** --rollback [RUN_ID]: undo a run instead (with mode plan: preview it). */
+  rollback?: { run?: string; force: boolean };
+}
+
+/**
+ * --root must name an existing directory other than /. An empty value (an
+ * unset pipeline variable) or a typo must never fall through to the build
+ * machine, and the tool never creates it.
+ */
+export function checkRoot(root: string | undefined): string | undefined {
+  if (root === undefined) return undefined;
+  if (root.trim() === '') throw new ReconcileError('--root is empty (an unset variable?); give the mounted image\'s directory, or leave --root out for the live host; nothing was changed');
+  let real: string;
+  try {
+    real = realpathSync(root);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ReconcileError(`--root ${root}: ${code === 'ENOENT' ? 'does not exist' : describeFsError(e)}; it is never created; nothing was changed`);
+  }
+  if (!statSync(real).isDirectory()) throw new ReconcileError(`--root ${root} is not a directory; nothing was changed`);
+  if (real === '/') throw new ReconcileError(`--root ${root} resolves to /, the build machine itself; leave --root out to act on the live host; nothing was changed`);
+  return real;
 }
 
 export interface Io {
@@ -39,14 +67,84 @@ export interface Io {
 }
 
 export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
+  const root = checkRoot(req.root);
   const desired = await loadDesiredState(req.file);
-  const host = new Host({ root: req.root, runner: io.runner });
+  const host = new Host({ root, runner: io.runner });
   const isRoot = io.isRoot ?? (() => host.isRoot());
-  if (req.mode === 'apply' && host.live && !isRoot()) {
-    throw new ReconcileError('--apply on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.');
+  const writes = req.mode === 'apply';
+  if (writes && host.live && !isRoot()) {
+    throw new ReconcileError(`--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`);
   }
   const progress = (m: string) => io.stderr.write(`reconcile: ${m}\n`);
+  if (req.rollback) return runRollback(host, desired, req, req.rollback, io, progress);
+  if (req.mode === 'facts') return runFacts(host, desired, req, io, progress);
   return req.mode === 'plan' ? runPlan(host, desired, req, io, progress) : runApply(host, desired, req, io, progress);
+}
+
+/** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
+async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+  const extra = await hostReports(host, desired, progress);
+  const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
+  if (req.json) {
+    io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
+  } else {
+    const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
+    for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
+    io.stdout.write(lines.join('\n') + '\n');
+  }
+  return facts && !extra.findings.some((f) => f.level === 'error') ? 0 : 1;
+}
+
+async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
+  const preview = req.mode === 'plan';
+  const lock = preview ? null : await acquireLock(host, 'rollback', progress);
+  try {
+    const plan = await planRollback(host, desired.reports_dir, rb.run);
+    const conflicts = plan.steps.filter((s) => s.conflict);
+    const blocked = conflicts.length > 0 && !rb.force;
+    const report = (outcome: { done: string[]; failed: Array<{ step: string; message: string }> } | null, rollbackRun: string | null) => {
+      if (req.json) {
+        io.stdout.write(jsonText({
+          format_version: FORMAT_VERSION, mode: preview ? 'rollback-plan' : 'rollback', run: plan.run, already_rolled_back_by: plan.alreadyBy,
+          steps: plan.steps.map((s) => ({ summary: s.summary, ...(s.conflict ? { conflict: s.conflict } : {}) })),
+          notes: plan.notes, done: outcome?.done ?? [], failed: outcome?.failed ?? [], journal: rollbackRun,
+        }));
+        return;
+      }
+      const lines: string[] = [];
+      if (plan.alreadyBy) lines.push(`run ${plan.run} was already rolled back by ${plan.alreadyBy}; nothing to do`);
+      else if (outcome === null) {
+        lines.push(`${preview ? 'rollback plan' : 'rollback refused'} for run ${plan.run}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`);
+        for (const s of plan.steps) lines.push(`  < ${s.summary}${s.conflict ? `  [changed since: ${s.conflict}]` : ''}`);
+        if (blocked) lines.push(`${conflicts.length} file${conflicts.length === 1 ? '' : 's'} changed after the run; nothing was changed${preview ? '' : ''}; rerun with --force to overwrite them`);
+      } else {
+        lines.push(`rolled back run ${plan.run}:`);
+        for (const d of outcome.done) lines.push(`  < ${d}`);
+        for (const f of outcome.failed) lines.push(`  ! ${f.step}: ${f.message}`);
+      }
+      for (const n of plan.notes) lines.push(`  note: ${n}`);
+      io.stdout.write(lines.join('\n') + '\n');
+    };
+    if (plan.alreadyBy || preview || blocked) {
+      report(null, null);
+      if (plan.alreadyBy) return 0;
+      if (blocked) return 1;
+      return plan.steps.length > 0 ? 2 : 0;
+    }
+    const journal = newRunJournal(desired.reports_dir);
+    const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'rollback', rollbackOf: plan.run, tool: TOOL_VERSION });
+    let outcome;
+    try {
+      for (const i of await settleInterruptedRuns(host, runsDirOf(desired.reports_dir), journal.id)) progress(describeInterrupted(i));
+      outcome = await executeRollback(door, plan);
+    } finally {
+      await door.end(outcome && outcome.failed.length === 0 ? 'ok' : 'failed').catch(() => undefined);
+    }
+    report(outcome, journal.dir);
+    return outcome.failed.length === 0 ? 0 : 1;
+  } finally {
+    await lock?.release();
+  }
 }
 
 async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
@@ -67,26 +165,65 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
 }
 
 async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
-  const journal = newRunJournal(desired.reports_dir);
-  host.backupDir = backupDirOf(journal);
+  const lock = await acquireLock(host, 'apply', progress);
+  try {
+    // Everything is observed before the run directory exists: a host file the
+    // tool cannot read or judge stops the run with nothing written at all.
+    const before = host.live ? await observeBeforeState(host) : null;
+    const plan = await makePlan(host, desired);
+    const extra = await hostReports(host, desired, progress);
+    const journal = newRunJournal(desired.reports_dir);
+    const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
+    try {
+      const code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra });
+      await door.end(code === 0 ? 'ok' : 'failed');
+      return code;
+    } catch (e) {
+      await door.end('failed', (e as Error).message).catch(() => undefined);
+      throw e;
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+async function applyWithDoor(
+  host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
+  seen: { before: BeforeState | null; plan: Plan; extra: Awaited<ReturnType<typeof hostReports>> },
+): Promise<number> {
+  const { before, plan, extra } = seen;
+  for (const i of await settleInterruptedRuns(host, runsDirOf(desired.reports_dir), journal.id)) progress(describeInterrupted(i));
   const written: string[] = [];
-
-  // The first observation is the truth: record it before anything changes.
-  const before = host.live ? await observeBeforeState(host) : null;
-  if (before && (await recordBeforeState(host, desired.reports_dir, journal, before))) written.push(`${desired.reports_dir}/before.json`);
-
-  const plan = await makePlan(host, desired);
-  await writeJournalFile(host, journal, 'plan.json', { resources: jsonPlan(plan) });
-  const extra = await hostReports(host, desired, progress);
+  // The first observation is the truth: recorded before anything changes.
+  if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);
+  await writeRunFile(door, 'plan.json', { resources: jsonPlan(plan) });
   if (!req.json) {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
 
-  const result = await applyPlan(host, plan, { progress });
+  const result = await applyPlan(host, plan, { progress, door });
+  try {
+    return await finishApply(host, door, journal, desired, req, io, progress, { plan, before, extra, result, written });
+  } catch (e) {
+    // What was applied and what failed is always told, even when nothing more can be written.
+    throw new RunAbortedError((e as Error).message, result.applied, result.failures);
+  }
+}
+
+async function finishApply(
+  host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
+  s: { plan: Plan; before: BeforeState | null; extra: Awaited<ReturnType<typeof hostReports>>; result: ApplyResult; written: string[] },
+): Promise<number> {
+  const { plan, before, extra, result } = s;
+  const written: string[] = [...s.written];
   for (const [name, value] of Object.entries({ ...result.reports, ...extra.reports })) {
-    const at = await writeReport(host, desired.reports_dir, name, value);
-    if (at) written.push(at);
+    try {
+      const at = await writeReport(door, desired.reports_dir, name, value);
+      if (at) written.push(at);
+    } catch (e) {
+      result.failures.push({ resource: 'reports', message: (e as Error).message });
+    }
   }
 
   progress('observing again to verify');
@@ -101,10 +238,14 @@ async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: 
     after: jsonPlan(after),
     verified: ok,
     reports_written: written,
-    backups: host.backups(),
+    backups: door.backups(),
     journal: journal.dir,
   };
-  await writeJournalFile(host, journal, 'result.json', doc);
+  try {
+    await writeRunFile(door, 'result.json', doc);
+  } catch (e) {
+    progress(`warning: ${(e as Error).message}; the result below is the only record of this run besides its journal`);
+  }
   if (req.json) io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   else io.stdout.write(renderApplyResult(result, verify, operator, paletteFor(io.stdout, io.env), written));
   return ok ? 0 : 1;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Host } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
+import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
 import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
 import { dependenciesOf, parseModulesDep } from '../modprobe/modules-dep.js';
@@ -113,13 +114,13 @@ async function readModulesDeps(host: Host): Promise<Array<Map<string, string[]>>
 export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise<ModulesObserved> {
   const states = host.live ? await moduleStates(host, spec.modules) : null;
   const link = await host.readLink(spec.file);
-  const content = link === '/dev/null' ? null : await host.readFile(spec.file);
+  const content = link === '/dev/null' ? null : await host.readBytes(spec.file);
 
   const dependencies = dependenciesOf(spec.modules, await readModulesDeps(host));
   const blockerFiles: BlockerFile[] = [];
   for (const f of effectiveConfFiles(await listConfDirs(host, MODPROBE_DIRS))) {
     if (await isMasked(host, f.path)) continue;
-    const text = (await host.readFile(f.path)) ?? '';
+    const text = (await host.readBytes(f.path)) ?? '';
     const blockers = findBlockers(f.path, text, spec.modules, dependencies);
     if (blockers.length === 0) continue;
     const inEtc = f.dir === MODPROBE_ETC;
@@ -141,7 +142,7 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
   const own = path.posix.normalize(spec.file);
   for (const f of effectiveConfFiles(await listConfDirs(host, MODULES_LOAD_DIRS))) {
     if (f.path === own || !f.name.endsWith('.conf') || (await isMasked(host, f.path))) continue;
-    for (const m of parseModulesLoad((await host.readFile(f.path)) ?? '')) {
+    for (const m of parseModulesLoad((await host.readBytes(f.path)) ?? '')) {
       if (wanted.has(m)) listed.set(m, [...(listed.get(m) ?? []), f.path]);
     }
   }
@@ -218,35 +219,33 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
 
 const ORDER: Record<ModulesOp['kind'], number> = { neutralise: 0, 'write-file': 1, modprobe: 2, none: 3 };
 
-/** Writes a planned file change, refusing when the file changed since it was observed (a stale plan). */
-async function writePlanned(host: Host, c: Change<ModulesOp>, replaceLink: boolean): Promise<void> {
+/**
+ * Writes a planned file change through the door, which refuses it when the
+ * file changed since it was observed. A symlink at the path is replaced by a
+ * plain file only when the plan saw it (never written through a /dev/null
+ * mask or into the file a link points at).
+ */
+async function writePlanned(door: WriteDoor, c: Change<ModulesOp>, replaceLink: boolean): Promise<void> {
   const f = c.file;
   if (!f || f.after === null) return;
-  const link = await host.readLink(f.path);
-  if (link !== null) {
-    // Never write through a mask (/dev/null) or into another file a link points at.
-    if (!replaceLink) throw new HostError(`${f.path} became a symlink since it was observed; plan again`, f.path);
-    await host.remove(f.path);
-  } else {
-    const now = await host.readFile(f.path);
-    if (now !== f.before) throw new HostError(`${f.path} changed since it was observed; plan again`, f.path);
-  }
-  await host.writeFile(f.path, f.after, { mode: 0o644 });
+  const link = await door.host.readLink(f.path);
+  if (link !== null && !replaceLink) throw new HostError(`${f.path} became a symlink since it was observed; plan again`, f.path);
+  await door.writeFile({ path: f.path, expect: link !== null ? undefined : f.before, content: f.after, mode: 0o644, replaceLink: link !== null });
 }
 
-export async function applyModules(host: Host, changes: Change<ModulesOp>[]): Promise<void> {
+export async function applyModules(host: Host, changes: Change<ModulesOp>[], door: WriteDoor): Promise<void> {
   const todo = changes.filter((c) => !c.operator && !c.deferred).sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
   for (const c of todo) {
     const op = c.op;
     switch (op.kind) {
       case 'neutralise':
-        await writePlanned(host, c, op.replaceLink);
+        await writePlanned(door, c, op.replaceLink);
         break;
       case 'write-file':
-        await writePlanned(host, c, op.replaceLink);
+        await writePlanned(door, c, op.replaceLink);
         break;
       case 'modprobe':
-        await host.runChecked('modprobe', [op.module]);
+        await door.runtime({ step: 'modprobe', module: op.module }, () => host.runChecked('modprobe', [op.module]));
         break;
       case 'none':
         break;
@@ -259,5 +258,5 @@ export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, Mod
   after: [],
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
-  apply: (host, _spec, changes) => applyModules(host, changes),
+  apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
 };

@@ -4,15 +4,18 @@
 // would take a wanted port at boot.
 import type { Host } from '../host.js';
 import type { PortFreeSpec } from '../desired-state.js';
-import type { Change, Provider } from './types.js';
+import type { ApplyContext, Change, Provider } from './types.js';
+import type { WriteDoor } from '../door/door.js';
 import { readListeners, type Listener } from '../observe/listeners.js';
 import { findSocketHolders } from '../ports/proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../ports/cgroup.js';
 import {
   enablementOf,
   listenStreamPort,
+  linkDelta,
   loadUnits,
   removeUnitLinks,
+  unitLinkSnapshot,
   serviceCandidates,
   socketUnitOf,
   socketUnitsForPorts,
@@ -582,7 +585,7 @@ async function applyLive(
   host: Host,
   spec: PortFreeSpec,
   ops: StopOp[],
-  ctx: { progress(m: string): void },
+  ctx: ApplyContext,
 ): Promise<{ freed: FreedPort[]; error?: string }> {
   // 1. Record what holds each port before anything is touched.
   const records: FreedPort[] = ops.map((op) => ({ port: op.port, unit: op.unit, pid: op.pid, ...(op.socket ? { socket: op.socket } : {}) }));
@@ -601,9 +604,16 @@ async function applyLive(
         // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
         const restart = await restartDelayMs(host, todo);
         ctx.progress(`PortFree: port ${op.port}: systemctl stop ${todo.join(' ')}`);
-        await host.runChecked('systemctl', ['stop', ...todo], { timeoutMs });
-        await host.runChecked('systemctl', ['disable', ...todo], { timeoutMs });
-        if (op.mask) await host.runChecked('systemctl', ['mask', ...todo], { timeoutMs });
+        const door = ctx.door;
+        // The journal gets the links systemctl itself changed, read before and after, so a rollback puts back exactly those.
+        const changedLinks = async (before: Map<string, string>) => linkDelta(before, await unitLinkSnapshot(host));
+        await door.runtime({ step: 'unit-stop', units: todo }, () => host.runChecked('systemctl', ['stop', ...todo], { timeoutMs }));
+        const beforeDisable = await unitLinkSnapshot(host);
+        await door.runtime({ step: 'unit-disable', units: todo }, () => host.runChecked('systemctl', ['disable', ...todo], { timeoutMs }), () => changedLinks(beforeDisable));
+        if (op.mask) {
+          const beforeMask = await unitLinkSnapshot(host);
+          await door.runtime({ step: 'unit-mask', units: todo }, () => host.runChecked('systemctl', ['mask', ...todo], { timeoutMs }), () => changedLinks(beforeMask));
+        }
         for (const u of todo) done.set(u, restart);
         if (!op.mask) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
       }
@@ -623,13 +633,13 @@ async function applyLive(
   return { freed };
 }
 
-async function applyOffline(host: Host, changes: Change<PortFreeOp>[]): Promise<void> {
+async function applyOffline(door: WriteDoor, changes: Change<PortFreeOp>[]): Promise<void> {
   for (const c of changes) {
     const op = c.op;
     if (op.kind === 'disable-links') {
-      await removeUnitLinks(host, op.links);
+      await removeUnitLinks(door, op.links);
     } else if (op.kind === 'mask-link') {
-      await host.symlink('/dev/null', `/etc/systemd/system/${op.unit}`);
+      await door.symlink(`/etc/systemd/system/${op.unit}`, '/dev/null');
     }
   }
 }
@@ -660,7 +670,7 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
   async apply(host, spec, changes, ctx) {
     const actionable = changes.filter((c) => !c.operator && !c.deferred);
     if (!host.live) {
-      await applyOffline(host, actionable);
+      await applyOffline(ctx.door, actionable);
       return;
     }
     const ops = actionable.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');

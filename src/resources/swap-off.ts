@@ -3,9 +3,9 @@
 // .swap units enabled under swap.target, zram-generator config, and
 // gpt-auto swap partitions; masking swap.target stops all of them.
 import type { Host } from '../host.js';
-import { HostError } from '../errors.js';
 import type { SwapOffSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
+import type { WriteDoor } from '../door/door.js';
 import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
@@ -68,7 +68,7 @@ export async function observeSwap(host: Host): Promise<SwapObserved> {
     active = parseProcSwaps((await host.readKernel('/proc/swaps')) ?? '');
     swapTotalKb = (await readMeminfo(host)).get('SwapTotal') ?? 0;
   }
-  const content = await host.readFile(FSTAB);
+  const content = await host.readBytes(FSTAB);
   const swap = content === null ? [] : swapEntries(parseFstab(content));
   const disabled = content === null ? [] : disabledByUs(content);
 
@@ -168,16 +168,7 @@ const ORDER: Record<SwapOp['kind'], number> = {
   none: 5,
 };
 
-/** Writes a planned file change, refusing when the file changed since it was observed (a stale plan). */
-async function writePlanned(host: Host, c: Change<SwapOp>): Promise<void> {
-  const f = c.file;
-  if (!f || f.after === null) return;
-  const now = await host.readFile(f.path);
-  if (now !== f.before) throw new HostError(`${f.path} changed since it was observed; plan again`, f.path);
-  await host.writeFile(f.path, f.after);
-}
-
-export async function applySwap(host: Host, changes: Change<SwapOp>[]): Promise<void> {
+export async function applySwap(host: Host, changes: Change<SwapOp>[], door: WriteDoor): Promise<void> {
   // swapoff before deleting a file; config changes in any order, then one daemon-reload.
   const todo = changes
     .filter((c) => !c.operator && !c.deferred)
@@ -187,28 +178,28 @@ export async function applySwap(host: Host, changes: Change<SwapOp>[]): Promise<
     const op = c.op;
     switch (op.kind) {
       case 'swapoff':
-        await host.runChecked('swapoff', [op.device]);
+        await door.runtime({ step: 'swapoff', device: op.device }, () => host.runChecked('swapoff', [op.device]));
         break;
       case 'fstab':
-        await writePlanned(host, c);
+        if (c.file && c.file.after !== null) await door.writeFile({ path: c.file.path, expect: c.file.before, content: c.file.after });
         break;
       case 'disable-unit':
-        await removeUnitLinks(host, op.links);
+        await removeUnitLinks(door, op.links);
         unitsChanged = true;
         break;
       case 'mask-swap-target':
-        await host.symlink('/dev/null', SWAP_TARGET);
+        await door.symlink(SWAP_TARGET, '/dev/null');
         unitsChanged = true;
         break;
       case 'remove-swap-file':
         // The pages of a swap file are nothing to restore, and copying gigabytes could fill the disk.
-        await host.remove(op.path, { backup: false });
+        await door.remove(op.path, { backup: false });
         break;
       case 'none':
         break;
     }
   }
-  if (unitsChanged && host.live) await host.runChecked('systemctl', ['daemon-reload']);
+  if (unitsChanged && host.live) await door.runtime({ step: 'daemon-reload' }, () => host.runChecked('systemctl', ['daemon-reload']));
 }
 
 export const swapOffProvider: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
@@ -216,5 +207,5 @@ export const swapOffProvider: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   after: [],
   observe: (host) => observeSwap(host),
   diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
-  apply: (host, _spec, changes) => applySwap(host, changes),
+  apply: (host, _spec, changes, ctx) => applySwap(host, changes, ctx.door),
 };

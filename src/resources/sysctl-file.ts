@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Host } from '../host.js';
 import type { SysctlFileSpec } from '../desired-state.js';
+import type { WriteDoor } from '../door/door.js';
 import type { Change, Provider } from './types.js';
 import { resourceName } from './types.js';
 import { ReconcileError, VerifyError } from '../errors.js';
@@ -179,7 +180,7 @@ async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObse
   const { tree, dirs, issues } = await observeSysctlTree(host);
   const link = await host.readLink(spec.file);
   const masked = link !== null && path.posix.normalize(link) === '/dev/null';
-  const content = masked ? null : await host.readFile(spec.file);
+  const content = masked ? null : await host.readBytes(spec.file);
   const keys = [...wantedSettings(spec).keys()];
   let runtime: Record<string, string | null> | null = null;
   if (host.live) {
@@ -323,24 +324,19 @@ export function moduleFor(key: string): string | null {
   return null;
 }
 
-async function apply(host: Host, spec: SysctlFileSpec, changes: Change<SysctlOp>[]): Promise<void> {
+async function apply(host: Host, spec: SysctlFileSpec, changes: Change<SysctlOp>[], door: WriteDoor): Promise<void> {
   const ops = changes.map((c) => c.op);
-  // 1. Our file, atomically (Host.writeFile: temp file, fsync, rename, backup of the old one).
-  for (const op of ops) {
+  // 1. Our file.
+  for (const c of changes) {
+    const op = c.op;
     if (op.kind !== 'owned') continue;
-    if (op.replaceLink) await host.remove(op.path);
-    await host.writeFile(op.path, op.content, { mode: 0o644 });
+    await door.writeFile({ path: op.path, expect: op.replaceLink ? undefined : (c.file?.before ?? null), content: op.content, mode: 0o644, replaceLink: op.replaceLink });
   }
   // 2. Conflicts. Each file must still be what the plan saw, or its line numbers mean nothing.
   for (const c of changes) {
     const op = c.op;
     if (op.kind !== 'resolve') continue;
-    const current = await host.readFile(op.target);
-    if (current !== (c.file?.before ?? null)) {
-      throw new ReconcileError(`${op.target} changed since the plan was made; run the plan again`);
-    }
-    if (op.replaceLink) await host.remove(op.target);
-    await host.writeFile(op.target, op.content, { mode: 0o644 });
+    await door.writeFile({ path: op.target, expect: c.file?.before ?? null, content: op.content, mode: 0o644, replaceLink: op.replaceLink });
   }
   // 3. The running kernel, after ModulesLoad (`after` below) has loaded br_netfilter.
   for (const op of ops) {
@@ -353,7 +349,8 @@ async function apply(host: Host, spec: SysctlFileSpec, changes: Change<SysctlOp>
           (mod ? `: the ${mod} module must be loaded first (ModulesLoad, modprobe ${mod})` : ': check the key name against this kernel'),
       );
     }
-    await host.writeKernel(target, op.value);
+    const before = await readLiveSysctl(host, op.key);
+    await door.runtime({ step: 'sysctl', key: op.key, path: target, before, value: op.value }, () => host.writeKernel(target, op.value));
     const now = await readLiveSysctl(host, op.key);
     if (now === null || !sameSysctlValue(now, op.value)) {
       throw new ReconcileError(`the kernel did not keep ${op.key} = ${op.value} (it reads ${now ?? 'nothing'})`);
@@ -390,7 +387,7 @@ export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, Sy
   observe,
   diff,
   summarize: (_spec, observed) => summarizeVerdicts(observed),
-  async apply(host, spec, changes) {
-    await apply(host, spec, changes);
+  async apply(host, spec, changes, ctx) {
+    await apply(host, spec, changes, ctx.door);
   },
 };

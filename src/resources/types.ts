@@ -1,15 +1,21 @@
 // The resource contract every provider implements (after mgmt's CheckApply
 // split into a read, a pure comparison and an act).
 import type { Host } from '../host.js';
+import type { WriteDoor } from '../door/door.js';
+import type { ByteString } from '../bytes.js';
 
-/** A file a change would write, with both contents so the plan can show a unified diff. */
+/**
+ * A file a change would write, with both contents so the plan can show a
+ * unified diff. Contents are byte strings (src/bytes.ts): what is written is
+ * exactly `after`, and `before` is what the write door expects to find.
+ */
 export interface FileChange {
   /** Target path, e.g. "/etc/fstab". */
   path: string;
   /** null: the file does not exist yet. */
-  before: string | null;
+  before: ByteString | null;
   /** null: the file will be removed. */
-  after: string | null;
+  after: ByteString | null;
 }
 
 export type ChangeAction =
@@ -50,6 +56,11 @@ export interface DiffContext {
 export interface ApplyContext {
   /** Progress for anything that waits; goes to stderr. */
   progress(message: string): void;
+  /**
+   * The engine's write door: the only way a provider changes a file or a
+   * link, and how it journals a runtime step before taking it.
+   */
+  door: WriteDoor;
 }
 
 export interface ApplyOutcome {

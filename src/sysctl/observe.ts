@@ -24,7 +24,7 @@ async function readEntry(host: Host, listed: string, isDir: boolean): Promise<Sy
   let content: string | null = null;
   if (!isDir) {
     try {
-      content = await host.readFile(listed);
+      content = await host.readBytes(listed);
     } catch (e) {
       // A directory behind a link, or similar: both tools fail to read it and go on.
       if (!(e instanceof HostError)) throw e;
@@ -60,7 +60,7 @@ export async function observeSysctlTree(host: Host): Promise<ObservedSysctlTree>
   const real = await host.realTarget(SYSCTL_CONF);
   const st = await host.lstat(real);
   if (st?.isFile()) {
-    const content = (await host.readFile(SYSCTL_CONF)) ?? '';
+    const content = (await host.readBytes(SYSCTL_CONF)) ?? '';
     const parsed = parseSysctlText(content, SYSCTL_CONF);
     sysctlConf = { path: SYSCTL_CONF, masked: false, realPath: real, content, assignments: parsed.assignments };
     issues.push(...parsed.issues);

@@ -186,6 +186,33 @@ function journal(dir) {
   fs.writeFileSync(path.join(dir, 'failed-units.txt'), sh('systemctl', ['--failed', '--no-pager']).stdout);
 }
 
+// Files whose exact bytes a scenario compares across apply, rollback and reboot.
+function saveFiles(dir, name) {
+  const files = Object.fromEntries((scenario.files ?? []).map((f) => {
+    try {
+      const st = fs.statSync(f);
+      return [f, { base64: fs.readFileSync(f).toString('base64'), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid }];
+    } catch {
+      return [f, null];
+    }
+  }));
+  writeJson(dir, name, files);
+}
+
+// The rollback flow: apply, then --rollback (twice: the second must do
+// nothing), then reboot; boot 2 is the usual snapshot and plan.
+function rollbackSteps(dir) {
+  saveFiles(dir, 'files-before.json');
+  reconcile(dir, 'plan1json', ['--plan', '--json']);
+  reconcile(dir, 'apply1', ['--apply']);
+  writeJson(dir, 'snapshot-applied.json', snapshot());
+  reconcile(dir, 'rollback-plan', ['--rollback', '--plan']);
+  reconcile(dir, 'rollback1', ['--rollback']);
+  reconcile(dir, 'rollback2', ['--rollback']);
+  waitPorts(scenario.wait_ports ?? [], 60);
+  saveFiles(dir, 'files-after.json');
+}
+
 function boot1() {
   const dir = path.join(RESULTS, 'boot1');
   log('boot 1: measuring');
@@ -210,10 +237,13 @@ function boot1() {
     reconcile(dir, 'plan0json', ['--plan', '--json']);
     writeJson(dir, 'sysctls-before-apply-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system-before-apply'));
   }
-  reconcile(dir, 'plan1', ['--plan']);
-  reconcile(dir, 'apply1', ['--apply']);
-  reconcile(dir, 'plan2', ['--plan']);
-  reconcile(dir, 'apply2', ['--apply', '--json']);
+  if (scenario.rollback) rollbackSteps(dir);
+  else {
+    reconcile(dir, 'plan1', ['--plan']);
+    reconcile(dir, 'apply1', ['--apply']);
+    reconcile(dir, 'plan2', ['--plan']);
+    reconcile(dir, 'apply2', ['--apply', '--json']);
+  }
   log('boot 1: snapshot');
   writeJson(dir, 'snapshot.json', snapshot());
   writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
@@ -248,7 +278,8 @@ function boot2() {
   network(dir);
   writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
   reconcile(dir, 'plan3', ['--plan']);
-  if (scenario.verdicts) reconcile(dir, 'plan3json', ['--plan', '--json']);
+  if (scenario.verdicts || scenario.rollback) reconcile(dir, 'plan3json', ['--plan', '--json']);
+  if (scenario.rollback) saveFiles(dir, 'files-after.json');
   writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
   copyPreflight(dir);
   journal(dir);

@@ -1,0 +1,408 @@
+// The write door: the only module that changes files. Every path is resolved
+// inside the root (symlinks clamped, including every directory on the way),
+// every action is journaled before it happens, originals are backed up with
+// owner and mode, files are replaced by temp file + fsync + rename, and a
+// file that changed since it was observed is refused.
+import { constants as fsc, promises as fs } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { Host } from '../host.js';
+import { describeFsError } from '../host.js';
+import { HostError } from '../errors.js';
+import { bufferOf, bytesOf, type ByteString } from '../bytes.js';
+import { Journal, type JournalEntry, type LinkDelta, type PriorEntry, type RuntimeStep } from './journal.js';
+
+export interface WriteRequest {
+  /** Target path. Writing through a symlink writes its target and keeps the link. */
+  path: string;
+  /** The content observed when the plan was made; undefined: no stale check (reports). */
+  expect?: ByteString | null;
+  content: ByteString;
+  /** Mode of a new file (default 0644); an existing file keeps its own. */
+  mode?: number;
+  /** Replace a symlink at `path` by a plain file instead of writing through it. */
+  replaceLink?: boolean;
+  /** A report in the reports directory: a rollback leaves it. */
+  report?: boolean;
+  /** Rollback: put back exactly this owner and mode. */
+  restore?: { mode: number; uid: number; gid: number };
+}
+
+export function sha256(b: Uint8Array | ByteString): string {
+  return createHash('sha256').update(typeof b === 'string' ? bufferOf(b) : b).digest('hex');
+}
+
+export interface DoorOptions {
+  /** Target path of this run's directory, e.g. /root/ks/preflight/runs/<id>. */
+  runDir: string;
+  runId: string;
+  mode: 'apply' | 'rollback';
+  rollbackOf?: string;
+  tool: string;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+export class WriteDoor {
+  private readonly backedUp = new Map<string, string>();
+  private ended = false;
+
+  private constructor(
+    readonly host: Host,
+    readonly runId: string,
+    /** Target path of the run directory, after resolution inside the root. */
+    readonly runDir: string,
+    private readonly journal: Journal,
+  ) {}
+
+  /** Creates the run directory and its journal, and records the run's start. */
+  static async open(host: Host, o: DoorOptions): Promise<WriteDoor> {
+    // The reports directory is the tool's own; only the run directory, which
+    // holds backups of host files, is private.
+    const parent = await ensureDirs(host, path.posix.dirname(o.runDir), 0o755, null);
+    const dir = await ensureDirs(host, path.posix.join(parent, path.posix.basename(o.runDir)), 0o700, null);
+    const abs = (await host.locate(path.posix.join(dir, 'journal'), { follow: false })).abs;
+    let journal: Journal;
+    try {
+      journal = await Journal.create(abs);
+    } catch (e) {
+      throw fsError('create the run journal', path.posix.join(dir, 'journal'), e);
+    }
+    const door = new WriteDoor(host, o.runId, dir, journal);
+    await door.record({
+      kind: 'begin', mode: o.mode, run: o.runId, pid: process.pid, root: host.root, live: host.live, tool: o.tool,
+      ...(o.rollbackOf ? { rollback_of: o.rollbackOf } : {}),
+    });
+    return door;
+  }
+
+  private async record(e: JournalEntry): Promise<number> {
+    try {
+      return await this.journal.append(e);
+    } catch (err) {
+      throw fsError('append to the run journal', path.posix.join(this.runDir, 'journal'), err);
+    }
+  }
+
+  private async done(seq: number, result?: LinkDelta): Promise<void> {
+    this.host.forgetLinks();
+    await this.record({ kind: 'done', of: seq, ...(result ? { result } : {}) });
+  }
+
+  /** Writes a file. Returns false when it already held exactly `content`. */
+  async writeFile(req: WriteRequest): Promise<boolean> {
+    // What the plan saw was read through any link, so compare the same way.
+    let loc = await this.host.locate(req.path, { follow: true });
+    let st = await lstatOrNull(loc.abs, loc.target);
+    if (st?.isDirectory()) throw new HostError(`cannot write ${req.path}: it is a directory`, req.path);
+    let current = st ? await readBytesAt(loc.abs, loc.target) : null;
+    if (req.expect !== undefined && current !== req.expect) {
+      throw new HostError(`${req.path} changed since the plan was made; nothing was written to it; run the plan again`, req.path);
+    }
+    const own = await this.host.locate(req.path, { follow: false });
+    if (req.replaceLink && (await lstatOrNull(own.abs, req.path))?.isSymbolicLink()) {
+      await this.remove(req.path);
+      loc = own;
+      st = null;
+      current = null;
+    }
+    if (current !== null && current === req.content && !req.restore) return false;
+    const dir = await ensureDirs(this.host, path.posix.dirname(loc.target), 0o755, this);
+    const at = path.posix.join(dir, path.posix.basename(loc.target));
+    const abs = (await this.host.locate(at, { follow: false })).abs;
+    const prior = st ? await this.priorOf(at, abs, st) : ({ entry: 'absent' } as const);
+    const meta = req.restore ?? (st ? { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid } : { mode: req.mode ?? 0o644, uid: isRoot() ? 0 : process.getuid!(), gid: isRoot() ? 0 : process.getgid!() });
+    const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${Math.random().toString(16).slice(2, 10)}`);
+    const data = bufferOf(req.content);
+    const seq = await this.record({ kind: 'write', path: at, prior, ...meta, sha256: sha256(data), tmp, report: req.report === true });
+    const tmpAbs = path.join(path.dirname(abs), path.posix.basename(tmp));
+    try {
+      const fh = await fs.open(tmpAbs, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
+      try {
+        await fh.writeFile(data);
+        await fh.chmod(meta.mode);
+        if (isRoot() || (st && (st.uid !== process.getuid?.() || st.gid !== process.getgid?.()))) await fh.chown(meta.uid, meta.gid);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await fs.rename(tmpAbs, abs);
+    } catch (e) {
+      await fs.rm(tmpAbs, { force: true });
+      this.host.forgetLinks();
+      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
+      throw fsError('write', at, e);
+    }
+    await fsyncDir(path.dirname(abs));
+    await this.done(seq);
+    return true;
+  }
+
+  /** Creates or replaces a symlink (unit enablement, masks). Returns false when it already pointed there. */
+  async symlink(target: string, linkText: string): Promise<boolean> {
+    const loc = await this.host.locate(target, { follow: false });
+    const st = await lstatOrNull(loc.abs, target);
+    if (st?.isDirectory()) throw new HostError(`cannot link ${target}: it is a directory`, target);
+    if (st?.isSymbolicLink() && (await fs.readlink(loc.abs)) === linkText) return false;
+    const dir = await ensureDirs(this.host, path.posix.dirname(loc.target), 0o755, this);
+    const at = path.posix.join(dir, path.posix.basename(loc.target));
+    const abs = (await this.host.locate(at, { follow: false })).abs;
+    const prior = st ? await this.priorOf(at, abs, st) : ({ entry: 'absent' } as const);
+    const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${Math.random().toString(16).slice(2, 10)}`);
+    const tmpAbs = path.join(path.dirname(abs), path.posix.basename(tmp));
+    const seq = await this.record({ kind: 'link', path: at, link: linkText, prior, tmp });
+    try {
+      await fs.symlink(linkText, tmpAbs);
+      await fs.rename(tmpAbs, abs);
+    } catch (e) {
+      await fs.rm(tmpAbs, { force: true });
+      this.host.forgetLinks();
+      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
+      throw fsError('link', at, e);
+    }
+    await fsyncDir(path.dirname(abs));
+    await this.done(seq);
+    return true;
+  }
+
+  /**
+   * Removes a file or symlink (never a directory). `backup: false` is for
+   * content nobody can want back (a swap file's pages), where a copy could
+   * fill the disk; the journal then says it cannot be restored.
+   */
+  async remove(target: string, opts: { backup?: boolean } = {}): Promise<boolean> {
+    const loc = await this.host.locate(target, { follow: false });
+    const st = await lstatOrNull(loc.abs, target);
+    if (st === null) return false;
+    if (st.isDirectory()) throw new HostError(`refusing to remove ${target}: it is a directory`, target);
+    const prior = await this.priorOf(loc.target, loc.abs, st, opts.backup !== false);
+    const seq = await this.record({ kind: 'remove', path: loc.target, prior });
+    try {
+      await fs.rm(loc.abs);
+    } catch (e) {
+      this.host.forgetLinks();
+      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
+      throw fsError('remove', loc.target, e);
+    }
+    await fsyncDir(path.dirname(loc.abs));
+    await this.done(seq);
+    return true;
+  }
+
+  /** Removes `target` when it is an empty directory (what `systemctl disable` does to a .wants dir it emptied). */
+  async removeEmptyDir(target: string): Promise<boolean> {
+    const loc = await this.host.locate(target, { follow: false });
+    const st = await lstatOrNull(loc.abs, target);
+    if (!st?.isDirectory() || (await fs.readdir(loc.abs)).length > 0) return false;
+    const seq = await this.record({ kind: 'rmdir', path: loc.target, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid });
+    try {
+      await fs.rmdir(loc.abs);
+    } catch (e) {
+      this.host.forgetLinks();
+      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
+      return false;
+    }
+    await fsyncDir(path.dirname(loc.abs));
+    await this.done(seq);
+    return true;
+  }
+
+  /** Creates a directory with an explicit owner and mode (rollback of an rmdir). */
+  async makeDir(target: string, meta: { mode: number; uid: number; gid: number }): Promise<void> {
+    const dir = await ensureDirs(this.host, path.posix.dirname(target), 0o755, this);
+    const at = path.posix.join(dir, path.posix.basename(target));
+    const abs = (await this.host.locate(at, { follow: false })).abs;
+    if (await lstatOrNull(abs, at)) return;
+    await this.journaledMkdir(at, abs, meta.mode, meta);
+  }
+
+  /**
+   * A step on the running system (sysctl write, swapoff, unit stop...):
+   * journaled before it runs, with what undoing it needs; `result` can add
+   * what only the step itself learns (the links systemctl disable removed).
+   */
+  async runtime<T>(action: RuntimeStep, act: () => Promise<T>, result?: (value: T) => Promise<LinkDelta | undefined>): Promise<T> {
+    const seq = await this.record({ kind: 'runtime', action });
+    let value: T;
+    try {
+      value = await act();
+    } catch (e) {
+      this.host.forgetLinks();
+      await this.record({ kind: 'failed', of: seq, error: (e as Error).message });
+      throw e;
+    }
+    await this.done(seq, result ? await result(value) : undefined);
+    return value;
+  }
+
+  /** A file of the run's own record (plan.json, result.json): not an edit of the host, so not journaled. */
+  async writeRunFile(name: string, content: ByteString): Promise<void> {
+    const abs = (await this.host.locate(path.posix.join(this.runDir, name), { follow: false })).abs;
+    try {
+      const tmp = `${abs}.tmp-${process.pid}`;
+      await fs.writeFile(tmp, bufferOf(content), { mode: 0o600 });
+      await fs.rename(tmp, abs);
+    } catch (e) {
+      throw fsError('write', path.posix.join(this.runDir, name), e);
+    }
+  }
+
+  /** Target paths backed up so far, and where. */
+  backups(): string[] {
+    return [...this.backedUp.keys()].sort();
+  }
+
+  async end(status: 'ok' | 'failed', note?: string): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      await this.record({ kind: 'end', status, ...(note ? { note } : {}) });
+    } finally {
+      await this.journal.close();
+    }
+  }
+
+  /** Records (and, for a file, backs up) what is at `at` before it is replaced or removed. */
+  private async priorOf(at: string, abs: string, st: Stats, backup = true): Promise<PriorEntry> {
+    if (st.isSymbolicLink()) {
+      const link = await fs.readlink(abs);
+      return { entry: 'symlink', link, ...(backup ? { backup: await this.backup(at, abs, link) } : {}) };
+    }
+    const bytes = await fs.readFile(abs);
+    const meta = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, sha256: sha256(bytes) };
+    if (!backup) return { entry: 'file', backup: null, ...meta };
+    return { entry: 'file', backup: await this.backup(at, abs), ...meta };
+  }
+
+  /**
+   * Copies a file into runs/<id>/backup/<path>, keeping its owner, mode and
+   * times; directories on the way copy the owner and mode of the originals,
+   * so `cp -a backup/. /` puts things back without changing /etc's mode.
+   */
+  private async backup(at: string, abs: string, link?: string): Promise<string> {
+    const known = this.backedUp.get(at);
+    if (known) return known;
+    const rel = path.posix.join('backup', at);
+    const parts = path.posix.dirname(at).split('/').filter(Boolean);
+    let dirTarget = path.posix.join(this.runDir, 'backup');
+    // backup/ stands for / itself (`cp -a backup/. /` gives / its mode): the run directory keeps it private.
+    const rootSt = await this.host.lstat('/');
+    await ensureDirs(this.host, dirTarget, rootSt ? rootSt.mode & 0o7777 : 0o755, null);
+    let original = '/';
+    for (const p of parts) {
+      original = path.posix.join(original, p);
+      dirTarget = path.posix.join(dirTarget, p);
+      const dAbs = (await this.host.locate(dirTarget, { follow: false })).abs;
+      if (await lstatOrNull(dAbs, dirTarget)) continue;
+      const o = await this.host.lstat(original);
+      const mode = o ? o.mode & 0o7777 : 0o755;
+      try {
+        await fs.mkdir(dAbs, { mode });
+        await fs.chmod(dAbs, mode);
+        if (o && isRoot()) await fs.chown(dAbs, o.uid, o.gid);
+      } catch (e) {
+        throw fsError('create backup directory', dirTarget, e);
+      }
+    }
+    const dst = (await this.host.locate(path.posix.join(this.runDir, rel), { follow: false })).abs;
+    try {
+      if (link !== undefined) {
+        await fs.symlink(link, dst);
+        this.backedUp.set(at, rel);
+        return rel;
+      }
+      await fs.copyFile(abs, dst, fsc.COPYFILE_EXCL);
+      const st = await fs.stat(abs);
+      await fs.chmod(dst, st.mode & 0o7777);
+      if (isRoot()) await fs.chown(dst, st.uid, st.gid);
+      await fs.utimes(dst, st.atime, st.mtime);
+      const fh = await fs.open(dst, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      throw fsError('back up', at, e);
+    }
+    this.backedUp.set(at, rel);
+    return rel;
+  }
+
+  /** mkdir of a directory the run creates, journaled so a rollback removes it. */
+  async journaledMkdir(target: string, abs: string, mode: number, owner?: { uid: number; gid: number }): Promise<void> {
+    const seq = await this.record({ kind: 'mkdir', path: target, mode });
+    try {
+      await fs.mkdir(abs, { mode });
+      await fs.chmod(abs, mode);
+      if (owner && isRoot()) await fs.chown(abs, owner.uid, owner.gid);
+    } catch (e) {
+      this.host.forgetLinks();
+      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
+      throw fsError('create directory', target, e);
+    }
+    await this.done(seq);
+  }
+}
+
+/**
+ * Creates the missing directories of `dir` inside the root. Existing
+ * components (symlinks included) are resolved inside the root first, so a
+ * link pointing outside lands inside. Returns the resolved target path.
+ * Existing directories keep their mode.
+ */
+async function ensureDirs(host: Host, dir: string, mode: number, door: WriteDoor | null): Promise<string> {
+  const real = await host.realTarget(dir);
+  let at = '/';
+  for (const part of real.split('/').filter(Boolean)) {
+    at = path.posix.join(at, part);
+    const abs = (await host.locate(at, { follow: false })).abs;
+    const st = await lstatOrNull(abs, at);
+    if (st?.isDirectory()) continue;
+    if (st) throw new HostError(`cannot create ${dir}: ${at} exists and is not a directory`, at);
+    if (door) await door.journaledMkdir(at, abs, mode);
+    else {
+      try {
+        await fs.mkdir(abs, { mode });
+      } catch (e) {
+        throw fsError('create directory', at, e);
+      }
+    }
+  }
+  return real;
+}
+
+async function lstatOrNull(abs: string, target: string): Promise<Stats | null> {
+  try {
+    return await fs.lstat(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw fsError('stat', target, e);
+  }
+}
+
+async function readBytesAt(abs: string, target: string): Promise<ByteString> {
+  try {
+    return bytesOf(await fs.readFile(abs));
+  } catch (e) {
+    throw fsError('read', target, e);
+  }
+}
+
+export function fsError(verb: string, target: string, e: unknown): HostError {
+  return new HostError(`cannot ${verb} ${target}: ${describeFsError(e)}`, target);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const fh = await fs.open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on directories; the rename is still atomic.
+  }
+}

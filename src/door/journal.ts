@@ -1,0 +1,134 @@
+// The write-ahead journal of one run: runs/<id>/journal, one JSON record per
+// line, each fsynced before the action it describes. It holds what a
+// rollback needs to undo every action, and what the next run needs to clean
+// up after a run that was killed.
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+
+/** How an entry on disk looked before an action replaced or removed it. */
+export type PriorEntry =
+  | { entry: 'absent' }
+  | { entry: 'file'; backup: string | null; mode: number; uid: number; gid: number; sha256: string }
+  | { entry: 'symlink'; link: string; backup?: string };
+
+/** Runtime steps (live only), each with what undoing it needs. */
+export type RuntimeStep =
+  | { step: 'sysctl'; key: string; path: string; before: string | null; value: string }
+  | { step: 'swapoff'; device: string }
+  | { step: 'swapon'; device: string }
+  | { step: 'modprobe'; module: string }
+  | { step: 'unit-stop'; units: string[] }
+  | { step: 'unit-start'; units: string[] }
+  | { step: 'unit-disable'; units: string[] }
+  | { step: 'unit-mask'; units: string[] }
+  | { step: 'daemon-reload' };
+
+/** What a unit-disable or unit-mask changed under /etc/systemd/system, read before and after. */
+export interface LinkDelta {
+  removed: Array<{ path: string; link: string }>;
+  added: Array<{ path: string; link: string }>;
+}
+
+interface Stamp {
+  seq: number;
+  at: string;
+}
+
+export type JournalRecord = Stamp &
+  (
+    | { kind: 'begin'; mode: 'apply' | 'rollback'; run: string; pid: number; root: string; live: boolean; tool: string; rollback_of?: string }
+    | { kind: 'mkdir'; path: string; mode: number }
+    | { kind: 'write'; path: string; prior: PriorEntry; mode: number; uid: number; gid: number; sha256: string; tmp: string; report: boolean }
+    | { kind: 'remove'; path: string; prior: PriorEntry }
+    | { kind: 'link'; path: string; link: string; prior: PriorEntry; tmp: string }
+    | { kind: 'rmdir'; path: string; mode: number; uid: number; gid: number }
+    | { kind: 'runtime'; action: RuntimeStep }
+    | { kind: 'done'; of: number; result?: LinkDelta }
+    | { kind: 'failed'; of: number; error: string }
+    | { kind: 'end'; status: 'ok' | 'failed' | 'interrupted'; note?: string }
+  );
+
+type Body<R> = R extends Stamp ? Omit<R, 'seq' | 'at'> : never;
+export type JournalEntry = Body<JournalRecord>;
+
+/**
+ * Tests only: RECONCILE_TEST_SIGNAL_AFTER_RECORD=SIGKILL:N sends the process
+ * that signal right after journal record N is on disk (kill at every step;
+ * SIGSTOP holds a run mid-way for the lock test).
+ */
+const FAILPOINT = /^(SIGKILL|SIGSTOP):(\d+)$/.exec(process.env.RECONCILE_TEST_SIGNAL_AFTER_RECORD ?? '');
+
+export class Journal {
+  private seq = 0;
+  private constructor(private readonly fh: FileHandle) {}
+
+  static async create(abs: string): Promise<Journal> {
+    return new Journal(await fs.open(abs, 'wx', 0o600));
+  }
+
+  /** Appends a record for an existing journal (an interrupted run marked as such). */
+  static async reopen(abs: string, lastSeq: number): Promise<Journal> {
+    const j = new Journal(await fs.open(abs, 'a'));
+    j.seq = lastSeq;
+    return j;
+  }
+
+  async append(entry: JournalEntry): Promise<number> {
+    const seq = ++this.seq;
+    const rec = { seq, at: new Date().toISOString(), ...entry };
+    await this.fh.write(JSON.stringify(rec) + '\n');
+    await this.fh.sync();
+    if (FAILPOINT && seq === Number(FAILPOINT[2])) process.kill(process.pid, FAILPOINT[1] as NodeJS.Signals);
+    return seq;
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+}
+
+export interface ParsedJournal {
+  records: JournalRecord[];
+  /** A last line cut short (the process died mid-append); it is ignored. */
+  torn: boolean;
+}
+
+/** Pure: a journal's text. Complete lines only; a torn last line is reported, not fatal. */
+export function parseJournal(text: string): ParsedJournal {
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  const records: JournalRecord[] = [];
+  for (const [i, l] of lines.entries()) {
+    if (l === '') continue;
+    try {
+      records.push(JSON.parse(l) as JournalRecord);
+    } catch {
+      throw new Error(`journal line ${i + 1} is not a JSON record`);
+    }
+  }
+  return { records, torn: last !== '' };
+}
+
+/** The actions of a journal with their outcome, in the order they were taken. */
+export interface JournalAction {
+  record: Exclude<JournalRecord, { kind: 'begin' | 'done' | 'failed' | 'end' }>;
+  outcome: 'done' | 'failed' | 'unknown';
+  result?: LinkDelta;
+}
+
+export function actionsOf(records: JournalRecord[]): JournalAction[] {
+  const out = new Map<number, JournalAction>();
+  for (const r of records) {
+    if (r.kind === 'begin' || r.kind === 'end') continue;
+    if (r.kind === 'done' || r.kind === 'failed') {
+      const a = out.get(r.of);
+      if (a) {
+        a.outcome = r.kind;
+        if (r.kind === 'done' && r.result) a.result = r.result;
+      }
+      continue;
+    }
+    out.set(r.seq, { record: r, outcome: 'unknown' });
+  }
+  return [...out.values()];
+}
