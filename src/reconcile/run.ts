@@ -163,7 +163,9 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
-  return pending > 0 || operator > 0 ? 2 : 0;
+  // A verdict the kubespray audit could not judge is not "in sync".
+  const unknown = extra.findings.some((f) => f.unknown);
+  return pending > 0 || operator > 0 || unknown ? 2 : 0;
 }
 
 async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {

@@ -43,9 +43,19 @@ function requireTools() {
   if (process.getuid?.() !== 0) throw new Error('the VM suite must run as root (mmdebstrap, tar -p, mkfs.ext4 -d ownership)');
 }
 
-async function runScenario(name, baseTar, landed) {
+// One base build per suite even when scenarios run in parallel.
+const bases = new Map();
+function baseFor(suite) {
+  const key = suite ?? 'default';
+  if (!bases.has(key)) bases.set(key, ensureBase(suite));
+  return bases.get(key);
+}
+
+async function runScenario(name, landed) {
   const scenarioDir = path.join(VM_DIR, 'scenarios', name);
   const expect = await import(path.join(scenarioDir, 'expect.mjs'));
+  // Each scenario boots the Debian suite it names (bookworm unless it says).
+  const baseTar = await baseFor(expect.guest.suite);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `vmtest-${name}-`));
   const t0 = Date.now();
   say(`scenario ${name}: work dir ${work}`);
@@ -114,7 +124,6 @@ async function main() {
     const landed = landedProviders();
     say(`bundle ${BUNDLE}`);
     say(`landed providers: ${landed.length ? landed.join(', ') : '(none: CLI missing or --providers unsupported)'}`);
-    const baseTar = await ensureBase();
     // Scenarios are independent VMs: JOBS of them at a time (qemu without KVM
     // spends much of a boot waiting, so two on two cores finish well before
     // two in a row). Each check line names its scenario.
@@ -122,7 +131,7 @@ async function main() {
     const worker = async () => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         try {
-          const t = await runScenario(name, baseTar, landed);
+          const t = await runScenario(name, landed);
           if (t.passed + t.failed + t.pending === 0) {
             t.failed += 1;
             print(`FAIL ${name}: no checks ran`);
