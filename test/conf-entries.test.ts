@@ -63,3 +63,29 @@ describe('sysctl.d entries nobody can read', () => {
     expect(snapshot(root)).toEqual(before);
   });
 });
+
+describe('modprobe.d, modules-load.d and unit links nobody can read', () => {
+  it('are skipped with a warning (or, for a .wants link loop, ignored as systemd does) and every resource still plans', () => {
+    const root = tree();
+    writeFileSync(path.join(root, 'desired.yaml'), `reports_dir: /root/ks/preflight
+resources:
+  - type: ModulesLoad
+    file: /etc/modules-load.d/k8s.conf
+    modules: [overlay, br_netfilter]
+  - type: PortFree
+    ports: [10250]
+`);
+    mkdirSync(path.join(root, 'etc/modprobe.d/broken.conf'), { recursive: true });
+    mkdirSync(path.join(root, 'etc/modules-load.d'), { recursive: true });
+    symlinkSync('loop.conf', path.join(root, 'etc/modules-load.d/loop.conf'));
+    writeFileSync(path.join(root, 'etc/modprobe.d/bridge.conf'), 'blacklist br_netfilter\n');
+    mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+    symlinkSync('agent.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/agent.service'));
+    const r = plan(root);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toContain('warning: ModulesLoad: /etc/modprobe.d/broken.conf is skipped, as modprobe skips it: it is a directory');
+    expect(r.stdout).toContain('warning: ModulesLoad: /etc/modules-load.d/loop.conf is skipped, as systemd-modules-load skips it: it is a symbolic link loop');
+    expect(r.stdout).toMatch(/blacklist br_netfilter/);
+  });
+});

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { WriteDoor } from '../door/door.js';
 import type { LinkDelta } from '../door/journal.js';
+import { HostError } from '../errors.js';
 import type { Host } from '../host.js';
 import { unitKind } from './cgroup.js';
 
@@ -261,7 +262,12 @@ export async function readConfigLinks(host: Host): Promise<ConfigLink[]> {
         const text = await host.readLink(full);
         if (text === null) continue;
         const next = path.posix.resolve(dir, text);
-        out.push({ path: full, name: e.name, next, final: await host.realTarget(full) });
+        // A link loop points at no unit; systemd skips it, and so does every reader here.
+        const final = await host.realTarget(full).catch((err: unknown) => {
+          if (err instanceof HostError && err.code === 'ELOOP') return null;
+          throw err;
+        });
+        if (final !== null) out.push({ path: full, name: e.name, next, final });
       }
     }
   };
