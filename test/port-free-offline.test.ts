@@ -63,7 +63,7 @@ afterEach(async () => {
 });
 
 function spec(extra: Partial<PortFreeSpec> = {}): PortFreeSpec {
-  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
+  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
 }
 
 function host(): Host {
