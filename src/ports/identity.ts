@@ -101,7 +101,7 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
   if (main !== null && main.pid === pid) return { own: true, unit, proof: `pid ${pid} is ${main.how}` };
   if (main === null) {
     const pf = facts.pidFileError ? `; ${facts.pidFileError}` : '';
-    return not(`${unit} has no main process (MainPID=0${facts.type ? `, Type=${facts.type}` : ''}${pf}), so pid ${pid} is a process left in its cgroup, not one it runs`, false);
+    return not(`${unit} has no main process (MainPID=0${facts.type ? `, Type=${facts.type}` : ''}${pf}), so it is a process left in its cgroup, not one it runs`, false);
   }
 
   const k = holder.chain.findIndex((p) => p.pid === main.pid);
@@ -109,7 +109,7 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
     const parents = holder.chain.slice(1).map((p) => p.pid).join(' -> ') || 'none';
     const cut = holder.complete ? '' : ' (its parent chain could not be read to the end)';
     return not(
-      `pid ${pid} is not ${main.how} (pid ${main.pid}) and does not descend from it (its parents: ${parents}${cut}); a process left behind in the cgroup (KillMode=process, a restart) or moved into it`,
+      `it is not ${main.how} (pid ${main.pid}) and does not descend from it (its parents: ${parents}${cut}); it was left behind in the cgroup (KillMode=process, a restart) or moved into it`,
       !holder.complete,
     );
   }
@@ -134,8 +134,9 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
     }
     if (!cmds.some((c) => argvMatches(p.argv, c))) {
       const where = facts.execStart.map((e) => `${e.file}:${e.line}`).join(', ') || 'none';
+      const via = p === self ? '' : ` through ${describe(p)}`;
       return not(
-        `${describe(p)}, started by ${describe(parent)}, is not a command of ${unit}'s ExecStart= (${where}) nor a fork of its parent, so ${unit} did not start pid ${pid} itself`,
+        `it descends from ${main.how} (${describe(path[k]!)})${via}, which is not a command of ${unit}'s ExecStart= (${where}) nor a plain fork of its parent`,
         false,
         path,
       );

@@ -430,8 +430,10 @@ async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObs
       const placement = await readPlacement(host, pid);
       const holder: PortHolder = { pid, comm: await readComm(host, pid), placement, ancestry: null, mainHoldsSocket: null };
       // Only a service could be stopped for it, so only then does its origin decide anything.
-      if (pid !== 1 && placement?.unitKind === 'service' && placement.unit !== null && placement.container === null && placement.userUnit === null) {
-        const facts = (units[placement.unit] ??= await unitFacts(host, placement.unit));
+      // (Our own unit is protected whatever it runs, so it is not asked about.)
+      const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;
+      if (pid !== 1 && service !== null && service !== self?.unit) {
+        const facts = (units[service] ??= await unitFacts(host, service));
         holder.ancestry = await readAncestry(host, pid);
         const main = mainPidOf(facts);
         if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
@@ -532,13 +534,13 @@ function originOf(o: LivePortsObserved, a: Attribution & { own: false }): string
     const hits = cronOrigins(a.path, o.crontabs.entries, uids);
     if (hits.length > 0) {
       const lines = hits.map((e) => `${e.file}:${e.line}: ${e.text}`).join(' and ');
-      return `it was started by the crontab line ${lines}: remove or change that line, then stop pid ${a.path[0]!.pid}`;
+      return `It was started by the crontab line ${lines}: remove or change that line, then stop pid ${a.path[0]!.pid}`;
     }
     const unreadable = o.crontabs.unreadable.length > 0 ? `; unreadable: ${o.crontabs.unreadable.join(', ')}` : '';
-    return `unknown: no crontab line runs its command (read ${o.crontabs.read.join(', ') || 'no crontab'}${unreadable})`;
+    return `Its origin is unknown: no crontab line runs its command (read ${o.crontabs.read.join(', ') || 'no crontab'}${unreadable})`;
   }
   const session = loginSessionOf(a.path.slice(0, -1));
-  if (session !== null) return `it was started in the login session of pid ${session.pid} (${showArgv(session.argv)}): stop it there`;
+  if (session !== null) return `It was started in the login session of pid ${session.pid} (${showArgv(session.argv)}): stop it there`;
   return null;
 }
 
@@ -548,14 +550,12 @@ function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, 
   const who = `pid ${h.pid} (${self ? showArgv(self.argv) : (h.comm ?? 'unknown')})`;
   const optIn = `name ${a.unit} in stop_spawner_units to stop and disable it anyway`;
   const prot = protectionOf(a.unit, { ...spec, stop_spawner_units: [] }, o.selfUnit);
-  const release = prot !== null && spawnerKind(a.unit) === null ? '' : `, or ${optIn}`;
-  if (a.unknown) return `${who} in ${a.unit}: ${a.reason}; a unit is never stopped on a guess: find what started pid ${h.pid}${release}`;
+  // The core built-ins (ssh, getty, systemd-*) and protected_units are never released.
+  const release = prot !== null && spawnerKind(a.unit) === null ? '' : ` Or ${optIn}.`;
+  if (a.unknown) return `${who} in ${a.unit}: ${a.reason}. A unit is never stopped on a guess: find what started pid ${h.pid}.${release}`;
   const path = a.path.length > 0 ? ` (${pidPath(a.path)})` : '';
   const origin = originOf(o, a);
-  return (
-    `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}; ${spawnerHarm(a.unit, spawnerKind(a.unit))}` +
-    `${origin ? `; ${origin}` : ''}${release}`
-  );
+  return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${spawnerHarm(a.unit, spawnerKind(a.unit))}.${origin ? ` ${origin}.` : ''}${release}`;
 }
 
 function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
@@ -612,6 +612,10 @@ function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
     const proofs: string[] = [];
     const refused: string[] = [];
     for (const h of b.holders) {
+      if (o.selfUnit !== null && h.placement?.unit === o.selfUnit) {
+        refused.push(`${describeHolder(h)}: ${protectionOf(o.selfUnit, spec, o.selfUnit)}; it is never stopped automatically`);
+        continue;
+      }
       const a = attributionOf(o, h);
       if (a.own) proofs.push(a.proof);
       else if (spec.stop_spawner_units.includes(a.unit) && protectionOf(a.unit, { ...spec, stop_spawner_units: [a.unit] }, o.selfUnit) === null) {

@@ -18,6 +18,7 @@ CRON
 chmod 644 "$root/etc/cron.d/legacy-etcd"
 
 # cron is enabled by its package; make sure, so the "still enabled" checks mean something.
-if [ ! -e "$root/etc/systemd/system/multi-user.target.wants/cron.service" ]; then
+# (-L too: the package's link is absolute, so it dangles seen from the build machine.)
+if [ ! -L "$root/etc/systemd/system/multi-user.target.wants/cron.service" ] && [ ! -e "$root/etc/systemd/system/multi-user.target.wants/cron.service" ]; then
   ln -s /lib/systemd/system/cron.service "$root/etc/systemd/system/multi-user.target.wants/cron.service"
 fi
