@@ -34,6 +34,13 @@ const c = spawn('/bin/sh', ['-c', process.argv[2]], { stdio: 'ignore' });
 require('fs').writeFileSync(process.argv[3], String(c.pid));
 setInterval(() => {}, 1000);
 `;
+// A supervisord stand-in: execs its program's words directly (no shell), reports the child's PID in the last argument.
+const SUPERVISE_JS = `const { spawn } = require('child_process');
+const words = process.argv.slice(2, -1);
+const c = spawn(words[0], words.slice(1), { stdio: 'ignore' });
+require('fs').writeFileSync(process.argv[process.argv.length - 1], String(c.pid));
+setInterval(() => {}, 1000);
+`;
 // A classic forking daemon: the started process forks, the child writes its PID file and serves, the parent exits.
 const DAEMON_JS = `const { spawn } = require('child_process');
 const fs = require('fs');
@@ -71,6 +78,7 @@ beforeAll(() => {
   writeFileSync(path.join(dir, 'listen.js'), LISTEN_JS);
   writeFileSync(path.join(dir, 'spawner.js'), SPAWNER_JS);
   writeFileSync(path.join(dir, 'daemon.js'), DAEMON_JS);
+  writeFileSync(path.join(dir, 'supervise.js'), SUPERVISE_JS);
   writeFileSync(path.join(dir, 'master.py'), MASTER_PY);
 });
 
@@ -161,7 +169,7 @@ function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, 
     mkdirSync(path.dirname(path.join(fixture, target)), { recursive: true });
     writeFileSync(path.join(fixture, target), text);
   }
-  const mapped = (t: string) => Object.keys(files).some((f) => f === t || f.startsWith(`${t}/`)) || ['/etc/crontab', '/etc/cron.d', '/var/spool/cron', '/etc/passwd'].some((p) => t === p || t.startsWith(`${p}/`));
+  const mapped = (t: string) => Object.keys(files).some((f) => f === t || f.startsWith(`${t}/`)) || ['/etc/crontab', '/etc/cron.d', '/var/spool/cron', '/etc/passwd', '/etc/supervisor', '/etc/supervisord.conf'].some((p) => t === p || t.startsWith(`${p}/`));
   const fixtureHost = new Host({ root: fixture, live: true });
   const realRead = host.readFile.bind(host);
   const realDir = host.readDir.bind(host);
@@ -354,6 +362,53 @@ describe('PortFree never stops a spawner', () => {
     expect(change.operator).not.toContain('ignored.dpkg-old');
     expect(change.operator).not.toContain('/var/spool/cron/crontabs/other');
     expect(change.operator).toContain('name cron.service in stop_spawner_units');
+  });
+
+  it('a supervisord program: its [program:] section is named', async () => {
+    const r = path.join(dir, 'supervised.report');
+    const childReport = path.join(dir, 'supervised.child');
+    const sup = run(NODE, [path.join(dir, 'supervise.js'), NODE, path.join(dir, 'listen.js'), r, childReport]);
+    const l = await report(r);
+    expect(Number(await waitFile(childReport))).toBe(l.pid); // a direct child, no shell between
+    const unit = 'supervisor.service';
+    const inUnit = new Map([sup.pid!, l.pid].map((x) => [x, unit] as const));
+    const command = `${NODE} ${path.join(dir, 'listen.js')} ${r}`;
+    const { host } = fakeHost(inUnit, { [unit]: { MainPID: sup.pid!, file: `[Service]\nExecStart=/usr/bin/supervisord -n -c /etc/supervisor/supervisord.conf\n` } }, {
+      '/etc/supervisor/supervisord.conf': `[supervisord]\nlogfile=/var/log/supervisor/supervisord.log\n\n[include]\nfiles = /etc/supervisor/conf.d/*.conf\n`,
+      '/etc/supervisor/conf.d/legacy.conf': `[program:other]\ncommand=/usr/bin/sleep 1000\n\n[program:legacy-etcd]\ncommand=${command} ; stand-in\nautorestart=true\n`,
+    });
+    const { change } = await planFor(host, spec([l.port]));
+    expect(change.action).toBe('operator');
+    expect(change.operator).toContain(`pid ${l.pid} (${command}) is not ${unit}'s own process`);
+    expect(change.operator).toContain(`(${sup.pid} -> ${l.pid})`);
+    expect(change.operator).toContain('supervisor.service is a process supervisor: it runs every program in its configuration');
+    expect(change.operator).toContain(`It is supervisord's program "legacy-etcd" (/etc/supervisor/conf.d/legacy.conf:5: command=${command})`);
+    expect(change.operator).not.toContain('"other"');
+  });
+
+  it('an ssh session without logind (its processes in ssh.service): the session is named, ssh.service is never stopped', async () => {
+    const r = path.join(dir, 'session.report');
+    const sessionReport = path.join(dir, 'session.pid');
+    const command = `${NODE} ${path.join(dir, 'listen.js')} ${r}; true`;
+    // sshd's per-connection process titles itself "sshd: USER@TTY" and runs the user's shell.
+    const become = 'import os, sys; os.execv("/bin/sh", ["sshd: tester@pts/0", "-c", sys.argv[1]])';
+    const sshd = run(NODE, [path.join(dir, 'supervise.js'), PYTHON, '-c', become, command, sessionReport]);
+    const l = await report(r);
+    const session = Number(await waitFile(sessionReport));
+    const unit = 'ssh.service';
+    const inUnit = new Map([sshd.pid!, session, l.pid].map((x) => [x, unit] as const));
+    const { host, calls } = fakeHost(inUnit, { [unit]: { MainPID: sshd.pid!, file: `[Service]\nExecStart=/usr/sbin/sshd -D $SSHD_OPTS\n` } });
+    const s = spec([l.port], { stop_spawner_units: ['ssh.service'] });
+    const { change } = await planFor(host, s);
+    expect(change.action).toBe('operator');
+    expect(change.operator).toContain(`ssh.service only spawned it (${sshd.pid} -> ${session} -> ${l.pid})`);
+    expect(change.operator).toContain('ssh.service is protected by the built-in list (ssh*): it carries every remote login');
+    expect(change.operator).toContain(`It was started in the login session of pid ${session} (`);
+    expect(change.operator).toContain('sshd: tester@pts/0');
+    // ssh is not a spawner stop_spawner_units can release.
+    expect(change.operator).not.toContain('stop_spawner_units');
+    expect(await portFreeProvider.apply(host, s, [change], { progress: () => {} })).toBeUndefined();
+    expect(calls.filter((c) => c[1] !== 'show')).toEqual([]);
   });
 
   it('a cron job whose line cannot be found says so (unknown), naming the crontabs it read', async () => {

@@ -128,6 +128,20 @@ describe('PortFree offline (--root)', () => {
     expect(portFreeProvider.diff(s, await portFreeProvider.observe(host(), s), { live: false })).toEqual([]);
   });
 
+  it('a built-in spawner (cron.service) in disable_units is not disabled unless stop_spawner_units names it', async () => {
+    await put(`${LIB}/cron.service`, '[Service]\nExecStart=/usr/sbin/cron -f\n\n[Install]\nWantedBy=multi-user.target\n');
+    await link(`${LIB}/cron.service`, `${ETC}/multi-user.target.wants/cron.service`);
+    const held = spec({ disable_units: ['cron.service'] });
+    const c = portFreeProvider.diff(held, await portFreeProvider.observe(host(), held), { live: false }).find((x) => x.id === 'disable-cron.service')!;
+    expect(c.action).toBe('operator');
+    expect(c.operator).toContain('cron.service is protected by the built-in list of spawners: it is the cron daemon');
+    const released = spec({ disable_units: ['cron.service'], stop_spawner_units: ['cron.service'] });
+    const changes = portFreeProvider.diff(released, await portFreeProvider.observe(host(), released), { live: false });
+    expect(changes.find((x) => x.id === 'disable-cron.service')).toMatchObject({ action: 'disable', op: { links: [`${ETC}/multi-user.target.wants/cron.service`] } });
+    await portFreeProvider.apply(host(), released, changes, noProgress);
+    expect(await isLink(`${ETC}/multi-user.target.wants/cron.service`)).toBe(false);
+  });
+
   it('a candidate listed in protected_units is acknowledged, not flagged', async () => {
     const s = spec({ protected_units: ['node-monitor.service'] });
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host(), s), { live: false });

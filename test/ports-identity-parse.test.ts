@@ -4,12 +4,13 @@
 // the examples of their manuals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCmdline, parseStat, parseStatusUid } from '../src/ports/proc.js';
 import { argvMatches, parseExecLine, shellScriptOf, shellSimpleCommands } from '../src/ports/command-line.js';
 import { cronDName, cronShellCommand, parseCrontab } from '../src/ports/crontab.js';
+import { parseSupervisorConf, shlexSplit } from '../src/ports/supervisor.js';
 
 let dir: string;
 const kids: ChildProcess[] = [];
@@ -154,5 +155,53 @@ describe('crontab(5)', () => {
   it('% handling and /etc/cron.d names (run-parts rules)', () => {
     expect(cronShellCommand('a\\%b%stdin%more')).toBe('a%b');
     expect(['legacy-etcd', 'e2scrub_all', 'x.dpkg-old', 'a~', '.hidden'].filter(cronDName)).toEqual(['legacy-etcd', 'e2scrub_all']);
+  });
+});
+
+describe('supervisord configuration, against Python (shlex.split, configparser)', () => {
+  const py = (code: string, ...args: string[]) => {
+    const r = spawnSync('/usr/bin/python3', ['-c', code, ...args], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as unknown;
+  };
+  const commands = [
+    `/usr/bin/python3 -m http.server 2379`,
+    `/bin/sh -c "exec python3 'a b' \\"q\\""`,
+    `node "/opt/my app/x.js" --name=it\\'s  --empty ""`,
+  ];
+  for (const c of commands) {
+    it(`splits ${JSON.stringify(c)} as shlex.split does`, () => {
+      expect(shlexSplit(c)).toEqual(py('import json, shlex, sys; print(json.dumps(shlex.split(sys.argv[1])))', c));
+    });
+  }
+  it('program command= values, inline comments and continuation lines as configparser reads them', () => {
+    const text = [
+      '; supervisor config',
+      '[program:etcd-standin]',
+      'command = /usr/bin/python3 -m http.server 2379 ; stand-in for etcd',
+      'autorestart=true',
+      '',
+      '[program:multi]',
+      'command: /usr/bin/node',
+      '   /opt/x.js --port 6443',
+      '# a comment',
+      '[include]',
+      'files = conf.d/*.conf other.ini',
+    ].join('\n');
+    const file = path.join(dir, 'supervisord.conf');
+    writeFileSync(file, text);
+    const expected = py(
+      `import configparser, json, sys
+c = configparser.RawConfigParser(inline_comment_prefixes=(';', '#'))
+c.read(sys.argv[1])
+print(json.dumps({s[8:]: c.get(s, 'command') for s in c.sections() if s.startswith('program:')}))`,
+      file,
+    ) as Record<string, string>;
+    const conf = parseSupervisorConf(text, '/etc/supervisor/supervisord.conf');
+    expect(Object.fromEntries(conf.programs.map((p) => [p.name, p.command]))).toEqual(expected);
+    expect(conf.programs.map((p) => p.line)).toEqual([3, 7]);
+    expect(conf.programs[1]!.argv).toEqual(['/usr/bin/node', '/opt/x.js', '--port', '6443']);
+    expect(conf.includes).toEqual(['/etc/supervisor/conf.d/*.conf', '/etc/supervisor/other.ini']);
+    expect(parseSupervisorConf('[program:t]\ncommand=/bin/x --name %(program_name)s\n', 'f').programs[0]!.argv).toEqual(['/bin/x', '--name', null]);
   });
 });

@@ -10,8 +10,9 @@ import { readListeners, type Listener } from '../observe/listeners.js';
 import { findSocketHolders } from '../ports/proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../ports/cgroup.js';
 import { holdsSocket, readAncestry, readProcess, showArgv } from '../ports/proc.js';
-import { parseExecLine } from '../ports/command-line.js';
+import { argvMatches, parseExecLine } from '../ports/command-line.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from '../ports/crontab.js';
+import { loadSupervisorPrograms, type SupervisorPrograms } from '../ports/supervisor.js';
 import {
   attribute,
   cronOrigins,
@@ -87,6 +88,8 @@ export interface LivePortsObserved {
   crontabs: Crontabs | null;
   /** /etc/passwd user -> UID, read with the crontabs (a crontab names users, /proc gives UIDs). */
   uids: Record<string, number>;
+  /** supervisord's programs, read when a holder sits in supervisord's unit. */
+  supervisor: SupervisorPrograms | null;
 }
 
 export interface OfflineSocket {
@@ -409,6 +412,7 @@ function mainPidOf(f: UnitFacts): number | null {
 }
 
 const CRON_UNIT_STEMS = new Set(['cron', 'crond', 'cronie', 'fcron', 'anacron']);
+const SUPERVISOR_UNIT_STEMS = new Set(['supervisor', 'supervisord']);
 
 function stemOf(unit: string): string {
   return unit.replace(/\.[a-z]+$/, '');
@@ -457,7 +461,8 @@ async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObs
       // Without /etc/passwd a crontab's user cannot be checked; the command still matches.
     }
   }
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids };
+  const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor };
 }
 
 async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
@@ -539,6 +544,17 @@ function originOf(o: LivePortsObserved, a: Attribution & { own: false }): string
     const unreadable = o.crontabs.unreadable.length > 0 ? `; unreadable: ${o.crontabs.unreadable.join(', ')}` : '';
     return `Its origin is unknown: no crontab line runs its command (read ${o.crontabs.read.join(', ') || 'no crontab'}${unreadable})`;
   }
+  if (o.supervisor !== null && SUPERVISOR_UNIT_STEMS.has(stemOf(a.unit))) {
+    // supervisord execs command= itself, without a shell.
+    const below = a.path.slice(0, -1);
+    const hits = o.supervisor.programs.filter((p) => p.argv !== null && below.some((q) => argvMatches(q.argv, p.argv!)));
+    if (hits.length > 0) {
+      const names = hits.map((p) => `program "${p.name}" (${p.file}:${p.line}: command=${p.command})`).join(' and ');
+      return `It is supervisord's ${names}: remove it there, then supervisorctl reread && supervisorctl update`;
+    }
+    const unreadable = o.supervisor.unreadable.length > 0 ? `; unreadable: ${o.supervisor.unreadable.join(', ')}` : '';
+    return `Its origin is unknown: no supervisord program runs its command (read ${o.supervisor.read.join(', ') || 'no supervisord configuration'}${unreadable})`;
+  }
   const session = loginSessionOf(a.path.slice(0, -1));
   if (session !== null) return `It was started in the login session of pid ${session.pid} (${showArgv(session.argv)}): stop it there`;
   return null;
@@ -555,7 +571,8 @@ function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, 
   if (a.unknown) return `${who} in ${a.unit}: ${a.reason}. A unit is never stopped on a guess: find what started pid ${h.pid}.${release}`;
   const path = a.path.length > 0 ? ` (${pidPath(a.path)})` : '';
   const origin = originOf(o, a);
-  return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${spawnerHarm(a.unit, spawnerKind(a.unit))}.${origin ? ` ${origin}.` : ''}${release}`;
+  const harm = prot !== null && spawnerKind(a.unit) === null ? `${prot}; it is never stopped automatically` : spawnerHarm(a.unit, spawnerKind(a.unit));
+  return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${harm}.${origin ? ` ${origin}.` : ''}${release}`;
 }
 
 function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
