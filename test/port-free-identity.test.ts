@@ -7,7 +7,7 @@
 // No unit on this machine is ever queried, stopped or disabled.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../src/host.js';
@@ -227,6 +227,25 @@ describe('PortFree stops a unit only for its own process', () => {
       'systemctl is-enabled wrapped.service',
     ]);
     expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapped.service', pid: l.pid } } });
+  });
+
+  it('a wrapper script file (no exec): its commands count as the unit\'s, run directly or as `sh FILE`', async () => {
+    const r = path.join(dir, 'script.report');
+    const script = path.join(dir, 'start.sh');
+    writeFileSync(script, `#!/bin/sh\n# start the legacy agent\ncd /\n${NODE} ${path.join(dir, 'listen.js')} ${r}\ntrue\n`);
+    chmodSync(script, 0o755);
+    const sh = run(script, []);
+    const l = await report(r);
+    const inUnit = new Map([[sh.pid!, 'scripted.service'], [l.pid, 'scripted.service']]);
+    for (const exec of [script, `/bin/sh ${script}`]) {
+      const { change } = await planFor(fakeHost(inUnit, { 'scripted.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=${exec}\n` } }).host, spec([l.port]));
+      expect(change.action, exec).toBe('stop');
+      expect(change.summary, exec).toContain(`pid ${l.pid} was started by scripted.service's ExecStart (${sh.pid} -> ${l.pid})`);
+    }
+    // A script that does not run the listener proves nothing.
+    writeFileSync(path.join(dir, 'other.sh'), '#!/bin/sh\nexec sleep 1000\n');
+    const { change } = await planFor(fakeHost(inUnit, { 'scripted.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=/bin/sh ${path.join(dir, 'other.sh')}\n` } }).host, spec([l.port]));
+    expect(change.action).toBe('operator');
   });
 
   it('the same wrapper under a unit whose ExecStart= runs something else: not its own, nothing stopped', async () => {

@@ -212,6 +212,19 @@ export function shellSimpleCommands(script: string): Word[][] {
 /** Shells whose `-c SCRIPT` runs SCRIPT. */
 const SHELLS = new Set(['sh', 'dash', 'bash', 'ash', 'ksh', 'mksh', 'zsh']);
 
+/** Whether a program path or name is a POSIX-style shell. */
+export function isShell(prog: string): boolean {
+  return SHELLS.has(basename(prog).replace(/^-/, ''));
+}
+
+/** The interpreter of a "#!" line when it is a shell (directly or through env), else null. */
+export function shebangShell(firstLine: string): string | null {
+  if (!firstLine.startsWith('#!')) return null;
+  const words = firstLine.slice(2).trim().split(/\s+/);
+  const prog = basename(words[0] ?? '') === 'env' ? words.find((w, i) => i > 0 && !w.startsWith('-') && !w.includes('=')) : words[0];
+  return prog !== undefined && isShell(prog) ? prog : null;
+}
+
 function basename(p: string): string {
   const i = p.lastIndexOf('/');
   return i < 0 ? p : p.slice(i + 1);

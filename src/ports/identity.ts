@@ -26,8 +26,12 @@ export interface UnitFacts {
   pidFilePid: number | null;
   /** Why PIDFile= could not be used, when it is set but unreadable. */
   pidFileError: string | null;
-  /** The effective ExecStart= lines (fragment and drop-ins the manager names). */
-  execStart: { file: string; line: number; value: string; command: ExecCommand | null }[];
+  /**
+   * The effective ExecStart= lines (fragment and drop-ins the manager names);
+   * `script` is the text of the shell script a line runs (`sh FILE`, or FILE
+   * with a shell "#!" line), when it was read.
+   */
+  execStart: { file: string; line: number; value: string; command: ExecCommand | null; script?: { path: string; text: string } | null }[];
   /** Why ExecStart= could not be read; null when it was. */
   execError: string | null;
   /** The main process (argv, exe), when it could be read. */
@@ -119,7 +123,7 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
   }
 
   if (facts.execError !== null) return not(`cannot tell whether ${describe(self)} was started by ${unit}'s ExecStart=: ${facts.execError}`, true, path);
-  const exec = facts.execStart.flatMap((e) => (e.command ? commandsOf(e.command.argv) : []));
+  const exec = facts.execStart.flatMap((e) => [...(e.command ? commandsOf(e.command.argv) : []), ...(e.script ? shellSimpleCommands(e.script.text) : [])]);
   // From the main process down: each step is a command of ExecStart= (or of a
   // `sh -c` script such a command runs), or a plain fork of its parent.
   const allowed = new Map<number, Word[][]>([[main.pid, exec]]);
@@ -133,7 +137,7 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
       continue;
     }
     if (!cmds.some((c) => argvMatches(p.argv, c))) {
-      const where = facts.execStart.map((e) => `${e.file}:${e.line}`).join(', ') || 'none';
+      const where = facts.execStart.map((e) => `${e.file}:${e.line}${e.script ? ` and ${e.script.path}` : ''}`).join(', ') || 'none';
       const via = p === self ? '' : ` through ${describe(p)}`;
       return not(
         `it descends from ${main.how} (${describe(path[k]!)})${via}, which is not a command of ${unit}'s ExecStart= (${where}) nor a plain fork of its parent`,

@@ -10,7 +10,7 @@ import { readListeners, type Listener } from '../observe/listeners.js';
 import { findSocketHolders } from '../ports/proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../ports/cgroup.js';
 import { holdsSocket, readAncestry, readProcess, showArgv } from '../ports/proc.js';
-import { argvMatches, parseExecLine } from '../ports/command-line.js';
+import { argvMatches, isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from '../ports/command-line.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from '../ports/crontab.js';
 import { loadSupervisorPrograms, type SupervisorPrograms } from '../ports/supervisor.js';
 import {
@@ -399,11 +399,39 @@ async function unitFacts(host: Host, unit: string): Promise<UnitFacts> {
       }
       directives.push(...parseUnitText(text, f));
     }
-    facts.execStart = effectiveList(directives, 'Service', 'ExecStart').map((d) => ({ file: d.file, line: d.line, value: d.value, command: parseExecLine(d.value) }));
+    facts.execStart = [];
+    for (const d of effectiveList(directives, 'Service', 'ExecStart')) {
+      const command = parseExecLine(d.value);
+      facts.execStart.push({ file: d.file, line: d.line, value: d.value, command, script: command ? await execScript(host, command) : null });
+    }
   }
   const mainPid = mainPidOf(facts);
   if (mainPid !== null) facts.main = await readProcess(host, mainPid);
   return facts;
+}
+
+/** Largest wrapper script read; anything bigger is not a wrapper. */
+const MAX_SCRIPT_BYTES = 256 * 1024;
+
+/** The shell script an ExecStart= command runs: `sh FILE ...`, or FILE itself with a shell "#!" line. */
+async function execScript(host: Host, c: ExecCommand): Promise<{ path: string; text: string } | null> {
+  const first = c.argv[0];
+  const arg = c.argv[1];
+  let file: string | null = null;
+  if (first && isShell(first) && shellScriptOf(c.argv) === null && arg && !arg.startsWith('-') && arg.startsWith('/')) file = arg;
+  else if (c.path && c.path.startsWith('/') && !isShell(c.path)) file = c.path;
+  if (file === null) return null;
+  try {
+    const st = await host.lstat(await host.realTarget(file));
+    if (st === null || !st.isFile() || st.size > MAX_SCRIPT_BYTES) return null;
+    const text = await host.readFile(file);
+    if (text === null) return null;
+    // Run as `sh FILE` any text is a script; run directly, only with a shell "#!".
+    if (file === c.path && shebangShell(text.split('\n', 1)[0]!) === null) return null;
+    return { path: file, text };
+  } catch {
+    return null;
+  }
 }
 
 /** The main process as far as the facts tell: MainPID, else a forking unit's PIDFile=. */
