@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readlinkSync, readdir
 import os from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../src/host.js';
+import { scratchContext } from './helpers/door.js';
 import type { PortFreeSpec } from '../src/desired-state.js';
 import { readListeners } from '../src/observe/listeners.js';
 import { readAncestry, holdsSocket } from '../src/ports/proc.js';
@@ -220,7 +221,7 @@ describe('PortFree stops a unit only for its own process', () => {
     expect(change.summary).toContain(`pid ${l.pid} was started by wrapped.service's ExecStart (${sh.pid} -> ${l.pid}): stop and disable wrapped.service`);
 
     const before = calls.length;
-    const outcome = await portFreeProvider.apply(host, s, [change], { progress: () => {} });
+    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
     expect(calls.slice(before).filter((c) => c[1] !== 'show').map((c) => c.join(' '))).toEqual([
       'systemctl stop wrapped.service',
       'systemctl disable wrapped.service',
@@ -258,7 +259,7 @@ describe('PortFree stops a unit only for its own process', () => {
     const { change } = await planFor(host, spec([l.port]));
     expect(change.action).toBe('operator');
     expect(change.operator).toContain(`pid ${l.pid} (${NODE} ${path.join(dir, 'listen.js')} ${r})`);
-    expect(change.operator).toContain(`is not a command of other.service's ExecStart=`);
+    expect(change.operator).toContain(`but is itself not a command of other.service's ExecStart=`);
     expect(change.operator).toContain(`(${sh.pid} -> ${l.pid})`);
   });
 
@@ -312,7 +313,7 @@ describe('PortFree stops a unit only for its own process', () => {
       execStart: [], execError: null, main: null,
     };
     const a = attribute(await readAncestry(host0, workers[0]!), facts, await holdsSocket(host0, m.pid, new Set([inode])));
-    expect(a).toEqual({ own: true, unit: 'nginx.service', proof: `pid ${workers[0]} shares the listening socket of MainPID of nginx.service (pid ${m.pid}), its ancestor (${m.pid} -> ${workers[0]})` });
+    expect(a).toEqual({ own: true, unit: 'nginx.service', proof: `pid ${workers[0]} shares the listening socket of its ancestor pid ${m.pid}, which is MainPID of nginx.service (${m.pid} -> ${workers[0]})` });
   });
 });
 
@@ -342,7 +343,7 @@ describe('PortFree never stops a spawner', () => {
     expect(change.operator).toContain(`${unit} only spawned it (${p.spawner} -> ${p.sh} -> ${p.listener.pid})`);
     expect(change.operator).toContain(`stopping and disabling ${unit} would take down what ${unit} really runs`);
     expect(change.operator).toContain(`name ${unit} in stop_spawner_units`);
-    expect(await portFreeProvider.apply(host, s, [change], { progress: () => {} })).toBeUndefined();
+    expect(await portFreeProvider.apply(host, s, [change], await scratchContext())).toBeUndefined();
     expect(calls.filter((c) => c[1] !== 'show')).toEqual([]);
   });
 
@@ -426,7 +427,7 @@ describe('PortFree never stops a spawner', () => {
     expect(change.operator).toContain('sshd: tester@pts/0');
     // ssh is not a spawner stop_spawner_units can release.
     expect(change.operator).not.toContain('stop_spawner_units');
-    expect(await portFreeProvider.apply(host, s, [change], { progress: () => {} })).toBeUndefined();
+    expect(await portFreeProvider.apply(host, s, [change], await scratchContext())).toBeUndefined();
     expect(calls.filter((c) => c[1] !== 'show')).toEqual([]);
   });
 

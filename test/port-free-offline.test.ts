@@ -138,7 +138,8 @@ describe('PortFree offline (--root)', () => {
     const released = spec({ disable_units: ['cron.service'], stop_spawner_units: ['cron.service'] });
     const changes = portFreeProvider.diff(released, await portFreeProvider.observe(host(), released), { live: false });
     expect(changes.find((x) => x.id === 'disable-cron.service')).toMatchObject({ action: 'disable', op: { links: [`${ETC}/multi-user.target.wants/cron.service`] } });
-    await portFreeProvider.apply(host(), released, changes, noProgress);
+    const hh = host();
+    await portFreeProvider.apply(hh, released, changes, await applyContext(hh));
     expect(await isLink(`${ETC}/multi-user.target.wants/cron.service`)).toBe(false);
   });
 

@@ -119,7 +119,7 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
   }
   const path = holder.chain.slice(0, k + 1);
   if (mainHoldsSocket === true) {
-    return { own: true, unit, proof: `pid ${pid} shares the listening socket of ${main.how} (pid ${main.pid}), its ancestor (${pidPath(path)})` };
+    return { own: true, unit, proof: `pid ${pid} shares the listening socket of its ancestor pid ${main.pid}, which is ${main.how} (${pidPath(path)})` };
   }
 
   if (facts.execError !== null) return not(`cannot tell whether ${describe(self)} was started by ${unit}'s ExecStart=: ${facts.execError}`, true, path);
@@ -138,9 +138,9 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
     }
     if (!cmds.some((c) => argvMatches(p.argv, c))) {
       const where = facts.execStart.map((e) => `${e.file}:${e.line}${e.script ? ` and ${e.script.path}` : ''}`).join(', ') || 'none';
-      const via = p === self ? '' : ` through ${describe(p)}`;
+      const via = p === self ? 'but is itself' : `through ${describe(p)}, which is`;
       return not(
-        `it descends from ${main.how} (${describe(path[k]!)})${via}, which is not a command of ${unit}'s ExecStart= (${where}) nor a plain fork of its parent`,
+        `it descends from ${describe(path[k]!)}, which is ${main.how}, ${via} not a command of ${unit}'s ExecStart= (${where}) nor a plain fork of its parent`,
         false,
         path,
       );
