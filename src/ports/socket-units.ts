@@ -167,6 +167,11 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
   return out.sort((a, b) => a.port - b.port || a.unit.localeCompare(b.unit));
 }
 
+/** strcmp over UTF-8 bytes, as systemd sorts file names. */
+export function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
 async function isMaskEntry(host: Host, target: string): Promise<boolean> {
   const link = await host.readLink(target);
   if (link !== null) return link === '/dev/null';
@@ -210,7 +215,8 @@ export async function loadUnits(host: Host, kinds: string[] = ['.socket', '.serv
     const masked = await isMaskEntry(host, fragment);
     const directives = masked ? [] : parseUnitText((await host.readFile(fragment)) ?? '', fragment);
     if (!masked) {
-      const confs = [...(dropIns.get(name) ?? new Map<string, string>()).entries()].sort(([a], [b]) => a.localeCompare(b));
+      // systemd orders drop-ins by the bytes of their names (strcmp), not by locale: "10-y" before "10_x", "Z" before "a".
+      const confs = [...(dropIns.get(name) ?? new Map<string, string>()).entries()].sort(([a], [b]) => byteOrder(a, b));
       for (const [, p] of confs) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
     }
     units.set(name, { name, fragment, masked, directives });
