@@ -22,6 +22,7 @@ import {
 } from '../sysctl/order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree, SysctlVerdict } from '../sysctl/order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
+import { couplingOf, followerValue } from '../sysctl/couplings.js';
 
 export const TOOL_NAME = 'k8s-host-reconcile';
 
@@ -120,6 +121,12 @@ function overrideHeader(source: SysctlConfFile): string {
   );
 }
 
+/** What a coupled write makes the key: the written value, or its kernel-derived follower value. */
+function couplingValue(key: string, through: string, written: string): string {
+  const c = couplingOf(through);
+  return (c && followerValue(c, key, written)) ?? written;
+}
+
 function isUnderEtc(p: string): boolean {
   return p.startsWith('/etc/');
 }
@@ -136,10 +143,14 @@ function where(ap: AppliedAssignment): string {
 }
 
 /** One sentence a person can act on. */
-function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlModel; applied: AppliedAssignment }>): string {
+function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlModel; applied: AppliedAssignment; through?: string }>): string {
   const models = SYSCTL_MODELS.filter((m) => hits.some((h) => h.model === m));
   const first = hits[0]!.applied;
-  const reasons = [...new Set(hits.map((h) => (h.applied.tail ? 'is applied last by sysctl --system' : `sorts after ${ownedPath}`)))];
+  const through = hits.find((h) => h.through)?.through;
+  const reasons = [...new Set(hits.map((h) => (h.applied.tail ? 'is applied last by sysctl --system' : through ? 'is written later' : `sorts after ${ownedPath}`)))];
+  if (through) {
+    return `${modelPhrase(models)} ${key} would be ${first.assignment.value === null ? "the kernel's value" : couplingValue(key, through, first.assignment.value)}: ${where(first)} sets ${through}, which the kernel couples with ${key}, and ${reasons.join(' and ')}`;
+  }
   if (first.assignment.value === null) {
     return `${modelPhrase(models)} ${key} would keep the kernel's value: ${where(first)} (-${first.assignment.rawKey}) ${reasons.join(' and ')} and cancels it`;
   }
@@ -148,13 +159,13 @@ function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlMode
 
 /** Every line that would beat the owned file, once the owned file holds the wanted settings. */
 export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted: Map<string, string>): Array<SysctlConflict & { source: SysctlConfFile }> {
-  const grouped = new Map<string, { key: string; wanted: string; hits: Array<{ model: SysctlModel; applied: AppliedAssignment }> }>();
+  const grouped = new Map<string, { key: string; wanted: string; hits: Array<{ model: SysctlModel; applied: AppliedAssignment; through?: string }> }>();
   for (const [key, value] of wanted) {
     for (const model of SYSCTL_MODELS) {
       for (const b of beatingAssignments(prospective, ownedPath, key, value, model)) {
         const id = `${b.applied.source.realPath}\0${b.applied.assignment.line}\0${key}`;
         const g = grouped.get(id) ?? { key, wanted: value, hits: [] };
-        g.hits.push({ model, applied: b.applied });
+        g.hits.push({ model, applied: b.applied, ...(b.through ? { through: b.through } : {}) });
         grouped.set(id, g);
       }
     }
@@ -170,7 +181,7 @@ export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted
       line: rep.assignment.line,
       realPath: rep.source.realPath,
       models: SYSCTL_MODELS.filter((m) => hits.some((h) => h.model === m)),
-      explanation: explain(ownedPath, key, [{ model: hits[0]!.model, applied: rep }, ...hits]),
+      explanation: explain(ownedPath, key, [{ model: hits[0]!.model, applied: rep, ...(hits[0]!.through ? { through: hits[0]!.through } : {}) }, ...hits]),
       source: rep.source,
     };
   });
