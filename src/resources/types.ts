@@ -92,6 +92,8 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * verdicts per model), so pipelines and the VM suite can check predictions.
    */
   summarize?(spec: Spec, observed: Observed): unknown;
+  /** Optional, pure: lines the plan shows under the resource (e.g. SysctlFile's rehearsed outcome). */
+  notes?(spec: Spec, observed: Observed): string[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }

@@ -30,7 +30,7 @@
 //     globs only for keys no node in the whole list names, "-key" never.
 import path from 'node:path';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
-import { sameSysctlValue } from './parse.js';
+import { parseSysctlText, sameSysctlValue } from './parse.js';
 import { couplingOf, followerValue, keysAffecting, sameKernelValue, SYSCTL_COUPLINGS } from './couplings.js';
 import type { SysctlCoupling } from './couplings.js';
 import type { SysctlAssignment } from './parse.js';
@@ -287,6 +287,36 @@ export function withFile(tree: SysctlTree, filePath: string, content: string, as
   const files = tree.files.filter((f) => f.path !== filePath);
   files.push(entry);
   return { ...tree, files };
+}
+
+/**
+ * The tree once `writes` are done: a write to a path replaces its entry (a
+ * link there becomes a regular file) and reaches every entry that reads the
+ * same bytes through a link; a path new to a sysctl.d directory is added.
+ */
+export function treeAfterWrites(tree: SysctlTree, writes: Array<{ path: string; content: string }>): SysctlTree {
+  let files = tree.files.map((f) => ({ ...f }));
+  let sysctlConf = tree.sysctlConf ? { ...tree.sysctlConf } : null;
+  for (const w of writes) {
+    const assignments = (p: string) => parseSysctlText(w.content, p).assignments;
+    let found = false;
+    files = files.map((f) => {
+      if (f.path === w.path) {
+        found = true;
+        return { path: f.path, masked: false, realPath: f.path, content: w.content, assignments: assignments(f.path) };
+      }
+      if (!f.masked && f.realPath === w.path) return { ...f, content: w.content, assignments: assignments(f.path) };
+      return f;
+    });
+    if (sysctlConf && (sysctlConf.realPath === w.path || sysctlConf.path === w.path)) {
+      sysctlConf = { ...sysctlConf, content: w.content, assignments: assignments(sysctlConf.path) };
+      found = true;
+    }
+    if (!found && dirRank(path.posix.dirname(w.path)) >= 0 && w.path.endsWith('.conf')) {
+      files.push({ path: w.path, masked: false, realPath: w.path, content: w.content, assignments: assignments(w.path) });
+    }
+  }
+  return { files, sysctlConf };
 }
 
 /** Why the owned file is not read under a model, or null when it is. */
