@@ -13,7 +13,7 @@ import path from 'node:path';
 import { readlink } from 'node:fs/promises';
 import type { Host } from '../host.js';
 import { parseSysctlLine } from './parse.js';
-import { SYSCTL_DIRS } from './order.js';
+import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
 import { parseUnitText, effectiveList, UNIT_DIRS } from '../ports/socket-units.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
@@ -147,6 +147,9 @@ export interface RehearsalTrial {
   tree: SysctlTree;
   /** lineIds to leave out (bisection). */
   removed?: ReadonlySet<string>;
+  /** Overrides the run's start and seed values for this trial. */
+  start?: Array<[string, string]>;
+  seed?: Array<[string, string]>;
 }
 
 /** Directory paths the layout covers, each as the path the programs open (symlinks in it resolved). */
@@ -168,7 +171,7 @@ function b64(s: string): string {
  */
 export function layout(
   trials: RehearsalTrial[],
-  dirs: { real: Map<string, string>; existing: Set<string>; ancestors: Map<string, string> },
+  dirs: { real: Map<string, string>; existing: Set<string>; ancestors: Map<string, string>; sysctlConf: string | null },
   start: Array<[string, string]>,
   seed: Array<[string, string]>,
 ): RehearsalLayout | { reason: string } {
@@ -186,8 +189,12 @@ export function layout(
       sources.push({ path: d, kind: 'dir', create: { ancestor } });
     }
   }
+  // /etc/sysctl.conf is covered whenever this host has one, so its own lines never leak into a tree that has none.
   const sysctlConf = trials.find((t) => t.tree.sysctlConf)?.tree.sysctlConf ?? null;
-  if (sysctlConf) sources.push({ path: sysctlConf.realPath, kind: 'file' });
+  const confPath = sysctlConf?.realPath ?? dirs.sysctlConf;
+  if (sysctlConf && dirs.sysctlConf && sysctlConf.realPath !== dirs.sysctlConf) return { reason: `${sysctlConf.realPath} is not where this host's /etc/sysctl.conf lives (${dirs.sysctlConf})` };
+  if (sysctlConf && !dirs.sysctlConf) return { reason: `${sysctlConf.realPath} does not exist on this host and cannot be laid out` };
+  if (confPath) sources.push({ path: confPath, kind: 'file' });
   const laid = (p: string, t: RehearsalTrial) =>
     (sysctlConf && p === sysctlConf.realPath) ||
     t.tree.files.some((f) => !f.masked && f.path === f.realPath && (dirs.real.get(path.posix.dirname(f.path)) ?? path.posix.dirname(f.path)) + '/' + path.posix.basename(f.path) === p);
@@ -209,7 +216,7 @@ export function layout(
       }
       return { entries };
     });
-    return { sources: perSource, start, seed };
+    return { sources: perSource, start: t.start ?? start, seed: t.seed ?? seed };
   });
   return { sources, trials: trialInputs };
 }
@@ -241,7 +248,9 @@ export async function runRehearsal(
       ancestors.set(d, a);
     }
   }
-  const lay = layout(trials, { real, existing, ancestors }, values.start, values.seed);
+  const conf = await host.realTarget(SYSCTL_CONF);
+  const sysctlConf = (await host.lstat(conf))?.isFile() ? conf : null;
+  const lay = layout(trials, { real, existing, ancestors, sysctlConf }, values.start, values.seed);
   if ('reason' in lay) return lay;
   const input = {
     outer: { net: await readlink('/proc/self/ns/net'), mnt: await readlink('/proc/self/ns/mnt') },
