@@ -203,17 +203,33 @@ function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlMode
   return `${modelPhrase(models)} ${key} would be ${first.assignment.value}: ${where(first)} ${reasons.join(' and ')}`;
 }
 
+/** The tree with the given lines (lineId of the file holding their bytes) gone, as once they are commented out. */
+function withoutLines(tree: SysctlTree, ids: ReadonlySet<string>): SysctlTree {
+  const drop = (f: SysctlConfFile): SysctlConfFile => ({ ...f, assignments: f.assignments.filter((a) => !ids.has(lineId(f.realPath, a.line))) });
+  return { files: tree.files.map(drop), sysctlConf: tree.sysctlConf ? drop(tree.sysctlConf) : null };
+}
+
 /** Every line that would beat the owned file, once the owned file holds the wanted settings. */
 export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted: Map<string, string>): Array<SysctlConflict & { source: SysctlConfFile }> {
   const grouped = new Map<string, { key: string; wanted: string; hits: Array<{ model: SysctlModel; applied: AppliedAssignment; through?: string }> }>();
-  for (const [key, value] of wanted) {
-    for (const model of SYSCTL_MODELS) {
-      for (const b of beatingAssignments(prospective, ownedPath, key, value, model)) {
-        const id = `${b.applied.source.realPath}\0${b.applied.assignment.line}\0${key}`;
-        const g = grouped.get(id) ?? { key, wanted: value, hits: [] };
-        g.hits.push({ model, applied: b.applied, ...(b.through ? { through: b.through } : {}) });
-        grouped.set(id, g);
+  // Per program, until nothing new turns up: at boot a repeated value keeps
+  // its first slot, so a later duplicate of a beaten line only shows once
+  // that line is gone.
+  for (const model of SYSCTL_MODELS) {
+    let tree = prospective;
+    for (let round = 0; round < 8; round++) {
+      const found: string[] = [];
+      for (const [key, value] of wanted) {
+        for (const b of beatingAssignments(tree, ownedPath, key, value, model)) {
+          const id = `${b.applied.source.realPath}\0${b.applied.assignment.line}\0${key}`;
+          const g = grouped.get(id) ?? { key, wanted: value, hits: [] };
+          g.hits.push({ model, applied: b.applied, ...(b.through ? { through: b.through } : {}) });
+          grouped.set(id, g);
+          found.push(lineId(b.applied.source.realPath, b.applied.assignment.line));
+        }
       }
+      if (found.length === 0) break;
+      tree = withoutLines(tree, new Set(found));
     }
   }
   return [...grouped.values()].map(({ key, wanted: w, hits }) => {
@@ -245,7 +261,7 @@ async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObse
     for (const k of keys) runtime[k] = await readLiveSysctl(host, k);
   }
   const observed: SysctlFileObserved = { live: host.live, owned: { path: spec.file, content, link }, tree, dirs, issues, verdicts: verdicts(tree, keys), runtime, rehearsal: null };
-  if (host.live) observed.rehearsal = await rehearse(host, spec, observed);
+  observed.rehearsal = await rehearse(host, spec, observed);
   return observed;
 }
 
