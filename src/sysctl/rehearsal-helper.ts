@@ -53,8 +53,8 @@ input.sources.forEach((s, i) => {
 input.sources.forEach((s, i) => {
   if (s.kind === 'dir') fs.mkdirSync(stage(i), { mode: 0o755 });
   else fs.writeFileSync(stage(i), '');
-  must('mount', ['--bind', stage(i), s.path]);
-  must('mount', ['-o', 'remount,bind,ro', s.path]);
+  // util-linux mount applies ro to a bind by remounting it (since 2.27).
+  must('mount', ['-o', 'bind,ro', stage(i), s.path]);
 });
 const lay = (trial) => {
   input.sources.forEach((s, i) => {
@@ -84,17 +84,15 @@ const results = input.trials.map((trial, t) => {
   fs.writeFileSync(ns, '');
   must('unshare', ['--net=' + ns, 'true']);
   // A start value unlike the wanted one, so a key no file writes shows as not set.
-  for (const [key, value] of trial.start) {
-    if (!input.keys.some((x) => x.key === key)) fail('start value for an unknown key');
-    run('nsenter', ['--net=' + ns, '--', 'sysctl', '-q', '-w', key + '=' + value]);
-  }
+  const assign = (pairs, what) => {
+    if (pairs.length === 0) return;
+    for (const [key] of pairs) if (!input.keys.some((x) => x.key === key)) fail(what + ' for an unknown key');
+    run('nsenter', ['--net=' + ns, '--', input.programs.sysctl, '-q', '-w', ...pairs.map(([key, value]) => key + '=' + value)]);
+  };
+  assign(trial.start, 'start value');
   const boot = run('nsenter', ['--net=' + ns, '--', ...input.programs.boot]);
   const atBoot = read(ns);
-  for (const [key, value] of trial.seed) {
-    const k = input.keys.find((x) => x.key === key);
-    if (!k) fail('seed for an unknown key');
-    run('nsenter', ['--net=' + ns, '--', 'sysctl', '-q', '-w', key + '=' + value]);
-  }
+  assign(trial.seed, 'seed');
   const system = run('nsenter', ['--net=' + ns, '--', ...input.programs.system]);
   const afterSystem = read(ns);
   must('umount', [ns]);

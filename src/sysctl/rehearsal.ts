@@ -259,6 +259,7 @@ export async function runRehearsal(
     programs: {
       boot: [env.systemdSysctl, '--prefix=net'],
       system: [env.sysctl, '-q', '--system', '--pattern', '^-?net[./]'],
+      sysctl: env.sysctl,
     },
     trials: lay.trials,
   };
