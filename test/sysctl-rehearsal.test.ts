@@ -236,6 +236,38 @@ describe('the rehearsal catches what an engine misses, and bisection names the l
     expect(ch?.file?.after).toContain('# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf\n# net.ipv4.conf.all.log_martians = 1\n');
   });
 
+  it('a boot-only coupled write and its later duplicate: the engine resolves both in one plan, and the rehearsal agrees', async () => {
+    // At boot ip_forward keeps 10-router's slot (k8s.conf repeats the value), so 50-no-route's write lands after it;
+    // zz-hardening's same write is hidden behind 50-no-route's until that one is gone.
+    const s = spec({ 'net.ipv4.ip_forward': 1 });
+    const observed = await observedFor(s, {
+      '/etc/sysctl.d/10-router.conf': 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/50-no-route.conf': '# no routing\nnet.ipv4.conf.all.forwarding = 0\n',
+      '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.send_redirects = 0\nnet.ipv4.conf.all.forwarding = 0\n',
+    });
+    const offline = sysctlFileProvider.diff(s, observed, { live: false });
+    expect(offline.filter((c) => c.op.kind === 'resolve').map((c) => (c.op.kind === 'resolve' ? `${c.op.target}:${c.op.lines.join(',')}` : ''))).toEqual([
+      '/etc/sysctl.d/50-no-route.conf:2',
+      '/etc/sysctl.d/zz-hardening.conf:2',
+    ]);
+    const r = await rehearse(live, s, observed);
+    if (r.status !== 'ran') throw new Error(r.reason);
+    expect([r.enginePlan.boot['net.ipv4.ip_forward'], r.enginePlan.system['net.ipv4.ip_forward']]).toEqual(['1', '1']);
+    expect(r.culprits).toEqual([]);
+    // Without the engine's resolutions the real programs give 0 at boot (and 0 under sysctl --system from zz-hardening).
+    const blind = await rehearse(live, s, observed, blindEngine);
+    if (blind.status !== 'ran') throw new Error(blind.reason);
+    expect([blind.enginePlan.boot['net.ipv4.ip_forward'], blind.enginePlan.system['net.ipv4.ip_forward']]).toEqual(['0', '0']);
+    // The smallest sets: at boot one line is enough, 10-router's ip_forward = 1, whose slot puts ip_forward before
+    // 50-no-route's write (without it k8s.conf's line takes the slot after 50-no-route, and zz-hardening repeats
+    // 50-no-route's value, keeping that earlier slot); under sysctl --system only zz-hardening comes after k8s.conf.
+    expect(blind.culprits.map((c) => `${c.realPath}:${c.line}:${c.models.join('+')}`).sort()).toEqual([
+      '/etc/sysctl.d/10-router.conf:1:boot',
+      '/etc/sysctl.d/zz-hardening.conf:2:system',
+    ]);
+    expect([blind.final.boot['net.ipv4.ip_forward'], blind.final.system['net.ipv4.ip_forward']]).toEqual(['1', '1']);
+  });
+
   it('with the real engine the coupled key is found offline too, and the rehearsal agrees', async () => {
     const s = spec({ 'net.ipv4.ip_forward': 1 });
     const observed = await observedFor(s, { '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.forwarding = 0\n' });
