@@ -626,7 +626,8 @@ export function rehearsalNotes(spec: SysctlFileSpec, observed: SysctlFileObserve
   if (!r) return [];
   if (r.status === 'skipped') return [`rehearsal skipped: ${r.reason}`];
   const out = [`rehearsal with the planned changes (${r.programs.boot} and ${r.programs.system} in a private namespace, ${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.ms} ms):`];
-  for (const key of Object.keys(r.final.boot)) out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
+  const skipped = new Set(r.notRehearsed.map((n) => n.key));
+  for (const key of Object.keys(r.final.boot).filter((k) => !skipped.has(k))) out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
   for (const d of rehearsalDisagreements(spec, r)) {
     const program = d.model === 'boot' ? 'systemd-sysctl at boot' : 'sysctl --system';
     out.push(`  the engine predicted ${d.key} = ${d.engine ?? (d.model === 'boot' ? 'unset' : 'unchanged')} under ${program}; the real program gives ${d.rehearsal ?? 'missing'}: the rehearsal wins`);
