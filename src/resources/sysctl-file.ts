@@ -73,7 +73,7 @@ export type SysctlRehearsal =
   | { status: 'skipped'; reason: string }
   | {
       status: 'ran';
-      /** Wall time of every namespace run, bisection included. */
+      /** Wall time of the whole rehearsal, bisection included. */
       ms: number;
       runs: number;
       programs: { boot: string; system: string };
@@ -308,12 +308,12 @@ export async function rehearse(host: Host, spec: SysctlFileSpec, observed: Sysct
   });
   const seed: Array<[string, string]> = keys.map((k) => [k, wanted.get(k)!]);
   let runs = 0;
-  let ms = 0;
+  const t0 = performance.now();
+  const elapsed = () => Math.round(performance.now() - t0);
   const run = async (trials: RehearsalTrial[]) => {
     const r = await runRehearsal(host, avail.env, trials, keys, { start, seed });
     if ('reason' in r) throw new RehearsalUnavailable(r.reason);
     runs++;
-    ms += r.ms;
     return r.results;
   };
   try {
@@ -334,41 +334,43 @@ export async function rehearse(host: Host, spec: SysctlFileSpec, observed: Sysct
     const owned = renderOwnedFile(spec);
     const base = withFile(observed.tree, spec.file, owned, parseSysctlText(owned, spec.file).assignments);
     const engineRemoved = new Set(changes.flatMap((c) => (c.op.kind === 'resolve' ? c.op.conflicts.map((x) => lineId(x.realPath, x.line)) : [])));
+    // One search per wrong key and program, run side by side (each in namespaces of its own).
+    const searches = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(enginePlan[model][k], wanted.get(k)!)).map((k) => ({ model, k })));
+    const results = await Promise.all(searches.map(async ({ model, k }) => {
+      const seen = new Set<string>();
+      const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
+      for (const ap of applySequence(base, model)) {
+        const id = lineId(ap.source.realPath, ap.assignment.line);
+        if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key)) continue;
+        seen.add(id);
+        const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
+        candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
+      }
+      const found = await minimalRemoval(candidates, async (sets) => {
+        const got = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
+        return got.map((r) => right(r[model][k], wanted.get(k)!));
+      });
+      return { model, k, lines: found?.lines ?? [] };
+    }));
     const culprits = new Map<string, RehearsalCulprit>();
-    for (const model of SYSCTL_MODELS) {
-      for (const k of keys) {
-        if (right(enginePlan[model][k], wanted.get(k)!)) continue;
-        const seen = new Set<string>();
-        const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
-        for (const ap of applySequence(base, model)) {
-          const id = lineId(ap.source.realPath, ap.assignment.line);
-          if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key)) continue;
-          seen.add(id);
-          const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
-          candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
-        }
-        const found = await minimalRemoval(candidates, async (sets) => {
-          const results = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
-          return results.map((r) => right(r[model][k], wanted.get(k)!));
-        });
-        for (const c of found?.lines ?? []) {
-          const id = `${c.id}\0${k}`;
-          const had = culprits.get(id);
-          if (had) had.models.push(model);
-          else culprits.set(id, { key: k, wanted: wanted.get(k)!, models: [model], file: c.file, line: c.line, realPath: c.realPath, text: c.text, value: enginePlan[model][k] ?? null });
-        }
+    for (const { model, k, lines } of results) {
+      for (const c of lines) {
+        const id = `${c.id}\0${k}`;
+        const had = culprits.get(id);
+        if (had) had.models.push(model);
+        else culprits.set(id, { key: k, wanted: wanted.get(k)!, models: [model], file: c.file, line: c.line, realPath: c.realPath, text: c.text, value: enginePlan[model][k] ?? null });
       }
     }
     const list = [...culprits.values()];
     let final = enginePlan;
     if (list.length > 0) {
-      const withCulprits: SysctlFileObserved = { ...observed, rehearsal: { status: 'ran', ms, runs, programs: { boot: '', system: '' }, notRehearsed, start: {}, engine: predicted, enginePlan, culprits: list, final: enginePlan, unexplained: [] } };
+      const withCulprits: SysctlFileObserved = { ...observed, rehearsal: { status: 'ran', ms: elapsed(), runs, programs: { boot: '', system: '' }, notRehearsed, start: {}, engine: predicted, enginePlan, culprits: list, final: enginePlan, unexplained: [] } };
       const [last] = await run([{ tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]) }]);
       final = { boot: last!.boot, system: last!.system };
     }
     const unexplained = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })));
     return {
-      status: 'ran', ms, runs,
+      status: 'ran', ms: elapsed(), runs,
       programs: { boot: avail.env.systemdSysctl, system: `${avail.env.sysctl} --system` },
       notRehearsed, start: Object.fromEntries(start), engine: predicted, enginePlan, culprits: list, final, unexplained,
     };
