@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildLabImage, FSTAB, BASELINE, toolOwned } from './helpers/lab-image.js';
+import { buildLabImage, FSTAB, BASELINE, SYSCTL_CONF, toolOwned } from './helpers/lab-image.js';
 import { snapshot } from './helpers/snapshot.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
@@ -39,6 +39,11 @@ describe('reconcile --rollback', () => {
     // The bytes of untouched lines survived the apply; only the swap line changed.
     const fstab = readFileSync(path.join(root, 'etc/fstab'));
     expect(fstab.subarray(0, FSTAB.length - '/swapfile none swap sw 0 0'.length)).toEqual(FSTAB.subarray(0, FSTAB.length - '/swapfile none swap sw 0 0'.length));
+    // sysctl.conf was edited through Debian's 99-sysctl.conf link: the link stays, its Latin-1 bytes too.
+    const conf = readFileSync(path.join(root, 'etc/sysctl.conf'));
+    expect(conf.subarray(0, 35)).toEqual(SYSCTL_CONF.subarray(0, 35));
+    expect(conf.toString('latin1')).toContain('# net.ipv4.ip_forward=0\nkernel.printk = 3 4 1 3');
+    expect(snapshot(root, toolOwned)['etc/sysctl.d/99-sysctl.conf']).toBe('link -> ../sysctl.conf');
     expect(snapshot(root, toolOwned)).not.toEqual(original);
 
     const preview = reconcile(['--rollback', '--plan', '-f', desired, '--root', root]);
@@ -51,6 +56,7 @@ describe('reconcile --rollback', () => {
     expect(snapshot(root, toolOwned)).toEqual(original);
     expect(readFileSync(path.join(root, 'etc/fstab'))).toEqual(FSTAB);
     expect(readFileSync(path.join(root, 'etc/sysctl.d/security-baseline.conf'))).toEqual(BASELINE);
+    expect(readFileSync(path.join(root, 'etc/sysctl.conf'))).toEqual(SYSCTL_CONF);
     expect(existsSync(path.join(root, 'run/k8s-host-reconcile.lock'))).toBe(false);
 
     const again = reconcile(['--rollback', '-f', desired, '--root', root]);

@@ -134,6 +134,18 @@ describe('errors at the edge are one line naming the path and the cause', () => 
     expect(JSON.parse(r.stdout)).toMatchObject({ format_version: '1.0', applied: [], failed: [] });
   });
 
+  it('a link loop on the way to a file is one line naming it', () => {
+    const { root, desired } = lab();
+    rmSync(path.join(root, 'etc/fstab'));
+    symlinkSync('fstab.loop', path.join(root, 'etc/fstab'));
+    symlinkSync('fstab', path.join(root, 'etc/fstab.loop'));
+    const before = snapshot(root);
+    const r = reconcile(['--apply', '-f', desired, '--root', root]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('reconcile: too many levels of symbolic links resolving /etc/fstab\n');
+    expect(snapshot(root)).toEqual(before);
+  });
+
   it('after a partial failure the applied and the failed changes are both printed', () => {
     const { root, desired } = lab();
     // A directory where SwapOff's mask link must go: only the apply finds out.
@@ -200,6 +212,7 @@ describe('SIGKILL at every journal step of an apply', () => {
       }
       const rb = reconcile(['--rollback', journals[0]!, '-f', desired, '--root', root]);
       if (rb.code !== 0) problems.push(`step ${n}: rollback exit ${rb.code}: ${rb.stdout}${rb.stderr}`);
+      if (!rb.stderr.includes(`run ${journals[0]} was interrupted after record ${n}`)) problems.push(`step ${n}: the next run did not say the run was interrupted: ${rb.stderr}`);
       const restored: Snapshot = snapshot(root, toolOwned);
       if (JSON.stringify(restored) !== JSON.stringify(original)) problems.push(`step ${n}: rollback left ${JSON.stringify(Object.entries(restored).filter(([k, v]) => original[k] !== v))} / missing ${JSON.stringify(Object.keys(original).filter((k) => !(k in restored)))}`);
       const again = reconcile(['--apply', '-f', desired, '--root', root]);

@@ -9,8 +9,7 @@ import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
 import type { Finding } from '../findings.js';
 
-/** Bumped on any incompatible change of the JSON document's shape. */
-export const FORMAT_VERSION = '1.0';
+export { FORMAT_VERSION } from '../version.js';
 
 
 export interface Palette {

@@ -24,10 +24,11 @@ import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } f
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 
-export const TOOL_VERSION = '0.1.0';
+export { TOOL_VERSION } from '../version.js';
+import { TOOL_VERSION } from '../version.js';
 
 export interface RunRequest {
-  mode: 'plan' | 'apply';
+  mode: 'plan' | 'apply' | 'facts';
   file: string;
   root?: string;
   json: boolean;
@@ -76,7 +77,22 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   }
   const progress = (m: string) => io.stderr.write(`reconcile: ${m}\n`);
   if (req.rollback) return runRollback(host, desired, req, req.rollback, io, progress);
+  if (req.mode === 'facts') return runFacts(host, desired, req, io, progress);
   return req.mode === 'plan' ? runPlan(host, desired, req, io, progress) : runApply(host, desired, req, io, progress);
+}
+
+/** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
+async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+  const extra = await hostReports(host, desired, progress);
+  const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
+  if (req.json) {
+    io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
+  } else {
+    const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
+    for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
+    io.stdout.write(lines.join('\n') + '\n');
+  }
+  return facts && !extra.findings.some((f) => f.level === 'error') ? 0 : 1;
 }
 
 async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
@@ -149,10 +165,15 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
 async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
   const lock = await acquireLock(host, 'apply', progress);
   try {
+    // Everything is observed before the run directory exists: a host file the
+    // tool cannot read or judge stops the run with nothing written at all.
+    const before = host.live ? await observeBeforeState(host) : null;
+    const plan = await makePlan(host, desired);
+    const extra = await hostReports(host, desired, progress);
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {
-      const code = await applyWithDoor(host, door, journal, desired, req, io, progress);
+      const code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra });
       await door.end(code === 0 ? 'ok' : 'failed');
       return code;
     } catch (e) {
@@ -164,18 +185,16 @@ async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: 
   }
 }
 
-async function applyWithDoor(host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+async function applyWithDoor(
+  host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
+  seen: { before: BeforeState | null; plan: Plan; extra: Awaited<ReturnType<typeof hostReports>> },
+): Promise<number> {
+  const { before, plan, extra } = seen;
   for (const i of await settleInterruptedRuns(host, runsDirOf(desired.reports_dir), journal.id)) progress(describeInterrupted(i));
   const written: string[] = [];
-
-  // The first observation is the truth: record it before anything changes.
-  const before = host.live ? await observeBeforeState(host) : null;
+  // The first observation is the truth: recorded before anything changes.
   if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);
-  const beforeWritten = [...written];
-
-  const plan = await makePlan(host, desired);
   await writeRunFile(door, 'plan.json', { resources: jsonPlan(plan) });
-  const extra = await hostReports(host, desired, progress);
   if (!req.json) {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
@@ -183,7 +202,7 @@ async function applyWithDoor(host: Host, door: WriteDoor, journal: RunJournal, d
 
   const result = await applyPlan(host, plan, { progress, door });
   try {
-    return await finishApply(host, door, journal, desired, req, io, progress, { plan, before, extra, result, written: beforeWritten });
+    return await finishApply(host, door, journal, desired, req, io, progress, { plan, before, extra, result, written });
   } catch (e) {
     // What was applied and what failed is always told, even when nothing more can be written.
     throw new RunAbortedError((e as Error).message, result.applied, result.failures);

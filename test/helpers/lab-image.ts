@@ -19,6 +19,13 @@ export const BASELINE = Buffer.concat([
   Buffer.from('vm.swappiness = 10\n'),
 ]);
 
+/** Debian's /etc/sysctl.conf, edited by hand in Latin-1, read at boot through 99-sysctl.conf. */
+export const SYSCTL_CONF = Buffer.concat([
+  Buffer.from('# /etc/sysctl.conf - r'), Buffer.from([0xe9]), Buffer.from('glages locaux\n'),
+  Buffer.from('net.ipv4.ip_forward=0\n'),
+  Buffer.from('kernel.printk = 3 4 1 3'),
+]);
+
 export const DESIRED = `reports_dir: /root/ks/preflight
 facts:
   source: native
@@ -61,7 +68,7 @@ export function buildLabImage(root: string): string {
   put('etc/fstab', FSTAB, 0o640);
   chownSync(path.join(root, 'etc/fstab'), 1234, 4321);
   put('etc/sysctl.d/security-baseline.conf', BASELINE, 0o600);
-  put('etc/sysctl.conf', '# sysctl.conf\n');
+  put('etc/sysctl.conf', SYSCTL_CONF);
   symlinkSync('../sysctl.conf', path.join(root, 'etc/sysctl.d/99-sysctl.conf'));
   put('etc/modprobe.d/blacklist-bridge.conf', 'blacklist br_netfilter\n');
   put('etc/systemd/system/metrics-agent.service', AGENT);
