@@ -163,6 +163,28 @@ export class Host {
   }
 
   /**
+   * The first `length` bytes of a regular file, never the whole file (a swap
+   * file is gigabytes); null when it does not exist or is not a regular file.
+   * Follows symlinks inside the root.
+   */
+  async readHead(target: string, length: number): Promise<Buffer | null> {
+    try {
+      const fh = await fs.open(this.hostPath(await this.realTarget(target)), fsc.O_RDONLY | fsc.O_NONBLOCK);
+      try {
+        if (!(await fh.stat()).isFile()) return null;
+        const buf = Buffer.alloc(length);
+        const { bytesRead } = await fh.read(buf, 0, length, 0);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
+    }
+  }
+
+  /**
    * Where a target path lives on the build machine, with every directory on
    * the way resolved inside the root (and the last component too when
    * `follow`). The write door is the only caller that acts on the result.

@@ -5,6 +5,7 @@ import type { Change, DiffContext, Provider } from '../resources/types.js';
 import { resourceName } from '../resources/types.js';
 import { providerFor } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
+import { assertHostInputs } from './host-checks.js';
 
 export interface ResourcePlan {
   name: string;
@@ -67,6 +68,7 @@ export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unkn
 }
 
 export async function makePlan(host: Host, desired: DesiredState): Promise<Plan> {
+  await assertHostInputs(host, desired);
   return diffAll(await observeAll(host, desired), { live: host.live, root: host.root });
 }
 

@@ -9,6 +9,7 @@ import type { CommandRunner } from '../host.js';
 import { ReconcileError, RunAbortedError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
+import { assertHostInputs } from './host-checks.js';
 import { makePlan, operatorChanges, pendingCount } from './plan.js';
 import type { Plan } from './plan.js';
 import { applyPlan } from './apply.js';
@@ -71,6 +72,9 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   const desired = await loadDesiredState(req.file);
   const host = new Host({ root, runner: io.runner });
   const isRoot = io.isRoot ?? (() => host.isRoot());
+  // Desired-state problems only the host reveals: found before anything is read for the plan or written.
+  // A rollback replays a journal and needs none of them.
+  if (!req.rollback) await assertHostInputs(host, desired);
   const writes = req.mode === 'apply';
   if (writes && host.live && !isRoot()) {
     throw new ReconcileError(`--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`);
