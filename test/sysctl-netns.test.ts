@@ -21,7 +21,7 @@ import { Host } from '../src/host.js';
 import { observeSysctlTree } from '../src/sysctl/observe.js';
 import { verdict } from '../src/sysctl/order.js';
 import type { SysctlModel } from '../src/sysctl/order.js';
-import { diffCases, type DiffCase } from './helpers/sysctl-cases.js';
+import { diffCases } from './helpers/sysctl-cases.js';
 import type { DiffCase } from './helpers/sysctl-cases.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
