@@ -35,6 +35,8 @@ export const TOOL_NAME = 'k8s-host-reconcile';
 
 export interface SysctlFileObserved {
   live: boolean;
+  /** Where /etc really is (itself when it is no link). */
+  etcReal?: string;
   owned: {
     path: string;
     /** Content as read (through a symlink); null when absent or masked. */
@@ -175,8 +177,9 @@ function couplingValue(key: string, through: string, written: string): string {
   return (c && followerValue(c, key, written)) ?? written;
 }
 
-function isUnderEtc(p: string): boolean {
-  return p.startsWith('/etc/');
+/** Under /etc, or under where /etc really is when /etc itself is a link (an image with /etc -> etc.real). */
+function isUnderEtc(p: string, etcReal: string): boolean {
+  return p.startsWith('/etc/') || p.startsWith(`${etcReal}/`);
 }
 
 function modelPhrase(models: SysctlModel[]): string {
@@ -262,7 +265,7 @@ async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObse
     runtime = {};
     for (const k of keys) runtime[k] = await readLiveSysctl(host, k);
   }
-  const observed: SysctlFileObserved = { live: host.live, owned: { path: spec.file, content, link }, tree, dirs, issues, skipped, verdicts: verdicts(tree, keys), runtime, rehearsal: null };
+  const observed: SysctlFileObserved = { live: host.live, etcReal: await host.realTarget('/etc'), owned: { path: spec.file, content, link }, tree, dirs, issues, skipped, verdicts: verdicts(tree, keys), runtime, rehearsal: null };
   observed.rehearsal = await rehearse(host, spec, observed);
   return observed;
 }
@@ -453,7 +456,7 @@ function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { live: b
   for (const c of conflicts) {
     let target: string | null = null;
     let replace = false;
-    if (isUnderEtc(c.realPath)) target = c.realPath;
+    if (isUnderEtc(c.realPath, observed.etcReal ?? '/etc')) target = c.realPath;
     else if (!c.source.path.startsWith('/etc/') || path.posix.dirname(c.source.path) === '/etc/sysctl.d') {
       // A vendor entry (/usr/lib, /run, /usr/local/lib), or an /etc/sysctl.d link to one:
       // the systemd way is a same-named regular file in /etc/sysctl.d.
