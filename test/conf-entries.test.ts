@@ -97,10 +97,13 @@ describe('an image whose /etc is a link', () => {
     mkdirSync(path.join(root, 'etc.real/sysctl.d'), { recursive: true });
     symlinkSync('etc.real', path.join(root, 'etc'));
     writeFileSync(path.join(root, 'etc.real/sysctl.d/zz-hardening.conf'), 'net.ipv4.ip_forward = 0\n');
+    // Applied last by sysctl --system: only an in-place edit under the real /etc resolves it.
+    writeFileSync(path.join(root, 'etc.real/sysctl.conf'), 'net.ipv4.ip_forward = 0\n');
     writeFileSync(path.join(root, 'desired.yaml'), DESIRED);
     const apply = spawnSync(process.execPath, [BUNDLE, '--apply', '-f', path.join(root, 'desired.yaml'), '--root', root], { encoding: 'utf8' });
     expect({ code: apply.status, out: apply.stdout.split('\n').filter((l) => /outside|error/.test(l)) }).toEqual({ code: 0, out: [] });
     expect(readFileSync(path.join(root, 'etc.real/sysctl.d/zz-hardening.conf'), 'utf8')).toContain('# net.ipv4.ip_forward = 0');
+    expect(readFileSync(path.join(root, 'etc.real/sysctl.conf'), 'utf8')).toContain('# net.ipv4.ip_forward = 0');
     expect(lstatSync(path.join(root, 'etc')).isSymbolicLink()).toBe(true);
     expect(plan(root).status).toBe(0);
   });
