@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
-# packages. Install whatever is missing (as root), or say exactly what to do.
+# packages; the unit tests' oracles need kmod, util-linux, systemd and python3. Install whatever is missing (as root), or say exactly what to do.
 set -euo pipefail
 
 declare -A need=(
@@ -13,6 +13,13 @@ declare -A need=(
   [ip]=iproute2
   [systemctl]=systemd
   [sysctl]=procps
+  [modprobe]=kmod
+  [findmnt]=util-linux
+  [blkid]=util-linux
+  [setpriv]=util-linux
+  [mkswap]=util-linux
+  [systemd-analyze]=systemd
+  [python3]=python3
 )
 missing=()
 for cmd in "${!need[@]}"; do
