@@ -11,6 +11,7 @@ import { providers } from './resources/index.js';
 import { REPORT_FEATURES } from './reconcile/host-reports.js';
 
 const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
+       reconcile --first-boot [-f FILE] [--json]
        reconcile --rollback [RUN_ID] [--plan] [--force] [-f FILE] [--root DIR] [--json]
 
   --plan        show what would change (exit 0 in sync, 2 changes pending, 1 error)
@@ -20,6 +21,8 @@ const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
   -f, --file    desired state (default ./desired-state.yaml)
   --root DIR    converge an unbooted root file system instead of the running host
   --json        print one JSON document (format_version, per-resource changes)
+  --first-boot  the image's first-boot run (its unit runs it): wait for candidate services,
+                then --apply (first_boot: apply) or --plan (verify), then disable the unit
   --providers   print the resource types this build supports, as JSON
   --version     print the version
 `;
@@ -36,6 +39,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         root: { type: 'string' },
         json: { type: 'boolean' },
         rollback: { type: 'boolean' },
+        'first-boot': { type: 'boolean' },
         force: { type: 'boolean' },
         providers: { type: 'boolean' },
         version: { type: 'boolean' },
@@ -82,7 +86,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr.write(`reconcile: --rollback undoes a run; it goes alone or with --plan to preview, not with --apply\n${USAGE}`);
     return 1;
   }
-  if (!args.rollback && Boolean(args.plan) === Boolean(args.apply)) {
+  const firstBoot = Boolean(args['first-boot']);
+  if (firstBoot && (args.plan || args.apply || args.rollback || args.root !== undefined)) {
+    io.stderr.write(`reconcile: --first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)\n${USAGE}`);
+    return 1;
+  }
+  if (!args.rollback && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
     io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback\n${USAGE}`);
     return 1;
   }
@@ -94,6 +103,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return await runReconcile(
       {
         mode: args.plan ? 'plan' : 'apply',
+        ...(firstBoot ? { firstBoot: true } : {}),
         file: args.file ?? 'desired-state.yaml',
         root: args.root,
         json,

@@ -417,7 +417,7 @@ function fileLine(d: UnitDirective): string {
   return `${d.file}:${d.line}`;
 }
 
-function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved): Change<PortFreeOp>[] {
+function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBoot = false): Change<PortFreeOp>[] {
   const changes: Change<PortFreeOp>[] = [];
   const handled = new Set<string>();
   const disable = (unit: string, en: UnitEnablement, why: string) => {
@@ -475,6 +475,17 @@ function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved): Change<PortFr
     const enabled = c.enablement.links.length + c.enablement.vendorLinks.length > 0;
     if (!enabled || c.enablement.masked) continue;
     seen.add(unit);
+    if (firstBoot) {
+      // Whether it really binds the port is a run-time truth: the first boot waits for it and frees the port if it does.
+      changes.push({
+        id: `candidate-${unit}`,
+        action: 'deferred',
+        deferred: true,
+        summary: `at first boot: wait (up to ${spec.timeout_seconds} s) for ${unit}, which may listen on ${port} (${evidence.key}= at ${fileLine(evidence)} mentions ${port}); stop and disable it if it does`,
+        op: { kind: 'operator', port, unit, pid: null },
+      });
+      continue;
+    }
     changes.push(
       operatorChange(
         `candidate-${unit}`,
@@ -662,9 +673,9 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
     return host.live ? observeLive(host, spec) : observeOffline(host, spec);
   },
 
-  diff(spec, observed) {
+  diff(spec, observed, ctx) {
     if (observed.mode === 'live') return observed.busy.map((b) => diffLivePort(spec, observed, b));
-    return diffOffline(spec, observed);
+    return diffOffline(spec, observed, ctx?.firstBoot === true);
   },
 
   async apply(host, spec, changes, ctx) {
