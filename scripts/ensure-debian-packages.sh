@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
-# packages. Install whatever is missing (as root), or say exactly what to do.
+# packages; `npm run deb` and its test need dpkg-deb, go-md2man (the man
+# page) and lintian. Install whatever is missing (as root), or say exactly
+# what to do.
 set -euo pipefail
 
 declare -A need=(
@@ -13,6 +15,9 @@ declare -A need=(
   [ip]=iproute2
   [systemctl]=systemd
   [sysctl]=procps
+  [dpkg-deb]=dpkg
+  [go-md2man]=go-md2man
+  [lintian]=lintian
 )
 missing=()
 for cmd in "${!need[@]}"; do
