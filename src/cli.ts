@@ -2,22 +2,20 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { InputError, ReconcileError, RunAbortedError } from './errors.js';
-import { describeFsError } from './host.js';
-import { FORMAT_VERSION } from './reconcile/render.js';
-import { runReconcile, TOOL_VERSION } from './reconcile/run.js';
+import { InputError, ReconcileError, RunAbortedError, describeFsError } from './errors.js';
+import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
-import { providers } from './resources/index.js';
-import { REPORT_FEATURES } from './reconcile/host-reports.js';
 
 const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
        reconcile --first-boot [-f FILE] [--json]
        reconcile --rollback [RUN_ID] [--plan] [--force] [-f FILE] [--root DIR] [--json]
+       reconcile --facts [-f FILE] [--json]
 
   --plan        show what would change (exit 0 in sync, 2 changes pending, 1 error)
   --apply       converge the host and verify (exit 0 converged and verified, 1 otherwise)
   --rollback    undo a run (default: the last applied run with changes); with --plan, preview it
   --force       with --rollback: overwrite files that changed after the run
+  --facts       print the facts kubespray judges this host by (facts.json), and the memory verdict; plans nothing
   -f, --file    desired state (default ./desired-state.yaml)
   --root DIR    converge an unbooted root file system instead of the running host
   --json        print one JSON document (format_version, per-resource changes)
@@ -40,6 +38,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         json: { type: 'boolean' },
         rollback: { type: 'boolean' },
         'first-boot': { type: 'boolean' },
+        facts: { type: 'boolean' },
         force: { type: 'boolean' },
         providers: { type: 'boolean' },
         version: { type: 'boolean' },
@@ -79,19 +78,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (args.providers) {
+    // The engine loads only for what needs it: --version and --help stay at node's own start-up cost.
+    const [{ providers }, { REPORT_FEATURES }] = await Promise.all([import('./resources/index.js'), import('./reconcile/host-reports.js')]);
     io.stdout.write(JSON.stringify([...Object.keys(providers), ...REPORT_FEATURES]) + '\n');
     return 0;
+  }
+  if (args.facts && (args.plan || args.apply || args.rollback || args.root !== undefined)) {
+    io.stderr.write(`reconcile: --facts reads the running host; it goes alone (with -f and --json)\n${USAGE}`);
+    return 1;
   }
   if (args.rollback && args.apply) {
     io.stderr.write(`reconcile: --rollback undoes a run; it goes alone or with --plan to preview, not with --apply\n${USAGE}`);
     return 1;
   }
   const firstBoot = Boolean(args['first-boot']);
-  if (firstBoot && (args.plan || args.apply || args.rollback || args.root !== undefined)) {
+  if (firstBoot && (args.plan || args.apply || args.rollback || args.facts || args.root !== undefined)) {
     io.stderr.write(`reconcile: --first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)\n${USAGE}`);
     return 1;
   }
-  if (!args.rollback && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
+  if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
     io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback\n${USAGE}`);
     return 1;
   }
@@ -100,9 +105,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   try {
+    const { runReconcile } = await import('./reconcile/run.js');
     return await runReconcile(
       {
-        mode: args.plan ? 'plan' : 'apply',
+        mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
         ...(firstBoot ? { firstBoot: true } : {}),
         file: args.file ?? 'desired-state.yaml',
         root: args.root,

@@ -1,6 +1,7 @@
 // The desired state as the reconciler sees it after load + validate
 // (defaults from the JSON Schema already filled in).
 import type { BaseSpec } from './resources/types.js';
+import type { InputIssue } from './errors.js';
 
 export const CONTROL_PLANE_PORTS = [2379, 2380, 6443, 10250, 10257, 10259] as const;
 
@@ -68,4 +69,10 @@ export interface DesiredState {
   /** Image mode: what the first boot does with the work only a running system can do. */
   first_boot: FirstBootMode;
   resources: ResourceSpec[];
+  /**
+   * Location of a key (JSON pointer segments) with an empty message, for
+   * problems found only once the host is read. Set by load; not enumerable,
+   * so the desired state stays plain data.
+   */
+  where?: (pointer: string[], atKey?: boolean) => InputIssue;
 }

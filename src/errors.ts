@@ -53,3 +53,27 @@ export class RunAbortedError extends ReconcileError {
     super(message);
   }
 }
+
+const ERRNO_TEXT: Record<string, string> = {
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many levels of symbolic links',
+  EXDEV: 'crosses a file system boundary',
+  ENOTDIR: 'a component of the path is not a directory',
+  EISDIR: 'is a directory',
+  ENOENT: 'no such file or directory',
+  EEXIST: 'already exists',
+  ENOTEMPTY: 'directory not empty',
+  EIO: 'input/output error',
+};
+
+/** One short cause for an fs error: "read-only file system (EROFS)", never a stack. */
+export function describeFsError(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code && ERRNO_TEXT[code]) return `${ERRNO_TEXT[code]} (${code})`;
+  if (code) return code;
+  return (e as Error)?.message ?? String(e);
+}

@@ -4,4 +4,9 @@ export interface Finding {
   message: string;
   /** file:line references a person can check. */
   evidence?: string[];
+  /**
+   * Something that decides a verdict could not be judged (a condition, a
+   * variable, an include). `--plan` exits 2 while such a finding stands.
+   */
+  unknown?: boolean;
 }

@@ -1,11 +1,11 @@
 // Host is the only module that touches the machine. Every path a provider
 // names is a path on the *target* (e.g. "/etc/fstab"); Host maps it under
 // `root`, which is "/" on a live host and an unbooted image with --root.
-import { constants as fsc, promises as fs } from 'node:fs';
+import { constants as fsc, lstatSync, promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { HostError } from './errors.js';
+import { HostError, describeFsError } from './errors.js';
 import { bytesOf, type ByteString } from './bytes.js';
 
 export interface CommandResult {
@@ -64,6 +64,12 @@ export class Host {
   /** Live: the running system. Offline: an unbooted tree; no /proc, /sys or runtime actions. */
   readonly live: boolean;
   private readonly runner: CommandRunner;
+  /**
+   * readlink results by build-machine path (null: not a link), so a tree of
+   * thousands of files resolves each directory once. The write door calls
+   * forgetLinks() after every change it makes.
+   */
+  private readonly links = new Map<string, string | null>();
 
   constructor(opts: HostOptions = {}) {
     this.root = path.resolve(opts.root ?? '/');
@@ -94,12 +100,7 @@ export class Host {
       }
       if (part === '.') continue;
       const candidate = '/' + [...resolved, part].join('/');
-      let link: string | null = null;
-      try {
-        link = await fs.readlink(this.hostPath(candidate));
-      } catch {
-        link = null;
-      }
+      const link = this.readlinkCached(this.hostPath(candidate));
       if (link === null) {
         resolved.push(part);
         continue;
@@ -110,6 +111,26 @@ export class Host {
       pending = [...linkParts, ...pending];
     }
     return '/' + resolved.join('/');
+  }
+
+  // Reads use the synchronous calls: a CLI has nothing to overlap, and they
+  // cost a fraction of a thread-pool round trip per file in large trees.
+  private readlinkCached(abs: string): string | null {
+    const known = this.links.get(abs);
+    if (known !== undefined) return known;
+    let link: string | null;
+    try {
+      link = readlinkSync(abs);
+    } catch {
+      link = null;
+    }
+    this.links.set(abs, link);
+    return link;
+  }
+
+  /** After a change to the tree (the write door's), resolve links afresh. */
+  forgetLinks(): void {
+    this.links.clear();
   }
 
   /**
@@ -133,10 +154,32 @@ export class Host {
 
   private async readBuffer(target: string): Promise<Buffer | null> {
     try {
-      return await fs.readFile(this.hostPath(await this.realTarget(target)));
+      return readFileSync(this.hostPath(await this.realTarget(target)));
     } catch (e) {
       if (isMissing(e)) return null;
       if (e instanceof HostError) throw e;
+      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
+    }
+  }
+
+  /**
+   * The first `length` bytes of a regular file, never the whole file (a swap
+   * file is gigabytes); null when it does not exist or is not a regular file.
+   * Follows symlinks inside the root.
+   */
+  async readHead(target: string, length: number): Promise<Buffer | null> {
+    try {
+      const fh = await fs.open(this.hostPath(await this.realTarget(target)), fsc.O_RDONLY | fsc.O_NONBLOCK);
+      try {
+        if (!(await fh.stat()).isFile()) return null;
+        const buf = Buffer.alloc(length);
+        const { bytesRead } = await fh.read(buf, 0, length, 0);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      if (isMissing(e)) return null;
       throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
     }
   }
@@ -160,7 +203,7 @@ export class Host {
   /** Entries of a directory, sorted; null when it does not exist. */
   async readDir(target: string): Promise<Dirent[] | null> {
     try {
-      const entries = await fs.readdir(this.hostPath(await this.realTarget(target)), { withFileTypes: true });
+      const entries = readdirSync(this.hostPath(await this.realTarget(target)), { withFileTypes: true });
       return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (e) {
       if (isMissing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
@@ -172,7 +215,7 @@ export class Host {
   async lstat(target: string): Promise<Stats | null> {
     try {
       const dir = await this.realTarget(path.posix.dirname(target));
-      return await fs.lstat(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
+      return lstatSync(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
     } catch (e) {
       if (isMissing(e)) return null;
       throw new HostError(`cannot stat ${target}: ${describeFsError(e)}`, target);
@@ -183,7 +226,7 @@ export class Host {
   async readLink(target: string): Promise<string | null> {
     try {
       const dir = await this.realTarget(path.posix.dirname(target));
-      return await fs.readlink(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
+      return readlinkSync(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
     } catch {
       return null;
     }
@@ -287,26 +330,4 @@ function isMissing(e: unknown): boolean {
   return code === 'ENOENT';
 }
 
-const ERRNO_TEXT: Record<string, string> = {
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ELOOP: 'too many levels of symbolic links',
-  EXDEV: 'crosses a file system boundary',
-  ENOTDIR: 'a component of the path is not a directory',
-  EISDIR: 'is a directory',
-  ENOENT: 'no such file or directory',
-  EEXIST: 'already exists',
-  ENOTEMPTY: 'directory not empty',
-  EIO: 'input/output error',
-};
-
-/** One short cause for an fs error: "read-only file system (EROFS)", never a stack. */
-export function describeFsError(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  if (code && ERRNO_TEXT[code]) return `${ERRNO_TEXT[code]} (${code})`;
-  if (code) return code;
-  return (e as Error)?.message ?? String(e);
-}
+export { describeFsError } from './errors.js';

@@ -59,7 +59,7 @@ describe('parseFstab', () => {
 
   it('ignores commented lines, also with leading blanks, and reports malformed lines', () => {
     expect(swaps.some((e) => e.raw.includes('old-swap') || e.raw.includes('/commented'))).toBe(false);
-    expect(fstab.malformed).toEqual([{ line: 16, raw: 'proc /proc', reason: '2 fields; fstab(5) wants 4 to 6' }]);
+    expect(fstab.malformed).toEqual([{ line: 16, raw: 'proc /proc', reason: '2 fields; libmount wants at least 3 (source, target, type)' }]);
   });
 });
 

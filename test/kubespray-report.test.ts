@@ -87,6 +87,10 @@ describe('kubesprayReport', () => {
       kernel: '6.1.0-31-cloud-amd64',
       default_ipv4: '192.0.2.10',
       minimal_master_memory_mb: 1800,
+      evidence: [
+        'ansible-core unknown (no ansible --version and no pinned requirements.txt): modelled as 2.14',
+        'distribution_version by distro 1.6.0 (bundled in ansible-core; the target has no python3-distro)',
+      ],
     });
     expect(r.whoFixes).toEqual({
       swap: 'kubespray',
@@ -295,6 +299,42 @@ describe('kubesprayReport', () => {
         },
       ]);
     });
+  });
+});
+
+describe('facts as the ansible-core that runs kubespray gathers them', () => {
+  // Debian's os-release says 12; /etc/debian_version says 12.11. distro < 1.8 takes the first, >= 1.8 the second.
+  const debian = { 'etc/debian_version': '12.11\n' };
+  const pin = (req: string) => ({ ...debian, 'opt/ks/kubespray/requirements.txt': req });
+  const version = async (files: Record<string, string>, run: CommandRunner = runner) =>
+    (await kubesprayReport(new Host({ root: await root({ files }), live: true, runner: run }), desired())).facts;
+
+  it('requirements.txt pinning ansible==11 (ansible-core 2.18, bundled distro 1.9.0): 12.11', async () => {
+    const f = await version(pin('ansible==11.13.0\ncryptography==50.0.0\n'));
+    expect([f?.distribution_version, f?.evidence]).toEqual([
+      '12.11',
+      ['ansible-core 2.18 (from /opt/ks/kubespray/requirements.txt)', 'distribution_version by distro 1.9.0 (bundled in ansible-core 2.18; the target has no python3-distro)'],
+    ]);
+  });
+
+  it('requirements.txt pinning ansible-core==2.12.5 (bundled distro 1.6.0): 12', async () => {
+    expect((await version(pin('ansible==5.7.1\nansible-core==2.12.5\n')))?.distribution_version).toBe('12');
+  });
+
+  it('a local ansible --version wins over requirements.txt', async () => {
+    const withAnsible: CommandRunner = async (cmd, args, opts) =>
+      cmd === 'ansible' && args[0] === '--version' ? { command: 'ansible --version', exitCode: 0, stdout: 'ansible [core 2.14.18]\n  config file = None\n', stderr: '' } : runner(cmd, args, opts);
+    const f = await version(pin('ansible==11.13.0\n'), withAnsible);
+    expect([f?.distribution_version, f?.evidence?.[0]]).toEqual(['12', 'ansible-core 2.14.18 (from ansible --version)']);
+  });
+
+  it("the target's python3-distro beats any bundled copy", async () => {
+    const f = await version({
+      ...pin('ansible==5.7.1\nansible-core==2.12.5\n'),
+      'usr/lib/python3/dist-packages/distro/__init__.py': '',
+      'usr/lib/python3/dist-packages/distro-1.8.0.dist-info/METADATA': '',
+    });
+    expect([f?.distribution_version, f?.evidence?.[1]]).toEqual(['12.11', "distribution_version by distro 1.8.0 (the target's system python3-distro, which ansible imports first)"]);
   });
 });
 

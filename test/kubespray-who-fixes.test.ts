@@ -72,7 +72,8 @@ describe('who fixes what, on the fixture', () => {
     ]);
     expect(w.ip_forward.evidence).toHaveLength(1);
     expect(formatEvidence(w.ip_forward.evidence[0]!)).toBe(
-      `${P}/kernel/sysctl.yml:8 "Turn on forwarding": sets net.ipv4.ip_forward = 1 (sysctl module, file {{ k8s_sysctl_file }})`,
+      // In the block's rescue section: it runs only when the block fails, which Ansible decides at run time.
+      `${P}/kernel/sysctl.yml:8 "Turn on forwarding": sets net.ipv4.ip_forward = 1 (sysctl module, file {{ k8s_sysctl_file }}); decided at run time: it is in the rescue section at ${P}/kernel/sysctl.yml:8 and runs only if a task of the block at ${P}/kernel/sysctl.yml:2 failed`,
     );
     // ss mentions 10250 but frees nothing
     expect(w.port_10250.evidence).toEqual([]);
@@ -99,13 +100,30 @@ describe('who fixes what, on the fixture', () => {
     ]);
   });
 
-  it('falls back to roles/kubespray-defaults (older layout) and to the role defaults', async () => {
+  it('falls back to roles/kubespray-defaults (older layout); with no definition left the sysctl file is unknown, loudly', async () => {
     const { root, ck } = await copyFixture();
     const base = path.join(root, 'opt/ks/kubespray/roles');
     await rename(path.join(base, 'kubespray_defaults'), path.join(base, 'kubespray-defaults'));
     expect((await auditWhoFixes(ck())).sysctl_file?.path).toBe('/etc/sysctl.d/90-fixture.conf');
     await rm(path.join(base, 'kubespray-defaults'), { recursive: true });
-    expect((await auditWhoFixes(ck())).sysctl_file?.path).toBe('/etc/sysctl.d/00-role-default.conf');
+    const w = await auditWhoFixes(ck());
+    expect(w.sysctl_file).toBeNull();
+    expect(w.warnings).toContainEqual({
+      file: `${P}/kernel/sysctl.yml`,
+      line: 8,
+      expression: '{{ k8s_sysctl_file }}',
+      message: "sysctl_file: {{ k8s_sysctl_file }} cannot be evaluated: 'k8s_sysctl_file' is undefined",
+    });
+  });
+
+  it("the running role's own default beats kubespray_defaults (Ansible's role-default precedence)", async () => {
+    const { root, ck } = await copyFixture();
+    await edit(root, 'roles/kubernetes/preinstall/defaults/main.yml', (s) => `${s}k8s_sysctl_file: /etc/sysctl.d/00-role-default.conf\n`);
+    const w = await auditWhoFixes(ck());
+    expect(w.sysctl_file).toMatchObject({
+      path: '/etc/sysctl.d/00-role-default.conf',
+      definedAt: [{ file: 'roles/kubernetes/preinstall/defaults/main.yml', line: 6, variable: 'k8s_sysctl_file' }],
+    });
   });
 });
 
@@ -146,13 +164,20 @@ describe('mutations flip verdicts', () => {
 
   it('a systemd stop of the unit holding 10250 counts too; the port can come from a default', async () => {
     const { root, ck } = await copyFixture();
-    await edit(root, 'roles/kubernetes/preinstall/defaults/main.yml', (s) => `${s}kubelet_port: 10250\n`);
+    // kubespray_defaults is in every play; a default of the preinstall role is not seen by the node role's tasks.
+    await edit(root, 'roles/kubespray_defaults/defaults/main/other.yml', (s) => `${s}kubelet_port: 10250\n`);
     await edit(
       root,
       `${N}/kubelet.yml`,
       (s) => `${s}\n- name: Kill the listener\n  command: "fuser -k {{ kubelet_port }}/tcp"\n`,
     );
     expect((await auditWhoFixes(ck())).port_10250.who).toBe('kubespray');
+    // The same default in another role's defaults: the node role's command cannot be evaluated, so unknown, loudly.
+    await edit(root, 'roles/kubespray_defaults/defaults/main/other.yml', (s) => s.replace('kubelet_port: 10250\n', ''));
+    await edit(root, 'roles/kubernetes/preinstall/defaults/main.yml', (s) => `${s}kubelet_port: 10250\n`);
+    const unknown = await auditWhoFixes(ck());
+    expect(unknown.port_10250.who).toBe('unknown');
+    expect(unknown.warnings.map((w) => `${w.file}:${w.line} ${w.expression}`)).toContain(`${N}/kubelet.yml:7 fuser -k {{ kubelet_port }}/tcp`);
     const { root: root2, ck: ck2 } = await copyFixture();
     await edit(
       root2,

@@ -4,6 +4,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner, type RunOptions } from '../src/host.js';
+import { makeSwapFile } from './helpers/swap.js';
 import { HostError } from '../src/errors.js';
 import type { SwapOffSpec } from '../src/desired-state.js';
 import { applySwap, diffSwap, observeSwap, swapOffProvider, type SwapObserved } from '../src/resources/swap-off.js';
@@ -56,6 +57,8 @@ function usedHost(): void {
     'etc/systemd/system/swap.target.wants/extra.swap': { link: '/etc/systemd/system/extra.swap' },
     'usr/lib/systemd/zram-generator.conf': '[zram0]\nzram-size = ram / 2\n',
   });
+  // remove_swap_files deletes only a file that carries a swap signature.
+  makeSwapFile(path.join(root, 'swapfile'));
 }
 
 beforeEach(() => {

@@ -86,6 +86,7 @@ export class WriteDoor {
   }
 
   private async done(seq: number, result?: LinkDelta): Promise<void> {
+    this.host.forgetLinks();
     await this.record({ kind: 'done', of: seq, ...(result ? { result } : {}) });
   }
 
@@ -129,6 +130,7 @@ export class WriteDoor {
       await fs.rename(tmpAbs, abs);
     } catch (e) {
       await fs.rm(tmpAbs, { force: true });
+      this.host.forgetLinks();
       await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
       throw fsError('write', at, e);
     }
@@ -155,6 +157,7 @@ export class WriteDoor {
       await fs.rename(tmpAbs, abs);
     } catch (e) {
       await fs.rm(tmpAbs, { force: true });
+      this.host.forgetLinks();
       await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
       throw fsError('link', at, e);
     }
@@ -178,6 +181,7 @@ export class WriteDoor {
     try {
       await fs.rm(loc.abs);
     } catch (e) {
+      this.host.forgetLinks();
       await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
       throw fsError('remove', loc.target, e);
     }
@@ -195,6 +199,7 @@ export class WriteDoor {
     try {
       await fs.rmdir(loc.abs);
     } catch (e) {
+      this.host.forgetLinks();
       await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
       return false;
     }
@@ -223,6 +228,7 @@ export class WriteDoor {
     try {
       value = await act();
     } catch (e) {
+      this.host.forgetLinks();
       await this.record({ kind: 'failed', of: seq, error: (e as Error).message });
       throw e;
     }
@@ -332,6 +338,7 @@ export class WriteDoor {
       await fs.chmod(abs, mode);
       if (owner && isRoot()) await fs.chown(abs, owner.uid, owner.gid);
     } catch (e) {
+      this.host.forgetLinks();
       await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
       throw fsError('create directory', target, e);
     }

@@ -18,8 +18,10 @@ export interface DistributionInputs {
   etcFiles: Record<string, string>;
   /** stdout of `lsb_release -a`; null when it is missing or failed. */
   lsbRelease: string | null;
-  /** Version of the system `distro` package the target's python3 imports; null: ansible's bundled 1.6.0. */
+  /** Version of the system `distro` package the target's python3 imports; null: ansible's bundled copy. */
   systemDistroVersion: string | null;
+  /** The distro bundled in the ansible-core that runs (src/facts/ansible-core.ts); default 2.14's 1.6.0. */
+  bundledDistroVersion?: string;
   /** Resolved target of /etc/products.d/baseproduct when it is a symlink (SUSE only). */
   suseBaseproduct: string | null;
 }
@@ -241,7 +243,7 @@ export class DistroPort {
     }
     // distro 1.8: open(etc/debian_version).readline().rstrip()
     this.debianVersion = (inp.files['/etc/debian_version'] ?? '').split('\n')[0]!.replace(/\s+$/, '');
-    this.libVersion = inp.systemDistroVersion ?? BUNDLED_DISTRO_VERSION;
+    this.libVersion = inp.systemDistroVersion ?? inp.bundledDistroVersion ?? BUNDLED_DISTRO_VERSION;
   }
 
   id(): string {

@@ -10,7 +10,12 @@ import type { Facts } from './linux.js';
 import { EXTRA_FILES, OSDIST_LIST, linuxDistribution } from './distribution.js';
 import type { DistributionInputs } from './distribution.js';
 
-export async function gatherNativeFacts(host: Host): Promise<Facts> {
+export interface FactsModel {
+  /** The distro bundled in the ansible-core that will gather the facts (src/facts/ansible-core.ts). */
+  bundledDistroVersion?: string;
+}
+
+export async function gatherNativeFacts(host: Host, model: FactsModel = {}): Promise<Facts> {
   host.assertLive('native facts (/proc/meminfo, /proc/cpuinfo, uname, ip route)');
   const meminfo = (await host.readKernel('/proc/meminfo')) ?? '';
   const memtotal = memtotalMb(meminfo);
@@ -22,7 +27,7 @@ export async function gatherNativeFacts(host: Host): Promise<Facts> {
   const vcpus = processorVcpus(cpuinfo, { architecture, xen: await isXen(host) });
   if (vcpus === null) throw new HostError(`ansible sets no processor_vcpus on ${architecture}`, '/proc/cpuinfo');
 
-  const dist = linuxDistribution(await distributionInputs(host));
+  const dist = linuxDistribution({ ...(await distributionInputs(host)), bundledDistroVersion: model.bundledDistroVersion });
 
   // network/linux.py: get_bin_path('ip') then `ip -4 route get 8.8.8.8`; no ip, no default_ipv4.
   const route = await host.run('ip', ['-4', 'route', 'get', DEFAULT_ROUTE_TARGET_V4], { env: { LANG: 'C', LC_ALL: 'C' } });

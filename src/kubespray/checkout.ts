@@ -1,5 +1,5 @@
-// Reading a kubespray checkout: YAML files with line numbers, role defaults,
-// and simple {{ var }} resolution. The checkout is a target path read only
+// Reading a kubespray checkout: YAML files with line numbers and the
+// top-level variables of a vars file (src/kubespray/vars.ts layers them). The checkout is a target path read only
 // through Host, so it works live and on an image (--root).
 import path from 'node:path';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
@@ -89,71 +89,4 @@ export function topLevelVars(file: YamlFile): VarDefinition[] {
     });
   }
   return out;
-}
-
-/**
- * Role defaults in the order Ansible would load them: defaults/main.yml, or
- * every file of defaults/main/ in name order.
- */
-export async function roleDefaults(ck: KubesprayCheckout, role: string): Promise<VarDefinition[]> {
-  const out: VarDefinition[] = [];
-  for (const rel of [`roles/${role}/defaults/main.yml`, `roles/${role}/defaults/main.yaml`]) {
-    const f = await ck.yaml(rel);
-    if (f) out.push(...topLevelVars(f));
-  }
-  for (const name of await ck.list(`roles/${role}/defaults/main`)) {
-    if (!/\.ya?ml$/.test(name)) continue;
-    const f = await ck.yaml(`roles/${role}/defaults/main/${name}`);
-    if (f) out.push(...topLevelVars(f));
-  }
-  return out;
-}
-
-/** The defaults kubespray shares across roles: roles/kubespray_defaults (newer) or roles/kubespray-defaults (older). */
-export async function kubesprayDefaults(ck: KubesprayCheckout): Promise<VarDefinition[]> {
-  const a = await roleDefaults(ck, 'kubespray_defaults');
-  return a.length > 0 ? a : roleDefaults(ck, 'kubespray-defaults');
-}
-
-/** Variable scope: later definitions win, like later-loaded defaults. */
-export class VarScope {
-  private readonly vars = new Map<string, VarDefinition>();
-  constructor(defs: VarDefinition[] = []) {
-    for (const d of defs) this.vars.set(d.name, d);
-  }
-  get(name: string): VarDefinition | undefined {
-    return this.vars.get(name);
-  }
-  /**
-   * Resolves a value whose templates are only plain {{ var }} references
-   * (no filters, no expressions), following chains. Returns undefined when
-   * anything is not that simple, rather than guessing.
-   */
-  resolve(value: unknown, trail: VarDefinition[] = [], depth = 0): { value: unknown; trail: VarDefinition[] } | undefined {
-    if (depth > 10) return undefined;
-    if (typeof value !== 'string' || !value.includes('{{')) return { value, trail };
-    const whole = /^\s*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/.exec(value);
-    if (whole) {
-      const d = this.vars.get(whole[1]!);
-      if (!d) return undefined;
-      return this.resolve(d.value, [...trail, d], depth + 1);
-    }
-    let ok = true;
-    const newTrail = [...trail];
-    const text = value.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (_m, expr: string) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(expr)) {
-        ok = false;
-        return '';
-      }
-      const d = this.vars.get(expr);
-      const r = d ? this.resolve(d.value, [], depth + 1) : undefined;
-      if (!d || !r || (typeof r.value !== 'string' && typeof r.value !== 'number')) {
-        ok = false;
-        return '';
-      }
-      newTrail.push(d, ...r.trail);
-      return String(r.value);
-    });
-    return ok ? { value: text, trail: newTrail } : undefined;
-  }
 }

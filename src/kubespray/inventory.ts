@@ -1,11 +1,14 @@
 // Ansible INI inventory, parsed the way ansible-core's inventory/ini.py reads
 // it: [group], [group:children], [group:vars], hosts with key=value vars and
 // [a:b] ranges. Pure: the caller hands in the text.
+import { LineCounter, isMap, parseDocument } from 'yaml';
 import { HostError } from '../errors.js';
 
 export interface InventoryHost {
   name: string;
-  vars: Record<string, string>;
+  vars: Record<string, unknown>;
+  /** 1-based line where the host is first listed. */
+  line?: number;
   /** Groups that list the host directly. */
   groups: string[];
 }
@@ -14,7 +17,7 @@ export interface InventoryGroup {
   name: string;
   hosts: string[];
   children: string[];
-  vars: Record<string, string>;
+  vars: Record<string, unknown>;
   /** 1-based line of the first [section] header for this group. */
   line: number;
 }
@@ -22,6 +25,8 @@ export interface InventoryGroup {
 export interface Inventory {
   hosts: Map<string, InventoryHost>;
   groups: Map<string, InventoryGroup>;
+  /** The file it was read from, for evidence. */
+  file?: string;
 }
 
 export class InventoryParseError extends HostError {
@@ -87,7 +92,7 @@ export function expandHostPattern(pattern: string): string[] {
 }
 
 export function parseIniInventory(text: string, file = 'inventory.ini'): Inventory {
-  const inv: Inventory = { hosts: new Map(), groups: new Map() };
+  const inv: Inventory = { hosts: new Map(), groups: new Map(), file };
   const group = (name: string, line: number): InventoryGroup => {
     let g = inv.groups.get(name);
     if (!g) {
@@ -121,7 +126,7 @@ export function parseIniInventory(text: string, file = 'inventory.ini'): Invento
     if (state === 'vars') {
       const eq = line.indexOf('=');
       if (eq <= 0) throw new InventoryParseError(file, lineNo, `expected key=value in [${current}:vars], got ${line}`);
-      g.vars[line.slice(0, eq).trim()] = unquote(line.slice(eq + 1).trim());
+      g.vars[line.slice(0, eq).trim()] = iniValue(line.slice(eq + 1).trim());
       return;
     }
     if (state === 'children') {
@@ -137,11 +142,11 @@ export function parseIniInventory(text: string, file = 'inventory.ini'): Invento
       throw new InventoryParseError(file, lineNo, (e as Error).message);
     }
     if (tokens.length === 0) return;
-    const vars: Record<string, string> = {};
+    const vars: Record<string, unknown> = {};
     for (const t of tokens.slice(1)) {
       const eq = t.indexOf('=');
       if (eq <= 0) throw new InventoryParseError(file, lineNo, `expected key=value host variable assignment, got: ${t}`);
-      vars[t.slice(0, eq)] = t.slice(eq + 1);
+      vars[t.slice(0, eq)] = iniValue(t.slice(eq + 1));
     }
     let names: string[];
     try {
@@ -155,11 +160,11 @@ export function parseIniInventory(text: string, file = 'inventory.ini'): Invento
       const name = hp ? hp[1]! : full;
       let h = inv.hosts.get(name);
       if (!h) {
-        h = { name, vars: {}, groups: [] };
+        h = { name, vars: {}, groups: [], line: lineNo };
         inv.hosts.set(name, h);
       }
       Object.assign(h.vars, vars);
-      if (hp) h.vars.ansible_port = hp[2]!;
+      if (hp) h.vars.ansible_port = Number(hp[2]!);
       if (!h.groups.includes(current)) h.groups.push(current);
       if (!g.hosts.includes(name)) g.hosts.push(name);
     }
@@ -173,9 +178,104 @@ export function parseIniInventory(text: string, file = 'inventory.ini'): Invento
   return inv;
 }
 
-function unquote(v: string): string {
+/**
+ * ini.py's _parse_value: a Python literal (number, True/False/None, quoted
+ * string) becomes that value, anything else stays the string.
+ */
+export function iniValue(v: string): unknown {
   const m = /^(["'])(.*)\1$/.exec(v);
-  return m ? m[2]! : v;
+  if (m) return m[2]!;
+  if (/^[+-]?\d+$/.test(v)) return Number(v);
+  if (/^[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?$/.test(v)) return Number(v);
+  if (v === 'True') return true;
+  if (v === 'False') return false;
+  if (v === 'None') return null;
+  return v;
+}
+
+/** Depth of each group below `all` (children sort after parents when vars are merged). */
+export function groupDepths(inv: Inventory): Map<string, number> {
+  const parents = new Map<string, string[]>();
+  for (const g of inv.groups.values()) for (const c of g.children) parents.set(c, [...(parents.get(c) ?? []), g.name]);
+  const depth = new Map<string, number>();
+  const of = (g: string, seen: string[]): number => {
+    if (depth.has(g)) return depth.get(g)!;
+    if (g === 'all') return 0;
+    const ps = (parents.get(g) ?? []).filter((p) => !seen.includes(p));
+    const d = ps.length === 0 ? 1 : 1 + Math.max(...ps.map((p) => of(p, [...seen, g])));
+    depth.set(g, d);
+    return d;
+  };
+  for (const g of inv.groups.keys()) of(g, []);
+  return depth;
+}
+
+/**
+ * A YAML inventory (hosts.yaml) the way ansible-core's yaml inventory plugin
+ * reads it: groups with hosts, vars and children, nested to any depth, host
+ * ranges in host names.
+ */
+export function parseYamlInventory(data: unknown, file = 'hosts.yaml', lineOfKey: (path: string[]) => number = () => 0): Inventory {
+  const inv: Inventory = { hosts: new Map(), groups: new Map(), file };
+  const group = (name: string, line: number): InventoryGroup => {
+    let g = inv.groups.get(name);
+    if (!g) {
+      g = { name, hosts: [], children: [], vars: {}, line };
+      inv.groups.set(name, g);
+    }
+    return g;
+  };
+  group('all', 0);
+  group('ungrouped', 0);
+  const walk = (name: string, body: unknown, at: string[]): void => {
+    const g = group(name, lineOfKey(at));
+    if (body === null || body === undefined) return;
+    if (typeof body !== 'object' || Array.isArray(body)) throw new InventoryParseError(file, lineOfKey(at), `group ${name} must be a mapping`);
+    const b = body as Record<string, unknown>;
+    for (const k of Object.keys(b)) {
+      if (!['hosts', 'vars', 'children'].includes(k)) throw new InventoryParseError(file, lineOfKey([...at, k]), `group ${name} has an unknown key ${k}`);
+    }
+    if (b.vars && typeof b.vars === 'object') Object.assign(g.vars, b.vars);
+    if (b.hosts && typeof b.hosts === 'object') {
+      for (const [pattern, hv] of Object.entries(b.hosts as Record<string, unknown>)) {
+        let names: string[];
+        try {
+          names = expandHostPattern(pattern);
+        } catch (e) {
+          throw new InventoryParseError(file, lineOfKey([...at, 'hosts', pattern]), (e as Error).message);
+        }
+        for (const full of names) {
+          const hp = /^([^:]+):(\d+)$/.exec(full);
+          const hname = hp ? hp[1]! : full;
+          let h = inv.hosts.get(hname);
+          if (!h) {
+            h = { name: hname, vars: {}, groups: [], line: lineOfKey([...at, 'hosts', pattern]) };
+            inv.hosts.set(hname, h);
+          }
+          if (hv && typeof hv === 'object') Object.assign(h.vars, hv);
+          if (hp) h.vars.ansible_port = Number(hp[2]!);
+          if (!h.groups.includes(name)) h.groups.push(name);
+          if (!g.hosts.includes(hname)) g.hosts.push(hname);
+        }
+      }
+    }
+    if (b.children && typeof b.children === 'object') {
+      for (const [child, cb] of Object.entries(b.children as Record<string, unknown>)) {
+        if (!g.children.includes(child)) g.children.push(child);
+        walk(child, cb, [...at, 'children', child]);
+      }
+    }
+  };
+  if (data && typeof data === 'object') for (const [name, body] of Object.entries(data as Record<string, unknown>)) walk(name, body, [name]);
+  // Hosts in no group but all are "ungrouped", as with INI.
+  for (const h of inv.hosts.values()) {
+    const named = h.groups.filter((g) => g !== 'all' && g !== 'ungrouped');
+    if (named.length === 0 && !h.groups.includes('ungrouped')) {
+      h.groups.push('ungrouped');
+      inv.groups.get('ungrouped')!.hosts.push(h.name);
+    }
+  }
+  return inv;
 }
 
 /**
@@ -200,4 +300,23 @@ export function groupNames(inv: Inventory, host: string): string[] {
   }
   seen.delete('all');
   return [...seen].sort();
+}
+
+/**
+ * An inventory file as ansible-core picks its plugin: YAML when the text
+ * parses to a mapping of groups (hosts.yaml), INI otherwise.
+ */
+export function parseInventory(text: string, file: string): Inventory {
+  const lines = new LineCounter();
+  const doc = /\.(ya?ml|json)$/.test(file) || !/^\s*\[/m.test(text) ? parseDocument(text, { lineCounter: lines, uniqueKeys: false }) : null;
+  if (doc && doc.errors.length === 0 && isMap(doc.contents)) {
+    const lineOfKey = (p: string[]): number => {
+      const n = doc.getIn(p, true) as { range?: [number] } | undefined;
+      const start = n?.range?.[0];
+      return start === undefined ? 0 : lines.linePos(start).line;
+    };
+    return parseYamlInventory(doc.toJSON(), file, lineOfKey);
+  }
+  if (doc && /\.(ya?ml)$/.test(file) && doc.errors.length > 0) throw new InventoryParseError(file, lines.linePos(doc.errors[0]!.pos[0]).line, doc.errors[0]!.message.split('\n')[0]!);
+  return parseIniInventory(text, file);
 }

@@ -6,7 +6,9 @@ import path from 'node:path';
 import type { Host } from '../host.js';
 import type { Finding } from '../findings.js';
 import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
-import { gatherNativeFacts } from '../facts/native.js';
+import { gatherNativeFacts, systemDistroVersion } from '../facts/native.js';
+import { ansibleCoreFor, bundledDistroVersion } from '../facts/ansible-core.js';
+import { BUNDLED_DISTRO_VERSION } from '../facts/distribution.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
 import type { Facts } from '../facts/linux.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
@@ -15,15 +17,21 @@ import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from 
 import { observeSysctlTree } from '../sysctl/observe.js';
 import { renderOwnedFile } from '../resources/sysctl-file.js';
 import { resourceName } from '../resources/types.js';
-import { KubesprayCheckout } from './checkout.js';
-import { groupNames, parseIniInventory } from './inventory.js';
-import { PREINSTALL_DEFAULTS, checkMemory, memoryAsserts, minimalMasterMemoryMb } from './preflight.js';
+import { LineCounter, parseDocument } from 'yaml';
+import { HostError } from '../errors.js';
+import { KubesprayCheckout, topLevelVars } from './checkout.js';
+import { parseInventory } from './inventory.js';
+import { PREINSTALL_DEFAULTS, auditMemory } from './preflight.js';
+import type { MemoryAudit } from './preflight.js';
+import type { FactMap, HostContext, VarsReader } from './vars.js';
 import { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson } from './who-fixes.js';
 import type { SysctlAssignmentByKubespray, WhoFixes, WhoFixesJson } from './who-fixes.js';
 
 export interface FactsJson extends Facts {
-  /** From roles/kubernetes/preinstall/defaults/main.yml; absent when the checkout cannot be read. */
+  /** As this host sees it (role defaults, inventory, group_vars); absent when it cannot be evaluated. */
   minimal_master_memory_mb?: number;
+  /** How the facts were gathered: which ansible-core and which distro library were modelled. */
+  evidence?: string[];
 }
 
 
@@ -48,8 +56,20 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
     findings.push({ level: 'error', message: 'facts.source is ansible but desired-state has no kubespray section (dir, inventory, node)' });
   } else {
     try {
-      facts = desired.facts.source === 'ansible' ? await gatherAnsibleFacts(host, ks!) : await gatherNativeFacts(host);
-      report.facts = { ...facts };
+      if (desired.facts.source === 'ansible') {
+        facts = await gatherAnsibleFacts(host, ks!);
+        report.facts = { ...facts, evidence: ['facts.source ansible: ansible -m setup'] };
+      } else {
+        const core = await ansibleCoreFor(host, ks?.dir);
+        const system = await systemDistroVersion(host);
+        const bundled = core.version ? bundledDistroVersion(core.version) : BUNDLED_DISTRO_VERSION;
+        facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled });
+        const distro = system !== null ? `distro ${system} (the target's system python3-distro, which ansible imports first)` : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
+        report.facts = {
+          ...facts,
+          evidence: [core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`, `distribution_version by ${distro}`],
+        };
+      }
     } catch (e) {
       findings.push({ level: 'error', message: `facts (${desired.facts.source}): ${(e as Error).message}` });
     }
@@ -59,9 +79,8 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
     return report;
   }
 
-  // 2. The checkout
+  // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
-  let minimal: Awaited<ReturnType<typeof minimalMasterMemoryMb>>;
   try {
     if (!(await ck.exists(PREINSTALL_DEFAULTS))) {
       findings.push({
@@ -70,7 +89,7 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
       });
       return report;
     }
-    minimal = await minimalMasterMemoryMb(ck);
+    await ck.yaml(PREINSTALL_DEFAULTS);
   } catch (e) {
     findings.push({
       level: 'warning',
@@ -78,21 +97,31 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
     });
     return report;
   }
-  if (minimal) {
-    if (report.facts) report.facts.minimal_master_memory_mb = minimal.value;
-  } else {
-    findings.push({ level: 'warning', message: `${PREINSTALL_DEFAULTS} defines no numeric minimal_master_memory_mb` });
-  }
+  const hostCtx = await inventoryContext(host, ks, findings);
+  const opts = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
 
-  // 3. Memory, the way 0040-verify-settings.yml asserts it
-  if (facts) await memoryFindings(host, ck, ks, facts, findings);
+  // 3. Memory, the way the preinstall role asserts it
+  let memory: MemoryAudit | undefined;
+  try {
+    memory = await auditMemory(ck, opts);
+  } catch (e) {
+    findings.push({ level: 'warning', unknown: true, message: `kubespray's memory asserts cannot be read: ${(e as Error).message}` });
+  }
+  if (memory) {
+    if (memory.minimalMasterMemoryMb) {
+      if (report.facts) report.facts.minimal_master_memory_mb = memory.minimalMasterMemoryMb.value;
+    } else {
+      findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
+    }
+    if (facts && hostCtx) memoryFindings(memory, ks.node, facts, findings);
+  }
 
   // 4. Who fixes what
   let audit: WhoFixes;
   try {
-    audit = await auditWhoFixes(ck);
+    audit = await auditWhoFixes(ck, opts);
   } catch (e) {
-    findings.push({ level: 'warning', message: `kubespray roles in ${ks.dir} cannot be read (${(e as Error).message}): who-fixes.json left out` });
+    findings.push({ level: 'warning', unknown: true, message: `kubespray roles in ${ks.dir} cannot be read (${(e as Error).message}): who-fixes.json left out` });
     return report;
   }
   report.audit = audit;
@@ -101,9 +130,18 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
     const v = audit[p];
     findings.push({
       level: v.who === 'kubespray' ? 'info' : 'warning',
-      message: v.who === 'kubespray' ? `${p}: kubespray fixes it` : `${p}: the operator must fix it: ${v.reason}`,
+      message:
+        v.who === 'kubespray'
+          ? `${p}: kubespray fixes it`
+          : v.who === 'unknown'
+            ? `${p}: unknown whether kubespray fixes it: ${v.reason}`
+            : `${p}: the operator must fix it: ${v.reason}`,
       evidence: v.evidence.map(formatEvidence),
+      ...(v.who === 'unknown' ? { unknown: true } : {}),
     });
+  }
+  for (const w of audit.warnings) {
+    findings.push({ level: 'warning', unknown: true, message: w.message, evidence: [`${w.file}:${w.line} ${w.expression}`] });
   }
   if (audit.sysctl_file) {
     findings.push({
@@ -111,8 +149,8 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
       message: `sysctl_file: kubespray writes its sysctls to ${audit.sysctl_file.path}${audit.sysctl_file.variable ? ` (${audit.sysctl_file.variable})` : ''}`,
       evidence: audit.sysctl_file.definedAt.map((d) => `${d.file}:${d.line} ${d.variable}`),
     });
-  } else {
-    findings.push({ level: 'warning', message: 'sysctl_file: no sysctl task with a resolvable sysctl_file was found' });
+  } else if (!audit.warnings.some((w) => w.message.startsWith('sysctl_file:'))) {
+    findings.push({ level: 'warning', unknown: true, message: 'sysctl_file: no sysctl task with a resolvable sysctl_file was found' });
   }
   for (const n of audit.notes) findings.push({ level: 'info', message: n });
 
@@ -127,57 +165,98 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
   return report;
 }
 
-async function memoryFindings(
-  host: Host,
-  ck: KubesprayCheckout,
-  ks: NonNullable<DesiredState['kubespray']>,
-  facts: Facts,
-  findings: Finding[],
-): Promise<void> {
-  let groups: string[];
+/** Facts under the names Ansible gives them (without the ansible_ prefix). */
+export function factMap(f: Facts): FactMap {
+  const major = f.distribution_version.split('.')[0];
+  return {
+    memtotal_mb: f.memtotal_mb,
+    processor_vcpus: f.processor_vcpus,
+    distribution: f.distribution,
+    distribution_version: f.distribution_version,
+    distribution_major_version: major,
+    kernel: f.kernel,
+    ...(f.default_ipv4 !== null ? { default_ipv4: { address: f.default_ipv4 } } : {}),
+  };
+}
+
+/** YAML vars files (group_vars, host_vars) on the target, with line numbers. */
+export function targetVarsReader(host: Host): VarsReader {
+  return {
+    async file(abs) {
+      const text = await host.readFile(abs).catch(() => null);
+      if (text === null) return [];
+      const lines = new LineCounter();
+      const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
+      if (doc.errors.length > 0) throw new HostError(`${abs}: ${doc.errors[0]!.message.split('\n')[0]}`, abs);
+      return topLevelVars({ rel: abs, doc, lines });
+    },
+    async list(abs) {
+      const entries = await host.readDir(abs).catch(() => null);
+      return (entries ?? []).filter((e) => !e.isDirectory()).map((e) => e.name);
+    },
+  };
+}
+
+/** The inventory (INI or YAML) and this host in it; null with a warning when it cannot be used. */
+async function inventoryContext(host: Host, ks: NonNullable<DesiredState['kubespray']>, findings: Finding[]): Promise<HostContext | null> {
   try {
     const text = await host.readFile(ks.inventory);
     if (text === null) {
-      findings.push({ level: 'warning', message: `inventory ${ks.inventory} does not exist: kubespray's memory preflight not checked` });
-      return;
+      findings.push({ level: 'warning', unknown: true, message: `inventory ${ks.inventory} does not exist: kubespray's memory preflight not checked` });
+      return null;
     }
-    const inv = parseIniInventory(text, ks.inventory);
+    const inv = parseInventory(text, ks.inventory);
     if (!inv.hosts.has(ks.node)) {
-      findings.push({ level: 'warning', message: `${ks.node} is not a host in ${ks.inventory}: kubespray's memory preflight not checked` });
-      return;
+      findings.push({ level: 'warning', unknown: true, message: `${ks.node} is not a host in ${ks.inventory}: kubespray's memory preflight not checked` });
+      return null;
     }
-    groups = groupNames(inv, ks.node);
+    return { inventory: inv, inventoryDir: path.posix.dirname(ks.inventory), host: ks.node };
   } catch (e) {
-    findings.push({ level: 'warning', message: `inventory ${ks.inventory}: ${(e as Error).message}` });
+    findings.push({ level: 'warning', unknown: true, message: `inventory ${ks.inventory}: ${(e as Error).message}` });
+    return null;
+  }
+}
+
+function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, findings: Finding[]): void {
+  if (memory.verdicts.length === 0) {
+    findings.push({
+      level: 'warning',
+      unknown: true,
+      message: `no memory assert (memtotal_mb compared with a minimum) found in roles/kubernetes/preinstall (read: ${memory.files.join(', ')}): kubespray's memory preflight not checked`,
+      ...(memory.gaps.length > 0 ? { evidence: memory.gaps } : {}),
+    });
     return;
   }
-  let asserts;
-  try {
-    asserts = await memoryAsserts(ck);
-  } catch (e) {
-    findings.push({ level: 'warning', message: `kubespray's memory asserts cannot be read: ${(e as Error).message}` });
-    return;
-  }
-  if (asserts.length === 0) {
-    findings.push({ level: 'info', message: 'no "ansible_memtotal_mb >= ..." assert found in roles/kubernetes/preinstall' });
-    return;
-  }
-  for (const v of checkMemory(asserts, groups, facts.memtotal_mb)) {
+  for (const v of memory.verdicts) {
     const a = v.assert;
-    const where = [`${a.ref.file}:${a.ref.line} "${a.ref.name}" asserts ansible_memtotal_mb >= ${a.variable} (when: ${a.when.join(' and ')})`];
-    if (!v.applies) continue;
-    if (v.passes === null) {
-      findings.push({ level: 'warning', message: `${a.variable} has no numeric default; memory preflight for ${a.group} not checked`, evidence: where });
+    const where = [`${a.ref.file}:${a.ref.line} "${a.ref.name}" asserts ${a.that} (when: ${a.when.join(' and ')})`];
+    const inGroup = a.group ? ` (${node} in ${a.group})` : '';
+    const s = v.status;
+    if (s.runs === 'no') continue;
+    if (s.runs !== 'yes') {
+      findings.push({
+        level: 'warning',
+        unknown: true,
+        message: `memory preflight "${a.ref.name}": whether it applies to ${node} cannot be evaluated: ${s.because.file}:${s.because.line} when: ${String(s.because.expr)}: ${s.runs === 'unknown' ? s.reason : s.on}`,
+        evidence: where,
+      });
+    } else if (a.minimum === null || v.passes === null) {
+      findings.push({
+        level: 'warning',
+        unknown: true,
+        message: `memory preflight "${a.ref.name}" not checked: ${a.ref.file}:${a.ref.line} ${a.that}: ${a.minimumReason ?? v.reason}`,
+        evidence: where,
+      });
     } else if (!v.passes) {
       findings.push({
         level: 'error',
-        message: `kubespray will stop at "${a.ref.name}": ${ks.node} is in ${a.group} and ansible_memtotal_mb ${facts.memtotal_mb} < ${a.variable} ${a.minimum}; add memory or move the node out of ${a.group} before running kubespray`,
+        message: `kubespray will stop at "${a.ref.name}": ${node} is in ${a.group ?? 'the asserted group'} and ${a.fact} ${facts.memtotal_mb} < ${a.variable} ${a.minimum}; add memory or move the node out of ${a.group ?? 'that group'} before running kubespray`,
         evidence: where,
       });
     } else {
       findings.push({
         level: 'info',
-        message: `memory preflight "${a.ref.name}" passes: ansible_memtotal_mb ${facts.memtotal_mb} >= ${a.variable} ${a.minimum} (${ks.node} in ${a.group})`,
+        message: `memory preflight "${a.ref.name}" passes: ${a.fact} ${facts.memtotal_mb} >= ${a.variable} ${a.minimum}${inGroup}`,
         evidence: where,
       });
     }

@@ -26,13 +26,39 @@ export interface Task {
   args: Record<string, unknown>;
   /** Loop items when the loop is literal (loop / with_items), else null. */
   loop: unknown[] | null;
+  /** The loop as written when it is not a literal list (a template, say). */
+  loopRaw?: unknown;
   /** `when` conditions of the task and of every enclosing import/include/block. */
   when: string[];
+  /** The same conditions with where each was written, outermost first. */
+  conditions: Condition[];
+  /** Keywords that matter for data flow and outcome. */
+  register?: string;
+  failedWhen?: unknown;
+  changedWhen?: unknown;
+  /** Task and enclosing block vars, innermost last. */
+  vars: Record<string, unknown>[];
 }
+
+export interface Condition {
+  /** As written: a string, a boolean, ... */
+  expr: unknown;
+  file: string;
+  line: number;
+  /** Which level it was written on. */
+  level: 'task' | 'block' | 'import' | 'include';
+  /** Not a `when`: the task is in a block's rescue section and runs only when the block fails. */
+  rescue?: boolean;
+}
+
+/** Templates an include's file name; null when it cannot be known. */
+export type IncludeTemplater = (value: string, conditions: Condition[]) => { value: string } | { reason: string };
 
 export interface WalkIssue {
   ref: TaskRef;
   message: string;
+  /** An include that could not be followed: tasks may be missing from the walk. */
+  unfollowed?: boolean;
 }
 
 export interface RoleTasks {
@@ -64,11 +90,12 @@ export function canonicalModule(raw: string): string {
 }
 
 const INCLUDE_MODULES = new Set(['include_tasks', 'import_tasks', 'include']);
+const ROLE_MODULES = new Set(['include_role', 'import_role']);
 
-function asConditions(when: unknown): string[] {
+function asConditions(when: unknown): unknown[] {
   if (when === undefined || when === null) return [];
-  if (Array.isArray(when)) return when.map((w) => String(w));
-  return [String(when)];
+  if (Array.isArray(when)) return when;
+  return [when];
 }
 
 function literalLoop(task: Record<string, unknown>): unknown[] | null {
@@ -109,12 +136,15 @@ function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<st
   return { raw, args };
 }
 
-export async function walkRole(ck: KubesprayCheckout, role: string): Promise<RoleTasks> {
+export async function walkRole(ck: KubesprayCheckout, role: string, templateInclude?: IncludeTemplater): Promise<RoleTasks> {
   const result: RoleTasks = { role, tasks: [], files: [], issues: [] };
   const tasksDir = `roles/${role}/tasks`;
   const active: string[] = [];
+  // The role a task belongs to (templates resolve in it); changes inside include_role.
+  let currentRole = role;
 
-  const walkFile = async (rel: string, when: string[], from: TaskRef | null): Promise<void> => {
+  type Scope = { conds: Condition[]; vars: Record<string, unknown>[] };
+  const walkFile = async (rel: string, when: Scope, from: TaskRef | null): Promise<void> => {
     if (active.includes(rel)) {
       if (from) result.issues.push({ ref: from, message: `include loop through ${rel}; not followed again` });
       return;
@@ -123,11 +153,11 @@ export async function walkRole(ck: KubesprayCheckout, role: string): Promise<Rol
     try {
       file = await ck.yaml(rel);
     } catch (e) {
-      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message });
+      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message, unfollowed: true });
       return;
     }
     if (!file) {
-      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: `task file ${rel} does not exist` });
+      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: `task file ${rel} does not exist`, unfollowed: true });
       return;
     }
     result.files.push(rel);
@@ -137,21 +167,32 @@ export async function walkRole(ck: KubesprayCheckout, role: string): Promise<Rol
     active.pop();
   };
 
-  const walkList = async (file: YamlFile, items: Node[], when: string[]): Promise<void> => {
+  const walkList = async (file: YamlFile, items: Node[], when: Scope): Promise<void> => {
     for (const node of items) {
       if (!isMap(node)) continue;
       await walkTask(file, node as YAMLMap, when);
     }
   };
 
-  const walkTask = async (file: YamlFile, node: YAMLMap, inherited: string[]): Promise<void> => {
+  const walkTask = async (file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> => {
     const task = node.toJSON() as Record<string, unknown>;
     const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
-    const when = [...inherited, ...asConditions(task.when)];
+    const mod0 = 'block' in task ? null : moduleOf(task);
+    const m0 = mod0 ? canonicalModule(mod0.raw) : '';
+    const level: Condition['level'] = 'block' in task ? 'block' : m0 === 'import_tasks' || m0 === 'import_role' ? 'import' : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0) ? 'include' : 'task';
+    const whenNode = node.get('when', true) as Node | undefined;
+    const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
+    const taskVars = task.vars && typeof task.vars === 'object' && !Array.isArray(task.vars) ? [task.vars as Record<string, unknown>] : [];
+    const when: Scope = { conds: [...inherited.conds, ...own], vars: [...inherited.vars, ...taskVars] };
     if ('block' in task) {
       for (const section of ['block', 'rescue', 'always']) {
         const child = node.get(section, true) as Node | undefined;
-        if (isSeq(child)) await walkList(file, child.items as Node[], when);
+        if (!isSeq(child)) continue;
+        const scope: Scope =
+          section === 'rescue'
+            ? { ...when, conds: [...when.conds, { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true }] }
+            : when;
+        await walkList(file, child.items as Node[], scope);
       }
       return;
     }
@@ -159,11 +200,36 @@ export async function walkRole(ck: KubesprayCheckout, role: string): Promise<Rol
     if (!mod) return;
     const module = canonicalModule(mod.raw);
     const loop = literalLoop(task);
+    if (ROLE_MODULES.has(module)) {
+      // The role's task file, walked in place with the including task's conditions.
+      const name = mod.args.name;
+      const from = mod.args.tasks_from ?? 'main';
+      if (typeof name !== 'string' || typeof from !== 'string' || name.includes('{{') || from.includes('{{')) {
+        result.issues.push({ ref, message: `${mod.raw} of a templated role (${String(name)}); not followed`, unfollowed: true });
+        return;
+      }
+      const base = `roles/${name}/tasks/${from}`;
+      const rel = /\.ya?ml$/.test(from) ? base : (await ck.exists(`${base}.yml`)) ? `${base}.yml` : `${base}.yaml`;
+      const saved = currentRole;
+      currentRole = name;
+      await walkFile(rel, when, ref);
+      currentRole = saved;
+      return;
+    }
     if (INCLUDE_MODULES.has(module)) {
       const target = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : mod.args.file;
-      const targets = typeof target === 'string' ? expandItem(target, loop) : [];
+      let targets = typeof target === 'string' ? expandItem(target, loop) : [];
+      if (templateInclude && targets.length > 0 && targets.every((t) => typeof t === 'string')) {
+        const done = targets.map((t) => ((t as string).includes('{{') ? templateInclude(t as string, when.conds) : { value: t as string }));
+        const bad = done.find((d): d is { reason: string } => 'reason' in d);
+        if (bad) {
+          result.issues.push({ ref, message: `${mod.raw} ${String(target)} cannot be evaluated (${bad.reason}); not followed`, unfollowed: true });
+          return;
+        }
+        targets = done.map((d) => (d as { value: string }).value);
+      }
       if (targets.length === 0 || targets.some((t) => typeof t !== 'string' || t.includes('{{'))) {
-        result.issues.push({ ref, message: `${mod.raw} with a templated file (${String(target)}); not followed` });
+        result.issues.push({ ref, message: `${mod.raw} with a templated file (${String(target)}); not followed`, unfollowed: true });
         return;
       }
       for (const t of targets as string[]) {
@@ -172,10 +238,24 @@ export async function walkRole(ck: KubesprayCheckout, role: string): Promise<Rol
       }
       return;
     }
-    result.tasks.push({ ref, role, module, rawModule: mod.raw, args: mod.args, loop, when });
+    result.tasks.push({
+      ref,
+      role: currentRole,
+      module,
+      rawModule: mod.raw,
+      args: mod.args,
+      loop,
+      loopRaw: loop ? undefined : (task.loop ?? task.with_items ?? task.with_list),
+      when: when.conds.filter((c) => !c.rescue).map((c) => String(c.expr)),
+      conditions: when.conds,
+      register: typeof task.register === 'string' ? task.register : undefined,
+      failedWhen: task.failed_when,
+      changedWhen: task.changed_when,
+      vars: when.vars,
+    });
   };
 
-  await walkFile(`${tasksDir}/main.yml`, [], null);
+  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [] }, null);
   return result;
 }
 

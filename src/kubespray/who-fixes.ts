@@ -1,36 +1,52 @@
 // Who fixes each of the four problems: kubespray (a task in
-// roles/kubernetes/preinstall or roles/kubernetes/node does the job) or the
-// operator (no task does). Decided by what the tasks do, never by their names,
-// and every verdict carries the tasks that justify it.
+// roles/kubernetes/preinstall or roles/kubernetes/node does the job on this
+// host), the operator (no task does), or unknown (the audit cannot tell, and
+// says which file, line and expression stopped it). Decided by each task's
+// module, its templated arguments, its conditions evaluated as Ansible would
+// (src/kubespray/jinja.ts) and the data flowing into it from registered
+// results; never by task names.
 import path from 'node:path';
 import { MODULES_LOAD_DIRS } from '../resources/modules-load.js';
-import { KubesprayCheckout, VarScope, kubesprayDefaults, roleDefaults } from './checkout.js';
+import { shlexSplit } from './inventory.js';
+import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
+import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
+import type { Resolver } from './jinja.js';
+import { buildVarContext, VarContext } from './vars.js';
+import type { Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
-import type { Task, TaskRef, WalkIssue } from './tasks.js';
+import type { Condition, Task, TaskRef, WalkIssue } from './tasks.js';
 
 export const AUDITED_ROLES = ['kubernetes/preinstall', 'kubernetes/node'] as const;
 export const PROBLEMS = ['swap', 'br_netfilter', 'ip_forward', 'port_10250'] as const;
 export type Problem = (typeof PROBLEMS)[number];
-export type Fixer = 'kubespray' | 'operator';
+export type Fixer = 'kubespray' | 'operator' | 'unknown';
+
+/** Whether a task runs on this host, as far as the audit can tell. */
+export type RunStatus =
+  | { runs: 'yes' }
+  | { runs: 'no'; because: Condition }
+  | { runs: 'at run time'; because: Condition; on: string }
+  | { runs: 'unknown'; because: Condition; reason: string };
 
 export interface Evidence extends TaskRef {
   /** What the task does for the problem, e.g. "swapoff", "persist br_netfilter". */
   does: string;
   /** Conditions the task runs under (its own and inherited). */
   when: string[];
+  status: RunStatus;
 }
 
 export interface Verdict {
   who: Fixer;
   evidence: Evidence[];
-  /** Why a person has to act; set for "operator". */
+  /** Why a person has to act; set for "operator" and "unknown". */
   reason?: string;
 }
 
 export interface SysctlAssignmentByKubespray {
   key: string;
-  /** null when the value is templated beyond simple variables. */
+  /** null when the value is templated beyond what the audit can evaluate. */
   value: string | null;
   ref: TaskRef;
 }
@@ -40,10 +56,18 @@ export interface SysctlFileVerdict {
   path: string;
   /** The variable the tasks pass as sysctl_file, when they use one. */
   variable: string | null;
-  /** Where the default is defined (file, line, variable), outermost first. */
+  /** Where the value comes from (file, line, variable), outermost first. */
   definedAt: { file: string; line: number; variable: string }[];
   /** The sysctl tasks that use it. */
   tasks: TaskRef[];
+}
+
+/** Something that decides a verdict and could not be judged: file, line and expression. */
+export interface AuditWarning {
+  file: string;
+  line: number;
+  expression: string;
+  message: string;
 }
 
 export interface WhoFixes {
@@ -56,8 +80,10 @@ export interface WhoFixes {
   sysctl_keys: SysctlAssignmentByKubespray[];
   /** Task files read, relative to the checkout. */
   files: string[];
-  /** Includes that could not be followed and other things a reader should know. */
+  /** Things a reader should know that decide nothing. */
   notes: string[];
+  /** Things that decide a verdict and could not be judged (each makes a verdict unknown). */
+  warnings: AuditWarning[];
 }
 
 /** who-fixes.json as the lab names it. */
@@ -79,9 +105,88 @@ export function whoFixesJson(w: WhoFixes): WhoFixesJson {
   };
 }
 
+function condText(c: Condition): string {
+  return c.rescue ? `${c.file}:${c.line} rescue (runs only if ${String(c.expr)})` : `${c.file}:${c.line} when: ${String(c.expr)}`;
+}
+
 export function formatEvidence(e: Evidence): string {
   const when = e.when.length > 0 ? ` (when: ${e.when.join(' and ')})` : '';
-  return `${e.file}:${e.line} "${e.name}": ${e.does}${when}`;
+  const s = e.status;
+  const tail =
+    s.runs === 'no'
+      ? `; does nothing on this host: ${condText(s.because)} is false`
+      : s.runs === 'at run time'
+        ? s.because.rescue
+          ? `; decided at run time: it is in the rescue section at ${s.because.file}:${s.because.line} and runs only if ${String(s.because.expr)}`
+          : `; decided at run time: ${condText(s.because)} reads ${s.on}`
+        : s.runs === 'unknown'
+          ? `; unknown whether it runs: ${condText(s.because)}: ${s.reason}`
+          : '';
+  return `${e.file}:${e.line} "${e.name}": ${e.does}${when}${tail}`;
+}
+
+// ---- evaluating a task --------------------------------------------------------
+
+/** A task with its arguments templated and whether it runs. */
+interface EvaluatedTask {
+  task: Task;
+  args: Record<string, unknown>;
+  loop: unknown[] | null;
+  status: RunStatus;
+  /** Argument templates that could not be evaluated. */
+  unresolved: { arg: string; expression: string; reason: string }[];
+  ctx: VarContext;
+}
+
+function taskContext(ctx: VarContext, t: Task): VarContext {
+  if (t.vars.length === 0) return ctx;
+  const defs: Definition[] = [];
+  for (const layer of t.vars) for (const [name, value] of Object.entries(layer)) defs.push({ name, value, file: t.ref.file, line: t.ref.line });
+  return ctx.child(defs);
+}
+
+/** Ansible evaluates `when` items in order and skips at the first false; an error before that fails the task. */
+export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
+  let pending: RunStatus | null = null;
+  for (const c of conditions) {
+    if (c.rescue) {
+      pending ??= { runs: 'at run time', because: c, on: 'whether the block fails' };
+      continue;
+    }
+    const r = evaluateCondition(c.expr, ctx.resolver);
+    if (r.ok && !r.value) return { runs: 'no', because: c };
+    if (r.ok) continue;
+    if (!pending) pending = r.runtime ? { runs: 'at run time', because: c, on: r.reason } : { runs: 'unknown', because: c, reason: r.reason };
+    else if (pending.runs === 'at run time' && !r.runtime) pending = { runs: 'unknown', because: c, reason: r.reason };
+  }
+  return pending ?? { runs: 'yes' };
+}
+
+function evaluateTask(t: Task, base: VarContext): EvaluatedTask {
+  const ctx = taskContext(base, t);
+  const status = runStatus(t.conditions, ctx);
+  const unresolved: EvaluatedTask['unresolved'] = [];
+  let loop = t.loop;
+  if (!loop && t.loopRaw !== undefined) {
+    const r = ctx.template(t.loopRaw);
+    if (r.ok && Array.isArray(r.value)) loop = r.value;
+    else unresolved.push({ arg: 'loop', expression: String(t.loopRaw), reason: r.ok ? 'not a list' : r.reason });
+  }
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(t.args)) {
+    // Over a loop each item templates the argument on its own (itemValues).
+    if (!isTemplate(v) || loop || t.loopRaw !== undefined) {
+      args[k] = v;
+      continue;
+    }
+    const r = ctx.template(v);
+    if (r.ok) args[k] = r.value;
+    else {
+      args[k] = v;
+      unresolved.push({ arg: k, expression: String(v), reason: r.reason });
+    }
+  }
+  return { task: t, args, loop, status, unresolved, ctx };
 }
 
 // ---- what a task does -------------------------------------------------------
@@ -89,13 +194,57 @@ export function formatEvidence(e: Evidence): string {
 const COMMAND_MODULES = new Set(['command', 'shell', 'raw']);
 const SYSTEMD_MODULES = new Set(['systemd', 'systemd_service', 'service']);
 
-function commandText(t: Task): string | null {
-  if (!COMMAND_MODULES.has(t.module)) return null;
-  const a = t.args;
+function commandText(e: EvaluatedTask): string | null {
+  if (!COMMAND_MODULES.has(e.task.module)) return null;
+  const a = e.args;
   if (typeof a._raw_params === 'string') return a._raw_params;
   if (typeof a.cmd === 'string') return a.cmd;
   if (Array.isArray(a.argv)) return a.argv.map(String).join(' ');
   return null;
+}
+
+/** Shell words of a command, split at the operators that start a new command. */
+function commandWords(cmd: string): string[][] {
+  let words: string[];
+  try {
+    words = shlexSplit(cmd.replace(/([;&|()`]|\$\()/g, ' $1 '));
+  } catch {
+    return [];
+  }
+  const out: string[][] = [[]];
+  for (const w of words) {
+    if ([';', '&&', '||', '|', '&', '(', ')', '$(', '`'].includes(w)) out.push([]);
+    else out[out.length - 1]!.push(w);
+  }
+  return out.filter((c) => c.length > 0);
+}
+
+const program = (c: string[]): string => path.posix.basename(c[0] ?? '');
+
+/** Whether a word names port `port` as ss/lsof/fuser/netstat spell it: 10250, :10250, 10250/tcp, -i:10250, tcp:10250. */
+function namesPort(word: string, port: number): boolean {
+  const parts = word.split(/[:/=\s]+/).filter(Boolean);
+  return parts.some((p) => p === String(port));
+}
+
+const PORT_TOOLS = new Set(['ss', 'lsof', 'fuser', 'netstat', 'systemctl']);
+
+/** A command that frees `port`: fuser -k on it, or kill/pkill/systemctl stop fed by something that finds its owner. */
+function freesPort(cmd: string, port: number): boolean {
+  const cmds = commandWords(cmd);
+  const mentions = cmds.some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
+  for (const c of cmds) {
+    const p = program(c);
+    if (p === 'fuser' && c.some((w) => /^-[a-zA-Z]*k/.test(w)) && c.slice(1).some((w) => namesPort(w, port))) return true;
+    if (mentions && ['kill', 'pkill', 'killall'].includes(p)) return true;
+    if (mentions && p === 'systemctl' && c.slice(1).some((w) => ['stop', 'disable', 'mask', 'kill'].includes(w))) return true;
+  }
+  return false;
+}
+
+/** A command that finds what holds `port` (its output names the process or unit). */
+function findsPortOwner(cmd: string, port: number): boolean {
+  return commandWords(cmd).some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
 }
 
 function truthy(v: unknown): boolean {
@@ -108,93 +257,126 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 }
 
-/** Every value a module argument takes, expanding "{{ item }}" over a literal loop. */
-function values(t: Task, arg: string): string[] {
-  return expandItem(t.args[arg], t.loop)
+/** Every value a module argument takes over the task's loop. */
+function itemValues(e: EvaluatedTask, arg: string): unknown[] {
+  const v = e.args[arg];
+  if (!e.loop || !isTemplate(v)) return expandItem(v, e.loop);
+  return e.loop.map((item) => {
+    const r = e.ctx.child([{ name: 'item', value: item, file: e.task.ref.file, line: e.task.ref.line }]).template(v);
+    return r.ok ? r.value : undefined;
+  });
+}
+
+function values(e: EvaluatedTask, arg: string): string[] {
+  return itemValues(e, arg)
     .map(str)
     .filter((v): v is string => v !== undefined);
 }
 
-/** Pairs of (name, value) arguments, expanded together over the loop. */
-function pairs(t: Task, a: string, b: string): [string | undefined, string | undefined][] {
-  const xs = expandItem(t.args[a], t.loop);
-  const ys = expandItem(t.args[b], t.loop);
+function pairs(e: EvaluatedTask, a: string, b: string): [string | undefined, string | undefined][] {
+  const xs = itemValues(e, a);
+  const ys = itemValues(e, b);
   const n = Math.max(xs.length, ys.length);
   return Array.from({ length: n }, (_, i) => [str(xs[Math.min(i, xs.length - 1)]), str(ys[Math.min(i, ys.length - 1)])]);
 }
 
-function stateIsAbsent(t: Task): boolean {
-  return str(t.args.state) === 'absent';
+function stateIsAbsent(e: EvaluatedTask): boolean {
+  return str(e.args.state) === 'absent';
 }
 
-function destOf(t: Task): string | undefined {
-  return str(t.args.dest) ?? str(t.args.path) ?? str(t.args.name);
+function destOf(e: EvaluatedTask): string | undefined {
+  return str(e.args.dest) ?? str(e.args.path) ?? str(e.args.name);
 }
-
 
 /** Reads a role template so a `template:` task can be judged by what it writes. */
 type TemplateReader = (role: string, src: string) => Promise<string | null>;
 
-/** One thing a task does towards fixing a problem. */
 interface TaskAction {
   problem: Problem;
   part: string;
-  task: Task;
+  task: EvaluatedTask;
   does: string;
 }
 
-async function classify(t: Task, scope: VarScope, readTemplate: TemplateReader): Promise<TaskAction[]> {
+/** A registered result and the task that produced it. */
+type Registered = Map<string, EvaluatedTask>;
+
+async function classify(e: EvaluatedTask, registered: Registered, readTemplate: TemplateReader): Promise<TaskAction[]> {
   const out: TaskAction[] = [];
-  const add = (problem: Problem, part: string, does: string) => out.push({ problem, part, task: t, does });
-  const cmd = commandText(t);
+  const t = e.task;
+  const add = (problem: Problem, part: string, does: string) => out.push({ problem, part, task: e, does });
+  const cmd = commandText(e);
+  const words = cmd ? commandWords(cmd) : [];
 
   // swap
-  if (cmd && /(^|[\s/;&|(])swapoff(\s|$)/.test(cmd)) add('swap', 'runtime', `runs ${cmd.trim()}`);
-  if (SYSTEMD_MODULES.has(t.module) && truthy(t.args.masked) && values(t, 'name').some((n) => n === 'swap.target')) {
+  if (words.some((c) => program(c) === 'swapoff')) add('swap', 'runtime', `runs ${cmd!.trim()}`);
+  if (SYSTEMD_MODULES.has(t.module) && truthy(e.args.masked) && values(e, 'name').some((n) => n === 'swap.target')) {
     add('swap', 'persist', 'masks swap.target');
   }
-  if (t.module === 'mount' && str(t.args.fstype) === 'swap' && stateIsAbsent(t)) {
-    add('swap', 'persist', `removes swap entries from ${str(t.args.fstab) ?? '/etc/fstab'}`);
+  if (t.module === 'mount' && str(e.args.fstype) === 'swap' && stateIsAbsent(e)) {
+    add('swap', 'persist', `removes swap entries from ${str(e.args.fstab) ?? '/etc/fstab'}`);
   }
-  if ((t.module === 'lineinfile' || t.module === 'replace') && destOf(t) === '/etc/fstab') {
-    const pattern = str(t.args.regexp) ?? str(t.args.line) ?? '';
-    if (/swap/.test(pattern) && (t.module === 'replace' || stateIsAbsent(t))) add('swap', 'persist', 'removes swap lines from /etc/fstab');
+  if ((t.module === 'lineinfile' || t.module === 'replace') && destOf(e) === '/etc/fstab') {
+    const pattern = str(e.args.regexp) ?? str(e.args.line) ?? '';
+    if (/swap/.test(pattern) && (t.module === 'replace' || stateIsAbsent(e))) add('swap', 'persist', 'removes swap lines from /etc/fstab');
   }
-  if (cmd && /\/etc\/fstab/.test(cmd) && /swap/.test(cmd) && /\bsed\b/.test(cmd)) add('swap', 'persist', 'edits swap lines out of /etc/fstab');
+  if (words.some((c) => program(c) === 'sed' && c.includes('/etc/fstab') && c.some((w) => w.includes('swap')))) add('swap', 'persist', 'edits swap lines out of /etc/fstab');
 
   // br_netfilter
-  if (t.module === 'modprobe' && !stateIsAbsent(t) && values(t, 'name').includes('br_netfilter')) {
+  if (t.module === 'modprobe' && !stateIsAbsent(e) && values(e, 'name').includes('br_netfilter')) {
     add('br_netfilter', 'runtime', 'loads br_netfilter (modprobe)');
-    if (str(t.args.persistent) === 'present') add('br_netfilter', 'persist', 'persists br_netfilter (modprobe persistent: present)');
+    if (str(e.args.persistent) === 'present') add('br_netfilter', 'persist', 'persists br_netfilter (modprobe persistent: present)');
   }
-  if (cmd && /\bmodprobe\s+(?:-\S+\s+)*br_netfilter\b/.test(cmd)) add('br_netfilter', 'runtime', `runs ${cmd.trim()}`);
-  const dest = destOf(t);
-  if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(`${d}/`)) || dest === '/etc/modules') && !stateIsAbsent(t)) {
+  if (words.some((c) => program(c) === 'modprobe' && c.slice(1).includes('br_netfilter') && !c.includes('-r'))) add('br_netfilter', 'runtime', `runs ${cmd!.trim()}`);
+  const dest = destOf(e);
+  if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(`${d}/`)) || dest === '/etc/modules') && !stateIsAbsent(e)) {
     let written: string | undefined;
-    if (t.module === 'copy') written = values(t, 'content').join('\n');
-    else if (t.module === 'lineinfile') written = values(t, 'line').join('\n');
-    else if (t.module === 'blockinfile') written = str(t.args.block);
-    else if (t.module === 'template' && typeof t.args.src === 'string') written = (await readTemplate(t.role, t.args.src)) ?? undefined;
-    if (written !== undefined && /(^|\s)br_netfilter(\s|$)/m.test(written)) add('br_netfilter', 'persist', `persists br_netfilter in ${dest}`);
+    if (t.module === 'copy') written = values(e, 'content').join('\n');
+    else if (t.module === 'lineinfile') written = values(e, 'line').join('\n');
+    else if (t.module === 'blockinfile') written = str(e.args.block);
+    else if (t.module === 'template' && typeof e.args.src === 'string') {
+      const text = await readTemplate(t.role, e.args.src);
+      if (text !== null) {
+        const r = e.ctx.template(text);
+        written = r.ok ? String(r.value) : text;
+      }
+    }
+    if (written !== undefined && written.split(/\s+/).includes('br_netfilter')) add('br_netfilter', 'persist', `persists br_netfilter in ${dest}`);
   }
 
   // ip_forward
-  if (t.module === 'sysctl' && !stateIsAbsent(t)) {
-    for (const [name, value] of pairs(t, 'name', 'value')) {
+  if (t.module === 'sysctl' && !stateIsAbsent(e)) {
+    for (const [name, value] of pairs(e, 'name', 'value')) {
       if (name === 'net.ipv4.ip_forward' && value !== undefined && value.trim() === '1') {
         add('ip_forward', 'runtime', `sets net.ipv4.ip_forward = 1 (sysctl module, file ${str(t.args.sysctl_file) ?? '/etc/sysctl.conf'})`);
       }
     }
   }
 
-  // port_10250: something that stops or kills whatever listens there.
-  const resolvedCmd = cmd ? (scope.resolve(cmd)?.value as string | undefined) ?? cmd : null;
-  if (resolvedCmd && /\b10250\b/.test(resolvedCmd) && /\bfuser\b[^|;&]*\s-\w*k|\bkill\b|\bpkill\b|\bkillall\b|\bsystemctl\s+(?:\S+\s+)*(stop|disable|mask)\b/.test(resolvedCmd)) {
-    add('port_10250', 'runtime', `runs ${resolvedCmd.trim()}`);
+  // port_10250: a command that frees it, or a stop of the unit a registered result found there.
+  if (cmd && freesPort(cmd, 10250)) add('port_10250', 'runtime', `runs ${cmd.trim()}`);
+  const stops = SYSTEMD_MODULES.has(t.module) && (str(e.args.state) === 'stopped' || e.args.enabled === false || truthy(e.args.masked));
+  if (stops) {
+    const producers = registeredInputs(t.args.name, registered);
+    const finder = producers.find((p) => {
+      const c = commandText(p);
+      return c !== null && findsPortOwner(c, 10250);
+    });
+    if (finder) {
+      add('port_10250', 'runtime', `stops the unit ${finder.task.ref.file}:${finder.task.ref.line} "${finder.task.ref.name}" finds on port 10250 (${commandText(finder)!.trim()})`);
+    }
   }
-  if (SYSTEMD_MODULES.has(t.module) && str(t.args.state) === 'stopped') {
-    const text = JSON.stringify([t.ref.name, t.args, t.when, t.loop]);
-    if (/\b10250\b/.test(text)) add('port_10250', 'runtime', `stops ${values(t, 'name').join(', ') || 'a unit'} holding port 10250`);
+  return out;
+}
+
+/** The registered results a templated argument reads, found by evaluating it with each result marked. */
+function registeredInputs(arg: unknown, registered: Registered): EvaluatedTask[] {
+  if (!isTemplate(arg)) return [];
+  const out: EvaluatedTask[] = [];
+  for (const [name, producer] of registered) {
+    const probe = new VarContext([{ name, runtime: true, file: producer.task.ref.file, line: producer.task.ref.line, how: 'register' }]);
+    const r = probe.template(arg);
+    if (!r.ok && r.runtime?.name === name) out.push(producer);
   }
   return out;
 }
@@ -237,106 +419,233 @@ const RULES: Record<Problem, Rule> = {
   },
 };
 
-function verdict(problem: Problem, found: TaskAction[]): Verdict {
+// Programs whose arguments decide whether a command fixes a problem; a command
+// running anything else (cp, cat, ...) fixes nothing whatever its templated
+// arguments turn out to be. Wrappers run another program and count for all.
+const PROGRAMS: Record<Problem, string[]> = {
+  swap: ['swapoff', 'sed', 'systemctl'],
+  br_netfilter: ['modprobe', 'insmod', 'echo', 'printf', 'tee', 'cp', 'install', 'mv', 'ln'],
+  ip_forward: [],
+  port_10250: ['fuser', 'kill', 'pkill', 'killall', 'systemctl'],
+};
+const WRAPPERS = ['sh', 'bash', 'dash', 'xargs', 'sudo', 'env', 'timeout', 'nohup', 'nsenter', 'chroot', 'eval', 'exec'];
+
+/** Whether a command whose text cannot be fully evaluated might still fix `problem`: judged by the programs it runs. */
+function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {
+  const raw = commandText({ ...e, args: e.task.args });
+  if (raw === null) return true;
+  // Render with every name that cannot be evaluated standing in as one opaque
+  // word, then read the programs the shell would run.
+  const lenient: Resolver = (name) => {
+    try {
+      return e.ctx.resolver(name) ?? { value: OPAQUE };
+    } catch {
+      return { value: OPAQUE };
+    }
+  };
+  const r = templateValue(raw, lenient);
+  if (!r.ok) return true;
+  const cmds = commandWords(String(r.value));
+  if (cmds.length === 0) return true;
+  return cmds.some((c) => {
+    if ((c[0] ?? '').includes(OPAQUE)) return true;
+    const name = program(c);
+    return WRAPPERS.includes(name) || PROGRAMS[problem].includes(name);
+  });
+}
+const OPAQUE = '\u0001unevaluated\u0001';
+
+/** Arguments that, when they cannot be evaluated, could hide a fix for a problem. */
+function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression: string; reason: string } | undefined {
+  if (e.status.runs === 'no') return undefined;
+  const m = e.task.module;
+  const relevant: string[] = [];
+  if (COMMAND_MODULES.has(m) && commandCouldFix(problem, e)) relevant.push('_raw_params', 'cmd', 'argv');
+  if (problem === 'swap' && (SYSTEMD_MODULES.has(m) || m === 'mount')) relevant.push('name', 'fstype', 'state', 'masked');
+  if (problem === 'br_netfilter' && (m === 'modprobe' || ['copy', 'template', 'lineinfile', 'blockinfile'].includes(m))) relevant.push('name', 'dest', 'path', 'content', 'line', 'block', 'src');
+  if (problem === 'ip_forward' && m === 'sysctl') relevant.push('name', 'value', 'state', 'loop');
+  if (problem === 'port_10250' && SYSTEMD_MODULES.has(m)) relevant.push('state', 'enabled', 'masked');
+  return e.unresolved.find((u) => relevant.includes(u.arg) || (u.arg === 'loop' && relevant.length > 0));
+}
+
+function verdict(problem: Problem, found: TaskAction[], unfollowed: WalkIssue[], warnings: AuditWarning[], all: EvaluatedTask[]): Verdict {
   const mine = found.filter((f) => f.problem === problem);
-  const evidence = mine.map((f) => ({ ...f.task.ref, does: f.does, when: f.task.when }));
-  const present = new Set(mine.map((f) => f.part));
+  const evidence = mine.map((f) => ({ ...f.task.task.ref, does: f.does, when: f.task.task.when, status: f.task.status }));
+  const present = new Set(mine.filter((f) => f.task.status.runs === 'yes' || f.task.status.runs === 'at run time').map((f) => f.part));
   const rule = RULES[problem];
   if (rule.parts.every((p) => present.has(p))) return { who: 'kubespray', evidence };
+  const missing = rule.parts.filter((p) => !present.has(p));
+  const unsure = mine.filter((f) => missing.includes(f.part) && f.task.status.runs === 'unknown');
+  if (unsure.length > 0) {
+    for (const u of unsure) {
+      const s = u.task.status as Extract<RunStatus, { runs: 'unknown' }>;
+      warnings.push({
+        file: s.because.file,
+        line: s.because.line,
+        expression: String(s.because.expr),
+        message: `${problem}: whether ${u.task.task.ref.file}:${u.task.task.ref.line} "${u.task.task.ref.name}" runs cannot be evaluated: ${s.reason}`,
+      });
+    }
+    const s = unsure[0]!.task.status as Extract<RunStatus, { runs: 'unknown' }>;
+    return { who: 'unknown', evidence, reason: `the condition ${condText(s.because)} cannot be evaluated (${s.reason})` };
+  }
+  const hidden = all.map((e) => ({ e, u: couldFix(problem, e) })).filter((x) => x.u);
+  if (hidden.length > 0) {
+    for (const { e, u } of hidden) {
+      warnings.push({
+        file: e.task.ref.file,
+        line: e.task.ref.line,
+        expression: u!.expression,
+        message: `${problem}: ${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}" (${e.task.rawModule}) ${u!.arg} ${u!.expression} cannot be evaluated: ${u!.reason}`,
+      });
+    }
+    const { e, u } = hidden[0]!;
+    return { who: 'unknown', evidence, reason: `${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}": ${u!.arg} ${u!.expression} cannot be evaluated (${u!.reason}), and it could fix it` };
+  }
+  if (unfollowed.length > 0) {
+    const u = unfollowed[0]!;
+    for (const i of unfollowed) warnings.push({ file: i.ref.file, line: i.ref.line, expression: i.ref.name, message: `${problem}: ${i.message}, and a task in it could fix it` });
+    return { who: 'unknown', evidence, reason: `${u.ref.file}:${u.ref.line} "${u.ref.name}": ${u.message}; the tasks it includes were not read` };
+  }
   return { who: 'operator', evidence, reason: rule.missing(present) };
 }
 
 // ---- sysctl file ------------------------------------------------------------
 
-function sysctlKeys(tasks: Task[], scope: VarScope): SysctlAssignmentByKubespray[] {
+function sysctlKeys(tasks: EvaluatedTask[]): SysctlAssignmentByKubespray[] {
   const out: SysctlAssignmentByKubespray[] = [];
-  for (const t of tasks) {
-    if (t.module !== 'sysctl' || stateIsAbsent(t)) continue;
-    for (const [name, value] of pairs(t, 'name', 'value')) {
-      const key = name === undefined ? undefined : (scope.resolve(name)?.value as string | undefined);
-      if (typeof key !== 'string' || key.includes('{{')) continue;
-      const v = value === undefined ? undefined : scope.resolve(value)?.value;
-      out.push({ key, value: typeof v === 'string' || typeof v === 'number' ? String(v) : null, ref: t.ref });
+  for (const e of tasks) {
+    if (e.task.module !== 'sysctl' || stateIsAbsent(e) || e.status.runs === 'no') continue;
+    for (const [key, value] of pairs(e, 'name', 'value')) {
+      if (typeof key !== 'string' || isTemplate(key)) continue;
+      out.push({ key, value: value !== undefined && !isTemplate(value) ? value : null, ref: e.task.ref });
     }
   }
   return out;
 }
 
-function sysctlFile(tasks: Task[], scope: VarScope, notes: string[]): SysctlFileVerdict | null {
-  const sysctlTasks = tasks.filter((t) => t.module === 'sysctl' && !stateIsAbsent(t));
+function sysctlFile(tasks: EvaluatedTask[], notes: string[], warnings: AuditWarning[]): SysctlFileVerdict | null {
+  const sysctlTasks = tasks.filter((e) => e.task.module === 'sysctl' && !stateIsAbsent(e) && e.status.runs !== 'no');
   if (sysctlTasks.length === 0) return null;
   // The file the ip_forward task writes is the one that matters most; else the most used.
-  const ipf = sysctlTasks.find((t) => pairs(t, 'name', 'value').some(([n]) => n === 'net.ipv4.ip_forward'));
+  const rawOf = (e: EvaluatedTask) => str(e.task.args.sysctl_file) ?? '/etc/sysctl.conf';
+  const ipf = sysctlTasks.find((e) => pairs(e, 'name', 'value').some(([n]) => n === 'net.ipv4.ip_forward'));
   const counts = new Map<string, number>();
-  for (const t of sysctlTasks) {
-    const f = str(t.args.sysctl_file) ?? '/etc/sysctl.conf';
-    counts.set(f, (counts.get(f) ?? 0) + 1);
-  }
-  const raw = (ipf && (str(ipf.args.sysctl_file) ?? '/etc/sysctl.conf')) ?? [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  const users = sysctlTasks.filter((t) => (str(t.args.sysctl_file) ?? '/etc/sysctl.conf') === raw).map((t) => t.ref);
-  const variable = /^\s*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/.exec(raw)?.[1] ?? null;
-  const r = scope.resolve(raw);
-  if (!r || typeof r.value !== 'string') {
-    notes.push(`sysctl tasks write to ${raw}, which is not a plain default; sysctl_file left out`);
+  for (const e of sysctlTasks) counts.set(rawOf(e), (counts.get(rawOf(e)) ?? 0) + 1);
+  const chosen = ipf ?? sysctlTasks.find((e) => rawOf(e) === [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0])!;
+  const raw = rawOf(chosen);
+  const users = sysctlTasks.filter((e) => rawOf(e) === raw).map((e) => e.task.ref);
+  const r = chosen.ctx.template(raw);
+  if (!r.ok || typeof r.value !== 'string') {
+    const reason = r.ok ? `it is ${JSON.stringify(r.value)}, not a path` : r.reason;
+    warnings.push({ file: chosen.task.ref.file, line: chosen.task.ref.line, expression: raw, message: `sysctl_file: ${raw} cannot be evaluated: ${reason}` });
     return null;
   }
-  // kubespray may repoint the variable at run time (e.g. to a symlink's target); say so.
-  if (variable) {
-    for (const t of tasks) {
-      if (t.module === 'set_fact' && variable in t.args) {
-        notes.push(`${t.ref.file}:${t.ref.line} "${t.ref.name}" sets ${variable} at run time to ${JSON.stringify(t.args[variable])}`);
-      }
-    }
-  }
+  const variable = r.trail[0]?.name ?? null;
+  for (const n of chosen.ctx.runtimeOverrides ?? []) if (n.name === variable) notes.push(n.note);
   return {
     path: r.value,
     variable,
-    definedAt: r.trail.map((d) => ({ file: d.file, line: d.line, variable: d.name })),
+    definedAt: r.trail.map((d: VarDefinition) => ({ file: d.file, line: d.line, variable: d.name })),
     tasks: users,
   };
 }
 
-// ---- entry point ------------------------------------------------------------
+// ---- the walk ------------------------------------------------------------------
+
+export interface AuditOptions {
+  facts?: FactMap;
+  host?: HostContext;
+  reader?: VarsReader;
+}
 
 /** Audits the checkout's preinstall and node roles. Throws only when the checkout cannot be read at all. */
-export async function auditWhoFixes(ck: KubesprayCheckout): Promise<WhoFixes> {
-  const tasks: Task[] = [];
+export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = {}): Promise<WhoFixes> {
+  const evaluated: EvaluatedTask[] = [];
   const issues: WalkIssue[] = [];
   const files: string[] = [];
-  const roleDefs: VarDefinition[] = [];
+  const notes: string[] = [];
+  const warnings: AuditWarning[] = [];
+  const registered: Registered = new Map();
   for (const role of AUDITED_ROLES) {
-    const r = await walkRole(ck, role);
-    tasks.push(...r.tasks);
-    issues.push(...r.issues);
+    const ctx = await buildVarContext({ ck, role, ...opts });
+    const r = await walkRole(ck, role, (value, conditions) => {
+      const status = runStatus(conditions, ctx);
+      if (status.runs === 'no') return { reason: `not included: ${condText(status.because)} is false` };
+      const t = ctx.template(value);
+      return t.ok && typeof t.value === 'string' ? { value: t.value } : { reason: t.ok ? 'not a file name' : t.reason };
+    });
+    // Includes skipped because their condition is false are notes, not gaps.
+    for (const i of r.issues) {
+      if (i.message.includes('not included: ')) notes.push(`${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`);
+      else issues.push(i);
+    }
     files.push(...r.files);
-    roleDefs.push(...(await roleDefaults(ck, role)));
-  }
-  const shared = await kubesprayDefaults(ck);
-  // kubespray_defaults is the documented home of shared defaults; role defaults fill the gaps.
-  const scope = new VarScope([...roleDefs, ...shared]);
-  const notes = issues.map((i) => `${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`);
-  for (const d of roleDefs) {
-    const s = shared.find((x) => x.name === d.name);
-    if (s && JSON.stringify(s.value) !== JSON.stringify(d.value) && d.name === 'sysctl_file_path') {
-      notes.push(`${d.file}:${d.line} sets ${d.name} to ${JSON.stringify(d.value)} but ${s.file}:${s.line} sets ${JSON.stringify(s.value)}`);
+    for (const t of r.tasks) {
+      const e = evaluateTask(t, ctx);
+      evaluated.push(e);
+      if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
+      if (t.register && e.status.runs !== 'no') {
+        ctx.set({ name: t.register, runtime: true, file: t.ref.file, line: t.ref.line, how: `(registered by "${t.ref.name}")` });
+        registered.set(t.register, e);
+      }
     }
   }
+  notes.push(...issues.filter((i) => !i.unfollowed).map((i) => `${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`));
+  const unfollowed = issues.filter((i) => i.unfollowed);
   const readTemplate: TemplateReader = async (role, src) => {
     const rel = src.startsWith('/') ? null : path.posix.join('roles', role, 'templates', src);
     return rel ? ck.readText(rel) : null;
   };
   const found: TaskAction[] = [];
-  for (const t of tasks) found.push(...(await classify(t, scope, readTemplate)));
-  return {
-    swap: verdict('swap', found),
-    br_netfilter: verdict('br_netfilter', found),
-    ip_forward: verdict('ip_forward', found),
-    port_10250: verdict('port_10250', found),
-    sysctl_file: sysctlFile(tasks, scope, notes),
-    sysctl_keys: sysctlKeys(tasks, scope),
+  for (const e of evaluated) found.push(...(await classify(e, registeredBefore(e, evaluated, registered), readTemplate)));
+  const result: WhoFixes = {
+    swap: verdict('swap', found, unfollowed, warnings, evaluated),
+    br_netfilter: verdict('br_netfilter', found, unfollowed, warnings, evaluated),
+    ip_forward: verdict('ip_forward', found, unfollowed, warnings, evaluated),
+    port_10250: verdict('port_10250', found, unfollowed, warnings, evaluated),
+    sysctl_file: sysctlFile(evaluated, notes, warnings),
+    sysctl_keys: sysctlKeys(evaluated),
     files,
-    notes,
+    notes: [...unfollowed.map((i) => `${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`), ...notes],
+    warnings: dedupe(warnings),
   };
+  return result;
+}
+
+function dedupe(ws: AuditWarning[]): AuditWarning[] {
+  const seen = new Set<string>();
+  return ws.filter((w) => (seen.has(w.message) ? false : (seen.add(w.message), true)));
+}
+
+/** Results registered by tasks before `e` in walk order. */
+function registeredBefore(e: EvaluatedTask, all: EvaluatedTask[], registered: Registered): Registered {
+  const at = all.indexOf(e);
+  const out: Registered = new Map();
+  for (const [name, p] of registered) if (all.indexOf(p) < at) out.set(name, p);
+  return out;
+}
+
+/**
+ * set_fact with values the audit can evaluate replaces the variable for later
+ * tasks. A value only known at run time replaces it when the task surely
+ * runs; when the task itself is decided at run time the earlier value stays
+ * and a note says what may replace it.
+ */
+function setFacts(e: EvaluatedTask, ctx: VarContext): void {
+  for (const [name, raw] of Object.entries(e.task.args)) {
+    if (name === 'cacheable' || name === '_raw_params') continue;
+    const r = e.ctx.template(raw);
+    const note = `${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}" sets ${name} at run time to ${JSON.stringify(raw)}`;
+    if (e.status.runs === 'yes' && r.ok) {
+      ctx.set({ name, value: r.value, file: e.task.ref.file, line: e.task.ref.line });
+    } else if (e.status.runs === 'yes') {
+      // Reading it later is then unknown, and that warning names this task.
+      ctx.set({ name, runtime: true, file: e.task.ref.file, line: e.task.ref.line, how: `(set_fact "${e.task.ref.name}")` });
+    } else {
+      ctx.runtimeOverrides.push({ name, note });
+    }
+  }
 }
 
 export { KubesprayCheckout };

@@ -1,7 +1,9 @@
 // modprobe.d(5) as libkmod reads it, reduced to what stops a module from
 // loading: `blacklist NAME` (ignored by an explicit `modprobe NAME`, but
-// systemd-modules-load honours it at boot, silently) and `install NAME
-// /bin/true|/bin/false` (replaces every load with a no-op).
+// systemd-modules-load honours it at boot, silently), `install NAME CMD`
+// whose command does not end up loading NAME (judged by what CMD does, see
+// install-command.ts), and `softdep NAME pre: A post: B` where the install
+// command of A or B fails (libkmod stops the whole probe on a failed step).
 //
 // libkmod details kept here: a trailing backslash joins the next physical line;
 // a logical line whose first character is "#" is a comment (blanks then "#"
@@ -9,6 +11,8 @@
 // are the same; files are *.conf (and *.alias) from the directories below, and
 // for a given file name the first directory wins, a /dev/null link masking it.
 import { canonicalModuleName } from '../observe/modules.js';
+import { ANY_MODULE, judgeInstallCommand } from './install-command.js';
+import type { InstallVerdict } from './install-command.js';
 
 /** libkmod's search path, highest precedence first. */
 export const MODPROBE_DIRS = [
@@ -32,7 +36,8 @@ export interface LogicalLine {
 
 export type ModprobeDirective =
   | { kind: 'blacklist'; module: string; firstLine: number; lastLine: number; text: string }
-  | { kind: 'install'; module: string; command: string; blocks: boolean; firstLine: number; lastLine: number; text: string };
+  | { kind: 'install'; module: string; command: string; blocks: boolean; verdict: InstallVerdict; firstLine: number; lastLine: number; text: string }
+  | { kind: 'softdep'; module: string; pre: string[]; post: string[]; firstLine: number; lastLine: number; text: string };
 
 /** A directive that stops a module we want. */
 export interface ModprobeBlocker {
@@ -53,8 +58,9 @@ export function logicalLines(text: string): LogicalLine[] {
   let buf = '';
   let start = 0;
   let open = false;
-  phys.forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
+  // No "\r" is removed: libkmod reads it as part of the line (a CRLF file's
+  // `install overlay /bin/true\r` runs a program named "/bin/true\r").
+  phys.forEach((line, i) => {
     if (!open) {
       start = i + 1;
       buf = '';
@@ -71,24 +77,45 @@ export function logicalLines(text: string): LogicalLine[] {
   return out;
 }
 
-/** `install NAME CMD` is a blocker only when CMD is true/false: it then loads nothing, ever. */
-export function isNoopInstallCommand(command: string): boolean {
-  return /^(?:(?:\/usr)?\/bin\/)?(?:true|false)\s*(?:#.*)?$/.test(command.trim());
+/**
+ * True when `install NAME CMD` certainly never loads NAME (true, false, :,
+ * `sh -c "exit 0"`, ...). An unknown program is not "certainly": see
+ * judgeInstallCommand for the three-way verdict.
+ */
+export function isNoopInstallCommand(command: string, module: string = ANY_MODULE): boolean {
+  return judgeInstallCommand(module, command).loads === 'no';
 }
 
 export function parseModprobeConf(text: string): ModprobeDirective[] {
   const out: ModprobeDirective[] = [];
   for (const l of logicalLines(text)) {
     if (l.text === '' || l.text.startsWith('#')) continue;
-    const m = /^[\t ]*(\S+)[\t ]*(\S*)[\t ]*(.*)$/.exec(l.text);
-    if (!m || !m[2]) continue;
-    const [, cmd, name, rest] = m as unknown as [string, string, string, string];
-    const module = canonicalModuleName(name);
+    // libkmod's kmod_config_parse: strtok_r on "\t " for the command and the
+    // module name; an install command is the rest after the name's separator.
+    const m = /^[\t ]*([^\t ]+)[\t ]*([^\t ]*)(?:[\t ](.*))?$/s.exec(l.text);
+    if (!m || !m[2]) continue; // "ignoring bad line"
+    const [, cmd, name] = m as unknown as [string, string, string];
+    const rest = m[3] ?? '';
+    // Exactly as libkmod stores it: "-" becomes "_", nothing is trimmed (a "\r" stays part of the name).
+    const module = name.replace(/-/g, '_');
     if (cmd === 'blacklist') {
       out.push({ kind: 'blacklist', module, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     } else if (cmd === 'install') {
-      const command = rest.trim();
-      out.push({ kind: 'install', module, command, blocks: isNoopInstallCommand(command), firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
+      const command = rest.replace(/^[\t ]+|[\t ]+$/g, '');
+      if (command === '') continue; // libkmod ignores an install line without a command
+      const verdict = judgeInstallCommand(module, command);
+      out.push({ kind: 'install', module, command, blocks: verdict.loads === 'no', verdict, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
+    } else if (cmd === 'softdep') {
+      // libkmod: "pre:" and "post:" switch the list the following names go to.
+      const pre: string[] = [];
+      const post: string[] = [];
+      let into: string[] | null = null;
+      for (const w of rest.split(/[\t ]+/).filter(Boolean)) {
+        if (w === 'pre:') into = pre;
+        else if (w === 'post:') into = post;
+        else if (into) into.push(w.replace(/-/g, '_'));
+      }
+      out.push({ kind: 'softdep', module, pre, post, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     }
   }
   return out;
@@ -101,15 +128,82 @@ export function parseModprobeConf(text: string): ModprobeDirective[] {
  * modprobe runs a dependency's install command, but a dependency's blacklist
  * does not apply).
  */
-export function findBlockers(file: string, text: string, modules: string[], dependencies: Map<string, string[]> = new Map()): ModprobeBlocker[] {
+export function findBlockers(
+  file: string,
+  text: string,
+  modules: string[],
+  dependencies: Map<string, string[]> = new Map(),
+  softdeps: Map<string, string[]> = new Map(),
+): ModprobeBlocker[] {
+  return judgeDirectives(file, text, modules, dependencies, softdeps).blockers;
+}
+
+/** An install line of a wanted module (or one it needs) whose effect cannot be judged. */
+export interface ModprobeUnjudged {
+  file: string;
+  module: string;
+  firstLine: number;
+  lastLine: number;
+  text: string;
+  reason: string;
+  neededBy?: string[];
+}
+
+export function findUnjudged(
+  file: string,
+  text: string,
+  modules: string[],
+  dependencies: Map<string, string[]> = new Map(),
+  softdeps: Map<string, string[]> = new Map(),
+): ModprobeUnjudged[] {
+  return judgeDirectives(file, text, modules, dependencies, softdeps).unjudged;
+}
+
+/** softdep module -> the wanted modules whose probe runs it, from every effective file's softdep lines. */
+export function softdepsOf(modules: string[], texts: string[]): Map<string, string[]> {
   const want = new Set(modules.map(canonicalModuleName));
-  const out: ModprobeBlocker[] = [];
-  for (const d of parseModprobeConf(text)) {
-    const base = { file, module: d.module, kind: d.kind, firstLine: d.firstLine, lastLine: d.lastLine, text: d.text };
-    if (want.has(d.module) && (d.kind === 'blacklist' || d.blocks)) out.push(base);
-    else if (d.kind === 'install' && d.blocks && dependencies.has(d.module)) out.push({ ...base, neededBy: dependencies.get(d.module)! });
+  const out = new Map<string, string[]>();
+  for (const t of texts) {
+    for (const d of parseModprobeConf(t)) {
+      if (d.kind !== 'softdep' || !want.has(d.module)) continue;
+      for (const m of [...d.pre, ...d.post]) if (!want.has(m)) out.set(m, [...new Set([...(out.get(m) ?? []), d.module])]);
+    }
   }
   return out;
+}
+
+function judgeDirectives(
+  file: string,
+  text: string,
+  modules: string[],
+  dependencies: Map<string, string[]>,
+  softdeps: Map<string, string[]>,
+): { blockers: ModprobeBlocker[]; unjudged: ModprobeUnjudged[] } {
+  const want = new Set(modules.map(canonicalModuleName));
+  const blockers: ModprobeBlocker[] = [];
+  const unjudged: ModprobeUnjudged[] = [];
+  for (const d of parseModprobeConf(text)) {
+    if (d.kind === 'softdep') continue;
+    const base = { file, module: d.module, kind: d.kind, firstLine: d.firstLine, lastLine: d.lastLine, text: d.text };
+    if (d.kind === 'blacklist') {
+      // A dependency's or softdep's blacklist does not apply: libkmod filters only the module asked for.
+      if (want.has(d.module)) blockers.push(base);
+      continue;
+    }
+    const v = d.verdict;
+    if (want.has(d.module) || dependencies.has(d.module)) {
+      const neededBy = want.has(d.module) ? undefined : dependencies.get(d.module)!;
+      if (v.loads === 'no') blockers.push(neededBy ? { ...base, neededBy } : base);
+      else if (v.loads === 'unknown') unjudged.push({ ...base, reason: v.reason, ...(neededBy ? { neededBy } : {}) });
+    } else if (softdeps.has(d.module)) {
+      // A soft dependency need not load, but a failing install command stops the probe of the module that wants it.
+      const neededBy = softdeps.get(d.module)!;
+      if (v.loads === 'yes') continue;
+      if (v.status === 1) blockers.push({ ...base, neededBy });
+      else if (v.status === '?') unjudged.push({ ...base, neededBy, reason: `cannot tell whether \`${d.command}\` succeeds; libkmod stops the probe when a softdep's install command fails` });
+    }
+  }
+  return { blockers, unjudged };
 }
 
 export interface ConfFile {

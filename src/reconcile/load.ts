@@ -1,27 +1,61 @@
 // Load + validate desired-state.yaml. Every problem is located by
 // file:line:column and the key's path; a bad file never reaches the host.
-import { readFile } from 'node:fs/promises';
-import { LineCounter, isMap, isSeq, isScalar, isPair, parseDocument } from 'yaml';
+import { constants as fsc } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { LineCounter, isMap, isSeq, isScalar, isPair, parseDocument, visit } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { InputError } from '../errors.js';
 import type { InputIssue } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
-import { validateAgainstSchema } from './validate.js';
+import { humanPath, validateAgainstSchema } from './validate.js';
+import { canonicalModuleName, moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from './grammar.js';
+import { normalizeSysctlKey } from '../observe/sysctl-live.js';
+
+/** Larger documents are refused before parsing: a desired state is a page of YAML, not data. */
+export const MAX_DESIRED_STATE_BYTES = 1024 * 1024;
+/** Aliases expanded while building the document; an alias bomb stops here instead of eating memory. */
+export const MAX_YAML_ALIASES = 100;
 
 export async function loadDesiredState(file: string): Promise<DesiredState> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; only a regular file is read.
+    const fh = await open(file, fsc.O_RDONLY | fsc.O_NONBLOCK);
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new InputError([{ file, line: 1, column: 1, path: '', message: `is ${st.isDirectory() ? 'a directory' : 'not a regular file'}; give a desired-state YAML file` }]);
+      // Read at most one byte past the limit: a FIFO or /dev/zero must not be read forever.
+      const buf = Buffer.alloc(MAX_DESIRED_STATE_BYTES + 1);
+      let n = 0;
+      for (;;) {
+        const r = await fh.read(buf, n, buf.length - n, null);
+        if (r.bytesRead === 0) break;
+        n += r.bytesRead;
+        if (n >= buf.length) break;
+      }
+      if (n > MAX_DESIRED_STATE_BYTES) throw new InputError([tooLarge(file)]);
+      text = buf.subarray(0, n).toString('utf8');
+    } finally {
+      await fh.close();
+    }
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError([{ file, line: 1, column: 1, path: '', message: `cannot read: ${(e as Error).message}` }]);
   }
   return parseDesiredState(text, file);
 }
 
+function tooLarge(file: string): InputIssue {
+  return { file, line: 1, column: 1, path: '', message: `is larger than ${MAX_DESIRED_STATE_BYTES} bytes (1 MiB); a desired state is refused beyond that` };
+}
+
 /** Pure: text -> DesiredState, or InputError listing every problem. */
 export function parseDesiredState(text: string, file: string): DesiredState {
+  if (Buffer.byteLength(text, 'utf8') > MAX_DESIRED_STATE_BYTES) throw new InputError([tooLarge(file)]);
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // Integers as BigInt: a sysctl value such as 18446744073692774399 must reach the file exactly.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, intAsBigInt: true });
   const syntax = [...doc.errors, ...doc.warnings];
   if (syntax.length > 0) {
     throw new InputError(
@@ -31,21 +65,141 @@ export function parseDesiredState(text: string, file: string): DesiredState {
       }),
     );
   }
-  const data: unknown = doc.toJS();
   const locate = locator(doc, lineCounter, file);
-  const issues = validateAgainstSchema(data).map((v) => ({ ...locate(v.pointer, v.atKey), path: v.path, message: v.message }));
-  if (issues.length === 0) issues.push(...semanticIssues(data as RawDesired, locate));
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (e) {
+    // yaml throws a ReferenceError for excessive aliases; anything it throws here is about the input.
+    const alias = firstAlias(doc);
+    const pos = lineCounter.linePos(alias?.range?.[0] ?? 0);
+    const why = /alias/i.test((e as Error).message)
+      ? `uses aliases that expand to more than ${MAX_YAML_ALIASES} nodes; refused as a resource-exhaustion risk`
+      : `cannot be read as data: ${firstLine((e as Error).message)}`;
+    throw new InputError([{ file, line: pos.line, column: pos.col, path: '', message: why }]);
+  }
+  const { data, issues: numberIssues } = exactNumbers(js);
+  const grammar = [...numberIssues, ...grammarIssues(data)].map((g) => ({ ...locate(g.pointer, g.atKey), path: humanPath(g.pointer), message: g.message }));
+  // Before the schema fills defaults: which resources wrote `file` themselves (for locations).
+  const explicitFile = new Set<number>();
+  if (isObj(data) && Array.isArray(data.resources)) data.resources.forEach((r: unknown, i: number) => isObj(r) && 'file' in r && explicitFile.add(i));
+  const grammarPaths = new Set(grammar.map((g) => g.path));
+  const schemaIssues = validateAgainstSchema(data)
+    .map((v) => ({ ...locate(v.pointer, v.atKey), path: v.path, message: v.message }))
+    // The grammar's reason is the more precise one for the same key.
+    .filter((i) => !grammarPaths.has(i.path));
+  const issues = [...grammar, ...schemaIssues];
+  if (issues.length === 0) issues.push(...semanticIssues(data as RawDesired, locate, explicitFile));
   if (issues.length > 0) throw new InputError(sortIssues(issues));
   const raw = data as RawDesired;
-  return { ...(raw as Omit<DesiredState, 'source'>), source: file };
+  const where = (pointer: string[], atKey = false): InputIssue => ({ ...locate(pointer, atKey), path: humanPath(pointer), message: '' });
+  const out: DesiredState = { ...(raw as Omit<DesiredState, 'source'>), source: file };
+  // Not enumerable: the desired state stays plain data for JSON output.
+  Object.defineProperty(out, 'where', { value: where, enumerable: false });
+  return out;
 }
 
 type RawDesired = Omit<DesiredState, 'source'>;
 
-/** Rules a JSON Schema cannot say: one resource per type and file. */
-function semanticIssues(d: RawDesired, locate: Locate): InputIssue[] {
+interface RawIssue {
+  pointer: string[];
+  atKey: boolean;
+  message: string;
+}
+
+function firstAlias(doc: Document): YamlNode | null {
+  let found: YamlNode | null = null;
+  visit(doc, {
+    Alias(_, node) {
+      found = node as YamlNode;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * BigInts from the YAML integers become plain numbers everywhere except in
+ * sysctl settings, where they become their exact decimal text (never a JS
+ * number, which would round 18446744073692774399 and print 1e+21). A float
+ * in settings is refused: YAML reads 1e21 or 1.0 as a float, not the digits.
+ */
+function exactNumbers(js: unknown): { data: unknown; issues: RawIssue[] } {
+  const issues: RawIssue[] = [];
+  const walk = (v: unknown, ptr: string[]): unknown => {
+    const inSettings = ptr.length === 4 && ptr[0] === 'resources' && ptr[2] === 'settings';
+    if (typeof v === 'bigint') return inSettings ? v.toString() : Number(v);
+    if (typeof v === 'number' && inSettings) {
+      issues.push({ pointer: ptr, atKey: false, message: 'must be an integer written in digits, or a quoted string (YAML reads this as a floating-point number)' });
+      return v;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...ptr, String(i)]));
+    if (v !== null && typeof v === 'object') {
+      const o: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) o[k] = walk(x, [...ptr, k]);
+      return o;
+    }
+    return v;
+  };
+  return { data: walk(js, []), issues };
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The grammar of each value (grammar.ts), on the document as parsed: shapes are the schema's job. */
+function grammarIssues(data: unknown): RawIssue[] {
+  const out: RawIssue[] = [];
+  if (!isObj(data)) return out;
+  const add = (pointer: string[], message: string | null, atKey = false) => {
+    if (message) out.push({ pointer, atKey, message });
+  };
+  if (typeof data.reports_dir === 'string') add(['reports_dir'], reportsDirProblem(data.reports_dir));
+  if (!Array.isArray(data.resources)) return out;
+  data.resources.forEach((r: unknown, i: number) => {
+    if (!isObj(r)) return;
+    const at = (...p: string[]) => ['resources', String(i), ...p];
+    if (typeof r.name === 'string') add(at('name'), nameProblem(r.name));
+    if (r.type === 'ModulesLoad') {
+      if (typeof r.file === 'string') add(at('file'), ownedFileProblem(r.file, '/etc/modules-load.d'));
+      const modules: unknown = r.modules;
+      if (Array.isArray(modules)) {
+        const seen = new Map<string, number>();
+        modules.forEach((m: unknown, j: number) => {
+          if (typeof m !== 'string') return;
+          const problem = moduleNameProblem(m);
+          add(at('modules', String(j)), problem);
+          if (problem) return;
+          const first = seen.get(canonicalModuleName(m));
+          if (first !== undefined && modules[first] !== m) {
+            add(at('modules', String(j)), `is the same module as modules[${first}] (${JSON.stringify(modules[first])}): kmod treats '-' and '_' alike`);
+          } else seen.set(canonicalModuleName(m), j);
+        });
+      }
+    }
+    if (r.type === 'SysctlFile') {
+      if (typeof r.file === 'string') add(at('file'), ownedFileProblem(r.file, '/etc/sysctl.d'));
+      if (isObj(r.settings)) {
+        for (const [k, v] of Object.entries(r.settings)) {
+          add(at('settings', k), sysctlKeyProblem(k), true);
+          if (typeof v === 'string' && !/^-?\d+$/.test(v)) add(at('settings', k), sysctlStringValueProblem(v));
+        }
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * Rules a JSON Schema cannot say: one resource per type and name, and no
+ * file or sysctl key managed twice (each problem names both places).
+ */
+function semanticIssues(d: RawDesired, locate: Locate, explicitFile: Set<number>): InputIssue[] {
   const out: InputIssue[] = [];
   const seen = new Map<string, number>();
+  const pos = (p: string[], atKey = false) => {
+    const l = locate(p, atKey);
+    return `${l.file}:${l.line}:${l.column}`;
+  };
   d.resources.forEach((r, i) => {
     const key = `${r.type}:${'file' in r ? r.file : ''}:${r.name ?? ''}`;
     const first = seen.get(key);
@@ -56,6 +210,30 @@ function semanticIssues(d: RawDesired, locate: Locate): InputIssue[] {
         message: `duplicates resources[${first}] (same type${'file' in r ? ' and file' : ''}); give one of them a distinct name or merge them`,
       });
     } else seen.set(key, i);
+  });
+  // The same file from two resources: each run would rewrite the other's content, and nothing converges.
+  const files = new Map<string, string[]>();
+  const keys = new Map<string, string[]>();
+  d.resources.forEach((r, i) => {
+    if (r.type !== 'SysctlFile' && r.type !== 'ModulesLoad') return;
+    // A resource already reported as a duplicate above is not reported twice.
+    if (![...seen.values()].includes(i)) return;
+    const filePtr = explicitFile.has(i) ? ['resources', String(i), 'file'] : ['resources', String(i)];
+    const f = path.posix.normalize(r.file);
+    const prev = files.get(f);
+    if (prev) {
+      out.push({ ...locate(filePtr, false), path: humanPath(filePtr), message: `manages ${f}, which ${humanPath(prev)} (${pos(prev)}) manages too; one file has one owner` });
+    } else files.set(f, filePtr);
+    if (r.type === 'SysctlFile') {
+      for (const k of Object.keys(r.settings)) {
+        const canon = normalizeSysctlKey(k);
+        const ptr = ['resources', String(i), 'settings', k];
+        const before = keys.get(canon);
+        if (before) {
+          out.push({ ...locate(ptr, true), path: humanPath(ptr), message: `sets ${canon}, which ${humanPath(before)} (${pos(before, true)}) sets too; one key has one value` });
+        } else keys.set(canon, ptr);
+      }
+    }
   });
   return out;
 }

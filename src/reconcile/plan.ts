@@ -5,6 +5,7 @@ import type { Change, DiffContext, Provider } from '../resources/types.js';
 import { resourceName } from '../resources/types.js';
 import { providerFor } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
+import { assertHostInputs } from './host-checks.js';
 import { firstBootProvider, type FirstBootSpec } from '../first-boot/bake.js';
 import { firstBootSpec } from '../first-boot/plan.js';
 
@@ -70,6 +71,7 @@ export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unkn
 }
 
 export async function makePlan(host: Host, desired: DesiredState): Promise<Plan> {
+  await assertHostInputs(host, desired);
   const firstBoot = !host.live && desired.first_boot !== 'off';
   const plan = diffAll(await observeAll(host, desired), { live: host.live, root: host.root, firstBoot });
   // Image mode: what the running system must finish is installed as a first-boot run, planned like a

@@ -9,8 +9,7 @@ import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
 import type { Finding } from '../findings.js';
 
-/** Bumped on any incompatible change of the JSON document's shape. */
-export const FORMAT_VERSION = '1.0';
+export { FORMAT_VERSION } from '../version.js';
 
 
 export interface Palette {
@@ -115,11 +114,16 @@ export function renderPlan(
   const pending = pendingCount(plan);
   const operator = operatorChanges(plan).length;
   out.push('');
-  if (pending === 0 && operator === 0) out.push(p.add('No changes. The host matches the desired state.'));
-  else {
+  const unknown = (extras.findings ?? []).filter((f) => f.unknown).length;
+  if (pending === 0 && operator === 0 && unknown === 0) out.push(p.add('No changes. The host matches the desired state.'));
+  else if (pending === 0 && operator === 0) {
+    // --plan exits 2 for these: say why the exit code is not 0.
+    out.push(p.warn(`No changes, but ${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged (the "unknown" warnings above).`));
+  } else {
     out.push(
       `Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
         (operator ? `, ${p.warn(`${operator} need${operator === 1 ? 's' : ''} an operator`)}` : '') +
+        (unknown ? `, ${p.warn(`${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged`)}` : '') +
         '.',
     );
   }

@@ -9,6 +9,7 @@ import type { CommandRunner } from '../host.js';
 import { ReconcileError, RunAbortedError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
+import { assertHostInputs } from './host-checks.js';
 import { makePlan, operatorChanges, pendingCount } from './plan.js';
 import type { Plan } from './plan.js';
 import { applyPlan } from './apply.js';
@@ -25,10 +26,11 @@ import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 import { runFirstBoot } from '../first-boot/run.js';
 
-export const TOOL_VERSION = '0.1.0';
+export { TOOL_VERSION } from '../version.js';
+import { TOOL_VERSION } from '../version.js';
 
 export interface RunRequest {
-  mode: 'plan' | 'apply';
+  mode: 'plan' | 'apply' | 'facts';
   file: string;
   root?: string;
   json: boolean;
@@ -73,6 +75,9 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   const desired = await loadDesiredState(req.file);
   const host = new Host({ root, runner: io.runner });
   const isRoot = io.isRoot ?? (() => host.isRoot());
+  // Desired-state problems only the host reveals: found before anything is read for the plan or written.
+  // A rollback replays a journal and needs none of them.
+  if (!req.rollback) await assertHostInputs(host, desired);
   const writes = req.mode === 'apply';
   if (writes && host.live && !isRoot()) {
     throw new ReconcileError(`--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`);
@@ -86,7 +91,22 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
       tool: TOOL_VERSION,
     });
   }
+  if (req.mode === 'facts') return runFacts(host, desired, req, io, progress);
   return req.mode === 'plan' ? runPlan(host, desired, req, io, progress) : runApply(host, desired, req, io, progress);
+}
+
+/** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
+async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+  const extra = await hostReports(host, desired, progress);
+  const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
+  if (req.json) {
+    io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
+  } else {
+    const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
+    for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
+    io.stdout.write(lines.join('\n') + '\n');
+  }
+  return facts && !extra.findings.some((f) => f.level === 'error') ? 0 : 1;
 }
 
 async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
@@ -153,7 +173,9 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
-  return pending > 0 || operator > 0 ? 2 : 0;
+  // A verdict the kubespray audit could not judge is not "in sync".
+  const unknown = extra.findings.some((f) => f.unknown);
+  return pending > 0 || operator > 0 || unknown ? 2 : 0;
 }
 
 async function runApply(

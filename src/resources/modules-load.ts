@@ -14,6 +14,10 @@ import {
   commentOutDirectives,
   effectiveConfFiles,
   findBlockers,
+  findUnjudged,
+  softdepsOf,
+  type ConfFile,
+  type ModprobeUnjudged,
   MODPROBE_DIRS,
   MODPROBE_ETC,
   overrideContent,
@@ -58,6 +62,8 @@ export interface ModulesObserved {
     link: string | null;
   };
   blockerFiles: BlockerFile[];
+  /** install lines for the wanted modules (or what they need) whose effect cannot be judged: an operator decides. */
+  unjudged?: ModprobeUnjudged[];
   /** Other modules-load.d files that already list a wanted module (harmless duplicates). */
   alsoListedIn: Array<{ module: string; files: string[] }>;
 }
@@ -118,10 +124,17 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
 
   const dependencies = dependenciesOf(spec.modules, await readModulesDeps(host));
   const blockerFiles: BlockerFile[] = [];
+  const unjudged: ModprobeUnjudged[] = [];
+  const confs: Array<{ f: ConfFile; text: string }> = [];
   for (const f of effectiveConfFiles(await listConfDirs(host, MODPROBE_DIRS))) {
     if (await isMasked(host, f.path)) continue;
-    const text = (await host.readBytes(f.path)) ?? '';
-    const blockers = findBlockers(f.path, text, spec.modules, dependencies);
+    confs.push({ f, text: (await host.readBytes(f.path)) ?? '' });
+  }
+  // softdep lines may sit in another file than the install lines of the modules they name.
+  const softdeps = softdepsOf(spec.modules, confs.map((c) => c.text));
+  for (const { f, text } of confs) {
+    unjudged.push(...findUnjudged(f.path, text, spec.modules, dependencies, softdeps));
+    const blockers = findBlockers(f.path, text, spec.modules, dependencies, softdeps);
     if (blockers.length === 0) continue;
     const inEtc = f.dir === MODPROBE_ETC;
     // An /etc entry that links elsewhere is replaced by a regular file, never written through.
@@ -152,6 +165,7 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
     states,
     file: { path: spec.file, content, link },
     blockerFiles,
+    unjudged,
     alsoListedIn: [...listed.entries()].map(([module, files]) => ({ module, files })),
   };
 }
@@ -181,6 +195,17 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
           : `override ${bf.source} with ${bf.target} that comments out ${lines}`,
       file: { path: bf.target, before: bf.targetContent, after },
       op: { kind: 'neutralise', source: bf.source, target: bf.target, replaceLink: bf.replaceLink },
+    });
+  }
+
+  for (const u of o.unjudged ?? []) {
+    const where = u.firstLine === u.lastLine ? `${u.file}:${u.firstLine}` : `${u.file}:${u.firstLine}-${u.lastLine}`;
+    changes.push({
+      id: `modprobe.d-unknown:${u.file}:${u.firstLine}`,
+      action: 'operator',
+      summary: `unknown: ${where} \`${u.text.trim()}\` may stop ${u.neededBy ? `${u.neededBy.join(', ')} (through ${u.module})` : u.module} from loading`,
+      operator: `${where}: ${u.reason}; check the command and remove the line, or make it run modprobe --ignore-install ${u.module}`,
+      op: { kind: 'none' },
     });
   }
 

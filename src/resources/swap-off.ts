@@ -12,6 +12,7 @@ import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
 import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } from '../swap/units.js';
 import { removeUnitLinks } from '../ports/socket-units.js';
 import { readZramDevices, type ZramDevice } from '../swap/zram.js';
+import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 
 export const FSTAB = '/etc/fstab';
 
@@ -33,8 +34,21 @@ export interface SwapObserved {
   units: SwapUnit[];
   zram: ZramDevice[];
   swapTargetMasked: boolean;
-  /** Existing regular files that are, or were, swap (fstab, our commented lines, /proc/swaps). */
+  /**
+   * Files remove_swap_files may delete: named as swap (fstab, our commented
+   * lines, a .swap unit, /proc/swaps), a regular file inside the root with one
+   * link, and carrying the swap signature.
+   */
   swapFiles: string[];
+  /** Files named as swap that are none of that, with the reason: never deleted. */
+  refusedSwapFiles?: RefusedSwapFile[];
+}
+
+export interface RefusedSwapFile {
+  path: string;
+  /** Where it is named as swap, e.g. "/etc/fstab:7" or "swapfile.swap". */
+  source: string;
+  reason: string;
 }
 
 export type SwapOp =
@@ -49,16 +63,19 @@ function describeEntry(e: FstabEntry): string {
   return `line ${e.line}: ${e.spec}`;
 }
 
-/** A swap "file" is a regular file; devices (/dev/…) and partitions are never deleted. */
-async function existingRegularFile(host: Host, p: string): Promise<boolean> {
-  if (!p.startsWith('/') || p.startsWith('/dev/')) return false;
-  try {
-    const real = await host.realTarget(p);
-    const st = await host.lstat(real);
-    return st !== null && st.isFile();
-  } catch {
-    return false;
-  }
+/** Why `p` (named as swap by `source`) must not be deleted; null when it is a swap file we may delete, undefined when there is nothing to judge. */
+async function swapFileRefusal(host: Host, p: string): Promise<string | null | undefined> {
+  // Devices and partitions are swap too, but never files to delete: nothing to refuse either.
+  if (!p.startsWith('/') || p === '/dev' || p.startsWith('/dev/')) return undefined;
+  const st = await host.lstat(p);
+  if (st === null) return undefined;
+  if (st.isSymbolicLink()) return `is a symlink (to ${(await host.readLink(p)) ?? '?'}); only a regular file is deleted, never what a link points at`;
+  if (!st.isFile()) return `is ${st.isDirectory() ? 'a directory' : st.isBlockDevice() ? 'a block device' : 'not a regular file'}`;
+  if (st.nlink > 1) return `has ${st.nlink} hard links; deleting one name would free nothing and the content is shared`;
+  const head = await host.readHead(p, SIGNATURE_SPAN);
+  if (head === null) return 'is not a regular file';
+  const sig = swapSignature(head);
+  return sig.swap ? null : sig.reason;
 }
 
 export async function observeSwap(host: Host): Promise<SwapObserved> {
@@ -72,21 +89,32 @@ export async function observeSwap(host: Host): Promise<SwapObserved> {
   const swap = content === null ? [] : swapEntries(parseFstab(content));
   const disabled = content === null ? [] : disabledByUs(content);
 
-  const candidates = new Set<string>();
-  for (const e of [...swap, ...disabled]) if (e.device.kind === 'path') candidates.add(e.device.value);
-  for (const a of active ?? []) if (a.type === 'file') candidates.add(a.filename);
+  const units = await readEnabledSwapUnits(host);
+  // Where each candidate is named as swap: fstab (active or commented out by us), a .swap unit, /proc/swaps.
+  const candidates = new Map<string, string>();
+  const name = (p: string, why: string) => candidates.has(p) || candidates.set(p, why);
+  for (const e of swap) if (e.device.kind === 'path') name(e.device.value, `${FSTAB}:${e.line}`);
+  for (const e of disabled) if (e.device.kind === 'path') name(e.device.value, `${FSTAB}:${e.line} (commented out)`);
+  for (const u of units) if (u.what?.startsWith('/')) name(u.what, u.unit);
+  for (const a of active ?? []) if (a.type === 'file') name(a.filename, '/proc/swaps');
   const swapFiles: string[] = [];
-  for (const p of [...candidates].sort()) if (await existingRegularFile(host, p)) swapFiles.push(p);
+  const refusedSwapFiles: RefusedSwapFile[] = [];
+  for (const [p, source] of [...candidates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const refusal = await swapFileRefusal(host, p);
+    if (refusal === null) swapFiles.push(p);
+    else if (refusal !== undefined) refusedSwapFiles.push({ path: p, source, reason: refusal });
+  }
 
   return {
     live: host.live,
     active,
     swapTotalKb,
     fstab: { path: FSTAB, content, swap, disabled },
-    units: await readEnabledSwapUnits(host),
+    units,
     zram: await readZramDevices(host),
     swapTargetMasked: await isSwapTargetMasked(host),
     swapFiles,
+    refusedSwapFiles,
   };
 }
 
@@ -147,6 +175,15 @@ export function diffSwap(spec: SwapOffSpec, o: SwapObserved, ctx: { live: boolea
   }
 
   if (spec.remove_swap_files) {
+    for (const r of o.refusedSwapFiles ?? []) {
+      changes.push({
+        id: `remove-refused:${r.path}`,
+        action: 'operator',
+        summary: `not deleting ${r.path} (named as swap by ${r.source}): it ${r.reason}`,
+        operator: `${r.source} names ${r.path} as swap, but it ${r.reason}; remove_swap_files deletes only swap files: check that entry`,
+        op: { kind: 'none' },
+      });
+    }
     for (const p of o.swapFiles) {
       changes.push({
         id: `remove:${p}`,

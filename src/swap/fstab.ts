@@ -1,8 +1,17 @@
 // /etc/fstab, parsed without losing a byte: every line keeps its raw text
 // and number, so commenting out swap lines leaves all other bytes as they were.
-// Syntax per fstab(5) and libmount: fields split by spaces or tabs, blanks
-// then "#" is a comment, fields 5 and 6 (freq, passno) are optional, and
-// spaces inside a field are written as octal escapes ("\040").
+// Read the way libmount reads it (mnt_table_parse_stream and
+// mnt_parse_table_line, checked against findmnt --fstab -F in the tests):
+// - one "\r" before the "\n" is dropped, nothing else (a "\v" stays in the field);
+// - a line that is empty, or whose first character after spaces and tabs is
+//   "#", is skipped; a "#" anywhere else is an ordinary character;
+// - fields are separated by runs of spaces and tabs only;
+// - source, target and type are required (3 fields); options, freq and
+//   passno are optional; text after the 6th field is ignored;
+// - freq and passno must be decimal integers or the line is a parse error;
+// - every text field is unmangled: a backslash and three octal digits
+//   ("\040") stand for one character; nothing else is an escape.
+// Lines libmount refuses are "malformed": it ignores them, and so do we (swapon -a too).
 
 export type FstabDeviceKind = 'path' | 'uuid' | 'label' | 'partuuid' | 'partlabel' | 'other';
 
@@ -25,11 +34,13 @@ export interface FstabEntry {
   options: string[];
   freq: number;
   passno: number;
-  /** Number of fields on the line: 4, 5 or 6. */
+  /** Number of fields libmount reads on the line: 3 to 6. */
   fieldCount: number;
+  /** Words after the 6th field, which libmount ignores (often a "# comment"). */
+  trailing?: string;
 }
 
-/** A non-comment line that is not a valid entry (fewer than 4 or more than 6 fields). */
+/** A non-comment line libmount refuses ("parse error ... ignored"): fewer than 3 fields, a bad freq or passno. */
 export interface FstabMalformedLine {
   line: number;
   raw: string;
@@ -48,9 +59,9 @@ export function splitLines(text: string): string[] {
   return text.split('\n');
 }
 
-/** libmount's unmangle: "\040" etc. are octal escapes for space, tab, newline and backslash. */
+/** libmount's unmangle: a backslash and three octal digits stand for one character. */
 export function unmangle(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
+  return field.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8) & 0xff));
 }
 
 function unquote(v: string): string {
@@ -59,20 +70,36 @@ function unquote(v: string): string {
     : v;
 }
 
+/** The tags libmount resolves through libblkid (mnt_valid_tagname), case as written. */
+const TAGS: Record<string, FstabDeviceKind> = { UUID: 'uuid', LABEL: 'label', PARTUUID: 'partuuid', PARTLABEL: 'partlabel' };
+
 export function parseFstabDevice(spec: string): FstabDevice {
-  const tag = /^(UUID|LABEL|PARTUUID|PARTLABEL)=(.*)$/i.exec(spec);
-  if (tag) {
-    const kind = tag[1]!.toLowerCase() as FstabDeviceKind;
-    return { kind, value: unmangle(unquote(tag[2]!)) };
-  }
+  const eq = spec.indexOf('=');
+  const kind = eq > 0 ? TAGS[spec.slice(0, eq)] : undefined;
+  if (kind) return { kind, value: unmangle(unquote(spec.slice(eq + 1))) };
   const value = unmangle(spec);
   return { kind: value.startsWith('/') ? 'path' : 'other', value };
 }
 
-/** True for lines libmount skips: empty, blank, or blanks then "#". */
+/** The line as libmount sees it: one "\r" before the newline removed. */
+function lineBody(raw: string): string {
+  return raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+}
+
+/** True for lines libmount skips: empty, or spaces/tabs then "#" or nothing. */
 export function isCommentOrBlank(raw: string): boolean {
-  const t = raw.trim();
-  return t === '' || t.startsWith('#');
+  const s = lineBody(raw).replace(/^[ \t]+/, '');
+  return s === '' || s.startsWith('#');
+}
+
+/** libmount's next_s32: strtol base 10 into a long, stored in an int. */
+function s32(field: string): number | null {
+  if (!/^[+-]?[0-9]+$/.test(field)) return null;
+  let v = BigInt(field);
+  const max = (1n << 63n) - 1n;
+  if (v > max) v = max;
+  if (v < -max - 1n) v = -max - 1n;
+  return Number(BigInt.asIntN(32, v));
 }
 
 export function parseFstab(text: string): Fstab {
@@ -80,24 +107,36 @@ export function parseFstab(text: string): Fstab {
   const malformed: FstabMalformedLine[] = [];
   splitLines(text).forEach((raw, i) => {
     if (isCommentOrBlank(raw)) return;
-    const fields = raw.trim().split(/[ \t]+/);
     const line = i + 1;
-    if (fields.length < 4 || fields.length > 6) {
-      malformed.push({ line, raw, reason: `${fields.length} fields; fstab(5) wants 4 to 6` });
+    const body = lineBody(raw);
+    if (body.includes('\u0000')) {
+      malformed.push({ line, raw, reason: 'contains a NUL byte' });
       return;
     }
-    const [spec, mountPoint, type, options, freq, passno] = fields as [string, string, string, string, string?, string?];
+    const fields = body.split(/[ \t]+/).filter((f) => f !== '');
+    if (fields.length < 3) {
+      malformed.push({ line, raw, reason: `${fields.length} field${fields.length === 1 ? '' : 's'}; libmount wants at least 3 (source, target, type)` });
+      return;
+    }
+    const [spec, mountPoint, type, options, freqText, passnoText] = fields as [string, string, string, string?, string?, string?];
+    const freq = freqText === undefined ? 0 : s32(freqText);
+    const passno = passnoText === undefined ? 0 : s32(passnoText);
+    if (freq === null || passno === null) {
+      malformed.push({ line, raw, reason: `${freq === null ? `freq ${JSON.stringify(freqText)}` : `passno ${JSON.stringify(passnoText)}`} is not a decimal integer` });
+      return;
+    }
     entries.push({
       line,
       raw,
       spec,
       device: parseFstabDevice(spec),
       mountPoint: unmangle(mountPoint),
-      type,
-      options: options.split(','),
-      freq: freq === undefined ? 0 : Number(freq) || 0,
-      passno: passno === undefined ? 0 : Number(passno) || 0,
-      fieldCount: fields.length,
+      type: unmangle(type),
+      options: options === undefined ? [] : unmangle(options).split(','),
+      freq,
+      passno,
+      fieldCount: Math.min(fields.length, 6),
+      trailing: fields.length > 6 ? fields.slice(6).join(' ') : undefined,
     });
   });
   return { entries, malformed };

@@ -14,22 +14,26 @@ import { say } from './lib/util.mjs';
 
 const VM_DIR = path.dirname(new URL(import.meta.url).pathname);
 const KEEP = process.env.VMTEST_KEEP === '1';
+const JOBS = Math.max(1, Number(process.env.VMTEST_JOBS ?? 2) || 1);
 
 function print(line) {
   process.stdout.write(line + '\n');
 }
 
-// Registered provider types from the bundle; an empty list until the CLI exists.
+// The features the bundle reports (`--providers`). A bundle that cannot say
+// is a harness failure: the suite must not run on nothing.
 function landedProviders() {
-  if (!fs.existsSync(BUNDLE)) return [];
+  if (!fs.existsSync(BUNDLE)) throw new Error(`no bundle at ${BUNDLE} (npm run bundle)`);
   const r = spawnSync(process.execPath, [BUNDLE, '--providers'], { encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) return [];
+  if (r.status !== 0) throw new Error(`${BUNDLE} --providers exited ${r.status}: ${r.stderr.trim()}`);
+  let v;
   try {
-    const v = JSON.parse(r.stdout);
-    return Array.isArray(v) ? v.map(String) : [];
+    v = JSON.parse(r.stdout);
   } catch {
-    return [];
+    throw new Error(`${BUNDLE} --providers printed no JSON array: ${r.stdout.slice(0, 200)}`);
   }
+  if (!Array.isArray(v) || v.length === 0) throw new Error(`${BUNDLE} --providers lists nothing`);
+  return v.map(String);
 }
 
 function requireTools() {
@@ -39,9 +43,19 @@ function requireTools() {
   if (process.getuid?.() !== 0) throw new Error('the VM suite must run as root (mmdebstrap, tar -p, mkfs.ext4 -d ownership)');
 }
 
-async function runScenario(name, baseTar, landed) {
+// One base build per suite even when scenarios run in parallel.
+const bases = new Map();
+function baseFor(suite) {
+  const key = suite ?? 'default';
+  if (!bases.has(key)) bases.set(key, ensureBase(suite));
+  return bases.get(key);
+}
+
+async function runScenario(name, landed) {
   const scenarioDir = path.join(VM_DIR, 'scenarios', name);
   const expect = await import(path.join(scenarioDir, 'expect.mjs'));
+  // Each scenario boots the Debian suite it names (bookworm unless it says).
+  const baseTar = await baseFor(expect.guest.suite);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `vmtest-${name}-`));
   const t0 = Date.now();
   say(`scenario ${name}: work dir ${work}`);
@@ -111,20 +125,27 @@ async function main() {
     const landed = landedProviders();
     say(`bundle ${BUNDLE}`);
     say(`landed providers: ${landed.length ? landed.join(', ') : '(none: CLI missing or --providers unsupported)'}`);
-    const baseTar = await ensureBase();
-    for (const name of wanted.length ? wanted : all) {
-      try {
-        const t = await runScenario(name, baseTar, landed);
-        if (t.passed + t.failed + t.pending === 0) {
-          t.failed += 1;
-          print(`FAIL ${name}: no checks ran`);
+    // Scenarios are independent VMs: JOBS of them at a time (qemu without KVM
+    // spends much of a boot waiting, so two on two cores finish well before
+    // two in a row). Each check line names its scenario.
+    const queue = [...(wanted.length ? wanted : all)];
+    const worker = async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        try {
+          const t = await runScenario(name, landed);
+          if (t.passed + t.failed + t.pending === 0) {
+            t.failed += 1;
+            print(`FAIL ${name}: no checks ran`);
+          }
+          for (const k of Object.keys(total)) total[k] += t[k];
+        } catch (e) {
+          total.failed += 1;
+          print(`FAIL ${name}: ${e.message}`);
         }
-        for (const k of Object.keys(total)) total[k] += t[k];
-      } catch (e) {
-        total.failed += 1;
-        print(`FAIL ${name}: ${e.message}`);
       }
-    }
+    };
+    say(`running ${JOBS} scenario${JOBS === 1 ? '' : 's'} at a time`);
+    await Promise.all(Array.from({ length: JOBS }, worker));
   } catch (e) {
     total.failed += 1;
     print(`FAIL harness: ${e.message}`);

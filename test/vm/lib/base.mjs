@@ -17,32 +17,38 @@ export const BASE_PACKAGES = [
 // Bump when the recipe changes in a way the arguments below do not show.
 const RECIPE_VERSION = 1;
 
-function mmdebstrapArgs(target) {
-  return ['--variant=apt', `--include=${BASE_PACKAGES.join(',')}`, 'bookworm', target];
+// The Debian suite a scenario boots (expect.guest.suite); bookworm unless it says.
+export const DEFAULT_SUITE = 'bookworm';
+export const SUITES = ['bookworm', 'trixie'];
+
+function mmdebstrapArgs(target, suite = DEFAULT_SUITE) {
+  if (!SUITES.includes(suite)) throw new Error(`unknown Debian suite ${suite}; have ${SUITES.join(', ')}`);
+  return ['--variant=apt', `--include=${BASE_PACKAGES.join(',')}`, suite, target];
 }
 
-export function baseKey() {
-  const recipe = JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs('TARGET') });
+// The key of a bookworm base is what it was before suites existed, so a warm cache stays warm.
+export function baseKey(suite = DEFAULT_SUITE) {
+  const recipe = JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs('TARGET', suite) });
   return createHash('sha256').update(recipe).digest('hex').slice(0, 16);
 }
 
-export function basePath() {
-  return path.join(CACHE_DIR, `base-${baseKey()}.tar`);
+export function basePath(suite = DEFAULT_SUITE) {
+  return path.join(CACHE_DIR, `base-${baseKey(suite)}.tar`);
 }
 
 // Returns the cached tarball, building it first when absent. Throws on failure.
-export async function ensureBase() {
-  const tar = basePath();
+export async function ensureBase(suite = DEFAULT_SUITE) {
+  const tar = basePath(suite);
   if (fs.existsSync(tar)) {
     say(`base rootfs: cached ${tar}`);
     return tar;
   }
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const partial = `${tar}.partial-${process.pid}.tar`;
-  say(`base rootfs: building ${tar} with mmdebstrap (cold cache)`);
+  say(`base rootfs: building ${tar} (${suite}) with mmdebstrap (cold cache)`);
   const t0 = Date.now();
   try {
-    await run('mmdebstrap', mmdebstrapArgs(partial), { prefix: 'mmdebstrap', timeout: 30 * 60_000 });
+    await run('mmdebstrap', mmdebstrapArgs(partial, suite), { prefix: 'mmdebstrap', timeout: 30 * 60_000 });
     fs.renameSync(partial, tar);
   } finally {
     fs.rmSync(partial, { force: true });

@@ -38,16 +38,12 @@ function symlink(root, target, linkTo) {
 async function desiredState(landedTypes, transform) {
   const text = fs.readFileSync(path.join(REPO, 'desired-state.yaml'), 'utf8');
   const YAML = await import('yaml');
-  if (transform) {
-    const doc = YAML.parse(text);
-    if (landedTypes.length > 0) doc.resources = doc.resources.filter((r) => landedTypes.includes(r.type));
-    return YAML.stringify(transform(doc));
-  }
-  if (landedTypes.length === 0) return text;
-  const doc = YAML.parseDocument(text);
-  const resources = doc.get('resources');
-  resources.items = resources.items.filter((r) => landedTypes.includes(r.get('type')));
-  return doc.toString();
+  const doc = YAML.parse(text);
+  // Every resource of the desired state must be one the bundle has: dropping
+  // one would let its checks pass on nothing.
+  const missing = [...new Set(doc.resources.map((r) => r.type))].filter((t) => !landedTypes.includes(t));
+  if (missing.length > 0) throw new Error(`the bundle has no provider for ${missing.join(', ')} (reconcile --providers: ${landedTypes.join(', ')})`);
+  return transform ? YAML.stringify(transform(doc)) : text;
 }
 
 // The bundle run on this machine (not in the VM), for scenarios that converge

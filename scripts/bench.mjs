@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// npm run bench: every row of BENCHMARKS.md, each a ratio against a yardstick
+// measured in the same run (hyperfine, median), plus the machine line. Writes
+// BENCHMARKS.md and prints it. Fixtures (large sysctl trees, many processes, a
+// lab-like image) are generated here and removed at the end; the processes are
+// the bench's own. Reads this machine only (live --plan), never changes it.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
+const NODE = process.execPath;
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const work = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`; // hyperfine takes command lines
+const say = (m) => process.stderr.write(`[bench] ${m}\n`);
+
+function need(tool) {
+  if (spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool]).status !== 0) throw new Error(`${tool} is missing (apt-get install ${tool === 'hyperfine' ? 'hyperfine' : tool})`);
+}
+
+/** Median seconds of each command, all measured in one hyperfine run. */
+function hyperfine(commands, { prepare, runs = RUNS } = {}) {
+  const out = path.join(work, `hf-${Math.random().toString(16).slice(2)}.json`);
+  // -i: --plan exits 2 when changes are pending, which is what the bench plans against.
+  const args = ['--style', 'none', '--warmup', '1', '--runs', String(runs), '--export-json', out, '-i', '-N'];
+  if (prepare) args.push('--prepare', prepare);
+  const r = spawnSync('hyperfine', [...args, ...commands], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) {
+    // -N (no shell) needs hyperfine >= 1.13; commands with a prepare step need a shell.
+    const r2 = spawnSync('hyperfine', [...args.filter((a) => a !== '-N'), ...commands], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r2.status !== 0) throw new Error(`hyperfine failed: ${r2.stderr}`);
+  }
+  return JSON.parse(readFileSync(out, 'utf8')).results.map((x) => x.median);
+}
+
+function peakRssMiB(args) {
+  const samples = [];
+  for (let i = 0; i < 5; i++) {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BUNDLE, ...args], { encoding: 'utf8' });
+    samples.push(Number(r.stderr.trim().split('\n').pop()) / 1024);
+  }
+  return samples.sort((a, b) => a - b)[2];
+}
+
+function desired(name, text) {
+  const p = path.join(work, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const LIVE_DESIRED = `reports_dir: /tmp/bench-never-written
+facts:
+  source: native
+resources:
+  - type: SwapOff
+  - type: ModulesLoad
+    file: /etc/modules-load.d/k8s.conf
+    modules: [overlay, br_netfilter]
+  - type: SysctlFile
+    file: /etc/sysctl.d/k8s.conf
+    settings:
+      net.ipv4.ip_forward: 1
+      net.bridge.bridge-nf-call-iptables: 1
+      net.bridge.bridge-nf-call-ip6tables: 1
+  - type: PortFree
+    ports: [2379, 2380, 6443, 10250, 10257, 10259]
+`;
+
+function sysctlTree(n) {
+  const root = path.join(work, `sysctl-${n}`);
+  const dirs = ['etc/sysctl.d', 'usr/lib/sysctl.d', 'run/sysctl.d'];
+  for (const d of dirs) mkdirSync(path.join(root, d), { recursive: true });
+  for (let i = 0; i < n; i++) {
+    writeFileSync(path.join(root, dirs[i % dirs.length], `${String(i).padStart(5, '0')}-bench.conf`), `# bench ${i}\nnet.ipv4.conf.lo${i}.log_martians = ${i % 2}\nvm.bench_${i} = ${i}\n`);
+  }
+  writeFileSync(path.join(root, 'etc/fstab'), '');
+  return root;
+}
+
+async function labTree() {
+  const helper = path.join(work, 'lab-image.mjs');
+  await build({ entryPoints: [path.join(repo, 'test/helpers/lab-image.ts')], bundle: true, platform: 'node', format: 'esm', outfile: helper, logLevel: 'warning' });
+  const { buildLabImage } = await import(helper);
+  const master = path.join(work, 'lab-master');
+  mkdirSync(master);
+  return { master, desired: buildLabImage(master) };
+}
+
+/** n processes of our own, each holding `fds` open descriptors; resolved once all are up. */
+async function manyProcesses(n, fds) {
+  const redirs = Array.from({ length: fds }, (_, i) => `${i + 3}</dev/null`).join(' ');
+  const kids = [];
+  for (let i = 0; i < n; i++) {
+    kids.push(spawn('sh', ['-c', `exec ${redirs} sleep 600`], { stdio: 'ignore', detached: false }));
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  return () => kids.forEach((k) => k.kill('SIGKILL'));
+}
+
+function listen(port) {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(port, '127.0.0.1', () => resolve(s));
+  });
+}
+
+const fmt = (x, d = 3) => x.toFixed(d);
+const rows = [];
+function row(measure, now, target, ok, note = '') {
+  rows.push({ measure, now, target, ok, note });
+  say(`${measure}: ${now} (target ${target}) ${ok ? 'ok' : 'OVER'}`);
+}
+
+async function main() {
+  need('hyperfine');
+  if (!readFileSync(BUNDLE)) throw new Error('run npm run bundle first');
+  const live = desired('live.yaml', LIVE_DESIRED);
+  const facts = desired('facts.yaml', 'reports_dir: /tmp/bench-never-written\nfacts:\n  source: native\nresources: []\n');
+
+  say('start-up and live plan');
+  const [n0, ver, plan] = hyperfine([`${NODE} -e 0`, `${NODE} ${BUNDLE} --version`, `${NODE} ${BUNDLE} --plan -f ${live}`]);
+  row('live `--plan` / `node -e 0`', `${fmt(plan / n0, 2)}× (${fmt(plan)} s vs ${fmt(n0)} s)`, '≤ 2×', plan / n0 <= 2);
+  row('`--version` / `node -e 0`', `${fmt(ver / n0, 2)}× (${fmt(ver)} s)`, '≤ 1.3×', ver / n0 <= 1.3);
+
+  say('sysctl trees');
+  const t100 = sysctlTree(100);
+  const t10k = sysctlTree(10_000);
+  const sysctlOnly = desired('sysctl.yaml', `reports_dir: /bench-reports\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n`);
+  const [s100, s10k] = hyperfine([`${NODE} ${BUNDLE} --plan -f ${sysctlOnly} --root ${t100}`, `${NODE} ${BUNDLE} --plan -f ${sysctlOnly} --root ${t10k}`], { runs: 3 });
+  row('`--plan --root`, 10,000 files in sysctl.d dirs', `${fmt(s10k, 2)} s (100 files: ${fmt(s100, 2)} s; per file ${fmt(((s10k - s100) / 9900) * 1e6, 0)} µs)`, '≤ 1 s, linear', s10k <= 1);
+
+  say('process scan');
+  const server = await listen(2379).catch(() => null);
+  if (!server) row('live `--plan`, busy port + 3,000 processes × 20 fds', 'port 2379 is taken on this machine', '≤ +0.3 s', false, 'not measured');
+  else {
+    const [quiet] = hyperfine([`${NODE} ${BUNDLE} --plan -f ${live}`], { runs: 5 });
+    const stop = await manyProcesses(3000, 20);
+    let busy;
+    try {
+      [busy] = hyperfine([`${NODE} ${BUNDLE} --plan -f ${live}`], { runs: 5 });
+    } finally {
+      stop();
+      server.close();
+    }
+    row('live `--plan`, busy port + 3,000 processes × 20 fds', `+${fmt(busy - quiet, 2)} s (${fmt(busy, 2)} s vs ${fmt(quiet, 2)} s)`, '≤ +0.3 s', busy - quiet <= 0.3);
+  }
+
+  say('facts');
+  if (spawnSync('sh', ['-c', 'command -v ansible']).status === 0) {
+    const [ans, nat] = hyperfine([`ansible localhost -m setup`, `${NODE} ${BUNDLE} --facts -f ${facts} --json`], { runs: 3 });
+    row('`ansible localhost -m setup` / `reconcile --facts`', `${fmt(ans / nat, 1)}× (${fmt(ans, 2)} s vs ${fmt(nat, 3)} s)`, '≥ 20×', ans / nat >= 20);
+  } else row('`ansible localhost -m setup` / `reconcile --facts`', 'ansible not installed', '≥ 20×', false, 'not measured');
+
+  say('memory');
+  const rss = peakRssMiB(['--plan', '-f', live]);
+  row('peak memory, live `--plan`', `${fmt(rss, 1)} MiB`, '≤ 60 MiB', rss <= 60);
+
+  say('apply on a lab-like image');
+  const lab = await labTree();
+  const img = path.join(work, 'lab');
+  const prep = `rm -rf ${q(img)} && cp -a ${q(lab.master)} ${q(img)}`;
+  const d = path.join(img, 'root/desired-state.yaml');
+  const [apply] = hyperfine([`${NODE} ${BUNDLE} --apply -f ${q(d)} --root ${q(img)}`], { prepare: prep, runs: 5 });
+  const prep2 = `${prep} && ${q(NODE)} ${q(BUNDLE)} --apply -f ${q(d)} --root ${q(img)} >/dev/null 2>&1`;
+  const [noop] = hyperfine([`${NODE} ${BUNDLE} --apply -f ${q(d)} --root ${q(img)}`], { prepare: prep2, runs: 5 });
+  row('`--apply --root`, lab-like image / `node -e 0`', `${fmt(apply / n0, 2)}× (${fmt(apply, 3)} s)`, 'reference', true);
+  row('second (no-op) `--apply --root` / `node -e 0`', `${fmt(noop / n0, 2)}× (${fmt(noop, 3)} s)`, 'reference', true);
+
+  const cpu = (os.cpus()[0]?.model ?? 'unknown cpu').trim();
+  const machine = `${os.cpus().length} × ${cpu}, ${fmt(os.totalmem() / 2 ** 30, 0)} GiB, Node.js ${process.version}, ${os.release()}, ${new Date().toISOString().slice(0, 10)}`;
+  const table = [
+    '| measure | now | target | |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.measure} | ${r.now} | ${r.target} | ${r.ok ? 'ok' : `**over**${r.note ? ` (${r.note})` : ''}`} |`),
+  ].join('\n');
+  const md = `# Benchmarks\n\nWritten by \`npm run bench\` (medians of hyperfine runs; each ratio's yardstick measured in the same run).\n\nMachine: ${machine}\n\n${table}\n`;
+  writeFileSync(path.join(repo, 'BENCHMARKS.md'), md);
+  process.stdout.write(md);
+}
+
+main()
+  .catch((e) => {
+    process.stderr.write(`bench: ${e.message}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));

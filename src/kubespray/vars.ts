@@ -1,0 +1,246 @@
+// The variables a kubespray task sees, layered in Ansible's precedence order
+// (lowest first) for the parts that decide our verdicts:
+//   1. role defaults of the other roles in the play (kubespray_defaults)
+//   2. the running role's dependencies' defaults, then its own defaults
+//   3. inventory file vars of `all`, then of the host's other groups
+//      (parents before children)
+//   4. group_vars/all next to the inventory, then next to the playbook;
+//      group_vars/<group> next to the inventory, then next to the playbook
+//      (ansible-core's VARIABLE_PRECEDENCE; the documented list reads as if
+//      group_vars/all came before the other groups' inventory vars, but
+//      ansible-playbook says otherwise, see test/kubespray-vars-oracle.test.ts)
+//   5. inventory file host vars, host_vars/<host> (inventory, then playbook)
+//   6. facts (ansible_facts, ansible_X)
+//   7. role vars (vars/main) of the play's roles, the running role's last
+//   8. set_fact and register, as the task walk meets them
+// Values are templated lazily when read, as Ansible does.
+import type { KubesprayCheckout, VarDefinition } from './checkout.js';
+import { topLevelVars } from './checkout.js';
+import type { Inventory } from './inventory.js';
+import { groupDepths, groupNames } from './inventory.js';
+import { RuntimeValueError, templateValue } from './jinja.js';
+import type { Eval, Resolver } from './jinja.js';
+
+/** A variable whose value exists only at run time (register, set_fact from a runtime value). */
+export interface RuntimeDefinition {
+  name: string;
+  runtime: true;
+  file: string;
+  line: number;
+  how: string;
+}
+
+export type Definition = VarDefinition | RuntimeDefinition;
+
+export interface HostContext {
+  inventory: Inventory;
+  /** Where the inventory file is, relative to the target root; group_vars/ and host_vars/ sit beside it. */
+  inventoryDir: string;
+  host: string;
+}
+
+/** Facts as Ansible names them without the ansible_ prefix (memtotal_mb, distribution, ...). */
+export type FactMap = Record<string, unknown>;
+
+export class VarContext {
+  private readonly defs = new Map<string, Definition>();
+  /** Definitions read while templating, for evidence. */
+  readonly used: VarDefinition[] = [];
+  /** set_fact tasks decided at run time that may replace a variable (shared with children). */
+  runtimeOverrides: { name: string; note: string }[] = [];
+
+  constructor(layers: Definition[] = []) {
+    for (const d of layers) this.defs.set(d.name, d);
+  }
+
+  set(d: Definition): void {
+    this.defs.set(d.name, d);
+  }
+
+  get(name: string): Definition | undefined {
+    return this.defs.get(name);
+  }
+
+  /** A copy for one task (its vars layered on top), sharing nothing mutable. */
+  child(extra: Definition[] = []): VarContext {
+    const c = new VarContext([...this.defs.values(), ...extra]);
+    c.runtimeOverrides = this.runtimeOverrides;
+    return c;
+  }
+
+  readonly resolver: Resolver = (name) => {
+    const d = this.defs.get(name);
+    if (!d) return undefined;
+    if ('runtime' in d) throw new RuntimeValueError({ name, origin: `${d.file}:${d.line} ${d.how}` });
+    this.used.push(d);
+    const r = templateValue(d.value, this.resolver);
+    if (!r.ok) {
+      if (r.runtime) throw new RuntimeValueError(r.runtime);
+      throw new Error(`${name} (${d.file}:${d.line}): ${r.reason}`);
+    }
+    return { value: r.value };
+  };
+
+  /** Templates a value; records which definitions it used. */
+  template(value: unknown): Eval<unknown> & { trail: VarDefinition[] } {
+    const before = this.used.length;
+    const r = templateValue(value, this.resolver);
+    return { ...r, trail: this.used.slice(before) };
+  }
+}
+
+// ---- loading the layers ------------------------------------------------------
+
+/** vars files Ansible loads for a name in a vars dir: main.yml, main.yaml, main.json, or main/ in name order. */
+async function varsDirFiles(ck: KubesprayCheckout, dir: string, name: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const ext of ['', '.yml', '.yaml', '.json']) {
+    const rel = `${dir}/${name}${ext}`;
+    if ((await ck.yaml(rel).catch(() => null)) !== null && !(await isDir(ck, rel))) out.push(rel);
+  }
+  for (const f of await ck.list(`${dir}/${name}`)) if (/\.(ya?ml|json)$/.test(f) || !f.includes('.')) out.push(`${dir}/${name}/${f}`);
+  return out;
+}
+
+async function isDir(ck: KubesprayCheckout, rel: string): Promise<boolean> {
+  return (await ck.list(rel)).length > 0;
+}
+
+async function varsFrom(ck: KubesprayCheckout, rels: string[]): Promise<VarDefinition[]> {
+  const out: VarDefinition[] = [];
+  for (const rel of rels) {
+    const f = await ck.yaml(rel);
+    if (f) out.push(...topLevelVars(f));
+  }
+  return out;
+}
+
+export async function roleDefaultsOf(ck: KubesprayCheckout, role: string): Promise<VarDefinition[]> {
+  return varsFrom(ck, await varsDirFiles(ck, `roles/${role}/defaults`, 'main'));
+}
+
+export async function roleVarsOf(ck: KubesprayCheckout, role: string): Promise<VarDefinition[]> {
+  return varsFrom(ck, await varsDirFiles(ck, `roles/${role}/vars`, 'main'));
+}
+
+/** The running role's dependencies from meta/main.yml, depth first (their defaults load before the role's own). */
+export async function roleDependencies(ck: KubesprayCheckout, role: string, seen: string[] = []): Promise<string[]> {
+  const f = (await ck.yaml(`roles/${role}/meta/main.yml`)) ?? (await ck.yaml(`roles/${role}/meta/main.yaml`));
+  if (!f) return [];
+  const deps = (f.doc.toJSON() as { dependencies?: unknown } | null)?.dependencies;
+  const out: string[] = [];
+  for (const d of Array.isArray(deps) ? deps : []) {
+    const name = typeof d === 'string' ? d : d && typeof d === 'object' ? ((d as Record<string, unknown>).role ?? (d as Record<string, unknown>).name) : undefined;
+    if (typeof name !== 'string' || seen.includes(name) || name.includes('{{')) continue;
+    if (!(await ck.exists(`roles/${name}`))) continue;
+    out.push(...(await roleDependencies(ck, name, [...seen, role])), name);
+  }
+  return out;
+}
+
+/** The roles kubespray's play runs before the audited one; kubespray_defaults (or kubespray-defaults on old trees). */
+export async function sharedDefaultsRole(ck: KubesprayCheckout): Promise<string | null> {
+  for (const r of ['kubespray_defaults', 'kubespray-defaults']) if (await ck.exists(`roles/${r}`)) return r;
+  return null;
+}
+
+/** Every var of a group_vars/<name> or host_vars/<name> entry: a file (with or without extension) or a directory of files. */
+async function inventoryVarsFiles(read: VarsReader, dir: string, name: string): Promise<VarDefinition[]> {
+  const out: VarDefinition[] = [];
+  for (const ext of ['', '.yml', '.yaml', '.json']) out.push(...(await read.file(`${dir}/${name}${ext}`)));
+  for (const f of (await read.list(`${dir}/${name}`)).sort()) {
+    if (/\.(ya?ml|json)$/.test(f) || !f.includes('.')) out.push(...(await read.file(`${dir}/${name}/${f}`)));
+  }
+  return out;
+}
+
+/** Reads YAML vars files by absolute target path (inventory dirs live outside the checkout). */
+export interface VarsReader {
+  file(abs: string): Promise<VarDefinition[]>;
+  list(abs: string): Promise<string[]>;
+}
+
+function inventoryVars(vars: Record<string, unknown>, file: string, line: number): VarDefinition[] {
+  return Object.entries(vars).map(([name, value]) => ({ name, value, file, line }));
+}
+
+export interface BuildOptions {
+  ck: KubesprayCheckout;
+  /** The audited role, e.g. kubernetes/preinstall. */
+  role: string;
+  facts?: FactMap;
+  host?: HostContext;
+  reader?: VarsReader;
+}
+
+/** All layers for a task of `role`, lowest precedence first. */
+export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
+  const { ck, role } = o;
+  const layers: Definition[] = [];
+  const shared = await sharedDefaultsRole(ck);
+  const deps = await roleDependencies(ck, role);
+  const playRoles = [...(shared && shared !== role ? [shared] : []), role];
+  // 1-2: other play roles' defaults, then the running role's dependencies and its own.
+  for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleDefaultsOf(ck, r)));
+  for (const r of deps) layers.push(...(await roleDefaultsOf(ck, r)));
+  layers.push(...(await roleDefaultsOf(ck, role)));
+
+  // 3-5: inventory
+  const magic: Definition[] = [];
+  if (o.host) {
+    const { inventory, host, inventoryDir } = o.host;
+    const groups = groupNames(inventory, host);
+    const depth = groupDepths(inventory);
+    const ordered = ['all', ...groups.filter((g) => g !== 'all').sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || a.localeCompare(b))];
+    const dirs = [inventoryDir, ck.dir];
+    const invVars = (g: string) => inventoryVars(inventory.groups.get(g)?.vars ?? {}, inventory.file ?? 'inventory', inventory.groups.get(g)?.line ?? 0);
+    // ansible-core's VARIABLE_PRECEDENCE: all_inventory, groups_inventory, all_plugins_inventory,
+    // all_plugins_play, groups_plugins_inventory, groups_plugins_play (checked against ansible-playbook).
+    layers.push(...invVars('all'));
+    for (const g of ordered.slice(1)) layers.push(...invVars(g));
+    if (o.reader) for (const d of dirs) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, 'all')));
+    if (o.reader) for (const d of dirs) for (const g of ordered.slice(1)) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, g)));
+    const h = inventory.hosts.get(host);
+    layers.push(...inventoryVars(h?.vars ?? {}, inventory.file ?? 'inventory', h?.line ?? 0));
+    if (o.reader) for (const d of dirs) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/host_vars`, host)));
+    const groupMap: Record<string, string[]> = {};
+    for (const g of inventory.groups.keys()) groupMap[g] = [...inventory.hosts.keys()].filter((n) => g === 'all' || groupNames(inventory, n).includes(g));
+    magic.push(
+      { name: 'inventory_hostname', value: host, file: '(inventory)', line: 0 },
+      { name: 'inventory_hostname_short', value: host.split('.')[0], file: '(inventory)', line: 0 },
+      { name: 'group_names', value: groups, file: '(inventory)', line: 0 },
+      { name: 'groups', value: groupMap, file: '(inventory)', line: 0 },
+    );
+  }
+  // 6: facts under every name Ansible gives them
+  if (o.facts) {
+    magic.push({ name: 'ansible_facts', value: o.facts, file: '(facts)', line: 0 });
+    for (const [k, v] of Object.entries(o.facts)) magic.push({ name: `ansible_${k}`, value: v, file: '(facts)', line: 0 });
+  }
+  magic.push(
+    { name: 'ansible_check_mode', value: false, file: '(ansible)', line: 0 },
+    // Ansible's placeholder for an omitted module argument.
+    { name: 'omit', value: '__omit_place_holder__', file: '(ansible)', line: 0 },
+    { name: 'playbook_dir', value: ck.dir, file: '(ansible)', line: 0 },
+    { name: 'role_path', value: `${ck.dir}/roles/${role}`, file: '(ansible)', line: 0 },
+    { name: 'role_name', value: role, file: '(ansible)', line: 0 },
+  );
+  if (o.host) magic.push({ name: 'inventory_dir', value: o.host.inventoryDir, file: '(inventory)', line: 0 });
+  layers.push(...magic);
+  // 7: role vars
+  for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleVarsOf(ck, r)));
+  for (const r of deps) layers.push(...(await roleVarsOf(ck, r)));
+  layers.push(...(await roleVarsOf(ck, role)));
+  return new VarContext(layers);
+}
+
+/** A reader over the target through a checkout's host. */
+export function hostVarsReader(readText: (abs: string) => Promise<string | null>, readDir: (abs: string) => Promise<string[]>, parse: (text: string, file: string) => VarDefinition[]): VarsReader {
+  return {
+    async file(abs) {
+      const t = await readText(abs);
+      return t === null ? [] : parse(t, abs);
+    },
+    list: readDir,
+  };
+}
