@@ -12,20 +12,31 @@ const UNIT = 'k8s-host-reconcile-first-boot.service';
 const UNRELATED = { 'vm.swappiness': '10', 'net.ipv4.conf.all.log_martians': '1' };
 const SYSCTLS = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables'];
 
-export const guest = {
-  flow: 'image-two-boot',
-  // Boot 1 and 2 give the agent 15 s to bind 10250 again if it was not stopped.
-  wait_ports: [10250],
-  units: [AGENT],
-  sysctl_keys: Object.keys(UNRELATED),
-  ansible: false,
-  // The bake copies the bundle into the image; the stage plans with that copy.
-  ship_bundle: false,
-};
+// Debian's own nodejs in each suite the scenario runs on.
+const NODE_MAJOR = { bookworm: 18, trixie: 20 };
+
+/** The scenario for one Debian suite (scenarios/image-trixie uses it too). */
+export function imageScenario(suite) {
+  const guest = {
+    suite,
+    flow: 'image-two-boot',
+    // Boot 1 and 2 give the agent 15 s to bind 10250 again if it was not stopped.
+    wait_ports: [10250],
+    units: [AGENT],
+    sysctl_keys: Object.keys(UNRELATED),
+    ansible: false,
+    // The bake copies the bundle into the image; the stage plans with that copy.
+    ship_bundle: false,
+  };
+  return { guest, hostApply, checks: (r) => imageChecks(r, NODE_MAJOR[suite]) };
+}
+
+const bookworm = imageScenario('bookworm');
+export const guest = bookworm.guest;
 
 // No desired(): the repo's desired-state.yaml is baked as it is.
 
-export function hostApply({ root, desired: file, reconcile }) {
+function hostApply({ root, desired: file, reconcile }) {
   const apply = reconcile(['--apply', '--root', root, '-f', file]);
   const plan = reconcile(['--plan', '--json', '--root', root, '-f', file]);
   return { apply, plan };
@@ -42,7 +53,7 @@ function converged(snap, when) {
   ];
 }
 
-export function checks(r) {
+function imageChecks(r, nodeMajor) {
   const host = () => need(r.host, 'host-side --root results');
   const b1 = () => need(r.boot1, 'boot1 results');
   const b2 = () => need(r.boot2, 'boot2 results');
@@ -61,9 +72,9 @@ export function checks(r) {
       const fbRes = bakePlan().resources.find((x) => x.type === 'FirstBoot');
       return eq({ exit: host().plan.exit, changes: fbRes?.changes.map((c) => [c.id, c.deferred]) }, { exit: 0, changes: [['first-boot', true]] });
     } },
-    { name: 'boot 1: the guest runs Debian\'s own node 18', needs: [], check: () => {
+    { name: `boot 1: the guest runs Debian's own node ${nodeMajor}`, needs: [], check: () => {
       const v = (b1().stdout('node-version') ?? '').trim();
-      return /^v18\./.test(v) ? { ok: true, detail: v } : `node --version: ${v || '(none)'}`;
+      return v.startsWith(`v${nodeMajor}.`) ? { ok: true, detail: v } : `node --version: ${v || '(none)'}`;
     } },
     { name: `boot 1: ${UNIT} ran and succeeded`, needs: [15], check: () => eq([fb(b1()).props.Result, fb(b1()).props.ExecMainStatus, fb(b1()).props.ActiveState], ['success', '0', 'active'], 'Result, ExecMainStatus, ActiveState') },
     { name: `boot 1: ${UNIT} disabled itself and wrote its stamp`, needs: [15], check: () => eq({ enabled: fb(b1()).is_enabled, wants: fb(b1()).wants_link, stamp: fb(b1()).stamp }, { enabled: 'disabled', wants: false, stamp: true }) },
@@ -90,3 +101,5 @@ export function checks(r) {
     { name: 'boot 2: --plan inside exits 0', needs: [2, 4, 5], check: () => eq(exitOf(b2(), 'plan3'), 0) },
   ];
 }
+export { hostApply };
+export const checks = bookworm.checks;
