@@ -187,3 +187,18 @@ describe('first boot: the record it leaves', () => {
     await expect(runFirstBoot(new Host({ root }), desired(), () => {}, { tool: 'test', plan: async () => 0, apply: async () => 0 })).rejects.toThrow('--first-boot runs on the booted host');
   });
 });
+
+describe('reconcile --first-boot at the CLI edge', () => {
+  it('goes alone: with --root, --plan or --apply it is refused before anything runs', async () => {
+    const { main } = await import('../src/cli.js');
+    for (const extra of [['--root', '/tmp'], ['--plan'], ['--apply']]) {
+      let err = '';
+      const code = await main(['--first-boot', ...extra], {
+        stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {},
+        runner: async (cmd) => { throw new Error(`nothing may run, got ${cmd}`); },
+      });
+      expect(code).toBe(1);
+      expect(err).toContain("--first-boot is the image's first-boot run on the booted host; it goes alone");
+    }
+  });
+});

@@ -13,7 +13,8 @@ import { runningBundle } from './bundle.js';
  * free (who listens on them is known only once services run).
  */
 export function firstBootWork(desired: DesiredState, resources: ResourcePlan[]): string[] {
-  const work = resources.flatMap((r) => r.changes.filter((c) => c.deferred).map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`));
+  // Candidates are named once, in the wait the unit starts with.
+  const work = resources.flatMap((r) => r.changes.filter((c) => c.deferred && !c.id.startsWith('candidate-')).map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`));
   const ports = desired.resources.filter((r): r is PortFreeSpec => r.type === 'PortFree');
   for (const p of ports) work.push(`${p.name ?? 'PortFree'}: free ${p.ports.join(', ')} from whatever holds them then`);
   return work;

@@ -198,6 +198,8 @@ async function runApply(
       await door.end(code === 0 ? 'ok' : 'failed');
       return code;
     } catch (e) {
+      // The first boot's record says it failed even when the apply stopped half-way.
+      if (finish) await finish(door, 1).catch(() => undefined);
       await door.end('failed', (e as Error).message).catch(() => undefined);
       throw e;
     }
