@@ -10,7 +10,12 @@ export class ReconcileError extends Error {
 
 /** Something the machine refused: a file we could not read or write, a command that failed. */
 export class HostError extends ReconcileError {
-  constructor(message: string, readonly subject: string) {
+  constructor(
+    message: string,
+    readonly subject: string,
+    /** The errno code behind it (ENOENT, EISDIR, EACCES...), when there is one. */
+    readonly code?: string,
+  ) {
     super(message);
   }
 }

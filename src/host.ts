@@ -105,7 +105,7 @@ export class Host {
         resolved.push(part);
         continue;
       }
-      if (++hops > MAX_SYMLINK_HOPS) throw new HostError(`too many levels of symbolic links resolving ${target}`, target);
+      if (++hops > MAX_SYMLINK_HOPS) throw new HostError(`too many levels of symbolic links resolving ${target}`, target, 'ELOOP');
       const linkParts = link.split('/').filter(Boolean);
       if (link.startsWith('/')) resolved = [];
       pending = [...linkParts, ...pending];
@@ -158,7 +158,7 @@ export class Host {
     } catch (e) {
       if (isMissing(e)) return null;
       if (e instanceof HostError) throw e;
-      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
+      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target, (e as NodeJS.ErrnoException).code);
     }
   }
 
@@ -180,7 +180,7 @@ export class Host {
       }
     } catch (e) {
       if (isMissing(e)) return null;
-      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target);
+      throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target, (e as NodeJS.ErrnoException).code);
     }
   }
 

@@ -165,6 +165,10 @@ const diffCases: DiffCase[] = [
   { name: 'semicolon-comment', tree: { ...K8S, '/etc/sysctl.d/zz.conf': '; net.ipv4.ip_forward = 0\n  # net.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward'] },
   { name: 'slashes', tree: { ...K8S, '/run/sysctl.d/zz-slash.conf': 'net/ipv4/ip_forward = 0\nnet/ipv4/conf/lo/rp_filter=2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
   { name: 'hidden', tree: { '/etc/sysctl.d/.hidden.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.conf.lo.rp_filter'] },
+  // Entries neither program can read: a directory, a dangling link and a link loop where a vendor file has the same name.
+  { name: 'dir-named-conf', tree: { ...K8S, '/etc/sysctl.d/50-x.conf/inner': 'net.ipv4.ip_forward = 0\n', '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+  { name: 'dangling-link', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '/nonexistent-sysctl-fixture.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+  { name: 'link-loop', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '50-x.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n', '/etc/sysctl.d/60-y.conf': 'net.ipv4.conf.lo.rp_filter = 1\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
 ];
 
 const FIXTURE_DIRS = ['/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d'];

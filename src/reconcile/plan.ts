@@ -5,6 +5,7 @@ import type { Change, DiffContext, Provider } from '../resources/types.js';
 import { resourceName } from '../resources/types.js';
 import { providerFor } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
+import type { Finding } from '../findings.js';
 import { assertHostInputs } from './host-checks.js';
 import { firstBootProvider, type FirstBootSpec } from '../first-boot/bake.js';
 import { firstBootSpec } from '../first-boot/plan.js';
@@ -105,4 +106,9 @@ export function operatorChanges(plan: Plan): Array<{ resource: string; change: C
 
 export function pendingCount(plan: Plan): number {
   return plan.resources.reduce((n, r) => n + actionable(r.changes).length, 0);
+}
+
+/** Each provider's warnings about what it observed, as plan findings naming the resource. */
+export function planWarnings(plan: Plan): Finding[] {
+  return plan.resources.flatMap((r) => (r.provider.warnings?.(r.spec, r.observed) ?? []).map((message) => ({ level: 'warning' as const, message: `${r.name}: ${message}` })));
 }

@@ -10,7 +10,7 @@ import { ReconcileError, RunAbortedError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
 import { assertHostInputs } from './host-checks.js';
-import { makePlan, operatorChanges, pendingCount } from './plan.js';
+import { makePlan, operatorChanges, pendingCount, planWarnings } from './plan.js';
 import type { Plan } from './plan.js';
 import { applyPlan } from './apply.js';
 import type { ApplyResult } from './apply.js';
@@ -109,6 +109,11 @@ async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: 
   return facts && !extra.findings.some((f) => f.level === 'error') ? 0 : 1;
 }
 
+/** The providers' warnings join the findings, first: they are about the host itself. */
+function withPlanWarnings(plan: Plan, extra: Awaited<ReturnType<typeof hostReports>>): Awaited<ReturnType<typeof hostReports>> {
+  return { ...extra, findings: [...planWarnings(plan), ...extra.findings] };
+}
+
 async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
   const preview = req.mode === 'plan';
   const lock = preview ? null : await acquireLock(host, 'rollback', progress);
@@ -164,7 +169,7 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
 async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
   const before = host.live ? await observeBeforeState(host) : null;
   const plan = await makePlan(host, desired);
-  const extra = await hostReports(host, desired, progress);
+  const extra = withPlanWarnings(plan, await hostReports(host, desired, progress));
   const pending = pendingCount(plan);
   const operator = operatorChanges(plan).length;
   if (req.json) {
@@ -189,7 +194,7 @@ async function runApply(
     // tool cannot read or judge stops the run with nothing written at all.
     const before = host.live ? await observeBeforeState(host) : null;
     const plan = await makePlan(host, desired);
-    const extra = await hostReports(host, desired, progress);
+    const extra = withPlanWarnings(plan, await hostReports(host, desired, progress));
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {

@@ -39,6 +39,8 @@ export interface SysctlFileObserved {
   dirs: string[];
   /** Lines both programs skip with a warning. */
   issues: SysctlParseIssue[];
+  /** Entries systemd-sysctl and sysctl --system skip (a directory, a dangling link, a loop). */
+  skipped: Array<{ path: string; why: string }>;
   /** What each program would set the wanted keys to, from the files as they are now. */
   verdicts: Record<SysctlModel, SysctlVerdict[]>;
   /** Live only: canonical key -> value in the running kernel; null when the key does not exist. */
@@ -177,7 +179,7 @@ export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted
 }
 
 async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
-  const { tree, dirs, issues } = await observeSysctlTree(host);
+  const { tree, dirs, issues, skipped } = await observeSysctlTree(host);
   const link = await host.readLink(spec.file);
   const masked = link !== null && path.posix.normalize(link) === '/dev/null';
   const content = masked ? null : await host.readBytes(spec.file);
@@ -187,7 +189,7 @@ async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObse
     runtime = {};
     for (const k of keys) runtime[k] = await readLiveSysctl(host, k);
   }
-  return { live: host.live, owned: { path: spec.file, content, link }, tree, dirs, issues, verdicts: verdicts(tree, keys), runtime };
+  return { live: host.live, owned: { path: spec.file, content, link }, tree, dirs, issues, skipped, verdicts: verdicts(tree, keys), runtime };
 }
 
 function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { live: boolean }): Change<SysctlOp>[] {
@@ -387,6 +389,10 @@ export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, Sy
   observe,
   diff,
   summarize: (_spec, observed) => summarizeVerdicts(observed),
+  warnings: (_spec, o) => [
+    ...o.skipped.map((k) => `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`),
+    ...o.issues.map((i) => `${i.file}:${i.line}: ${i.message}; both programs ignore this line`),
+  ],
   async apply(host, spec, changes, ctx) {
     await apply(host, spec, changes, ctx.door);
   },

@@ -98,6 +98,12 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * verdicts per model), so pipelines and the VM suite can check predictions.
    */
   summarize?(spec: Spec, observed: Observed): unknown;
+  /**
+   * Optional, pure: what the observation could not use and the person should
+   * know (an entry skipped the way its real consumer skips it, a line it
+   * ignores), each naming the file. Shown as warnings in plan and apply.
+   */
+  warnings?(spec: Spec, observed: Observed): string[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }

@@ -13,31 +13,48 @@ export interface ObservedSysctlTree {
   /** Directories that exist and are read (an alias of an earlier one, like /lib -> usr/lib, is left out). */
   dirs: string[];
   issues: SysctlParseIssue[];
+  /**
+   * Entries both programs list but cannot read, and so skip: a directory, a
+   * dangling link, a link loop. Each still takes its name from a same-named
+   * file in a later directory (test/sysctl-netns.test.ts shows both programs
+   * do). A file that exists but cannot be read is an error instead.
+   */
+  skipped: Array<{ path: string; why: string }>;
 }
 
-async function readEntry(host: Host, listed: string, isDir: boolean): Promise<SysctlConfFile> {
+const SKIPPED_BY_CODE: Record<string, string> = {
+  EISDIR: 'it is a directory',
+  ENOENT: 'it is a dangling symbolic link',
+  ELOOP: 'it is a symbolic link loop',
+  ENOTDIR: 'a link on its way is not a directory',
+};
+
+async function readEntry(host: Host, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string }> {
   const link = await host.readLink(listed);
   if (link !== null && path.posix.normalize(link) === '/dev/null') {
     return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [] };
   }
-  const realPath = await host.realTarget(listed);
-  let content: string | null = null;
-  if (!isDir) {
-    try {
-      content = await host.readBytes(listed);
-    } catch (e) {
-      // A directory behind a link, or similar: both tools fail to read it and go on.
-      if (!(e instanceof HostError)) throw e;
-      content = null;
-    }
+  const unreadable = (why: string) => ({ path: listed, masked: false, realPath: listed, content: '', assignments: [], skipped: why });
+  if (isDir) return unreadable(SKIPPED_BY_CODE.EISDIR!);
+  let realPath: string;
+  let content: string | null;
+  try {
+    realPath = await host.realTarget(listed);
+    content = await host.readBytes(listed);
+  } catch (e) {
+    const why = e instanceof HostError && e.code ? SKIPPED_BY_CODE[e.code] : undefined;
+    // Anything else (EACCES, EIO) would make the verdict a guess: the caller reports it as an error.
+    if (why === undefined) throw e;
+    return unreadable(why);
   }
-  const text = content ?? '';
-  return { path: listed, masked: false, realPath, content: text, assignments: parseSysctlText(text, listed).assignments };
+  if (content === null) return unreadable(SKIPPED_BY_CODE.ENOENT!);
+  return { path: listed, masked: false, realPath, content, assignments: parseSysctlText(content, listed).assignments };
 }
 
 export async function observeSysctlTree(host: Host): Promise<ObservedSysctlTree> {
   const files: SysctlConfFile[] = [];
   const issues: SysctlParseIssue[] = [];
+  const skipped: ObservedSysctlTree['skipped'] = [];
   const dirs: string[] = [];
   const seenReal = new Set<string>();
   for (const dir of SYSCTL_DIRS) {
@@ -51,7 +68,8 @@ export async function observeSysctlTree(host: Host): Promise<ObservedSysctlTree>
     dirs.push(dir);
     for (const de of entries) {
       if (!de.name.endsWith('.conf')) continue;
-      const entry = await readEntry(host, path.posix.join(dir, de.name), de.isDirectory());
+      const { skipped: why, ...entry } = await readEntry(host, path.posix.join(dir, de.name), de.isDirectory());
+      if (why) skipped.push({ path: entry.path, why });
       issues.push(...parseSysctlText(entry.content, entry.path).issues);
       files.push(entry);
     }
@@ -65,5 +83,5 @@ export async function observeSysctlTree(host: Host): Promise<ObservedSysctlTree>
     sysctlConf = { path: SYSCTL_CONF, masked: false, realPath: real, content, assignments: parsed.assignments };
     issues.push(...parsed.issues);
   }
-  return { tree: { files, sysctlConf }, dirs, issues };
+  return { tree: { files, sysctlConf }, dirs, issues, skipped };
 }
