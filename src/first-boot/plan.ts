@@ -6,6 +6,8 @@ import type { DesiredState, PortFreeSpec } from '../desired-state.js';
 import { bytesOf } from '../bytes.js';
 import type { ResourcePlan } from '../reconcile/plan.js';
 import type { FirstBootSpec } from './bake.js';
+import type { Change } from '../resources/types.js';
+import type { PortFreeOp } from '../resources/port-free.js';
 import { runningBundle } from './bundle.js';
 
 /**
@@ -14,7 +16,7 @@ import { runningBundle } from './bundle.js';
  */
 export function firstBootWork(desired: DesiredState, resources: ResourcePlan[]): string[] {
   // Candidates are named once, in the wait the unit starts with.
-  const work = resources.flatMap((r) => r.changes.filter((c) => c.deferred && !c.id.startsWith('candidate-')).map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`));
+  const work = resources.flatMap((r) => r.changes.filter((c) => c.deferred && (c.op as { kind?: string } | null)?.kind !== 'first-boot-wait').map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`));
   const ports = desired.resources.filter((r): r is PortFreeSpec => r.type === 'PortFree');
   for (const p of ports) work.push(`${p.name ?? 'PortFree'}: free ${p.ports.join(', ')} from whatever holds them then`);
   return work;
@@ -26,7 +28,7 @@ export function firstBootSpec(desired: DesiredState, resources: ResourcePlan[]):
   const work = firstBootWork(desired, resources);
   if (work.length === 0) return null;
   const candidates = [...new Set(resources.filter((r) => r.type === 'PortFree').flatMap((r) =>
-    r.changes.filter((c) => c.deferred && c.id.startsWith('candidate-')).map((c) => (c.op as { unit: string }).unit)))].sort();
+    (r.changes as Change<PortFreeOp>[]).flatMap((c) => (c.op.kind === 'first-boot-wait' ? [c.op.unit] : []))))].sort();
   const ports = desired.resources.filter((r): r is PortFreeSpec => r.type === 'PortFree');
   return {
     type: 'FirstBoot',

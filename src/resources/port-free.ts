@@ -131,7 +131,14 @@ export interface OperatorOp {
   pid: number | null;
 }
 
-export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp;
+/** Offline, with a first boot: a candidate the first-boot run waits for (never applied by the bake). */
+export interface FirstBootWaitOp {
+  kind: 'first-boot-wait';
+  port: number;
+  unit: string;
+}
+
+export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp | FirstBootWaitOp;
 
 // ---------------------------------------------------------------- protection
 
@@ -482,7 +489,7 @@ function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBoot = fa
         action: 'deferred',
         deferred: true,
         summary: `at first boot: wait (up to ${spec.timeout_seconds} s) for ${unit}, which may listen on ${port} (${evidence.key}= at ${fileLine(evidence)} mentions ${port}); stop and disable it if it does`,
-        op: { kind: 'operator', port, unit, pid: null },
+        op: { kind: 'first-boot-wait', port, unit },
       });
       continue;
     }
