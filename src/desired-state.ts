@@ -35,8 +35,14 @@ export interface SysctlFileSpec extends BaseSpec {
 export interface PortFreeSpec extends BaseSpec {
   type: 'PortFree';
   ports: number[];
-  /** Units never stopped, on top of the built-in list (PID 1, systemd-*, dbus, ssh, ourselves). */
+  /** Units never stopped, on top of the built-in list (PID 1, systemd-*, dbus, ssh, getty, ourselves, and the spawners). */
   protected_units: string[];
+  /**
+   * Spawners (units a holder sits in without being their main process or
+   * started by their ExecStart=, or a built-in spawner such as cron.service)
+   * that may be stopped and disabled for a port anyway, because a person said so.
+   */
+  stop_spawner_units: string[];
   /** Also mask the units after disabling them. */
   mask: boolean;
   /** How long a freed port must stay free, at most, before apply gives up. */

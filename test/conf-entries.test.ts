@@ -4,7 +4,7 @@
 // agree), and an error when the file exists but cannot be read, never "empty".
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { snapshot } from './helpers/snapshot.js';
@@ -61,5 +61,50 @@ describe('sysctl.d entries nobody can read', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).not.toContain('in sync');
     expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe('modprobe.d, modules-load.d and unit links nobody can read', () => {
+  it('are skipped with a warning (or, for a .wants link loop, ignored as systemd does) and every resource still plans', () => {
+    const root = tree();
+    writeFileSync(path.join(root, 'desired.yaml'), `reports_dir: /root/ks/preflight
+resources:
+  - type: ModulesLoad
+    file: /etc/modules-load.d/k8s.conf
+    modules: [overlay, br_netfilter]
+  - type: PortFree
+    ports: [10250]
+`);
+    mkdirSync(path.join(root, 'etc/modprobe.d/broken.conf'), { recursive: true });
+    mkdirSync(path.join(root, 'etc/modules-load.d'), { recursive: true });
+    symlinkSync('loop.conf', path.join(root, 'etc/modules-load.d/loop.conf'));
+    writeFileSync(path.join(root, 'etc/modprobe.d/bridge.conf'), 'blacklist br_netfilter\n');
+    mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+    symlinkSync('agent.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/agent.service'));
+    const r = plan(root);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toContain('warning: ModulesLoad: /etc/modprobe.d/broken.conf is skipped, as modprobe skips it: it is a directory');
+    expect(r.stdout).toContain('warning: ModulesLoad: /etc/modules-load.d/loop.conf is skipped, as systemd-modules-load skips it: it is a symbolic link loop');
+    expect(r.stdout).toMatch(/blacklist br_netfilter/);
+  });
+});
+
+describe('an image whose /etc is a link', () => {
+  it('resolves a conflicting line in place under the real /etc, and a second plan is in sync', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'etc-link-'));
+    roots.push(root);
+    mkdirSync(path.join(root, 'etc.real/sysctl.d'), { recursive: true });
+    symlinkSync('etc.real', path.join(root, 'etc'));
+    writeFileSync(path.join(root, 'etc.real/sysctl.d/zz-hardening.conf'), 'net.ipv4.ip_forward = 0\n');
+    // Applied last by sysctl --system: only an in-place edit under the real /etc resolves it.
+    writeFileSync(path.join(root, 'etc.real/sysctl.conf'), 'net.ipv4.ip_forward = 0\n');
+    writeFileSync(path.join(root, 'desired.yaml'), DESIRED);
+    const apply = spawnSync(process.execPath, [BUNDLE, '--apply', '-f', path.join(root, 'desired.yaml'), '--root', root], { encoding: 'utf8' });
+    expect({ code: apply.status, out: apply.stdout.split('\n').filter((l) => /outside|error/.test(l)) }).toEqual({ code: 0, out: [] });
+    expect(readFileSync(path.join(root, 'etc.real/sysctl.d/zz-hardening.conf'), 'utf8')).toContain('# net.ipv4.ip_forward = 0');
+    expect(readFileSync(path.join(root, 'etc.real/sysctl.conf'), 'utf8')).toContain('# net.ipv4.ip_forward = 0');
+    expect(lstatSync(path.join(root, 'etc')).isSymbolicLink()).toBe(true);
+    expect(plan(root).status).toBe(0);
   });
 });

@@ -38,7 +38,7 @@ describe('desired-state.yaml', () => {
     expect(d.resources[0]).toEqual({ type: 'SwapOff', mask_swap_target: true, remove_swap_files: false });
     expect(d.resources[1]).toEqual({ type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] });
     expect(d.resources[2]).toMatchObject({ file: '/etc/sysctl.d/k8s.conf', conflict_policy: 'resolve', settings: { 'net.ipv4.ip_forward': 1 } });
-    expect(d.resources[3]).toMatchObject({ ports: [2379, 2380, 6443, 10250, 10257, 10259], timeout_seconds: 30, mask: false });
+    expect(d.resources[3]).toMatchObject({ ports: [2379, 2380, 6443, 10250, 10257, 10259], timeout_seconds: 30, mask: false, stop_spawner_units: [] });
   });
 
   // Each malformed document must give its own message with file:line:column and the key's path.
@@ -56,7 +56,7 @@ describe('desired-state.yaml', () => {
     {
       name: 'unknown key in a resource',
       text: good.replace('    mask: false', '    mask: false\n    colour: red'),
-      expected: (t) => `${F}:${lineOf(t, 'colour')}:5 resources[3].colour: unknown key (allowed: type, name, ports, protected_units, mask, timeout_seconds, disable_units)`,
+      expected: (t) => `${F}:${lineOf(t, 'colour')}:5 resources[3].colour: unknown key (allowed: type, name, ports, protected_units, stop_spawner_units, mask, timeout_seconds, disable_units)`,
     },
     {
       name: 'unknown top-level key',
@@ -97,6 +97,11 @@ describe('desired-state.yaml', () => {
       name: 'timeout as a string',
       text: good.replace('timeout_seconds: 30', 'timeout_seconds: "30"'),
       expected: (t) => `${F}:${lineOf(t, 'timeout_seconds')}:22 resources[3].timeout_seconds: must be an integer`,
+    },
+    {
+      name: 'stop_spawner_units with a pattern',
+      text: good.replace('stop_spawner_units: []', 'stop_spawner_units: [cron*]'),
+      expected: (t) => `${F}:${lineOf(t, 'cron*')}:26 resources[3].stop_spawner_units[0]: must be an exact service name (NAME.service, no patterns)`,
     },
     {
       name: 'sysctl file outside /etc/sysctl.d',

@@ -54,7 +54,7 @@ function fixture() {
 function desired(extra: Partial<PortFreeSpec> = {}, firstBoot: DesiredState['first_boot'] = 'apply'): DesiredState {
   return {
     source: 'desired.yaml', reports_dir: '/root/ks/preflight', facts: { source: 'native' }, first_boot: firstBoot,
-    resources: [{ type: 'PortFree', ports: [10250], protected_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra }],
+    resources: [{ type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra }],
   };
 }
 

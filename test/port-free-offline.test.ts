@@ -63,7 +63,7 @@ afterEach(async () => {
 });
 
 function spec(extra: Partial<PortFreeSpec> = {}): PortFreeSpec {
-  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
+  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
 }
 
 function host(): Host {
@@ -126,6 +126,21 @@ describe('PortFree offline (--root)', () => {
     await portFreeProvider.apply(hh, s, changes, await applyContext(hh));
     expect(await isLink(`${ETC}/multi-user.target.wants/node-monitor.service`)).toBe(false);
     expect(portFreeProvider.diff(s, await portFreeProvider.observe(host(), s), { live: false })).toEqual([]);
+  });
+
+  it('a built-in spawner (cron.service) in disable_units is not disabled unless stop_spawner_units names it', async () => {
+    await put(`${LIB}/cron.service`, '[Service]\nExecStart=/usr/sbin/cron -f\n\n[Install]\nWantedBy=multi-user.target\n');
+    await link(`${LIB}/cron.service`, `${ETC}/multi-user.target.wants/cron.service`);
+    const held = spec({ disable_units: ['cron.service'] });
+    const c = portFreeProvider.diff(held, await portFreeProvider.observe(host(), held), { live: false }).find((x) => x.id === 'disable-cron.service')!;
+    expect(c.action).toBe('operator');
+    expect(c.operator).toContain('cron.service is protected by the built-in list of spawners: it is the cron daemon');
+    const released = spec({ disable_units: ['cron.service'], stop_spawner_units: ['cron.service'] });
+    const changes = portFreeProvider.diff(released, await portFreeProvider.observe(host(), released), { live: false });
+    expect(changes.find((x) => x.id === 'disable-cron.service')).toMatchObject({ action: 'disable', op: { links: [`${ETC}/multi-user.target.wants/cron.service`] } });
+    const hh = host();
+    await portFreeProvider.apply(hh, released, changes, await applyContext(hh));
+    expect(await isLink(`${ETC}/multi-user.target.wants/cron.service`)).toBe(false);
   });
 
   it('a candidate listed in protected_units is acknowledged, not flagged', async () => {

@@ -234,4 +234,21 @@ describe('systemctl output and policy', () => {
     expect(protectionOf('reconcile.service', spec, 'reconcile.service')).toContain('runs in');
     expect(protectionOf('agent.service', spec, 'reconcile.service')).toBeNull();
   });
+
+  it('protected units grown with the spawners: logind and the gettys never; cron, atd, supervisors, runtimes, CI runners unless stop_spawner_units names them', () => {
+    const spec = { protected_units: [], stop_spawner_units: ['cron.service', 'docker.service', 'getty@tty1.service'] };
+    expect(protectionOf('systemd-logind.service', spec, null)).toContain('(systemd-logind): it keeps every login session');
+    expect(protectionOf('getty@tty1.service', spec, null)).toContain('(getty@*): it carries console logins');
+    expect(protectionOf('serial-getty@ttyS0.service', spec, null)).toContain('built-in list (serial-getty@*)');
+    for (const u of ['atd.service', 'anacron.service', 'supervisor.service', 'containerd.service', 'gitlab-runner.service', 'actions.runner.org-repo.host.service', 'pm2-root.service']) {
+      expect(protectionOf(u, spec, null), u).toContain('built-in list of spawners');
+      expect(protectionOf(u, spec, null), u).toContain('stop_spawner_units');
+    }
+    expect(protectionOf('cron.service', { protected_units: [] }, null)).toContain('the cron daemon: it runs every cron job');
+    expect(protectionOf('cron.service', spec, null)).toBeNull();
+    expect(protectionOf('docker.service', spec, null)).toBeNull();
+    // A person's protected_units wins over their own stop_spawner_units.
+    expect(protectionOf('cron.service', { ...spec, protected_units: ['cron*'] }, null)).toContain('protected_units');
+    expect(protectionOf('cronicle.service', spec, null)).toBeNull();
+  });
 });

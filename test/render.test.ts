@@ -26,7 +26,7 @@ const plan: Plan = {
     {
       name: 'PortFree',
       type: 'PortFree',
-      spec: { type: 'PortFree', ports: [10250], protected_units: [], mask: false, timeout_seconds: 30, disable_units: [] },
+      spec: { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [] },
       provider: {} as Provider,
       observed: null,
       changes: [{ id: 'p', action: 'operator', summary: 'port 10250 held by pid 7 (nc)', operator: 'not in any systemd unit', op: null }],

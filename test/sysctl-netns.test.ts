@@ -21,6 +21,8 @@ import { Host } from '../src/host.js';
 import { observeSysctlTree } from '../src/sysctl/observe.js';
 import { verdict } from '../src/sysctl/order.js';
 import type { SysctlModel } from '../src/sysctl/order.js';
+import { diffCases } from './helpers/sysctl-cases.js';
+import type { DiffCase } from './helpers/sysctl-cases.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
@@ -114,63 +116,6 @@ process.stdout.write(JSON.stringify({ netns, initial, flipped, first, back, agai
 
 // ---------------------------------------------------------------------------
 
-type Tree = Record<string, string | { link: string }>;
-
-interface DiffCase {
-  name: string;
-  tree: Tree;
-  keys: string[];
-}
-
-const K8S = { '/etc/sysctl.d/k8s.conf': 'net.ipv4.ip_forward = 1\n' };
-const RP = ['net.ipv4.conf.all.rp_filter', 'net.ipv4.conf.default.rp_filter', 'net.ipv4.conf.lo.rp_filter'];
-
-const diffCases: DiffCase[] = [
-  { name: 'later-etc', tree: { ...K8S, '/etc/sysctl.d/security-baseline.conf': '# baseline\nnet.ipv4.conf.all.rp_filter = 1\nnet.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward', ...RP] },
-  { name: 'earlier-etc', tree: { ...K8S, '/etc/sysctl.d/10-old.conf': 'net.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward'] },
-  { name: 'vendor-later', tree: { ...K8S, '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward=0\n' }, keys: ['net.ipv4.ip_forward'] },
-  {
-    name: 'same-name-override',
-    tree: {
-      '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward = 0\nnet.ipv4.conf.all.rp_filter = 2\n',
-      '/etc/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward = 1\n',
-      '/usr/lib/sysctl.d/60-x.conf': 'net.ipv4.conf.default.rp_filter = 2\n',
-      '/usr/local/lib/sysctl.d/60-x.conf': 'net.ipv4.conf.default.rp_filter = 0\n',
-      '/run/sysctl.d/60-x.conf': 'net.ipv4.conf.default.rp_filter = 1\n',
-    },
-    keys: ['net.ipv4.ip_forward', ...RP],
-  },
-  { name: 'dev-null-mask', tree: { ...K8S, '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward = 0\n', '/etc/sysctl.d/zz-vendor.conf': { link: '/dev/null' } }, keys: ['net.ipv4.ip_forward'] },
-  {
-    name: 'glob-explicit-exclude',
-    tree: {
-      '/etc/sysctl.d/10-explicit.conf': 'net.ipv4.conf.all.rp_filter = 1\n-net.ipv4.conf.lo.rp_filter\n',
-      '/usr/lib/sysctl.d/50-default.conf': 'net.ipv4.conf.*.rp_filter = 2\n',
-    },
-    keys: RP,
-  },
-  {
-    // systemd keeps a glob's first slot when a later file repeats it with the same value; procps writes in list order.
-    name: 'glob-repeat-order',
-    tree: {
-      '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.*.rp_filter = 1\n',
-      '/etc/sysctl.d/20-b.conf': 'net.ipv4.conf.d*.rp_filter = 2\n',
-      '/etc/sysctl.d/30-c.conf': 'net.ipv4.conf.*.rp_filter = 1\n',
-    },
-    keys: RP,
-  },
-  { name: 'sysctl-conf', tree: { ...K8S, '/etc/sysctl.conf': '# legacy\nnet.ipv4.ip_forward = 0\n', '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } }, keys: ['net.ipv4.ip_forward'] },
-  { name: 'sysctl-conf-unlinked', tree: { '/etc/sysctl.conf': 'net.ipv4.ip_forward = 1\n' }, keys: ['net.ipv4.ip_forward'] },
-  { name: 'dash-prefix', tree: { ...K8S, '/etc/sysctl.d/zz.conf': '-net.ipv4.ip_forward\n-net.ipv4.conf.all.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.all.rp_filter'] },
-  { name: 'semicolon-comment', tree: { ...K8S, '/etc/sysctl.d/zz.conf': '; net.ipv4.ip_forward = 0\n  # net.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward'] },
-  { name: 'slashes', tree: { ...K8S, '/run/sysctl.d/zz-slash.conf': 'net/ipv4/ip_forward = 0\nnet/ipv4/conf/lo/rp_filter=2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
-  { name: 'hidden', tree: { '/etc/sysctl.d/.hidden.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.conf.lo.rp_filter'] },
-  // Entries neither program can read: a directory, a dangling link and a link loop where a vendor file has the same name.
-  { name: 'dir-named-conf', tree: { ...K8S, '/etc/sysctl.d/50-x.conf/inner': 'net.ipv4.ip_forward = 0\n', '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
-  { name: 'dangling-link', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '/nonexistent-sysctl-fixture.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
-  { name: 'link-loop', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '50-x.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n', '/etc/sysctl.d/60-y.conf': 'net.ipv4.conf.lo.rp_filter = 1\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
-];
-
 const FIXTURE_DIRS = ['/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d'];
 
 async function writeCase(c: DiffCase): Promise<string> {
@@ -234,7 +179,14 @@ describe('engine verdicts match systemd-sysctl 252 and procps 4.0.2 in a private
     driver = await bundle('differential', DIFF_DRIVER);
   });
 
-  for (const c of diffCases) {
+  // Entries neither program can read: a directory, a dangling link and a link loop where a vendor file has the same name.
+  const K8S = { '/etc/sysctl.d/k8s.conf': 'net.ipv4.ip_forward = 1\n' };
+  const unreadable: DiffCase[] = [
+    { name: 'dir-named-conf', tree: { ...K8S, '/etc/sysctl.d/50-x.conf/inner': 'net.ipv4.ip_forward = 0\n', '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+    { name: 'dangling-link', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '/nonexistent-sysctl-fixture.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+    { name: 'link-loop', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '50-x.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n', '/etc/sysctl.d/60-y.conf': 'net.ipv4.conf.lo.rp_filter = 1\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+  ];
+  for (const c of [...diffCases, ...unreadable]) {
     it(c.name, async () => {
       const root = await writeCase(c);
       const tree = (await observeSysctlTree(new Host({ root }))).tree;

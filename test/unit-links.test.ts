@@ -83,7 +83,7 @@ const refuse: CommandRunner = async (cmd, args) => {
 const offlineHost = (root: string) => new Host({ root, runner: refuse });
 
 function portSpec(extra: Partial<PortFreeSpec>): PortFreeSpec {
-  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
+  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
 }
 
 async function portFreeOffline(root: string, spec: PortFreeSpec): Promise<string[]> {

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { WriteDoor } from '../door/door.js';
 import type { LinkDelta } from '../door/journal.js';
+import { HostError } from '../errors.js';
 import type { Host } from '../host.js';
 import { unitKind } from './cgroup.js';
 
@@ -166,6 +167,11 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
   return out.sort((a, b) => a.port - b.port || a.unit.localeCompare(b.unit));
 }
 
+/** strcmp over UTF-8 bytes, as systemd sorts file names. */
+export function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
 async function isMaskEntry(host: Host, target: string): Promise<boolean> {
   const link = await host.readLink(target);
   if (link !== null) return link === '/dev/null';
@@ -209,7 +215,8 @@ export async function loadUnits(host: Host, kinds: string[] = ['.socket', '.serv
     const masked = await isMaskEntry(host, fragment);
     const directives = masked ? [] : parseUnitText((await host.readFile(fragment)) ?? '', fragment);
     if (!masked) {
-      const confs = [...(dropIns.get(name) ?? new Map<string, string>()).entries()].sort(([a], [b]) => a.localeCompare(b));
+      // systemd orders drop-ins by the bytes of their names (strcmp), not by locale: "10-y" before "10_x", "Z" before "a".
+      const confs = [...(dropIns.get(name) ?? new Map<string, string>()).entries()].sort(([a], [b]) => byteOrder(a, b));
       for (const [, p] of confs) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
     }
     units.set(name, { name, fragment, masked, directives });
@@ -261,7 +268,12 @@ export async function readConfigLinks(host: Host): Promise<ConfigLink[]> {
         const text = await host.readLink(full);
         if (text === null) continue;
         const next = path.posix.resolve(dir, text);
-        out.push({ path: full, name: e.name, next, final: await host.realTarget(full) });
+        // A link loop points at no unit; systemd skips it, and so does every reader here.
+        const final = await host.realTarget(full).catch((err: unknown) => {
+          if (err instanceof HostError && err.code === 'ELOOP') return null;
+          throw err;
+        });
+        if (final !== null) out.push({ path: full, name: e.name, next, final });
       }
     }
   };

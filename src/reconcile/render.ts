@@ -101,6 +101,7 @@ export function renderPlan(
       deferred ? `${deferred} deferred to boot` : null,
     ].filter(Boolean);
     out.push(`${p.bold(r.name)}: ${status.length ? status.join(', ') : 'in sync'}`);
+    for (const n of r.provider.notes?.(r.spec, r.observed) ?? []) out.push(p.dim(`  ${n}`));
     for (const c of r.changes) out.push(...renderChange(c, p));
   }
   if (extras.findings?.length) {

@@ -7,6 +7,7 @@ import type { Host } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
+import { readConfEntry } from '../systemd/conf-entry.js';
 import { HostError } from '../errors.js';
 import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
 import { dependenciesOf, parseModulesDep } from '../modprobe/modules-dep.js';
@@ -66,6 +67,8 @@ export interface ModulesObserved {
   unjudged?: ModprobeUnjudged[];
   /** Other modules-load.d files that already list a wanted module (harmless duplicates). */
   alsoListedIn: Array<{ module: string; files: string[] }>;
+  /** modprobe.d and modules-load.d entries their readers skip (a directory, a dangling link, a loop). */
+  skipped?: Array<{ path: string; why: string }>;
 }
 
 export type ModulesOp =
@@ -126,9 +129,12 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
   const blockerFiles: BlockerFile[] = [];
   const unjudged: ModprobeUnjudged[] = [];
   const confs: Array<{ f: ConfFile; text: string }> = [];
+  const skipped: Array<{ path: string; why: string }> = [];
   for (const f of effectiveConfFiles(await listConfDirs(host, MODPROBE_DIRS))) {
     if (await isMasked(host, f.path)) continue;
-    confs.push({ f, text: (await host.readBytes(f.path)) ?? '' });
+    const r = await readConfEntry(host, f.path);
+    if ('skipped' in r) skipped.push({ path: f.path, why: r.skipped });
+    else confs.push({ f, text: r.content });
   }
   // softdep lines may sit in another file than the install lines of the modules they name.
   const softdeps = softdepsOf(spec.modules, confs.map((c) => c.text));
@@ -155,7 +161,12 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
   const own = path.posix.normalize(spec.file);
   for (const f of effectiveConfFiles(await listConfDirs(host, MODULES_LOAD_DIRS))) {
     if (f.path === own || !f.name.endsWith('.conf') || (await isMasked(host, f.path))) continue;
-    for (const m of parseModulesLoad((await host.readBytes(f.path)) ?? '')) {
+    const r = await readConfEntry(host, f.path);
+    if ('skipped' in r) {
+      skipped.push({ path: f.path, why: r.skipped });
+      continue;
+    }
+    for (const m of parseModulesLoad(r.content)) {
       if (wanted.has(m)) listed.set(m, [...(listed.get(m) ?? []), f.path]);
     }
   }
@@ -167,6 +178,7 @@ export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise
     blockerFiles,
     unjudged,
     alsoListedIn: [...listed.entries()].map(([module, files]) => ({ module, files })),
+    skipped,
   };
 }
 
@@ -283,5 +295,6 @@ export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, Mod
   after: [],
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
+  warnings: (_spec, o) => (o.skipped ?? []).map((k) => `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
   apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
 };

@@ -9,11 +9,28 @@ import type { WriteDoor } from '../door/door.js';
 import { readListeners, type Listener } from '../observe/listeners.js';
 import { findSocketHolders } from '../ports/proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../ports/cgroup.js';
+import { holdsSocket, readAncestry, readProcess, showArgv } from '../ports/proc.js';
+import { argvMatches, isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from '../ports/command-line.js';
+import { loadCrontabs, parsePasswd, type Crontabs } from '../ports/crontab.js';
+import { loadSupervisorPrograms, type SupervisorPrograms } from '../ports/supervisor.js';
 import {
+  attribute,
+  cronOrigins,
+  loginSessionOf,
+  pidPath,
+  SPAWNER_UNITS,
+  spawnerHarm,
+  type Ancestry,
+  type Attribution,
+  type UnitFacts,
+} from '../ports/identity.js';
+import {
+  effectiveList,
   enablementOf,
   listenStreamPort,
   linkDelta,
   loadUnits,
+  parseUnitText,
   removeUnitLinks,
   unitLinkSnapshot,
   serviceCandidates,
@@ -33,6 +50,10 @@ export interface PortHolder {
   comm: string | null;
   /** null when /proc/PID/cgroup could not be read. */
   placement: CgroupPlacement | null;
+  /** The holder and its parents, read when it sits in a service (to tell whether the service is its own). */
+  ancestry: Ancestry | null;
+  /** Whether the main process of the holder's service holds the same listening socket; null when unknown or not read. */
+  mainHoldsSocket: boolean | null;
 }
 
 /** A port whose listener systemd itself holds for a .socket unit. */
@@ -61,6 +82,14 @@ export interface LivePortsObserved {
   selfUnit: string | null;
   /** Processes whose fds could not be read; a missing holder may be among them. */
   unreadablePids: number;
+  /** Manager and unit-file facts of every service a holder sits in. */
+  units: Record<string, UnitFacts>;
+  /** Crontabs, read when a holder sits in a cron daemon's unit. */
+  crontabs: Crontabs | null;
+  /** /etc/passwd user -> UID, read with the crontabs (a crontab names users, /proc gives UIDs). */
+  uids: Record<string, number>;
+  /** supervisord's programs, read when a holder sits in supervisord's unit. */
+  supervisor: SupervisorPrograms | null;
 }
 
 export interface OfflineSocket {
@@ -110,6 +139,8 @@ export interface StopOp {
   units: string[];
   socket: string | null;
   mask: boolean;
+  /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
+  proof: string;
 }
 
 export interface OfflineDisableOp {
@@ -142,23 +173,61 @@ export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp 
 
 // ---------------------------------------------------------------- protection
 
-/** Units PortFree never stops: the manager itself and what keeps the host reachable. */
-export const BUILTIN_PROTECTED = ['init.scope', '-.slice', 'systemd-*', 'dbus*', 'ssh*', 'sshd*'] as const;
+/**
+ * Units PortFree never stops, whatever holds a port: the manager itself and
+ * what keeps the host reachable. An ssh session or a console login on a host
+ * without logind leaves its processes in ssh.service or getty@.service, so
+ * these are also spawners of processes that are not theirs.
+ */
+export const BUILTIN_PROTECTED: readonly { pattern: string; why: string }[] = [
+  { pattern: 'init.scope', why: 'it is the service manager (PID 1)' },
+  { pattern: '-.slice', why: 'it is the root of the unit tree' },
+  { pattern: 'systemd-logind', why: 'it keeps every login session and seat' },
+  { pattern: 'systemd-*', why: 'it is part of systemd' },
+  { pattern: 'dbus*', why: 'every service talks through the message bus' },
+  ...['ssh*', 'sshd*'].map((pattern) => ({ pattern, why: 'it carries every remote login (and, without logind, the processes started in them)' })),
+  ...['getty@*', 'serial-getty@*', 'autovt@*', 'console-getty', 'container-getty@*'].map((pattern) => ({
+    pattern,
+    why: 'it carries console logins (and, without logind, the processes started in them)',
+  })),
+];
 
 function globToRegExp(glob: string): RegExp {
   const esc = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   return new RegExp(`^${esc}$`);
 }
 
-/** Why `unit` is protected, or null. Patterns may use * and ?; "ssh" also covers "ssh.service". */
-export function protectionOf(unit: string, spec: Pick<PortFreeSpec, 'protected_units'>, selfUnit: string | null): string | null {
+/** Whether a unit-name pattern (* and ?) covers `unit`; "ssh" also covers "ssh.service". */
+function unitPatternHit(pattern: string, unit: string): boolean {
+  const re = globToRegExp(pattern);
+  return re.test(unit) || re.test(unit.replace(/\.[a-z]+$/, ''));
+}
+
+/** What a general-purpose spawner unit is, or null for any other unit. */
+export function spawnerKind(unit: string): string | null {
+  return SPAWNER_UNITS.find((s) => unitPatternHit(s.pattern, unit))?.what ?? null;
+}
+
+/**
+ * Why `unit` is protected, or null. Order: this program's own unit, the
+ * built-in list, protected_units, then the general-purpose spawners (cron,
+ * atd, supervisors, container runtimes, CI runners), which stop_spawner_units
+ * releases by exact name.
+ */
+export function protectionOf(
+  unit: string,
+  spec: { protected_units?: string[]; stop_spawner_units?: string[] },
+  selfUnit: string | null,
+): string | null {
   if (selfUnit !== null && unit === selfUnit) return `${unit} is the unit this program runs in`;
-  const stem = unit.replace(/\.[a-z]+$/, '');
-  const test = (p: string) => globToRegExp(p).test(unit) || globToRegExp(p).test(stem);
-  const b = BUILTIN_PROTECTED.find(test);
-  if (b) return `${unit} is protected by the built-in list (${b})`;
-  const s = (spec.protected_units ?? []).find(test);
+  const b = BUILTIN_PROTECTED.find((p) => unitPatternHit(p.pattern, unit));
+  if (b) return `${unit} is protected by the built-in list (${b.pattern}): ${b.why}`;
+  const s = (spec.protected_units ?? []).find((p) => unitPatternHit(p, unit));
   if (s) return `${unit} is listed in protected_units (${s})`;
+  const what = spawnerKind(unit);
+  if (what !== null && !(spec.stop_spawner_units ?? []).includes(unit)) {
+    return `${unit} is protected by the built-in list of spawners: it is ${what} (name it in stop_spawner_units to allow stopping it)`;
+  }
   return null;
 }
 
@@ -277,17 +346,139 @@ async function findActivation(host: Host, port: number, socketFromCgroup: string
   return { socket, service, servicePid, source };
 }
 
+/** `systemctl show -p A -p B UNIT` output: one KEY=VALUE per line. Pure. */
+export function parseShowProperties(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) out.set(line.slice(0, eq), line.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
+async function unitFacts(host: Host, unit: string): Promise<UnitFacts> {
+  const facts: UnitFacts = { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
+  const props = ['MainPID', 'Type', 'PIDFile', 'FragmentPath', 'DropInPaths'];
+  let show: Map<string, string>;
+  try {
+    const r = await host.run('systemctl', ['show', ...props.flatMap((p) => ['-p', p]), unit]);
+    if (r.exitCode !== 0) return { ...facts, error: `systemctl show ${unit} exited ${r.exitCode}: ${r.stderr.trim() || r.stdout.trim()}` };
+    show = parseShowProperties(r.stdout);
+  } catch (e) {
+    return { ...facts, error: `systemctl show ${unit} failed: ${(e as Error).message}` };
+  }
+  const main = Number(show.get('MainPID'));
+  if (!show.has('MainPID') || !Number.isInteger(main) || main < 0) {
+    return { ...facts, error: `systemctl show ${unit} gave no MainPID (${JSON.stringify(show.get('MainPID') ?? null)})` };
+  }
+  facts.mainPid = main > 0 ? main : null;
+  facts.type = show.get('Type') || null;
+  facts.pidFile = show.get('PIDFile') || null;
+  if (facts.type === 'forking' && facts.pidFile !== null) {
+    try {
+      const text = await host.readFile(facts.pidFile);
+      const n = text === null ? NaN : Number(text.trim().split(/\s+/)[0]);
+      if (text === null) facts.pidFileError = `PIDFile=${facts.pidFile} does not exist`;
+      else if (Number.isInteger(n) && n > 0) facts.pidFilePid = n;
+      else facts.pidFileError = `PIDFile=${facts.pidFile} holds no PID`;
+    } catch (e) {
+      facts.pidFileError = `PIDFile=${facts.pidFile} could not be read: ${(e as Error).message}`;
+    }
+  }
+  // ExecStart= from exactly the files the manager loaded, read with the unit-file grammar.
+  const fragment = show.get('FragmentPath') || null;
+  if (fragment === null) facts.execError = `systemctl shows no unit file (FragmentPath=) for ${unit}`;
+  else {
+    const files = [fragment, ...(show.get('DropInPaths') ?? '').split(/\s+/).filter(Boolean)];
+    const directives: UnitDirective[] = [];
+    for (const f of files) {
+      let text: string | null;
+      try {
+        text = await host.readFile(f);
+      } catch (e) {
+        facts.execError ??= `${f} could not be read: ${(e as Error).message}`;
+        continue;
+      }
+      if (text === null) {
+        facts.execError ??= `${f} (a unit file systemctl names for ${unit}) does not exist`;
+        continue;
+      }
+      directives.push(...parseUnitText(text, f));
+    }
+    facts.execStart = [];
+    for (const d of effectiveList(directives, 'Service', 'ExecStart')) {
+      const command = parseExecLine(d.value);
+      facts.execStart.push({ file: d.file, line: d.line, value: d.value, command, script: command ? await execScript(host, command) : null });
+    }
+  }
+  const mainPid = mainPidOf(facts);
+  if (mainPid !== null) facts.main = await readProcess(host, mainPid);
+  return facts;
+}
+
+/** Largest wrapper script read; anything bigger is not a wrapper. */
+const MAX_SCRIPT_BYTES = 256 * 1024;
+
+/** The shell script an ExecStart= command runs: `sh FILE ...`, or FILE itself with a shell "#!" line. */
+async function execScript(host: Host, c: ExecCommand): Promise<{ path: string; text: string } | null> {
+  const first = c.argv[0];
+  const arg = c.argv[1];
+  let file: string | null = null;
+  if (first && isShell(first) && shellScriptOf(c.argv) === null && arg && !arg.startsWith('-') && arg.startsWith('/')) file = arg;
+  else if (c.path && c.path.startsWith('/') && !isShell(c.path)) file = c.path;
+  if (file === null) return null;
+  try {
+    const st = await host.lstat(await host.realTarget(file));
+    if (st === null || !st.isFile() || st.size > MAX_SCRIPT_BYTES) return null;
+    const text = await host.readFile(file);
+    if (text === null) return null;
+    // Run as `sh FILE` any text is a script; run directly, only with a shell "#!".
+    if (file === c.path && shebangShell(text.split('\n', 1)[0]!) === null) return null;
+    return { path: file, text };
+  } catch {
+    return null;
+  }
+}
+
+/** The main process as far as the facts tell: MainPID, else a forking unit's PIDFile=. */
+function mainPidOf(f: UnitFacts): number | null {
+  return f.mainPid ?? (f.type === 'forking' ? f.pidFilePid : null);
+}
+
+const CRON_UNIT_STEMS = new Set(['cron', 'crond', 'cronie', 'fcron', 'anacron']);
+const SUPERVISOR_UNIT_STEMS = new Set(['supervisor', 'supervisord']);
+
+function stemOf(unit: string): string {
+  return unit.replace(/\.[a-z]+$/, '');
+}
+
 async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
   const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
   const scan = await findSocketHolders(host, new Set(listeners.map((l) => l.inode)));
   const self = await readPlacement(host, 'self');
   const busy: BusyPort[] = [];
+  const units: Record<string, UnitFacts> = {};
   for (const port of [...new Set(listeners.map((l) => l.port))].sort((a, b) => a - b)) {
     const ls = listeners.filter((l) => l.port === port);
+    const inodes = new Set(ls.map((l) => l.inode));
     const pids = [...new Set(ls.flatMap((l) => scan.holders.get(l.inode) ?? []))].sort((a, b) => a - b);
     const holders: PortHolder[] = [];
-    for (const pid of pids) holders.push({ pid, comm: await readComm(host, pid), placement: await readPlacement(host, pid) });
+    for (const pid of pids) {
+      const placement = await readPlacement(host, pid);
+      const holder: PortHolder = { pid, comm: await readComm(host, pid), placement, ancestry: null, mainHoldsSocket: null };
+      // Only a service could be stopped for it, so only then does its origin decide anything.
+      // (Our own unit is protected whatever it runs, so it is not asked about.)
+      const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;
+      if (pid !== 1 && service !== null && service !== self?.unit) {
+        const facts = (units[service] ??= await unitFacts(host, service));
+        holder.ancestry = await readAncestry(host, pid);
+        const main = mainPidOf(facts);
+        if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+      }
+      holders.push(holder);
+    }
     const socketUnit = holders.find((h) => h.placement?.unitKind === 'socket')?.placement?.unit ?? null;
     // PID 1 holding a listener means socket activation only when PID 1 is systemd
     // (in a container PID 1 may be anything, with unit files that mean nothing).
@@ -295,7 +486,18 @@ async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObs
     const activation = byManager || socketUnit !== null ? await findActivation(host, port, socketUnit) : null;
     busy.push({ port, listeners: ls, holders, activation });
   }
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length };
+  let crontabs: Crontabs | null = null;
+  const uids: Record<string, number> = {};
+  if (Object.keys(units).some((u) => CRON_UNIT_STEMS.has(stemOf(u)))) {
+    crontabs = await loadCrontabs(host);
+    try {
+      for (const [name, uid] of parsePasswd((await host.readFile('/etc/passwd')) ?? '')) uids[name] = uid;
+    } catch {
+      // Without /etc/passwd a crontab's user cannot be checked; the command still matches.
+    }
+  }
+  const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor };
 }
 
 async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
@@ -354,6 +556,60 @@ function holderProblem(h: PortHolder): string | null {
   return null;
 }
 
+/** Whether the holder's cgroup unit is its own; unknown when it was not observed. */
+function attributionOf(o: LivePortsObserved, h: PortHolder): Attribution {
+  const unit = h.placement?.unit ?? '(none)';
+  const facts = o.units[unit];
+  if (facts === undefined || h.ancestry === null) {
+    return { own: false, unit, reason: `pid ${h.pid}'s origin in ${unit} was not read`, unknown: true, path: [] };
+  }
+  return attribute(h.ancestry, facts, h.mainHoldsSocket);
+}
+
+/** Where the listener really comes from, when it can be found: a crontab line, a login session. */
+function originOf(o: LivePortsObserved, a: Attribution & { own: false }): string | null {
+  if (a.path.length === 0) return null;
+  if (o.crontabs !== null) {
+    const uids = new Map(Object.entries(o.uids));
+    const hits = cronOrigins(a.path, o.crontabs.entries, uids);
+    if (hits.length > 0) {
+      const lines = hits.map((e) => `${e.file}:${e.line}: ${e.text}`).join(' and ');
+      return `It was started by the crontab line ${lines}: remove or change that line, then stop pid ${a.path[0]!.pid}`;
+    }
+    const unreadable = o.crontabs.unreadable.length > 0 ? `; unreadable: ${o.crontabs.unreadable.join(', ')}` : '';
+    return `Its origin is unknown: no crontab line runs its command (read ${o.crontabs.read.join(', ') || 'no crontab'}${unreadable})`;
+  }
+  if (o.supervisor !== null && SUPERVISOR_UNIT_STEMS.has(stemOf(a.unit))) {
+    // supervisord execs command= itself, without a shell.
+    const below = a.path.slice(0, -1);
+    const hits = o.supervisor.programs.filter((p) => p.argv !== null && below.some((q) => argvMatches(q.argv, p.argv!)));
+    if (hits.length > 0) {
+      const names = hits.map((p) => `program "${p.name}" (${p.file}:${p.line}: command=${p.command})`).join(' and ');
+      return `It is supervisord's ${names}: remove it there, then supervisorctl reread && supervisorctl update`;
+    }
+    const unreadable = o.supervisor.unreadable.length > 0 ? `; unreadable: ${o.supervisor.unreadable.join(', ')}` : '';
+    return `Its origin is unknown: no supervisord program runs its command (read ${o.supervisor.read.join(', ') || 'no supervisord configuration'}${unreadable})`;
+  }
+  const session = loginSessionOf(a.path.slice(0, -1));
+  if (session !== null) return `It was started in the login session of pid ${session.pid} (${showArgv(session.argv)}): stop it there`;
+  return null;
+}
+
+/** The operator line for a holder whose unit is not its own (or whose origin could not be told). */
+function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, a: Attribution & { own: false }): string {
+  const self = h.ancestry?.chain[0];
+  const who = `pid ${h.pid} (${self ? showArgv(self.argv) : (h.comm ?? 'unknown')})`;
+  const optIn = `name ${a.unit} in stop_spawner_units to stop and disable it anyway`;
+  const prot = protectionOf(a.unit, { ...spec, stop_spawner_units: [] }, o.selfUnit);
+  // The core built-ins (ssh, getty, systemd-*) and protected_units are never released.
+  const release = prot !== null && spawnerKind(a.unit) === null ? '' : ` Or ${optIn}.`;
+  if (a.unknown) return `${who} in ${a.unit}: ${a.reason}. A unit is never stopped on a guess: find what started pid ${h.pid}.${release}`;
+  const path = a.path.length > 0 ? ` (${pidPath(a.path)})` : '';
+  const origin = originOf(o, a);
+  const harm = prot !== null && spawnerKind(a.unit) === null ? `${prot}; it is never stopped automatically` : spawnerHarm(a.unit, spawnerKind(a.unit));
+  return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${harm}.${origin ? ` ${origin}.` : ''}${release}`;
+}
+
 function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
   // The renderer prints `operator` as the reason, so the summary only names what was found.
   return { id, action: 'operator', summary, operator: reason, op: { kind: 'operator', ...op } };
@@ -379,8 +635,10 @@ function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
   let pid = first.pid;
   let comm = first.comm;
   let socket: string | null = null;
+  let proof: string;
   if (b.activation) {
     socket = b.activation.socket;
+    proof = `the listening socket is ${b.activation.socket}'s, handed to ${b.activation.service ?? 'its per-connection services'} by systemd (found by ${b.activation.source})`;
     units = [b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])];
     reportUnit = b.activation.service ?? b.activation.socket;
     const svc = b.holders.find((h) => h.pid !== 1 && h.placement?.unit === b.activation!.service);
@@ -402,21 +660,37 @@ function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
     }
     const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
     if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
+    // The cgroup only names where each holder lives; stop a unit only for a holder that is its own.
+    const proofs: string[] = [];
+    const refused: string[] = [];
+    for (const h of b.holders) {
+      if (o.selfUnit !== null && h.placement?.unit === o.selfUnit) {
+        refused.push(`${describeHolder(h)}: ${protectionOf(o.selfUnit, spec, o.selfUnit)}; it is never stopped automatically`);
+        continue;
+      }
+      const a = attributionOf(o, h);
+      if (a.own) proofs.push(a.proof);
+      else if (spec.stop_spawner_units.includes(a.unit) && protectionOf(a.unit, { ...spec, stop_spawner_units: [a.unit] }, o.selfUnit) === null) {
+        proofs.push(`pid ${h.pid} is not ${a.unit}'s own process (${a.reason}), but stop_spawner_units names ${a.unit}`);
+      } else refused.push(spawnerReason(spec, o, h, a));
+    }
+    if (refused.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, refused.join('; '), opBase);
     units = [...new Set(b.holders.map((h) => h.placement!.unit!))];
     reportUnit = units[0]!;
+    proof = proofs.join('; ');
   }
   const protectedWhy = units.map((u) => protectionOf(u, spec, o.selfUnit)).filter((p): p is string => p !== null);
   if (protectedWhy.length > 0) {
     return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, `${protectedWhy.join('; ')}; it is never stopped automatically`, opBase);
   }
   const verbs = spec.mask ? 'stop, disable and mask' : 'stop and disable';
-  const via = socket ? ` (socket-activated by ${socket}, found by ${b.activation!.source})` : '';
+  const via = socket ? ` (socket-activated by ${socket})` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}: ${verbs} ${units.join(' and ')}`,
-    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask: spec.mask },
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}: ${verbs} ${units.join(' and ')}`,
+    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask: spec.mask, proof },
   };
 }
 

@@ -11,22 +11,32 @@ import type { Change, Provider } from './types.js';
 import { resourceName } from './types.js';
 import { ReconcileError, VerifyError } from '../errors.js';
 import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../observe/sysctl-live.js';
-import { parseSysctlText, sameSysctlValue } from '../sysctl/parse.js';
+import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
 import type { SysctlParseIssue } from '../sysctl/parse.js';
 import {
+  applySequence,
   beatingAssignments,
   ownedFileProblem,
+  SYSCTL_CONF,
   SYSCTL_MODELS,
+  treeAfterWrites,
+  verdict,
   verdicts,
   withFile,
 } from '../sysctl/order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree, SysctlVerdict } from '../sysctl/order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
+import { couplingOf, followerValue } from '../sysctl/couplings.js';
+import { isNetKey, lineId, rehearsalAvailability, runRehearsal, startValue } from '../sysctl/rehearsal.js';
+import type { RehearsalTrial, RehearsedValues } from '../sysctl/rehearsal.js';
+import { minimalRemoval } from '../sysctl/bisect.js';
 
 export const TOOL_NAME = 'k8s-host-reconcile';
 
 export interface SysctlFileObserved {
   live: boolean;
+  /** Where /etc really is (itself when it is no link). */
+  etcReal?: string;
   owned: {
     path: string;
     /** Content as read (through a symlink); null when absent or masked. */
@@ -45,7 +55,46 @@ export interface SysctlFileObserved {
   verdicts: Record<SysctlModel, SysctlVerdict[]>;
   /** Live only: canonical key -> value in the running kernel; null when the key does not exist. */
   runtime: Record<string, string | null> | null;
+  /** The boot rehearsal (live, as root): what the real programs make of the files with the planned changes. */
+  rehearsal: SysctlRehearsal | null;
 }
+
+/** A line the rehearsal blames by bisection: leaving it out makes the key come out right. */
+export interface RehearsalCulprit {
+  key: string;
+  wanted: string;
+  models: SysctlModel[];
+  /** The entry the line is read through, and its 1-based line. */
+  file: string;
+  line: number;
+  realPath: string;
+  text: string;
+  /** What the key comes out as with the line in place. */
+  value: string | null;
+}
+
+export type SysctlRehearsal =
+  | { status: 'skipped'; reason: string }
+  | {
+      status: 'ran';
+      /** Wall time of the whole rehearsal, bisection included. */
+      ms: number;
+      runs: number;
+      programs: { boot: string; system: string };
+      /** Keys left to the engine, each with why. */
+      notRehearsed: Array<{ key: string; reason: string }>;
+      /** What the rehearsal starts from: a value unlike the wanted one at boot; the wanted one (set by apply) before sysctl --system. */
+      start: Record<string, string>;
+      /** The engine's prediction with the planned changes (null: nothing sets the key). */
+      engine: RehearsedValues;
+      /** The real programs with the engine's planned changes. */
+      enginePlan: RehearsedValues;
+      culprits: RehearsalCulprit[];
+      /** The real programs with every planned change, the culprits' resolutions included. */
+      final: RehearsedValues;
+      /** Keys still wrong with every planned change and no line to blame. */
+      unexplained: Array<{ key: string; model: SysctlModel; value: string | null }>;
+    };
 
 /** One line that would beat ours, with every program under which it does. */
 export interface SysctlConflict {
@@ -122,8 +171,15 @@ function overrideHeader(source: SysctlConfFile): string {
   );
 }
 
-function isUnderEtc(p: string): boolean {
-  return p.startsWith('/etc/');
+/** What a coupled write makes the key: the written value, or its kernel-derived follower value. */
+function couplingValue(key: string, through: string, written: string): string {
+  const c = couplingOf(through);
+  return (c && followerValue(c, key, written)) ?? written;
+}
+
+/** Under /etc, or under where /etc really is when /etc itself is a link (an image with /etc -> etc.real). */
+function isUnderEtc(p: string, etcReal: string): boolean {
+  return p.startsWith('/etc/') || p.startsWith(`${etcReal}/`);
 }
 
 function modelPhrase(models: SysctlModel[]): string {
@@ -138,27 +194,47 @@ function where(ap: AppliedAssignment): string {
 }
 
 /** One sentence a person can act on. */
-function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlModel; applied: AppliedAssignment }>): string {
+function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlModel; applied: AppliedAssignment; through?: string }>): string {
   const models = SYSCTL_MODELS.filter((m) => hits.some((h) => h.model === m));
   const first = hits[0]!.applied;
-  const reasons = [...new Set(hits.map((h) => (h.applied.tail ? 'is applied last by sysctl --system' : `sorts after ${ownedPath}`)))];
+  const through = hits.find((h) => h.through)?.through;
+  const reasons = [...new Set(hits.map((h) => (h.applied.tail ? 'is applied last by sysctl --system' : through ? 'is written later' : `sorts after ${ownedPath}`)))];
+  if (through) {
+    return `${modelPhrase(models)} ${key} would be ${first.assignment.value === null ? "the kernel's value" : couplingValue(key, through, first.assignment.value)}: ${where(first)} sets ${through}, which the kernel couples with ${key}, and ${reasons.join(' and ')}`;
+  }
   if (first.assignment.value === null) {
     return `${modelPhrase(models)} ${key} would keep the kernel's value: ${where(first)} (-${first.assignment.rawKey}) ${reasons.join(' and ')} and cancels it`;
   }
   return `${modelPhrase(models)} ${key} would be ${first.assignment.value}: ${where(first)} ${reasons.join(' and ')}`;
 }
 
+/** The tree with the given lines (lineId of the file holding their bytes) gone, as once they are commented out. */
+function withoutLines(tree: SysctlTree, ids: ReadonlySet<string>): SysctlTree {
+  const drop = (f: SysctlConfFile): SysctlConfFile => ({ ...f, assignments: f.assignments.filter((a) => !ids.has(lineId(f.realPath, a.line))) });
+  return { files: tree.files.map(drop), sysctlConf: tree.sysctlConf ? drop(tree.sysctlConf) : null };
+}
+
 /** Every line that would beat the owned file, once the owned file holds the wanted settings. */
 export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted: Map<string, string>): Array<SysctlConflict & { source: SysctlConfFile }> {
-  const grouped = new Map<string, { key: string; wanted: string; hits: Array<{ model: SysctlModel; applied: AppliedAssignment }> }>();
-  for (const [key, value] of wanted) {
-    for (const model of SYSCTL_MODELS) {
-      for (const b of beatingAssignments(prospective, ownedPath, key, value, model)) {
-        const id = `${b.applied.source.realPath}\0${b.applied.assignment.line}\0${key}`;
-        const g = grouped.get(id) ?? { key, wanted: value, hits: [] };
-        g.hits.push({ model, applied: b.applied });
-        grouped.set(id, g);
+  const grouped = new Map<string, { key: string; wanted: string; hits: Array<{ model: SysctlModel; applied: AppliedAssignment; through?: string }> }>();
+  // Per program, until nothing new turns up: at boot a repeated value keeps
+  // its first slot, so a later duplicate of a beaten line only shows once
+  // that line is gone.
+  for (const model of SYSCTL_MODELS) {
+    let tree = prospective;
+    for (let round = 0; round < 8; round++) {
+      const found: string[] = [];
+      for (const [key, value] of wanted) {
+        for (const b of beatingAssignments(tree, ownedPath, key, value, model)) {
+          const id = `${b.applied.source.realPath}\0${b.applied.assignment.line}\0${key}`;
+          const g = grouped.get(id) ?? { key, wanted: value, hits: [] };
+          g.hits.push({ model, applied: b.applied, ...(b.through ? { through: b.through } : {}) });
+          grouped.set(id, g);
+          found.push(lineId(b.applied.source.realPath, b.applied.assignment.line));
+        }
       }
+      if (found.length === 0) break;
+      tree = withoutLines(tree, new Set(found));
     }
   }
   return [...grouped.values()].map(({ key, wanted: w, hits }) => {
@@ -172,7 +248,7 @@ export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted
       line: rep.assignment.line,
       realPath: rep.source.realPath,
       models: SYSCTL_MODELS.filter((m) => hits.some((h) => h.model === m)),
-      explanation: explain(ownedPath, key, [{ model: hits[0]!.model, applied: rep }, ...hits]),
+      explanation: explain(ownedPath, key, [{ model: hits[0]!.model, applied: rep, ...(hits[0]!.through ? { through: hits[0]!.through } : {}) }, ...hits]),
       source: rep.source,
     };
   });
@@ -189,8 +265,127 @@ async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObse
     runtime = {};
     for (const k of keys) runtime[k] = await readLiveSysctl(host, k);
   }
-  return { live: host.live, owned: { path: spec.file, content, link }, tree, dirs, issues, skipped, verdicts: verdicts(tree, keys), runtime };
+  const observed: SysctlFileObserved = { live: host.live, etcReal: await host.realTarget('/etc'), owned: { path: spec.file, content, link }, tree, dirs, issues, skipped, verdicts: verdicts(tree, keys), runtime, rehearsal: null };
+  observed.rehearsal = await rehearse(host, spec, observed);
+  return observed;
 }
+
+/** The engine's own file changes (owned file, resolved conflicts), without the rehearsal's. */
+function engineChanges(spec: SysctlFileSpec, observed: SysctlFileObserved): Change<SysctlOp>[] {
+  return diff(spec, { ...observed, rehearsal: null }, { live: false });
+}
+
+function plannedTree(observed: SysctlFileObserved, changes: Change<SysctlOp>[]): SysctlTree {
+  const writes = changes.filter((c) => c.file && c.file.after !== null && !c.operator).map((c) => ({ path: c.file!.path, content: c.file!.after! }));
+  return treeAfterWrites(observed.tree, writes);
+}
+
+const right = (v: string | null | undefined, wanted: string) => v !== null && v !== undefined && sameSysctlValue(v, wanted);
+
+/**
+ * Runs the real programs over the files as the plan leaves them; when a key
+ * comes out wrong, bisects the lines (in the namespace) down to the ones that
+ * flip it, and runs once more with those resolved too.
+ */
+export interface SysctlEngine {
+  /** The file changes the engine plans (owned file, resolved conflicts). */
+  changes(spec: SysctlFileSpec, observed: SysctlFileObserved): Change<SysctlOp>[];
+  verdict(tree: SysctlTree, key: string, model: SysctlModel): SysctlVerdict;
+}
+
+const ENGINE: SysctlEngine = { changes: engineChanges, verdict };
+
+/** `engine` is for tests: a deliberately broken one shows what the rehearsal catches. */
+export async function rehearse(host: Host, spec: SysctlFileSpec, observed: SysctlFileObserved, engine: SysctlEngine = ENGINE): Promise<SysctlRehearsal> {
+  const avail = await rehearsalAvailability(host);
+  if (!avail.ok) return { status: 'skipped', reason: avail.reason };
+  const wanted = wantedSettings(spec);
+  const notRehearsed: Array<{ key: string; reason: string }> = [];
+  const keys: string[] = [];
+  for (const k of wanted.keys()) {
+    if (isNetKey(k)) keys.push(k);
+    else notRehearsed.push({ key: k, reason: `${k} is not a key of the network namespace: rehearsing it would write this host's own value` });
+  }
+  if (keys.length === 0) return { status: 'skipped', reason: `no net.* key to rehearse (${notRehearsed.map((n) => n.key).join(', ')}); the engine's prediction stands` };
+  const start: Array<[string, string]> = keys.flatMap((k) => {
+    const v = startValue(wanted.get(k)!);
+    return v === null ? [] : [[k, v] as [string, string]];
+  });
+  const seed: Array<[string, string]> = keys.map((k) => [k, wanted.get(k)!]);
+  let runs = 0;
+  const t0 = performance.now();
+  const elapsed = () => Math.round(performance.now() - t0);
+  const run = async (trials: RehearsalTrial[]) => {
+    const r = await runRehearsal(host, avail.env, trials, keys, { start, seed });
+    if ('reason' in r) throw new RehearsalUnavailable(r.reason);
+    runs++;
+    return r.results;
+  };
+  try {
+    const changes = engine.changes(spec, observed);
+    const planned = plannedTree(observed, changes);
+    const [first] = await run([{ tree: planned }]);
+    const enginePlan = { boot: first!.boot, system: first!.system };
+    for (const k of [...keys]) {
+      if (first!.boot[k] === null && first!.system[k] === null) {
+        notRehearsed.push({ key: k, reason: `${k} does not exist in a fresh network namespace${moduleFor(k) ? ` (it appears once ${moduleFor(k)} is loaded)` : ''}` });
+        keys.splice(keys.indexOf(k), 1);
+      }
+    }
+    const predicted: RehearsedValues = { boot: {}, system: {} };
+    for (const model of SYSCTL_MODELS) for (const k of keys) predicted[model][k] = engine.verdict(planned, k, model).value;
+
+    // Bisect on the files as they are, with the engine's resolutions as left-out lines, so a culprit is named by its line on the host.
+    const owned = renderOwnedFile(spec);
+    const base = withFile(observed.tree, spec.file, owned, parseSysctlText(owned, spec.file).assignments);
+    const engineRemoved = new Set(changes.flatMap((c) => (c.op.kind === 'resolve' ? c.op.conflicts.map((x) => lineId(x.realPath, x.line)) : [])));
+    // One search per wrong key and program, run side by side (each in namespaces of its own).
+    const searches = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(enginePlan[model][k], wanted.get(k)!)).map((k) => ({ model, k })));
+    const results = await Promise.all(searches.map(async ({ model, k }) => {
+      const seen = new Set<string>();
+      const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
+      for (const ap of applySequence(base, model)) {
+        const id = lineId(ap.source.realPath, ap.assignment.line);
+        if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key)) continue;
+        seen.add(id);
+        const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
+        candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
+      }
+      const found = await minimalRemoval(candidates, async (sets) => {
+        const got = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
+        return got.map((r) => right(r[model][k], wanted.get(k)!));
+      });
+      return { model, k, lines: found?.lines ?? [] };
+    }));
+    const culprits = new Map<string, RehearsalCulprit>();
+    for (const { model, k, lines } of results) {
+      for (const c of lines) {
+        const id = `${c.id}\0${k}`;
+        const had = culprits.get(id);
+        if (had) had.models.push(model);
+        else culprits.set(id, { key: k, wanted: wanted.get(k)!, models: [model], file: c.file, line: c.line, realPath: c.realPath, text: c.text, value: enginePlan[model][k] ?? null });
+      }
+    }
+    const list = [...culprits.values()];
+    let final = enginePlan;
+    if (list.length > 0) {
+      const withCulprits: SysctlFileObserved = { ...observed, rehearsal: { status: 'ran', ms: elapsed(), runs, programs: { boot: '', system: '' }, notRehearsed, start: {}, engine: predicted, enginePlan, culprits: list, final: enginePlan, unexplained: [] } };
+      const [last] = await run([{ tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]) }]);
+      final = { boot: last!.boot, system: last!.system };
+    }
+    const unexplained = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })));
+    return {
+      status: 'ran', ms: elapsed(), runs,
+      programs: { boot: avail.env.systemdSysctl, system: `${avail.env.sysctl} --system` },
+      notRehearsed, start: Object.fromEntries(start), engine: predicted, enginePlan, culprits: list, final, unexplained,
+    };
+  } catch (e) {
+    if (e instanceof RehearsalUnavailable) return { status: 'skipped', reason: e.message };
+    throw e;
+  }
+}
+
+class RehearsalUnavailable extends Error {}
 
 function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { live: boolean }): Change<SysctlOp>[] {
   const changes: Change<SysctlOp>[] = [];
@@ -228,11 +423,40 @@ function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { live: b
     }
   }
   const conflicts = findConflicts(prospective, ownedPath, wanted);
+  // Lines the rehearsal blames that the engine did not: the real programs win.
+  const reh = observed.rehearsal?.status === 'ran' ? observed.rehearsal : null;
+  for (const c of reh?.culprits ?? []) {
+    if (conflicts.some((x) => x.realPath === c.realPath && x.line === c.line && x.key === c.key)) continue;
+    const source = observed.tree.files.find((f) => f.path === c.file) ?? (c.file === SYSCTL_CONF ? observed.tree.sysctlConf : null);
+    if (!source) continue;
+    conflicts.push({
+      key: c.key,
+      wanted: c.wanted,
+      value: c.value,
+      file: c.file,
+      line: c.line,
+      realPath: c.realPath,
+      models: c.models,
+      explanation:
+        `the rehearsal (the real programs in a private namespace) shows ${c.key} = ${c.value ?? 'unset'} ${modelPhrase(c.models)}, which the engine did not predict; ` +
+        `bisection names ${c.realPath}:${c.line} (${c.text.trim()}); the rehearsal wins`,
+      source,
+    });
+  }
+  for (const u of reh?.unexplained ?? []) {
+    changes.push({
+      id: `rehearsal:${u.key}:${u.model}`,
+      action: 'operator',
+      summary: `the rehearsal shows ${u.key} = ${u.value ?? 'unset'} ${modelPhrase([u.model])} even with every planned change (wanted ${wanted.get(u.key)})`,
+      operator: `no configuration line explains it (bisection in the namespace found none); check ${u.key} by hand with ${u.model === 'boot' ? 'systemd-sysctl' : 'sysctl --system'}`,
+      op: { kind: 'conflict', conflict: { key: u.key, wanted: wanted.get(u.key)!, value: u.value, file: '', line: 0, realPath: '', models: [u.model], explanation: 'rehearsal' } },
+    });
+  }
   const byTarget = new Map<string, { target: string; source: SysctlConfFile; replaceLink: boolean; list: typeof conflicts }>();
   for (const c of conflicts) {
     let target: string | null = null;
     let replace = false;
-    if (isUnderEtc(c.realPath)) target = c.realPath;
+    if (isUnderEtc(c.realPath, observed.etcReal ?? '/etc')) target = c.realPath;
     else if (!c.source.path.startsWith('/etc/') || path.posix.dirname(c.source.path) === '/etc/sysctl.d') {
       // A vendor entry (/usr/lib, /run, /usr/local/lib), or an /etc/sysctl.d link to one:
       // the systemd way is a same-named regular file in /etc/sysctl.d.
@@ -359,10 +583,13 @@ async function apply(host: Host, spec: SysctlFileSpec, changes: Change<SysctlOp>
     }
   }
   // 4. Observe again: the files' verdicts and the kernel must now agree with what was applied.
-  const again = diff(spec, await observe(host, spec), { live: host.live });
+  const seen = await observe(host, spec);
+  const again = diff(spec, seen, { live: host.live });
   const applied = new Set(changes.filter((c) => !c.operator && !c.deferred).map((c) => c.id));
   const left = again.filter((c) => applied.has(c.id));
-  if (left.length > 0) throw new VerifyError(resourceName(spec), left.map((c) => c.summary));
+  // The rehearsal, run again over the written files, must show every key right under both programs.
+  const rehearsed = rehearsalFailures(spec, seen.rehearsal);
+  if (left.length > 0 || rehearsed.length > 0) throw new VerifyError(resourceName(spec), [...left.map((c) => c.summary), ...rehearsed]);
 }
 
 /**
@@ -383,12 +610,61 @@ export function summarizeVerdicts(observed: SysctlFileObserved) {
   };
 }
 
+/** Where the engine and the real programs disagree about the plan's outcome. */
+export function rehearsalDisagreements(spec: SysctlFileSpec, r: Extract<SysctlRehearsal, { status: 'ran' }>) {
+  const wanted = wantedSettings(spec);
+  const out: Array<{ key: string; model: SysctlModel; engine: string | null; rehearsal: string | null }> = [];
+  for (const model of SYSCTL_MODELS) {
+    for (const key of Object.keys(r.engine[model])) {
+      const e = r.engine[model][key] ?? null;
+      const real = r.enginePlan[model][key] ?? null;
+      // null from the engine: nothing writes the key; under sysctl --system it keeps what apply set.
+      const engineOk = e !== null ? sameSysctlValue(e, wanted.get(key)!) : model === 'system';
+      const realOk = right(real, wanted.get(key)!);
+      if (engineOk !== realOk || (e !== null && real !== null && !sameSysctlValue(e, real))) out.push({ key, model, engine: e, rehearsal: real });
+    }
+  }
+  return out;
+}
+
+/** Lines under the resource in the plan: the rehearsed outcome, or why there is none. */
+export function rehearsalNotes(spec: SysctlFileSpec, observed: SysctlFileObserved): string[] {
+  const r = observed.rehearsal;
+  if (!r) return [];
+  if (r.status === 'skipped') return [`rehearsal skipped: ${r.reason}`];
+  const out = [`rehearsal with the planned changes (${r.programs.boot} and ${r.programs.system} in a private namespace, ${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.ms} ms):`];
+  const skipped = new Set(r.notRehearsed.map((n) => n.key));
+  for (const key of Object.keys(r.final.boot).filter((k) => !skipped.has(k))) out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
+  for (const d of rehearsalDisagreements(spec, r)) {
+    const program = d.model === 'boot' ? 'systemd-sysctl at boot' : 'sysctl --system';
+    out.push(`  the engine predicted ${d.key} = ${d.engine ?? (d.model === 'boot' ? 'unset' : 'unchanged')} under ${program}; the real program gives ${d.rehearsal ?? 'missing'}: the rehearsal wins`);
+  }
+  for (const c of r.culprits) out.push(`  culprit (bisected in the namespace): ${c.realPath}:${c.line} ${c.text.trim()} flips ${c.key} ${modelPhrase(c.models)}`);
+  for (const n of r.notRehearsed) out.push(`  ${n.key} left to the engine: ${n.reason}`);
+  return out;
+}
+
+/** Keys the rehearsal shows wrong with the files as they are (nothing left to plan): what apply's verification names. */
+export function rehearsalFailures(spec: SysctlFileSpec, r: SysctlRehearsal | null): string[] {
+  if (!r || r.status !== 'ran') return [];
+  const wanted = wantedSettings(spec);
+  const out: string[] = [];
+  for (const model of SYSCTL_MODELS) {
+    for (const [key, value] of Object.entries(r.enginePlan[model])) {
+      if (!wanted.has(key) || right(value, wanted.get(key)!) || r.notRehearsed.some((n) => n.key === key)) continue;
+      out.push(`rehearsal: ${key} comes out ${value ?? 'missing'} ${model === 'boot' ? 'at boot (systemd-sysctl)' : 'after sysctl --system'}, wanted ${wanted.get(key)}`);
+    }
+  }
+  return out;
+}
+
 export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   type: 'SysctlFile',
   after: ['ModulesLoad'],
   observe,
   diff,
-  summarize: (_spec, observed) => summarizeVerdicts(observed),
+  summarize: (_spec, observed) => ({ ...summarizeVerdicts(observed), rehearsal: observed.rehearsal }),
+  notes: rehearsalNotes,
   warnings: (_spec, o) => [
     ...o.skipped.map((k) => `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`),
     ...o.issues.map((i) => `${i.file}:${i.line}: ${i.message}; both programs ignore this line`),

@@ -104,6 +104,8 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * ignores), each naming the file. Shown as warnings in plan and apply.
    */
   warnings?(spec: Spec, observed: Observed): string[];
+  /** Optional, pure: lines the plan shows under the resource (e.g. SysctlFile's rehearsed outcome). */
+  notes?(spec: Spec, observed: Observed): string[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }

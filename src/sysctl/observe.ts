@@ -2,7 +2,7 @@
 // the ordering engine's input. Reads only; works live and on an image root.
 import path from 'node:path';
 import type { Host } from '../host.js';
-import { HostError } from '../errors.js';
+import { readConfEntry } from '../systemd/conf-entry.js';
 import { parseSysctlText } from './parse.js';
 import type { SysctlParseIssue } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
@@ -22,33 +22,14 @@ export interface ObservedSysctlTree {
   skipped: Array<{ path: string; why: string }>;
 }
 
-const SKIPPED_BY_CODE: Record<string, string> = {
-  EISDIR: 'it is a directory',
-  ENOENT: 'it is a dangling symbolic link',
-  ELOOP: 'it is a symbolic link loop',
-  ENOTDIR: 'a link on its way is not a directory',
-};
-
 async function readEntry(host: Host, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string }> {
   const link = await host.readLink(listed);
   if (link !== null && path.posix.normalize(link) === '/dev/null') {
     return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [] };
   }
-  const unreadable = (why: string) => ({ path: listed, masked: false, realPath: listed, content: '', assignments: [], skipped: why });
-  if (isDir) return unreadable(SKIPPED_BY_CODE.EISDIR!);
-  let realPath: string;
-  let content: string | null;
-  try {
-    realPath = await host.realTarget(listed);
-    content = await host.readBytes(listed);
-  } catch (e) {
-    const why = e instanceof HostError && e.code ? SKIPPED_BY_CODE[e.code] : undefined;
-    // Anything else (EACCES, EIO) would make the verdict a guess: the caller reports it as an error.
-    if (why === undefined) throw e;
-    return unreadable(why);
-  }
-  if (content === null) return unreadable(SKIPPED_BY_CODE.ENOENT!);
-  return { path: listed, masked: false, realPath, content, assignments: parseSysctlText(content, listed).assignments };
+  const r = await readConfEntry(host, listed, isDir);
+  if ('skipped' in r) return { path: listed, masked: false, realPath: listed, content: '', assignments: [], skipped: r.skipped };
+  return { path: listed, masked: false, realPath: r.real, content: r.content, assignments: parseSysctlText(r.content, listed).assignments };
 }
 
 export async function observeSysctlTree(host: Host): Promise<ObservedSysctlTree> {

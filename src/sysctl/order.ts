@@ -30,7 +30,9 @@
 //     globs only for keys no node in the whole list names, "-key" never.
 import path from 'node:path';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
-import { sameSysctlValue } from './parse.js';
+import { parseSysctlText, sameSysctlValue } from './parse.js';
+import { couplingOf, followerValue, keysAffecting, sameKernelValue, SYSCTL_COUPLINGS } from './couplings.js';
+import type { SysctlCoupling } from './couplings.js';
 import type { SysctlAssignment } from './parse.js';
 
 export type SysctlModel = 'boot' | 'system';
@@ -81,8 +83,10 @@ export interface SysctlVerdict {
   /** null: nothing in the files sets the key; the kernel keeps its current value. */
   value: string | null;
   winner: AppliedAssignment | null;
-  /** explicit: named; glob: via a pattern; excluded: a "-key" line cancels it; none. */
-  via: 'explicit' | 'glob' | 'excluded' | 'none';
+  /** explicit: named; glob: via a pattern; coupled: a write to a key the kernel couples with it; excluded: a "-key" line cancels it; none. */
+  via: 'explicit' | 'glob' | 'coupled' | 'excluded' | 'none';
+  /** via coupled: the key the winning line writes. */
+  through?: string;
 }
 
 function byteCompare(a: string, b: string): number {
@@ -169,30 +173,101 @@ function bootOptions(seq: AppliedAssignment[]): Map<string, AppliedAssignment> {
   return map;
 }
 
-export function verdict(tree: SysctlTree, key: string, model: SysctlModel): SysctlVerdict {
+/** One value a program writes into /proc/sys, in the order it writes them. */
+export interface KernelWrite {
+  key: string;
+  value: string;
+  applied: AppliedAssignment;
+  via: 'explicit' | 'glob';
+}
+
+/**
+ * What the program writes, restricted to `universe` (globs are expanded
+ * against it, since offline there is no /proc/sys to expand them against).
+ * boot: the ordered map; a glob skips every key the map holds. system: the
+ * list; a glob skips every key any line names.
+ */
+export function kernelWrites(tree: SysctlTree, model: SysctlModel, universe: string[]): KernelWrite[] {
   const seq = applySequence(tree, model);
+  const out: KernelWrite[] = [];
   if (model === 'boot') {
     const map = bootOptions(seq);
-    const own = map.get(key);
-    if (own) {
-      if (own.assignment.value === null) return { key, model, value: null, winner: own, via: 'excluded' };
-      return { key, model, value: own.assignment.value, winner: own, via: 'explicit' };
-    }
-    let glob: AppliedAssignment | null = null;
     for (const ap of map.values()) {
-      if (ap.assignment.isGlob && ap.assignment.value !== null && sysctlGlobMatches(ap.assignment.key, key)) glob = ap;
+      const a = ap.assignment;
+      if (a.value === null) continue;
+      if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
+      else for (const u of universe) if (!map.has(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
     }
-    return glob ? { key, model, value: glob.assignment.value, winner: glob, via: 'glob' } : { key, model, value: null, winner: null, via: 'none' };
+    return out;
   }
-  const named = seq.filter((ap) => !ap.assignment.isGlob && ap.assignment.key === key);
-  const explicit = named.filter((ap) => !ap.assignment.excludeOnly);
-  const last = explicit[explicit.length - 1];
-  if (last) return { key, model, value: last.assignment.value, winner: last, via: 'explicit' };
-  const exclude = named[named.length - 1];
-  if (exclude) return { key, model, value: null, winner: exclude, via: 'excluded' };
-  const globs = seq.filter((ap) => ap.assignment.isGlob && !ap.assignment.excludeOnly && sysctlGlobMatches(ap.assignment.key, key));
-  const g = globs[globs.length - 1];
-  return g ? { key, model, value: g.assignment.value, winner: g, via: 'glob' } : { key, model, value: null, winner: null, via: 'none' };
+  const named = new Set(seq.filter((ap) => !ap.assignment.isGlob).map((ap) => ap.assignment.key));
+  for (const ap of seq) {
+    const a = ap.assignment;
+    if (a.excludeOnly || a.value === null) continue;
+    if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
+    else for (const u of universe) if (!named.has(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
+  }
+  return out;
+}
+
+/** After each write: `key`'s value and the write that set it (directly, or through a coupled key). */
+export interface KeyStep {
+  write: KernelWrite;
+  /** The key's value after this write; unchanged when the write did not touch it. */
+  value: string | null;
+  /** This write changed or set the key. */
+  touched: boolean;
+}
+
+/**
+ * Replays the writes through the kernel's couplings (couplings.ts) and
+ * follows one key. `initial` gives a coupled group's value before the first
+ * write (the kernel default at boot; unknown, so any write counts as a
+ * change, under `sysctl --system` on a running host).
+ */
+export function followKey(writes: KernelWrite[], key: string, model: SysctlModel): KeyStep[] {
+  const group = new Map<SysctlCoupling, string | null>();
+  for (const c of SYSCTL_COUPLINGS) group.set(c, model === 'boot' ? c.kernelDefault : null);
+  let value: string | null = null;
+  return writes.map((w) => {
+    let touched = false;
+    if (w.key === key) {
+      value = w.value;
+      touched = true;
+    }
+    const c = couplingOf(w.key);
+    if (c) {
+      const prior = group.get(c) ?? null;
+      group.set(c, w.value);
+      if (c.same.includes(key) && w.key !== key) {
+        value = w.value;
+        touched = true;
+      }
+      const follows = followerValue(c, key, w.value);
+      if (follows !== null && (prior === null || !sameKernelValue(prior, w.value))) {
+        value = follows;
+        touched = true;
+      }
+    }
+    return { write: w, value, touched };
+  });
+}
+
+export function verdict(tree: SysctlTree, key: string, model: SysctlModel): SysctlVerdict {
+  const steps = followKey(kernelWrites(tree, model, keysAffecting(key)), key, model);
+  const last = [...steps].reverse().find((s) => s.touched);
+  if (last) {
+    const via = last.write.key !== key ? 'coupled' : last.write.via;
+    return { key, model, value: last.value, winner: last.write.applied, via, ...(via === 'coupled' ? { through: last.write.key } : {}) };
+  }
+  const seq = applySequence(tree, model);
+  if (model === 'boot') {
+    const own = bootOptions(seq).get(key);
+    if (own && own.assignment.value === null) return { key, model, value: null, winner: own, via: 'excluded' };
+    return { key, model, value: null, winner: null, via: 'none' };
+  }
+  const exclude = seq.filter((ap) => !ap.assignment.isGlob && ap.assignment.key === key).pop();
+  return exclude ? { key, model, value: null, winner: exclude, via: 'excluded' } : { key, model, value: null, winner: null, via: 'none' };
 }
 
 export function verdicts(tree: SysctlTree, keys: string[]): Record<SysctlModel, SysctlVerdict[]> {
@@ -212,6 +287,36 @@ export function withFile(tree: SysctlTree, filePath: string, content: string, as
   const files = tree.files.filter((f) => f.path !== filePath);
   files.push(entry);
   return { ...tree, files };
+}
+
+/**
+ * The tree once `writes` are done: a write to a path replaces its entry (a
+ * link there becomes a regular file) and reaches every entry that reads the
+ * same bytes through a link; a path new to a sysctl.d directory is added.
+ */
+export function treeAfterWrites(tree: SysctlTree, writes: Array<{ path: string; content: string }>): SysctlTree {
+  let files = tree.files.map((f) => ({ ...f }));
+  let sysctlConf = tree.sysctlConf ? { ...tree.sysctlConf } : null;
+  for (const w of writes) {
+    const assignments = (p: string) => parseSysctlText(w.content, p).assignments;
+    let found = false;
+    files = files.map((f) => {
+      if (f.path === w.path) {
+        found = true;
+        return { path: f.path, masked: false, realPath: f.path, content: w.content, assignments: assignments(f.path) };
+      }
+      if (!f.masked && f.realPath === w.path) return { ...f, content: w.content, assignments: assignments(f.path) };
+      return f;
+    });
+    if (sysctlConf && (sysctlConf.realPath === w.path || sysctlConf.path === w.path)) {
+      sysctlConf = { ...sysctlConf, content: w.content, assignments: assignments(sysctlConf.path) };
+      found = true;
+    }
+    if (!found && dirRank(path.posix.dirname(w.path)) >= 0 && w.path.endsWith('.conf')) {
+      files.push({ path: w.path, masked: false, realPath: w.path, content: w.content, assignments: assignments(w.path) });
+    }
+  }
+  return { files, sysctlConf };
 }
 
 /** Why the owned file is not read under a model, or null when it is. */
@@ -234,14 +339,18 @@ export interface BeatingAssignment {
   wanted: string;
   applied: AppliedAssignment;
   model: SysctlModel;
+  /** The line writes this coupled key, not `key` itself. */
+  through?: string;
 }
 
 /**
  * Assignments to `key` that would make its value differ from `wanted` even
  * though `ownedPath` sets it: those met after the last assignment of the
- * wanted value (ours or a later agreeing one). Removing all of them, and only
- * them, makes the key come out right. Globs never appear: both programs skip
- * a key that is named explicitly, and ours names it.
+ * wanted value (ours or a later agreeing one), plus writes to keys the
+ * kernel couples with it that land after the key last holds the wanted
+ * value. Removing all of them, and only them, makes the key come out right.
+ * Globs on the key itself never appear: both programs skip a key that is
+ * named explicitly, and ours names it.
  */
 export function beatingAssignments(
   tree: SysctlTree,
@@ -253,6 +362,8 @@ export function beatingAssignments(
   const seq = applySequence(tree, model);
   const ours = seq.findIndex((ap) => ap.source.path === ownedPath && !ap.tail && ap.assignment.key === key && !ap.assignment.isGlob);
   if (ours < 0) return [];
+  const final = verdict(tree, key, model);
+  if (final.value !== null && sameSysctlValue(final.value, wanted)) return [];
   // A later "-key" cancels an explicit value only under systemd.
   const relevant = (ap: AppliedAssignment) =>
     !ap.assignment.isGlob && ap.assignment.key === key && (model === 'boot' || !ap.assignment.excludeOnly);
@@ -263,6 +374,18 @@ export function beatingAssignments(
   const out: BeatingAssignment[] = [];
   seq.forEach((ap, i) => {
     if (i > lastGood && relevant(ap) && !sameSysctlValue(ap.assignment.value, wanted)) out.push({ key, wanted, applied: ap, model });
+  });
+  // Coupled writes, in the order the program writes (at boot a key keeps the
+  // place of its first assignment when later files repeat the same value).
+  const steps = followKey(kernelWrites(tree, model, keysAffecting(key)), key, model);
+  let good = -1;
+  steps.forEach((s, i) => {
+    if (s.touched && s.value !== null && sameSysctlValue(s.value, wanted)) good = i;
+  });
+  steps.forEach((s, i) => {
+    if (i > good && s.touched && s.write.key !== key && !(s.value !== null && sameSysctlValue(s.value, wanted))) {
+      if (!out.some((o) => o.applied.assignment === s.write.applied.assignment)) out.push({ key, wanted, applied: s.write.applied, model, through: s.write.key });
+    }
   });
   return out;
 }

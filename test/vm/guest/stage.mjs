@@ -248,6 +248,7 @@ function boot1() {
     reconcile(dir, 'apply1', ['--apply']);
     reconcile(dir, 'plan2', ['--plan']);
     reconcile(dir, 'apply2', ['--apply', '--json']);
+    if (scenario.files) saveFiles(dir, 'files-after.json');
   }
   log('boot 1: snapshot');
   writeJson(dir, 'snapshot.json', snapshot());
@@ -284,7 +285,7 @@ function boot2() {
   writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
   reconcile(dir, 'plan3', ['--plan']);
   if (scenario.verdicts || scenario.rollback) reconcile(dir, 'plan3json', ['--plan', '--json']);
-  if (scenario.rollback) saveFiles(dir, 'files-after.json');
+  if (scenario.rollback || scenario.files) saveFiles(dir, 'files-after.json');
   writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
   copyPreflight(dir);
   journal(dir);

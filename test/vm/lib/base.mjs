@@ -10,7 +10,9 @@ export const CACHE_DIR = process.env.VMTEST_CACHE_DIR ?? '/var/cache/k8s-host-re
 export const BASE_PACKAGES = [
   'systemd-sysv', 'udev', 'kmod', 'procps', 'iproute2',
   'linux-image-cloud-amd64', 'initramfs-tools', 'python3', 'ansible-core',
-  // The guest runs the bundle with Debian's own node (18 on bookworm), as a real host would.
+  // cron: the port-cron scenario's listener is started by an @reboot line.
+  'cron',
+  // The guest runs the bundle with Debian's own node (18 on bookworm, 20 on trixie), as a real host would.
   'nodejs',
 ];
 

@@ -1,0 +1,281 @@
+// The boot rehearsal: the host's own systemd-sysctl and procps
+// `sysctl --system` run over a copy of its sysctl configuration (with the
+// planned changes applied) in a private mount + network namespace, and the
+// resulting values are read from that namespace's /proc/sys/net. Only net.*
+// keys: they belong to the network namespace, so the rehearsal can write
+// them without touching the host. Every other line is left out of the copy
+// (and the programs are limited to net keys as a second guard), so nothing
+// global (kernel.*, vm.*, fs.*) is ever written.
+//
+// The copy keeps every file's line numbers, so a line the rehearsal blames
+// (bisect.ts) is the same file:line on the host.
+import path from 'node:path';
+import { readlink } from 'node:fs/promises';
+import type { Host } from '../host.js';
+import { parseSysctlLine } from './parse.js';
+import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
+import type { SysctlModel, SysctlTree } from './order.js';
+import { parseUnitText, effectiveList, UNIT_DIRS } from '../ports/socket-units.js';
+import { sysctlProcPath } from '../observe/sysctl-live.js';
+import { REHEARSAL_HELPER } from './rehearsal-helper.js';
+
+export interface RehearsalEnv {
+  unshare: string;
+  nsenter: string;
+  sysctl: string;
+  /** From systemd-sysctl.service's ExecStart=. */
+  systemdSysctl: string;
+  node: string;
+}
+
+export type RehearsalAvailability = { ok: true; env: RehearsalEnv } | { ok: false; reason: string };
+
+/** Keys of this network namespace only: the first element is literally "net". */
+export function isNetKey(key: string): boolean {
+  return key.split('.')[0] === 'net';
+}
+
+async function which(host: Host, name: string): Promise<string | null> {
+  for (const dir of (process.env.PATH || '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
+    if (!dir.startsWith('/')) continue;
+    const p = path.posix.join(dir, name);
+    const st = await host.lstat(p).catch(() => null);
+    if (st && (st.isFile() || st.isSymbolicLink())) return p;
+  }
+  return null;
+}
+
+/**
+ * The program of an ExecStart= value (systemd.service(5)): special prefixes
+ * ("@", "-", ":", "+", "!", "!!") come off, then the first word, unquoted.
+ */
+export function execStartProgram(value: string): string | null {
+  const v = value.trim().replace(/^[@\-:+!]+/, '');
+  const m = /^"([^"]*)"|^'([^']*)'|^(\S+)/.exec(v);
+  if (!m) return null;
+  return m[1] ?? m[2] ?? m[3] ?? null;
+}
+
+/** systemd-sysctl.service's program, from its fragment and drop-ins, or why it cannot be found. */
+export async function systemdSysctlProgram(host: Host): Promise<{ path: string } | { reason: string }> {
+  const unit = 'systemd-sysctl.service';
+  let fragment: string | null = null;
+  for (const dir of UNIT_DIRS) {
+    const p = path.posix.join(dir, unit);
+    if (await host.exists(p)) {
+      fragment = p;
+      break;
+    }
+  }
+  if (!fragment) return { reason: `no ${unit} in ${UNIT_DIRS.join(', ')}` };
+  const directives = parseUnitText((await host.readFile(fragment)) ?? '', fragment);
+  const dropIns = new Map<string, string>();
+  for (const dir of UNIT_DIRS) {
+    for (const e of (await host.readDir(path.posix.join(dir, `${unit}.d`))) ?? []) {
+      if (e.name.endsWith('.conf') && !dropIns.has(e.name)) dropIns.set(e.name, path.posix.join(dir, `${unit}.d`, e.name));
+    }
+  }
+  for (const [, p] of [...dropIns].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
+  const exec = effectiveList(directives, 'Service', 'ExecStart').pop();
+  if (!exec) return { reason: `${fragment} has no ExecStart=` };
+  const program = execStartProgram(exec.value);
+  if (!program || !program.startsWith('/')) return { reason: `${exec.file}:${exec.line}: ExecStart=${exec.value} does not name an absolute program` };
+  if (!(await host.exists(program))) return { reason: `${program} (ExecStart= of ${exec.file}:${exec.line}) does not exist` };
+  return { path: program };
+}
+
+/** Whether the rehearsal can run on this host, and with which programs; otherwise one line saying why not. */
+export async function rehearsalAvailability(host: Host): Promise<RehearsalAvailability> {
+  if (!host.live || host.root !== '/') {
+    return { ok: false, reason: `offline (--root ${host.root}): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands` };
+  }
+  if (!host.isRoot()) return { ok: false, reason: 'not root: creating the private mount and network namespace needs root; the engine\'s prediction stands' };
+  const unshare = await which(host, 'unshare');
+  const nsenter = await which(host, 'nsenter');
+  if (!unshare || !nsenter) return { ok: false, reason: `no ${unshare ? 'nsenter' : 'unshare'} (util-linux) on PATH; the engine's prediction stands` };
+  const sysctl = await which(host, 'sysctl');
+  if (!sysctl) return { ok: false, reason: 'no sysctl (procps) on PATH to rehearse `sysctl --system`; the engine\'s prediction stands' };
+  const sd = await systemdSysctlProgram(host);
+  if ('reason' in sd) return { ok: false, reason: `systemd-sysctl cannot be found: ${sd.reason}; the engine's prediction stands` };
+  return { ok: true, env: { unshare, nsenter, sysctl, systemdSysctl: sd.path, node: process.execPath } };
+}
+
+/** "file:line" of a line the rehearsal may leave out, by the file that holds its bytes. */
+export function lineId(realPath: string, line: number): string {
+  return `${realPath}:${line}`;
+}
+
+/**
+ * The rehearsal's copy of one file: lines that are not net.* assignments
+ * (or comments) become empty, so line numbers stay, and the lines in
+ * `removed` (by lineId of `realPath`) are left out the same way.
+ */
+export function rehearsalText(content: string, realPath: string, removed: ReadonlySet<string>): string {
+  const lines = content.split('\n');
+  return lines
+    .map((raw, i) => {
+      if (i === lines.length - 1 && raw === '') return raw;
+      if (removed.has(lineId(realPath, i + 1))) return '';
+      const r = parseSysctlLine(raw, realPath, i + 1);
+      if (r === null) return raw;
+      if ('assignment' in r && isNetKey(r.assignment.key)) return raw;
+      return '';
+    })
+    .join('\n');
+}
+
+interface Source {
+  path: string;
+  kind: 'dir' | 'file';
+  create?: { ancestor: string };
+}
+
+type Entry = { name: string; content: string } | { name: string; link: string };
+
+interface TrialInput {
+  sources: Array<{ entries: Entry[] } | { content: string }>;
+  start: Array<[string, string]>;
+  seed: Array<[string, string]>;
+}
+
+export interface RehearsalLayout {
+  sources: Source[];
+  trials: TrialInput[];
+}
+
+export interface RehearsalTrial {
+  tree: SysctlTree;
+  /** lineIds to leave out (bisection). */
+  removed?: ReadonlySet<string>;
+  /** Overrides the run's start and seed values for this trial. */
+  start?: Array<[string, string]>;
+  seed?: Array<[string, string]>;
+}
+
+/** Directory paths the layout covers, each as the path the programs open (symlinks in it resolved). */
+export async function coveredDirs(host: Host): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const dir of SYSCTL_DIRS) out.set(dir, await host.realTarget(dir));
+  return out;
+}
+
+function b64(s: string): string {
+  return Buffer.from(s, 'latin1').toString('base64');
+}
+
+/**
+ * Pure: the helper's input for a set of trees. Every sysctl.d directory that
+ * exists (or that a tree needs) is replaced as a whole; symlinks stay links
+ * when they point at a file the layout holds (a mask, 99-sysctl.conf ->
+ * ../sysctl.conf), and become filtered copies otherwise.
+ */
+export function layout(
+  trials: RehearsalTrial[],
+  dirs: { real: Map<string, string>; existing: Set<string>; ancestors: Map<string, string>; sysctlConf: string | null },
+  start: Array<[string, string]>,
+  seed: Array<[string, string]>,
+): RehearsalLayout | { reason: string } {
+  const realDirs = [...new Set(SYSCTL_DIRS.map((d) => dirs.real.get(d) ?? d))];
+  const needed = new Set<string>();
+  for (const t of trials) for (const f of t.tree.files) needed.add(dirs.real.get(path.posix.dirname(f.path)) ?? path.posix.dirname(f.path));
+  const sources: Source[] = [];
+  for (const d of realDirs) {
+    if (dirs.existing.has(d)) sources.push({ path: d, kind: 'dir' });
+    else if (needed.has(d)) {
+      const ancestor = dirs.ancestors.get(d);
+      if (!ancestor || ancestor === '/' || ancestor === '/tmp' || ancestor.startsWith('/tmp/') || ancestor.startsWith('/proc')) {
+        return { reason: `${d} does not exist on this host and cannot be laid out` };
+      }
+      sources.push({ path: d, kind: 'dir', create: { ancestor } });
+    }
+  }
+  // /etc/sysctl.conf is covered whenever this host has one, so its own lines never leak into a tree that has none.
+  const sysctlConf = trials.find((t) => t.tree.sysctlConf)?.tree.sysctlConf ?? null;
+  const confPath = sysctlConf?.realPath ?? dirs.sysctlConf;
+  if (sysctlConf && dirs.sysctlConf && sysctlConf.realPath !== dirs.sysctlConf) return { reason: `${sysctlConf.realPath} is not where this host's /etc/sysctl.conf lives (${dirs.sysctlConf})` };
+  if (sysctlConf && !dirs.sysctlConf) return { reason: `${sysctlConf.realPath} does not exist on this host and cannot be laid out` };
+  if (confPath) sources.push({ path: confPath, kind: 'file' });
+  const laid = (p: string, t: RehearsalTrial) =>
+    (sysctlConf && p === sysctlConf.realPath) ||
+    t.tree.files.some((f) => !f.masked && f.path === f.realPath && (dirs.real.get(path.posix.dirname(f.path)) ?? path.posix.dirname(f.path)) + '/' + path.posix.basename(f.path) === p);
+  const trialInputs: TrialInput[] = trials.map((t) => {
+    const removed = t.removed ?? new Set<string>();
+    const perSource = sources.map((s) => {
+      if (s.kind === 'file') {
+        const conf = t.tree.sysctlConf;
+        return { content: conf ? b64(rehearsalText(conf.content, conf.realPath, removed)) : '' };
+      }
+      const entries: Entry[] = [];
+      for (const f of t.tree.files) {
+        const dir = dirs.real.get(path.posix.dirname(f.path)) ?? path.posix.dirname(f.path);
+        if (dir !== s.path) continue;
+        const name = path.posix.basename(f.path);
+        if (f.masked) entries.push({ name, link: '/dev/null' });
+        else if (f.realPath !== f.path && laid(f.realPath, t)) entries.push({ name, link: f.realPath });
+        else entries.push({ name, content: b64(rehearsalText(f.content, f.realPath, removed)) });
+      }
+      return { entries };
+    });
+    return { sources: perSource, start: t.start ?? start, seed: t.seed ?? seed };
+  });
+  return { sources, trials: trialInputs };
+}
+
+export type RehearsedValues = Record<SysctlModel, Record<string, string | null>>;
+
+export interface RehearsalRun {
+  results: Array<RehearsedValues & { warnings: Record<SysctlModel, string> }>;
+  ms: number;
+}
+
+/** Runs the trials in one private mount + network namespace, each in a fresh network namespace of its own. */
+export async function runRehearsal(
+  host: Host,
+  env: RehearsalEnv,
+  trials: RehearsalTrial[],
+  keys: string[],
+  values: { start: Array<[string, string]>; seed: Array<[string, string]> },
+): Promise<RehearsalRun | { reason: string }> {
+  const t0 = performance.now();
+  const real = await coveredDirs(host);
+  const existing = new Set<string>();
+  const ancestors = new Map<string, string>();
+  for (const d of new Set(real.values())) {
+    if ((await host.lstat(d))?.isDirectory()) existing.add(d);
+    else {
+      let a = path.posix.dirname(d);
+      while (a !== '/' && !(await host.lstat(a))?.isDirectory()) a = path.posix.dirname(a);
+      ancestors.set(d, a);
+    }
+  }
+  const conf = await host.realTarget(SYSCTL_CONF);
+  const sysctlConf = (await host.lstat(conf))?.isFile() ? conf : null;
+  const lay = layout(trials, { real, existing, ancestors, sysctlConf }, values.start, values.seed);
+  if ('reason' in lay) return lay;
+  const input = {
+    outer: { net: await readlink('/proc/self/ns/net'), mnt: await readlink('/proc/self/ns/mnt') },
+    sources: lay.sources,
+    keys: keys.map((key) => ({ key, path: sysctlProcPath(key) })),
+    programs: {
+      boot: [env.systemdSysctl, '--prefix=net'],
+      system: [env.sysctl, '-q', '--system', '--pattern', '^-?net[./]'],
+      sysctl: env.sysctl,
+    },
+    trials: lay.trials,
+  };
+  const r = await host.run(env.unshare, ['-m', '-n', '--propagation', 'private', '--', env.node, '-e', REHEARSAL_HELPER], {
+    input: JSON.stringify(input),
+    timeoutMs: 30_000,
+  });
+  if (r.exitCode !== 0) return { reason: `the rehearsal failed (${env.unshare} exited ${r.exitCode}): ${r.stderr.trim().split('\n').pop() ?? ''}` };
+  const out = JSON.parse(r.stdout) as { net: string; mnt: string; trials: Array<{ boot: Record<string, string | null>; system: Record<string, string | null>; warnings: Record<SysctlModel, string> }> };
+  if (out.net === input.outer.net || out.mnt === input.outer.mnt) return { reason: 'the rehearsal did not run in namespaces of its own' };
+  return { results: out.trials.map((t) => ({ boot: t.boot, system: t.system, warnings: t.warnings })), ms: Math.round(performance.now() - t0) };
+}
+
+/** A start value the wanted one is not: 0 for a wanted non-zero integer, 1 for 0; none for other values. */
+export function startValue(wanted: string): string | null {
+  if (!/^-?\d+$/.test(wanted.trim())) return null;
+  return Number(wanted) === 0 ? '1' : '0';
+}
+
