@@ -1,4 +1,5 @@
-// One self-contained ESM file for target hosts that have only `node` >= 20.
+// One self-contained ESM file for target hosts that have only `node` >= 18
+// (Debian 12's own nodejs is 18.19/18.20, Debian 13's is 20).
 import { build } from 'esbuild';
 
 await build({
@@ -6,7 +7,7 @@ await build({
   outfile: 'dist/reconcile.mjs',
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node18',
   format: 'esm',
   legalComments: 'none',
   // Start-up is mostly compiling this one file: smaller is faster. Names stay (error classes name themselves).

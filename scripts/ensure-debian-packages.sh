@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
-# packages; the unit tests' oracles need kmod, util-linux, systemd and python3. Install whatever is missing (as root), or say exactly what to do.
+# packages; the unit tests' oracles need kmod, util-linux, systemd and
+# python3; `npm run deb` and its test need dpkg-deb, go-md2man (the man
+# page) and lintian. Install whatever is missing (as root), or say exactly
+# what to do.
 set -euo pipefail
 
 declare -A need=(
@@ -20,6 +23,9 @@ declare -A need=(
   [mkswap]=util-linux
   [systemd-analyze]=systemd
   [python3]=python3
+  [dpkg-deb]=dpkg
+  [go-md2man]=go-md2man
+  [lintian]=lintian
 )
 missing=()
 for cmd in "${!need[@]}"; do

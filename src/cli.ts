@@ -7,6 +7,7 @@ import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 
 const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
+       reconcile --first-boot [-f FILE] [--json]
        reconcile --rollback [RUN_ID] [--plan] [--force] [-f FILE] [--root DIR] [--json]
        reconcile --facts [-f FILE] [--json]
 
@@ -18,6 +19,8 @@ const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
   -f, --file    desired state (default ./desired-state.yaml)
   --root DIR    converge an unbooted root file system instead of the running host
   --json        print one JSON document (format_version, per-resource changes)
+  --first-boot  the image's first-boot run (its unit runs it): wait for candidate services,
+                then --apply (first_boot: apply) or --plan (verify), then disable the unit
   --providers   print the resource types this build supports, as JSON
   --version     print the version
 `;
@@ -34,6 +37,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         root: { type: 'string' },
         json: { type: 'boolean' },
         rollback: { type: 'boolean' },
+        'first-boot': { type: 'boolean' },
         facts: { type: 'boolean' },
         force: { type: 'boolean' },
         providers: { type: 'boolean' },
@@ -87,7 +91,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr.write(`reconcile: --rollback undoes a run; it goes alone or with --plan to preview, not with --apply\n${USAGE}`);
     return 1;
   }
-  if (!args.rollback && !args.facts && Boolean(args.plan) === Boolean(args.apply)) {
+  const firstBoot = Boolean(args['first-boot']);
+  if (firstBoot && (args.plan || args.apply || args.rollback || args.facts || args.root !== undefined)) {
+    io.stderr.write(`reconcile: --first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)\n${USAGE}`);
+    return 1;
+  }
+  if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
     io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback\n${USAGE}`);
     return 1;
   }
@@ -100,6 +109,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return await runReconcile(
       {
         mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
+        ...(firstBoot ? { firstBoot: true } : {}),
         file: args.file ?? 'desired-state.yaml',
         root: args.root,
         json,

@@ -62,6 +62,9 @@ export interface KubesprayRef {
   node: string;
 }
 
+/** apply: run --apply once at first boot; verify: run --plan and fail on pending work; off: install nothing. */
+export type FirstBootMode = 'apply' | 'verify' | 'off';
+
 export interface DesiredState {
   /** Where the document was read from (for messages). */
   source: string;
@@ -69,6 +72,8 @@ export interface DesiredState {
   reports_dir: string;
   kubespray?: KubesprayRef;
   facts: { source: 'native' | 'ansible' };
+  /** Image mode: what the first boot does with the work only a running system can do. */
+  first_boot: FirstBootMode;
   resources: ResourceSpec[];
   /**
    * Location of a key (JSON pointer segments) with an empty message, for

@@ -15,11 +15,15 @@ const FSTAB = [
   '',
 ].join('\n');
 
+// first_boot: off: this file runs the CLI in-process from the sources, where
+// there is no single-file bundle to install for a first boot (see
+// test/first-boot-bake.test.ts for the bake with first boot on).
 const DESIRED = `reports_dir: /root/ks/preflight
 resources:
   - type: SwapOff
   - type: ModulesLoad
     modules: [overlay, br_netfilter]
+first_boot: off
 `;
 
 let root: string;

@@ -20,7 +20,10 @@ const FSTAB = [
   '',
 ].join('\n');
 
+// The playbook converges running hosts; the --root tree here only stands in
+// for one, so it is not an image to prepare for a first boot.
 const DESIRED = `reports_dir: /root/ks/preflight
+first_boot: off
 resources:
   - type: SwapOff
   - type: ModulesLoad

@@ -232,7 +232,7 @@ const runner: CommandRunner = async (cmd, args) => {
 };
 
 function desired(inventory: string): DesiredState {
-  return { source: 'desired-state.yaml', reports_dir: '/root/ks/preflight', kubespray: { dir: KS, inventory, node: 'node1' }, facts: { source: 'native' }, resources: [] };
+  return { source: 'desired-state.yaml', reports_dir: '/root/ks/preflight', kubespray: { dir: KS, inventory, node: 'node1' }, facts: { source: 'native' }, first_boot: 'apply', resources: [] };
 }
 
 const HOST_FILES: Tree = {

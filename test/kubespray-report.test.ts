@@ -54,6 +54,7 @@ function desired(over: Partial<DesiredState> = {}): DesiredState {
     reports_dir: '/root/ks/preflight',
     kubespray: { dir: '/opt/ks/kubespray', inventory: '/root/ks/inventory/lab/inventory.ini', node: 'node1' },
     facts: { source: 'native' },
+    first_boot: 'apply',
     resources: [
       {
         type: 'SysctlFile',

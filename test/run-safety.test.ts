@@ -153,7 +153,7 @@ describe('errors at the edge are one line naming the path and the cause', () => 
     const r = reconcile(['--apply', '--json', '-f', desired, '--root', root]);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(doc.applied.map((a: { resource: string }) => a.resource)).toEqual(['ModulesLoad', 'SysctlFile', 'PortFree']);
+    expect(doc.applied.map((a: { resource: string }) => a.resource)).toEqual(['FirstBoot', 'ModulesLoad', 'SysctlFile', 'PortFree']);
     expect(doc.failures[0]).toEqual({ resource: 'SwapOff', message: 'cannot link /etc/systemd/system/swap.target: it is a directory' });
     const human = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(human.code).toBe(1);

@@ -2,7 +2,7 @@
 // resource failing does not stop the others: everything that can converge does.
 import type { Host } from '../host.js';
 import type { ApplyContext } from '../resources/types.js';
-import { actionable } from './plan.js';
+import { actionable, applyOrder } from './plan.js';
 import type { Plan } from './plan.js';
 
 export interface ResourceFailure {
@@ -19,7 +19,7 @@ export interface ApplyResult {
 export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Promise<ApplyResult> {
   const result: ApplyResult = { applied: [], failures: [], reports: {} };
   const failedTypes = new Set<string>();
-  for (const r of plan.resources) {
+  for (const r of applyOrder(plan.resources)) {
     const todo = actionable(r.changes);
     if (todo.length === 0) continue;
     const blockedBy = r.provider.after.find((t) => failedTypes.has(t));

@@ -7,11 +7,14 @@ import { providerFor } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { assertHostInputs } from './host-checks.js';
+import { firstBootProvider, type FirstBootSpec } from '../first-boot/bake.js';
+import { firstBootSpec } from '../first-boot/plan.js';
 
 export interface ResourcePlan {
   name: string;
   type: string;
-  spec: ResourceSpec;
+  /** A desired-state resource, or the first-boot install the engine adds in image mode. */
+  spec: ResourceSpec | FirstBootSpec;
   provider: Provider<any, any, any>;
   observed: unknown;
   changes: Change[];
@@ -63,14 +66,33 @@ export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unkn
     root: ctx.root,
     resources: observations.map(({ spec, observed }) => {
       const provider = providerOrThrow(spec.type);
-      return { name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: ctx.live }) };
+      return { name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: ctx.live, firstBoot: ctx.firstBoot }) };
     }),
   };
 }
 
 export async function makePlan(host: Host, desired: DesiredState): Promise<Plan> {
   await assertHostInputs(host, desired);
-  return diffAll(await observeAll(host, desired), { live: host.live, root: host.root });
+  const firstBoot = !host.live && desired.first_boot !== 'off';
+  const plan = diffAll(await observeAll(host, desired), { live: host.live, root: host.root, firstBoot });
+  // Image mode: what the running system must finish is installed as a first-boot run, planned like a
+  // resource and listed after the desired ones (their positions stay those of the desired state).
+  const spec = firstBoot ? firstBootSpec(desired, plan.resources) : null;
+  if (spec) {
+    const observed = await firstBootProvider.observe(host, spec);
+    plan.resources.push({ name: 'FirstBoot', type: 'FirstBoot', spec, provider: firstBootProvider, observed, changes: firstBootProvider.diff(spec, observed, { live: false }) });
+  }
+  return plan;
+}
+
+/**
+ * The order apply takes: the plan's, except that the first-boot install goes
+ * first. Its .wants link then keeps multi-user.target.wants from being
+ * emptied (and removed) by a disable only to be created again, so an
+ * interrupted bake never leaves that directory missing.
+ */
+export function applyOrder(resources: ResourcePlan[]): ResourcePlan[] {
+  return [...resources.filter((r) => r.type === 'FirstBoot'), ...resources.filter((r) => r.type !== 'FirstBoot')];
 }
 
 /** Changes this run would carry out (not the operator's, not those deferred to boot). */

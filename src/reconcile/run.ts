@@ -24,6 +24,7 @@ import { describeInterrupted, settleInterruptedRuns } from '../door/interrupted.
 import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
+import { runFirstBoot } from '../first-boot/run.js';
 
 export { TOOL_VERSION } from '../version.js';
 import { TOOL_VERSION } from '../version.js';
@@ -35,6 +36,8 @@ export interface RunRequest {
   json: boolean;
   /** --rollback [RUN_ID]: undo a run instead (with mode plan: preview it). */
   rollback?: { run?: string; force: boolean };
+  /** --first-boot: the image's one-shot first-boot run (live; mode comes from first_boot). */
+  firstBoot?: boolean;
 }
 
 /**
@@ -81,6 +84,13 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   }
   const progress = (m: string) => io.stderr.write(`reconcile: ${m}\n`);
   if (req.rollback) return runRollback(host, desired, req, req.rollback, io, progress);
+  if (req.firstBoot) {
+    return runFirstBoot(host, desired, progress, {
+      apply: (finish) => runApply(host, desired, { ...req, mode: 'apply' }, io, progress, finish),
+      plan: () => runPlan(host, desired, { ...req, mode: 'plan' }, io, progress),
+      tool: TOOL_VERSION,
+    });
+  }
   if (req.mode === 'facts') return runFacts(host, desired, req, io, progress);
   return req.mode === 'plan' ? runPlan(host, desired, req, io, progress) : runApply(host, desired, req, io, progress);
 }
@@ -173,7 +183,11 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
   return pending > 0 || operator > 0 || unknown ? 2 : 0;
 }
 
-async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+async function runApply(
+  host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
+  /** Runs inside the run's door after apply and verify (the first boot's own record); returns the final exit code. */
+  finish?: (door: WriteDoor, code: number) => Promise<number>,
+): Promise<number> {
   const lock = await acquireLock(host, 'apply', progress);
   try {
     // Everything is observed before the run directory exists: a host file the
@@ -184,10 +198,13 @@ async function runApply(host: Host, desired: DesiredState, req: RunRequest, io: 
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {
-      const code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra });
+      let code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra });
+      if (finish) code = await finish(door, code);
       await door.end(code === 0 ? 'ok' : 'failed');
       return code;
     } catch (e) {
+      // The first boot's record says it failed even when the apply stopped half-way.
+      if (finish) await finish(door, 1).catch(() => undefined);
       await door.end('failed', (e as Error).message).catch(() => undefined);
       throw e;
     }

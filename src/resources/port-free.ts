@@ -162,7 +162,14 @@ export interface OperatorOp {
   pid: number | null;
 }
 
-export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp;
+/** Offline, with a first boot: a candidate the first-boot run waits for (never applied by the bake). */
+export interface FirstBootWaitOp {
+  kind: 'first-boot-wait';
+  port: number;
+  unit: string;
+}
+
+export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp | FirstBootWaitOp;
 
 // ---------------------------------------------------------------- protection
 
@@ -691,7 +698,7 @@ function fileLine(d: UnitDirective): string {
   return `${d.file}:${d.line}`;
 }
 
-function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved): Change<PortFreeOp>[] {
+function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBoot = false): Change<PortFreeOp>[] {
   const changes: Change<PortFreeOp>[] = [];
   const handled = new Set<string>();
   const disable = (unit: string, en: UnitEnablement, why: string) => {
@@ -749,6 +756,17 @@ function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved): Change<PortFr
     const enabled = c.enablement.links.length + c.enablement.vendorLinks.length > 0;
     if (!enabled || c.enablement.masked) continue;
     seen.add(unit);
+    if (firstBoot) {
+      // Whether it really binds the port is a run-time truth: the first boot waits for it and frees the port if it does.
+      changes.push({
+        id: `candidate-${unit}`,
+        action: 'deferred',
+        deferred: true,
+        summary: `at first boot: wait (up to ${spec.timeout_seconds} s) for ${unit}, which may listen on ${port} (${evidence.key}= at ${fileLine(evidence)} mentions ${port}); stop and disable it if it does`,
+        op: { kind: 'first-boot-wait', port, unit },
+      });
+      continue;
+    }
     changes.push(
       operatorChange(
         `candidate-${unit}`,
@@ -936,9 +954,9 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
     return host.live ? observeLive(host, spec) : observeOffline(host, spec);
   },
 
-  diff(spec, observed) {
+  diff(spec, observed, ctx) {
     if (observed.mode === 'live') return observed.busy.map((b) => diffLivePort(spec, observed, b));
-    return diffOffline(spec, observed);
+    return diffOffline(spec, observed, ctx?.firstBoot === true);
   },
 
   async apply(host, spec, changes, ctx) {

@@ -51,6 +51,12 @@ export interface Change<Op = unknown> {
 
 export interface DiffContext {
   live: boolean;
+  /**
+   * Offline only: the image gets a first-boot run (first_boot: apply or
+   * verify), so work only a running system can judge is left to it instead
+   * of to an operator.
+   */
+  firstBoot?: boolean;
 }
 
 export interface ApplyContext {

@@ -75,6 +75,8 @@ export function buildLabImage(root: string): string {
   mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
   symlinkSync('/etc/systemd/system/metrics-agent.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/metrics-agent.service'));
   put('swapfile', Buffer.alloc(4096), 0o600);
+  // Debian's nodejs, as a stand-in: the first-boot unit the bake installs runs the bundle with it.
+  put('usr/bin/node', '#!/bin/sh\n# stand-in for /usr/bin/node from Debian\'s nodejs\n', 0o755);
   const desired = path.join(root, 'root/desired-state.yaml');
   writeFileSync(desired, DESIRED);
   return desired;

@@ -63,6 +63,7 @@ async function runScenario(name, landed) {
     const root = path.join(work, 'root');
     // 'two-boot' (default): the stage applies at first boot and reboots once.
     // 'image': the tree is converged here (hostApply) and booted once.
+    // 'image-two-boot': converged here, booted twice (its first boot finishes the job).
     const flow = expect.guest.flow ?? 'two-boot';
     await prepareRoot({ baseTar, root, scenarioDir, guest: expect.guest, landedTypes: landed, desired: expect.desired });
     let host;

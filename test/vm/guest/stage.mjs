@@ -2,7 +2,9 @@
 // Flow 'two-boot' (default): boot 1: measure (as the lab's grader would, before
 // anything runs), plan, apply, plan, apply, snapshot, reboot. Boot 2: snapshot,
 // plan, poweroff. Flow 'image' (the tree was converged with --apply --root before
-// it was imaged): one boot: snapshot, plan, poweroff; nothing is applied.
+// it was imaged): one boot: snapshot, plan, poweroff; nothing is applied. Flow
+// 'image-two-boot': the bake installed a first-boot unit; boot 1 records what it
+// did, plans and reboots; boot 2 checks it stayed converged and the unit did not run.
 // `verdicts: true` adds --plan --json before apply (then `sysctl --system` and a
 // snapshot of the sysctls) and after the reboot, for comparing the engine's
 // verdicts with the kernel.
@@ -162,8 +164,11 @@ function waitPorts(ports, seconds) {
   }
 }
 
+// Debian's own nodejs (18 on bookworm), as on a real host: no node is copied in.
+const NODE = '/usr/bin/node';
+
 function reconcile(dir, name, args) {
-  return recorded(dir, name, '/usr/local/bin/node', [RECONCILE, ...args, '-f', DESIRED], { cwd: '/root/ks', timeout: 300_000 });
+  return recorded(dir, name, NODE, [RECONCILE, ...args, '-f', DESIRED], { cwd: '/root/ks', timeout: 300_000 });
 }
 
 function copyPreflight(dir) {
@@ -308,9 +313,85 @@ function bootImage() {
   sh('systemctl', ['--no-block', 'poweroff']);
 }
 
+// The first-boot unit the bake installed, as systemd saw it at this boot.
+const FIRST_BOOT_UNIT = 'k8s-host-reconcile-first-boot.service';
+const FIRST_BOOT_PROPS = ['ActiveState', 'SubState', 'Result', 'ExecMainStatus', 'ConditionResult', 'LoadState', 'UnitFileState',
+  'InactiveExitTimestampMonotonic', 'ActiveEnterTimestampMonotonic', 'ExecMainStartTimestampMonotonic', 'ExecMainExitTimestampMonotonic'];
+
+function firstBootState(dir) {
+  const show = sh('systemctl', ['show', FIRST_BOOT_UNIT, ...FIRST_BOOT_PROPS.map((p) => `-p${p}`)]).stdout;
+  const props = Object.fromEntries(show.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  writeJson(dir, 'first-boot-unit.json', {
+    props,
+    is_enabled: sh('systemctl', ['is-enabled', FIRST_BOOT_UNIT]).stdout.trim(),
+    stamp: fs.existsSync('/var/lib/k8s-host-reconcile/first-boot.done'),
+    wants_link: fs.existsSync(`/etc/systemd/system/multi-user.target.wants/${FIRST_BOOT_UNIT}`),
+  });
+  fs.writeFileSync(path.join(dir, 'first-boot-journal.txt'), sh('journalctl', ['-b', '-u', FIRST_BOOT_UNIT, '--no-pager', '-o', 'short-monotonic']).stdout);
+}
+
+// systemd-analyze needs a finished boot, and the stage's own start job keeps
+// it unfinished. So boot 1 hands over to a transient unit ordered after the
+// stage (Type=simple, so its start job does not hold the boot open either),
+// which waits for the boot to finish, records the chain, and reboots.
+function analyzeThenReboot() {
+  const dir = path.join(RESULTS, 'boot1');
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && sh('systemd-analyze', ['time', '--no-pager']).status !== 0) sh('sleep', ['1']);
+  recorded(dir, 'analyze-time', 'systemd-analyze', ['time', '--no-pager']);
+  recorded(dir, 'critical-chain', 'systemd-analyze', ['critical-chain', '--no-pager', FIRST_BOOT_UNIT]);
+  log('boot 1: analysed, rebooting');
+  sh('sync', []);
+  sh('systemctl', ['--no-block', 'reboot']);
+}
+
+// The image flow with two boots: the bake left work to a first-boot unit.
+// Boot 1: the unit has run (the stage starts after multi-user.target, which
+// waits for it); record it, plan, reboot. Boot 2: it must not run again.
+function bootImageFirst() {
+  const dir = path.join(RESULTS, 'boot1');
+  log('boot 1: image first boot, after the first-boot unit');
+  recorded(dir, 'node-version', NODE, ['--version']);
+  // Give anything that should be stopped the time to bind again if it was not.
+  const missing = waitPorts(scenario.wait_ports ?? [], 15);
+  network(dir);
+  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
+  firstBootState(dir);
+  reconcile(dir, 'plan1', ['--plan']);
+  copyPreflight(dir);
+  journal(dir);
+  fs.writeFileSync(PHASE_FILE, 'boot1-done\n');
+  log('boot 1: done; systemd-analyze once the boot has finished, then reboot');
+  sh('sync', []);
+  const r = sh('systemd-run', ['--no-block', '--unit=vmtest-analyze', '-p', 'After=vmtest-stage.service', '-p', 'StandardOutput=journal+console', NODE, '/usr/local/lib/vmtest/stage.mjs', 'analyze-then-reboot']);
+  if (r.status !== 0) {
+    log(`systemd-run failed (${r.stderr.trim()}); rebooting without the analysis`);
+    sh('systemctl', ['--no-block', 'reboot']);
+  }
+}
+
+function bootImageSecond() {
+  const dir = path.join(RESULTS, 'boot2');
+  log('boot 2: image second boot');
+  const missing = waitPorts(scenario.wait_ports ?? [], 15);
+  network(dir);
+  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
+  firstBootState(dir);
+  reconcile(dir, 'plan3', ['--plan']);
+  copyPreflight(dir);
+  journal(dir);
+  fs.writeFileSync(PHASE_FILE, 'boot2-done\n');
+  log('boot 2: done, powering off');
+  sh('sync', []);
+  sh('systemctl', ['--no-block', 'poweroff']);
+}
+
 const phase = (readProc(PHASE_FILE) ?? '').trim();
 try {
-  if (phase === '' && scenario.flow === 'image') bootImage();
+  if (process.argv[2] === 'analyze-then-reboot') analyzeThenReboot();
+  else if (phase === '' && scenario.flow === 'image') bootImage();
+  else if (phase === '' && scenario.flow === 'image-two-boot') bootImageFirst();
+  else if (phase === 'boot1-done' && scenario.flow === 'image-two-boot') bootImageSecond();
   else if (phase === '') boot1();
   else if (phase === 'boot1-done') boot2();
   else {

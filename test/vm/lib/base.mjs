@@ -12,6 +12,8 @@ export const BASE_PACKAGES = [
   'linux-image-cloud-amd64', 'initramfs-tools', 'python3', 'ansible-core',
   // cron: the port-cron scenario's listener is started by an @reboot line.
   'cron',
+  // The guest runs the bundle with Debian's own node (18 on bookworm, 20 on trixie), as a real host would.
+  'nodejs',
 ];
 
 // Bump when the recipe changes in a way the arguments below do not show.

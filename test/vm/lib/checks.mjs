@@ -30,6 +30,8 @@ function loadBoot(dir) {
     filesBefore: readJson(path.join(dir, 'files-before.json')),
     filesAfter: readJson(path.join(dir, 'files-after.json')),
     ansible: readJson(path.join(dir, 'ansible-setup.json')),
+    firstBootUnit: readJson(path.join(dir, 'first-boot-unit.json')),
+    firstBootJournal: fs.existsSync(path.join(dir, 'first-boot-journal.txt')) ? fs.readFileSync(path.join(dir, 'first-boot-journal.txt'), 'utf8') : undefined,
     preflight,
     commands,
     stdout,
@@ -47,6 +49,7 @@ export const ISSUES = {
   5: (p) => p.includes('PortFree'),
   6: (p) => p.includes('facts'),
   10: (p) => p.includes('rollback'),
+  15: (p) => p.includes('first-boot'),
 };
 
 // A check's function returns true, or a string/false describing the failure,

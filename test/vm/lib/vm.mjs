@@ -30,25 +30,6 @@ function symlink(root, target, linkTo) {
   fs.symlinkSync(linkTo, p);
 }
 
-// Every shared library node needs must exist in the guest (Debian 12, like
-// this host); a library outside the usual system paths is copied along.
-async function copyNode(root) {
-  const node = process.execPath;
-  fs.copyFileSync(node, path.join(root, 'usr/local/bin/node'));
-  fs.chmodSync(path.join(root, 'usr/local/bin/node'), 0o755);
-  const { stdout } = await run('ldd', [node]);
-  for (const line of stdout.split('\n')) {
-    const m = /=>\s+(\/\S+)/.exec(line);
-    if (!m) continue;
-    const lib = m[1];
-    const inGuest = ['/lib/', '/usr/lib/', '/lib64/'].some((d) => lib.startsWith(d)) && fs.existsSync(path.join(root, lib));
-    if (!inGuest) {
-      say(`node needs ${lib}, not in the guest: copying to /usr/local/lib`);
-      fs.copyFileSync(lib, path.join(root, 'usr/local/lib', path.basename(lib)));
-    }
-  }
-}
-
 // The desired state shipped into the VM keeps only resources whose provider is
 // registered, so expectations grow as providers land instead of every run
 // failing on a type the CLI does not know yet. A scenario may adjust it
@@ -101,9 +82,12 @@ export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTyp
   symlink(root, 'etc/systemd/system/getty@tty1.service', '/dev/null');
   write(root, 'etc/systemd/journald.conf.d/vmtest.conf', '[Journal]\nForwardToConsole=no\nStorage=volatile\n');
 
-  // The project: node, the bundle, the desired state, kubespray, the inventory.
-  await copyNode(root);
-  if (fs.existsSync(BUNDLE)) write(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs', fs.readFileSync(BUNDLE), 0o755);
+  // The project: the bundle, the desired state, kubespray, the inventory. Node
+  // is Debian's own nodejs from the base (no binary of this machine is copied).
+  // A scenario whose bake installs the bundle itself ships none (`ship_bundle: false`).
+  if (!fs.existsSync(path.join(root, 'usr/bin/node'))) throw new Error('the base has no /usr/bin/node: nodejs missing from BASE_PACKAGES');
+  if (guest.ship_bundle === false) say('no bundle shipped: the bake installs its own');
+  else if (fs.existsSync(BUNDLE)) write(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs', fs.readFileSync(BUNDLE), 0o755);
   else say(`${BUNDLE} missing: the stage will record failed reconcile commands`);
   write(root, 'root/ks/desired-state.yaml', await desiredState(landedTypes, desired));
   fs.mkdirSync(path.join(root, 'opt/ks'), { recursive: true });

@@ -1,0 +1,99 @@
+// `npm run deb`: dist/k8s-host-reconcile_<version>_all.deb, built with
+// dpkg-deb from the bundle, the default desired state and schema, the
+// first-boot unit and a man page rendered by go-md2man (Debian's package).
+// The program is /usr/lib/k8s-host-reconcile/reconcile.mjs with
+// /usr/bin/reconcile linking to it: node decides ESM by the real file's
+// extension, and an extensionless ESM file would not load on node 18.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+const NAME = 'k8s-host-reconcile';
+const version = pkg.version;
+const out = path.join(repo, 'dist', `${NAME}_${version}_all.deb`);
+const stage = path.join(repo, 'dist', 'deb', `${NAME}_${version}_all`);
+
+execFileSync(process.execPath, [path.join(repo, 'scripts/bundle.mjs')], { cwd: repo, stdio: 'inherit' });
+
+// The unit text comes from the same module the bake uses.
+const unitModule = path.join(repo, 'dist', 'deb', 'unit.mjs');
+await build({ entryPoints: [path.join(repo, 'src/first-boot/unit.ts')], outfile: unitModule, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
+const { firstBootUnit, FIRST_BOOT_UNIT, PACKAGED_PROGRAM } = await import(unitModule);
+
+fs.rmSync(stage, { recursive: true, force: true });
+const put = (rel, data, mode = 0o644) => {
+  const p = path.join(stage, rel);
+  fs.mkdirSync(path.dirname(p), { recursive: true, mode: 0o755 });
+  fs.writeFileSync(p, data);
+  fs.chmodSync(p, mode);
+};
+const gz = (data) => zlib.gzipSync(data, { level: 9 }); // no name, no mtime in the header (like gzip -9n)
+
+const bundle = fs.readFileSync(path.join(repo, 'dist/reconcile.mjs'));
+if (!bundle.subarray(0, 20).toString().startsWith('#!/usr/bin/env node\n')) throw new Error('dist/reconcile.mjs does not start with #!/usr/bin/env node');
+put(`usr/lib/${NAME}/reconcile.mjs`, bundle, 0o755);
+fs.mkdirSync(path.join(stage, 'usr/bin'), { recursive: true });
+fs.symlinkSync(`../lib/${NAME}/reconcile.mjs`, path.join(stage, PACKAGED_PROGRAM.slice(1)));
+put(`usr/share/${NAME}/desired-state.yaml`, fs.readFileSync(path.join(repo, 'desired-state.yaml')));
+put(`usr/share/${NAME}/desired-state.schema.json`, fs.readFileSync(path.join(repo, 'schema/desired-state.schema.json')));
+// Shipped, not enabled: a bake enables it in an image (with the candidates it found); on a host, `systemctl enable` does.
+put(`lib/systemd/system/${FIRST_BOOT_UNIT}`, firstBootUnit({ exec: [PACKAGED_PROGRAM], after: [], timeoutSec: 900 }));
+
+const man = execFileSync('go-md2man', ['-in', path.join(repo, 'docs/reconcile.1.md')]);
+put('usr/share/man/man1/reconcile.1.gz', gz(man));
+put(`usr/share/doc/${NAME}/copyright`, [
+  'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
+  `Upstream-Name: ${NAME}`,
+  '',
+  'Files: *',
+  `Copyright: 2026 the ${NAME} authors`,
+  'License: Apache-2.0',
+  ' On Debian systems, the full text of the Apache License, Version 2.0 can be',
+  ' found in the file /usr/share/common-licenses/Apache-2.0.',
+  '',
+].join('\n'));
+const date = execFileSync('date', ['-R', '-u', '-d', `@${Math.floor(fs.statSync(path.join(repo, 'package.json')).mtimeMs / 1000)}`]).toString().trim();
+put(`usr/share/doc/${NAME}/changelog.gz`, gz(`${NAME} (${version}) unstable; urgency=medium\n\n  * Package the single-file bundle, the first-boot unit and the man page.\n\n -- ${NAME} maintainers <maintainers@k8s-host-reconcile.invalid>  ${date}\n`));
+
+// Control files: sums and size of what the package installs.
+const files = [];
+const walk = (rel) => {
+  for (const e of fs.readdirSync(path.join(stage, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (r === 'DEBIAN') continue;
+    if (e.isDirectory()) walk(r);
+    else files.push(r);
+  }
+};
+walk('');
+const sums = files.filter((f) => !fs.lstatSync(path.join(stage, f)).isSymbolicLink()).sort()
+  .map((f) => `${createHash('md5').update(fs.readFileSync(path.join(stage, f))).digest('hex')}  ${f}`).join('\n') + '\n';
+const sizeKb = Math.ceil(files.reduce((n, f) => n + fs.lstatSync(path.join(stage, f)).size, 0) / 1024);
+put('DEBIAN/md5sums', sums);
+put('DEBIAN/control', [
+  `Package: ${NAME}`,
+  `Version: ${version}`,
+  'Architecture: all',
+  `Maintainer: ${NAME} maintainers <maintainers@k8s-host-reconcile.invalid>`,
+  `Installed-Size: ${sizeKb}`,
+  'Depends: nodejs (>= 18)',
+  'Section: admin',
+  'Priority: optional',
+  'Description: make a Debian host or image safe to install Kubernetes on',
+  ' reconcile compares a host with a desired state (swap off, the overlay and',
+  ' br_netfilter modules, the forwarding sysctls, free control-plane ports) and',
+  ' converges it, now and at every later boot, with a journal to roll back.',
+  ' Run with --root on an unbooted image, it leaves what only a running system',
+  ' can judge to a one-shot first-boot unit.',
+  '',
+].join('\n'));
+for (const d of ['', 'DEBIAN']) fs.chmodSync(path.join(stage, d), 0o755);
+
+fs.rmSync(out, { force: true });
+execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, out], { stdio: ['ignore', 'ignore', 'inherit'] });
+process.stdout.write(`${path.relative(process.cwd(), out)}\n`);
