@@ -135,7 +135,7 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
       else if (outcome === null) {
         lines.push(`${preview ? 'rollback plan' : 'rollback refused'} for run ${plan.run}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`);
         for (const s of plan.steps) lines.push(`  < ${s.summary}${s.conflict ? `  [changed since: ${s.conflict}]` : ''}`);
-        if (blocked) lines.push(`${conflicts.length} file${conflicts.length === 1 ? '' : 's'} changed after the run; nothing was changed${preview ? '' : ''}; rerun with --force to overwrite them`);
+        if (blocked) lines.push(`${conflicts.length} file${conflicts.length === 1 ? '' : 's'} changed after the run; nothing was changed; rerun with --force to overwrite them`);
       } else {
         lines.push(`rolled back run ${plan.run}:`);
         for (const d of outcome.done) lines.push(`  < ${d}`);
