@@ -91,7 +91,8 @@ export function expandHostPattern(pattern: string): string[] {
   return out.flatMap((mid) => expandHostPattern(head + mid + tail));
 }
 
-export function parseIniInventory(text: string, file = 'inventory.ini'): Inventory {
+/** An inventory with Ansible's two implicit groups, and a way to get-or-create a group. */
+function emptyInventory(file: string): { inv: Inventory; group: (name: string, line: number) => InventoryGroup } {
   const inv: Inventory = { hosts: new Map(), groups: new Map(), file };
   const group = (name: string, line: number): InventoryGroup => {
     let g = inv.groups.get(name);
@@ -103,6 +104,11 @@ export function parseIniInventory(text: string, file = 'inventory.ini'): Invento
   };
   group('all', 0);
   group('ungrouped', 0);
+  return { inv, group };
+}
+
+export function parseIniInventory(text: string, file = 'inventory.ini'): Inventory {
+  const { inv, group } = emptyInventory(file);
   let current = 'ungrouped';
   let state: 'hosts' | 'children' | 'vars' = 'hosts';
   const lines = text.split(/\r?\n/);
@@ -216,17 +222,7 @@ export function groupDepths(inv: Inventory): Map<string, number> {
  * ranges in host names.
  */
 export function parseYamlInventory(data: unknown, file = 'hosts.yaml', lineOfKey: (path: string[]) => number = () => 0): Inventory {
-  const inv: Inventory = { hosts: new Map(), groups: new Map(), file };
-  const group = (name: string, line: number): InventoryGroup => {
-    let g = inv.groups.get(name);
-    if (!g) {
-      g = { name, hosts: [], children: [], vars: {}, line };
-      inv.groups.set(name, g);
-    }
-    return g;
-  };
-  group('all', 0);
-  group('ungrouped', 0);
+  const { inv, group } = emptyInventory(file);
   const walk = (name: string, body: unknown, at: string[]): void => {
     const g = group(name, lineOfKey(at));
     if (body === null || body === undefined) return;
