@@ -1,9 +1,11 @@
 // JSON Schema validation (ajv) of the parsed document, with ajv's errors
 // turned into one plain sentence per key. Defaults from the schema are
 // filled in here, so the rest of the program sees complete specs.
-import { Ajv } from 'ajv';
+// The validator is ajv standalone code generated from the schema when the
+// bundle is built (scripts/build/desired-state-validator.mjs): no run
+// compiles the schema, and ajv's compiler is not in dist/.
 import type { ErrorObject } from 'ajv';
-import schema from '../../schema/desired-state.schema.json' with { type: 'json' };
+import validate from 'virtual:desired-state-validator';
 
 export interface SchemaViolation {
   /** JSON pointer segments into the document. */
@@ -14,12 +16,6 @@ export interface SchemaViolation {
   /** Point at the key itself (an unknown key) rather than its value. */
   atKey: boolean;
 }
-
-const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
-ajv.addVocabulary(['x-message']);
-const validate = ajv.compile(schema);
-
-export { schema as desiredStateSchema };
 
 /** Validates and fills defaults in place. Returns every violation, one per key. */
 export function validateAgainstSchema(data: unknown): SchemaViolation[] {
