@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -324,7 +324,10 @@ describe('facts as the ansible-core that runs kubespray gathers them', () => {
   it('a local ansible --version wins over requirements.txt', async () => {
     const withAnsible: CommandRunner = async (cmd, args, opts) =>
       cmd === 'ansible' && args[0] === '--version' ? { command: 'ansible --version', exitCode: 0, stdout: 'ansible [core 2.14.18]\n  config file = None\n', stderr: '' } : runner(cmd, args, opts);
-    const f = await version(pin('ansible==11.13.0\n'), withAnsible);
+    // A wrapper script is not the console script whose package the installed-files model reads: ansible --version runs.
+    const dir = await root({ files: { ...pin('ansible==11.13.0\n'), 'usr/bin/ansible': '#!/bin/sh\nexec /opt/ansible/bin/ansible "$@"\n' } });
+    await chmod(path.join(dir, 'usr/bin/ansible'), 0o755);
+    const f = (await kubesprayReport(new Host({ root: dir, live: true, runner: withAnsible }), desired())).facts;
     expect([f?.distribution_version, f?.evidence?.[0]]).toEqual(['12', 'ansible-core 2.14.18 (from ansible --version)']);
   });
 

@@ -5,6 +5,7 @@
 // 1.8.0 in 2.17, 1.9.0 from 2.18; read from ansible-core's release tags).
 import path from 'node:path';
 import type { Host } from '../host.js';
+import { installedAnsibleCore } from './ansible-install.js';
 
 export interface AnsibleCore {
   /** e.g. "2.14.18"; null when neither source says. */
@@ -36,12 +37,24 @@ export function coreFromRequirements(text: string): string | null {
   return fromAnsible;
 }
 
-/** The local `ansible --version` when ansible is installed, else the checkout's requirements.txt. */
+/**
+ * What the local `ansible --version` says when ansible is installed, else the
+ * checkout's requirements.txt. The version is read from the installed
+ * package (ansible-install.ts) where that is certain to be what the command
+ * prints; otherwise the command runs.
+ */
 export async function ansibleCoreFor(host: Host, kubesprayDir: string | undefined): Promise<AnsibleCore> {
   if (host.live) {
-    const r = await host.run('ansible', ['--version']).catch(() => null);
-    const v = r && r.exitCode === 0 ? parseAnsibleVersion(r.stdout) : null;
-    if (v) return { version: v, from: 'ansible --version' };
+    const installed = await installedAnsibleCore(host);
+    if (installed.known) {
+      // The CLI's first line is `ansible [core <__version__>]`.
+      const v = installed.version === null ? null : parseAnsibleVersion(`ansible [core ${installed.version}]`);
+      if (v) return { version: v, from: `${installed.from}, the version ansible --version prints` };
+    } else {
+      const r = await host.run('ansible', ['--version']).catch(() => null);
+      const v = r && r.exitCode === 0 ? parseAnsibleVersion(r.stdout) : null;
+      if (v) return { version: v, from: 'ansible --version' };
+    }
   }
   if (kubesprayDir) {
     const rel = path.posix.join(kubesprayDir, 'requirements.txt');

@@ -9,6 +9,7 @@ import { DEFAULT_ROUTE_TARGET_V4, memtotalMb, parseRouteGet, processorVcpus } fr
 import type { Facts } from './linux.js';
 import { EXTRA_FILES, OSDIST_LIST, linuxDistribution } from './distribution.js';
 import type { DistributionInputs } from './distribution.js';
+import { lsbReleaseOutput } from './lsb-release.js';
 
 export interface FactsModel {
   /** The distro bundled in the ansible-core that will gather the facts (src/facts/ansible-core.ts). */
@@ -72,13 +73,20 @@ export async function distributionInputs(host: Host): Promise<DistributionInputs
     if (text !== null) etcFiles[e.name] = text.split('\n')[0]!;
   }
 
-  const lsb = await host.run('lsb_release', ['-a']);
+  // What `lsb_release -a` prints, from the files it reads (lsb-release.ts); run only where that is not certain.
+  const modelled = await lsbReleaseOutput(host);
+  let lsbRelease: string | null;
+  if (modelled.known) lsbRelease = modelled.stdout;
+  else {
+    const lsb = await host.run('lsb_release', ['-a']);
+    lsbRelease = lsb.exitCode === 0 ? lsb.stdout : null;
+  }
   const baseproduct = (await host.readLink('/etc/products.d/baseproduct')) !== null ? await host.realTarget('/etc/products.d/baseproduct') : null;
 
   return {
     files,
     etcFiles,
-    lsbRelease: lsb.exitCode === 0 ? lsb.stdout : null,
+    lsbRelease,
     systemDistroVersion: await systemDistroVersion(host),
     suseBaseproduct: baseproduct,
   };
