@@ -14,7 +14,7 @@ import type { CommandRunner } from '../src/host.js';
 import { installedAnsibleCore } from '../src/facts/ansible-install.js';
 import { ansibleCoreFor, parseAnsibleVersion } from '../src/facts/ansible-core.js';
 import { lsbReleaseOutput } from '../src/facts/lsb-release.js';
-import { gatherNativeFacts } from '../src/facts/native.js';
+import { gatherNativeFacts, unameField } from '../src/facts/native.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -166,5 +166,23 @@ describe('lsb_release -a from the files it reads', () => {
     const facts = await gatherNativeFacts(new Host({ root, live: true, runner: recording(calls, { 'uname -m': 'x86_64\n', 'uname -r': '6.1.0\n' }) }));
     expect(facts.distribution_version).toBe('12');
     expect(calls).not.toContain('lsb_release -a');
+  });
+});
+
+describe('uname -r and -m from /proc/sys/kernel', () => {
+  it('on this machine equal what uname prints, with nothing run', async () => {
+    const calls: Call[] = [];
+    const host = new Host({ runner: recording(calls) });
+    for (const flag of ['-r', '-m'] as const) {
+      expect(await unameField(host, flag)).toBe(execFileSync('uname', [flag], { encoding: 'utf8' }).trim());
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it('runs uname under a personality that rewrites uname(2)', async () => {
+    const root = await tree({ 'proc/self/personality': '00000008\n', 'proc/sys/kernel/arch': 'x86_64\n' });
+    const calls: Call[] = [];
+    expect(await unameField(new Host({ root, live: true, runner: recording(calls, { 'uname -m': 'i686\n' }) }), '-m')).toBe('i686');
+    expect(calls).toEqual(['uname -m']);
   });
 });

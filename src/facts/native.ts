@@ -44,7 +44,17 @@ export async function gatherNativeFacts(host: Host, model: FactsModel = {}): Pro
   };
 }
 
-async function unameField(host: Host, flag: '-r' | '-m'): Promise<string> {
+/**
+ * `uname -r` / `uname -m`: read from /proc/sys/kernel (osrelease, arch: the
+ * utsname uname(2) returns) when no personality flag rewrites what uname(2)
+ * says (/proc/self/personality 0); else, or on a kernel without the file, run uname.
+ */
+export async function unameField(host: Host, flag: '-r' | '-m'): Promise<string> {
+  const personality = await host.readKernel('/proc/self/personality').catch(() => null);
+  if (personality !== null && /^[0-9a-f]+\n?$/.test(personality) && Number.parseInt(personality, 16) === 0) {
+    const v = await host.readKernel(flag === '-r' ? '/proc/sys/kernel/osrelease' : '/proc/sys/kernel/arch').catch(() => null);
+    if (v !== null && v.trim() !== '') return v.trim();
+  }
   const r = await host.runChecked('uname', [flag]);
   return r.stdout.trim();
 }

@@ -21,10 +21,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { HostError } from '../errors.js';
 import { KubesprayCheckout, topLevelVars } from './checkout.js';
 import { parseInventory } from './inventory.js';
-import { PREINSTALL_DEFAULTS, auditMemory } from './preflight.js';
 import type { MemoryAudit } from './preflight.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
-import { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson } from './who-fixes.js';
 import type { SysctlAssignmentByKubespray, WhoFixes, WhoFixesJson } from './who-fixes.js';
 
 export interface FactsJson extends Facts {
@@ -78,6 +76,8 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
     findings.push({ level: 'info', message: 'no kubespray section in desired-state: minimal_master_memory_mb and who-fixes.json left out' });
     return report;
   }
+  // The audit (Jinja through nunjucks, the role walker) loads only when a checkout is configured.
+  const [{ PREINSTALL_DEFAULTS, auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }] = await Promise.all([import('./preflight.js'), import('./who-fixes.js')]);
 
   // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
