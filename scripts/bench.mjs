@@ -180,7 +180,7 @@ async function main() {
       stop();
       server.close();
     }
-    row('live `--plan`, busy port + 3,000 processes × 20 fds', `+${fmt(busy - quiet, 2)} s (${fmt(busy, 2)} s vs ${fmt(quiet, 2)} s)`, '≤ +0.3 s', busy - quiet <= 0.3);
+    row('live `--plan`, busy port + 3,000 processes × 20 fds', `${busy >= quiet ? '+' : '−'}${fmt(Math.abs(busy - quiet), 2)} s (${fmt(busy, 2)} s vs ${fmt(quiet, 2)} s)`, '≤ +0.3 s', busy - quiet <= 0.3);
   }
 
   say('facts');
