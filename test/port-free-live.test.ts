@@ -10,7 +10,8 @@ import type { PortFreeSpec } from '../src/desired-state.js';
 import { readListeners } from '../src/observe/listeners.js';
 import { parseCgroup } from '../src/ports/cgroup.js';
 import { findSocketHolders } from '../src/ports/proc-fd.js';
-import { portFreeProvider, type LivePortsObserved, type PortFreeObserved } from '../src/resources/port-free.js';
+import { portFreeProvider } from '../src/resources/port-free.js';
+import type { LivePortsObserved, PortFreeObserved } from '../src/ports/observed.js';
 
 interface Call {
   cmd: string;
