@@ -9,10 +9,13 @@ import { holdsSocket, readAncestry } from './proc.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
 import { loadSupervisorPrograms } from './supervisor.js';
 import type { UnitFacts } from './identity.js';
-import { enablementOf, loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
+import { disableLinks, enablementOf, loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
 import { findActivation } from './activation.js';
 import { mainPidOf, unitFacts } from './unit-facts.js';
 import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder } from './observed.js';
+import { loadUnitGraph } from '../systemd/unit-loader.js';
+import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
+import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
 
 async function readComm(host: Host, pid: number): Promise<string | null> {
   try {
@@ -81,7 +84,50 @@ export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LiveP
     }
   }
   const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor };
+  const comeback = await liveComeback(host, busy);
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback };
+}
+
+/** The units a stop of each busy port would disable together: the socket and its service, or the holders' services. */
+export function stopGroups(busy: BusyPort[]): string[][] {
+  const out: string[][] = [];
+  for (const b of busy) {
+    if (b.activation) out.push([b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])]);
+    else {
+      const units = [...new Set(b.holders.map((h) => h.placement?.unit ?? null))];
+      if (units.length > 0 && units.every((u): u is string => u !== null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(units);
+    }
+  }
+  return out;
+}
+
+/**
+ * For each group: the chains that still start it at boot once `systemctl
+ * disable GROUP` has removed its links, plus any reverse dependency the
+ * running manager reports that the unit files do not explain.
+ */
+async function liveComeback(host: Host, busy: BusyPort[]): Promise<Record<string, Comeback>> {
+  const groups = stopGroups(busy);
+  const out: Record<string, Comeback> = {};
+  if (groups.length === 0) return out;
+  const graph = await loadUnitGraph(host, { names: groups.flat() });
+  for (const g of groups) {
+    const key = g.join(' ');
+    if (out[key]) continue;
+    const removed = await disableLinks(host, g);
+    const cb = await wouldStartAgain(host, g, removed);
+    const removedSet = new Set(removed);
+    for (const u of g) {
+      const show = await showReverse(host, u);
+      if (show === null) {
+        cb.unknown ??= `systemctl show could not list what depends on ${u}`;
+        continue;
+      }
+      cb.reasons.push(...unexplainedLive(graph, u, show, removedSet).filter((r) => !g.some((x) => r.includes(`=${x} `))));
+    }
+    out[key] = cb;
+  }
+  return out;
 }
 export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
   const units = await loadUnits(host);
@@ -97,6 +143,18 @@ export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<Of
   for (const n of names) {
     const u = units.get(n);
     if (u) fragments[n] = u.fragment;
+  }
+  // What starts each unit at boot now, and what still would once it (with its socket or service) is disabled.
+  const graph = await loadUnitGraph(host, { names });
+  const reachNow: Record<string, string> = {};
+  for (const [n, p] of bootPaths(graph, names)) reachNow[n] = describeBootPath(graph, p);
+  const comeback: Record<string, Comeback> = {};
+  const groups = [...sockets.map((s) => (s.accept ? [s.name] : [s.name, s.service])), ...[...names].map((n) => [n])];
+  for (const g of groups) {
+    if (g.every((n) => comeback[n] !== undefined)) continue;
+    const links = g.flatMap((n) => [...(en.get(n)?.links ?? []), ...(en.get(n)?.alsoLinks ?? [])]);
+    const cb = links.length === 0 ? comebackOf(graph, g) : await wouldStartAgain(host, g, links);
+    for (const n of g) comeback[n] ??= { ...cb, reasons: cb.reasons.filter((r) => r.startsWith(`${n} `)) };
   }
   return {
     mode: 'offline',
@@ -114,5 +172,8 @@ export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<Of
     })),
     candidates: candidates.map((c) => ({ candidate: c, enablement: en.get(c.unit)! })),
     fragments,
+    comeback,
+    reachNow,
+    graphUnknown: graphUnknown(graph),
   };
 }

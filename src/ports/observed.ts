@@ -6,6 +6,7 @@ import type { Ancestry, UnitFacts } from './identity.js';
 import type { Crontabs } from './crontab.js';
 import type { SupervisorPrograms } from './supervisor.js';
 import type { ServiceCandidate, SocketUnit, UnitEnablement } from './socket-units.js';
+import type { Comeback } from './stays-free.js';
 
 export interface PortHolder {
   pid: number;
@@ -53,6 +54,12 @@ export interface LivePortsObserved {
   uids: Record<string, number>;
   /** supervisord's programs, read when a holder sits in supervisord's unit. */
   supervisor: SupervisorPrograms | null;
+  /**
+   * Per group of units a port's stop would disable together (key: the names
+   * joined by a space): what would still start them at boot afterwards.
+   * Absent when not read.
+   */
+  comeback?: Record<string, Comeback>;
 }
 
 export interface OfflineSocket {
@@ -84,6 +91,12 @@ export interface OfflinePortsObserved {
   candidates: OfflineCandidate[];
   /** Fragment paths, to tell whether a mask link can be placed in /etc. */
   fragments: Record<string, string>;
+  /** Per unit: what still starts it at boot once it (and its socket or service) is disabled. */
+  comeback: Record<string, Comeback>;
+  /** Per unit: what starts it at boot now (its own links included); absent when nothing does. */
+  reachNow: Record<string, string>;
+  /** Why the unit graph cannot tell what starts at boot, or null. */
+  graphUnknown: string | null;
 }
 
 export type PortFreeObserved = LivePortsObserved | OfflinePortsObserved;

@@ -6,6 +6,8 @@ import type { ApplyContext } from '../types.js';
 import { linkDelta, unitLinkSnapshot } from '../../ports/socket-units.js';
 import { restartDelayMs, waitFree } from '../../ports/wait-free.js';
 import type { StopOp } from './ops.js';
+import { loadUnitGraph } from '../../systemd/unit-loader.js';
+import { comebackOf, graphUnknown } from '../../ports/stays-free.js';
 
 export interface FreedPort {
   port: number;
@@ -76,12 +78,35 @@ export async function applyLive(
   }
   const failed = holds.size > 0 ? await waitFree(host, holds, timeoutMs, ctx.progress) : new Map<number, string>();
   for (const [, why] of failed) errors.push(why);
+  // Free now is not free at boot: ask the unit graph, as it is after the disable and mask, what still starts them.
+  for (const [port, why] of await stillStartedAtBoot(host, ops.filter((op) => stopped.has(op.port)), ctx.progress)) {
+    failed.set(port, why);
+    errors.push(why);
+  }
   const freed = records.filter((r) => stopped.has(r.port) && !failed.has(r.port));
   if (errors.length > 0) {
     const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
     return { freed, error: `PortFree: ${errors.join('; ')}${ok}` };
   }
   return { freed };
+}
+
+/** Per port: why a unit PortFree stopped would still start at boot (the unit files as they are now). */
+async function stillStartedAtBoot(host: Host, ops: StopOp[], progress: (m: string) => void): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (ops.length === 0) return out;
+  host.forgetLinks(); // systemctl changed links behind the Host's back
+  const graph = await loadUnitGraph(host, { names: ops.flatMap((op) => op.units) });
+  const unknown = graphUnknown(graph);
+  if (unknown !== null) {
+    progress(`PortFree: warning: whether the stopped units start again at boot is unknown: ${unknown}`);
+    return out;
+  }
+  for (const op of ops) {
+    const reach = comebackOf(graph, op.units);
+    if (reach.reasons.length > 0) out.set(op.port, `port ${op.port} is free now, but ${reach.reasons.join('; ')}: it would start again at boot (mask: auto or true masks it)`);
+  }
+  return out;
 }
 
 /** ports.json: the lowest freed port at top level, every freed port under `freed`. */

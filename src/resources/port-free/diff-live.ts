@@ -151,13 +151,20 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   if (protectedWhy.length > 0) {
     return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, `${protectedWhy.join('; ')}; it is never stopped automatically`, opBase);
   }
-  const verbs = spec.mask ? 'stop, disable and mask' : 'stop and disable';
+  // What would start them again at boot once disabled; not read (a hand-built observation) counts as unknown.
+  const cb = o.comeback?.[units.join(' ')];
+  const reasons = cb?.reasons ?? [];
+  const unknown = cb === undefined ? 'what would start it again at boot was not read' : cb.unknown;
+  const mask = spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null));
+  const verbs = mask ? 'stop, disable and mask' : 'stop and disable';
   const via = socket ? ` (socket-activated by ${socket})` : '';
+  const because =
+    spec.mask === 'auto' && mask ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})` : !mask && reasons.length > 0 ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}: ${verbs} ${units.join(' and ')}`,
-    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask: spec.mask, proof },
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}: ${verbs} ${units.join(' and ')}${because}`,
+    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(reasons.length > 0 ? { comeback: reasons } : {}) },
   };
 }
