@@ -17,10 +17,8 @@ import { Host } from '../src/host.js';
 import { loadUnitGraph, type UnitGraph } from '../src/systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
 import { buildTree, type Tree } from './helpers/tree.js';
+import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, SYSTEMD, oracle, oracleStarted } from './helpers/systemd-oracle.js';
 
-const ETC = 'etc/systemd/system';
-const LIB = 'usr/lib/systemd/system';
-const SYSTEMD = '/lib/systemd/systemd';
 const roots: string[] = [];
 
 beforeAll(async () => {
@@ -33,75 +31,14 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-const NODEFAULT = '[Unit]\nDefaultDependencies=no\n';
-/** The targets systemd's manager loads by itself, without dependencies of their own. */
-const SKELETON: Tree = Object.fromEntries(
-  ['basic', 'sysinit', 'local-fs', 'local-fs-pre', 'umount', 'swap', 'shutdown', 'rescue', 'multi-user', 'graphical'].map((t) => [`${LIB}/${t}.target`, NODEFAULT]),
-);
 const service = (extra = ''): string => `[Unit]\nDefaultDependencies=no\n${extra}[Service]\nExecStart=/bin/true\n`;
 
 function tree(files: Tree): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'unit-graph-'));
   roots.push(root);
-  buildTree(root, { ...SKELETON, [`${ETC}/default.target`]: { link: '../../../usr/lib/systemd/system/multi-user.target' }, ...files });
+  buildTree(root, { ...SKELETON, ...DEFAULT_LINK, ...files });
   chmodSync(root, 0o755);
   return root;
-}
-
-interface OracleUnit {
-  load: string;
-  deps: Map<string, string[]>;
-}
-
-/** systemd's own loader: the boot transaction and every loaded unit's dependency lists. */
-async function oracle(root: string): Promise<{ jobs: Set<string>; units: Map<string, OracleUnit> }> {
-  if (!root.startsWith(os.tmpdir() + path.sep)) throw new Error(`refusing the oracle outside a temp tree: ${root}`);
-  const empty = path.join(root, 'no-generators');
-  buildTree(root, { 'no-generators/.keep': '' });
-  await execa('chmod', ['-R', 'a+rX', root]);
-  const env = {
-    SYSTEMD_UNIT_PATH: [`${root}/${ETC}`, `${root}/run/systemd/system`, `${root}/${LIB}`].join(':'),
-    SYSTEMD_GENERATOR_PATH: empty,
-    SYSTEMD_ENVIRONMENT_GENERATOR_PATH: empty,
-    SYSTEMD_LOG_LEVEL: 'err',
-    HOME: root,
-  };
-  const asNobody = process.getuid?.() === 0 ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', SYSTEMD]] as const : [SYSTEMD, []] as const;
-  const r = await execa(asNobody[0], [...asNobody[1], '--test', '--system', '--unit=default.target', '--no-pager'], { env, extendEnv: false, reject: false, timeout: 60_000 });
-  if (!r.stdout.includes('-> By jobs:')) throw new Error(`systemd --test gave no transaction (exit ${r.exitCode}): ${r.stderr}`);
-  const jobs = new Set([...r.stdout.matchAll(/^\t\tAction: (\S+) -> start$/gm)].map((m) => m[1]!));
-  const units = new Map<string, OracleUnit>();
-  let cur: OracleUnit | null = null;
-  for (const line of r.stdout.slice(r.stdout.indexOf('-> By units:'), r.stdout.indexOf('-> By jobs:')).split('\n')) {
-    const u = /^\t-> Unit (\S+):$/.exec(line);
-    if (u) {
-      cur = { load: '', deps: new Map() };
-      units.set(u[1]!, cur);
-      continue;
-    }
-    const l = /^\t\tUnit Load State: (\S+)$/.exec(line);
-    if (l && cur) cur.load = l[1]!;
-    const d = /^\t\t(\w+): (\S+) \(/.exec(line);
-    if (d && cur) (cur.deps.get(d[1]!) ?? cur.deps.set(d[1]!, []).get(d[1]!)!).push(d[2]!);
-  }
-  return { jobs, units };
-}
-
-/** Units the oracle says start at boot: the transaction, closed under WantedBy/RequiredBy/UpheldBy/BoundBy/TriggeredBy. */
-function oracleStarted(o: Awaited<ReturnType<typeof oracle>>): Set<string> {
-  const started = new Set(o.jobs);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [name, u] of o.units) {
-      if (started.has(name) || u.load !== 'loaded') continue; // a masked or missing unit gets no job
-      const by = ['WantedBy', 'RequiredBy', 'UpheldBy', 'BoundBy', 'TriggeredBy'].flatMap((k) => u.deps.get(k) ?? []);
-      if (by.some((b) => started.has(b))) {
-        started.add(name);
-        grew = true;
-      }
-    }
-  }
-  return started;
 }
 
 async function graphOf(root: string, without: string[] = []): Promise<UnitGraph> {
