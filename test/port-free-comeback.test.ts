@@ -249,3 +249,135 @@ describe('PortFree live: stays-free proof from the unit graph', () => {
     expect(changes[0]!.summary).toContain('stop, disable and mask agent.service (the running manager reports WantedBy=generated-thing.target for agent.service, which no unit file on the search path explains');
   });
 });
+
+// ------------------------------------------------------------------ user managers
+
+const HOME = 'home/alice';
+const UCONF = `${HOME}/.config/systemd/user`;
+const USHARE = `${HOME}/.local/share/systemd/user`;
+const ULIB = 'usr/lib/systemd/user';
+
+/** alice (UID 1000), lingering unless told, with api.service (vendor-style, in ~/.local/share) enabled and wanted by stack.target. */
+function userTree(opts: { lingers?: boolean; stack?: boolean } = {}): string {
+  return tree({
+    'etc/passwd': 'root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000:Alice:/home/alice:/bin/bash\n',
+    ...(opts.lingers === false ? {} : { 'var/lib/systemd/linger/alice': '' }),
+    [`${ULIB}/default.target`]: '[Unit]\nDescription=Main User Target\n',
+    [`${USHARE}/api.service`]: '[Service]\nExecStart=/usr/bin/api --port 6443\n[Install]\nWantedBy=default.target\n',
+    [`${UCONF}/default.target.wants/api.service`]: { link: '/home/alice/.local/share/systemd/user/api.service' },
+    ...(opts.stack === false
+      ? {}
+      : {
+          [`${UCONF}/stack.target`]: '[Unit]\nWants=api.service\n[Install]\nWantedBy=default.target\n',
+          [`${UCONF}/default.target.wants/stack.target`]: { link: '/home/alice/.config/systemd/user/stack.target' },
+        }),
+  });
+}
+
+/**
+ * Like liveOnFixture, for a holder in alice's manager: `systemctl --user -M
+ * alice@` answers from the fixture, and its disable/mask change the links
+ * under ~/.config/systemd/user the way systemctl --user does (systemctl
+ * --root cannot act on a user tree, so the recorder does it).
+ */
+function liveUserOnFixture(root: string, server: net.Server) {
+  const calls: string[] = [];
+  const real = new Host({ root: '/' });
+  const conf = path.join(root, UCONF);
+  const runner: CommandRunner = async (cmd, args) => {
+    calls.push([cmd, ...args].join(' '));
+    const ok = (stdout = '') => ({ command: cmd, exitCode: 0, stdout, stderr: '' });
+    if (cmd !== 'systemctl' || args[0] !== '--user' || args[1] !== '-M' || args[2] !== 'alice@') return { command: cmd, exitCode: 1, stdout: '', stderr: 'refused by test: not alice\'s manager' };
+    const [verb, ...rest] = args.slice(3);
+    if (verb === 'show' && rest.includes('MainPID')) return ok(`MainPID=${process.pid}\nType=simple\nPIDFile=\nFragmentPath=/home/alice/.local/share/systemd/user/api.service\nDropInPaths=\n`);
+    if (verb === 'show') return ok('0\n');
+    if (verb === 'stop') {
+      await new Promise<void>((r) => server.close(() => r()));
+      return ok();
+    }
+    if (verb === 'disable') {
+      // The link is absolute (into the user's tree), so only lstat can tell it is there.
+      const { unlinkSync, lstatSync } = await import('node:fs');
+      const at = path.join(conf, 'default.target.wants', rest[0]!);
+      try {
+        lstatSync(at);
+        unlinkSync(at);
+      } catch {
+        // not enabled there
+      }
+      return ok();
+    }
+    if (verb === 'mask') {
+      const { symlinkSync } = await import('node:fs');
+      symlinkSync('/dev/null', path.join(conf, rest[0]!));
+      return ok();
+    }
+    return ok();
+  };
+  const host = new Host({ root, live: true, runner });
+  host.readKernel = async (t: string) => (t === `/proc/${process.pid}/cgroup` ? '0::/user.slice/user-1000.slice/user@1000.service/app.slice/api.service\n' : real.readKernel(t));
+  host.readLinksIn = (d: string) => real.readLinksIn(d);
+  const fixtureDir = host.readDir.bind(host);
+  host.readDir = (d: string) => (d === '/proc' || d.startsWith('/proc/') ? real.readDir(d) : fixtureDir(d));
+  return { host, calls };
+}
+
+describe('PortFree live: a holder in a lingering user\'s manager', () => {
+  it('is stopped, disabled and (auto) masked through systemctl --user -M alice@, naming the Wants= line and the linger; rollback restores her links', async () => {
+    const { server, port } = await listen();
+    const root = userTree();
+    const before = snapshot(root, unitsOnly);
+    const { host, calls } = liveUserOnFixture(root, server);
+    const s = spec({ ports: [port] });
+    const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
+    expect(changes.map((c) => c.action)).toEqual(['stop']);
+    expect(changes[0]!.summary).toContain(`held by pid ${process.pid}`);
+    expect(changes[0]!.summary).toContain("in user unit api.service of user@1000.service; pid");
+    expect(changes[0]!.summary).toContain(
+      'stop, disable and mask api.service through systemctl --user -M alice@ (api.service is still wanted by stack.target (Wants= at /home/alice/.config/systemd/user/stack.target:2), which is enabled',
+    );
+    expect(changes[0]!.summary).toContain("alice lingers (/var/lib/systemd/linger/alice exists), so alice's manager (user@1000.service) starts at boot");
+
+    const ctx = await applyContext(host, '/root/ks/preflight/runs/run-user');
+    const outcome = await portFreeProvider.apply(host, s, changes, ctx);
+    await ctx.door.end('ok');
+    expect(outcome?.error).toBeUndefined();
+    expect(outcome?.reports?.['ports.json']).toMatchObject({ port, unit: 'api.service', user: 'alice', pid: process.pid });
+    expect(calls.filter((c) => /(stop|disable|mask) /.test(c))).toEqual([
+      'systemctl --user -M alice@ stop api.service',
+      'systemctl --user -M alice@ disable api.service',
+      'systemctl --user -M alice@ mask api.service',
+    ]);
+    const journal = readFileSync(path.join(root, 'root/ks/preflight/runs/run-user/journal'), 'utf8');
+    expect(journal).toContain('"step":"unit-mask","units":["api.service"],"user":"alice"');
+
+    const plan = await planRollback(host, '/root/ks/preflight', 'run-user');
+    expect(plan.steps.map((x) => x.summary)).toEqual(expect.arrayContaining(["systemctl --user -M alice@ daemon-reload", "start api.service (alice's manager)"]));
+    const door = await WriteDoor.open(host, { runDir: '/root/ks/preflight/runs/rollback-u', runId: 'rollback-u', mode: 'rollback', tool: 'test' });
+    const r = await executeRollback(door, plan);
+    expect(r.failed).toEqual([]);
+    expect(snapshot(root, unitsOnly)).toEqual(before);
+    expect(calls.slice(-2)).toEqual(['systemctl --user -M alice@ daemon-reload', 'systemctl --user -M alice@ start api.service']);
+  });
+
+  it('without another way back it is only stopped and disabled; a user who does not linger is named so', async () => {
+    const { server, port } = await listen();
+    const root = userTree({ lingers: false, stack: false });
+    const { host } = liveUserOnFixture(root, server);
+    const s = spec({ ports: [port] });
+    const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
+    expect(changes[0]!.summary).toContain('stop and disable api.service through systemctl --user -M alice@; alice does not linger (no /var/lib/systemd/linger/alice)');
+    const outcome = await portFreeProvider.apply(host, s, changes, await applyContext(host));
+    expect(outcome?.error).toBeUndefined();
+  });
+
+  it('protected-unit rules apply to user units too', async () => {
+    const { server, port } = await listen();
+    const root = userTree();
+    const { host, calls } = liveUserOnFixture(root, server);
+    const s = spec({ ports: [port], protected_units: ['api.service'] });
+    const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
+    expect(changes.map((c) => [c.action, c.operator])).toEqual([['operator', "api.service is listed in protected_units (api.service) (in alice's manager); it is never stopped automatically"]]);
+    expect(calls.some((c) => / (stop|disable|mask) /.test(c))).toBe(false);
+  });
+});

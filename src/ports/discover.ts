@@ -12,7 +12,8 @@ import type { UnitFacts } from './identity.js';
 import { disableLinks, enablementOf, loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
 import { findActivation } from './activation.js';
 import { mainPidOf, unitFacts } from './unit-facts.js';
-import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder } from './observed.js';
+import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
+import { accountOf, userComeback, userManagerUid, userScope } from './user-manager.js';
 import { loadUnitGraph } from '../systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
@@ -47,6 +48,7 @@ export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LiveP
   const self = await readPlacement(host, 'self');
   const busy: BusyPort[] = [];
   const units: Record<string, UnitFacts> = {};
+  const userUnits: Record<string, UserUnitFacts> = {};
   for (const port of [...new Set(listeners.map((l) => l.port))].sort((a, b) => a - b)) {
     const ls = listeners.filter((l) => l.port === port);
     const inodes = new Set(ls.map((l) => l.inode));
@@ -58,7 +60,20 @@ export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LiveP
       // Only a service could be stopped for it, so only then does its origin decide anything.
       // (Our own unit is protected whatever it runs, so it is not asked about.)
       const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;
-      if (pid !== 1 && service !== null && service !== self?.unit) {
+      const uid = placement?.unit ? userManagerUid(placement.unit) : null;
+      const userService = uid !== null && placement?.container === null && placement.userUnit?.endsWith('.service') ? placement.userUnit : null;
+      if (uid !== null && userService !== null) {
+        // A user manager's service: asked through that user's manager, with the same proof of ownership.
+        const key = `${uid}:${userService}`;
+        if (!userUnits[key]) {
+          const account = await accountOf(host, uid);
+          const facts = account ? await unitFacts(host, userService, userScope(account.name)) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
+          userUnits[key] = { uid, unit: userService, account, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
+        }
+        holder.ancestry = await readAncestry(host, pid);
+        const main = mainPidOf(userUnits[key]!.facts);
+        if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+      } else if (pid !== 1 && service !== null && service !== self?.unit) {
         const facts = (units[service] ??= await unitFacts(host, service));
         holder.ancestry = await readAncestry(host, pid);
         const main = mainPidOf(facts);
@@ -85,7 +100,7 @@ export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LiveP
   }
   const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
   const comeback = await liveComeback(host, busy);
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback };
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits };
 }
 
 /** The units a stop of each busy port would disable together: the socket and its service, or the holders' services. */
@@ -95,7 +110,7 @@ export function stopGroups(busy: BusyPort[]): string[][] {
     if (b.activation) out.push([b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])]);
     else {
       const units = [...new Set(b.holders.map((h) => h.placement?.unit ?? null))];
-      if (units.length > 0 && units.every((u): u is string => u !== null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(units);
+      if (units.length > 0 && units.every((u): u is string => u !== null && userManagerUid(u) === null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(units);
     }
   }
   return out;
@@ -176,4 +191,9 @@ export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<Of
     reachNow,
     graphUnknown: graphUnknown(graph),
   };
+}
+
+/** Facts of a unit nobody could be asked about. */
+async function unitFactsUnknown(unit: string): Promise<UnitFacts> {
+  return { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
 }

@@ -7,6 +7,7 @@ import type { Crontabs } from './crontab.js';
 import type { SupervisorPrograms } from './supervisor.js';
 import type { ServiceCandidate, SocketUnit, UnitEnablement } from './socket-units.js';
 import type { Comeback } from './stays-free.js';
+import type { UserAccount } from './user-manager.js';
 
 export interface PortHolder {
   pid: number;
@@ -60,6 +61,17 @@ export interface LivePortsObserved {
    * Absent when not read.
    */
   comeback?: Record<string, Comeback>;
+  /** Holders in a per-user manager, by "UID:unit": the account (null when /etc/passwd has no such UID) and the user manager's facts. */
+  userUnits?: Record<string, UserUnitFacts>;
+}
+
+export interface UserUnitFacts {
+  uid: number;
+  unit: string;
+  account: UserAccount | null;
+  facts: UnitFacts;
+  /** What in that user's unit tree would start it again once disabled; null when the account is unknown. */
+  comeback: Comeback | null;
 }
 
 export interface OfflineSocket {

@@ -9,6 +9,7 @@ import { protectionOf, spawnerKind } from '../../ports/protection.js';
 import { SUPERVISOR_UNIT_STEMS, stemOf } from '../../ports/discover.js';
 import type { BusyPort, LivePortsObserved, PortHolder } from '../../ports/observed.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
+import { diffUserPort } from './diff-user.js';
 
 function describeHolder(h: PortHolder): string {
   const where = h.placement?.unit ? ` in ${h.placement.unit}` : '';
@@ -126,6 +127,8 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
           : `PID 1 (${init.comm ?? 'unknown'}) holds the socket and is not systemd, so no unit can be stopped for it`;
       return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, why, opBase);
     }
+    const user = diffUserPort(spec, o, b, head, opBase);
+    if (user !== null) return user;
     const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
     if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
     // The cgroup only names where each holder lives; stop a unit only for a holder that is its own.

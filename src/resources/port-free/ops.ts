@@ -16,6 +16,8 @@ export interface StopOp {
   mask: boolean;
   /** What would still start the units at boot after the disable (the reasons mask: auto masks for). */
   comeback?: string[];
+  /** Set for a holder in a per-user manager: every systemctl call goes to that user's manager. */
+  user?: { name: string; uid: number; home: string; lingers: boolean };
   /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
   proof: string;
 }
