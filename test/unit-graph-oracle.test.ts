@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { Host } from '../src/host.js';
-import { loadUnitGraph, type UnitGraph } from '../src/systemd/unit-loader.js';
+import { dashPrefixes, expandSpecifiers, loadUnitGraph, splitInstance, type UnitGraph } from '../src/systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, SYSTEMD, oracle, oracleStarted } from './helpers/systemd-oracle.js';
@@ -220,5 +220,33 @@ describe('unit graph vs systemd --test', () => {
     expect({ agent: reach.has('agent.service'), solo: reach.has('solo.service') }).toEqual({ agent: theirs.has('agent.service'), solo: theirs.has('solo.service') });
     expect(theirs.has('agent.service')).toBe(true);
     expect(sentence(graph, 'agent.service')).toContain('wanted by mon.target (Wants= at /usr/lib/systemd/system/mon.target:3)');
+  });
+
+  it('dashed-prefix drop-ins (a-.service.d) apply to a-b.service; a drop-in of another name does not', async () => {
+    const root = tree({
+      [`${LIB}/a-b.service`]: service(),
+      [`${LIB}/multi-user.target.wants/a-b.service`]: { link: '../a-b.service' },
+      [`${ETC}/a-.service.d/10-pull.conf`]: '[Unit]\nWants=pulled.service\n',
+      [`${ETC}/ab.service.d/10-pull.conf`]: '[Unit]\nWants=not-pulled.service\n',
+      [`${LIB}/pulled.service`]: service(),
+      [`${LIB}/not-pulled.service`]: service(),
+    });
+    const { ours, theirs, graph } = await compare(root, ['pulled.service', 'not-pulled.service']);
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({ 'pulled.service': true, 'not-pulled.service': false });
+    expect(sentence(graph, 'pulled.service')).toContain('wanted by a-b.service (Wants= at /etc/systemd/system/a-.service.d/10-pull.conf:2)');
+  });
+});
+
+describe('unit-name helpers (systemd.unit(5))', () => {
+  it('expands the unit-name specifiers; an unknown one is unknown, not dropped', () => {
+    expect(expandSpecifiers('helper-%i.service %n %N %p %%', 'worker@a.service')).toEqual({ value: 'helper-a.service worker@a.service worker@a worker %' });
+    expect(expandSpecifiers('x-%H.service', 'worker@a.service')).toEqual({ unknown: '%H' });
+  });
+  it('dashed prefixes and instances', () => {
+    expect(dashPrefixes('foo-bar-baz.service')).toEqual(['foo-.service', 'foo-bar-.service']);
+    expect(dashPrefixes('plain.service')).toEqual([]);
+    expect(splitInstance('getty@tty1.service')).toEqual({ template: 'getty@.service', instance: 'tty1' });
+    expect(splitInstance('getty.service')).toEqual({ template: null, instance: null });
   });
 });

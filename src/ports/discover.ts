@@ -130,7 +130,7 @@ async function liveComeback(host: Host, busy: BusyPort[]): Promise<Record<string
     const key = g.join(' ');
     if (out[key]) continue;
     const removed = await disableLinks(host, g);
-    const cb = await wouldStartAgain(host, g, removed);
+    const cb = await wouldStartAgain(host, g, removed, graph);
     const removedSet = new Set(removed);
     for (const u of g) {
       const show = await showReverse(host, u);
@@ -168,7 +168,7 @@ export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<Of
   for (const g of groups) {
     if (g.every((n) => comeback[n] !== undefined)) continue;
     const links = g.flatMap((n) => [...(en.get(n)?.links ?? []), ...(en.get(n)?.alsoLinks ?? [])]);
-    const cb = links.length === 0 ? comebackOf(graph, g) : await wouldStartAgain(host, g, links);
+    const cb = links.length === 0 ? comebackOf(graph, g) : await wouldStartAgain(host, g, links, graph);
     for (const n of g) comeback[n] ??= { ...cb, reasons: cb.reasons.filter((r) => r.startsWith(`${n} `)) };
   }
   return {

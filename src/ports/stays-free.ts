@@ -6,6 +6,7 @@
 // reverse dependencies (`systemctl show -p WantedBy,...`) are asked too, and
 // any it names that no unit file explains count as a way back: unknown is
 // never taken as "nothing".
+import path from 'node:path';
 import type { Host } from '../host.js';
 import { loadUnitGraph, type LoaderProblem, type UnitGraph } from '../systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
@@ -51,8 +52,15 @@ export function comebackOf(graph: UnitGraph, group: string[]): Comeback {
  * The links `systemctl disable GROUP` removes (disableLinks), left out of the
  * loaded tree, then the chains that remain.
  */
-export async function wouldStartAgain(host: Host, group: string[], removedLinks: Iterable<string>): Promise<Comeback> {
-  const graph = await loadUnitGraph(host, { without: new Set(removedLinks), names: group });
+export async function wouldStartAgain(host: Host, group: string[], removedLinks: Iterable<string>, loaded?: UnitGraph): Promise<Comeback> {
+  const without = new Set(removedLinks);
+  // Links in .wants/.requires/.upholds directories only remove edges: filter a graph already loaded.
+  // A removed top-level entry (an alias link) changes what names resolve to: load again.
+  const topLevel = loaded !== undefined && [...without].some((p) => loaded.dirs.includes(path.posix.dirname(p)));
+  const graph =
+    loaded !== undefined && !topLevel && group.every((u) => loaded.units.has(loaded.resolve(u)))
+      ? { ...loaded, edges: loaded.edges.filter((e) => !(e.how === 'link' && without.has(e.file))) }
+      : await loadUnitGraph(host, { without, names: group });
   return comebackOf(graph, group);
 }
 
