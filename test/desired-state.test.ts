@@ -54,6 +54,11 @@ describe('desired-state.yaml', () => {
       expected: (t) => `${F}:${lineOf(t, 'http')}:31 resources[3].ports[3]: must be an integer 1..65535`,
     },
     {
+      name: 'mask other than true, false or auto',
+      text: good.replace('    mask: auto', '    mask: sometimes'),
+      expected: (t) => `${F}:${lineOf(t, 'mask: sometimes')}:11 resources[3].mask: must be one of true, false, "auto"`,
+    },
+    {
       name: 'unknown key in a resource',
       text: good.replace('    mask: auto', '    mask: auto\n    colour: red'),
       expected: (t) => `${F}:${lineOf(t, 'colour')}:5 resources[3].colour: unknown key (allowed: type, name, ports, protected_units, stop_spawner_units, mask, timeout_seconds, disable_units)`,
