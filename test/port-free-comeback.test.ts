@@ -134,6 +134,17 @@ describe('PortFree offline: a unit something else still starts at boot', () => {
     expect(await startedAtBoot(root, 'report.timer')).toBe(true);
   });
 
+  it('an image without default.target: what starts at boot is unknown, and a warning says why', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'port-comeback-'));
+    roots.push(root);
+    buildTree(root, { [`${LIB}/agent.service`]: AGENT, [`${ETC}/multi-user.target.wants/agent.service`]: { link: '../../../../usr/lib/systemd/system/agent.service' } });
+    const s = spec({ disable_units: ['agent.service'] });
+    const o = await portFreeProvider.observe(new Host({ root, live: false }), s);
+    expect(portFreeProvider.warnings!(s, o)).toEqual([
+      'PortFree: what would start the units above again at boot is unknown (there is no default.target on the unit search path, so what starts at boot is unknown); only their own links and vendor links were judged',
+    ]);
+  });
+
   it('a static candidate pulled in only by another unit is found (not only units with their own links)', async () => {
     const root = tree({
       [`${LIB}/agent.service`]: `${NODEFAULT}[Service]\nExecStart=/usr/bin/agent --port 10250\n`,
