@@ -8,6 +8,7 @@ import type { ModulesLoadSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
+import { listConfDirs } from '../systemd/conf-dirs.js';
 import { HostError } from '../errors.js';
 import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
 import { dependenciesOf, parseModulesDep } from '../modprobe/modules-dep.js';
@@ -89,12 +90,6 @@ export function parseModulesLoad(text: string): string[] {
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'))
     .map(canonicalModuleName);
-}
-
-async function listConfDirs(host: Host, dirs: readonly string[]): Promise<Array<{ dir: string; names: string[] }>> {
-  const out: Array<{ dir: string; names: string[] }> = [];
-  for (const dir of dirs) out.push({ dir, names: ((await host.readDir(dir)) ?? []).map((e) => e.name) });
-  return out;
 }
 
 async function isMasked(host: Host, p: string): Promise<boolean> {

@@ -10,7 +10,7 @@ import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
 import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } from '../swap/units.js';
-import { removeUnitLinks } from '../ports/socket-units.js';
+import { removeUnitLinks } from '../systemd/unit-links.js';
 import { readZramDevices, type ZramDevice } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 

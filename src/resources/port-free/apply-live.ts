@@ -3,7 +3,7 @@
 import type { Host } from '../../host.js';
 import type { PortFreeSpec } from '../../desired-state.js';
 import type { ApplyContext } from '../types.js';
-import { linkDelta, unitLinkSnapshot } from '../../ports/socket-units.js';
+import { linkDelta, unitLinkSnapshot } from '../../systemd/unit-links.js';
 import { restartDelayMs, waitFree } from '../../ports/wait-free.js';
 import type { StopOp } from './ops.js';
 

@@ -4,7 +4,9 @@ import type { PortFreeSpec } from '../../desired-state.js';
 import type { Change } from '../types.js';
 import { protectionOf } from '../../ports/protection.js';
 import type { OfflinePortsObserved } from '../../ports/observed.js';
-import type { UnitDirective, UnitEnablement } from '../../ports/socket-units.js';
+import type { UnitDirective } from '../../ports/socket-units.js';
+import type { UnitEnablement } from '../../systemd/unit-links.js';
+import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
 
 function fileLine(d: UnitDirective): string {
@@ -36,10 +38,10 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
       const frag = o.fragments[unit];
       // A unit file in /etc blocks the mask link (systemctl mask refuses too),
       // unless it is a linked file that the disable above already unlinks.
-      if (frag !== undefined && frag.startsWith('/etc/systemd/system/') && !frag.includes('.d/') && !links.includes(frag)) {
-        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}`, `its unit file ${frag} is in /etc/systemd/system, where the mask link would have to replace it`, { port: null, unit, pid: null }));
+      if (frag !== undefined && frag.startsWith(`${SYSTEMD_SYSTEM_ETC}/`) && !frag.includes('.d/') && !links.includes(frag)) {
+        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}`, `its unit file ${frag} is in ${SYSTEMD_SYSTEM_ETC}, where the mask link would have to replace it`, { port: null, unit, pid: null }));
       } else {
-        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link /etc/systemd/system/${unit} to /dev/null)`, op: { kind: 'mask-link', unit } });
+        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)`, op: { kind: 'mask-link', unit } });
       }
     } else if (en.vendorLinks.length > 0) {
       changes.push(operatorChange(`disable-${unit}-vendor`, `${unit} ${why}`, `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove; set mask: true`, { port: null, unit, pid: null }));
