@@ -13,7 +13,7 @@ import { observeSysctlTree } from '../src/sysctl/observe.js';
 import { readOrder } from '../src/sysctl/order.js';
 import { effectiveConfFiles } from '../src/modprobe/modprobe-d.js';
 import { listConfDirs } from '../src/systemd/conf-dirs.js';
-import { MODULES_LOAD_DIRS } from '../src/resources/modules-load.js';
+import { MODULES_LOAD_DIRS } from '../src/modprobe/modules-load-d.js';
 import { readZramDevices } from '../src/swap/zram.js';
 import { buildTree } from './helpers/tree.js';
 

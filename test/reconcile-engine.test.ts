@@ -97,4 +97,11 @@ describe('verify', () => {
     });
     expect(errors.map((e) => e.message)).toEqual(['SwapOff: not converged after apply: swapoff /swapfile']);
   });
+
+  it('names what a provider sees unconverged in the new observation, with no change left', () => {
+    const provider = { unconverged: (_s: unknown, o: unknown) => (o === 'wrong' ? ['rehearsal: k comes out 0'] : []) } as unknown as Provider;
+    const res = (name: string, observed: string) => ({ name, type: 'SysctlFile', spec: spec('SysctlFile'), provider, observed, changes: [] });
+    const errors = verifyConverged({ live: true, root: '/', resources: [res('a', 'wrong'), res('b', 'right')] });
+    expect(errors.map((e) => e.message)).toEqual(['a: not converged after apply: rehearsal: k comes out 0']);
+  });
 });

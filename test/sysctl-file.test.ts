@@ -11,7 +11,7 @@ import { Host } from '../src/host.js';
 import type { SysctlFileSpec } from '../src/desired-state.js';
 import type { Change } from '../src/resources/types.js';
 import { sysctlFileProvider as provider } from '../src/resources/sysctl-file.js';
-import type { SysctlOp } from '../src/resources/sysctl-file.js';
+import type { SysctlOp } from '../src/resources/sysctl-file/observed.js';
 import { providers } from '../src/resources/index.js';
 import { ReconcileError } from '../src/errors.js';
 import { verdict } from '../src/sysctl/order.js';

@@ -97,7 +97,7 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
 
 /** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
 async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
-  const extra = await hostReports(host, desired, progress);
+  const extra = await hostReports(host, desired, progress, null);
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
     io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
@@ -169,7 +169,7 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
 async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
   const before = host.live ? await observeBeforeState(host) : null;
   const plan = await makePlan(host, desired);
-  const extra = withPlanWarnings(plan, await hostReports(host, desired, progress));
+  const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
   const pending = pendingCount(plan);
   const operator = operatorChanges(plan).length;
   if (req.json) {
@@ -194,7 +194,7 @@ async function runApply(
     // tool cannot read or judge stops the run with nothing written at all.
     const before = host.live ? await observeBeforeState(host) : null;
     const plan = await makePlan(host, desired);
-    const extra = withPlanWarnings(plan, await hostReports(host, desired, progress));
+    const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {

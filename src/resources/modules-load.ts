@@ -25,15 +25,7 @@ import {
   overrideContent,
   type ModprobeBlocker,
 } from '../modprobe/modprobe-d.js';
-
-/** modules-load.d(5) search path, highest precedence first (the same scheme as sysctl.d). */
-export const MODULES_LOAD_DIRS = [
-  '/etc/modules-load.d',
-  '/run/modules-load.d',
-  '/usr/local/lib/modules-load.d',
-  '/usr/lib/modules-load.d',
-  '/lib/modules-load.d',
-] as const;
+import { MODULES_LOAD_DIRS } from '../modprobe/modules-load-d.js';
 
 /** A modprobe.d file holding blockers, and the file we write to neutralise them. */
 export interface BlockerFile {

@@ -106,6 +106,13 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   warnings?(spec: Spec, observed: Observed): string[];
   /** Optional, pure: lines the plan shows under the resource (e.g. SysctlFile's rehearsed outcome). */
   notes?(spec: Spec, observed: Observed): string[];
+  /**
+   * Optional, pure: what an observation after apply shows still wrong beyond
+   * its diff (SysctlFile: a key the rehearsal shows wrong). The engine's
+   * verification names these with the changes left; a provider never
+   * observes again to verify itself.
+   */
+  unconverged?(spec: Spec, observed: Observed): string[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }
