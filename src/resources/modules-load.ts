@@ -258,7 +258,7 @@ async function writePlanned(door: WriteDoor, c: Change<ModulesOp>, replaceLink: 
 }
 
 export async function applyModules(host: Host, changes: Change<ModulesOp>[], door: WriteDoor): Promise<void> {
-  const todo = changes.filter((c) => !c.operator && !c.deferred).sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
   for (const c of todo) {
     const op = c.op;
     switch (op.kind) {

@@ -39,12 +39,11 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
   },
 
   async apply(host, spec, changes, ctx) {
-    const actionable = changes.filter((c) => !c.operator && !c.deferred);
     if (!host.live) {
-      await applyOffline(ctx.door, actionable);
+      await applyOffline(ctx.door, changes);
       return;
     }
-    const ops = actionable.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
+    const ops = changes.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
     if (ops.length === 0) return;
     const { freed, error } = await applyLive(host, spec, ops, ctx);
     const report = portsReport(freed);

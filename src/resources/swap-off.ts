@@ -207,9 +207,7 @@ const ORDER: Record<SwapOp['kind'], number> = {
 
 export async function applySwap(host: Host, changes: Change<SwapOp>[], door: WriteDoor): Promise<void> {
   // swapoff before deleting a file; config changes in any order, then one daemon-reload.
-  const todo = changes
-    .filter((c) => !c.operator && !c.deferred)
-    .sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
   let unitsChanged = false;
   for (const c of todo) {
     const op = c.op;
