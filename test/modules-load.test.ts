@@ -7,7 +7,7 @@ import { Host, type CommandRunner } from '../src/host.js';
 import type { ModulesLoadSpec } from '../src/desired-state.js';
 import { applyModules, diffModules, modulesLoadProvider, observeModules, type ModulesObserved } from '../src/resources/modules-load.js';
 import { MODPROBE_MARKER } from '../src/modprobe/modprobe-d.js';
-import { providers } from '../src/resources/index.js';
+import { PROVIDERS } from '../src/resources/index.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };
@@ -39,7 +39,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('ModulesLoad offline (fixture root)', () => {
   it('is registered', () => {
-    expect(providers['ModulesLoad']).toBe(modulesLoadProvider);
+    expect(PROVIDERS.ModulesLoad).toBe(modulesLoadProvider);
   });
 
   it('observes blockers in all modprobe.d directories and other modules-load.d files', async () => {

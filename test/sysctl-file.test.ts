@@ -12,7 +12,7 @@ import type { SysctlFileSpec } from '../src/desired-state.js';
 import type { Change } from '../src/resources/types.js';
 import { sysctlFileProvider as provider } from '../src/resources/sysctl-file.js';
 import type { SysctlOp } from '../src/resources/sysctl-file/observed.js';
-import { providers } from '../src/resources/index.js';
+import { PROVIDERS } from '../src/resources/index.js';
 import { ReconcileError } from '../src/errors.js';
 import { verdict } from '../src/sysctl/order.js';
 
@@ -80,7 +80,7 @@ async function converge(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>
 
 describe('SysctlFile provider', () => {
   it('is registered and runs after ModulesLoad', () => {
-    expect(providers.SysctlFile).toBe(provider);
+    expect(PROVIDERS.SysctlFile).toBe(provider);
     expect(provider.after).toContain('ModulesLoad');
   });
 
