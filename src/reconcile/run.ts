@@ -21,7 +21,7 @@ import { jsonText, newRunJournal, recordBeforeState, runsDirOf, writeReport, wri
 import { WriteDoor } from '../door/door.js';
 import { acquireLock } from '../door/lock.js';
 import { describeInterrupted, settleInterruptedRuns } from '../door/interrupted.js';
-import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } from './render.js';
+import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 import { runFirstBoot } from '../first-boot/run.js';
@@ -176,7 +176,7 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
     io.stdout.write(JSON.stringify({ ...document('plan', host, plan, before, extra.findings, { pending, operator }), reports: extra.reports }, null, 2) + '\n');
   } else {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
-    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
+    io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
   // A verdict the kubespray audit could not judge is not "in sync".
   const unknown = extra.findings.some((f) => f.unknown);
@@ -225,7 +225,7 @@ async function applyWithDoor(
   await writeRunFile(door, 'plan.json', { resources: jsonPlan(plan) });
   if (!req.json) {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
-    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
+    io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
 
   const result = await applyPlan(host, plan, { progress, door });
