@@ -21,7 +21,7 @@ const VENDOR = '# shipped by a package\ninstall overlay /bin/true\nblacklist pcs
 let root: string;
 const build = (files: Tree): void => buildTree(root, files);
 const read = (p: string) => readFileSync(path.join(root, p), 'utf8');
-const pending = <T extends { deferred?: boolean }>(cs: T[]) => cs.filter((c) => !c.deferred);
+const pending = <T extends { action: string }>(cs: T[]) => cs.filter((c) => c.action !== 'deferred');
 
 function usedHost(): void {
   build({

@@ -80,18 +80,18 @@ describe('apply', () => {
 
 describe('verify', () => {
   it('names every resource that still differs, and ignores operator and deferred changes', () => {
-    const mk = (name: string, changes: Partial<Change>[]) => ({
+    const mk = (name: string, changes: Array<Partial<Change> & Pick<Change, 'action'>>) => ({
       name,
       type: name,
       spec: spec(name),
       provider: {} as Provider,
       observed: null,
-      changes: changes.map((c, i) => ({ id: `${i}`, action: 'update' as const, summary: `s${i}`, op: null, ...c })),
+      changes: changes.map((c, i) => ({ id: `${i}`, summary: `s${i}`, op: null, ...c }) as Change),
     });
     const errors = verifyConverged({
       live: true,
       root: '/',
-      resources: [mk('SwapOff', [{ summary: 'swapoff /swapfile' }]), mk('PortFree', [{ operator: 'not a unit' }]), mk('ModulesLoad', [{ deferred: true }])],
+      resources: [mk('SwapOff', [{ action: 'update', summary: 'swapoff /swapfile' }]), mk('PortFree', [{ action: 'operator', operator: 'not a unit' }]), mk('ModulesLoad', [{ action: 'deferred' }])],
     });
     expect(errors.map((e) => e.message)).toEqual(['SwapOff: not converged after apply: swapoff /swapfile']);
   });

@@ -97,7 +97,7 @@ export function applyOrder(resources: ResourcePlan[]): ResourcePlan[] {
 
 /** Changes this run would carry out (not the operator's, not those deferred to boot). */
 export function actionable(changes: Change[]): Change[] {
-  return changes.filter((c) => !c.operator && !c.deferred);
+  return changes.filter((c) => c.action !== 'operator' && c.action !== 'deferred');
 }
 
 export function operatorChanges(plan: Plan): Array<{ resource: string; change: Change }> {

@@ -188,7 +188,7 @@ export function jsonChanges(changes: Change[]): JsonChange[] {
     action: c.action,
     summary: c.summary,
     runtime: c.runtime ?? false,
-    deferred: c.deferred ?? false,
+    deferred: c.action === 'deferred',
     operator: c.operator ?? null,
     path: c.file?.path ?? null,
     // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here; the write uses the bytes.

@@ -233,7 +233,6 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
     changes.push({
       id: 'modprobe:first-boot',
       action: 'deferred',
-      deferred: true,
       summary: `${spec.modules.join(', ')} load at first boot via systemd-modules-load (offline: modprobe skipped)`,
       op: { kind: 'none' },
     });

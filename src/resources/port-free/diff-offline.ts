@@ -75,7 +75,6 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
       changes.push({
         id: `candidate-${unit}`,
         action: 'deferred',
-        deferred: true,
         summary: `at first boot: wait (up to ${spec.timeout_seconds} s) for ${unit}, which may listen on ${port} (${evidence.key}= at ${fileLine(evidence)} mentions ${port}); stop and disable it if it does`,
         op: { kind: 'first-boot-wait', port, unit },
       });

@@ -157,7 +157,6 @@ export function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { 
     changes.push({
       id: 'deferred:runtime',
       action: 'deferred',
-      deferred: true,
       summary: `at first boot systemd-sysctl applies ${[...wanted].map(([k, v]) => `${k} = ${v}`).join(', ')} from ${ownedPath}`,
       op: { kind: 'deferred', values },
     });
