@@ -57,6 +57,7 @@ export interface ModulesObserved {
   /** modprobe.d and modules-load.d entries their readers skip (a directory, a dangling link, a loop). */
   skipped?: Array<{ path: string; why: string }>;
 }
+
 /** Module names listed in a modules-load.d file ("#" and ";" start comments). */
 export function parseModulesLoad(text: string): string[] {
   return text

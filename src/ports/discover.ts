@@ -38,6 +38,7 @@ export const SUPERVISOR_UNIT_STEMS = new Set(['supervisor', 'supervisord']);
 export function stemOf(unit: string): string {
   return unit.replace(/\.[a-z]+$/, '');
 }
+
 export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
   const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
@@ -84,6 +85,7 @@ export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LiveP
   const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
   return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor };
 }
+
 export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
   const units = await loadUnits(host);
   const sockets = socketUnitsForPorts(units.values(), spec.ports);

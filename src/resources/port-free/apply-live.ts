@@ -14,6 +14,7 @@ export interface FreedPort {
   /** Set for socket activation: the socket unit stopped with the service. */
   socket?: string;
 }
+
 /**
  * `disable` removes [Install] links only. A unit that is still "static",
  * "indirect" or enabled afterwards can be pulled in at boot by something
@@ -32,6 +33,7 @@ async function warnIfStillStartable(host: Host, unit: string, progress: (m: stri
     progress(`PortFree: warning: ${unit} is "${state}" after disable; if another unit pulls it in at boot it comes back (mask: true prevents that)`);
   }
 }
+
 export async function applyLive(
   host: Host,
   spec: PortFreeSpec,

@@ -12,6 +12,7 @@ import { operatorChange, type PortFreeOp } from './ops.js';
 function fileLine(d: UnitDirective): string {
   return `${d.file}:${d.line}`;
 }
+
 export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBoot = false): Change<PortFreeOp>[] {
   const changes: Change<PortFreeOp>[] = [];
   const handled = new Set<string>();
