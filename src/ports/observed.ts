@@ -7,6 +7,8 @@ import type { Crontabs } from './crontab.js';
 import type { SupervisorPrograms } from './supervisor.js';
 import type { ServiceCandidate, SocketUnit } from './socket-units.js';
 import type { UnitEnablement } from '../systemd/unit-links.js';
+import type { Comeback } from './stays-free.js';
+import type { UserAccount } from './user-manager.js';
 
 export interface PortHolder {
   pid: number;
@@ -54,6 +56,23 @@ export interface LivePortsObserved {
   uids: Record<string, number>;
   /** supervisord's programs, read when a holder sits in supervisord's unit. */
   supervisor: SupervisorPrograms | null;
+  /**
+   * Per group of units a port's stop would disable together (key: the names
+   * joined by a space): what would still start them at boot afterwards.
+   * Absent when not read.
+   */
+  comeback?: Record<string, Comeback>;
+  /** Holders in a per-user manager, by "UID:unit": the account (null when /etc/passwd has no such UID) and the user manager's facts. */
+  userUnits?: Record<string, UserUnitFacts>;
+}
+
+export interface UserUnitFacts {
+  uid: number;
+  unit: string;
+  account: UserAccount | null;
+  facts: UnitFacts;
+  /** What in that user's unit tree would start it again once disabled; null when the account is unknown. */
+  comeback: Comeback | null;
 }
 
 export interface OfflineSocket {
@@ -85,6 +104,12 @@ export interface OfflinePortsObserved {
   candidates: OfflineCandidate[];
   /** Fragment paths, to tell whether a mask link can be placed in /etc. */
   fragments: Record<string, string>;
+  /** Per unit: what still starts it at boot once it (and its socket or service) is disabled. */
+  comeback: Record<string, Comeback>;
+  /** Per unit: what starts it at boot now (its own links included); absent when nothing does. */
+  reachNow: Record<string, string>;
+  /** Why the unit graph cannot tell what starts at boot, or null. */
+  graphUnknown: string | null;
 }
 
 export type PortFreeObserved = LivePortsObserved | OfflinePortsObserved;

@@ -8,12 +8,12 @@ import type { UnitFacts } from './identity.js';
 import { effectiveList, parseUnitText, type UnitDirective } from './socket-units.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
-export async function unitFacts(host: Host, unit: string): Promise<UnitFacts> {
+export async function unitFacts(host: Host, unit: string, scope: string[] = []): Promise<UnitFacts> {
   const facts: UnitFacts = { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
   const props = ['MainPID', 'Type', 'PIDFile', 'FragmentPath', 'DropInPaths'];
   let show: Map<string, string>;
   try {
-    const r = await host.run('systemctl', ['show', ...props.flatMap((p) => ['-p', p]), unit]);
+    const r = await host.run('systemctl', [...scope, 'show', ...props.flatMap((p) => ['-p', p]), unit]);
     if (r.exitCode !== 0) return { ...facts, error: `systemctl show ${unit} exited ${r.exitCode}: ${r.stderr.trim() || r.stdout.trim()}` };
     show = parseShowProperties(r.stdout);
   } catch (e) {

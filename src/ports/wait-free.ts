@@ -8,10 +8,10 @@ import { systemctlValue } from '../systemd/systemctl-show.js';
 const POLL_MS = 200;
 
 /** The longest RestartUSec= of `units`, in ms (0 when none is known). */
-export async function restartDelayMs(host: Host, units: string[]): Promise<number> {
+export async function restartDelayMs(host: Host, units: string[], scope: string[] = []): Promise<number> {
   let max = 0;
   for (const u of units) {
-    const v = await systemctlValue(host, 'RestartUSec', u);
+    const v = await systemctlValue(host, 'RestartUSec', u, scope);
     const ms = v === null ? null : parseTimespanMs(v);
     if (ms !== null) max = Math.max(max, ms);
   }

@@ -147,6 +147,7 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   const steps: UndoStep[] = [];
   const notes: string[] = [];
   let unitLinksChanged = false;
+  const userReloads = new Set<string>(); // users whose unit links the run changed: their managers reload
   for (const a of actionsOf(run.records).reverse()) {
     if (a.outcome === 'failed' || !isEdit(a)) continue;
     const r = a.record;
@@ -197,9 +198,12 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
         } else if (s.step === 'modprobe') {
           notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
         } else if (s.step === 'unit-stop') {
-          steps.push({ summary: `start ${s.units.join(' ')}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units }, async () => void (await host.runChecked('systemctl', ['start', ...s.units]))) });
+          const scope = s.user ? ['--user', '-M', `${s.user}@`] : [];
+          const of = s.user ? ` (${s.user}'s manager)` : '';
+          steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...(s.user ? { user: s.user } : {}) }, async () => void (await host.runChecked('systemctl', [...scope, 'start', ...s.units]))) });
         } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
-          unitLinksChanged = true;
+          if (s.user) userReloads.add(s.user);
+          else unitLinksChanged = true;
           steps.push(...linkSteps(a.result, `systemctl ${s.step === 'unit-mask' ? 'mask' : 'disable'} ${s.units.join(' ')}`));
         }
         break;
@@ -208,6 +212,10 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   }
   if (runtimeOk && unitLinksChanged) {
     steps.push({ summary: 'systemctl daemon-reload', phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))) });
+  }
+  for (const user of runtimeOk ? userReloads : []) {
+    const scope = ['--user', '-M', `${user}@`];
+    steps.push({ summary: `systemctl ${scope.join(' ')} daemon-reload`, phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload', user }, async () => void (await host.runChecked('systemctl', [...scope, 'daemon-reload']))) });
   }
   // Files and links first (in reverse), then reload, swapon and unit starts.
   return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null };

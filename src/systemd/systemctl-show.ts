@@ -2,9 +2,9 @@
 import type { Host } from '../host.js';
 
 /** `systemctl show -p PROP --value UNIT`; null when systemctl fails or is missing. */
-export async function systemctlValue(host: Host, prop: string, unit: string): Promise<string | null> {
+export async function systemctlValue(host: Host, prop: string, unit: string, scope: string[] = []): Promise<string | null> {
   try {
-    const r = await host.run('systemctl', ['show', '-p', prop, '--value', unit]);
+    const r = await host.run('systemctl', [...scope, 'show', '-p', prop, '--value', unit]);
     return r.exitCode === 0 ? r.stdout.trim() : null;
   } catch {
     return null;

@@ -9,6 +9,7 @@ import { protectionOf, spawnerKind } from '../../ports/protection.js';
 import { SUPERVISOR_UNIT_STEMS, stemOf } from '../../ports/discover.js';
 import type { BusyPort, LivePortsObserved, PortHolder } from '../../ports/observed.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
+import { diffUserPort } from './diff-user.js';
 
 function describeHolder(h: PortHolder): string {
   const where = h.placement?.unit ? ` in ${h.placement.unit}` : '';
@@ -127,6 +128,8 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
           : `PID 1 (${init.comm ?? 'unknown'}) holds the socket and is not systemd, so no unit can be stopped for it`;
       return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, why, opBase);
     }
+    const user = diffUserPort(spec, o, b, head, opBase);
+    if (user !== null) return user;
     const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
     if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
     // The cgroup only names where each holder lives; stop a unit only for a holder that is its own.
@@ -152,13 +155,20 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   if (protectedWhy.length > 0) {
     return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, `${protectedWhy.join('; ')}; it is never stopped automatically`, opBase);
   }
-  const verbs = spec.mask ? 'stop, disable and mask' : 'stop and disable';
+  // What would start them again at boot once disabled; not read (a hand-built observation) counts as unknown.
+  const cb = o.comeback?.[units.join(' ')];
+  const reasons = cb?.reasons ?? [];
+  const unknown = cb === undefined ? 'what would start it again at boot was not read' : cb.unknown;
+  const mask = spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null));
+  const verbs = mask ? 'stop, disable and mask' : 'stop and disable';
   const via = socket ? ` (socket-activated by ${socket})` : '';
+  const because =
+    spec.mask === 'auto' && mask ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})` : !mask && reasons.length > 0 ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}: ${verbs} ${units.join(' and ')}`,
-    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask: spec.mask, proof },
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}: ${verbs} ${units.join(' and ')}${because}`,
+    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(reasons.length > 0 ? { comeback: reasons } : {}) },
   };
 }

@@ -35,27 +35,40 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
       });
     }
     if (en.masked || prot !== null) return;
-    if (spec.mask) {
+    // What would still start it at boot once its own links are gone (a Wants= elsewhere, a vendor link, a trigger).
+    const cb = o.comeback[unit];
+    const known = cb !== undefined && cb.unknown === null;
+    const reasons = known ? cb.reasons : [];
+    // Without a graph to ask, a vendor link is the one way back the links alone tell.
+    const vendorOnly = !known && en.vendorLinks.length > 0;
+    const stillStarts = reasons.length > 0 || vendorOnly;
+    if (spec.mask === true || (spec.mask === 'auto' && stillStarts)) {
       const frag = o.fragments[unit];
+      const because = spec.mask === 'auto' ? `: ${reasons.length > 0 ? reasons.join('; ') : `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove`}` : '';
       // A unit file in /etc blocks the mask link (systemctl mask refuses too),
       // unless it is a linked file that the disable above already unlinks.
       if (frag !== undefined && frag.startsWith(`${SYSTEMD_SYSTEM_ETC}/`) && !frag.includes('.d/') && !links.includes(frag)) {
-        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}`, `its unit file ${frag} is in ${SYSTEMD_SYSTEM_ETC}, where the mask link would have to replace it`, { port: null, unit, pid: null }));
+        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}${because}`, `its unit file ${frag} is in ${SYSTEMD_SYSTEM_ETC}, where the mask link would have to replace it`, { port: null, unit, pid: null }));
       } else {
-        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)`, op: { kind: 'mask-link', unit } });
+        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)${because}`, op: { kind: 'mask-link', unit } });
       }
-    } else if (en.vendorLinks.length > 0) {
+    } else if (reasons.length > 0) {
+      changes.push(operatorChange(`comeback-${unit}`, `${unit} ${why}`, `${reasons.join('; ')}: disabling it is not enough; set mask: auto (or true) to mask it, or remove that dependency`, { port: null, unit, pid: null }));
+    } else if (vendorOnly) {
       changes.push(operatorChange(`disable-${unit}-vendor`, `${unit} ${why}`, `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove; set mask: true`, { port: null, unit, pid: null }));
     }
   };
+  /** Enabled by its own links, or started at boot through another unit (Wants= elsewhere, a trigger). */
+  const startsAtBoot = (unit: string, en: UnitEnablement) => en.links.length + en.vendorLinks.length > 0 || o.reachNow[unit] !== undefined;
 
   for (const s of o.sockets) {
     const listen = s.socket.listens.filter((l) => s.ports.includes(l.port)).map((l) => `ListenStream=${l.directive.value} (${fileLine(l.directive)})`).join(', ');
-    const enabled = s.enablement.links.length + s.enablement.vendorLinks.length > 0;
-    if (!enabled) continue; // nothing starts it at boot
+    if (!startsAtBoot(s.socket.name, s.enablement)) continue; // nothing starts it at boot
     disable(s.socket.name, s.enablement, `would listen on ${s.ports.join(', ')} at boot: ${listen}`);
-    if (s.serviceEnablement && s.serviceEnablement.links.length + s.serviceEnablement.vendorLinks.length > 0) {
-      disable(s.socket.service, s.serviceEnablement, `is the service of ${s.socket.name}`);
+    // The service too, when it is enabled on its own or something besides the socket still starts it.
+    const se = s.serviceEnablement;
+    if (se && (se.links.length + se.vendorLinks.length > 0 || (o.comeback[s.socket.service]?.reasons.length ?? 0) > 0)) {
+      disable(s.socket.service, se, `is the service of ${s.socket.name}`);
     }
   }
   for (const d of o.disableUnits) {
@@ -68,8 +81,7 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
     if (handled.has(unit) || seen.has(unit)) continue;
     // Listing a candidate as protected is how an operator says "it does not bind the port".
     if (protectionOf(unit, spec, null) !== null) continue;
-    const enabled = c.enablement.links.length + c.enablement.vendorLinks.length > 0;
-    if (!enabled || c.enablement.masked) continue;
+    if (!startsAtBoot(unit, c.enablement) || c.enablement.masked) continue;
     seen.add(unit);
     if (firstBoot) {
       // Whether it really binds the port is a run-time truth: the first boot waits for it and frees the port if it does.

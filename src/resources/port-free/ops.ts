@@ -12,7 +12,12 @@ export interface StopOp {
   /** Units to stop, disable (and mask), socket before its service so it cannot re-activate it. */
   units: string[];
   socket: string | null;
+  /** Decided by the diff: mask: true, or mask: auto with a way back at boot. */
   mask: boolean;
+  /** What would still start the units at boot after the disable (the reasons mask: auto masks for). */
+  comeback?: string[];
+  /** Set for a holder in a per-user manager: every systemctl call goes to that user's manager. */
+  user?: { name: string; uid: number; home: string; lingers: boolean };
   /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
   proof: string;
 }
