@@ -37,8 +37,8 @@ export interface ConfigLink {
   final: string;
 }
 
-/** Every symlink with a unit name under /etc/systemd/system, recursively. */
-export async function readConfigLinks(host: Host): Promise<ConfigLink[]> {
+/** Every symlink with a unit name under `dir` (/etc/systemd/system, or a user's ~/.config/systemd/user), recursively. */
+export async function readConfigLinks(host: Host, dir: string = SYSTEMD_SYSTEM_ETC): Promise<ConfigLink[]> {
   const out: ConfigLink[] = [];
   const walk = async (dir: string): Promise<void> => {
     for (const e of (await host.readDir(dir)) ?? []) {
@@ -57,7 +57,7 @@ export async function readConfigLinks(host: Host): Promise<ConfigLink[]> {
       }
     }
   };
-  await walk(SYSTEMD_SYSTEM_ETC);
+  await walk(dir);
   return out.sort((a, b) => a.path.localeCompare(b.path));
 }
 
