@@ -78,7 +78,7 @@ export class Host {
   }
 
   /** Path on the build machine for a target path, without following symlinks. */
-  hostPath(target: string): string {
+  private hostPath(target: string): string {
     const norm = path.posix.normalize('/' + target);
     return this.root === '/' ? norm : path.join(this.root, norm);
   }
@@ -187,7 +187,8 @@ export class Host {
   /**
    * Where a target path lives on the build machine, with every directory on
    * the way resolved inside the root (and the last component too when
-   * `follow`). The write door is the only caller that acts on the result.
+   * `follow`). The write door is the only caller that writes there; `ansible
+   * -m setup` runs in the checkout found this way.
    */
   async locate(target: string, opts: { follow: boolean }): Promise<{ target: string; abs: string }> {
     let at: string;

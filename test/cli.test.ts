@@ -5,7 +5,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/cli.js';
-import type { Io } from '../src/reconcile/run.js';
+import { captureIo } from './helpers/io.js';
 
 const FSTAB = [
   '# /etc/fstab: static file system information.',
@@ -37,25 +37,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-function io(opts: { isRoot?: boolean } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const value: Io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-    env: {},
-    isRoot: opts.isRoot === undefined ? undefined : () => opts.isRoot!,
-    runner: async (cmd) => {
-      throw new Error(`no command may run in this test, got ${cmd}`);
-    },
-  };
-  return { value, out: () => stdout, err: () => stderr };
-}
-
 async function cli(args: string[], opts: { isRoot?: boolean } = {}) {
-  const h = io(opts);
+  const h = captureIo(opts.isRoot);
   const code = await main(args, h.value);
-  return { code, stdout: h.out(), stderr: h.err() };
+  return { code, stdout: h.stdout(), stderr: h.stderr() };
 }
 
 describe('reconcile CLI', () => {

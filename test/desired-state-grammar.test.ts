@@ -9,7 +9,7 @@ import { parseDesiredState } from '../src/reconcile/load.js';
 import { hostInputIssues } from '../src/reconcile/host-checks.js';
 import { InputError } from '../src/errors.js';
 import { Host } from '../src/host.js';
-import { renderOwnedFile } from '../src/resources/sysctl-file.js';
+import { renderOwnedFile } from '../src/sysctl/owned-file.js';
 import type { SysctlFileSpec } from '../src/desired-state.js';
 import { buildTree } from './helpers/tree.js';
 

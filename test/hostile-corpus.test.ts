@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/cli.js';
-import type { Io } from '../src/reconcile/run.js';
+import { captureIo } from './helpers/io.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'hostile-'));
@@ -401,21 +401,6 @@ function snapshot(dir: string): Snapshot {
   return out;
 }
 
-function io(isRoot: boolean | undefined) {
-  let stdout = '';
-  let stderr = '';
-  const value: Io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-    env: {},
-    isRoot: isRoot === undefined ? undefined : () => isRoot,
-    runner: async (cmd) => {
-      throw new Error(`no command may run in this test, got ${cmd}`);
-    },
-  };
-  return { value, out: () => stdout + '\n' + stderr };
-}
-
 describe('hostile-input corpus', () => {
   it('has at least 150 cases', () => {
     expect(cases.length).toBeGreaterThanOrEqual(150);
@@ -436,9 +421,9 @@ describe('hostile-input corpus', () => {
 
       const args = [...(c.args ?? ['--plan']), ...(c.noFile ? [] : ['-f', file]), ...(c.live ? [] : ['--root', root])];
       if (c.live) expect(args).not.toContain('--apply');
-      const h = io(c.isRoot ?? (c.live ? undefined : true));
+      const h = captureIo(c.isRoot ?? (c.live ? undefined : true));
       const code = await main(args, h.value);
-      const out = h.out();
+      const out = h.stdout() + '\n' + h.stderr();
 
       expect(code, out).toBe(c.exit);
       for (const n of c.names) expect(out).toContain(typeof n === 'string' ? n : n(file));

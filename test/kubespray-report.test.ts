@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Host } from '../src/host.js';
 import type { CommandRunner } from '../src/host.js';
 import type { DesiredState } from '../src/desired-state.js';
-import { ansibleSysctlEdit, kubesprayReport } from '../src/kubespray/report.js';
+import { kubesprayReport } from '../src/kubespray/report.js';
+import { ansibleSysctlEdit } from '../src/sysctl/kubespray-order.js';
 import type { KubesprayReport } from '../src/kubespray/report.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');

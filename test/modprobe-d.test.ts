@@ -112,12 +112,13 @@ describe('commentOutDirectives', () => {
 
 describe('effectiveConfFiles', () => {
   it('lets the first directory win for a name and sorts by name', () => {
-    const files = effectiveConfFiles([
+    const listing = [
       { dir: '/etc/modprobe.d', names: ['local.conf', 'sec.conf', 'README', '.hidden.conf'] },
       { dir: '/run/modprobe.d', names: ['sec.conf', 'a.conf'] },
       { dir: '/usr/lib/modprobe.d', names: ['sec.conf', 'systemd.conf', 'old.alias'] },
       { dir: '/lib/modprobe.d', names: ['aliases.conf'] },
-    ]);
+    ];
+    const files = effectiveConfFiles(listing.flatMap(({ dir, names }) => names.map((name) => ({ dir, name }))));
     expect(files.map((f) => f.path)).toEqual([
       '/run/modprobe.d/a.conf',
       '/lib/modprobe.d/aliases.conf',

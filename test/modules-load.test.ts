@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../src/host.js';
 import type { ModulesLoadSpec } from '../src/desired-state.js';
-import { applyModules, diffModules, modulesLoadProvider, observeModules, type ModulesObserved } from '../src/resources/modules-load.js';
+import { applyModules, diffModules, modulesLoadProvider } from '../src/resources/modules-load.js';
+import { observeModules, type ModulesObserved } from '../src/modprobe/observe.js';
 import { MODPROBE_MARKER } from '../src/modprobe/modprobe-d.js';
-import { providers } from '../src/resources/index.js';
+import { PROVIDERS } from '../src/resources/index.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };
@@ -21,7 +22,7 @@ const VENDOR = '# shipped by a package\ninstall overlay /bin/true\nblacklist pcs
 let root: string;
 const build = (files: Tree): void => buildTree(root, files);
 const read = (p: string) => readFileSync(path.join(root, p), 'utf8');
-const pending = <T extends { deferred?: boolean }>(cs: T[]) => cs.filter((c) => !c.deferred);
+const pending = <T extends { action: string }>(cs: T[]) => cs.filter((c) => c.action !== 'deferred');
 
 function usedHost(): void {
   build({
@@ -39,7 +40,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('ModulesLoad offline (fixture root)', () => {
   it('is registered', () => {
-    expect(providers['ModulesLoad']).toBe(modulesLoadProvider);
+    expect(PROVIDERS.ModulesLoad).toBe(modulesLoadProvider);
   });
 
   it('observes blockers in all modprobe.d directories and other modules-load.d files', async () => {

@@ -63,6 +63,14 @@ function spec(ports: number[], extra: Partial<PortFreeSpec> = {}): PortFreeSpec 
   return { type: 'PortFree', ports, protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 5, disable_units: [], ...extra };
 }
 
+/** IPv4-any, IPv4-loopback and IPv6-only listeners held by this process. */
+async function threeListeners() {
+  const any4 = await listen('0.0.0.0');
+  const lo4 = await listen('127.0.0.1');
+  const v6only = await listen('::', true);
+  return { any4, lo4, v6only, ports: [any4.port, lo4.port, v6only.port] };
+}
+
 function live(o: PortFreeObserved): LivePortsObserved {
   if (o.mode !== 'live') throw new Error('expected a live observation');
   return o;
@@ -75,10 +83,7 @@ const ctx = async () => {
 
 describe('PortFree live, on listeners this test opens', () => {
   it('finds IPv4-any, loopback-only and IPv6-only listeners and attributes them to this process', async () => {
-    const any4 = await listen('0.0.0.0');
-    const lo4 = await listen('127.0.0.1');
-    const v6only = await listen('::', true);
-    const ports = [any4.port, lo4.port, v6only.port];
+    const { any4, lo4, v6only, ports } = await threeListeners();
     const { calls, runner } = recorder();
     const host = new Host({ runner });
 
@@ -100,10 +105,7 @@ describe('PortFree live, on listeners this test opens', () => {
   });
 
   it('plans operator action for a holder it may not stop, and apply kills nothing', async () => {
-    const any4 = await listen('0.0.0.0');
-    const lo4 = await listen('127.0.0.1');
-    const v6only = await listen('::', true);
-    const ports = [any4.port, lo4.port, v6only.port];
+    const { any4, lo4, v6only, ports } = await threeListeners();
     const { calls, runner } = recorder();
     const host = new Host({ runner });
     const s = spec(ports);

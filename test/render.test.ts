@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paletteFor, renderPlan, unifiedDiff } from '../src/reconcile/render.js';
+import { paletteFor, planDocument, renderPlan, unifiedDiff } from '../src/reconcile/render.js';
 import type { Plan } from '../src/reconcile/plan.js';
 import type { Provider } from '../src/resources/types.js';
 
@@ -47,11 +47,18 @@ describe('rendering', () => {
   });
 
   it('the human plan shows diffs, operator reasons and the totals', () => {
-    const text = renderPlan(plan, paletteFor({ isTTY: false }, {}));
+    const text = renderPlan(planDocument(plan), paletteFor({ isTTY: false }, {}));
     expect(text).toContain('SwapOff: 1 change\n  ~ comment out the swap line\n      --- /etc/fstab');
     expect(text).toContain('      -/swapfile none swap sw 0 0\n      +# /swapfile none swap sw 0 0');
     expect(text).toContain('PortFree: 1 for an operator\n  ! port 10250 held by pid 7 (nc) [operator action required]\n      reason: not in any systemd unit');
     expect(text).toContain('Plan: 1 change pending, 1 needs an operator.');
     expect(text).not.toMatch(/\x1b\[/);
+  });
+
+  it('renders from the plan document --json prints: a provider note is in both', () => {
+    const withNotes: Plan = { ...plan, resources: [{ ...plan.resources[0]!, provider: { notes: () => ['rehearsal skipped: not root'] } as unknown as Provider }] };
+    const doc = planDocument(withNotes);
+    expect(JSON.parse(JSON.stringify(doc)).resources[0].notes).toEqual(['rehearsal skipped: not root']);
+    expect(renderPlan(doc, paletteFor({ isTTY: false }, {}))).toContain('SwapOff: 1 change\n  rehearsal skipped: not root\n  ~ comment out the swap line');
   });
 });

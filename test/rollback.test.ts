@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildLabImage, FSTAB, BASELINE, SYSCTL_CONF, toolOwned } from './helpers/lab-image.js';
 import { snapshot } from './helpers/snapshot.js';
+import { undoOrder, type UndoStep } from '../src/reconcile/rollback.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const roots: string[] = [];
@@ -99,5 +100,27 @@ describe('reconcile --rollback', () => {
     const ok = reconcile(['--rollback', runs[0]!, '--json', '-f', desired, '--root', root]);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ mode: 'rollback', run: runs[0], failed: [] });
+  });
+});
+
+describe('undo order', () => {
+  it('puts files and links first, then the one daemon-reload, then swapon and unit starts, each in planned order', () => {
+    // A summary that reads like a reload decides nothing: only the phase does.
+    const steps: UndoStep[] = [
+      { summary: 'start etcd.service', phase: 'runtime' },
+      { summary: 'restore /etc/fstab' },
+      { summary: 'systemctl daemon-reload', phase: 'reload' },
+      { summary: 'swapon /swapfile', phase: 'runtime' },
+      { summary: 'systemctl daemon-reload', phase: 'files' },
+      { summary: 're-create /etc/systemd/system/multi-user.target.wants/etcd.service -> /lib/systemd/system/etcd.service', phase: 'files' },
+    ];
+    expect(undoOrder(steps).map((s) => `${s.phase ?? 'files'} ${s.summary}`)).toEqual([
+      'files restore /etc/fstab',
+      'files systemctl daemon-reload',
+      'files re-create /etc/systemd/system/multi-user.target.wants/etcd.service -> /lib/systemd/system/etcd.service',
+      'reload systemctl daemon-reload',
+      'runtime start etcd.service',
+      'runtime swapon /swapfile',
+    ]);
   });
 });

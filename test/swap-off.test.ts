@@ -9,7 +9,7 @@ import { HostError } from '../src/errors.js';
 import type { SwapOffSpec } from '../src/desired-state.js';
 import { applySwap, diffSwap, observeSwap, swapOffProvider, type SwapObserved } from '../src/resources/swap-off.js';
 import { FSTAB_MARKER } from '../src/swap/fstab.js';
-import { providers } from '../src/resources/index.js';
+import { PROVIDERS } from '../src/resources/index.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 
 const SPEC: SwapOffSpec = { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false };
@@ -68,7 +68,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('SwapOff offline (fixture root)', () => {
   it('is registered', () => {
-    expect(providers['SwapOff']).toBe(swapOffProvider);
+    expect(PROVIDERS.SwapOff).toBe(swapOffProvider);
   });
 
   it('observes fstab swap lines, enabled .swap units, zram config and the swap.target mask', async () => {

@@ -11,8 +11,9 @@ import { Host } from '../src/host.js';
 import type { SysctlFileSpec } from '../src/desired-state.js';
 import type { Change } from '../src/resources/types.js';
 import { sysctlFileProvider as provider } from '../src/resources/sysctl-file.js';
-import type { SysctlOp } from '../src/resources/sysctl-file.js';
-import { providers } from '../src/resources/index.js';
+import type { SysctlOp } from '../src/resources/sysctl-file/observed.js';
+import { actionable } from '../src/reconcile/plan.js';
+import { PROVIDERS } from '../src/resources/index.js';
 import { ReconcileError } from '../src/errors.js';
 import { verdict } from '../src/sysctl/order.js';
 
@@ -70,7 +71,6 @@ async function plan(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>[]> 
   return provider.diff(s, await provider.observe(host, s), { live: host.live });
 }
 
-const actionable = (cs: Change[]) => cs.filter((c) => !c.operator && !c.deferred);
 
 async function converge(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>[]> {
   const changes = await plan(host, s);
@@ -80,7 +80,7 @@ async function converge(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>
 
 describe('SysctlFile provider', () => {
   it('is registered and runs after ModulesLoad', () => {
-    expect(providers.SysctlFile).toBe(provider);
+    expect(PROVIDERS.SysctlFile).toBe(provider);
     expect(provider.after).toContain('ModulesLoad');
   });
 
@@ -136,7 +136,7 @@ describe('SysctlFile provider', () => {
     const host = new Host({ root });
     const changes = await plan(host, spec());
     expect(changes.some((c) => c.runtime)).toBe(false);
-    const deferred = changes.filter((c) => c.deferred);
+    const deferred = changes.filter((c) => c.action === 'deferred');
     expect(deferred).toHaveLength(1);
     expect(deferred[0]!.summary).toContain('net.ipv4.ip_forward = 1');
     await provider.apply(host, spec(), actionable(changes) as Change<SysctlOp>[], await applyContext(host, '/bk'));

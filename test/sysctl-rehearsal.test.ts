@@ -15,8 +15,9 @@ import type { SysctlModel, SysctlTree, SysctlVerdict } from '../src/sysctl/order
 import { rehearsalAvailability, runRehearsal } from '../src/sysctl/rehearsal.js';
 import type { RehearsalEnv } from '../src/sysctl/rehearsal.js';
 import { sysctlProcPath } from '../src/observe/sysctl-live.js';
-import { rehearse, sysctlFileProvider } from '../src/resources/sysctl-file.js';
-import type { SysctlEngine, SysctlFileObserved } from '../src/resources/sysctl-file.js';
+import { sysctlFileProvider } from '../src/resources/sysctl-file.js';
+import { rehearse, type SysctlEngine } from '../src/resources/sysctl-file/rehearse.js';
+import type { SysctlFileObserved } from '../src/resources/sysctl-file/observed.js';
 import type { SysctlFileSpec } from '../src/desired-state.js';
 import { buildTree } from './helpers/tree.js';
 import type { Tree } from './helpers/tree.js';

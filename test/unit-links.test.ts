@@ -13,7 +13,7 @@ import { Host, type CommandRunner } from '../src/host.js';
 import type { PortFreeSpec, SwapOffSpec } from '../src/desired-state.js';
 import { portFreeProvider } from '../src/resources/port-free.js';
 import { swapOffProvider } from '../src/resources/swap-off.js';
-import { disableLinks, linksRemovedBy, templateOf, type ConfigLink } from '../src/ports/socket-units.js';
+import { disableLinks, linksRemovedBy, templateOf, type ConfigLink } from '../src/systemd/unit-links.js';
 
 const LIB = 'usr/lib/systemd/system';
 const ETC = 'etc/systemd/system';

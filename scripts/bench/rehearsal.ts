@@ -6,8 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import { rehearse, sysctlFileProvider } from '../../src/resources/sysctl-file.js';
-import type { SysctlEngine } from '../../src/resources/sysctl-file.js';
+import { sysctlFileProvider } from '../../src/resources/sysctl-file.js';
+import { rehearse, type SysctlEngine } from '../../src/resources/sysctl-file/rehearse.js';
 import type { SysctlFileSpec } from '../../src/desired-state.js';
 
 const rounds = Number(process.argv[2] ?? 5);

@@ -74,7 +74,7 @@ export async function gatherAnsibleFacts(host: Host, o: AnsibleFactsOptions): Pr
   // The minimal ad-hoc callback prints "node | SUCCESS => {json}"; force it in
   // case ansible.cfg or the environment asks for another stdout callback.
   const r = await host.run('ansible', ['-i', o.inventory, o.node, '-m', 'setup'], {
-    cwd: host.hostPath(o.dir),
+    cwd: (await host.locate(o.dir, { follow: true })).abs,
     env: { ANSIBLE_LOAD_CALLBACK_PLUGINS: '0', ANSIBLE_NOCOLOR: '1', ANSIBLE_FORCE_COLOR: '0' },
     timeoutMs: 300_000,
   });

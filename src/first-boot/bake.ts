@@ -137,7 +137,6 @@ export const firstBootProvider: Provider<FirstBootSpec, FirstBootObserved, First
     changes.push({
       id: 'first-boot',
       action: 'deferred',
-      deferred: true,
       summary: `at first boot ${FIRST_BOOT_UNIT} ${waits}runs ${verb} live: ${spec.work.length > 0 ? spec.work.join('; ') : 'checks the host against the desired state'}; it writes before.json, ports.json and first-boot.json, logs to the journal, and disables itself when it succeeded`,
       op: { kind: 'none' },
     });

@@ -16,7 +16,7 @@ import { runningBundle } from './bundle.js';
  */
 export function firstBootWork(desired: DesiredState, resources: ResourcePlan[]): string[] {
   // Candidates are named once, in the wait the unit starts with.
-  const work = resources.flatMap((r) => r.changes.filter((c) => c.deferred && (c.op as { kind?: string } | null)?.kind !== 'first-boot-wait').map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`));
+  const work = resources.flatMap((r) => r.changes.filter((c) => c.action === 'deferred' && (c.op as { kind?: string } | null)?.kind !== 'first-boot-wait').map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`));
   const ports = desired.resources.filter((r): r is PortFreeSpec => r.type === 'PortFree');
   for (const p of ports) work.push(`${p.name ?? 'PortFree'}: free ${p.ports.join(', ')} from whatever holds them then`);
   return work;

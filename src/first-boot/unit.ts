@@ -7,10 +7,11 @@
 // is written only when the first-boot run succeeded, so a failed first boot
 // stays visible (the unit failed, still enabled) and runs again at the next
 // boot, after an operator fixed the cause.
+import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 
 export const FIRST_BOOT_UNIT = 'k8s-host-reconcile-first-boot.service';
-export const UNIT_PATH = `/etc/systemd/system/${FIRST_BOOT_UNIT}`;
-export const WANTS_LINK = `/etc/systemd/system/multi-user.target.wants/${FIRST_BOOT_UNIT}`;
+export const UNIT_PATH = `${SYSTEMD_SYSTEM_ETC}/${FIRST_BOOT_UNIT}`;
+export const WANTS_LINK = `${SYSTEMD_SYSTEM_ETC}/multi-user.target.wants/${FIRST_BOOT_UNIT}`;
 /** The desired state the first boot reads (a byte-exact copy of the bake's). */
 export const IMAGE_DESIRED = '/etc/k8s-host-reconcile/desired-state.yaml';
 /** Where the bake copies the running bundle when the image has no /usr/bin/reconcile. */

@@ -11,12 +11,9 @@ import { ansibleCoreFor, bundledDistroVersion } from '../facts/ansible-core.js';
 import { BUNDLED_DISTRO_VERSION } from '../facts/distribution.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
 import type { Facts } from '../facts/linux.js';
-import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
-import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from '../sysctl/order.js';
-import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from '../sysctl/order.js';
+import type { SysctlTree } from '../sysctl/order.js';
+import { orderingFindings } from '../sysctl/kubespray-order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
-import { renderOwnedFile } from '../resources/sysctl-file.js';
-import { resourceName } from '../resources/types.js';
 import { LineCounter, parseDocument } from 'yaml';
 import { HostError } from '../errors.js';
 import { KubesprayCheckout, topLevelVars } from './checkout.js';
@@ -41,7 +38,16 @@ export interface KubesprayReport {
   findings: Finding[];
 }
 
-export async function kubesprayReport(host: Host, desired: DesiredState): Promise<KubesprayReport> {
+/**
+ * `sysctlTree` gives the sysctl.d tree the plan observed (the SysctlFile
+ * provider's observation), so the engine's run never reads it twice; a
+ * caller without a plan lets the report read it once, when it is needed.
+ */
+export async function kubesprayReport(
+  host: Host,
+  desired: DesiredState,
+  sysctlTree: () => Promise<SysctlTree> = async () => (await observeSysctlTree(host)).tree,
+): Promise<KubesprayReport> {
   const findings: Finding[] = [];
   const report: KubesprayReport = { findings };
   const ks = desired.kubespray;
@@ -157,7 +163,10 @@ export async function kubesprayReport(host: Host, desired: DesiredState): Promis
   // 5. sysctl lines that would beat kubespray's file (src/sysctl/order.ts decides)
   if (audit.sysctl_file) {
     try {
-      findings.push(...(await orderingFindings(host, audit.sysctl_file.path, audit.sysctl_keys, desired)));
+      const file = audit.sysctl_file.path;
+      const kubespray = { path: file, link: await host.readLink(file), realPath: await host.realTarget(file) };
+      const owned = desired.resources.filter((r): r is SysctlFileSpec => r.type === 'SysctlFile');
+      findings.push(...orderingFindings(await sysctlTree(), kubespray, audit.sysctl_keys, owned));
     } catch (e) {
       findings.push({ level: 'warning', message: `sysctl ordering against kubespray not checked: ${(e as Error).message}` });
     }
@@ -261,187 +270,4 @@ function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, finding
       });
     }
   }
-}
-
-/**
- * What ansible.posix.sysctl leaves in sysctl_file after setting key=value
- * (read_sysctl_file + fix_lines): every line is stripped, each "k=v" line is
- * rewritten as "k=v" and only the first line of a key is kept, the key's line
- * takes the new value, and a key not yet there is appended. Comments, blank
- * lines and lines without '=' stay.
- */
-export function ansibleSysctlEdit(content: string, key: string, value: string): string {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  for (const t of sysctlLines(content).map((l) => l.trim())) {
-    if (t === '' || t.startsWith('#') || t.startsWith(';') || !t.includes('=')) {
-      out.push(t);
-      continue;
-    }
-    const eq = t.indexOf('=');
-    const k = t.slice(0, eq).trim();
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(k === key ? `${key}=${value}` : `${k}=${t.slice(eq + 1).trim()}`);
-  }
-  if (!seen.has(key)) out.push(`${key}=${value}`);
-  return out.map((l) => l + '\n').join('');
-}
-
-/** Stands in for a value kubespray templates from variables we do not resolve; equal to no literal value. */
-const TEMPLATED = '{{ templated by kubespray }}';
-
-/** Kubespray's sysctl assignments, the first task per key. */
-function kubesprayKeys(keys: SysctlAssignmentByKubespray[]): Map<string, SysctlAssignmentByKubespray> {
-  const wanted = new Map<string, SysctlAssignmentByKubespray>();
-  for (const k of keys) if (!wanted.has(k.key)) wanted.set(k.key, k);
-  return wanted;
-}
-
-/**
- * The sysctl files as they will be once the desired SysctlFile resources are
- * written and kubespray's sysctl tasks have run. ansible.posix.sysctl writes
- * to the realpath of sysctl_file (since its PR #206, 2021; the older builtin
- * module replaced the link with a file), so every entry sharing those bytes
- * changes: on Debian /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf, which
- * procps also reads last as /etc/sysctl.conf. A mask at kubespray's path is
- * counted as replaced by a regular file.
- */
-export function treeAfterKubespray(
-  tree: SysctlTree,
-  kubesprayFile: string,
-  kubesprayRealPath: string,
-  keys: SysctlAssignmentByKubespray[],
-  owned: SysctlFileSpec[],
-): SysctlTree {
-  let t = tree;
-  for (const spec of owned) {
-    const text = renderOwnedFile(spec);
-    t = withFile(t, spec.file, text, parseSysctlText(text, spec.file).assignments);
-  }
-  const entry = t.files.find((f) => f.path === kubesprayFile);
-  const real = entry && !entry.masked ? entry.realPath : entry?.masked ? kubesprayFile : kubesprayRealPath;
-  const base = entry && !entry.masked ? entry.content : t.sysctlConf?.realPath === real ? t.sysctlConf.content : '';
-  let content = base;
-  for (const k of kubesprayKeys(keys).values()) content = ansibleSysctlEdit(content, k.key, k.value ?? TEMPLATED);
-  const rewrite = (f: SysctlConfFile): SysctlConfFile => ({ ...f, content, assignments: parseSysctlText(content, f.path).assignments });
-  const files = t.files.map((f) => (!f.masked && f.realPath === real ? rewrite(f) : f));
-  let sysctlConf = t.sysctlConf;
-  if (sysctlConf && sysctlConf.realPath === real) sysctlConf = rewrite(sysctlConf);
-  else if (!sysctlConf && real === SYSCTL_CONF) sysctlConf = rewrite({ path: SYSCTL_CONF, masked: false, realPath: SYSCTL_CONF, content: '', assignments: [] });
-  t = { files, sysctlConf };
-  if (!files.some((f) => f.path === kubesprayFile && !f.masked)) {
-    t = withFile(t, kubesprayFile, content, parseSysctlText(content, kubesprayFile).assignments);
-  }
-  return t;
-}
-
-function modelPhrase(models: SysctlModel[]): string {
-  const boot = models.includes('boot');
-  const system = models.includes('system');
-  return boot && system ? 'at next boot and after sysctl --system' : boot ? 'at next boot' : 'after sysctl --system';
-}
-
-/**
- * Assignments that would beat (warning) or repeat (info) kubespray's value
- * for a key it sets, judged by the ordering engine under both programs that
- * read sysctl.d: systemd-sysctl at boot and procps `sysctl --system`. The
- * desired SysctlFile resources count with the content they will write.
- */
-export async function orderingFindings(
-  host: Host,
-  kubesprayFile: string,
-  keys: SysctlAssignmentByKubespray[],
-  desired: DesiredState,
-): Promise<Finding[]> {
-  const findings: Finding[] = [];
-  const owned = desired.resources.filter((r): r is SysctlFileSpec => r.type === 'SysctlFile');
-  const { tree } = await observeSysctlTree(host);
-  const link = await host.readLink(kubesprayFile);
-  const masked = link !== null && path.posix.normalize(link) === '/dev/null';
-  const prospective = treeAfterKubespray(tree, kubesprayFile, await host.realTarget(kubesprayFile), keys, owned);
-  const ours = prospective.files.find((f) => f.path === kubesprayFile)!;
-
-  const problems = new Map<string, SysctlModel[]>();
-  for (const model of SYSCTL_MODELS) {
-    const p = ownedFileProblem(prospective, kubesprayFile, model);
-    if (p) problems.set(p, [...(problems.get(p) ?? []), model]);
-  }
-  for (const [p, models] of problems) {
-    findings.push({ level: 'warning', message: `${modelPhrase(models)} kubespray's sysctl_file would not be read: ${p}` });
-  }
-
-  const specByPath = new Map(owned.map((s) => [s.file, s]));
-  const where = (ap: AppliedAssignment): string => {
-    const at = ap.tail ? `${ap.source.path}:${ap.assignment.line}` : `${ap.source.realPath}:${ap.assignment.line}`;
-    const readAs = !ap.tail && ap.source.realPath !== ap.source.path ? ` (read as ${ap.source.path})` : '';
-    const spec = ap.tail ? undefined : specByPath.get(ap.source.path);
-    return `${at}${readAs}${spec ? ` (desired ${resourceName(spec)})` : ''}`;
-  };
-  const reason = (ap: AppliedAssignment): string => (ap.tail ? 'is applied last by sysctl --system' : `sorts after ${kubesprayFile}`);
-  const id = (ap: AppliedAssignment): string => `${ap.source.path}\0${ap.tail}\0${ap.assignment.line}`;
-
-  for (const k of kubesprayKeys(keys).values()) {
-    const ksValue = k.value ?? '(templated)';
-    const evidenceLine = (ap: AppliedAssignment): string =>
-      `${where(ap)} ${ap.assignment.value === null ? `-${ap.assignment.rawKey} cancels ${k.key}` : `sets ${k.key} = ${ap.assignment.value}`}; kubespray sets ${ksValue} at ${k.ref.file}:${k.ref.line} "${k.ref.name}"`;
-
-    // Warnings: the line that ends up setting the key, per model, with every line that beats kubespray's.
-    const beaten = new Map<string, { winner: AppliedAssignment; models: SysctlModel[]; hits: AppliedAssignment[] }>();
-    for (const model of SYSCTL_MODELS) {
-      const hits = beatingAssignments(prospective, kubesprayFile, k.key, k.value ?? TEMPLATED, model).map((b) => b.applied);
-      const winner = hits[hits.length - 1];
-      if (!winner) continue;
-      const g = beaten.get(id(winner)) ?? { winner, models: [], hits: [] };
-      g.models.push(model);
-      for (const h of hits) if (!g.hits.some((x) => id(x) === id(h))) g.hits.push(h);
-      beaten.set(id(winner), g);
-    }
-    for (const { winner, models, hits } of beaten.values()) {
-      const w = winner.assignment;
-      findings.push({
-        level: 'warning',
-        message:
-          w.value === null
-            ? `${modelPhrase(models)} ${k.key} would keep the kernel's value, not kubespray's ${ksValue}: ${where(winner)} (-${w.rawKey}) ${reason(winner)} and cancels it`
-            : `${modelPhrase(models)} ${k.key} would be ${w.value}, not kubespray's ${ksValue}: ${where(winner)} ${reason(winner)}`,
-        evidence: hits.map(evidenceLine),
-      });
-    }
-
-    // Info: later lines from other files that set kubespray's own value.
-    if (k.value === null) continue;
-    const same = new Map<string, { ap: AppliedAssignment; models: SysctlModel[] }>();
-    for (const model of SYSCTL_MODELS) {
-      const seq = applySequence(prospective, model);
-      const at = seq.findIndex((ap) => ap.source.path === kubesprayFile && !ap.tail && ap.assignment.key === k.key && !ap.assignment.isGlob);
-      if (at < 0) continue;
-      for (const ap of seq.slice(at + 1)) {
-        const a = ap.assignment;
-        if (a.key !== k.key || a.isGlob || a.excludeOnly || ap.source.realPath === ours.realPath || !sameSysctlValue(a.value, k.value)) continue;
-        const g = same.get(id(ap)) ?? { ap, models: [] };
-        g.models.push(model);
-        same.set(id(ap), g);
-      }
-    }
-    for (const { ap, models } of same.values()) {
-      findings.push({
-        level: 'info',
-        message: `${modelPhrase(models)} ${k.key} stays kubespray's ${k.value}: ${where(ap)} ${reason(ap)} but sets the same value`,
-        evidence: [evidenceLine(ap)],
-      });
-    }
-  }
-
-  if (masked) {
-    findings.push({ level: 'info', message: `${kubesprayFile} is a symlink to /dev/null (a mask): counted as replaced by kubespray's file` });
-  } else if (link !== null) {
-    findings.push({
-      level: 'info',
-      message:
-        `${kubesprayFile} is a symlink to ${link}: kubespray writes ${ours.realPath}, which still ranks as ${path.posix.basename(kubesprayFile)} at boot` +
-        (ours.realPath === SYSCTL_CONF ? ` and which sysctl --system also applies last as ${SYSCTL_CONF}` : ''),
-    });
-  }
-  return findings;
 }

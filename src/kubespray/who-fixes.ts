@@ -6,7 +6,7 @@
 // (src/kubespray/jinja.ts) and the data flowing into it from registered
 // results; never by task names.
 import path from 'node:path';
-import { MODULES_LOAD_DIRS } from '../resources/modules-load.js';
+import { MODULES_LOAD_DIRS } from '../modprobe/modules-load-d.js';
 import { shlexSplit } from './inventory.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';

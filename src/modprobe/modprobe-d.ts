@@ -11,6 +11,7 @@
 // are the same; files are *.conf (and *.alias) from the directories below, and
 // for a given file name the first directory wins, a /dev/null link masking it.
 import { canonicalModuleName } from '../observe/modules.js';
+import { firstDirWins } from '../systemd/conf-dirs.js';
 import { ANY_MODULE, judgeInstallCommand } from './install-command.js';
 import type { InstallVerdict } from './install-command.js';
 
@@ -213,16 +214,12 @@ export interface ConfFile {
   dir: string;
 }
 
-/** Same-name precedence across directories (first wins), sorted by file name. */
-export function effectiveConfFiles(listing: Array<{ dir: string; names: string[] }>): ConfFile[] {
-  const byName = new Map<string, ConfFile>();
-  for (const { dir, names } of listing) {
-    for (const name of names) {
-      if (name.startsWith('.') || !(name.endsWith('.conf') || name.endsWith('.alias'))) continue;
-      if (!byName.has(name)) byName.set(name, { name, path: `${dir}/${name}`, dir });
-    }
-  }
-  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+/** Same-name precedence across directories (first wins), sorted by the bytes of the file name. */
+export function effectiveConfFiles(listing: Iterable<{ dir: string; name: string }>): ConfFile[] {
+  const files = [...listing]
+    .filter(({ name }) => !name.startsWith('.') && (name.endsWith('.conf') || name.endsWith('.alias')))
+    .map(({ dir, name }) => ({ name, path: `${dir}/${name}`, dir }));
+  return firstDirWins(files, (f) => f.name);
 }
 
 /** Deterministic (no date), so a second run writes the same bytes and finds nothing to do. */

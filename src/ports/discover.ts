@@ -9,7 +9,8 @@ import { holdsSocket, readAncestry } from './proc.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
 import { loadSupervisorPrograms } from './supervisor.js';
 import type { UnitFacts } from './identity.js';
-import { disableLinks, enablementOf, loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
+import { loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
+import { disableLinks, enablementOf } from '../systemd/unit-links.js';
 import { findActivation } from './activation.js';
 import { mainPidOf, unitFacts } from './unit-facts.js';
 import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
@@ -41,6 +42,7 @@ export const SUPERVISOR_UNIT_STEMS = new Set(['supervisor', 'supervisord']);
 export function stemOf(unit: string): string {
   return unit.replace(/\.[a-z]+$/, '');
 }
+
 export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
   const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
@@ -144,6 +146,7 @@ async function liveComeback(host: Host, busy: BusyPort[]): Promise<Record<string
   }
   return out;
 }
+
 export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
   const units = await loadUnits(host);
   const sockets = socketUnitsForPorts(units.values(), spec.ports);

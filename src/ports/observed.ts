@@ -5,7 +5,8 @@ import type { CgroupPlacement } from './cgroup.js';
 import type { Ancestry, UnitFacts } from './identity.js';
 import type { Crontabs } from './crontab.js';
 import type { SupervisorPrograms } from './supervisor.js';
-import type { ServiceCandidate, SocketUnit, UnitEnablement } from './socket-units.js';
+import type { ServiceCandidate, SocketUnit } from './socket-units.js';
+import type { UnitEnablement } from '../systemd/unit-links.js';
 import type { Comeback } from './stays-free.js';
 import type { UserAccount } from './user-manager.js';
 

@@ -3,23 +3,10 @@
 // candidate only). Reads unit files, so it works live and on an unbooted
 // image alike. Parsing is pure; the loaders go through Host.
 import path from 'node:path';
-import type { WriteDoor } from '../door/door.js';
-import type { LinkDelta } from '../door/journal.js';
-import { HostError } from '../errors.js';
 import type { Host } from '../host.js';
+import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
+import { isMaskEntry, UNIT_DIRS } from '../systemd/unit-dirs.js';
 import { unitKind } from './cgroup.js';
-
-/** Unit search path of the system manager, highest precedence first (systemd.unit(5)). */
-export const UNIT_DIRS = [
-  '/etc/systemd/system',
-  '/run/systemd/system',
-  '/usr/local/lib/systemd/system',
-  '/usr/lib/systemd/system',
-  '/lib/systemd/system',
-] as const;
-
-/** Where a mask link overrides every vendor unit. */
-const CONFIG_DIRS = new Set<string>(['/etc/systemd/system', '/run/systemd/system']);
 
 export interface UnitDirective {
   section: string;
@@ -167,18 +154,6 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
   return out.sort((a, b) => a.port - b.port || a.unit.localeCompare(b.unit));
 }
 
-/** strcmp over UTF-8 bytes, as systemd sorts file names. */
-export function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
-async function isMaskEntry(host: Host, target: string): Promise<boolean> {
-  const link = await host.readLink(target);
-  if (link !== null) return link === '/dev/null';
-  const st = await host.lstat(target);
-  return st !== null && st.isFile() && st.size === 0;
-}
-
 /**
  * Loads every .socket and .service unit on the search path (the first
  * directory holding a name wins), with drop-ins. Alias links (a name linking
@@ -186,248 +161,35 @@ async function isMaskEntry(host: Host, target: string): Promise<boolean> {
  * they name is loaded under its own name.
  */
 export async function loadUnits(host: Host, kinds: string[] = ['.socket', '.service']): Promise<Map<string, UnitFile>> {
-  const fragments = new Map<string, string>();
-  const dropIns = new Map<string, Map<string, string>>(); // unit -> conf basename -> path (first dir wins)
-  for (const dir of UNIT_DIRS) {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      const full = path.posix.join(dir, e.name);
-      if (e.isDirectory() && e.name.endsWith('.d')) {
-        const unit = e.name.slice(0, -2);
-        if (!kinds.some((k) => unit.endsWith(k))) continue;
-        const confs = dropIns.get(unit) ?? new Map<string, string>();
-        for (const c of (await host.readDir(full)) ?? []) {
-          if (c.name.endsWith('.conf') && !confs.has(c.name)) confs.set(c.name, path.posix.join(full, c.name));
-        }
-        dropIns.set(unit, confs);
-        continue;
+  const fragments: Array<{ name: string; path: string }> = []; // in directory order
+  const dropIns = new Map<string, Array<{ name: string; path: string }>>(); // unit -> its .conf entries, in directory order
+  for (const { name, path: full, entry: e } of await listConfDirs(host, UNIT_DIRS)) {
+    if (e.isDirectory() && name.endsWith('.d')) {
+      const unit = name.slice(0, -2);
+      if (!kinds.some((k) => unit.endsWith(k))) continue;
+      const confs = dropIns.get(unit) ?? [];
+      for (const c of (await host.readDir(full)) ?? []) {
+        if (c.name.endsWith('.conf')) confs.push({ name: c.name, path: path.posix.join(full, c.name) });
       }
-      if (!kinds.some((k) => e.name.endsWith(k)) || unitKind(e.name) === null || fragments.has(e.name)) continue;
-      if (e.isSymbolicLink()) {
-        const link = await host.readLink(full);
-        if (link !== null && link !== '/dev/null' && path.posix.basename(link) !== e.name) continue; // alias
-      } else if (!e.isFile()) continue;
-      fragments.set(e.name, full);
+      dropIns.set(unit, confs);
+      continue;
     }
+    if (!kinds.some((k) => name.endsWith(k)) || unitKind(name) === null) continue;
+    if (e.isSymbolicLink()) {
+      const link = await host.readLink(full);
+      if (link !== null && link !== '/dev/null' && path.posix.basename(link) !== name) continue; // alias
+    } else if (!e.isFile()) continue;
+    fragments.push({ name, path: full });
   }
   const units = new Map<string, UnitFile>();
-  for (const [name, fragment] of fragments) {
+  for (const { name, path: fragment } of firstDirWins(fragments, (f) => f.name)) {
     if (name.includes('@') && !name.includes('@.')) continue; // instance link; the template is loaded by itself
     const masked = await isMaskEntry(host, fragment);
     const directives = masked ? [] : parseUnitText((await host.readFile(fragment)) ?? '', fragment);
     if (!masked) {
-      // systemd orders drop-ins by the bytes of their names (strcmp), not by locale: "10-y" before "10_x", "Z" before "a".
-      const confs = [...(dropIns.get(name) ?? new Map<string, string>()).entries()].sort(([a], [b]) => byteOrder(a, b));
-      for (const [, p] of confs) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
+      for (const c of firstDirWins(dropIns.get(name) ?? [], (c) => c.name)) directives.push(...parseUnitText((await host.readFile(c.path)) ?? '', c.path));
     }
     units.set(name, { name, fragment, masked, directives });
   }
   return units;
-}
-
-// ------------------------------------------------ systemctl disable, offline
-//
-// `systemctl disable` (systemd's install.c) works on names, not files:
-// 1. it marks each name, the names its unit file resolves through (an alias
-//    or a linked file) and, recursively, the Also= units of [Install]; a
-//    masked unit marks nothing, a missing one still marks its name;
-// 2. it removes every symlink anywhere under /etc/systemd/system (not /run,
-//    not vendor directories) whose name is marked, whose name's template is
-//    marked ("foo@x.service" for "foo@.service"), or whose resolved target
-//    has a marked name — then any symlink to a link it removed;
-// 3. it removes the directories that leaves empty, up to /etc/systemd/system.
-// test/unit-links.test.ts checks this against `systemctl --root`.
-
-/** The one directory `systemctl disable` (without --runtime) and `mask` change. */
-export const PERSISTENT_CONFIG = '/etc/systemd/system';
-
-/** "foo@.service" for "foo@bar.service"; null for a name that is not an instance. */
-export function templateOf(name: string): string | null {
-  const m = /^([^@]+)@([^@]+)(\.[a-z]+)$/.exec(name);
-  return m ? `${m[1]}@${m[3]}` : null;
-}
-
-/** A symlink under /etc/systemd/system, as `systemctl disable` judges it. */
-export interface ConfigLink {
-  /** Target path of the link. */
-  path: string;
-  name: string;
-  /** Where the link itself points, normalized to a target path (one hop). */
-  next: string;
-  /** Where it ends after every hop, clamped to the root. */
-  final: string;
-}
-
-/** Every symlink with a unit name under /etc/systemd/system, recursively. */
-export async function readConfigLinks(host: Host): Promise<ConfigLink[]> {
-  const out: ConfigLink[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      const full = path.posix.join(dir, e.name);
-      if (e.isDirectory()) await walk(full);
-      else if (e.isSymbolicLink() && unitKind(e.name) !== null) {
-        const text = await host.readLink(full);
-        if (text === null) continue;
-        const next = path.posix.resolve(dir, text);
-        // A link loop points at no unit; systemd skips it, and so does every reader here.
-        const final = await host.realTarget(full).catch((err: unknown) => {
-          if (err instanceof HostError && err.code === 'ELOOP') return null;
-          throw err;
-        });
-        if (final !== null) out.push({ path: full, name: e.name, next, final });
-      }
-    }
-  };
-  await walk(PERSISTENT_CONFIG);
-  return out.sort((a, b) => a.path.localeCompare(b.path));
-}
-
-/** The first entry named `name` on the unit search path (an instance falls back to its template). */
-async function lookupUnitEntry(host: Host, name: string): Promise<string | null> {
-  const tpl = templateOf(name);
-  for (const n of tpl ? [name, tpl] : [name]) {
-    for (const dir of UNIT_DIRS) {
-      const p = path.posix.join(dir, n);
-      if ((await host.lstat(p)) !== null) return p;
-    }
-  }
-  return null;
-}
-
-/**
- * The names `systemctl disable NAMES` marks: each name, the name its unit
- * file resolves to (alias), and with `also` the Also= units, recursively.
- * [Install] is read from the unit file alone, as install.c does (drop-ins
- * have no [Install]).
- */
-export async function disableMarks(host: Host, names: Iterable<string>, opts: { also: boolean }): Promise<Set<string>> {
-  const marks = new Set<string>();
-  const seen = new Set<string>();
-  const queue = [...names];
-  while (queue.length > 0) {
-    const name = queue.shift()!;
-    if (seen.has(name)) continue;
-    seen.add(name);
-    const entry = await lookupUnitEntry(host, name);
-    if (entry === null) {
-      marks.add(name); // "does not exist", yet its links still go
-      continue;
-    }
-    const real = await host.realTarget(entry);
-    if (real === '/dev/null' || (await isMaskEntry(host, real))) continue; // masked: "ignoring"
-    marks.add(name);
-    // An alias (or a linked file of another name) marks the unit it names too;
-    // an instance read through its template marks only itself.
-    const resolved = path.posix.basename(real);
-    const viaTemplate = path.posix.basename(entry) !== name;
-    if (!viaTemplate && resolved !== name && unitKind(resolved) !== null) queue.push(resolved);
-    if (!opts.also) continue;
-    const install = parseUnitText((await host.readFile(real)) ?? '', real);
-    for (const d of install) {
-      if (d.section === 'Install' && d.key === 'Also') queue.push(...d.value.split(/\s+/).filter((n) => unitKind(n) !== null));
-    }
-  }
-  return marks;
-}
-
-/** The links `systemctl disable` removes for `marks`. Pure. */
-export function linksRemovedBy(links: ConfigLink[], marks: ReadonlySet<string>): string[] {
-  const removed = new Set<string>();
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const l of links) {
-      if (removed.has(l.path)) continue;
-      const tpl = templateOf(l.name);
-      const hit =
-        marks.has(l.name) ||
-        (tpl !== null && marks.has(tpl)) ||
-        marks.has(path.posix.basename(l.final)) ||
-        removed.has(l.next); // a link to a link that goes
-      if (hit) {
-        removed.add(l.path);
-        changed = true;
-      }
-    }
-  }
-  return [...removed].sort();
-}
-
-/** What `systemctl disable NAMES` (Also= included) would remove from the tree. */
-export async function disableLinks(host: Host, names: Iterable<string>): Promise<string[]> {
-  return linksRemovedBy(await readConfigLinks(host), await disableMarks(host, names, { also: true }));
-}
-
-/**
- * Removes enablement links as `systemctl disable` does: each link (backed
- * up), then the directories under /etc/systemd/system that leaves empty.
- */
-export async function removeUnitLinks(door: WriteDoor, links: Iterable<string>): Promise<void> {
-  for (const link of links) {
-    await door.remove(link);
-    for (let dir = path.posix.dirname(link); dir.startsWith(`${PERSISTENT_CONFIG}/`); dir = path.posix.dirname(dir)) {
-      if (!(await door.removeEmptyDir(dir))) break;
-    }
-  }
-}
-
-/** Every symlink under /etc/systemd/system with its raw text: what a live systemctl disable/mask changes. */
-export async function unitLinkSnapshot(host: Host): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const l of await readConfigLinks(host)) {
-    const text = await host.readLink(l.path);
-    if (text !== null) out.set(l.path, text);
-  }
-  return out;
-}
-
-/** Pure: which links went and which came between two snapshots. */
-export function linkDelta(before: Map<string, string>, after: Map<string, string>): LinkDelta {
-  const removed = [...before].filter(([p, t]) => after.get(p) !== t).map(([p, t]) => ({ path: p, link: t }));
-  const added = [...after].filter(([p, t]) => before.get(p) !== t).map(([p, t]) => ({ path: p, link: t }));
-  return { removed, added };
-}
-
-export interface UnitEnablement {
-  unit: string;
-  /** Links of the unit itself that `systemctl disable UNIT` removes (dependency dirs and aliases in /etc). */
-  links: string[];
-  /** Links of its Also= units that `systemctl disable UNIT` removes too. */
-  alsoLinks: string[];
-  /** Links in vendor directories and /run: disable leaves them, only masking overrides them. */
-  vendorLinks: string[];
-  /** /etc/systemd/system/UNIT (or /run) links to /dev/null. */
-  masked: boolean;
-}
-
-const DEP_DIR = /\.(wants|requires|upholds)$/;
-
-/** Enablement links of the named units: what disable removes in /etc, and the links it cannot remove elsewhere. */
-export async function enablementOf(host: Host, names: Iterable<string>): Promise<Map<string, UnitEnablement>> {
-  const out = new Map<string, UnitEnablement>();
-  const config = await readConfigLinks(host);
-  for (const n of names) {
-    const links = linksRemovedBy(config, await disableMarks(host, [n], { also: false }));
-    const all = linksRemovedBy(config, await disableMarks(host, [n], { also: true }));
-    out.set(n, { unit: n, links, alsoLinks: all.filter((l) => !links.includes(l)), vendorLinks: [], masked: false });
-  }
-  for (const dir of UNIT_DIRS) {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      const full = path.posix.join(dir, e.name);
-      if (e.isDirectory() && DEP_DIR.test(e.name) && dir !== PERSISTENT_CONFIG) {
-        for (const l of (await host.readDir(full)) ?? []) {
-          const lp = path.posix.join(full, l.name);
-          const text = await host.readLink(lp);
-          if (text === null) continue;
-          // "foo.service" in a .wants dir, or an instance "foo@x.service" of template "foo@.service".
-          const target = path.posix.basename(text);
-          const unit = out.has(l.name) ? l.name : target !== l.name && out.has(target) ? target : null;
-          if (unit !== null) out.get(unit)!.vendorLinks.push(lp);
-        }
-      } else if (e.isSymbolicLink() && CONFIG_DIRS.has(dir)) {
-        const ent = out.get(e.name);
-        if (ent && (await host.readLink(full)) === '/dev/null') ent.masked = true;
-      }
-    }
-  }
-  for (const e of out.values()) e.vendorLinks.sort();
-  return out;
 }

@@ -5,8 +5,7 @@
 // its links (those live under ~/.config/systemd/user).
 import path from 'node:path';
 import type { Host } from '../host.js';
-import { unitKind } from './cgroup.js';
-import { linksRemovedBy, type ConfigLink } from './socket-units.js';
+import { linksRemovedBy, readConfigLinks, type ConfigLink } from '../systemd/unit-links.js';
 import { loadUnitGraph, userUnitPath } from '../systemd/unit-loader.js';
 import { comebackOf, type Comeback } from './stays-free.js';
 
@@ -57,21 +56,7 @@ export function userConfigDir(home: string): string {
 
 /** Every symlink with a unit name under the user's ~/.config/systemd/user, recursively. */
 export async function userConfigLinks(host: Host, home: string): Promise<ConfigLink[]> {
-  const out: ConfigLink[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      const full = path.posix.join(dir, e.name);
-      if (e.isDirectory()) await walk(full);
-      else if (e.isSymbolicLink() && unitKind(e.name) !== null) {
-        const text = await host.readLink(full);
-        if (text === null) continue;
-        const final = await host.realTarget(full).catch(() => null);
-        if (final !== null) out.push({ path: full, name: e.name, next: path.posix.resolve(dir, text), final });
-      }
-    }
-  };
-  await walk(userConfigDir(home));
-  return out.sort((a, b) => a.path.localeCompare(b.path));
+  return readConfigLinks(host, userConfigDir(home));
 }
 
 /** Every symlink under the user's config dir with its raw text: what `systemctl --user disable|mask` changes. */

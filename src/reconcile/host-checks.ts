@@ -8,7 +8,7 @@ import { InputError } from '../errors.js';
 import type { InputIssue } from '../errors.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import { normalizeSysctlKey, sysctlProcPath } from '../observe/sysctl-live.js';
-import { moduleFor } from '../resources/sysctl-file.js';
+import { moduleFor } from '../sysctl/owned-file.js';
 
 /**
  * Links Debian's packages ship in the directories we own files in. Replacing

@@ -3,7 +3,7 @@ import type { Host } from '../host.js';
 import type { DesiredState, ResourceSpec } from '../desired-state.js';
 import type { Change, DiffContext, Provider } from '../resources/types.js';
 import { resourceName } from '../resources/types.js';
-import { providerFor } from '../resources/index.js';
+import { PROVIDERS, type AnyProvider, type ProviderRegistry } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { assertHostInputs } from './host-checks.js';
@@ -27,13 +27,13 @@ export interface Plan {
 }
 
 /** Specs sorted so every provider comes after the types it names in `after`. */
-export function dependencyOrder(specs: ResourceSpec[], lookup: (type: string) => Provider<any, any, any> | undefined = providerFor): ResourceSpec[] {
+export function dependencyOrder(specs: ResourceSpec[], registry: ProviderRegistry = PROVIDERS): ResourceSpec[] {
   const remaining = specs.map((spec, index) => ({ spec, index }));
   const out: ResourceSpec[] = [];
   const placed = new Set<string>();
   while (remaining.length > 0) {
     const i = remaining.findIndex(({ spec }) => {
-      const after = lookup(spec.type)?.after ?? [];
+      const after = registry[spec.type]?.after ?? [];
       return after.every((t) => placed.has(t) || !remaining.some((r) => r.spec.type === t));
     });
     if (i < 0) throw new ReconcileError(`resource ordering has a cycle among: ${remaining.map((r) => r.spec.type).join(', ')}`);
@@ -44,37 +44,37 @@ export function dependencyOrder(specs: ResourceSpec[], lookup: (type: string) =>
   return out;
 }
 
-function providerOrThrow(type: string): Provider<any, any, any> {
-  const p = providerFor(type);
+function providerOrThrow(registry: ProviderRegistry, type: string): AnyProvider {
+  const p = registry[type];
   if (!p) throw new ReconcileError(`no provider is registered for resource type ${type}`);
   return p;
 }
 
-export async function observeAll(host: Host, desired: DesiredState): Promise<Array<{ spec: ResourceSpec; observed: unknown }>> {
+export async function observeAll(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<Array<{ spec: ResourceSpec; observed: unknown }>> {
   const out: Array<{ spec: ResourceSpec; observed: unknown }> = [];
-  for (const spec of dependencyOrder(desired.resources)) {
-    const observed = await providerOrThrow(spec.type).observe(host, spec);
+  for (const spec of dependencyOrder(desired.resources, registry)) {
+    const observed = await providerOrThrow(registry, spec.type).observe(host, spec);
     out.push({ spec, observed });
   }
   return out;
 }
 
 /** Pure: observations -> plan. */
-export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unknown }>, ctx: DiffContext & { root: string }): Plan {
+export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unknown }>, ctx: DiffContext & { root: string }, registry: ProviderRegistry = PROVIDERS): Plan {
   return {
     live: ctx.live,
     root: ctx.root,
     resources: observations.map(({ spec, observed }) => {
-      const provider = providerOrThrow(spec.type);
+      const provider = providerOrThrow(registry, spec.type);
       return { name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: ctx.live, firstBoot: ctx.firstBoot }) };
     }),
   };
 }
 
-export async function makePlan(host: Host, desired: DesiredState): Promise<Plan> {
+export async function makePlan(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<Plan> {
   await assertHostInputs(host, desired);
   const firstBoot = !host.live && desired.first_boot !== 'off';
-  const plan = diffAll(await observeAll(host, desired), { live: host.live, root: host.root, firstBoot });
+  const plan = diffAll(await observeAll(host, desired, registry), { live: host.live, root: host.root, firstBoot }, registry);
   // Image mode: what the running system must finish is installed as a first-boot run, planned like a
   // resource and listed after the desired ones (their positions stay those of the desired state).
   const spec = firstBoot ? firstBootSpec(desired, plan.resources) : null;
@@ -97,7 +97,7 @@ export function applyOrder(resources: ResourcePlan[]): ResourcePlan[] {
 
 /** Changes this run would carry out (not the operator's, not those deferred to boot). */
 export function actionable(changes: Change[]): Change[] {
-  return changes.filter((c) => !c.operator && !c.deferred);
+  return changes.filter((c) => c.action !== 'operator' && c.action !== 'deferred');
 }
 
 export function operatorChanges(plan: Plan): Array<{ resource: string; change: Change }> {

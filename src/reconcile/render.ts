@@ -1,9 +1,11 @@
-// Turning plans and results into text for people and JSON for pipelines.
+// Turning plans and results into JSON for pipelines and text for people. As
+// Terraform does, the text is rendered from the same serialisable plan
+// document that --json prints, so the two cannot tell different stories.
 import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
 import type { Plan } from './plan.js';
-import { actionable, operatorChanges, pendingCount } from './plan.js';
+import { actionable } from './plan.js';
 import type { ApplyResult } from './apply.js';
 import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
@@ -30,12 +32,17 @@ export function paletteFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
   return stream.isTTY && !('NO_COLOR' in env && env.NO_COLOR !== '') ? coloured : plain;
 }
 
+/** A unified diff of two byte strings, shown as text. */
 export function unifiedDiff(path: string, before: string | null, after: string | null): string {
+  return textDiff(path, before === null ? null : displayText(before), after === null ? null : displayText(after));
+}
+
+function textDiff(path: string, before: string | null, after: string | null): string {
   const patch = createTwoFilesPatch(
     before === null ? '/dev/null' : path,
     after === null ? '/dev/null' : path,
-    displayText(before ?? ''),
-    displayText(after ?? ''),
+    before ?? '',
+    after ?? '',
     undefined,
     undefined,
     { context: 3 },
@@ -48,7 +55,7 @@ export function unifiedDiff(path: string, before: string | null, after: string |
     .replace(/\n+$/, '\n');
 }
 
-const SYMBOL: Record<Change['action'], string> = {
+const SYMBOL: Record<JsonChange['action'], string> = {
   create: '+',
   update: '~',
   delete: '-',
@@ -60,12 +67,13 @@ const SYMBOL: Record<Change['action'], string> = {
   deferred: '…',
 };
 
-function renderChange(c: Change, p: Palette): string[] {
-  const tag = c.operator ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
-  const lines = [`  ${c.operator ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
-  if (c.operator) lines.push(`      reason: ${c.operator}`);
-  if (c.file) {
-    for (const l of unifiedDiff(c.file.path, c.file.before, c.file.after).trimEnd().split('\n')) {
+function renderChange(c: JsonChange, p: Palette): string[] {
+  const tag = c.operator !== null ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
+  const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
+  if (c.operator !== null) lines.push(`      reason: ${c.operator}`);
+  if (c.path !== null) {
+    // The document's contents are already display text (jsonChanges): diff them as they are.
+    for (const l of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
       const styled = l.startsWith('+++') || l.startsWith('---') ? p.bold(l) : l.startsWith('+') ? p.add(l) : l.startsWith('-') ? p.del(l) : l.startsWith('@@') ? p.hunk(l) : l;
       lines.push(`      ${styled}`);
     }
@@ -73,8 +81,21 @@ function renderChange(c: Change, p: Palette): string[] {
   return lines;
 }
 
+/** The part of the plan document (`--json`) the text is rendered from. */
+export interface PlanDocument {
+  live: boolean;
+  root: string;
+  resources: JsonResource[];
+}
+
+export function planDocument(plan: Plan): PlanDocument {
+  return { live: plan.live, root: plan.root, resources: jsonPlan(plan) };
+}
+
+const isPending = (c: JsonChange) => c.operator === null && !c.deferred;
+
 export function renderPlan(
-  plan: Plan,
+  plan: PlanDocument,
   p: Palette,
   extras: { before?: BeforeState | null; findings?: Finding[]; facts?: Record<string, unknown> | null } = {},
 ): string {
@@ -92,8 +113,8 @@ export function renderPlan(
   }
   out.push('');
   for (const r of plan.resources) {
-    const todo = actionable(r.changes).length;
-    const ops = r.changes.filter((c) => c.operator).length;
+    const todo = r.changes.filter(isPending).length;
+    const ops = r.changes.filter((c) => c.operator !== null).length;
     const deferred = r.changes.filter((c) => c.deferred).length;
     const status = [
       todo ? `${todo} change${todo === 1 ? '' : 's'}` : null,
@@ -101,7 +122,7 @@ export function renderPlan(
       deferred ? `${deferred} deferred to boot` : null,
     ].filter(Boolean);
     out.push(`${p.bold(r.name)}: ${status.length ? status.join(', ') : 'in sync'}`);
-    for (const n of r.provider.notes?.(r.spec, r.observed) ?? []) out.push(p.dim(`  ${n}`));
+    for (const n of r.notes) out.push(p.dim(`  ${n}`));
     for (const c of r.changes) out.push(...renderChange(c, p));
   }
   if (extras.findings?.length) {
@@ -112,8 +133,9 @@ export function renderPlan(
       for (const e of f.evidence ?? []) out.push(p.dim(`      ${e}`));
     }
   }
-  const pending = pendingCount(plan);
-  const operator = operatorChanges(plan).length;
+  const all = plan.resources.flatMap((r) => r.changes);
+  const pending = all.filter(isPending).length;
+  const operator = all.filter((c) => c.operator !== null).length;
   out.push('');
   const unknown = (extras.findings ?? []).filter((f) => f.unknown).length;
   if (pending === 0 && operator === 0 && unknown === 0) out.push(p.add('No changes. The host matches the desired state.'));
@@ -166,7 +188,7 @@ export function jsonChanges(changes: Change[]): JsonChange[] {
     action: c.action,
     summary: c.summary,
     runtime: c.runtime ?? false,
-    deferred: c.deferred ?? false,
+    deferred: c.action === 'deferred',
     operator: c.operator ?? null,
     path: c.file?.path ?? null,
     // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here; the write uses the bytes.
@@ -176,12 +198,23 @@ export function jsonChanges(changes: Change[]): JsonChange[] {
   }));
 }
 
-export function jsonPlan(plan: Plan) {
+export interface JsonResource {
+  name: string;
+  type: string;
+  in_sync: boolean;
+  changes: JsonChange[];
+  observed: unknown;
+  /** Lines the plan shows under the resource (the provider's notes, e.g. SysctlFile's rehearsal). */
+  notes: string[];
+}
+
+export function jsonPlan(plan: Plan): JsonResource[] {
   return plan.resources.map((r) => ({
     name: r.name,
     type: r.type,
     in_sync: actionable(r.changes).length === 0 && !r.changes.some((c) => c.operator),
     changes: jsonChanges(r.changes),
     observed: r.provider.summarize?.(r.spec, r.observed) ?? null,
+    notes: r.provider.notes?.(r.spec, r.observed) ?? [],
   }));
 }

@@ -16,8 +16,20 @@ export interface UndoStep {
   /** Set when the entry changed since the run: not undone without --force. */
   conflict?: string;
   act?: (door: WriteDoor) => Promise<void>;
-  /** Runtime steps that wait for every file and link to be back (swapon, unit start). */
-  late?: boolean;
+  /**
+   * When it runs: every file and link first (in reverse), then the one
+   * daemon-reload, then runtime steps that need both (swapon, unit start).
+   * Absent: a file or link step.
+   */
+  phase?: UndoPhase;
+}
+
+export type UndoPhase = 'files' | 'reload' | 'runtime';
+const PHASES: readonly UndoPhase[] = ['files', 'reload', 'runtime'];
+
+/** Steps by phase, each phase keeping the order it was planned in. Pure. */
+export function undoOrder(steps: UndoStep[]): UndoStep[] {
+  return PHASES.flatMap((phase) => steps.filter((s) => (s.phase ?? 'files') === phase));
 }
 
 export interface RollbackPlan {
@@ -182,13 +194,13 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
           if (before === null) notes.push(`${s.key}: its value before the run is unknown`);
           else steps.push({ summary: `set ${s.key} back to ${before}`, act: (door) => door.runtime({ step: 'sysctl', key: s.key, path: s.path, before: null, value: before }, () => host.writeKernel(s.path, before)) });
         } else if (s.step === 'swapoff') {
-          steps.push({ summary: `swapon ${s.device}`, late: true, act: (door) => door.runtime({ step: 'swapon', device: s.device }, async () => void (await host.runChecked('swapon', [s.device]))) });
+          steps.push({ summary: `swapon ${s.device}`, phase: 'runtime', act: (door) => door.runtime({ step: 'swapon', device: s.device }, async () => void (await host.runChecked('swapon', [s.device]))) });
         } else if (s.step === 'modprobe') {
           notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
         } else if (s.step === 'unit-stop') {
           const scope = s.user ? ['--user', '-M', `${s.user}@`] : [];
           const of = s.user ? ` (${s.user}'s manager)` : '';
-          steps.push({ summary: `start ${s.units.join(' ')}${of}`, late: true, act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...(s.user ? { user: s.user } : {}) }, async () => void (await host.runChecked('systemctl', [...scope, 'start', ...s.units]))) });
+          steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...(s.user ? { user: s.user } : {}) }, async () => void (await host.runChecked('systemctl', [...scope, 'start', ...s.units]))) });
         } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
           if (s.user) userReloads.add(s.user);
           else unitLinksChanged = true;
@@ -199,15 +211,14 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
     }
   }
   if (runtimeOk && unitLinksChanged) {
-    steps.push({ summary: 'systemctl daemon-reload', late: true, act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))) });
+    steps.push({ summary: 'systemctl daemon-reload', phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))) });
   }
   for (const user of runtimeOk ? userReloads : []) {
     const scope = ['--user', '-M', `${user}@`];
-    steps.push({ summary: `systemctl ${scope.join(' ')} daemon-reload`, late: true, act: (door) => door.runtime({ step: 'daemon-reload', user }, async () => void (await host.runChecked('systemctl', [...scope, 'daemon-reload']))) });
+    steps.push({ summary: `systemctl ${scope.join(' ')} daemon-reload`, phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload', user }, async () => void (await host.runChecked('systemctl', [...scope, 'daemon-reload']))) });
   }
   // Files and links first (in reverse), then reload, swapon and unit starts.
-  const ordered = [...steps.filter((s) => !s.late), ...steps.filter((s) => s.late && s.summary.endsWith(' daemon-reload')), ...steps.filter((s) => s.late && !s.summary.endsWith(' daemon-reload'))];
-  return { run: run.id, runDir: run.dir, steps: ordered, notes, alreadyBy: null };
+  return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null };
 }
 
 export interface RollbackOutcome {

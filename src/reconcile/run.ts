@@ -21,7 +21,7 @@ import { jsonText, newRunJournal, recordBeforeState, runsDirOf, writeReport, wri
 import { WriteDoor } from '../door/door.js';
 import { acquireLock } from '../door/lock.js';
 import { describeInterrupted, settleInterruptedRuns } from '../door/interrupted.js';
-import { FORMAT_VERSION, jsonPlan, paletteFor, renderApplyResult, renderPlan } from './render.js';
+import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
 import { runFirstBoot } from '../first-boot/run.js';
@@ -97,7 +97,7 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
 
 /** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
 async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
-  const extra = await hostReports(host, desired, progress);
+  const extra = await hostReports(host, desired, progress, null);
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
     io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
@@ -169,14 +169,14 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
 async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
   const before = host.live ? await observeBeforeState(host) : null;
   const plan = await makePlan(host, desired);
-  const extra = withPlanWarnings(plan, await hostReports(host, desired, progress));
+  const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
   const pending = pendingCount(plan);
   const operator = operatorChanges(plan).length;
   if (req.json) {
     io.stdout.write(JSON.stringify({ ...document('plan', host, plan, before, extra.findings, { pending, operator }), reports: extra.reports }, null, 2) + '\n');
   } else {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
-    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
+    io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
   // A verdict the kubespray audit could not judge is not "in sync".
   const unknown = extra.findings.some((f) => f.unknown);
@@ -194,7 +194,7 @@ async function runApply(
     // tool cannot read or judge stops the run with nothing written at all.
     const before = host.live ? await observeBeforeState(host) : null;
     const plan = await makePlan(host, desired);
-    const extra = withPlanWarnings(plan, await hostReports(host, desired, progress));
+    const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {
@@ -225,7 +225,7 @@ async function applyWithDoor(
   await writeRunFile(door, 'plan.json', { resources: jsonPlan(plan) });
   if (!req.json) {
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
-    io.stdout.write(renderPlan(plan, paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
+    io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
 
   const result = await applyPlan(host, plan, { progress, door });

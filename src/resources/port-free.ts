@@ -5,7 +5,8 @@
 import type { PortFreeSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
-import { removeUnitLinks } from '../ports/socket-units.js';
+import { removeUnitLinks } from '../systemd/unit-links.js';
+import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 import { observeLive, observeOffline } from '../ports/discover.js';
 import type { PortFreeObserved } from '../ports/observed.js';
 import type { PortFreeOp, StopOp } from './port-free/ops.js';
@@ -19,7 +20,7 @@ async function applyOffline(door: WriteDoor, changes: Change<PortFreeOp>[]): Pro
     if (op.kind === 'disable-links') {
       await removeUnitLinks(door, op.links);
     } else if (op.kind === 'mask-link') {
-      await door.symlink(`/etc/systemd/system/${op.unit}`, '/dev/null');
+      await door.symlink(`${SYSTEMD_SYSTEM_ETC}/${op.unit}`, '/dev/null');
     }
   }
 }
@@ -41,12 +42,11 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
   },
 
   async apply(host, spec, changes, ctx) {
-    const actionable = changes.filter((c) => !c.operator && !c.deferred);
     if (!host.live) {
-      await applyOffline(ctx.door, actionable);
+      await applyOffline(ctx.door, changes);
       return;
     }
-    const ops = actionable.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
+    const ops = changes.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
     if (ops.length === 0) return;
     const { freed, error } = await applyLive(host, spec, ops, ctx);
     const report = portsReport(freed);

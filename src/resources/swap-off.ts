@@ -10,7 +10,7 @@ import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
 import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } from '../swap/units.js';
-import { removeUnitLinks } from '../ports/socket-units.js';
+import { removeUnitLinks } from '../systemd/unit-links.js';
 import { readZramDevices, type ZramDevice } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 
@@ -207,9 +207,7 @@ const ORDER: Record<SwapOp['kind'], number> = {
 
 export async function applySwap(host: Host, changes: Change<SwapOp>[], door: WriteDoor): Promise<void> {
   // swapoff before deleting a file; config changes in any order, then one daemon-reload.
-  const todo = changes
-    .filter((c) => !c.operator && !c.deferred)
-    .sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
   let unitsChanged = false;
   for (const c of todo) {
     const op = c.op;

@@ -18,36 +18,37 @@ export interface FileChange {
   after: ByteString | null;
 }
 
-export type ChangeAction =
-  | 'create'
-  | 'update'
-  | 'delete'
-  | 'runtime'
-  | 'stop'
-  | 'disable'
-  | 'mask'
-  | 'operator'
-  | 'deferred';
+/** What apply does with a change. */
+export type ActionableAction = 'create' | 'update' | 'delete' | 'runtime' | 'stop' | 'disable' | 'mask';
 
-export interface Change<Op = unknown> {
+/**
+ * The action says it all: `operator` (a person must act) and `deferred` (a
+ * runtime step offline mode leaves to the first boot) are never applied.
+ */
+export type ChangeAction = ActionableAction | 'operator' | 'deferred';
+
+interface ChangeBase<Op> {
   /** Stable within its resource, so pipelines and verification can match changes across runs. */
   id: string;
-  action: ChangeAction;
   /** One line a person can act on. */
   summary: string;
   file?: FileChange;
   /** Acts on the running system (kernel state, services). Never produced or applied offline. */
   runtime?: boolean;
-  /**
-   * The tool will not do this: a person must. The text is the exact reason.
-   * Apply reports it, converges everything else, and exits 1.
-   */
-  operator?: string;
-  /** Runtime step that offline mode leaves to the first boot; listed in the plan, never applied. */
-  deferred?: boolean;
   /** Provider-specific, JSON-serialisable payload that apply acts on. */
   op: Op;
 }
+
+export type Change<Op = unknown> =
+  | (ChangeBase<Op> & { action: ActionableAction | 'deferred'; operator?: undefined })
+  | (ChangeBase<Op> & {
+      action: 'operator';
+      /**
+       * The tool will not do this: a person must. The text is the exact reason.
+       * Apply reports it, converges everything else, and exits 1.
+       */
+      operator: string;
+    });
 
 export interface DiffContext {
   live: boolean;
@@ -106,6 +107,13 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   warnings?(spec: Spec, observed: Observed): string[];
   /** Optional, pure: lines the plan shows under the resource (e.g. SysctlFile's rehearsed outcome). */
   notes?(spec: Spec, observed: Observed): string[];
+  /**
+   * Optional, pure: what an observation after apply shows still wrong beyond
+   * its diff (SysctlFile: a key the rehearsal shows wrong). The engine's
+   * verification names these with the changes left; a provider never
+   * observes again to verify itself.
+   */
+  unconverged?(spec: Spec, observed: Observed): string[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }

@@ -4,11 +4,11 @@
 // exactly that — so disabling is removing the link, the same live and offline.
 import path from 'node:path';
 import type { Host } from '../host.js';
-import { disableLinks, UNIT_DIRS } from '../ports/socket-units.js';
+import { disableLinks } from '../systemd/unit-links.js';
+import { SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from '../systemd/unit-dirs.js';
 
-export const SYSTEMD_ETC = '/etc/systemd/system';
-export const SWAP_TARGET = `${SYSTEMD_ETC}/swap.target`;
-const ENABLE_DIRS = [`${SYSTEMD_ETC}/swap.target.wants`, `${SYSTEMD_ETC}/swap.target.requires`];
+export const SWAP_TARGET = `${SYSTEMD_SYSTEM_ETC}/swap.target`;
+const ENABLE_DIRS = [`${SYSTEMD_SYSTEM_ETC}/swap.target.wants`, `${SYSTEMD_SYSTEM_ETC}/swap.target.requires`];
 
 /**
  * Services that turn swap on by themselves (swapon from a script), usually
@@ -73,9 +73,9 @@ async function findUnitFile(host: Host, unit: string): Promise<string | null> {
 export async function readEnabledSwapUnits(host: Host): Promise<SwapUnit[]> {
   const byUnit = new Map<string, SwapUnit>();
   const services = new Set<string>(SWAP_SERVICES);
-  const dirs = ((await host.readDir(SYSTEMD_ETC)) ?? [])
+  const dirs = ((await host.readDir(SYSTEMD_SYSTEM_ETC)) ?? [])
     .filter((e) => /\.(wants|requires)$/.test(e.name))
-    .map((e) => path.posix.join(SYSTEMD_ETC, e.name));
+    .map((e) => path.posix.join(SYSTEMD_SYSTEM_ETC, e.name));
   for (const dir of dirs) {
     const underSwapTarget = ENABLE_DIRS.includes(dir);
     for (const ent of (await host.readDir(dir)) ?? []) {

@@ -2,8 +2,8 @@
 // makes the generator create /dev/zramN and, unless it is given a mount point
 // or a non-swap fs-type, a dev-zramN.swap unit wanted by swap.target. Masking
 // swap.target keeps those from being pulled in, so this is reported, not edited.
-import path from 'node:path';
 import type { Host } from '../host.js';
+import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
 
 /** Main files in precedence order: the first that exists is used (/etc overrides /run overrides /usr). */
 const MAIN_FILES = [
@@ -53,15 +53,8 @@ export async function readZramDevices(host: Host): Promise<ZramDevice[]> {
     break;
   }
   // Drop-ins from all directories, same-name /etc first, then sorted by name.
-  const dropins = new Map<string, string>();
-  for (const f of MAIN_FILES) {
-    for (const ent of (await host.readDir(`${f}.d`)) ?? []) {
-      if (!ent.name.endsWith('.conf') || dropins.has(ent.name)) continue;
-      dropins.set(ent.name, path.posix.join(`${f}.d`, ent.name));
-    }
-  }
-  for (const name of [...dropins.keys()].sort()) {
-    const p = dropins.get(name)!;
+  const dropins = (await listConfDirs(host, MAIN_FILES.map((f) => `${f}.d`))).filter((e) => e.name.endsWith('.conf'));
+  for (const { path: p } of firstDirWins(dropins, (e) => e.name)) {
     if ((await host.readLink(p)) !== '/dev/null') files.push(p);
   }
   const merged = new Map<string, { file: string; keys: Map<string, string> }>();

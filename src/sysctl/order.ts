@@ -30,6 +30,7 @@
 //     globs only for keys no node in the whole list names, "-key" never.
 import path from 'node:path';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
+import { firstDirWins } from '../systemd/conf-dirs.js';
 import { parseSysctlText, sameSysctlValue } from './parse.js';
 import { couplingOf, followerValue, keysAffecting, sameKernelValue, SYSCTL_COUPLINGS } from './couplings.js';
 import type { SysctlCoupling } from './couplings.js';
@@ -89,28 +90,19 @@ export interface SysctlVerdict {
   through?: string;
 }
 
-function byteCompare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 function dirRank(dir: string): number {
   return (SYSCTL_DIRS as readonly string[]).indexOf(dir);
 }
 
 /** Files each program reads, in the order it reads them. */
 export function readOrder(tree: SysctlTree, model: SysctlModel): { file: SysctlConfFile; tail: boolean }[] {
-  const byName = new Map<string, SysctlConfFile>();
   const candidates = tree.files
     .filter((f) => dirRank(path.posix.dirname(f.path)) >= 0)
     .filter((f) => f.path.endsWith('.conf'))
     // systemd's FOREACH_DIRENT skips hidden entries; procps reads them.
     .filter((f) => model === 'system' || !path.posix.basename(f.path).startsWith('.'))
     .sort((a, b) => dirRank(path.posix.dirname(a.path)) - dirRank(path.posix.dirname(b.path)));
-  for (const f of candidates) {
-    const name = path.posix.basename(f.path);
-    if (!byName.has(name)) byName.set(name, f);
-  }
-  const ordered = [...byName.entries()].sort((a, b) => byteCompare(a[0], b[0])).map(([, file]) => ({ file, tail: false }));
+  const ordered = firstDirWins(candidates, (f) => path.posix.basename(f.path)).map((file) => ({ file, tail: false }));
   if (model === 'system' && tree.sysctlConf) ordered.push({ file: tree.sysctlConf, tail: true });
   return ordered;
 }

@@ -15,7 +15,9 @@ import type { Host } from '../host.js';
 import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
-import { parseUnitText, effectiveList, UNIT_DIRS } from '../ports/socket-units.js';
+import { parseUnitText, effectiveList } from '../ports/socket-units.js';
+import { UNIT_DIRS } from '../systemd/unit-dirs.js';
+import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
 import { REHEARSAL_HELPER } from './rehearsal-helper.js';
 
@@ -69,13 +71,8 @@ export async function systemdSysctlProgram(host: Host): Promise<{ path: string }
   }
   if (!fragment) return { reason: `no ${unit} in ${UNIT_DIRS.join(', ')}` };
   const directives = parseUnitText((await host.readFile(fragment)) ?? '', fragment);
-  const dropIns = new Map<string, string>();
-  for (const dir of UNIT_DIRS) {
-    for (const e of (await host.readDir(path.posix.join(dir, `${unit}.d`))) ?? []) {
-      if (e.name.endsWith('.conf') && !dropIns.has(e.name)) dropIns.set(e.name, path.posix.join(dir, `${unit}.d`, e.name));
-    }
-  }
-  for (const [, p] of [...dropIns].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
+  const dropIns = (await listConfDirs(host, UNIT_DIRS.map((dir) => path.posix.join(dir, `${unit}.d`)))).filter((e) => e.name.endsWith('.conf'));
+  for (const { path: p } of firstDirWins(dropIns, (e) => e.name)) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
   const exec = effectiveList(directives, 'Service', 'ExecStart').pop();
   if (!exec) return { reason: `${fragment} has no ExecStart=` };
   const program = execStartProgram(exec.value);

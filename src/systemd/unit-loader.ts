@@ -17,7 +17,10 @@ import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { Host } from '../host.js';
 import { unitKind } from '../ports/cgroup.js';
-import { byteOrder, parseUnitText, templateOf, type UnitDirective } from '../ports/socket-units.js';
+import { parseUnitText, type UnitDirective } from '../ports/socket-units.js';
+import { byteOrder } from './conf-dirs.js';
+import { templateOf } from './unit-links.js';
+import { SYSTEMD_SYSTEM_ETC } from './unit-dirs.js';
 
 /**
  * The system manager's unit search path, highest precedence first, as
@@ -29,7 +32,7 @@ export const SYSTEM_UNIT_PATH = [
   '/run/systemd/system.control',
   '/run/systemd/transient',
   '/run/systemd/generator.early',
-  '/etc/systemd/system',
+  SYSTEMD_SYSTEM_ETC,
   '/etc/systemd/system.attached',
   '/run/systemd/system',
   '/run/systemd/system.attached',

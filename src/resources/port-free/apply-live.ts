@@ -3,7 +3,7 @@
 import type { Host } from '../../host.js';
 import type { PortFreeSpec } from '../../desired-state.js';
 import type { ApplyContext } from '../types.js';
-import { linkDelta, unitLinkSnapshot } from '../../ports/socket-units.js';
+import { linkDelta, unitLinkSnapshot } from '../../systemd/unit-links.js';
 import { restartDelayMs, waitFree } from '../../ports/wait-free.js';
 import type { StopOp } from './ops.js';
 import { loadUnitGraph, userUnitPath } from '../../systemd/unit-loader.js';
@@ -19,6 +19,7 @@ export interface FreedPort {
   /** Set when the unit is a user manager's: whose. */
   user?: string;
 }
+
 /**
  * `disable` removes [Install] links only. A unit that is still "static",
  * "indirect" or enabled afterwards can be pulled in at boot by something
@@ -37,6 +38,7 @@ async function warnIfStillStartable(host: Host, unit: string, progress: (m: stri
     progress(`PortFree: warning: ${unit} is "${state}" after disable; if another unit pulls it in at boot it comes back (mask: true prevents that)`);
   }
 }
+
 export async function applyLive(
   host: Host,
   spec: PortFreeSpec,

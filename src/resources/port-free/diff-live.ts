@@ -84,6 +84,7 @@ function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, 
   const harm = prot !== null && spawnerKind(a.unit) === null ? `${prot}; it is never stopped automatically` : spawnerHarm(a.unit, spawnerKind(a.unit));
   return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${harm}.${origin ? ` ${origin}.` : ''}${release}`;
 }
+
 export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
   const id = `port-${b.port}`;
   const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');

@@ -4,12 +4,15 @@ import type { PortFreeSpec } from '../../desired-state.js';
 import type { Change } from '../types.js';
 import { protectionOf } from '../../ports/protection.js';
 import type { OfflinePortsObserved } from '../../ports/observed.js';
-import type { UnitDirective, UnitEnablement } from '../../ports/socket-units.js';
+import type { UnitDirective } from '../../ports/socket-units.js';
+import type { UnitEnablement } from '../../systemd/unit-links.js';
+import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
 
 function fileLine(d: UnitDirective): string {
   return `${d.file}:${d.line}`;
 }
+
 export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBoot = false): Change<PortFreeOp>[] {
   const changes: Change<PortFreeOp>[] = [];
   const handled = new Set<string>();
@@ -44,10 +47,10 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
       const because = spec.mask === 'auto' ? `: ${reasons.length > 0 ? reasons.join('; ') : `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove`}` : '';
       // A unit file in /etc blocks the mask link (systemctl mask refuses too),
       // unless it is a linked file that the disable above already unlinks.
-      if (frag !== undefined && frag.startsWith('/etc/systemd/system/') && !frag.includes('.d/') && !links.includes(frag)) {
-        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}${because}`, `its unit file ${frag} is in /etc/systemd/system, where the mask link would have to replace it`, { port: null, unit, pid: null }));
+      if (frag !== undefined && frag.startsWith(`${SYSTEMD_SYSTEM_ETC}/`) && !frag.includes('.d/') && !links.includes(frag)) {
+        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}${because}`, `its unit file ${frag} is in ${SYSTEMD_SYSTEM_ETC}, where the mask link would have to replace it`, { port: null, unit, pid: null }));
       } else {
-        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link /etc/systemd/system/${unit} to /dev/null)${because}`, op: { kind: 'mask-link', unit } });
+        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)${because}`, op: { kind: 'mask-link', unit } });
       }
     } else if (reasons.length > 0) {
       changes.push(operatorChange(`comeback-${unit}`, `${unit} ${why}`, `${reasons.join('; ')}: disabling it is not enough; set mask: auto (or true) to mask it, or remove that dependency`, { port: null, unit, pid: null }));
@@ -85,7 +88,6 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
       changes.push({
         id: `candidate-${unit}`,
         action: 'deferred',
-        deferred: true,
         summary: `at first boot: wait (up to ${spec.timeout_seconds} s) for ${unit}, which may listen on ${port} (${evidence.key}= at ${fileLine(evidence)} mentions ${port}); stop and disable it if it does`,
         op: { kind: 'first-boot-wait', port, unit },
       });

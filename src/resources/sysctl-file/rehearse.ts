@@ -1,0 +1,181 @@
+// The boot rehearsal of SysctlFile's plan: the real programs over the files
+// as the plan leaves them, bisection of the lines that flip a key, and the
+// notes and verification lines built from it.
+import type { Host } from '../../host.js';
+import type { SysctlFileSpec } from '../../desired-state.js';
+import type { Change } from '../types.js';
+import { parseSysctlText, sameSysctlValue, sysctlLines } from '../../sysctl/parse.js';
+import { applySequence, SYSCTL_CONF, SYSCTL_MODELS, treeAfterWrites, verdict, withFile } from '../../sysctl/order.js';
+import type { SysctlModel, SysctlTree, SysctlVerdict } from '../../sysctl/order.js';
+import { isNetKey, lineId, rehearsalAvailability, runRehearsal, startValue } from '../../sysctl/rehearsal.js';
+import type { RehearsalTrial, RehearsedValues } from '../../sysctl/rehearsal.js';
+import { minimalRemoval } from '../../sysctl/bisect.js';
+import { modelPhrase } from '../../sysctl/conflicts.js';
+import { moduleFor, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
+import type { RehearsalCulprit, SysctlFileObserved, SysctlOp, SysctlRehearsal } from './observed.js';
+import { diff } from './diff.js';
+
+/** The engine's own file changes (owned file, resolved conflicts), without the rehearsal's. */
+function engineChanges(spec: SysctlFileSpec, observed: SysctlFileObserved): Change<SysctlOp>[] {
+  return diff(spec, { ...observed, rehearsal: null }, { live: false });
+}
+
+function plannedTree(observed: SysctlFileObserved, changes: Change<SysctlOp>[]): SysctlTree {
+  const writes = changes.filter((c) => c.file && c.file.after !== null && !c.operator).map((c) => ({ path: c.file!.path, content: c.file!.after! }));
+  return treeAfterWrites(observed.tree, writes);
+}
+
+const right = (v: string | null | undefined, wanted: string) => v !== null && v !== undefined && sameSysctlValue(v, wanted);
+
+/**
+ * Runs the real programs over the files as the plan leaves them; when a key
+ * comes out wrong, bisects the lines (in the namespace) down to the ones that
+ * flip it, and runs once more with those resolved too.
+ */
+export interface SysctlEngine {
+  /** The file changes the engine plans (owned file, resolved conflicts). */
+  changes(spec: SysctlFileSpec, observed: SysctlFileObserved): Change<SysctlOp>[];
+  verdict(tree: SysctlTree, key: string, model: SysctlModel): SysctlVerdict;
+}
+
+const ENGINE: SysctlEngine = { changes: engineChanges, verdict };
+
+/** `engine` is for tests: a deliberately broken one shows what the rehearsal catches. */
+export async function rehearse(host: Host, spec: SysctlFileSpec, observed: SysctlFileObserved, engine: SysctlEngine = ENGINE): Promise<SysctlRehearsal> {
+  const avail = await rehearsalAvailability(host);
+  if (!avail.ok) return { status: 'skipped', reason: avail.reason };
+  const wanted = wantedSettings(spec);
+  const notRehearsed: Array<{ key: string; reason: string }> = [];
+  const keys: string[] = [];
+  for (const k of wanted.keys()) {
+    if (isNetKey(k)) keys.push(k);
+    else notRehearsed.push({ key: k, reason: `${k} is not a key of the network namespace: rehearsing it would write this host's own value` });
+  }
+  if (keys.length === 0) return { status: 'skipped', reason: `no net.* key to rehearse (${notRehearsed.map((n) => n.key).join(', ')}); the engine's prediction stands` };
+  const start: Array<[string, string]> = keys.flatMap((k) => {
+    const v = startValue(wanted.get(k)!);
+    return v === null ? [] : [[k, v] as [string, string]];
+  });
+  const seed: Array<[string, string]> = keys.map((k) => [k, wanted.get(k)!]);
+  let runs = 0;
+  const t0 = performance.now();
+  const elapsed = () => Math.round(performance.now() - t0);
+  const run = async (trials: RehearsalTrial[]) => {
+    const r = await runRehearsal(host, avail.env, trials, keys, { start, seed });
+    if ('reason' in r) throw new RehearsalUnavailable(r.reason);
+    runs++;
+    return r.results;
+  };
+  try {
+    const changes = engine.changes(spec, observed);
+    const planned = plannedTree(observed, changes);
+    const [first] = await run([{ tree: planned }]);
+    const enginePlan = { boot: first!.boot, system: first!.system };
+    for (const k of [...keys]) {
+      if (first!.boot[k] === null && first!.system[k] === null) {
+        notRehearsed.push({ key: k, reason: `${k} does not exist in a fresh network namespace${moduleFor(k) ? ` (it appears once ${moduleFor(k)} is loaded)` : ''}` });
+        keys.splice(keys.indexOf(k), 1);
+      }
+    }
+    const predicted: RehearsedValues = { boot: {}, system: {} };
+    for (const model of SYSCTL_MODELS) for (const k of keys) predicted[model][k] = engine.verdict(planned, k, model).value;
+
+    // Bisect on the files as they are, with the engine's resolutions as left-out lines, so a culprit is named by its line on the host.
+    const owned = renderOwnedFile(spec);
+    const base = withFile(observed.tree, spec.file, owned, parseSysctlText(owned, spec.file).assignments);
+    const engineRemoved = new Set(changes.flatMap((c) => (c.op.kind === 'resolve' ? c.op.conflicts.map((x) => lineId(x.realPath, x.line)) : [])));
+    // One search per wrong key and program, run side by side (each in namespaces of its own).
+    const searches = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(enginePlan[model][k], wanted.get(k)!)).map((k) => ({ model, k })));
+    const results = await Promise.all(searches.map(async ({ model, k }) => {
+      const seen = new Set<string>();
+      const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
+      for (const ap of applySequence(base, model)) {
+        const id = lineId(ap.source.realPath, ap.assignment.line);
+        if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key)) continue;
+        seen.add(id);
+        const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
+        candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
+      }
+      const found = await minimalRemoval(candidates, async (sets) => {
+        const got = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
+        return got.map((r) => right(r[model][k], wanted.get(k)!));
+      });
+      return { model, k, lines: found?.lines ?? [] };
+    }));
+    const culprits = new Map<string, RehearsalCulprit>();
+    for (const { model, k, lines } of results) {
+      for (const c of lines) {
+        const id = `${c.id}\0${k}`;
+        const had = culprits.get(id);
+        if (had) had.models.push(model);
+        else culprits.set(id, { key: k, wanted: wanted.get(k)!, models: [model], file: c.file, line: c.line, realPath: c.realPath, text: c.text, value: enginePlan[model][k] ?? null });
+      }
+    }
+    const list = [...culprits.values()];
+    let final = enginePlan;
+    if (list.length > 0) {
+      const withCulprits: SysctlFileObserved = { ...observed, rehearsal: { status: 'ran', ms: elapsed(), runs, programs: { boot: '', system: '' }, notRehearsed, start: {}, engine: predicted, enginePlan, culprits: list, final: enginePlan, unexplained: [] } };
+      const [last] = await run([{ tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]) }]);
+      final = { boot: last!.boot, system: last!.system };
+    }
+    const unexplained = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })));
+    return {
+      status: 'ran', ms: elapsed(), runs,
+      programs: { boot: avail.env.systemdSysctl, system: `${avail.env.sysctl} --system` },
+      notRehearsed, start: Object.fromEntries(start), engine: predicted, enginePlan, culprits: list, final, unexplained,
+    };
+  } catch (e) {
+    if (e instanceof RehearsalUnavailable) return { status: 'skipped', reason: e.message };
+    throw e;
+  }
+}
+
+class RehearsalUnavailable extends Error {}
+
+/** Where the engine and the real programs disagree about the plan's outcome. */
+export function rehearsalDisagreements(spec: SysctlFileSpec, r: Extract<SysctlRehearsal, { status: 'ran' }>) {
+  const wanted = wantedSettings(spec);
+  const out: Array<{ key: string; model: SysctlModel; engine: string | null; rehearsal: string | null }> = [];
+  for (const model of SYSCTL_MODELS) {
+    for (const key of Object.keys(r.engine[model])) {
+      const e = r.engine[model][key] ?? null;
+      const real = r.enginePlan[model][key] ?? null;
+      // null from the engine: nothing writes the key; under sysctl --system it keeps what apply set.
+      const engineOk = e !== null ? sameSysctlValue(e, wanted.get(key)!) : model === 'system';
+      const realOk = right(real, wanted.get(key)!);
+      if (engineOk !== realOk || (e !== null && real !== null && !sameSysctlValue(e, real))) out.push({ key, model, engine: e, rehearsal: real });
+    }
+  }
+  return out;
+}
+
+/** Lines under the resource in the plan: the rehearsed outcome, or why there is none. */
+export function rehearsalNotes(spec: SysctlFileSpec, observed: SysctlFileObserved): string[] {
+  const r = observed.rehearsal;
+  if (!r) return [];
+  if (r.status === 'skipped') return [`rehearsal skipped: ${r.reason}`];
+  const out = [`rehearsal with the planned changes (${r.programs.boot} and ${r.programs.system} in a private namespace, ${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.ms} ms):`];
+  const skipped = new Set(r.notRehearsed.map((n) => n.key));
+  for (const key of Object.keys(r.final.boot).filter((k) => !skipped.has(k))) out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
+  for (const d of rehearsalDisagreements(spec, r)) {
+    const program = d.model === 'boot' ? 'systemd-sysctl at boot' : 'sysctl --system';
+    out.push(`  the engine predicted ${d.key} = ${d.engine ?? (d.model === 'boot' ? 'unset' : 'unchanged')} under ${program}; the real program gives ${d.rehearsal ?? 'missing'}: the rehearsal wins`);
+  }
+  for (const c of r.culprits) out.push(`  culprit (bisected in the namespace): ${c.realPath}:${c.line} ${c.text.trim()} flips ${c.key} ${modelPhrase(c.models)}`);
+  for (const n of r.notRehearsed) out.push(`  ${n.key} left to the engine: ${n.reason}`);
+  return out;
+}
+
+/** Keys the rehearsal shows wrong with the files as they are (nothing left to plan): what apply's verification names. */
+export function rehearsalFailures(spec: SysctlFileSpec, r: SysctlRehearsal | null): string[] {
+  if (!r || r.status !== 'ran') return [];
+  const wanted = wantedSettings(spec);
+  const out: string[] = [];
+  for (const model of SYSCTL_MODELS) {
+    for (const [key, value] of Object.entries(r.enginePlan[model])) {
+      if (!wanted.has(key) || right(value, wanted.get(key)!) || r.notRehearsed.some((n) => n.key === key)) continue;
+      out.push(`rehearsal: ${key} comes out ${value ?? 'missing'} ${model === 'boot' ? 'at boot (systemd-sysctl)' : 'after sysctl --system'}, wanted ${wanted.get(key)}`);
+    }
+  }
+  return out;
+}
