@@ -1,7 +1,7 @@
 // Boot-time scripts, added to a provider: SwapOff (swapon), SysctlFile
 // (sysctl writes that undo a wanted value) and ModulesLoad (modprobe -r,
 // rmmod of a wanted module). Not a provider itself: withBootScripts() wraps
-// one, so the provider files stay as they are (src/resources/index.ts).
+// one, so each provider file only wraps its export.
 //
 // Each hit is a blocker naming file:line. A person decides to edit a script,
 // so by default it is an operator line (apply exits 1 while it stands). With
@@ -88,8 +88,9 @@ export const modulesConcern: ScriptConcern<ModulesLike> = {
   marker: () => scriptMarker('this line would remove a module Kubernetes needs'),
 };
 
+/** Optional so an observation made without the scan (a test's hand-made one) still diffs. */
 export interface WithScripts {
-  bootScripts: BootScripts;
+  bootScripts?: BootScripts;
 }
 
 function where(h: { file: string; line: number }): string {
@@ -165,13 +166,18 @@ function isScriptOp(op: unknown): op is BootScriptOp {
   return k === 'boot-script' || k === 'boot-script-operator';
 }
 
-/** The provider with the boot-script scan added to its observe, diff, warnings and apply. */
-export function withBootScripts<S extends ScriptSpec, O extends object, Op>(p: Provider<S, O, Op>, concern: ScriptConcern<S>): Provider<S, O & WithScripts, Op | BootScriptOp> {
-  return {
+/**
+ * The provider with the boot-script scan added to its observe, diff, warnings
+ * and apply. It keeps the provider's own type: the engine treats ops as
+ * opaque, and the script changes (BootScriptOp) never reach the wrapped
+ * provider's apply, which this one splits them from.
+ */
+export function withBootScripts<S extends ScriptSpec, O extends object, Op>(p: Provider<S, O, Op>, concern: ScriptConcern<S>): Provider<S, O, Op> {
+  const wrapped: Provider<S, O & WithScripts, Op | BootScriptOp> = {
     ...p,
     observe: async (host, spec) => ({ ...(await p.observe(host, spec)), bootScripts: await scanBootScripts(host) }),
-    diff: (spec, o, ctx) => [...p.diff(spec, o, ctx), ...scriptChanges(spec, o.bootScripts, concern)],
-    warnings: (spec, o) => [...(p.warnings?.(spec, o) ?? []), ...scriptWarnings(o.bootScripts, concern)],
+    diff: (spec, o, ctx) => [...p.diff(spec, o, ctx), ...(o.bootScripts ? scriptChanges(spec, o.bootScripts, concern) : [])],
+    warnings: (spec, o) => [...(p.warnings?.(spec, o) ?? []), ...(o.bootScripts ? scriptWarnings(o.bootScripts, concern) : [])],
     apply: async (host, spec, changes, ctx) => {
       const mine = changes.filter((c): c is Change<BootScriptOp> => isScriptOp(c.op));
       const theirs = changes.filter((c): c is Change<Op> => !isScriptOp(c.op));
@@ -180,4 +186,5 @@ export function withBootScripts<S extends ScriptSpec, O extends object, Op>(p: P
       return theirs.length > 0 ? p.apply(host, spec, theirs, ctx) : undefined;
     },
   };
+  return wrapped as unknown as Provider<S, O, Op>;
 }

@@ -24,6 +24,7 @@ import {
   overrideContent,
   type ModprobeBlocker,
 } from '../modprobe/modprobe-d.js';
+import { modulesConcern, withBootScripts } from './boot-script-hook.js';
 
 /** modules-load.d(5) search path, highest precedence first (the same scheme as sysctl.d). */
 export const MODULES_LOAD_DIRS = [
@@ -290,7 +291,7 @@ export async function applyModules(host: Host, changes: Change<ModulesOp>[], doo
   }
 }
 
-export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
+const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
   after: [],
   observe: (host, spec) => observeModules(host, spec),
@@ -298,3 +299,6 @@ export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, Mod
   warnings: (_spec, o) => (o.skipped ?? []).map((k) => `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
   apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
 };
+
+/** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */
+export const modulesLoadProvider = withBootScripts(modulesLoadOwn, modulesConcern);

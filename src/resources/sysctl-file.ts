@@ -30,6 +30,7 @@ import { couplingOf, followerValue } from '../sysctl/couplings.js';
 import { isNetKey, lineId, rehearsalAvailability, runRehearsal, startValue } from '../sysctl/rehearsal.js';
 import type { RehearsalTrial, RehearsedValues } from '../sysctl/rehearsal.js';
 import { minimalRemoval } from '../sysctl/bisect.js';
+import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
 
 export const TOOL_NAME = 'k8s-host-reconcile';
 
@@ -658,7 +659,7 @@ export function rehearsalFailures(spec: SysctlFileSpec, r: SysctlRehearsal | nul
   return out;
 }
 
-export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
+const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   type: 'SysctlFile',
   after: ['ModulesLoad'],
   observe,
@@ -673,3 +674,6 @@ export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, Sy
     await apply(host, spec, changes, ctx.door);
   },
 };
+
+/** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */
+export const sysctlFileProvider = withBootScripts(sysctlFileOwn, sysctlConcern);
