@@ -6,7 +6,7 @@ import type { Finding } from '../findings.js';
 import { kubesprayReport } from '../kubespray/report.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
-export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot'];
+export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
 
 export interface HostReports {
   findings: Finding[];
