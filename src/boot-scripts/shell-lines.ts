@@ -9,7 +9,8 @@
 // Commenting out every physical line of such a statement at the top level
 // removes exactly it. Inside a compound command (if/while/for/case, `{ }`,
 // `( )`, a function body) an emptied body is a syntax error in sh, so those
-// are never commented out: a person decides.
+// are never commented out: a person decides. Here-document bodies are data
+// and are blanked before reading.
 import { shellSimpleCommandsAt, shellTokens, type ShellToken, type Word } from '../ports/command-line.js';
 import { commandActions, type ScriptAction } from './commands.js';
 
@@ -126,14 +127,53 @@ function statements(tokens: ShellToken[]): Statement[] {
   return out;
 }
 
+/**
+ * The script with every here-document body blanked (spaces, newlines kept, so
+ * offsets and line numbers stay): the body is data for the command's stdin.
+ * The body starts on the line after the `<<WORD`, and ends at a line that is
+ * exactly WORD (tabs stripped first for `<<-`); WORD's quotes are removed.
+ */
+export function blankHeredocs(text: string): string {
+  let s = text;
+  let from = 0;
+  for (let guard = 0; guard < 1000; guard++) {
+    const tokens = shellTokens(s);
+    const i = tokens.findIndex((t) => t.at >= from && t.redirect !== undefined && /^<<-?$/.test(t.redirect));
+    if (i < 0) return s;
+    const redirect = tokens[i]!;
+    const delim = tokens[i + 1];
+    if (!delim || delim.op !== null) return s;
+    const word = s.slice(delim.at, delim.end).replace(/\\(.)/g, '$1').replace(/["']/g, '');
+    const bodyStart = s.indexOf('\n', delim.end);
+    if (bodyStart < 0) return s;
+    let at = bodyStart + 1;
+    let end = s.length;
+    while (at < s.length) {
+      const nl = s.indexOf('\n', at);
+      const lineEnd = nl < 0 ? s.length : nl;
+      const line = s.slice(at, lineEnd);
+      if ((redirect.redirect === '<<-' ? line.replace(/^\t+/, '') : line) === word) {
+        end = at;
+        break;
+      }
+      at = lineEnd + 1;
+    }
+    s = s.slice(0, bodyStart + 1) + s.slice(bodyStart + 1, end).replace(/[^\n]/g, ' ') + s.slice(end);
+    // Past the body and its delimiter line.
+    from = end;
+  }
+  return s;
+}
+
 /** Reads a shell script (byte string) for commands that touch swap, sysctls or modules. */
-export function readShellScript(text: string): { commands: ScriptCommand[]; problems: ScriptProblem[] } {
+export function readShellScript(source: string): { commands: ScriptCommand[]; problems: ScriptProblem[] } {
+  const text = blankHeredocs(source);
   const tokens = shellTokens(text);
   const lineOf = lineIndex(text);
   const problems: ScriptProblem[] = [];
   const cut = tokens.find((t) => t.unterminated);
   if (cut) problems.push({ line: lineOf(cut.at), message: 'an unterminated quote starts here; the rest of the script cannot be read' });
-  const heredoc = tokens.find((t) => t.redirect !== undefined && /^<<-?$/.test(t.redirect));
+  const heredocs = tokens.filter((t) => t.redirect !== undefined && /^<<-?$/.test(t.redirect));
   const stmts = statements(tokens);
   const commands: ScriptCommand[] = [];
   for (const c of shellSimpleCommandsAt(text, tokens)) {
@@ -146,7 +186,7 @@ export function readShellScript(text: string): { commands: ScriptCommand[]; prob
     const last = lineOf(Math.max(st.at, st.end - 1));
     let neutralisable: true | string = true;
     if (st.depth > 0 || st.compound) neutralisable = `line ${first} is part of a compound command (if, while, for, case, { }, ( ) or a function); commenting it out could leave an empty body, which sh refuses`;
-    else if (heredoc && heredoc.at <= st.end) neutralisable = `the script has a here-document at line ${lineOf(heredoc.at)}; its body is data, not commands`;
+    else if (heredocs.some((h) => st.at <= h.at && h.at < st.end)) neutralisable = `line ${first} starts a here-document; commenting it out would turn the document's lines into commands`;
     else if (cut && cut.at <= st.end) neutralisable = `an unterminated quote at line ${lineOf(cut.at)}`;
     commands.push({ words: c.words, actions, line: lineOf(c.at), first, last, neutralisable });
   }
