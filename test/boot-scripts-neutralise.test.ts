@@ -46,3 +46,14 @@ describe('a file another resource of the run wrote first', () => {
     expect(rangesIn(before, bySwap + 'more\n', [{ first: 3, last: 3 }])).toBeNull();
   });
 });
+
+describe('unknowns are warnings naming file and lines', () => {
+  it('one warning per file and reason, every line named', async () => {
+    const { scriptWarnings, swapConcern } = await import('../src/resources/boot-script-hook.js');
+    const u = (line: number, what: 'program' | 'sysctl', message: string) => ({ source: 'if-updown' as const, file: '/etc/network/if-up.d/ethtool', line, what, message });
+    const scripts = { hits: [], contents: {}, read: [], unknown: [u(12, 'program', 'the program is known only at run time'), u(15, 'program', 'the program is known only at run time'), u(20, 'sysctl', 'sysctl -p /x loads a file this scan does not read')] };
+    expect(scriptWarnings(scripts, swapConcern)).toEqual([
+      'unknown: /etc/network/if-up.d/ethtool lines 12, 15: the program is known only at run time; whether it undoes this resource at boot cannot be judged',
+    ]);
+  });
+});

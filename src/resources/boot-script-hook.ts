@@ -140,8 +140,19 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
   return changes;
 }
 
+/** One warning per file and reason, naming every line (a script with many `$PROG ...` lines stays one line). */
 export function scriptWarnings<S extends ScriptSpec>(scripts: BootScripts, concern: ScriptConcern<S>): string[] {
-  return scripts.unknown.filter((u) => concern.relevant(u)).map((u) => `unknown: ${where(u)}: ${u.message}; whether it undoes this resource at boot cannot be judged`);
+  const groups = new Map<string, { file: string; message: string; lines: number[] }>();
+  for (const u of scripts.unknown.filter((x) => concern.relevant(x))) {
+    const key = `${u.file}\0${u.message}`;
+    const g = groups.get(key) ?? { file: u.file, message: u.message, lines: [] };
+    if (u.line > 0 && !g.lines.includes(u.line)) g.lines.push(u.line);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => {
+    const at = g.lines.length === 0 ? g.file : g.lines.length === 1 ? `${g.file}:${g.lines[0]}` : `${g.file} lines ${g.lines.join(', ')}`;
+    return `unknown: ${at}: ${g.message}; whether it undoes this resource at boot cannot be judged`;
+  });
 }
 
 /** Writes each planned comment-out through the door; a file another resource of this run commented out first is taken as it is now. */
