@@ -200,3 +200,41 @@ describe('neutralise_scripts: true', () => {
     void desired;
   });
 });
+
+describe('enabled units: the command lines systemd would run', () => {
+  const scan = async (tree: Parameters<typeof buildTree>[1]) => {
+    const root = mkdtempSync(path.join(tmpdir(), 'boot-units-'));
+    roots.push(root);
+    buildTree(root, tree);
+    const { Host } = await import('../src/host.js');
+    const { scanBootScripts } = await import('../src/boot-scripts/scan.js');
+    return (await scanBootScripts(new Host({ root }))).hits.map((h) => `${h.file}:${h.line} ${h.action.kind}`);
+  };
+  const svc = (exec: string) => `[Service]\nType=oneshot\n${exec}\n`;
+
+  it('a drop-in that resets ExecStart= removes the fragment\'s swapon; a drop-in can add one too', async () => {
+    expect(
+      await scan({
+        'usr/lib/systemd/system/a.service': svc('ExecStart=/sbin/swapon -a'),
+        'etc/systemd/system/a.service.d/override.conf': '[Service]\nExecStart=\nExecStart=/bin/true\n',
+        'usr/lib/systemd/system/b.service': svc('ExecStart=/bin/true'),
+        'etc/systemd/system/b.service.d/swap.conf': '[Service]\nExecStartPost=/bin/sh -c "swapon /dropin-swap"\n',
+        'etc/systemd/system/multi-user.target.wants/a.service': { link: '/usr/lib/systemd/system/a.service' },
+        'usr/lib/systemd/system/multi-user.target.wants/b.service': { link: '../b.service' },
+      }),
+    ).toEqual(['/etc/systemd/system/b.service.d/swap.conf:2 swapon']);
+  });
+
+  it('a template enabled as an instance is read; a masked or unlinked unit is not', async () => {
+    expect(
+      await scan({
+        'usr/lib/systemd/system/sw@.service': svc('ExecStart=/sbin/swapon /%i'),
+        'etc/systemd/system/multi-user.target.wants/sw@x.service': { link: '/usr/lib/systemd/system/sw@.service' },
+        'usr/lib/systemd/system/m.service': svc('ExecStart=/sbin/swapon /m'),
+        'etc/systemd/system/m.service': { link: '/dev/null' },
+        'etc/systemd/system/multi-user.target.wants/m.service': { link: '/usr/lib/systemd/system/m.service' },
+        'usr/lib/systemd/system/idle.service': svc('ExecStart=/sbin/swapon /idle'),
+      }),
+    ).toEqual(['/usr/lib/systemd/system/sw@.service:3 swapon']);
+  });
+});
