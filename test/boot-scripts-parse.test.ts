@@ -46,7 +46,9 @@ function runUnderStubs(script: string, shell: 'bash' | 'dash' = 'bash'): Call[] 
   const lineFile = path.join(dir, 'line');
   // bash: a DEBUG trap records the line of every simple command before it runs (dash has none). It is
   // put before the first line, on that line, so the script's line numbers stay as written.
-  writeFileSync(file, shell === 'bash' ? `trap 'echo $LINENO > ${lineFile}' DEBUG; ${script}` : script);
+  // The line file is replaced by a rename, never truncated: in a pipeline another member's trap runs
+  // while a stub reads it.
+  writeFileSync(file, shell === 'bash' ? `trap 'echo $LINENO > ${lineFile}.$BASHPID && mv -f ${lineFile}.$BASHPID ${lineFile}' DEBUG; ${script}` : script);
   writeFileSync(log, '');
   rmSync(lineFile, { force: true });
   const binds = STUBS.map((s) => `mount --bind ${dir}/stub /usr/sbin/${s}`).join(' && ');
