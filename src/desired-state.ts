@@ -49,8 +49,11 @@ export interface PortFreeSpec extends BaseSpec {
    * that may be stopped and disabled for a port anyway, because a person said so.
    */
   stop_spawner_units: string[];
-  /** Also mask the units after disabling them. */
-  mask: boolean;
+  /**
+   * Mask the units after disabling them: true always, false never, 'auto'
+   * (the default) when something else would still start them at boot.
+   */
+  mask: boolean | 'auto';
   /** How long a freed port must stay free, at most, before apply gives up. */
   timeout_seconds: number;
   /** Offline: units to disable in the image because they would grab a wanted port at boot. */

@@ -38,7 +38,7 @@ describe('desired-state.yaml', () => {
     expect(d.resources[0]).toEqual({ type: 'SwapOff', mask_swap_target: true, remove_swap_files: false });
     expect(d.resources[1]).toEqual({ type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] });
     expect(d.resources[2]).toMatchObject({ file: '/etc/sysctl.d/k8s.conf', conflict_policy: 'resolve', settings: { 'net.ipv4.ip_forward': 1 } });
-    expect(d.resources[3]).toMatchObject({ ports: [2379, 2380, 6443, 10250, 10257, 10259], timeout_seconds: 30, mask: false, stop_spawner_units: [] });
+    expect(d.resources[3]).toMatchObject({ ports: [2379, 2380, 6443, 10250, 10257, 10259], timeout_seconds: 30, mask: 'auto', stop_spawner_units: [] });
   });
 
   // Each malformed document must give its own message with file:line:column and the key's path.
@@ -54,8 +54,13 @@ describe('desired-state.yaml', () => {
       expected: (t) => `${F}:${lineOf(t, 'http')}:31 resources[3].ports[3]: must be an integer 1..65535`,
     },
     {
+      name: 'mask other than true, false or auto',
+      text: good.replace('    mask: auto', '    mask: sometimes'),
+      expected: (t) => `${F}:${lineOf(t, 'mask: sometimes')}:11 resources[3].mask: must be one of true, false, "auto"`,
+    },
+    {
       name: 'unknown key in a resource',
-      text: good.replace('    mask: false', '    mask: false\n    colour: red'),
+      text: good.replace('    mask: auto', '    mask: auto\n    colour: red'),
       expected: (t) => `${F}:${lineOf(t, 'colour')}:5 resources[3].colour: unknown key (allowed: type, name, ports, protected_units, stop_spawner_units, mask, timeout_seconds, disable_units)`,
     },
     {

@@ -10,7 +10,8 @@ import type { PortFreeSpec } from '../src/desired-state.js';
 import { readListeners } from '../src/observe/listeners.js';
 import { parseCgroup } from '../src/ports/cgroup.js';
 import { findSocketHolders } from '../src/ports/proc-fd.js';
-import { portFreeProvider, type LivePortsObserved, type PortFreeObserved } from '../src/resources/port-free.js';
+import { portFreeProvider } from '../src/resources/port-free.js';
+import type { LivePortsObserved, PortFreeObserved } from '../src/ports/observed.js';
 
 interface Call {
   cmd: string;
@@ -348,7 +349,14 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = live(await portFreeProvider.observe(host, spec([a.port])));
     expect(o.busy[0]!.holders.map((h) => [h.pid, h.comm, h.placement?.unit])).toEqual([[1, 'systemd', 'init.scope']]);
     expect(o.busy[0]!.activation).toEqual({ socket: 'probe.socket', service: 'probe.service', servicePid: null, source: 'systemctl list-sockets' });
-    expect(calls.map((c) => c.args[0])).toEqual(['list-sockets', 'show']);
+    // Reads only: the socket lookup, the service's MainPID, then what depends on the socket and the service (issue 17).
+    const reverse = '-p WantedBy -p RequiredBy -p UpheldBy -p BoundBy -p PartOf -p TriggeredBy -p ConsistsOf';
+    expect(calls.map((c) => c.args.join(' '))).toEqual([
+      '--full --no-legend --no-pager'.replace(/^/, 'list-sockets '),
+      'show -p MainPID --value probe.service',
+      `show ${reverse} probe.socket`,
+      `show ${reverse} probe.service`,
+    ]);
   });
 
   it('a PID 1 that is not systemd (a container init) is never taken for socket activation', async () => {

@@ -13,7 +13,8 @@ import {
   socketUnitOf,
   type UnitFile,
 } from '../src/ports/socket-units.js';
-import { parseListSockets, parseTimespanMs, protectionOf } from '../src/resources/port-free.js';
+import { parseListSockets, parseTimespanMs } from '../src/systemd/systemctl-output.js';
+import { protectionOf } from '../src/ports/protection.js';
 
 // Lines as this kernel prints them (captured from node:net listeners).
 const TCP = [

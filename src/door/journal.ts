@@ -17,11 +17,12 @@ export type RuntimeStep =
   | { step: 'swapoff'; device: string }
   | { step: 'swapon'; device: string }
   | { step: 'modprobe'; module: string }
-  | { step: 'unit-stop'; units: string[] }
-  | { step: 'unit-start'; units: string[] }
-  | { step: 'unit-disable'; units: string[] }
-  | { step: 'unit-mask'; units: string[] }
-  | { step: 'daemon-reload' };
+  // `user`: the units are that user's (systemctl --user -M USER@).
+  | { step: 'unit-stop'; units: string[]; user?: string }
+  | { step: 'unit-start'; units: string[]; user?: string }
+  | { step: 'unit-disable'; units: string[]; user?: string }
+  | { step: 'unit-mask'; units: string[]; user?: string }
+  | { step: 'daemon-reload'; user?: string };
 
 /** What a unit-disable or unit-mask changed under /etc/systemd/system, read before and after. */
 export interface LinkDelta {

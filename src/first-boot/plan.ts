@@ -7,7 +7,7 @@ import { bytesOf } from '../bytes.js';
 import type { ResourcePlan } from '../reconcile/plan.js';
 import type { FirstBootSpec } from './bake.js';
 import type { Change } from '../resources/types.js';
-import type { PortFreeOp } from '../resources/port-free.js';
+import type { PortFreeOp } from '../resources/port-free/ops.js';
 import { runningBundle } from './bundle.js';
 
 /**

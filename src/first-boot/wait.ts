@@ -8,7 +8,9 @@
 import type { Host } from '../host.js';
 import type { DesiredState, PortFreeSpec } from '../desired-state.js';
 import { loadUnits, serviceCandidates } from '../ports/socket-units.js';
-import { portFreeProvider, protectionOf, type LivePortsObserved } from '../resources/port-free.js';
+import { portFreeProvider } from '../resources/port-free.js';
+import { protectionOf } from '../ports/protection.js';
+import type { LivePortsObserved } from '../ports/observed.js';
 
 export type WaitOutcome = 'listening' | 'gone' | 'not running' | 'timeout';
 

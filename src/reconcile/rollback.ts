@@ -138,6 +138,7 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   // A file written twice in one run (two resources commenting out lines of one script): the
   // earlier write is judged against what undoing the later one leaves there, not the file now.
   const leftByLater = new Map<string, Current>();
+  const userReloads = new Set<string>(); // users whose unit links the run changed: their managers reload
   for (const a of actionsOf(run.records).reverse()) {
     if (a.outcome === 'failed' || !isEdit(a)) continue;
     const r = a.record;
@@ -190,9 +191,12 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
         } else if (s.step === 'modprobe') {
           notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
         } else if (s.step === 'unit-stop') {
-          steps.push({ summary: `start ${s.units.join(' ')}`, late: true, act: (door) => door.runtime({ step: 'unit-start', units: s.units }, async () => void (await host.runChecked('systemctl', ['start', ...s.units]))) });
+          const scope = s.user ? ['--user', '-M', `${s.user}@`] : [];
+          const of = s.user ? ` (${s.user}'s manager)` : '';
+          steps.push({ summary: `start ${s.units.join(' ')}${of}`, late: true, act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...(s.user ? { user: s.user } : {}) }, async () => void (await host.runChecked('systemctl', [...scope, 'start', ...s.units]))) });
         } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
-          unitLinksChanged = true;
+          if (s.user) userReloads.add(s.user);
+          else unitLinksChanged = true;
           steps.push(...linkSteps(a.result, `systemctl ${s.step === 'unit-mask' ? 'mask' : 'disable'} ${s.units.join(' ')}`));
         }
         break;
@@ -202,8 +206,12 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   if (runtimeOk && unitLinksChanged) {
     steps.push({ summary: 'systemctl daemon-reload', late: true, act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))) });
   }
+  for (const user of runtimeOk ? userReloads : []) {
+    const scope = ['--user', '-M', `${user}@`];
+    steps.push({ summary: `systemctl ${scope.join(' ')} daemon-reload`, late: true, act: (door) => door.runtime({ step: 'daemon-reload', user }, async () => void (await host.runChecked('systemctl', [...scope, 'daemon-reload']))) });
+  }
   // Files and links first (in reverse), then reload, swapon and unit starts.
-  const ordered = [...steps.filter((s) => !s.late), ...steps.filter((s) => s.late && s.summary === 'systemctl daemon-reload'), ...steps.filter((s) => s.late && s.summary !== 'systemctl daemon-reload')];
+  const ordered = [...steps.filter((s) => !s.late), ...steps.filter((s) => s.late && s.summary.endsWith(' daemon-reload')), ...steps.filter((s) => s.late && !s.summary.endsWith(' daemon-reload'))];
   return { run: run.id, runDir: run.dir, steps: ordered, notes, alreadyBy: null };
 }
 

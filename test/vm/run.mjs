@@ -43,11 +43,11 @@ function requireTools() {
   if (process.getuid?.() !== 0) throw new Error('the VM suite must run as root (mmdebstrap, tar -p, mkfs.ext4 -d ownership)');
 }
 
-// One base build per suite even when scenarios run in parallel.
+// One base build per suite (and extra package list) even when scenarios run in parallel.
 const bases = new Map();
-function baseFor(suite) {
-  const key = suite ?? 'default';
-  if (!bases.has(key)) bases.set(key, ensureBase(suite));
+function baseFor(suite, extra = []) {
+  const key = `${suite ?? 'default'} ${extra.join(',')}`;
+  if (!bases.has(key)) bases.set(key, ensureBase(suite, extra));
   return bases.get(key);
 }
 
@@ -55,7 +55,7 @@ async function runScenario(name, landed) {
   const scenarioDir = path.join(VM_DIR, 'scenarios', name);
   const expect = await import(path.join(scenarioDir, 'expect.mjs'));
   // Each scenario boots the Debian suite it names (bookworm unless it says).
-  const baseTar = await baseFor(expect.guest.suite);
+  const baseTar = await baseFor(expect.guest.suite, expect.guest.packages ?? []);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `vmtest-${name}-`));
   const t0 = Date.now();
   say(`scenario ${name}: work dir ${work}`);

@@ -23,34 +23,36 @@ const RECIPE_VERSION = 1;
 export const DEFAULT_SUITE = 'bookworm';
 export const SUITES = ['bookworm', 'trixie'];
 
-function mmdebstrapArgs(target, suite = DEFAULT_SUITE) {
+// `extra`: a scenario's own packages on top (expect.guest.packages); they make a base of their own.
+function mmdebstrapArgs(target, suite = DEFAULT_SUITE, extra = []) {
   if (!SUITES.includes(suite)) throw new Error(`unknown Debian suite ${suite}; have ${SUITES.join(', ')}`);
-  return ['--variant=apt', `--include=${BASE_PACKAGES.join(',')}`, suite, target];
+  if (extra.some((p) => !/^[a-z0-9][a-z0-9+.-]+$/.test(p))) throw new Error(`not a Debian package name in guest.packages: ${JSON.stringify(extra)}`);
+  return ['--variant=apt', `--include=${[...BASE_PACKAGES, ...extra].join(',')}`, suite, target];
 }
 
 // The key of a bookworm base is what it was before suites existed, so a warm cache stays warm.
-export function baseKey(suite = DEFAULT_SUITE) {
-  const recipe = JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs('TARGET', suite) });
+export function baseKey(suite = DEFAULT_SUITE, extra = []) {
+  const recipe = JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs('TARGET', suite, extra) });
   return createHash('sha256').update(recipe).digest('hex').slice(0, 16);
 }
 
-export function basePath(suite = DEFAULT_SUITE) {
-  return path.join(CACHE_DIR, `base-${baseKey(suite)}.tar`);
+export function basePath(suite = DEFAULT_SUITE, extra = []) {
+  return path.join(CACHE_DIR, `base-${baseKey(suite, extra)}.tar`);
 }
 
 // Returns the cached tarball, building it first when absent. Throws on failure.
-export async function ensureBase(suite = DEFAULT_SUITE) {
-  const tar = basePath(suite);
+export async function ensureBase(suite = DEFAULT_SUITE, extra = []) {
+  const tar = basePath(suite, extra);
   if (fs.existsSync(tar)) {
     say(`base rootfs: cached ${tar}`);
     return tar;
   }
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const partial = `${tar}.partial-${process.pid}.tar`;
-  say(`base rootfs: building ${tar} (${suite}) with mmdebstrap (cold cache)`);
+  say(`base rootfs: building ${tar} (${suite}${extra.length ? ` + ${extra.join(' ')}` : ''}) with mmdebstrap (cold cache)`);
   const t0 = Date.now();
   try {
-    await run('mmdebstrap', mmdebstrapArgs(partial, suite), { prefix: 'mmdebstrap', timeout: 30 * 60_000 });
+    await run('mmdebstrap', mmdebstrapArgs(partial, suite, extra), { prefix: 'mmdebstrap', timeout: 30 * 60_000 });
     fs.renameSync(partial, tar);
   } finally {
     fs.rmSync(partial, { force: true });

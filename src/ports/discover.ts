@@ -1,0 +1,199 @@
+// Port discovery: listeners from /proc/net, their holders from an fd scan,
+// each holder's unit, socket activation; offline, the image's unit files.
+import type { Host } from '../host.js';
+import type { PortFreeSpec } from '../desired-state.js';
+import { readListeners } from '../observe/listeners.js';
+import { findSocketHolders } from './proc-fd.js';
+import { parseCgroup, type CgroupPlacement } from './cgroup.js';
+import { holdsSocket, readAncestry } from './proc.js';
+import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
+import { loadSupervisorPrograms } from './supervisor.js';
+import type { UnitFacts } from './identity.js';
+import { disableLinks, enablementOf, loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
+import { findActivation } from './activation.js';
+import { mainPidOf, unitFacts } from './unit-facts.js';
+import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
+import { accountOf, userComeback, userManagerUid, userScope } from './user-manager.js';
+import { loadUnitGraph } from '../systemd/unit-loader.js';
+import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
+import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
+
+async function readComm(host: Host, pid: number): Promise<string | null> {
+  try {
+    return (await host.readKernel(`/proc/${pid}/comm`))?.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+async function readPlacement(host: Host, pid: number | 'self'): Promise<CgroupPlacement | null> {
+  try {
+    const text = await host.readKernel(`/proc/${pid}/cgroup`);
+    return text === null ? null : parseCgroup(text);
+  } catch {
+    return null;
+  }
+}
+
+const CRON_UNIT_STEMS = new Set(['cron', 'crond', 'cronie', 'fcron', 'anacron']);
+export const SUPERVISOR_UNIT_STEMS = new Set(['supervisor', 'supervisord']);
+
+export function stemOf(unit: string): string {
+  return unit.replace(/\.[a-z]+$/, '');
+}
+export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObserved> {
+  const want = new Set(spec.ports);
+  const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
+  const scan = await findSocketHolders(host, new Set(listeners.map((l) => l.inode)));
+  const self = await readPlacement(host, 'self');
+  const busy: BusyPort[] = [];
+  const units: Record<string, UnitFacts> = {};
+  const userUnits: Record<string, UserUnitFacts> = {};
+  for (const port of [...new Set(listeners.map((l) => l.port))].sort((a, b) => a - b)) {
+    const ls = listeners.filter((l) => l.port === port);
+    const inodes = new Set(ls.map((l) => l.inode));
+    const pids = [...new Set(ls.flatMap((l) => scan.holders.get(l.inode) ?? []))].sort((a, b) => a - b);
+    const holders: PortHolder[] = [];
+    for (const pid of pids) {
+      const placement = await readPlacement(host, pid);
+      const holder: PortHolder = { pid, comm: await readComm(host, pid), placement, ancestry: null, mainHoldsSocket: null };
+      // Only a service could be stopped for it, so only then does its origin decide anything.
+      // (Our own unit is protected whatever it runs, so it is not asked about.)
+      const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;
+      const uid = placement?.unit ? userManagerUid(placement.unit) : null;
+      const userService = uid !== null && placement?.container === null && placement.userUnit?.endsWith('.service') ? placement.userUnit : null;
+      if (uid !== null && userService !== null) {
+        // A user manager's service: asked through that user's manager, with the same proof of ownership.
+        const key = `${uid}:${userService}`;
+        if (!userUnits[key]) {
+          const account = await accountOf(host, uid);
+          const facts = account ? await unitFacts(host, userService, userScope(account.name)) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
+          userUnits[key] = { uid, unit: userService, account, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
+        }
+        holder.ancestry = await readAncestry(host, pid);
+        const main = mainPidOf(userUnits[key]!.facts);
+        if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+      } else if (pid !== 1 && service !== null && service !== self?.unit) {
+        const facts = (units[service] ??= await unitFacts(host, service));
+        holder.ancestry = await readAncestry(host, pid);
+        const main = mainPidOf(facts);
+        if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+      }
+      holders.push(holder);
+    }
+    const socketUnit = holders.find((h) => h.placement?.unitKind === 'socket')?.placement?.unit ?? null;
+    // PID 1 holding a listener means socket activation only when PID 1 is systemd
+    // (in a container PID 1 may be anything, with unit files that mean nothing).
+    const byManager = holders.some((h) => h.pid === 1 && (h.comm === 'systemd' || h.placement?.unit === 'init.scope'));
+    const activation = byManager || socketUnit !== null ? await findActivation(host, port, socketUnit) : null;
+    busy.push({ port, listeners: ls, holders, activation });
+  }
+  let crontabs: Crontabs | null = null;
+  const uids: Record<string, number> = {};
+  if (Object.keys(units).some((u) => CRON_UNIT_STEMS.has(stemOf(u)))) {
+    crontabs = await loadCrontabs(host);
+    try {
+      for (const [name, uid] of parsePasswd((await host.readFile('/etc/passwd')) ?? '')) uids[name] = uid;
+    } catch {
+      // Without /etc/passwd a crontab's user cannot be checked; the command still matches.
+    }
+  }
+  const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
+  const comeback = await liveComeback(host, busy);
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits };
+}
+
+/** The units a stop of each busy port would disable together: the socket and its service, or the holders' services. */
+export function stopGroups(busy: BusyPort[]): string[][] {
+  const out: string[][] = [];
+  for (const b of busy) {
+    if (b.activation) out.push([b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])]);
+    else {
+      const units = [...new Set(b.holders.map((h) => h.placement?.unit ?? null))];
+      if (units.length > 0 && units.every((u): u is string => u !== null && userManagerUid(u) === null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(units);
+    }
+  }
+  return out;
+}
+
+/**
+ * For each group: the chains that still start it at boot once `systemctl
+ * disable GROUP` has removed its links, plus any reverse dependency the
+ * running manager reports that the unit files do not explain.
+ */
+async function liveComeback(host: Host, busy: BusyPort[]): Promise<Record<string, Comeback>> {
+  const groups = stopGroups(busy);
+  const out: Record<string, Comeback> = {};
+  if (groups.length === 0) return out;
+  const graph = await loadUnitGraph(host, { names: groups.flat() });
+  for (const g of groups) {
+    const key = g.join(' ');
+    if (out[key]) continue;
+    const removed = await disableLinks(host, g);
+    const cb = await wouldStartAgain(host, g, removed, graph);
+    const removedSet = new Set(removed);
+    for (const u of g) {
+      const show = await showReverse(host, u);
+      if (show === null) {
+        cb.unknown ??= `systemctl show could not list what depends on ${u}`;
+        continue;
+      }
+      cb.reasons.push(...unexplainedLive(graph, u, show, removedSet).filter((r) => !g.some((x) => r.includes(`=${x} `))));
+    }
+    out[key] = cb;
+  }
+  return out;
+}
+export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
+  const units = await loadUnits(host);
+  const sockets = socketUnitsForPorts(units.values(), spec.ports);
+  const candidates = serviceCandidates(units.values(), spec.ports);
+  const names = new Set<string>([
+    ...sockets.flatMap((s) => [s.name, s.service]),
+    ...(spec.disable_units ?? []),
+    ...candidates.map((c) => c.unit),
+  ]);
+  const en = await enablementOf(host, names);
+  const fragments: Record<string, string> = {};
+  for (const n of names) {
+    const u = units.get(n);
+    if (u) fragments[n] = u.fragment;
+  }
+  // What starts each unit at boot now, and what still would once it (with its socket or service) is disabled.
+  const graph = await loadUnitGraph(host, { names });
+  const reachNow: Record<string, string> = {};
+  for (const [n, p] of bootPaths(graph, names)) reachNow[n] = describeBootPath(graph, p);
+  const comeback: Record<string, Comeback> = {};
+  const groups = [...sockets.map((s) => (s.accept ? [s.name] : [s.name, s.service])), ...[...names].map((n) => [n])];
+  for (const g of groups) {
+    if (g.every((n) => comeback[n] !== undefined)) continue;
+    const links = g.flatMap((n) => [...(en.get(n)?.links ?? []), ...(en.get(n)?.alsoLinks ?? [])]);
+    const cb = links.length === 0 ? comebackOf(graph, g) : await wouldStartAgain(host, g, links, graph);
+    for (const n of g) comeback[n] ??= { ...cb, reasons: cb.reasons.filter((r) => r.startsWith(`${n} `)) };
+  }
+  return {
+    mode: 'offline',
+    sockets: sockets.map((s) => ({
+      socket: s,
+      ports: [...new Set(s.listens.map((l) => l.port).filter((p) => spec.ports.includes(p)))].sort((a, b) => a - b),
+      enablement: en.get(s.name)!,
+      serviceEnablement: s.accept ? null : (en.get(s.service) ?? null),
+    })),
+    disableUnits: (spec.disable_units ?? []).map((u) => ({
+      unit: u,
+      exists: units.has(u),
+      fragment: units.get(u)?.fragment ?? null,
+      enablement: en.get(u)!,
+    })),
+    candidates: candidates.map((c) => ({ candidate: c, enablement: en.get(c.unit)! })),
+    fragments,
+    comeback,
+    reachNow,
+    graphUnknown: graphUnknown(graph),
+  };
+}
+
+/** Facts of a unit nobody could be asked about. */
+async function unitFactsUnknown(unit: string): Promise<UnitFacts> {
+  return { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
+}

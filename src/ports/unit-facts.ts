@@ -1,0 +1,98 @@
+// The manager's view of the service a port holder sits in, and the effective
+// ExecStart= read from exactly the unit files the manager loaded.
+import type { Host } from '../host.js';
+import { parseShowProperties } from '../systemd/systemctl-output.js';
+import { readProcess } from './proc.js';
+import { isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from './command-line.js';
+import type { UnitFacts } from './identity.js';
+import { effectiveList, parseUnitText, type UnitDirective } from './socket-units.js';
+
+/** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
+export async function unitFacts(host: Host, unit: string, scope: string[] = []): Promise<UnitFacts> {
+  const facts: UnitFacts = { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
+  const props = ['MainPID', 'Type', 'PIDFile', 'FragmentPath', 'DropInPaths'];
+  let show: Map<string, string>;
+  try {
+    const r = await host.run('systemctl', [...scope, 'show', ...props.flatMap((p) => ['-p', p]), unit]);
+    if (r.exitCode !== 0) return { ...facts, error: `systemctl show ${unit} exited ${r.exitCode}: ${r.stderr.trim() || r.stdout.trim()}` };
+    show = parseShowProperties(r.stdout);
+  } catch (e) {
+    return { ...facts, error: `systemctl show ${unit} failed: ${(e as Error).message}` };
+  }
+  const main = Number(show.get('MainPID'));
+  if (!show.has('MainPID') || !Number.isInteger(main) || main < 0) {
+    return { ...facts, error: `systemctl show ${unit} gave no MainPID (${JSON.stringify(show.get('MainPID') ?? null)})` };
+  }
+  facts.mainPid = main > 0 ? main : null;
+  facts.type = show.get('Type') || null;
+  facts.pidFile = show.get('PIDFile') || null;
+  if (facts.type === 'forking' && facts.pidFile !== null) {
+    try {
+      const text = await host.readFile(facts.pidFile);
+      const n = text === null ? NaN : Number(text.trim().split(/\s+/)[0]);
+      if (text === null) facts.pidFileError = `PIDFile=${facts.pidFile} does not exist`;
+      else if (Number.isInteger(n) && n > 0) facts.pidFilePid = n;
+      else facts.pidFileError = `PIDFile=${facts.pidFile} holds no PID`;
+    } catch (e) {
+      facts.pidFileError = `PIDFile=${facts.pidFile} could not be read: ${(e as Error).message}`;
+    }
+  }
+  // ExecStart= from exactly the files the manager loaded, read with the unit-file grammar.
+  const fragment = show.get('FragmentPath') || null;
+  if (fragment === null) facts.execError = `systemctl shows no unit file (FragmentPath=) for ${unit}`;
+  else {
+    const files = [fragment, ...(show.get('DropInPaths') ?? '').split(/\s+/).filter(Boolean)];
+    const directives: UnitDirective[] = [];
+    for (const f of files) {
+      let text: string | null;
+      try {
+        text = await host.readFile(f);
+      } catch (e) {
+        facts.execError ??= `${f} could not be read: ${(e as Error).message}`;
+        continue;
+      }
+      if (text === null) {
+        facts.execError ??= `${f} (a unit file systemctl names for ${unit}) does not exist`;
+        continue;
+      }
+      directives.push(...parseUnitText(text, f));
+    }
+    facts.execStart = [];
+    for (const d of effectiveList(directives, 'Service', 'ExecStart')) {
+      const command = parseExecLine(d.value);
+      facts.execStart.push({ file: d.file, line: d.line, value: d.value, command, script: command ? await execScript(host, command) : null });
+    }
+  }
+  const mainPid = mainPidOf(facts);
+  if (mainPid !== null) facts.main = await readProcess(host, mainPid);
+  return facts;
+}
+
+/** Largest wrapper script read; anything bigger is not a wrapper. */
+const MAX_SCRIPT_BYTES = 256 * 1024;
+
+/** The shell script an ExecStart= command runs: `sh FILE ...`, or FILE itself with a shell "#!" line. */
+async function execScript(host: Host, c: ExecCommand): Promise<{ path: string; text: string } | null> {
+  const first = c.argv[0];
+  const arg = c.argv[1];
+  let file: string | null = null;
+  if (first && isShell(first) && shellScriptOf(c.argv) === null && arg && !arg.startsWith('-') && arg.startsWith('/')) file = arg;
+  else if (c.path && c.path.startsWith('/') && !isShell(c.path)) file = c.path;
+  if (file === null) return null;
+  try {
+    const st = await host.lstat(await host.realTarget(file));
+    if (st === null || !st.isFile() || st.size > MAX_SCRIPT_BYTES) return null;
+    const text = await host.readFile(file);
+    if (text === null) return null;
+    // Run as `sh FILE` any text is a script; run directly, only with a shell "#!".
+    if (file === c.path && shebangShell(text.split('\n', 1)[0]!) === null) return null;
+    return { path: file, text };
+  } catch {
+    return null;
+  }
+}
+
+/** The main process as far as the facts tell: MainPID, else a forking unit's PIDFile=. */
+export function mainPidOf(f: UnitFacts): number | null {
+  return f.mainPid ?? (f.type === 'forking' ? f.pidFilePid : null);
+}

@@ -1,0 +1,135 @@
+// PortFree's live apply: record each holder, stop, disable (and mask) its
+// units through the door's runtime steps, then wait for the ports to stay free.
+import type { Host } from '../../host.js';
+import type { PortFreeSpec } from '../../desired-state.js';
+import type { ApplyContext } from '../types.js';
+import { linkDelta, unitLinkSnapshot } from '../../ports/socket-units.js';
+import { restartDelayMs, waitFree } from '../../ports/wait-free.js';
+import type { StopOp } from './ops.js';
+import { loadUnitGraph, userUnitPath } from '../../systemd/unit-loader.js';
+import { userLinkSnapshot, userScope } from '../../ports/user-manager.js';
+import { comebackOf, graphUnknown } from '../../ports/stays-free.js';
+
+export interface FreedPort {
+  port: number;
+  unit: string;
+  pid: number;
+  /** Set for socket activation: the socket unit stopped with the service. */
+  socket?: string;
+  /** Set when the unit is a user manager's: whose. */
+  user?: string;
+}
+/**
+ * `disable` removes [Install] links only. A unit that is still "static",
+ * "indirect" or enabled afterwards can be pulled in at boot by something
+ * else (a Wants= elsewhere, a vendor .wants link, a /run link); say so,
+ * since only mask: true rules that out. A warning, not an error: a static
+ * unit that nothing wants stays down.
+ */
+async function warnIfStillStartable(host: Host, unit: string, progress: (m: string) => void): Promise<void> {
+  let state = '';
+  try {
+    state = (await host.run('systemctl', ['is-enabled', unit])).stdout.trim();
+  } catch {
+    return;
+  }
+  if (['static', 'indirect', 'enabled', 'enabled-runtime', 'generated', 'alias', 'linked', 'linked-runtime'].includes(state)) {
+    progress(`PortFree: warning: ${unit} is "${state}" after disable; if another unit pulls it in at boot it comes back (mask: true prevents that)`);
+  }
+}
+export async function applyLive(
+  host: Host,
+  spec: PortFreeSpec,
+  ops: StopOp[],
+  ctx: ApplyContext,
+): Promise<{ freed: FreedPort[]; error?: string }> {
+  // 1. Record what holds each port before anything is touched.
+  const records: FreedPort[] = ops.map((op) => ({ port: op.port, unit: op.unit, pid: op.pid, ...(op.socket ? { socket: op.socket } : {}), ...(op.user ? { user: op.user.name } : {}) }));
+  for (const r of records) ctx.progress(`PortFree: port ${r.port}: recorded unit ${r.unit}, pid ${r.pid}${r.socket ? `, socket ${r.socket}` : ''}`);
+
+  const timeoutMs = spec.timeout_seconds * 1000;
+  const errors: string[] = [];
+  const holds = new Map<number, number>();
+  const stopped = new Set<number>();
+  // One unit may hold several ports (etcd: 2379 and 2380); act on it once.
+  const done = new Map<string, number>(); // unit -> restart delay
+  for (const op of ops) {
+    try {
+      // A user manager's unit is a different unit from a system one of the same name.
+      const key = (u: string) => (op.user ? `${op.user.name}@:${u}` : u);
+      const todo = op.units.filter((u) => !done.has(key(u)));
+      if (todo.length > 0) {
+        const scope = op.user ? userScope(op.user.name) : [];
+        const who = op.user ? { user: op.user.name } : {};
+        const snap = () => (op.user ? userLinkSnapshot(host, op.user.home) : unitLinkSnapshot(host));
+        // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
+        const restart = await restartDelayMs(host, todo, scope);
+        ctx.progress(`PortFree: port ${op.port}: systemctl ${[...scope, 'stop', ...todo].join(' ')}`);
+        const door = ctx.door;
+        // The journal gets the links systemctl itself changed, read before and after, so a rollback puts back exactly those.
+        const changedLinks = async (before: Map<string, string>) => linkDelta(before, await snap());
+        await door.runtime({ step: 'unit-stop', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'stop', ...todo], { timeoutMs }));
+        const beforeDisable = await snap();
+        await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'disable', ...todo], { timeoutMs }), () => changedLinks(beforeDisable));
+        if (op.mask) {
+          const beforeMask = await snap();
+          await door.runtime({ step: 'unit-mask', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'mask', ...todo], { timeoutMs }), () => changedLinks(beforeMask));
+        }
+        for (const u of todo) done.set(key(u), restart);
+        if (!op.mask && !op.user) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
+      }
+      holds.set(op.port, Math.max(...op.units.map((u) => done.get(key(u)) ?? 0)) + 1000);
+      stopped.add(op.port);
+    } catch (e) {
+      errors.push(`port ${op.port} (${op.units.join(', ')}${op.user ? ` of ${op.user.name}'s manager` : ''}): ${(e as Error).message}`);
+    }
+  }
+  const failed = holds.size > 0 ? await waitFree(host, holds, timeoutMs, ctx.progress) : new Map<number, string>();
+  for (const [, why] of failed) errors.push(why);
+  // Free now is not free at boot: ask the unit graph, as it is after the disable and mask, what still starts them.
+  for (const [port, why] of await stillStartedAtBoot(host, ops.filter((op) => stopped.has(op.port)), ctx.progress)) {
+    failed.set(port, why);
+    errors.push(why);
+  }
+  const freed = records.filter((r) => stopped.has(r.port) && !failed.has(r.port));
+  if (errors.length > 0) {
+    const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
+    return { freed, error: `PortFree: ${errors.join('; ')}${ok}` };
+  }
+  return { freed };
+}
+
+/** Per port: why a unit PortFree stopped would still start at boot (the unit files as they are now). */
+async function stillStartedAtBoot(host: Host, ops: StopOp[], progress: (m: string) => void): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (ops.length === 0) return out;
+  host.forgetLinks(); // systemctl changed links behind the Host's back
+  // One graph per manager: the system's, and each user's own unit tree.
+  const trees = new Map<string, StopOp[]>();
+  for (const op of ops) {
+    const k = op.user ? op.user.home : '';
+    trees.set(k, [...(trees.get(k) ?? []), op]);
+  }
+  for (const [home, group] of trees) {
+    const graph = await loadUnitGraph(host, { names: group.flatMap((op) => op.units), ...(home ? { dirs: userUnitPath(home) } : {}) });
+    const unknown = graphUnknown(graph);
+    if (unknown !== null) {
+      progress(`PortFree: warning: whether the stopped units start again${home ? ` (user manager of ${group[0]!.user!.name})` : ''} is unknown: ${unknown}`);
+      continue;
+    }
+    for (const op of group) {
+      const reach = comebackOf(graph, op.units);
+      const when = op.user ? (op.user.lingers ? 'at boot' : `when ${op.user.name} logs in`) : 'at boot';
+      if (reach.reasons.length > 0) out.set(op.port, `port ${op.port} is free now, but ${reach.reasons.join('; ')}: it would start again ${when} (mask: auto or true masks it)`);
+    }
+  }
+  return out;
+}
+
+/** ports.json: the lowest freed port at top level, every freed port under `freed`. */
+export function portsReport(freed: FreedPort[]): Record<string, unknown> | null {
+  if (freed.length === 0) return null;
+  const sorted = [...freed].sort((a, b) => a.port - b.port);
+  const top = sorted[0]!;
+  return { port: top.port, unit: top.unit, pid: top.pid, ...(top.socket ? { socket: top.socket } : {}), ...(top.user ? { user: top.user } : {}), freed: sorted };
+}

@@ -1,0 +1,56 @@
+// PortFree's change operations: what apply does for each change.
+import type { Change } from '../types.js';
+
+export interface StopOp {
+  kind: 'stop';
+  port: number;
+  /** PID recorded before the stop (the service's process; PID 1 only when nothing else holds it). */
+  pid: number;
+  comm: string | null;
+  /** The unit reported in ports.json: the service (for socket activation, the socket's service). */
+  unit: string;
+  /** Units to stop, disable (and mask), socket before its service so it cannot re-activate it. */
+  units: string[];
+  socket: string | null;
+  /** Decided by the diff: mask: true, or mask: auto with a way back at boot. */
+  mask: boolean;
+  /** What would still start the units at boot after the disable (the reasons mask: auto masks for). */
+  comeback?: string[];
+  /** Set for a holder in a per-user manager: every systemctl call goes to that user's manager. */
+  user?: { name: string; uid: number; home: string; lingers: boolean };
+  /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
+  proof: string;
+}
+
+export interface OfflineDisableOp {
+  kind: 'disable-links';
+  unit: string;
+  /** Enablement links to remove (what `systemctl --root disable UNIT` removes); emptied directories go too. */
+  links: string[];
+}
+
+export interface OfflineMaskOp {
+  kind: 'mask-link';
+  unit: string;
+}
+
+export interface OperatorOp {
+  kind: 'operator';
+  port: number | null;
+  unit: string | null;
+  pid: number | null;
+}
+
+/** Offline, with a first boot: a candidate the first-boot run waits for (never applied by the bake). */
+export interface FirstBootWaitOp {
+  kind: 'first-boot-wait';
+  port: number;
+  unit: string;
+}
+
+export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp | FirstBootWaitOp;
+
+export function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
+  // The renderer prints `operator` as the reason, so the summary only names what was found.
+  return { id, action: 'operator', summary, operator: reason, op: { kind: 'operator', ...op } };
+}

@@ -1,0 +1,444 @@
+// The unit loader: every unit on systemd's unit search path, as the manager
+// would load it (systemd.unit(5)), with the relations that can start a unit
+// again. Names resolve through the search path (the first directory holding
+// a name wins; a link to /dev/null or an empty file masks), aliases (a link
+// to a unit of another name) and templates (foo@bar.service reads
+// foo@.service). A unit's settings are its fragment, then its drop-ins
+// (NAME.d/*.conf for each of its names, its template and the dashed
+// prefixes, and the type-wide service.d/), the first directory winning for a
+// drop-in's name, applied in the byte order of their names. Its
+// dependencies come from [Unit] Wants=/Requires=/Upholds=/BindsTo=/PartOf=,
+// from .wants/.requires/.upholds link directories in every unit directory,
+// and from the trigger units (.socket Service=, .timer Unit=, .path Unit=,
+// each defaulting to the same name .service).
+//
+// Reads go through Host only; everything after the reads is pure.
+import path from 'node:path';
+import { HostError } from '../errors.js';
+import type { Host } from '../host.js';
+import { unitKind } from '../ports/cgroup.js';
+import { byteOrder, parseUnitText, templateOf, type UnitDirective } from '../ports/socket-units.js';
+
+/**
+ * The system manager's unit search path, highest precedence first, as
+ * systemd 252 builds it (lookup_paths_init) without $SYSTEMD_UNIT_PATH.
+ * Directories that do not exist (offline: all of /run) cost nothing.
+ */
+export const SYSTEM_UNIT_PATH = [
+  '/etc/systemd/system.control',
+  '/run/systemd/system.control',
+  '/run/systemd/transient',
+  '/run/systemd/generator.early',
+  '/etc/systemd/system',
+  '/etc/systemd/system.attached',
+  '/run/systemd/system',
+  '/run/systemd/system.attached',
+  '/run/systemd/generator',
+  '/usr/local/lib/systemd/system',
+  '/usr/lib/systemd/system',
+  '/lib/systemd/system',
+  '/run/systemd/generator.late',
+] as const;
+
+/** A user manager's search path for the units a user (not the vendor) installs: ~/.config/systemd/user first. */
+export function userUnitPath(home: string): string[] {
+  return [
+    path.posix.join(home, '.config/systemd/user.control'),
+    path.posix.join(home, '.config/systemd/user'),
+    '/etc/systemd/user',
+    path.posix.join(home, '.local/share/systemd/user'),
+    '/usr/local/share/systemd/user',
+    '/usr/share/systemd/user',
+    '/usr/local/lib/systemd/user',
+    '/usr/lib/systemd/user',
+  ];
+}
+
+/** Relations that start the unit they point at when their source starts (or fires, for a trigger). */
+export type PullRelation = 'Wants' | 'Requires' | 'Upholds' | 'BindsTo' | 'Triggers';
+/** PartOf= only carries stops and restarts, never a start at boot; kept so a report can name it. */
+export type Relation = PullRelation | 'PartOf';
+
+export const PULL_RELATIONS: ReadonlySet<Relation> = new Set<Relation>(['Wants', 'Requires', 'Upholds', 'BindsTo', 'Triggers']);
+
+export interface UnitEdge {
+  /** Canonical name of the unit the relation is declared for. */
+  from: string;
+  /** The name as written (an alias or instance); resolve with `UnitGraph.resolve`. */
+  to: string;
+  relation: Relation;
+  /**
+   * Where it is declared: a directive (file and line), a link in a
+   * .wants/.requires/.upholds directory (file is the link, line null), or a
+   * trigger's default (file is the trigger's fragment, line null).
+   */
+  how: 'directive' | 'link' | 'default';
+  file: string;
+  line: number | null;
+  key: string;
+}
+
+export interface InstallSection {
+  wantedBy: UnitDirective[];
+  requiredBy: UnitDirective[];
+  upheldBy: UnitDirective[];
+  also: UnitDirective[];
+  alias: UnitDirective[];
+}
+
+export interface LoadedUnit {
+  /** Canonical name: the name its fragment file has (an instance keeps its instance name). */
+  name: string;
+  /** Every name it is known by on the search path (aliases), canonical included, sorted. */
+  names: string[];
+  /** The search-path entry that won for the canonical name (or its template); null when no file exists. */
+  entry: string | null;
+  /** Where the entry ends after every link, clamped to the root. */
+  fragment: string | null;
+  masked: boolean;
+  /** foo@.service for foo@bar.service. */
+  template: string | null;
+  instance: string | null;
+  /** Drop-ins in the order applied. */
+  dropIns: string[];
+  /** Fragment, then drop-ins. */
+  directives: UnitDirective[];
+  /** [Install] of the fragment alone (systemctl enable/disable never read drop-ins). */
+  install: InstallSection;
+}
+
+export interface LoaderProblem {
+  file: string;
+  line: number | null;
+  message: string;
+}
+
+export interface UnitGraph {
+  dirs: readonly string[];
+  units: Map<string, LoadedUnit>;
+  edges: UnitEdge[];
+  /** Name -> canonical name, for every name seen on the search path. */
+  resolve(name: string): string;
+  /** The unit default.target resolves to (following its alias link), or null when it does not exist. */
+  defaultTarget: string | null;
+  /** What the loader could not read or expand; every one names its file. */
+  problems: LoaderProblem[];
+}
+
+export interface LoadOptions {
+  /** Search path, highest precedence first; SYSTEM_UNIT_PATH by default. */
+  dirs?: readonly string[];
+  /**
+   * Entries to treat as absent: the links `systemctl disable` would remove,
+   * to ask what still starts a unit afterwards.
+   */
+  without?: ReadonlySet<string>;
+  /** Extra names to load even if no file or link names them (instances, the units a caller asks about). */
+  names?: Iterable<string>;
+}
+
+const DEP_KEYS: Record<string, Relation> = { Wants: 'Wants', Requires: 'Requires', Upholds: 'Upholds', BindsTo: 'BindsTo', PartOf: 'PartOf' };
+const LINK_DIRS: Record<string, Relation> = { wants: 'Wants', requires: 'Requires', upholds: 'Upholds' };
+const TRIGGER_KEYS: Record<string, { section: string; key: string }> = {
+  socket: { section: 'Socket', key: 'Service' },
+  timer: { section: 'Timer', key: 'Unit' },
+  path: { section: 'Path', key: 'Unit' },
+};
+
+interface DirEntry {
+  dir: string;
+  name: string;
+  path: string;
+  kind: 'file' | 'link' | 'dir' | 'other';
+}
+
+/** Splits "a@b.service" into its template and instance; null parts for a plain name. */
+export function splitInstance(name: string): { template: string | null; instance: string | null } {
+  const t = templateOf(name);
+  if (t === null) return { template: null, instance: null };
+  const at = name.indexOf('@');
+  const dot = name.lastIndexOf('.');
+  return { template: t, instance: name.slice(at + 1, dot) };
+}
+
+/**
+ * Expands the unit-name specifiers systemd allows in dependency settings
+ * (systemd.unit(5) "Specifiers"). Unknown ones make the value unknown.
+ */
+export function expandSpecifiers(value: string, unit: string): { value: string } | { unknown: string } {
+  const { instance } = splitInstance(unit);
+  const dot = unit.lastIndexOf('.');
+  const stem = dot > 0 ? unit.slice(0, dot) : unit;
+  const prefix = unit.includes('@') ? unit.slice(0, unit.indexOf('@')) : stem;
+  const table: Record<string, string> = { n: unit, N: stem, p: prefix, P: prefix, i: instance ?? '', I: instance ?? '', '%': '%' };
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c !== '%') {
+      out += c;
+      continue;
+    }
+    const s = value[++i];
+    if (s === undefined || table[s] === undefined) return { unknown: `%${s ?? ''}` };
+    out += table[s];
+  }
+  return { value: out };
+}
+
+/** The dashed-prefix drop-in names of a unit (systemd 246+): "a-b-c.service" -> ["a-.service", "a-b-.service"]. */
+export function dashPrefixes(name: string): string[] {
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0) return [];
+  const stem = name.slice(0, dot);
+  const suffix = name.slice(dot);
+  const base = stem.includes('@') ? stem.slice(0, stem.indexOf('@')) : stem;
+  const out: string[] = [];
+  for (let i = base.indexOf('-'); i > 0; i = base.indexOf('-', i + 1)) out.push(`${base.slice(0, i + 1)}${suffix}`);
+  return out;
+}
+
+function emptyInstall(): InstallSection {
+  return { wantedBy: [], requiredBy: [], upheldBy: [], also: [], alias: [] };
+}
+
+export function installOf(directives: UnitDirective[]): InstallSection {
+  const out = emptyInstall();
+  const keys: Record<string, keyof InstallSection> = { WantedBy: 'wantedBy', RequiredBy: 'requiredBy', UpheldBy: 'upheldBy', Also: 'also', Alias: 'alias' };
+  for (const d of directives) {
+    const k = d.section === 'Install' ? keys[d.key] : undefined;
+    if (k) out[k].push(d);
+  }
+  return out;
+}
+
+/** The words of a list-valued setting (Wants=a b c). */
+function words(value: string): string[] {
+  return value.split(/\s+/).filter(Boolean);
+}
+
+async function listDir(host: Host, dir: string, problems: LoaderProblem[]): Promise<DirEntry[]> {
+  let entries;
+  try {
+    entries = (await host.readDir(dir)) ?? [];
+  } catch (e) {
+    problems.push({ file: dir, line: null, message: `cannot list ${dir}: ${(e as Error).message}` });
+    return [];
+  }
+  return entries.map((e) => ({
+    dir,
+    name: e.name,
+    path: path.posix.join(dir, e.name),
+    kind: e.isSymbolicLink() ? 'link' : e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other',
+  }));
+}
+
+/** Where a link ends, clamped; null for a loop (systemd skips it, with a warning). */
+async function finalOf(host: Host, p: string, problems: LoaderProblem[]): Promise<string | null> {
+  try {
+    return await host.realTarget(p);
+  } catch (e) {
+    if (e instanceof HostError && e.code === 'ELOOP') {
+      problems.push({ file: p, line: null, message: `${p} is a symbolic link loop; systemd skips it` });
+      return null;
+    }
+    throw e;
+  }
+}
+
+/** Loads the unit graph through `host`. */
+export async function loadUnitGraph(host: Host, opts: LoadOptions = {}): Promise<UnitGraph> {
+  const dirs = opts.dirs ?? SYSTEM_UNIT_PATH;
+  const without = opts.without ?? new Set<string>();
+  const problems: LoaderProblem[] = [];
+
+  // 1. One listing per directory: unit entries, NAME.d drop-in dirs, NAME.wants/... link dirs.
+  const entries = new Map<string, DirEntry>(); // name -> winning entry
+  const dropDirs: DirEntry[] = [];
+  const linkDirs: DirEntry[] = [];
+  for (const dir of dirs) {
+    for (const e of await listDir(host, dir, problems)) {
+      if (without.has(e.path)) continue;
+      if (e.kind === 'dir' || e.kind === 'link') {
+        const m = /^(.+)\.(d|wants|requires|upholds)$/.exec(e.name);
+        if (m) {
+          // A link named like a directory counts only when it leads to one.
+          if (e.kind === 'link' && (await host.readDir(e.path).catch(() => null)) === null) continue;
+          if (m[2] === 'd') dropDirs.push(e);
+          else linkDirs.push(e);
+          continue;
+        }
+      }
+      if (e.kind === 'dir' || e.kind === 'other' || unitKind(e.name) === null) continue;
+      if (!entries.has(e.name)) entries.set(e.name, e);
+    }
+  }
+
+  // 2. Names: an entry whose link ends at a unit file of another name is an alias of it.
+  const aliasTo = new Map<string, string>(); // alias name -> the name it links to (one hop of naming)
+  const finals = new Map<string, string | null>(); // entry path -> final target
+  for (const [name, e] of entries) {
+    if (e.kind !== 'link') continue;
+    const text = await host.readLink(e.path);
+    if (text === '/dev/null') continue;
+    const final = await finalOf(host, e.path, problems);
+    finals.set(e.path, final);
+    if (final === null || final === '/dev/null') continue;
+    const base = path.posix.basename(final);
+    // An instance linked to its own template (getty@tty1.service -> getty@.service) is that instance, not an alias.
+    if (base !== name && base !== templateOf(name) && unitKind(base) !== null) aliasTo.set(name, base);
+  }
+  const resolve = (name: string): string => {
+    let n = name;
+    for (let hops = 0; hops < 40 && aliasTo.has(n); hops++) n = aliasTo.get(n)!;
+    if (n === name && !entries.has(n)) {
+      // An instance of an aliased template: foo-alias@x.service -> foo@x.service.
+      const { template, instance } = splitInstance(n);
+      if (template !== null && instance !== null && aliasTo.has(template)) return resolve(template).replace('@.', `@${instance}.`);
+    }
+    return n;
+  };
+
+  // 3. Link directories, read once: owner name -> entries, by relation.
+  const linkEntries: { owner: string; relation: Relation; link: DirEntry }[] = [];
+  for (const d of linkDirs) {
+    const m = /^(.+)\.(wants|requires|upholds)$/.exec(d.name)!;
+    for (const l of await listDir(host, d.path, problems)) {
+      if (without.has(l.path) || unitKind(l.name) === null || l.kind === 'dir') continue;
+      if (l.kind === 'link' && (await host.readLink(l.path)) === '/dev/null') continue; // a masked entry adds nothing
+      linkEntries.push({ owner: m[1]!, relation: LINK_DIRS[m[2]!]!, link: l });
+    }
+  }
+
+  // 4. Drop-in files per directory name.
+  const dropIns = new Map<string, { dir: string; name: string; path: string }[]>(); // "foo.service" -> confs, in search order
+  for (const d of dropDirs) {
+    const owner = d.name.slice(0, -2);
+    const list = dropIns.get(owner) ?? [];
+    for (const c of await listDir(host, d.path, problems)) {
+      if (!c.name.endsWith('.conf') || without.has(c.path)) continue;
+      list.push({ dir: d.dir, name: c.name, path: c.path });
+    }
+    dropIns.set(owner, list);
+  }
+
+  // 5. Load units on demand, from every name on the path and every name a relation mentions.
+  const units = new Map<string, LoadedUnit>();
+  const edges: UnitEdge[] = [];
+  const namesOf = new Map<string, Set<string>>();
+  for (const name of [...entries.keys(), ...aliasTo.keys()]) {
+    const c = resolve(name);
+    (namesOf.get(c) ?? namesOf.set(c, new Set()).get(c)!).add(name);
+  }
+  const queue: string[] = [...entries.keys(), ...(opts.names ?? [])];
+  for (const l of linkEntries) queue.push(l.link.name);
+
+  const loadOne = async (canonical: string): Promise<void> => {
+    const { template, instance } = splitInstance(canonical);
+    const own = entries.get(canonical) ?? null;
+    const entry = own ?? (template !== null ? (entries.get(template) ?? null) : null);
+    let fragment: string | null = null;
+    let masked = false;
+    if (entry !== null) {
+      if (entry.kind === 'link' && (await host.readLink(entry.path)) === '/dev/null') masked = true;
+      else {
+        fragment = entry.kind === 'link' ? (finals.get(entry.path) ?? (await finalOf(host, entry.path, problems))) : entry.path;
+        if (fragment === '/dev/null') masked = true;
+      }
+    }
+    const names = [...(namesOf.get(canonical) ?? new Set([canonical]))].sort(byteOrder);
+    if (!names.includes(canonical)) names.unshift(canonical);
+    const unit: LoadedUnit = { name: canonical, names, entry: entry?.path ?? null, fragment: masked ? null : fragment, masked, template, instance, dropIns: [], directives: [], install: emptyInstall() };
+    units.set(canonical, unit);
+    if (masked || fragment === null) return;
+    let text: string | null;
+    try {
+      text = await host.readFile(fragment);
+    } catch (e) {
+      problems.push({ file: fragment, line: null, message: `cannot read ${fragment}: ${(e as Error).message}` });
+      return;
+    }
+    if (text === null) {
+      problems.push({ file: entry!.path, line: null, message: `${entry!.path} leads to ${fragment}, which does not exist` });
+      return;
+    }
+    if (text.trim() === '') {
+      unit.masked = true; // an empty unit file masks, as /dev/null does
+      unit.fragment = null;
+      return;
+    }
+    unit.directives = parseUnitText(text, fragment);
+    unit.install = installOf(unit.directives);
+
+    // Drop-ins: for each search directory, the unit's own names, then its template, then the dashed prefixes, then the type.
+    const suffix = canonical.slice(canonical.lastIndexOf('.') + 1);
+    const dropNames = [...names, ...(template ? [template] : []), ...dashPrefixes(canonical).reverse(), suffix];
+    const chosen = new Map<string, string>();
+    for (const dir of dirs) {
+      for (const n of dropNames) {
+        for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !chosen.has(c.name)) chosen.set(c.name, c.path);
+      }
+    }
+    for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
+      let t: string | null = null;
+      try {
+        t = await host.readFile(p);
+      } catch (e) {
+        problems.push({ file: p, line: null, message: `cannot read drop-in ${p}: ${(e as Error).message}` });
+        continue;
+      }
+      if (t === null) continue; // a dangling drop-in link is skipped
+      unit.dropIns.push(p);
+      // [Install] in a drop-in is ignored by systemctl; only the manager-side sections count.
+      unit.directives.push(...parseUnitText(t, p).filter((d) => d.section !== 'Install'));
+    }
+
+    // [Unit] dependencies, fragment and drop-ins.
+    for (const d of unit.directives) {
+      const rel = d.section === 'Unit' ? DEP_KEYS[d.key] : undefined;
+      if (!rel) continue;
+      const x = expandSpecifiers(d.value, canonical);
+      if ('unknown' in x) {
+        problems.push({ file: d.file, line: d.line, message: `${d.key}=${d.value}: specifier ${x.unknown} is not expanded here, so the units it names are unknown` });
+        continue;
+      }
+      for (const w of words(x.value)) if (unitKind(w) !== null) edges.push({ from: canonical, to: w, relation: rel, how: 'directive', file: d.file, line: d.line, key: d.key });
+    }
+    // Triggers.
+    const trig = TRIGGER_KEYS[suffix];
+    if (trig) {
+      const set = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && d.value !== '');
+      const last = set[set.length - 1];
+      if (last) {
+        const x = expandSpecifiers(last.value, canonical);
+        if ('unknown' in x) problems.push({ file: last.file, line: last.line, message: `${last.key}=${last.value}: specifier ${x.unknown} is not expanded here` });
+        else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: last.file, line: last.line, key: last.key });
+      } else {
+        const accept = suffix === 'socket' && unit.directives.some((d) => d.section === 'Socket' && d.key === 'Accept' && /^(yes|true|on|1)$/i.test(d.value));
+        const stem = canonical.slice(0, canonical.lastIndexOf('.'));
+        edges.push({ from: canonical, to: accept ? `${stem}@.service` : `${stem}.service`, relation: 'Triggers', how: 'default', file: fragment, line: null, key: trig.key });
+      }
+    }
+    // Link directories of every name (and of the template, for an instance).
+    const owners = new Set([...names, ...(template ? [template] : [])]);
+    for (const l of linkEntries) {
+      if (owners.has(l.owner)) edges.push({ from: canonical, to: l.link.name, relation: l.relation, how: 'link', file: l.link.path, line: null, key: `${l.owner}.${l.relation.toLowerCase()}` });
+    }
+  };
+
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const c = resolve(queue.shift()!);
+    if (seen.has(c)) continue;
+    seen.add(c);
+    if (c.includes('@.')) {
+      // A bare template is not a unit; it is loaded only when a relation names it (Accept=yes sockets).
+      if (!entries.has(c)) continue;
+    }
+    const before = edges.length;
+    await loadOne(c);
+    for (const e of edges.slice(before)) queue.push(e.to);
+  }
+
+  const dt = entries.has('default.target') || aliasTo.has('default.target') ? resolve('default.target') : null;
+  return { dirs, units, edges, resolve, defaultTarget: dt !== null && units.get(dt)?.masked !== true ? dt : null, problems };
+}
