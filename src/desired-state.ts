@@ -11,6 +11,8 @@ export interface SwapOffSpec extends BaseSpec {
   mask_swap_target: boolean;
   /** Delete swap files after swapoff. Off by default: the lab allows keeping them. */
   remove_swap_files: boolean;
+  /** Comment out boot-script lines that turn swap on (rc.local, crontabs, if-up.d); absent = false: operator lines. */
+  neutralise_scripts?: boolean;
 }
 
 export interface ModulesLoadSpec extends BaseSpec {
@@ -18,6 +20,8 @@ export interface ModulesLoadSpec extends BaseSpec {
   /** modules-load.d file we own, one module per line. */
   file: string;
   modules: string[];
+  /** Comment out boot-script lines that remove these modules (modprobe -r, rmmod); absent = false. */
+  neutralise_scripts?: boolean;
 }
 
 export type SysctlConflictPolicy = 'resolve' | 'fail';
@@ -30,6 +34,8 @@ export interface SysctlFileSpec extends BaseSpec {
   settings: Record<string, string | number>;
   /** resolve: comment out / override conflicting assignments; fail: report them and change nothing. */
   conflict_policy: SysctlConflictPolicy;
+  /** Comment out boot-script lines that set a wanted key to another value (sysctl -w); absent = false. */
+  neutralise_scripts?: boolean;
 }
 
 export interface PortFreeSpec extends BaseSpec {

@@ -80,14 +80,24 @@ const LEADING_RESERVED = new Set(['!', 'if', 'then', 'else', 'elif', 'while', 'u
 /** Tokens that end a simple command. */
 const OPERATORS = ['&&', '||', ';;', ';', '&', '|', '(', ')', '\n'];
 
-interface ShellToken {
+export interface ShellToken {
   op: string | null;
   word: Word;
   /** The word is a NAME=value assignment (only meaningful before the command). */
   assignment: boolean;
+  /** Offsets in the script: where the token starts and ends (for line numbers). */
+  at: number;
+  end: number;
+  /** A redirection's operator text ("<<", ">", "2>&"): here-documents make the following lines data. */
+  redirect?: string;
+  /** A word that is exactly as written, without quoting or escapes (a reserved word counts only so). */
+  plain?: boolean;
+  /** An unterminated quote: the rest of the script is one unknown word. */
+  unterminated?: boolean;
 }
 
-function shellTokens(script: string): ShellToken[] {
+/** The tokens of a shell script, with their offsets (see shellSimpleCommands). */
+export function shellTokens(script: string): ShellToken[] {
   const out: ShellToken[] = [];
   let i = 0;
   const s = script;
@@ -107,7 +117,7 @@ function shellTokens(script: string): ShellToken[] {
     }
     const op = OPERATORS.find((o) => s.startsWith(o, i));
     if (op !== undefined) {
-      out.push({ op, word: null, assignment: false });
+      out.push({ op, word: null, assignment: false, at: i, end: i + op.length });
       i += op.length;
       continue;
     }
@@ -128,7 +138,7 @@ function shellTokens(script: string): ShellToken[] {
       }
       if (c === "'") {
         const end = s.indexOf("'", i + 1);
-        if (end < 0) return [...out, { op: null, word: null, assignment: false }]; // unterminated: unknown
+        if (end < 0) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }]; // unterminated: unknown
         word += s.slice(i + 1, end);
         quotedAny = true;
         i = end + 1;
@@ -147,7 +157,7 @@ function shellTokens(script: string): ShellToken[] {
           word += d;
           i++;
         }
-        if (i >= s.length) return [...out, { op: null, word: null, assignment: false }];
+        if (i >= s.length) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
         quotedAny = true;
         i++;
         continue;
@@ -159,7 +169,7 @@ function shellTokens(script: string): ShellToken[] {
     if (i === start) {
       // A redirection: skip the operator and its target word; neither is an argument.
       while (i < s.length && (s[i] === '<' || s[i] === '>' || s[i] === '&' || s[i] === '|')) i++;
-      out.push({ op: 'redirect', word: null, assignment: false });
+      out.push({ op: 'redirect', word: null, assignment: false, at: start, end: i, redirect: s.slice(start, i) });
       continue;
     }
     // "2>file": a leading fd number glued to a redirection is not a word.
@@ -169,9 +179,19 @@ function shellTokens(script: string): ShellToken[] {
     // NAME=value, judged on the raw text before the first '=' (a quoted value is still an assignment).
     const rawEq = s.indexOf('=', start);
     const assignment = rawEq > start && rawEq < i && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.slice(start, rawEq));
-    out.push({ op: null, word: unknown ? null : word, assignment });
+    out.push({ op: null, word: unknown ? null : word, assignment, at: start, end: i, plain: !unknown && !quotedAny && word === s.slice(start, i) });
   }
   return out;
+}
+
+/** A simple command with where it sits in the script. */
+export interface ShellCommand {
+  words: Word[];
+  /** Offsets of its first and last token (words, assignments and redirections). */
+  at: number;
+  end: number;
+  /** The command name as written (before quote removal), e.g. "[" for the test command. */
+  nameText?: string;
 }
 
 /**
@@ -181,32 +201,47 @@ function shellTokens(script: string): ShellToken[] {
  * word keeps it as null.
  */
 export function shellSimpleCommands(script: string): Word[][] {
-  const cmds: Word[][] = [];
+  return shellSimpleCommandsAt(script).map((c) => c.words);
+}
+
+/** shellSimpleCommands with each command's offsets, for line numbers. */
+export function shellSimpleCommandsAt(script: string, tokens: ShellToken[] = shellTokens(script)): ShellCommand[] {
+  const cmds: ShellCommand[] = [];
   let cur: Word[] = [];
+  let at = -1;
+  let end = -1;
+  let nameText: string | undefined;
   let skipTarget = false;
   const flush = () => {
-    if (cur.length > 0) cmds.push(cur);
+    if (cur.length > 0) cmds.push({ words: cur, at, end, nameText });
     cur = [];
+    at = -1;
+    nameText = undefined;
   };
-  for (const t of shellTokens(script)) {
+  for (const t of tokens) {
     if (t.op === 'redirect') {
       skipTarget = true;
+      if (at < 0) at = t.at;
+      end = t.end;
       continue;
     }
     if (t.op !== null) {
       flush();
       continue;
     }
+    if (at < 0) at = t.at;
+    end = t.end;
     if (skipTarget) {
       skipTarget = false;
       continue;
     }
     if (cur.length === 0 && (t.assignment || (t.word !== null && LEADING_RESERVED.has(t.word)))) continue;
     if (cur.length === 0 && t.word === 'exec') continue;
+    if (cur.length === 0) nameText = script.slice(t.at, t.end);
     cur.push(t.word);
   }
   flush();
-  return cmds.filter((c) => !(c.length === 1 && (c[0] === 'fi' || c[0] === 'done' || c[0] === '}' || c[0] === 'esac')));
+  return cmds.filter((c) => !(c.words.length === 1 && (c.words[0] === 'fi' || c.words[0] === 'done' || c.words[0] === '}' || c.words[0] === 'esac')));
 }
 
 /** Shells whose `-c SCRIPT` runs SCRIPT. */

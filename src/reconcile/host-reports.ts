@@ -10,7 +10,7 @@ import type { SysctlFileObserved } from '../resources/sysctl-file/observed.js';
 import type { Plan } from './plan.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
-export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot'];
+export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
 
 export interface HostReports {
   findings: Finding[];

@@ -147,13 +147,18 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   const steps: UndoStep[] = [];
   const notes: string[] = [];
   let unitLinksChanged = false;
+  // A file written twice in one run (two resources commenting out lines of one script): the
+  // earlier write is judged against what undoing the later one leaves there, not the file now.
+  const leftByLater = new Map<string, Current>();
   const userReloads = new Set<string>(); // users whose unit links the run changed: their managers reload
   for (const a of actionsOf(run.records).reverse()) {
     if (a.outcome === 'failed' || !isEdit(a)) continue;
     const r = a.record;
     switch (r.kind) {
       case 'write': {
-        const cur = await currentEntry(host, r.path);
+        const cur = leftByLater.get(r.path) ?? (await currentEntry(host, r.path));
+        if (r.prior.entry === 'file') leftByLater.set(r.path, { entry: 'file', sha256: r.prior.sha256 });
+        else leftByLater.delete(r.path);
         if (cur.entry === 'file' && cur.sha256 === r.sha256) {
           const act = restorer(host, run, r.path, r.prior);
           if (typeof act === 'string') notes.push(`${r.path}: ${act}`);

@@ -9,6 +9,7 @@ import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../modprobe/modprobe-d.js';
 import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
+import { modulesConcern, withBootScripts } from './boot-script-hook.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
@@ -128,7 +129,7 @@ export async function applyModules(host: Host, changes: Change<ModulesOp>[], doo
   }
 }
 
-export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
+const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
   after: [],
   observe: (host, spec) => observeModules(host, spec),
@@ -136,3 +137,6 @@ export const modulesLoadProvider: Provider<ModulesLoadSpec, ModulesObserved, Mod
   warnings: (_spec, o) => (o.skipped ?? []).map((k) => `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
   apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
 };
+
+/** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */
+export const modulesLoadProvider = withBootScripts(modulesLoadOwn, modulesConcern);

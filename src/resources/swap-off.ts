@@ -13,6 +13,7 @@ import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } 
 import { removeUnitLinks } from '../systemd/unit-links.js';
 import { readZramDevices, type ZramDevice } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
+import { swapConcern, withBootScripts } from './boot-script-hook.js';
 
 export const FSTAB = '/etc/fstab';
 
@@ -237,10 +238,13 @@ export async function applySwap(host: Host, changes: Change<SwapOp>[], door: Wri
   if (unitsChanged && host.live) await door.runtime({ step: 'daemon-reload' }, () => host.runChecked('systemctl', ['daemon-reload']));
 }
 
-export const swapOffProvider: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
+const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   type: 'SwapOff',
   after: [],
   observe: (host) => observeSwap(host),
   diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
   apply: (host, _spec, changes, ctx) => applySwap(host, changes, ctx.door),
 };
+
+/** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */
+export const swapOffProvider = withBootScripts(swapOffOwn, swapConcern);

@@ -18,6 +18,7 @@ import { moduleFor, wantedSettings } from '../sysctl/owned-file.js';
 import type { SysctlFileObserved, SysctlOp } from './sysctl-file/observed.js';
 import { diff } from './sysctl-file/diff.js';
 import { rehearsalFailures, rehearsalNotes, rehearse } from './sysctl-file/rehearse.js';
+import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
 
 async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
   const { tree, dirs, issues, skipped } = await observeSysctlTree(host);
@@ -88,7 +89,7 @@ export function summarizeVerdicts(observed: SysctlFileObserved) {
   };
 }
 
-export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
+const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   type: 'SysctlFile',
   after: ['ModulesLoad'],
   observe,
@@ -105,3 +106,6 @@ export const sysctlFileProvider: Provider<SysctlFileSpec, SysctlFileObserved, Sy
     await apply(host, spec, changes, ctx.door);
   },
 };
+
+/** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */
+export const sysctlFileProvider = withBootScripts(sysctlFileOwn, sysctlConcern);

@@ -50,6 +50,8 @@ export const ISSUES = {
   6: (p) => p.includes('facts'),
   10: (p) => p.includes('rollback'),
   15: (p) => p.includes('first-boot'),
+  // Issue 17, boot-script half: the scan of rc.local, crontabs, if-*.d and unit command lines.
+  '17b': (p) => p.includes('boot-scripts'),
 };
 
 // A check's function returns true, or a string/false describing the failure,

@@ -1,0 +1,245 @@
+// The boot-time scripts a Debian host runs, read for commands that turn swap
+// on, write sysctls or remove modules (commands.ts). Reads through Host only;
+// the parsing is pure (shell-lines.ts, ports/crontab.ts, ports/command-line.ts).
+//
+// Sources, each with the rule of the program that runs it:
+// - /etc/rc.local: systemd-rc-local-generator pulls rc-local.service into
+//   multi-user.target only when the file is executable (access(X_OK), which
+//   for root means any execute bit), and the service runs it by its "#!" line.
+// - crontabs (system: /etc/crontab, /etc/cron.d/*; users:
+//   /var/spool/cron/crontabs/*): every entry, @reboot or timed, runs its
+//   command through `sh -c`; a timed swapon brings swap back minutes after boot.
+// - /etc/network/if-*.d/*: ifupdown runs each directory with run-parts(8),
+//   which runs only executable files named [A-Za-z0-9_-]+.
+// - ExecStartPre=/ExecStart=/ExecStartPost= of services enabled by a link in
+//   a .wants/.requires/.upholds directory (the dependency graph of [Unit]
+//   Wants= belongs to the unit loader of src/systemd/).
+import path from 'node:path';
+import type { Host } from '../host.js';
+import type { ByteString } from '../bytes.js';
+import { cronDName, loadCrontabs } from '../ports/crontab.js';
+import { parseExecLine, shebangShell } from '../ports/command-line.js';
+import { effectiveList, loadUnits } from '../ports/socket-units.js';
+import { UNIT_DIRS } from '../systemd/unit-dirs.js';
+import { readShellScript } from './shell-lines.js';
+import { commandActions, type ScriptAction } from './commands.js';
+
+export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'unit';
+
+export const RC_LOCAL = '/etc/rc.local';
+export const NETWORK_DIR = '/etc/network';
+
+export interface BootScriptHit {
+  source: ScriptSource;
+  /** Target path of the file the line is in. */
+  file: string;
+  /** 1-based line of the command. */
+  line: number;
+  /** The physical lines commenting it out touches (its statement). */
+  first: number;
+  last: number;
+  /** The line as written (first physical line, trimmed). */
+  text: string;
+  action: Exclude<ScriptAction, { kind: 'unknown' }>;
+  /** Who runs it and when, e.g. "rc-local.service runs it at boot". */
+  runBy: string;
+  /** The service whose command line it is (source 'unit'). */
+  unit?: string;
+  /** true when commenting out first..last is safe; otherwise why a person must edit it. */
+  neutralisable: true | string;
+}
+
+export interface BootScriptUnknown {
+  source: ScriptSource;
+  file: string;
+  line: number;
+  /** What cannot be judged: any concern ('program', a file not read) or one of them. */
+  what: 'program' | 'swapon' | 'sysctl' | 'module';
+  message: string;
+}
+
+export interface BootScripts {
+  hits: BootScriptHit[];
+  unknown: BootScriptUnknown[];
+  /** Bytes of every file with a hit, for commenting lines out. */
+  contents: Record<string, ByteString>;
+  /** Files read, for the record. */
+  read: string[];
+}
+
+function lineText(text: string, line: number): string {
+  return (text.split('\n')[line - 1] ?? '').replace(/\r$/, '').trim();
+}
+
+/** The file behind a path, followed inside the root: its lstat and real target, or null when missing. */
+async function realStat(host: Host, p: string) {
+  const real = await host.realTarget(p);
+  const st = await host.lstat(real);
+  return st === null ? null : { st, real };
+}
+
+type Sink = { out: BootScripts };
+
+function addCommands(sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string): void {
+  const r = readShellScript(text);
+  for (const p of r.problems) {
+    sink.out.unknown.push({ source, file, line: lineMap ? lineMap(p.line) : p.line, what: 'program', message: p.message });
+  }
+  for (const c of r.commands) {
+    for (const a of c.actions) {
+      const line = lineMap ? lineMap(c.line) : c.line;
+      if (a.kind === 'unknown') {
+        sink.out.unknown.push({ source, file, line, what: a.what, message: a.why });
+        continue;
+      }
+      sink.out.hits.push({
+        source,
+        file,
+        line,
+        first: lineMap ? lineMap(c.first) : c.first,
+        last: lineMap ? lineMap(c.last) : c.last,
+        text: '',
+        action: a,
+        runBy,
+        neutralisable: whole ?? c.neutralisable,
+      });
+    }
+  }
+}
+
+/** A script file run by its "#!" line (rc.local, run-parts): read when it is a shell script, else unknown. */
+async function scanExecutable(host: Host, sink: Sink, source: ScriptSource, file: string, runBy: string): Promise<void> {
+  let text: ByteString | null;
+  try {
+    text = await host.readBytes(file);
+  } catch (e) {
+    sink.out.unknown.push({ source, file, line: 0, what: 'program', message: `cannot be read (${(e as Error).message})` });
+    return;
+  }
+  if (text === null) return;
+  sink.out.read.push(file);
+  const first = text.split('\n')[0]!.replace(/\r$/, '');
+  if (!first.startsWith('#!')) {
+    sink.out.unknown.push({ source, file, line: 1, what: 'program', message: 'has no "#!" line: systemd and run-parts execve() it, which fails (ENOEXEC), so it does not run as it stands' });
+    return;
+  }
+  if (shebangShell(first) === null) {
+    sink.out.unknown.push({ source, file, line: 1, what: 'program', message: `runs under ${first.slice(2).trim()}, not a shell this scan reads` });
+    return;
+  }
+  const before = sink.out.hits.length;
+  addCommands(sink, source, file, text, runBy);
+  if (sink.out.hits.length > before) sink.out.contents[file] = text;
+}
+
+async function scanRcLocal(host: Host, sink: Sink): Promise<void> {
+  const s = await realStat(host, RC_LOCAL);
+  if (s === null || !s.st.isFile()) return;
+  // systemd-rc-local-generator: access(X_OK) as root, i.e. any execute bit.
+  if ((s.st.mode & 0o111) === 0) return;
+  if ((await host.readLink('/etc/systemd/system/rc-local.service')) === '/dev/null') return;
+  await scanExecutable(host, sink, 'rc.local', RC_LOCAL, 'rc-local.service runs it at boot');
+}
+
+async function scanCrontabs(host: Host, sink: Sink): Promise<void> {
+  const tabs = await loadCrontabs(host);
+  sink.out.read.push(...tabs.read);
+  for (const f of tabs.unreadable) sink.out.unknown.push({ source: 'crontab', file: f, line: 0, what: 'program', message: 'cannot be read' });
+  for (const p of tabs.problems) sink.out.unknown.push({ source: 'crontab', file: p.file, line: p.line, what: 'program', message: `not read as cron reads it: ${p.message}` });
+  const withHits = new Set<string>();
+  for (const e of tabs.entries) {
+    const before = sink.out.hits.length;
+    const when = e.schedule === '@reboot' ? 'at every boot (@reboot)' : `on schedule ${e.schedule}`;
+    // cron hands the command to sh -c: every command of it runs; the entry is one line, so commenting it out is always safe.
+    addCommands(sink, 'crontab', e.file, e.shellCommand, `cron runs it as ${e.user} ${when}`, () => e.line, true);
+    if (sink.out.hits.length > before) withHits.add(e.file);
+  }
+  for (const f of withHits) {
+    const bytes = await host.readBytes(f);
+    if (bytes !== null) sink.out.contents[f] = bytes;
+  }
+}
+
+async function scanIfUpdown(host: Host, sink: Sink): Promise<void> {
+  for (const d of (await host.readDir(NETWORK_DIR)) ?? []) {
+    if (!/^if-[a-z-]+\.d$/.test(d.name)) continue;
+    const dir = path.posix.join(NETWORK_DIR, d.name);
+    const phase = d.name.slice(0, -2);
+    for (const e of (await host.readDir(dir)) ?? []) {
+      // run-parts(8) without --lsbsysinit: only these names, only executable regular files (links followed).
+      if (!cronDName(e.name)) continue;
+      const file = path.posix.join(dir, e.name);
+      const s = await realStat(host, file);
+      if (s === null || !s.st.isFile() || (s.st.mode & 0o111) === 0) continue;
+      await scanExecutable(host, sink, 'if-updown', file, `ifupdown runs it (run-parts ${dir}) on ${phase} of an interface, at boot too`);
+    }
+  }
+}
+
+const DEP_DIR = /\.(wants|requires|upholds)$/;
+const EXEC_KEYS = ['ExecStartPre', 'ExecStart', 'ExecStartPost'] as const;
+
+/** Services named by a link in a dependency directory of any unit directory (template instances as their template). */
+async function linkedServices(host: Host): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const dir of UNIT_DIRS) {
+    for (const e of (await host.readDir(dir)) ?? []) {
+      if (!DEP_DIR.test(e.name)) continue;
+      for (const l of (await host.readDir(path.posix.join(dir, e.name))) ?? []) {
+        if (!l.name.endsWith('.service')) continue;
+        out.add(l.name);
+        const at = l.name.indexOf('@');
+        if (at > 0) out.add(`${l.name.slice(0, at)}@.service`);
+      }
+    }
+  }
+  return out;
+}
+
+async function scanUnits(host: Host, sink: Sink): Promise<void> {
+  const enabled = await linkedServices(host);
+  if (enabled.size === 0) return;
+  const units = await loadUnits(host, ['.service']);
+  for (const name of [...enabled].sort()) {
+    const u = units.get(name);
+    if (!u || u.masked) continue;
+    for (const key of EXEC_KEYS) {
+      for (const d of effectiveList(u.directives, 'Service', key)) {
+        const cmd = parseExecLine(d.value);
+        if (cmd === null) continue;
+        const words = [cmd.path, ...cmd.argv.slice(1)];
+        for (const a of commandActions(words)) {
+          if (a.kind === 'unknown') {
+            sink.out.unknown.push({ source: 'unit', file: d.file, line: d.line, what: a.what, message: `${key}= of ${name}: ${a.why}` });
+            continue;
+          }
+          sink.out.hits.push({
+            source: 'unit',
+            file: d.file,
+            line: d.line,
+            first: d.line,
+            last: d.line,
+            text: `${key}=${d.value}`,
+            action: a,
+            runBy: `${key}= of ${name}, which is enabled`,
+            unit: name,
+            neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
+          });
+        }
+      }
+    }
+  }
+}
+
+/** Every boot-time script hit and unknown on the host (live or --root). */
+export async function scanBootScripts(host: Host): Promise<BootScripts> {
+  const sink: Sink = { out: { hits: [], unknown: [], contents: {}, read: [] } };
+  await scanRcLocal(host, sink);
+  await scanCrontabs(host, sink);
+  await scanIfUpdown(host, sink);
+  await scanUnits(host, sink);
+  for (const h of sink.out.hits) {
+    if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
+  }
+  return sink.out;
+}

@@ -1,0 +1,201 @@
+// Boot-time scripts, added to a provider: SwapOff (swapon), SysctlFile
+// (sysctl writes that undo a wanted value) and ModulesLoad (modprobe -r,
+// rmmod of a wanted module). Not a provider itself: withBootScripts() wraps
+// one, so each provider file only wraps its export.
+//
+// Each hit is a blocker naming file:line. A person decides to edit a script,
+// so by default it is an operator line (apply exits 1 while it stands). With
+// `neutralise_scripts: true` the statement is commented out with a marker
+// through the write door (journal, backup, --rollback); a line that cannot be
+// commented out safely (inside a compound command, a unit's command line)
+// stays an operator line with the reason.
+import type { Host } from '../host.js';
+import type { BaseSpec, Change, Provider } from './types.js';
+import type { WriteDoor } from '../door/door.js';
+import { HostError } from '../errors.js';
+import { scanBootScripts, type BootScriptHit, type BootScripts, type BootScriptUnknown } from '../boot-scripts/scan.js';
+import { commentOutRanges, rangesIn, scriptMarker, type LineRange } from '../boot-scripts/neutralise.js';
+import { normalizeSysctlKey } from '../observe/sysctl-live.js';
+import { keysAffecting, sameKernelValue } from '../sysctl/couplings.js';
+import { canonicalModuleName } from '../observe/modules.js';
+import { SWAP_SERVICES } from '../swap/units.js';
+
+export interface ScriptSpec extends BaseSpec {
+  /** Comment out boot-script lines that undo this resource, instead of leaving them to an operator. */
+  neutralise_scripts?: boolean;
+}
+
+export type BootScriptOp =
+  | { kind: 'boot-script'; file: string; ranges: LineRange[]; marker: string }
+  | { kind: 'boot-script-operator'; file: string; line: number };
+
+/** What a resource cares about in the scripts. */
+export interface ScriptConcern<S> {
+  /** Why the hit undoes the resource ("turns swap on: swapon /swap-extra"), or null when it does not. */
+  judge(spec: S, hit: BootScriptHit): string | null;
+  /** Unknowns that may undo it. */
+  relevant(u: BootScriptUnknown): boolean;
+  /** The reason in the marker line. */
+  marker(spec: S): string;
+}
+
+function words(argv: Array<string | null>): string {
+  return argv.map((w) => w ?? '…').join(' ');
+}
+
+export const swapConcern: ScriptConcern<ScriptSpec> = {
+  judge: (_spec, h) => {
+    if (h.action.kind !== 'swapon') return null;
+    // SwapOff disables these services itself (src/swap/units.ts).
+    if (h.unit !== undefined && (SWAP_SERVICES as readonly string[]).includes(h.unit)) return null;
+    return `turns swap on (${words(h.action.argv)})`;
+  },
+  relevant: (u) => u.what === 'program' || u.what === 'swapon',
+  marker: () => scriptMarker('swap disabled for Kubernetes (kubelet needs swap off)'),
+};
+
+export interface SysctlLike extends ScriptSpec {
+  settings: Record<string, string | number>;
+}
+
+/** A write undoes a wanted key when it changes it, directly or through a key the kernel couples with it, to another value. */
+export const sysctlConcern: ScriptConcern<SysctlLike> = {
+  judge: (spec, h) => {
+    if (h.action.kind !== 'sysctl-write') return null;
+    const { key, value } = h.action;
+    for (const [k, v] of Object.entries(spec.settings)) {
+      const wanted = normalizeSysctlKey(k);
+      if (!keysAffecting(wanted).includes(key) || sameKernelValue(value, String(v))) continue;
+      return `sets ${key} = ${value}${key === wanted ? '' : ` (the kernel couples it with ${wanted})`}, undoing ${wanted} = ${v}`;
+    }
+    return null;
+  },
+  relevant: (u) => u.what === 'program' || u.what === 'sysctl',
+  marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
+};
+
+export interface ModulesLike extends ScriptSpec {
+  modules: string[];
+}
+
+export const modulesConcern: ScriptConcern<ModulesLike> = {
+  judge: (spec, h) => {
+    if (h.action.kind !== 'module-remove') return null;
+    const wanted = new Set(spec.modules.map(canonicalModuleName));
+    return wanted.has(h.action.module) ? `removes ${h.action.module} (${h.action.program})` : null;
+  },
+  relevant: (u) => u.what === 'program' || u.what === 'module',
+  marker: () => scriptMarker('this line would remove a module Kubernetes needs'),
+};
+
+/** Optional so an observation made without the scan (a test's hand-made one) still diffs. */
+export interface WithScripts {
+  bootScripts?: BootScripts;
+}
+
+function where(h: { file: string; line: number }): string {
+  return h.line > 0 ? `${h.file}:${h.line}` : h.file;
+}
+
+/** Pure: the script changes of one resource. */
+export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScripts, concern: ScriptConcern<S>): Change<BootScriptOp>[] {
+  const changes: Change<BootScriptOp>[] = [];
+  const byFile = new Map<string, Array<{ h: BootScriptHit; why: string }>>();
+  const seen = new Set<string>();
+  for (const h of scripts.hits) {
+    const why = concern.judge(spec, h);
+    if (why === null) continue;
+    const id = `${h.file}:${h.line}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const content = scripts.contents[h.file];
+    if (spec.neutralise_scripts && h.neutralisable === true && content !== undefined) {
+      byFile.set(h.file, [...(byFile.get(h.file) ?? []), { h, why }]);
+      continue;
+    }
+    const how = spec.neutralise_scripts
+      ? `not commented out: ${h.neutralisable === true ? 'the file could not be read again' : h.neutralisable}; edit it by hand`
+      : `remove or comment out that line (or set neutralise_scripts: true to have it commented out)`;
+    changes.push({
+      id: `boot-script:${id}`,
+      action: 'operator',
+      summary: `${where(h)} ${why}; ${h.runBy}: \`${h.text}\``,
+      operator: `${where(h)}: ${how}`,
+      op: { kind: 'boot-script-operator', file: h.file, line: h.line },
+    });
+  }
+  for (const [file, list] of byFile) {
+    const before = scripts.contents[file]!;
+    const ranges = list.map(({ h }) => ({ first: h.first, last: h.last }));
+    const marker = concern.marker(spec);
+    const lines = [...new Set(list.map(({ h }) => h.first === h.last ? `${h.first}` : `${h.first}-${h.last}`))].join(', ');
+    changes.push({
+      id: `boot-script:${file}`,
+      action: 'update',
+      summary: `comment out ${file} line${list.length === 1 && list[0]!.h.first === list[0]!.h.last ? '' : 's'} ${lines}: ${list.map(({ h, why }) => `${where(h)} ${why} (${h.runBy})`).join('; ')}`,
+      file: { path: file, before, after: commentOutRanges(before, ranges, marker) },
+      op: { kind: 'boot-script', file, ranges, marker },
+    });
+  }
+  return changes;
+}
+
+/** One warning per file and reason, naming every line (a script with many `$PROG ...` lines stays one line). */
+export function scriptWarnings<S extends ScriptSpec>(scripts: BootScripts, concern: ScriptConcern<S>): string[] {
+  const groups = new Map<string, { file: string; message: string; lines: number[] }>();
+  for (const u of scripts.unknown.filter((x) => concern.relevant(x))) {
+    const key = `${u.file}\0${u.message}`;
+    const g = groups.get(key) ?? { file: u.file, message: u.message, lines: [] };
+    if (u.line > 0 && !g.lines.includes(u.line)) g.lines.push(u.line);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => {
+    const at = g.lines.length === 0 ? g.file : g.lines.length === 1 ? `${g.file}:${g.lines[0]}` : `${g.file} lines ${g.lines.join(', ')}`;
+    return `unknown: ${at}: ${g.message}; whether it undoes this resource at boot cannot be judged`;
+  });
+}
+
+/** Writes each planned comment-out through the door; a file another resource of this run commented out first is taken as it is now. */
+export async function applyScriptChanges(host: Host, changes: Change<BootScriptOp>[], door: WriteDoor): Promise<void> {
+  for (const c of changes) {
+    const op = c.op;
+    if (op.kind !== 'boot-script' || !c.file || c.file.before === null) continue;
+    const before = c.file.before;
+    const now = await host.readBytes(op.file);
+    if (now === before || now === null) {
+      await door.writeFile({ path: op.file, expect: before, content: c.file.after! });
+      continue;
+    }
+    const ranges = rangesIn(before, now, op.ranges);
+    if (ranges === null) throw new HostError(`${op.file} changed since it was observed; plan again`, op.file);
+    if (ranges.length > 0) await door.writeFile({ path: op.file, expect: now, content: commentOutRanges(now, ranges, op.marker) });
+  }
+}
+
+function isScriptOp(op: unknown): op is BootScriptOp {
+  const k = (op as { kind?: string } | null)?.kind;
+  return k === 'boot-script' || k === 'boot-script-operator';
+}
+
+/**
+ * The provider with the boot-script scan added to its observe, diff, warnings
+ * and apply. It keeps the provider's own type: the engine treats ops as
+ * opaque, and the script changes (BootScriptOp) never reach the wrapped
+ * provider's apply, which this one splits them from.
+ */
+export function withBootScripts<S extends C, C extends ScriptSpec, O extends object, Op>(p: Provider<S, O, Op>, concern: ScriptConcern<C>): Provider<S, O, Op> {
+  const wrapped: Provider<S, O & WithScripts, Op | BootScriptOp> = {
+    ...p,
+    observe: async (host, spec) => ({ ...(await p.observe(host, spec)), bootScripts: await scanBootScripts(host) }),
+    diff: (spec, o, ctx) => [...p.diff(spec, o, ctx), ...(o.bootScripts ? scriptChanges(spec, o.bootScripts, concern) : [])],
+    warnings: (spec, o) => [...(p.warnings?.(spec, o) ?? []), ...(o.bootScripts ? scriptWarnings(o.bootScripts, concern) : [])],
+    apply: async (host, spec, changes, ctx) => {
+      const mine = changes.filter((c): c is Change<BootScriptOp> => isScriptOp(c.op));
+      const theirs = changes.filter((c): c is Change<Op> => !isScriptOp(c.op));
+      // Scripts first: the provider's own apply may throw, and a script line left for later would outlive it.
+      await applyScriptChanges(host, mine, ctx.door);
+      return theirs.length > 0 ? p.apply(host, spec, theirs, ctx) : undefined;
+    },
+  };
+  return wrapped as unknown as Provider<S, O, Op>;
+}
