@@ -23,10 +23,11 @@ export const groups = {
   },
   systemd: {
     mutate: ['src/systemd/**/*.ts'],
-    tests: ['test/systemd-domain.test.ts'],
+    // observeSysctlTree and the ModulesLoad provider read entries through it.
+    tests: ['test/systemd-domain.test.ts', 'test/sysctl-order.test.ts', 'test/modules-load.test.ts'],
   },
   validate: {
     mutate: ['src/reconcile/validate.ts', 'src/reconcile/grammar.ts'],
-    tests: ['test/desired-state.test.ts', 'test/desired-state-grammar.test.ts'],
+    tests: ['test/desired-state.test.ts', 'test/desired-state-grammar.test.ts', 'test/hostile-corpus.test.ts', 'test/desired-state-domain.test.ts'],
   },
 };
