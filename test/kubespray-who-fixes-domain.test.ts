@@ -333,4 +333,70 @@ describe('the task walk', () => {
       ['In always', ['outer'], [false]],
     ]);
   });
+
+  it('include_role finds tasks_from with or without its extension, .yml before .yaml; a templated role is not followed', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '---',
+        '- name: Explicit',
+        '  include_role: { name: r1, tasks_from: t.yaml }',
+        '- name: Yaml only',
+        '  include_role: { name: r2, tasks_from: t }',
+        '- name: Both',
+        '  import_role: { name: r3 }',
+        '- name: Templated',
+        '  include_role: { name: "{{ which }}" }',
+        '',
+      ].join('\n'),
+      'roles/r1/tasks/t.yaml': '- name: R1\n  debug: { msg: 1 }\n',
+      'roles/r2/tasks/t.yaml': '- name: R2\n  debug: { msg: 2 }\n',
+      'roles/r3/tasks/main.yml': '- name: R3 yml\n  debug: { msg: 3 }\n',
+      'roles/r3/tasks/main.yaml': '- name: R3 yaml\n  debug: { msg: 3 }\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.tasks.map((t) => [t.ref.name, t.role])).toEqual([['R1', 'r1'], ['R2', 'r2'], ['R3 yml', 'r3']]);
+    expect(r.tasks.map((t) => t.conditions.map((c) => c.level))).toEqual([[], [], []]);
+    expect(r.issues.map((i) => [i.ref.name, i.message, i.unfollowed])).toEqual([['Templated', 'include_role of a templated role ({{ which }}); not followed', true]]);
+  });
+
+  it('a relative include is looked up next to the including file first, then in the role\'s tasks/', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: '- name: Sub\n  import_tasks: sub/a.yml\n',
+      [`${P}/tasks/sub/a.yml`]: '- name: Near\n  include_tasks: b.yml\n- name: Far\n  ansible.builtin.include: c.yml\n',
+      [`${P}/tasks/sub/b.yml`]: '- name: B near\n  debug: { msg: b }\n',
+      [`${P}/tasks/b.yml`]: '- name: B in tasks\n  debug: { msg: b }\n',
+      [`${P}/tasks/c.yml`]: '- name: C in tasks\n  debug: { msg: c }\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.tasks.map((t) => t.ref.name)).toEqual(['B near', 'C in tasks']);
+    expect(r.files).toEqual([`${P}/tasks/main.yml`, `${P}/tasks/sub/a.yml`, `${P}/tasks/sub/b.yml`, `${P}/tasks/c.yml`]);
+    expect(r.tasks.map((t) => t.conditions.map((c) => c.level))).toEqual([[], []]);
+  });
+
+  it('include conditions are "include" level; when lists keep their order; a templated loop stays raw', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '- name: Inc',
+        '  include_tasks: x.yml',
+        '  when: [a, b]',
+        '- name: Loop',
+        '  debug: { msg: "{{ item }}" }',
+        '  loop: "{{ things }}"',
+        '- name: List',
+        '  debug: { msg: "{{ item }}" }',
+        '  with_list: [1, 2]',
+        '',
+      ].join('\n'),
+      [`${P}/tasks/x.yml`]: '- name: X\n  debug: { msg: x }\n  when: c\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    const x = r.tasks[0]!;
+    expect([x.when, x.conditions.map((c) => [c.level, c.file, c.line])]).toEqual([
+      ['a', 'b', 'c'],
+      [['include', `${P}/tasks/main.yml`, 3], ['include', `${P}/tasks/main.yml`, 3], ['task', `${P}/tasks/x.yml`, 3]],
+    ]);
+    expect([r.tasks[1]!.loop, r.tasks[1]!.loopRaw]).toEqual([null, '{{ things }}']);
+    expect([r.tasks[2]!.loop, r.tasks[2]!.loopRaw]).toEqual([[1, 2], undefined]);
+  });
 });
+
