@@ -7,7 +7,8 @@
 export const groups = {
   'sysctl-order': {
     mutate: ['src/sysctl/order.ts'],
-    tests: ['test/sysctl-order.test.ts', 'test/sysctl-netns.test.ts', 'test/sysctl-order-domain.test.ts'],
+    // sysctl-file.test.ts: the SysctlFile provider, the engine's real caller (owned-file problems, the tree after our writes).
+    tests: ['test/sysctl-order.test.ts', 'test/sysctl-netns.test.ts', 'test/sysctl-file.test.ts', 'test/sysctl-order-domain.test.ts'],
   },
   fstab: {
     mutate: ['src/swap/fstab.ts'],

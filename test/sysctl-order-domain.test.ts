@@ -35,10 +35,14 @@ const at = (b: ReturnType<typeof beatingAssignments>) => b.map((x) => `${x.appli
 
 describe('beatingAssignments', () => {
   it('when our file does not set the key, nothing beats us on it, whatever other files say', async () => {
-    const tree = await observe({ [K8S]: 'net.ipv4.ip_forward = 1\n', '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.all.rp_filter = 0\n' });
+    const tree = await observe({
+      '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.all.rp_filter = 0\n',
+      [K8S]: 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.all.rp_filter = 0\n',
+    });
     for (const model of ['boot', 'system'] as const) {
       expect(beatingAssignments(tree, K8S, 'net.ipv4.conf.all.rp_filter', '1', model)).toEqual([]);
-      // And for the key it does set, the other file is no threat.
+      // And for the key it does set, the other files are no threat.
       expect(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', model)).toEqual([]);
     }
   });
