@@ -400,3 +400,47 @@ describe('the task walk', () => {
   });
 });
 
+describe('what the audit cannot evaluate', () => {
+  it('a command whose program cannot be known might fix it: unknown, with a warning; a templated argument of cat cannot', async () => {
+    const hidden = await audit(MASK + '- name: Mystery\n  ansible.builtin.command: "{{ swap_tool }} -a"\n');
+    expect(hidden.swap.who).toBe('unknown');
+    expect(hidden.swap.reason).toMatch(/"Mystery": _raw_params \{\{ swap_tool \}\} -a cannot be evaluated .*, and it could fix it$/);
+    expect(hidden.warnings.some((w) => w.expression === '{{ swap_tool }} -a' && w.line === 6)).toBe(true);
+    const harmless = await audit(MASK + '- name: Show\n  ansible.builtin.command: cat {{ some_file }}\n');
+    expect(harmless.swap.who).toBe('operator');
+    const wrapped = await audit(MASK + '- name: Wrapped\n  ansible.builtin.shell: sudo {{ swap_args }}\n');
+    expect(wrapped.swap.who).toBe('unknown');
+  });
+
+  it('an include that cannot be followed makes a missing fix unknown, naming the include', async () => {
+    const w = await audit(SWAPOFF + '- name: Extra\n  include_tasks: "{{ extra_file }}"\n');
+    expect(w.swap.who).toBe('unknown');
+    expect(w.swap.reason).toMatch(/^roles\/kubernetes\/preinstall\/tasks\/main.yml:4 "Extra": .*; the tasks it includes were not read$/);
+    // What is fixed anyway stays fixed.
+    const fixed = await audit(SWAPOFF + MASK + '- name: Extra\n  include_tasks: "{{ extra_file }}"\n');
+    expect(fixed.swap.who).toBe('kubespray');
+  });
+
+  it('an include whose condition is false is a note, not a gap', async () => {
+    const w = await audit(SWAPOFF + MASK + '- name: Skipped\n  include_tasks: "{{ extra_file }}"\n  when: false\n');
+    expect(w.swap.who).toBe('kubespray');
+    expect(w.notes.some((n) => n.includes('"Skipped"') && n.includes('not included: '))).toBe(true);
+    expect(w.warnings).toEqual([]);
+  });
+
+  it('a condition on a registered result is decided at run time: the task counts, and the evidence says so', async () => {
+    const w = await audit('- name: Probe\n  ansible.builtin.command: swapon --show\n  register: swaps\n' + SWAPOFF.replace('/sbin/swapoff -a\n', '/sbin/swapoff -a\n  when: swaps.stdout != ""\n') + MASK);
+    expect(w.swap.who).toBe('kubespray');
+    const off = w.swap.evidence.find((e) => e.does === 'runs /sbin/swapoff -a')!;
+    expect(off.status.runs).toBe('at run time');
+    expect(formatEvidence(off)).toMatch(/; decided at run time: roles\/kubernetes\/preinstall\/tasks\/main.yml:\d+ when: swaps.stdout != "" reads /);
+  });
+
+  it('set_fact with a value the audit evaluates decides later conditions', async () => {
+    const w = await audit('- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: false\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n');
+    expect(w.ip_forward.who).toBe('operator');
+    const on = await audit('- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: true\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n');
+    expect(on.ip_forward.who).toBe('kubespray');
+  });
+});
+
