@@ -444,3 +444,42 @@ describe('what the audit cannot evaluate', () => {
   });
 });
 
+describe('shell command lines', () => {
+  const shell = (cmd: string) => `- name: Cmd\n  ansible.builtin.shell: ${JSON.stringify(cmd)}\n`;
+
+  it('each command of a list counts: after ;, &&, ||, | and inside $( )', async () => {
+    for (const c of ['echo x; swapoff -a', 'true && swapoff -a', 'false || swapoff -a', 'echo $(swapoff -a)', 'cat /proc/swaps | swapoff -a']) {
+      expect((await audit(shell(c) + MASK)).swap.who, c).toBe('kubespray');
+    }
+    expect((await audit(shell('echo swapoff -a') + MASK)).swap.who).toBe('operator');
+  });
+
+  it('the port as ss, lsof, fuser and netstat spell it, and no other number', async () => {
+    for (const c of ['fuser -k -n tcp 10250', 'fuser -km 10250/tcp', 'kill $(lsof -t -i:10250)', 'kill $(lsof -t -i tcp:10250)', 'pkill -F <(ss -ltnp sport = :10250)', 'systemctl kill $(lsof -t -i :10250)']) {
+      expect((await audit('', shell(c))).port_10250.who, c).toBe('kubespray');
+    }
+    for (const c of ['fuser -k 102500/tcp', 'kill $(lsof -t -i:1025)', 'ss -ltnp sport = :10250', 'systemctl status $(ss -ltnp sport = :10250)']) {
+      expect((await audit('', shell(c))).port_10250.who, c).toBe('operator');
+    }
+  });
+
+  it("masked: yes, 1 and on are true for Ansible's booleans; no and 0 are not", async () => {
+    for (const v of ['yes', '1', 'on', 'True']) expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: ${v}`))).swap.who, v).toBe('kubespray');
+    for (const v of ['no', '0', 'off']) expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: ${v}`))).swap.who, v).toBe('operator');
+  });
+
+  it('the sysctl file comes from the variable the task passes, with where it is defined', async () => {
+    const w = await audit(
+      '- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n    sysctl_file: "{{ my_sysctl_file }}"\n',
+      '',
+      { [`${P}/defaults/main.yml`]: '---\nmy_sysctl_file: /etc/sysctl.d/77-k8s.conf\n' },
+    );
+    expect(w.sysctl_file).toEqual({
+      path: '/etc/sysctl.d/77-k8s.conf',
+      variable: 'my_sysctl_file',
+      definedAt: [{ file: `${P}/defaults/main.yml`, line: 2, variable: 'my_sysctl_file' }],
+      tasks: [{ file: `${P}/tasks/main.yml`, line: 2, name: 'Forward' }],
+    });
+  });
+});
+
