@@ -136,4 +136,25 @@ describe('schema messages through the loader', () => {
   it('an empty document says what it expects', () => {
     expect(problems('').join('\n')).toContain('the document is empty; expected a mapping with reports_dir and resources');
   });
+
+  it('one message per key, in the words of the schema: choices, types with their article, either-or, custom messages', () => {
+    expect(problems('reports_dir: /r\nfacts:\n  source: python\nresources: []\n')).toEqual(['d.yaml:3:11 facts.source: must be one of "native", "ansible"']);
+    expect(problems('reports_dir: /r\nresources:\n  - type: SysctlFile\n    settings:\n      net.ipv4.ip_forward: [1]\n')).toEqual([
+      'd.yaml:5:28 resources[0].settings["net.ipv4.ip_forward"]: must be an integer or a string',
+    ]);
+    expect(problems('reports_dir: /r\nresources:\n  - type: PortFree\n    ports: [0, "x"]\n')).toEqual([
+      'd.yaml:4:13 resources[0].ports[0]: must be an integer 1..65535',
+      'd.yaml:4:16 resources[0].ports[1]: must be an integer 1..65535',
+    ]);
+    expect(problems('reports_dir: 5\nresources: {}\n')).toEqual([
+      "d.yaml:1:14 reports_dir: must be an absolute path without '..', and not a system directory",
+      'd.yaml:2:12 resources: must be an array',
+    ]);
+    expect(problems('reports_dir: /r\nfacts: 1\nfirst_boot: 1\nresources: []\n')).toEqual([
+      'd.yaml:2:8 facts: must be an object',
+      'd.yaml:3:13 first_boot: must be one of "apply", "verify", "off"',
+    ]);
+    expect(problems('reports_dir: /r\nresources:\n  - type: Nope\n')).toEqual(['d.yaml:3:11 resources[0].type: must be one of "SwapOff", "ModulesLoad", "SysctlFile", "PortFree"']);
+  });
 });
+
