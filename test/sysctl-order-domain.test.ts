@@ -6,6 +6,7 @@
 // key, and the tree after our writes (a write reaches every link to the file).
 import { afterAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../src/host.js';
@@ -125,3 +126,55 @@ describe('treeAfterWrites', () => {
     expect(write('/etc/k8s.conf')).toBeNull();
   });
 });
+
+/**
+ * The kernel as the oracle for couplings: in a fresh network namespace
+ * (unshare -n; net.ipv4 keys are per namespace, this machine's are never
+ * touched) start from the boot value ip_forward = 0, write `writes` in
+ * order with sysctl -w, and read `keys` back.
+ */
+function kernelAfter(writes: Array<[string, string]>, keys: string[]): Record<string, string> {
+  for (const [k] of writes) if (!k.startsWith('net.ipv4.')) throw new Error('only per-namespace keys');
+  const script = ['sysctl -q -w net.ipv4.ip_forward=0', ...writes.map(([k, v]) => `sysctl -q -w ${k}=${v}`), `sysctl -n ${keys.join(' ')}`].join(' && ');
+  const out = execFileSync('unshare', ['-n', 'sh', '-c', script], { encoding: 'utf8' }).trim().split('\n');
+  return Object.fromEntries(keys.map((k, i) => [k, out[i]!]));
+}
+
+describe('couplings at boot, against the kernel in a fresh network namespace', () => {
+  const KEYS = ['net.ipv4.ip_forward', 'net.ipv4.conf.default.forwarding', 'net.ipv4.conf.lo.forwarding', 'net.ipv4.conf.all.accept_redirects'];
+  const cases: Array<{ name: string; files: Record<string, string>; order: Array<[string, string]> }> = [
+    {
+      name: 'ip_forward turned on after its followers were set: the change resets them',
+      files: { '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.default.forwarding = 0\nnet.ipv4.conf.all.accept_redirects = 1\n', [K8S]: 'net.ipv4.ip_forward = 1\n' },
+      order: [['net.ipv4.conf.default.forwarding', '0'], ['net.ipv4.conf.all.accept_redirects', '1'], ['net.ipv4.ip_forward', '1']],
+    },
+    {
+      name: 'ip_forward written with the value it already has at boot: no change, the followers keep theirs',
+      files: { '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.default.forwarding = 1\nnet.ipv4.conf.all.accept_redirects = 0\n', [K8S]: 'net.ipv4.ip_forward = 0\n' },
+      order: [['net.ipv4.conf.default.forwarding', '1'], ['net.ipv4.conf.all.accept_redirects', '0'], ['net.ipv4.ip_forward', '0']],
+    },
+    {
+      name: 'the followers written after the change keep their own values',
+      files: { [K8S]: 'net.ipv4.ip_forward = 1\n', '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.default.forwarding = 0\n' },
+      order: [['net.ipv4.ip_forward', '1'], ['net.ipv4.conf.default.forwarding', '0']],
+    },
+    {
+      name: 'all.forwarding is ip_forward under another name',
+      files: { '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.all.forwarding = 1\n', '/etc/sysctl.d/20-b.conf': 'net.ipv4.conf.all.accept_redirects = 1\n' },
+      order: [['net.ipv4.conf.all.forwarding', '1'], ['net.ipv4.conf.all.accept_redirects', '1']],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const tree = await observe(c.files);
+      const kernel = kernelAfter(c.order, KEYS);
+      const untouched = kernelAfter([], KEYS);
+      for (const k of KEYS) {
+        const v = verdict(tree, k, 'boot');
+        // null: nothing the files write reaches the key, so the kernel keeps its boot value.
+        expect(v.value ?? untouched[k], k).toBe(kernel[k]);
+      }
+    });
+  }
+});
+
