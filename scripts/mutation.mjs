@@ -32,7 +32,9 @@ if (!reportOnly) {
 const kept = JSON.parse(readFileSync('stryker/kept.json', 'utf8'));
 /** A kept survivor is named by file, mutator, the original code and its replacement (not the line: lines move). */
 const keyOf = (file, mutator, original, replacement) => `${file}\u0000${mutator}\u0000${original.trim()}\u0000${replacement.trim()}`;
-const reasons = new Map(kept.map((k) => [keyOf(k.file, k.mutator, k.original, k.replacement), k.reason]));
+const reasons = new Map(kept.filter((k) => k.line === undefined).map((k) => [keyOf(k.file, k.mutator, k.original, k.replacement), k.reason]));
+// An entry with a line tells apart two identical mutations of one file (e.g. two '' literals).
+const reasonsAt = new Map(kept.filter((k) => k.line !== undefined).map((k) => [`${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`, k.reason]));
 const used = new Set();
 
 const DETECTED = new Set(['Killed', 'Timeout']);
@@ -70,15 +72,16 @@ for (const [g, def] of Object.entries(groups)) {
         ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
         : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
       const k = keyOf(name, m.mutatorName, original, m.replacement ?? '');
-      const reason = reasons.get(k);
-      if (reason) used.add(k); else unjustified++;
+      const at = `${k}\u0000${start.line}`;
+      const reason = reasonsAt.get(at) ?? reasons.get(k);
+      if (reasonsAt.has(at)) used.add(at); else if (reason) used.add(k); else unjustified++;
       const short = (s) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 70);
       survivors.push(`| \`${name}:${start.line}\` | ${m.mutatorName} | \`${short(original)}\` → \`${short(m.replacement ?? '')}\` | ${m.status === 'NoCoverage' ? 'no coverage: ' : ''}${reason ?? '**not justified**'} |`);
     }
   }
 }
 
-const stale = kept.filter((k) => !used.has(keyOf(k.file, k.mutator, k.original, k.replacement)));
+const stale = kept.filter((k) => !used.has(k.line === undefined ? keyOf(k.file, k.mutator, k.original, k.replacement) : `${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`));
 const timing = Object.keys(minutes).length
   ? `\nLast run (${new Date().toISOString().slice(0, 16)}Z, concurrency ${process.env.STRYKER_CONCURRENCY ?? 2}): ${Object.entries(minutes).map(([g, m]) => `${g} ${m.toFixed(1)} min`).join(', ')}.\n`
   : '';
