@@ -45,7 +45,7 @@ let unjustified = 0;
 for (const [g, def] of Object.entries(groups)) {
   const file = path.join('reports/mutation', `${g}.json`);
   if (!existsSync(file)) {
-    rows.push(`| ${g} | (no run) | | | | | |`);
+    rows.push(`| ${g} | ${def.mutate.map((m) => `\`${m}\``).join(', ')} | | not run | | | |`);
     continue;
   }
   const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -66,7 +66,8 @@ for (const [g, def] of Object.entries(groups)) {
       return `${((100 * bd) / (bd + bu || 1)).toFixed(1)} %`;
     })() : '';
     rows.push(`| ${g} | \`${name}\` | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
-    for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status))) {
+    const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
+    for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {
       const { start, end } = m.location;
       const original = start.line === end.line
         ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
@@ -75,7 +76,7 @@ for (const [g, def] of Object.entries(groups)) {
       const at = `${k}\u0000${start.line}`;
       const reason = reasonsAt.get(at) ?? reasons.get(k);
       if (reasonsAt.has(at)) used.add(at); else if (reason) used.add(k); else unjustified++;
-      const short = (s) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 70);
+      const short = (s) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|').replace(/`/g, "'").slice(0, 70);
       survivors.push(`| \`${name}:${start.line}\` | ${m.mutatorName} | \`${short(original)}\` → \`${short(m.replacement ?? '')}\` | ${m.status === 'NoCoverage' ? 'no coverage: ' : ''}${reason ?? '**not justified**'} |`);
     }
   }
