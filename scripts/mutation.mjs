@@ -65,7 +65,10 @@ for (const [g, def] of Object.entries(groups)) {
       const bu = b.mutants.filter((m) => UNDETECTED.has(m.status)).length;
       return `${((100 * bd) / (bd + bu || 1)).toFixed(1)} %`;
     })() : '';
-    rows.push(`| ${g} | \`${name}\` | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
+    // A run narrowed with --mutate says so: its score is for those lines only.
+    const narrowed = (report.config?.mutate ?? []).filter((m) => m.startsWith(`${name}:`)).map((m) => m.slice(name.length + 1));
+    const shown = narrowed.length ? `\`${name}\` lines ${narrowed.join(', ')} only` : `\`${name}\``;
+    rows.push(`| ${g} | ${shown} | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
     const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
     for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {
       const { start, end } = m.location;
