@@ -21,7 +21,7 @@ import { Host } from '../src/host.js';
 import { observeSysctlTree } from '../src/sysctl/observe.js';
 import { verdict } from '../src/sysctl/order.js';
 import type { SysctlModel } from '../src/sysctl/order.js';
-import { diffCases } from './helpers/sysctl-cases.js';
+import { diffCases, globCases } from './helpers/sysctl-cases.js';
 import type { DiffCase } from './helpers/sysctl-cases.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -186,7 +186,7 @@ describe('engine verdicts match systemd-sysctl 252 and procps 4.0.2 in a private
     { name: 'dangling-link', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '/nonexistent-sysctl-fixture.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
     { name: 'link-loop', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '50-x.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n', '/etc/sysctl.d/60-y.conf': 'net.ipv4.conf.lo.rp_filter = 1\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
   ];
-  for (const c of [...diffCases, ...unreadable]) {
+  for (const c of [...diffCases, ...unreadable, ...globCases]) {
     it(c.name, async () => {
       const root = await writeCase(c);
       const tree = (await observeSysctlTree(new Host({ root }))).tree;

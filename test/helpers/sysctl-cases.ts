@@ -65,3 +65,22 @@ export const diffCases: DiffCase[] = [
   { name: 'hidden', tree: { '/etc/sysctl.d/.hidden.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.conf.lo.rp_filter'] },
 ];
 
+
+/**
+ * glob(3) forms on one key segment, each decided by the real programs in
+ * test/sysctl-netns.test.ts: '?' is one character, [...] a class ('!' or '^'
+ * negates, a ']' first is literal), '\' escapes, an unclosed '[' is literal,
+ * and a pattern matches the whole key, never a prefix.
+ */
+export const globCases: DiffCase[] = [
+  { name: 'glob-question-mark', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.?o.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-class', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[ad]*.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-class-range', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[b-z]*.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-class-bang', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[!a]*.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-class-caret', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[^d]*.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-class-bracket-first', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[]l]o.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-escape', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.\\l*.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-unclosed-class', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[lo*.rp_filter = 2\n' }, keys: RP },
+  { name: 'glob-whole-key', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.*.rp_filte* = 2\nnet.ipv4.conf.*.rp_filt = 1\nnet.ipv4.conf.?.rp_filter = 1\n' }, keys: RP },
+  { name: 'glob-no-slash', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.*.rp_filter = 2\nnet.ipv4.conf.lo.rp_filter = 0\n' }, keys: RP },
+];

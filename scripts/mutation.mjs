@@ -1,0 +1,113 @@
+// npm run test:mutation [group ...]: StrykerJS over the pure modules, one
+// group at a time (never two Stryker runs at once: the machine is shared),
+// then MUTATION.md from the JSON reports. `--report-only` rewrites
+// MUTATION.md from the reports already in reports/mutation/.
+// Survivors we keep are justified in stryker/kept.json; a survivor without an
+// entry there is listed as "not justified", and the exit code says so.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { groups } from '../stryker/groups.mjs';
+
+const args = process.argv.slice(2);
+const reportOnly = args.includes('--report-only');
+const wanted = args.filter((a) => !a.startsWith('--'));
+for (const g of wanted) if (!groups[g]) throw new Error(`unknown group ${g}; groups: ${Object.keys(groups).join(', ')}`);
+const run = wanted.length > 0 ? wanted : Object.keys(groups);
+
+const minutes = {};
+if (!reportOnly) {
+  for (const g of run) {
+    const t0 = Date.now();
+    console.log(`== mutation group ${g}`);
+    const r = spawnSync('npx', ['stryker', 'run', `stryker/${g}.conf.mjs`], { stdio: 'inherit' });
+    minutes[g] = (Date.now() - t0) / 60000;
+    if (r.status !== 0) {
+      console.error(`stryker failed for group ${g} (exit ${r.status})`);
+      process.exit(1);
+    }
+  }
+}
+
+const kept = JSON.parse(readFileSync('stryker/kept.json', 'utf8'));
+/** A kept survivor is named by file, mutator, the original code and its replacement (not the line: lines move). */
+const keyOf = (file, mutator, original, replacement) => `${file}\u0000${mutator}\u0000${original.trim()}\u0000${replacement.trim()}`;
+const reasons = new Map(kept.filter((k) => k.line === undefined).map((k) => [keyOf(k.file, k.mutator, k.original, k.replacement), k.reason]));
+// An entry with a line tells apart two identical mutations of one file (e.g. two '' literals).
+const reasonsAt = new Map(kept.filter((k) => k.line !== undefined).map((k) => [`${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`, k.reason]));
+const used = new Set();
+
+const DETECTED = new Set(['Killed', 'Timeout']);
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+const rows = [];
+const survivors = [];
+let unjustified = 0;
+for (const [g, def] of Object.entries(groups)) {
+  const file = path.join('reports/mutation', `${g}.json`);
+  if (!existsSync(file)) {
+    rows.push(`| ${g} | ${def.mutate.map((m) => `\`${m}\``).join(', ')} | | not run | | | |`);
+    continue;
+  }
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  // The same group run with MUTATION_BASELINE=1 (the tests from before this work), when kept.
+  const baseFile = path.join('reports/baseline', `${g}.json`);
+  const baseline = existsSync(baseFile) ? JSON.parse(readFileSync(baseFile, 'utf8')).files : {};
+  for (const [name, f] of Object.entries(report.files).sort()) {
+    const lines = f.source.split('\n');
+    const count = (set) => f.mutants.filter((m) => set.has(m.status)).length;
+    const det = count(DETECTED);
+    const und = count(UNDETECTED);
+    const invalid = f.mutants.filter((m) => m.status === 'CompileError' || m.status === 'RuntimeError').length;
+    const score = det + und === 0 ? 100 : (100 * det) / (det + und);
+    const b = baseline[name];
+    const before = b ? (() => {
+      const bd = b.mutants.filter((m) => DETECTED.has(m.status)).length;
+      const bu = b.mutants.filter((m) => UNDETECTED.has(m.status)).length;
+      return `${((100 * bd) / (bd + bu || 1)).toFixed(1)} %`;
+    })() : '';
+    // A run narrowed with --mutate says so: its score is for those lines only.
+    const narrowed = (report.config?.mutate ?? []).filter((m) => m.startsWith(`${name}:`)).map((m) => m.slice(name.length + 1));
+    const shown = narrowed.length ? `\`${name}\` lines ${narrowed.join(', ')} only` : `\`${name}\``;
+    rows.push(`| ${g} | ${shown} | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
+    const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
+    for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {
+      const { start, end } = m.location;
+      const original = start.line === end.line
+        ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
+        : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
+      const k = keyOf(name, m.mutatorName, original, m.replacement ?? '');
+      const at = `${k}\u0000${start.line}`;
+      const reason = reasonsAt.get(at) ?? reasons.get(k);
+      if (reasonsAt.has(at)) used.add(at); else if (reason) used.add(k); else unjustified++;
+      const short = (s) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|').replace(/`/g, "'").slice(0, 70);
+      survivors.push(`| \`${name}:${start.line}\` | ${m.mutatorName} | \`${short(original)}\` → \`${short(m.replacement ?? '')}\` | ${m.status === 'NoCoverage' ? 'no coverage: ' : ''}${reason ?? '**not justified**'} |`);
+    }
+  }
+}
+
+const stale = kept.filter((k) => !used.has(k.line === undefined ? keyOf(k.file, k.mutator, k.original, k.replacement) : `${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`));
+const timing = Object.keys(minutes).length
+  ? `\nLast run (${new Date().toISOString().slice(0, 16)}Z, concurrency ${process.env.STRYKER_CONCURRENCY ?? 2}): ${Object.entries(minutes).map(([g, m]) => `${g} ${m.toFixed(1)} min`).join(', ')}.\n`
+  : '';
+const md = `# Mutation testing
+
+Generated by \`npm run test:mutation\` (StrykerJS 9.6.1, vitest runner,
+TypeScript checker; configs in \`stryker/\`). Score = killed (or timed out) /
+(killed + survived + not covered); mutants the TypeScript checker rejects
+(\`invalid\`) do not count. "before" is the same group over the tests that
+existed before issue 19 (\`MUTATION_BASELINE=1\`). Not part of \`npm test\` or CI.
+${timing}
+| group | module | before | score | killed | undetected | invalid |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+## Surviving mutants kept
+
+Each with the reason it stays (reasons live in \`stryker/kept.json\`).
+
+| where | mutator | mutation | reason |
+|---|---|---|---|
+${survivors.join('\n') || '| | | none | |'}
+${readFileSync('stryker/notes.md', 'utf8')}`;
+writeFileSync('MUTATION.md', md);
+console.log(`MUTATION.md written: ${survivors.length} survivors, ${unjustified} not justified${stale.length ? `, ${stale.length} stale entries in stryker/kept.json` : ''}`);

@@ -1,0 +1,22 @@
+// One vitest config per mutation group: only that group's test files.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+// @ts-expect-error plain ESM module without types
+import { groups } from '../groups.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** MUTATION_BASELINE=1: only the tests that existed before the mutation work (the "before" column). */
+const baseline = process.env.MUTATION_BASELINE === '1';
+
+export function groupConfig(group: string) {
+  const tests = (groups as Record<string, { tests: string[] }>)[group]!.tests;
+  return defineConfig({
+    root,
+    test: {
+      include: baseline ? tests.filter((t) => !t.endsWith('-domain.test.ts')) : tests,
+      testTimeout: 30_000,
+    },
+  });
+}

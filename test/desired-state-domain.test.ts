@@ -1,0 +1,160 @@
+// The desired-state grammar, rule by rule, from what each value's consumer
+// does with it: sysctl.d(5)'s key forms and comment characters, the kernel's
+// module-name limit and modprobe's option parsing, the file names
+// systemd-sysctl and systemd-modules-load read, and the directories the
+// reports must never land in. Each refusal is checked with its message: the
+// message is what the operator reads.
+import { describe, expect, it } from 'vitest';
+import { moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../src/reconcile/grammar.js';
+import { parseDesiredState } from '../src/reconcile/load.js';
+import { InputError } from '../src/errors.js';
+
+describe('sysctl keys', () => {
+  it('accepts the forms sysctl.d reads, up to 255 characters', () => {
+    for (const k of ['net.ipv4.ip_forward', 'net/ipv4/conf/eth0.100/rp_filter', 'net.ipv4.conf.eth0/100.rp_filter', 'net.ipv4.conf.a:b@c+d%e-f.x', `k.${'a'.repeat(253)}`, 'kernel']) {
+      expect(sysctlKeyProblem(k), k).toBeNull();
+    }
+  });
+
+  it('refuses what would not name one /proc/sys entry, saying why', () => {
+    const cases: Array<[string, string]> = [
+      ['', 'is empty; expected a key like net.ipv4.ip_forward'],
+      [`k.${'a'.repeat(254)}`, 'is longer than 255 characters'],
+      ['.net.ipv4', 'must not begin with a separator'],
+      ['/net/ipv4', 'must not begin with a separator'],
+      ['-net.ipv4.ip_forward', 'must not begin with \'-\' (sysctl.d reads a leading \'-\' as "ignore failure")'],
+      ['net..ip_forward', 'has an empty segment'],
+      ['net.ipv4.', 'must not end with a separator'],
+      ['net/ipv4/', 'must not end with a separator'],
+      ['net/../ipv4', 'has a ".." segment; a key names one entry under /proc/sys'],
+      ['net/./ipv4', 'has a "." segment; a key names one entry under /proc/sys'],
+      // Dotted form: "/" inside a segment stands for ".", so "a./" names the entry ".".
+      ['net.ipv4.conf./.rp_filter', 'has a "." segment; a key names one entry under /proc/sys'],
+      ['net.ipv4.conf.*.rp_filter', 'has the character "*"; segments are letters, digits and _ : @ + % -'],
+      ['net.ipv4.ip forward', 'has the character " "; segments are letters, digits and _ : @ + % -'],
+      ['net.ipv4.ip_forward=1', 'has the character "="; segments are letters, digits and _ : @ + % -'],
+    ];
+    for (const [k, why] of cases) expect(sysctlKeyProblem(k), k).toBe(why);
+  });
+});
+
+describe('sysctl string values', () => {
+  it('accepts one line of printable text up to 4096 characters', () => {
+    for (const v of ['1', '4096 87380 6291456', 'a'.repeat(4096), 'ü']) expect(sysctlStringValueProblem(v), v).toBeNull();
+  });
+
+  it('refuses what sysctl.d or the kernel would read differently', () => {
+    const cases: Array<[string, string]> = [
+      ['', 'must not be empty'],
+      ['a'.repeat(4097), 'is longer than 4096 characters'],
+      ['1\n2', 'contains the control character "\\n"; a value is one line of printable text'],
+      ['1\u007f', 'contains the control character "\u007f"; a value is one line of printable text'],
+      ['\u0000', 'contains the control character "\\u0000"; a value is one line of printable text'],
+      ['1 # on', "must not contain '#' or ';' (comment characters in sysctl.d)"],
+      ['1;2', "must not contain '#' or ';' (comment characters in sysctl.d)"],
+      [' 1', 'must not begin or end with blanks (sysctl strips them)'],
+      ['1 ', 'must not begin or end with blanks (sysctl strips them)'],
+    ];
+    for (const [v, why] of cases) expect(sysctlStringValueProblem(v), JSON.stringify(v)).toBe(why);
+  });
+});
+
+describe('module names', () => {
+  it('the kernel keeps 55 characters; modprobe reads a leading "-" as an option; kmod cuts at "."', () => {
+    expect(moduleNameProblem('m'.repeat(55))).toBeNull();
+    expect(moduleNameProblem('nf-conntrack')).toBeNull();
+    expect(moduleNameProblem('m'.repeat(56))).toBe("is longer than 55 characters, the kernel's limit for a module name");
+    expect(moduleNameProblem('-r')).toBe("must not begin with '-' (modprobe would read it as an option)");
+    expect(moduleNameProblem('overlay.ko')).toBe("must be a module name (letters, digits, '_' and '-')");
+    expect(moduleNameProblem('')).toBe("must be a module name (letters, digits, '_' and '-')");
+  });
+});
+
+describe('resource names', () => {
+  it('a plain label of 1 to 63 characters', () => {
+    expect(nameProblem('a'.repeat(63))).toBeNull();
+    expect(nameProblem('k8s_v1.2-x')).toBeNull();
+    const why = "must be a plain label: 1 to 63 of letters, digits, '_', '.' and '-'";
+    for (const n of ['', 'a'.repeat(64), 'a b', 'a/b', 'ä']) expect(nameProblem(n), n).toBe(why);
+  });
+});
+
+describe('owned files', () => {
+  it('DIR/NAME.conf, not hidden, the name of plain characters', () => {
+    expect(ownedFileProblem('/etc/sysctl.d/50-k8s.conf', '/etc/sysctl.d')).toBeNull();
+    expect(ownedFileProblem('/etc/modules-load.d/k8s@a+b.conf', '/etc/modules-load.d')).toBeNull();
+    const want = 'must be a file /etc/sysctl.d/NAME.conf';
+    for (const f of ['/etc/sysctl.d/sub/k8s.conf', '/etc/k8s.conf', '/etc/sysctl.d/k8s', '/etc/sysctl.d/.conf', '/etc/sysctl.d/k8s.conf.d']) {
+      expect(ownedFileProblem(f, '/etc/sysctl.d'), f).toBe(want);
+    }
+    expect(ownedFileProblem('/etc/sysctl.d/.k8s.conf', '/etc/sysctl.d')).toBe('names a hidden file, which systemd-sysctl never reads');
+    expect(ownedFileProblem('/etc/modules-load.d/.k8s.conf', '/etc/modules-load.d')).toBe('names a hidden file, which systemd-modules-load never reads');
+    expect(ownedFileProblem('/etc/sysctl.d/k 8s.conf', '/etc/sysctl.d')).toBe(`${want}, NAME of letters, digits and _ . @ + -`);
+  });
+});
+
+describe('reports_dir', () => {
+  it('an absolute path outside the system and kernel directories', () => {
+    for (const d of ['/var/lib/k8s-reconcile', '/etc/k8s-reports', '/usr/local/var/r', '/procx', '/root/r/']) expect(reportsDirProblem(d), d).toBeNull();
+    expect(reportsDirProblem('var/r')).toBe("must be an absolute path without '..'");
+    expect(reportsDirProblem('/var/../etc')).toBe("must be an absolute path without '..'");
+    expect(reportsDirProblem('/var/r\n')).toBe('must not contain control characters');
+    for (const [d, n] of [['/etc', '/etc'], ['/etc/', '/etc'], ['/usr//', '/usr'], ['/', '/'], ['//', '/'], ['/boot/.', '/boot']]) {
+      expect(reportsDirProblem(d!), d).toBe(`must not be ${n}: the reports and the run journal would be written among the system's own files`);
+    }
+    expect(reportsDirProblem('/proc/self')).toBe('must not be under /proc, a kernel file system');
+    expect(reportsDirProblem('/sys/fs/x')).toBe('must not be under /sys, a kernel file system');
+    expect(reportsDirProblem('/dev/shm/r')).toBe('must not be under /dev, a kernel file system');
+  });
+});
+
+describe('schema messages through the loader', () => {
+  function problems(text: string): string[] {
+    try {
+      parseDesiredState(text, 'd.yaml');
+    } catch (e) {
+      if (e instanceof InputError) return e.message.split('\n');
+      throw e;
+    }
+    return [];
+  }
+
+  it('names the key path with indexes, quoting a key that is no identifier', () => {
+    const out = problems('reports_dir: /var/lib/r\nresources:\n  - type: SysctlFile\n    settings:\n      net.ipv4.ip_forward: [1]\n');
+    expect(out.join('\n')).toContain('resources[0].settings["net.ipv4.ip_forward"]');
+  });
+
+  it('an unknown key lists the allowed ones', () => {
+    const out = problems('reports_dir: /var/lib/r\nresources: []\nextra: 1\n');
+    expect(out.join('\n')).toMatch(/extra: unknown key \(allowed: [a-z_, ]*reports_dir[a-z_, ]*resources/);
+  });
+
+  it('a missing key is named', () => {
+    expect(problems('resources: []\n').join('\n')).toContain('missing required key "reports_dir"');
+  });
+
+  it('an empty document says what it expects', () => {
+    expect(problems('').join('\n')).toContain('the document is empty; expected a mapping with reports_dir and resources');
+  });
+
+  it('one message per key, in the words of the schema: choices, types with their article, either-or, custom messages', () => {
+    expect(problems('reports_dir: /r\nfacts:\n  source: python\nresources: []\n')).toEqual(['d.yaml:3:11 facts.source: must be one of "native", "ansible"']);
+    expect(problems('reports_dir: /r\nresources:\n  - type: SysctlFile\n    settings:\n      net.ipv4.ip_forward: [1]\n')).toEqual([
+      'd.yaml:5:28 resources[0].settings["net.ipv4.ip_forward"]: must be an integer or a string',
+    ]);
+    expect(problems('reports_dir: /r\nresources:\n  - type: PortFree\n    ports: [0, "x"]\n')).toEqual([
+      'd.yaml:4:13 resources[0].ports[0]: must be an integer 1..65535',
+      'd.yaml:4:16 resources[0].ports[1]: must be an integer 1..65535',
+    ]);
+    expect(problems('reports_dir: 5\nresources: {}\n')).toEqual([
+      "d.yaml:1:14 reports_dir: must be an absolute path without '..', and not a system directory",
+      'd.yaml:2:12 resources: must be an array',
+    ]);
+    expect(problems('reports_dir: /r\nfacts: 1\nfirst_boot: 1\nresources: []\n')).toEqual([
+      'd.yaml:2:8 facts: must be an object',
+      'd.yaml:3:13 first_boot: must be one of "apply", "verify", "off"',
+    ]);
+    expect(problems('reports_dir: /r\nresources:\n  - type: Nope\n')).toEqual(['d.yaml:3:11 resources[0].type: must be one of "SwapOff", "ModulesLoad", "SysctlFile", "PortFree"']);
+  });
+});
+

@@ -1,0 +1,485 @@
+// Who fixes what, one task form at a time, in a two-role tree in kubespray's
+// layout. Each expectation is what the task does when Ansible runs it
+// (ansible-core's module semantics: community.general.modprobe,
+// ansible.posix.sysctl, ansible.builtin.systemd_service, mount, lineinfile,
+// replace, copy, command/shell), written out by hand; a third-party module
+// with a builtin's short name does nothing the builtin does.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Host } from '../src/host.js';
+import { KubesprayCheckout } from '../src/kubespray/checkout.js';
+import { walkRole } from '../src/kubespray/tasks.js';
+import { auditWhoFixes, formatEvidence } from '../src/kubespray/who-fixes.js';
+import type { WhoFixes } from '../src/kubespray/who-fixes.js';
+import { buildTree } from './helpers/tree.js';
+
+const KS = 'opt/ks/kubespray';
+const P = 'roles/kubernetes/preinstall';
+const N = 'roles/kubernetes/node';
+
+const temps: string[] = [];
+afterEach(async () => {
+  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function checkout(files: Record<string, string>): Promise<KubesprayCheckout> {
+  const root = await mkdtemp(path.join(tmpdir(), 'ks-domain-'));
+  temps.push(root);
+  buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [`${KS}/${k}`, v])));
+  return new KubesprayCheckout(new Host({ root }), `/${KS}`);
+}
+
+/** Audits a tree whose preinstall and node roles hold these task lists (YAML text), plus extra files. */
+async function audit(preinstall: string, node = '', extra: Record<string, string> = {}): Promise<WhoFixes> {
+  return auditWhoFixes(
+    await checkout({ [`${P}/tasks/main.yml`]: `---\n${preinstall || '[]\n'}`, [`${N}/tasks/main.yml`]: `---\n${node || '[]\n'}`, ...extra }),
+  );
+}
+
+const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
+const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';
+const MODPROBE = '- name: Load\n  community.general.modprobe:\n    name: br_netfilter\n    state: present\n';
+const PERSIST = '- name: Persist\n  ansible.builtin.copy:\n    dest: /etc/modules-load.d/k8s.conf\n    content: "br_netfilter\\n"\n';
+
+describe('swap', () => {
+  it('swapoff and a masked swap.target: kubespray', async () => {
+    expect((await audit(SWAPOFF + MASK)).swap.who).toBe('kubespray');
+  });
+
+  it('nothing at all: the operator, told to turn it off and keep it off', async () => {
+    const w = await audit('- name: Other\n  ansible.builtin.debug:\n    msg: hi\n');
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.reason).toMatch(/^no task turns swap off/);
+  });
+
+  it('persistence without swapoff: swap stays on during the install', async () => {
+    const w = await audit(MASK);
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.reason).toMatch(/^no task runs swapoff/);
+  });
+
+  it('swapoff without persistence: swap comes back at reboot', async () => {
+    const w = await audit(SWAPOFF);
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.reason).toMatch(/comes back at reboot/);
+  });
+
+  it('masked: false unmasks, and service/systemd spell the same module', async () => {
+    expect((await audit(SWAPOFF + MASK.replace('masked: true', 'masked: false'))).swap.who).toBe('operator');
+    expect((await audit(SWAPOFF + MASK.replace('ansible.builtin.systemd_service', 'ansible.builtin.systemd').replace('masked: true', 'masked: yes'))).swap.who).toBe('kubespray');
+    // Masking some other unit leaves swap.target alone.
+    expect((await audit(SWAPOFF + MASK.replace('swap.target', 'dev-sda5.swap'))).swap.who).toBe('operator');
+  });
+
+  it("a third-party module named like systemd masks nothing Ansible's systemd would", async () => {
+    const w = await audit(SWAPOFF + MASK.replace('ansible.builtin.systemd_service', 'acme.tools.systemd'));
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.evidence.map((e) => e.does)).toEqual(['runs /sbin/swapoff -a']);
+  });
+
+  it('mount with fstype swap and state absent removes the fstab entry; unmounted does not', async () => {
+    const mount = (state: string) => `- name: Fstab\n  ansible.posix.mount:\n    name: none\n    fstype: swap\n    state: ${state}\n`;
+    const w = await audit(SWAPOFF + mount('absent'));
+    expect(w.swap.who).toBe('kubespray');
+    expect(w.swap.evidence.map((e) => e.does)).toContain('removes swap entries from /etc/fstab');
+    expect((await audit(SWAPOFF + mount('unmounted'))).swap.who).toBe('operator');
+    expect((await audit(SWAPOFF + mount('absent').replace('fstype: swap', 'fstype: ext4'))).swap.who).toBe('operator');
+  });
+
+  it('lineinfile removes fstab swap lines only with state absent; replace always rewrites them', async () => {
+    const line = (extra: string) => `- name: Fstab\n  ansible.builtin.lineinfile:\n    path: /etc/fstab\n    regexp: '\\sswap\\s'\n${extra}`;
+    expect((await audit(SWAPOFF + line('    state: absent\n'))).swap.who).toBe('kubespray');
+    expect((await audit(SWAPOFF + line('    line: "# no swap"\n'))).swap.who).toBe('operator');
+    const replace = "- name: Fstab\n  ansible.builtin.replace:\n    dest: /etc/fstab\n    regexp: '^([^#].*\\sswap\\s.*)$'\n    replace: '# \\1'\n";
+    expect((await audit(SWAPOFF + replace)).swap.who).toBe('kubespray');
+    // Another file, or a pattern about something else, is no swap persistence.
+    expect((await audit(SWAPOFF + replace.replace('/etc/fstab', '/etc/crypttab'))).swap.who).toBe('operator');
+    expect((await audit(SWAPOFF + line('    state: absent\n').replace("'\\sswap\\s'", "'\\s/boot\\s'"))).swap.who).toBe('operator');
+  });
+
+  it('sed over /etc/fstab with a swap pattern persists; sed over another file does not', async () => {
+    const sed = (file: string) => `- name: Fstab\n  ansible.builtin.shell: sed -i '/ swap / s/^/#/' ${file}\n`;
+    expect((await audit(SWAPOFF + sed('/etc/fstab'))).swap.who).toBe('kubespray');
+    expect((await audit(SWAPOFF + sed('/etc/crypttab'))).swap.who).toBe('operator');
+  });
+});
+
+describe('br_netfilter', () => {
+  it('modprobe now and modules-load.d: kubespray', async () => {
+    expect((await audit('', MODPROBE + PERSIST)).br_netfilter.who).toBe('kubespray');
+  });
+
+  it("modprobe's persistent: present writes modules-load.d itself", async () => {
+    const w = await audit('', MODPROBE + '    persistent: present\n');
+    expect(w.br_netfilter.who).toBe('kubespray');
+    expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['loads br_netfilter (modprobe)', 'persists br_netfilter (modprobe persistent: present)']);
+    expect((await audit('', MODPROBE + '    persistent: disabled\n')).br_netfilter.who).toBe('operator');
+  });
+
+  it('modprobe state: absent unloads it', async () => {
+    const w = await audit('', MODPROBE.replace('state: present', 'state: absent') + PERSIST);
+    expect(w.br_netfilter.who).toBe('operator');
+    expect(w.br_netfilter.reason).toBe('br_netfilter is written to modules-load.d but no task loads it now');
+  });
+
+  it('a module that merely names br_netfilter loads nothing', async () => {
+    const blacklist = '- name: Un-blacklist\n  community.general.kernel_blacklist:\n    name: br_netfilter\n    state: absent\n';
+    expect((await audit('', blacklist + PERSIST)).br_netfilter.who).toBe('operator');
+    expect((await audit('', MODPROBE.replace('community.general.modprobe', 'acme.tools.modprobe') + PERSIST)).br_netfilter.who).toBe('operator');
+  });
+
+  it('modprobe over a literal loop loads each item', async () => {
+    const loop = '- name: Load\n  community.general.modprobe:\n    name: "{{ item }}"\n    state: present\n  loop:\n    - overlay\n    - br_netfilter\n';
+    expect((await audit('', loop + PERSIST)).br_netfilter.who).toBe('kubespray');
+    expect((await audit('', loop.replace('- br_netfilter', '- nf_conntrack') + PERSIST)).br_netfilter.who).toBe('operator');
+  });
+
+  it('the modprobe command loads it, modprobe -r removes it', async () => {
+    expect((await audit('', '- name: Load\n  ansible.builtin.command: /sbin/modprobe br_netfilter\n' + PERSIST)).br_netfilter.who).toBe('kubespray');
+    const w = await audit('', '- name: Unload\n  ansible.builtin.command: modprobe -r br_netfilter\n' + PERSIST);
+    expect(w.br_netfilter.who).toBe('operator');
+  });
+
+  it('persistence: lineinfile in /etc/modules, blockinfile, or a template that writes the name', async () => {
+    const lineinfile = '- name: Persist\n  ansible.builtin.lineinfile:\n    path: /etc/modules\n    line: br_netfilter\n';
+    expect((await audit('', MODPROBE + lineinfile)).br_netfilter.who).toBe('kubespray');
+    expect((await audit('', MODPROBE + lineinfile + '    state: absent\n')).br_netfilter.who).toBe('operator');
+    const block = '- name: Persist\n  ansible.builtin.blockinfile:\n    path: /usr/lib/modules-load.d/k8s.conf\n    block: |\n      overlay\n      br_netfilter\n';
+    expect((await audit('', MODPROBE + block)).br_netfilter.who).toBe('kubespray');
+    const template = '- name: Persist\n  ansible.builtin.template:\n    src: modules.j2\n    dest: /etc/modules-load.d/k8s.conf\n';
+    expect((await audit('', MODPROBE + template, { [`${N}/templates/modules.j2`]: '{% for m in ["overlay", "br_netfilter"] %}{{ m }}\n{% endfor %}' })).br_netfilter.who).toBe('kubespray');
+    expect((await audit('', MODPROBE + template, { [`${N}/templates/modules.j2`]: 'overlay\n' })).br_netfilter.who).toBe('operator');
+  });
+
+  it('content that only contains the name as part of a word persists nothing; a file outside modules-load.d neither', async () => {
+    expect((await audit('', MODPROBE + PERSIST.replace('br_netfilter', 'br_netfilter_extra'))).br_netfilter.who).toBe('operator');
+    expect((await audit('', MODPROBE + PERSIST.replace('/etc/modules-load.d/', '/etc/modprobe.d/'))).br_netfilter.who).toBe('operator');
+  });
+});
+
+describe('ip_forward', () => {
+  const sysctl = (value: string, extra = '') => `- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "${value}"\n${extra}`;
+
+  it('the sysctl module setting 1: kubespray; 0, or state absent: the operator', async () => {
+    const w = await audit(sysctl('1'));
+    expect(w.ip_forward.who).toBe('kubespray');
+    expect(w.ip_forward.evidence.map((e) => e.does)).toEqual(['sets net.ipv4.ip_forward = 1 (sysctl module, file /etc/sysctl.conf)']);
+    expect((await audit(sysctl('0'))).ip_forward.who).toBe('operator');
+    expect((await audit(sysctl('1', '    state: absent\n'))).ip_forward.who).toBe('operator');
+    expect((await audit(sysctl('1'))).sysctl_file?.path).toBe('/etc/sysctl.conf');
+  });
+
+  it('a module that is not sysctl sets nothing, whatever its arguments are called', async () => {
+    const w = await audit(sysctl('1').replace('ansible.posix.sysctl', 'acme.tools.sysctl'));
+    expect(w.ip_forward.who).toBe('operator');
+    expect(w.sysctl_file).toBeNull();
+    expect(w.sysctl_keys).toEqual([]);
+  });
+
+  it('over a loop of name/value items each pair counts on its own', async () => {
+    const loop = [
+      '- name: Sysctls',
+      '  ansible.posix.sysctl:',
+      '    name: "{{ item.name }}"',
+      '    value: "{{ item.value }}"',
+      '    sysctl_file: /etc/sysctl.d/99-k8s.conf',
+      '  loop:',
+      '    - { name: net.ipv4.ip_forward, value: 0 }',
+      '    - { name: net.ipv4.tcp_syncookies, value: 1 }',
+      '',
+    ].join('\n');
+    const w = await audit(loop);
+    expect(w.ip_forward.who).toBe('operator');
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.ip_forward', '0'], ['net.ipv4.tcp_syncookies', '1']]);
+    expect(w.sysctl_file?.path).toBe('/etc/sysctl.d/99-k8s.conf');
+    const on = await audit(loop.replace('ip_forward, value: 0', 'ip_forward, value: 1'));
+    expect(on.ip_forward.who).toBe('kubespray');
+  });
+
+  it('a task whose when is false does nothing here; its keys are not set', async () => {
+    const w = await audit(sysctl('1', '  when: false\n'));
+    expect(w.ip_forward.who).toBe('operator');
+    expect(w.sysctl_keys).toEqual([]);
+    expect(w.sysctl_file).toBeNull();
+    expect(formatEvidence(w.ip_forward.evidence[0]!)).toMatch(/does nothing on this host: .* when: false is false$/);
+  });
+
+  it('a when that cannot be evaluated makes the verdict unknown, with a warning naming file and line', async () => {
+    const w = await audit(sysctl('1', '  when: some_undefined_flag\n'));
+    expect(w.ip_forward.who).toBe('unknown');
+    expect(w.warnings.map((x) => [x.file, x.line, x.expression])).toEqual([[`${P}/tasks/main.yml`, 6, 'some_undefined_flag']]);
+  });
+});
+
+describe('port 10250', () => {
+  it('fuser -k on the port frees it; fuser without -k only looks', async () => {
+    expect((await audit('', '- name: Free\n  ansible.builtin.shell: fuser -k 10250/tcp\n')).port_10250.who).toBe('kubespray');
+    expect((await audit('', '- name: Look\n  ansible.builtin.shell: fuser 10250/tcp\n')).port_10250.who).toBe('operator');
+    expect((await audit('', '- name: Free\n  ansible.builtin.shell: fuser -k 10251/tcp\n')).port_10250.who).toBe('operator');
+  });
+
+  it('a kill fed by a lookup of the port frees it; a kill alone does not', async () => {
+    expect((await audit('', "- name: Free\n  ansible.builtin.shell: kill $(lsof -t -i:10250)\n")).port_10250.who).toBe('kubespray');
+    expect((await audit('', '- name: Kill\n  ansible.builtin.shell: pkill kubelet\n')).port_10250.who).toBe('operator');
+    expect((await audit('', "- name: Stop\n  ansible.builtin.shell: systemctl stop $(ss -Hltnp 'sport = :10250' | cut -d, -f2)\n")).port_10250.who).toBe('kubespray');
+  });
+
+  it('stopping the unit a registered lookup found frees it; stopping a fixed unit does not', async () => {
+    const find = "- name: Find\n  ansible.builtin.shell: ss -Hltnp 'sport = :10250'\n  register: holder\n";
+    const stop = (name: string, how: string) => `- name: Stop\n  ansible.builtin.systemd_service:\n    name: ${name}\n    ${how}\n`;
+    expect((await audit('', find + stop('"{{ holder.stdout }}"', 'state: stopped'))).port_10250.who).toBe('kubespray');
+    expect((await audit('', find + stop('"{{ holder.stdout }}"', 'enabled: false'))).port_10250.who).toBe('kubespray');
+    expect((await audit('', find + stop('"{{ holder.stdout }}"', 'state: started'))).port_10250.who).toBe('operator');
+    expect((await audit('', find + stop('old-agent.service', 'state: stopped'))).port_10250.who).toBe('operator');
+    // The lookup must come first: a result registered later is not there yet.
+    expect((await audit('', stop('"{{ holder.stdout }}"', 'state: stopped') + find)).port_10250.who).not.toBe('kubespray');
+  });
+});
+
+describe('the task walk', () => {
+  it('import_role walks the other role with the import condition; include_tasks with a loop walks each file', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '---',
+        '- name: Other role',
+        '  ansible.builtin.import_role:',
+        '    name: extra',
+        '    tasks_from: swap',
+        '  when: do_swap',
+        '- name: Each',
+        '  ansible.builtin.include_tasks: "{{ item }}"',
+        '  loop:',
+        '    - a.yml',
+        '    - b.yml',
+        '',
+      ].join('\n'),
+      'roles/extra/tasks/swap.yml': '- name: Off\n  command: swapoff -a\n',
+      [`${P}/tasks/a.yml`]: '- name: A\n  debug: { msg: a }\n',
+      [`${P}/tasks/b.yml`]: '- name: B\n  debug: { msg: b }\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.files).toEqual([`${P}/tasks/main.yml`, 'roles/extra/tasks/swap.yml', `${P}/tasks/a.yml`, `${P}/tasks/b.yml`]);
+    expect(r.tasks.map((t) => [t.ref.name, t.role, t.module, t.when])).toEqual([
+      ['Off', 'extra', 'command', ['do_swap']],
+      ['A', 'kubernetes/preinstall', 'debug', []],
+      ['B', 'kubernetes/preinstall', 'debug', []],
+    ]);
+    expect(r.tasks[0]!.conditions.map((c) => c.level)).toEqual(['import']);
+    expect(r.issues).toEqual([]);
+  });
+
+  it('action: and local_action: name the module; args: are merged under the inline ones', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '---',
+        '- name: Action string',
+        '  action: command /sbin/swapoff -a',
+        '- name: Action map',
+        '  local_action:',
+        '    module: ansible.builtin.sysctl',
+        '    name: net.ipv4.ip_forward',
+        '  args:',
+        '    value: "1"',
+        '- name: With items',
+        '  ansible.builtin.debug:',
+        '    msg: "{{ item }}"',
+        '  with_items: [x, y]',
+        '',
+      ].join('\n'),
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.tasks.map((t) => [t.module, t.args, t.loop])).toEqual([
+      ['command', { _raw_params: '/sbin/swapoff -a' }, null],
+      ['sysctl', { name: 'net.ipv4.ip_forward', value: '1' }, null],
+      ['debug', { msg: '{{ item }}' }, ['x', 'y']],
+    ]);
+  });
+
+  it('an include loop is reported once and not followed again; a missing file is an unfollowed include', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: '---\n- name: Self\n  include_tasks: main.yml\n- name: Gone\n  import_tasks: nothere.yml\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.issues.map((i) => [i.ref.line, i.message, i.unfollowed ?? false])).toEqual([
+      [2, `include loop through ${P}/tasks/main.yml; not followed again`, false],
+      [4, `task file ${P}/tasks/nothere.yml does not exist`, true],
+    ]);
+  });
+
+  it('a block passes its when to block, rescue and always; rescue runs only when the block fails', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '---',
+        '- name: Guarded',
+        '  when: outer',
+        '  block:',
+        '    - name: In block',
+        '      debug: { msg: 1 }',
+        '  rescue:',
+        '    - name: In rescue',
+        '      debug: { msg: 2 }',
+        '  always:',
+        '    - name: In always',
+        '      debug: { msg: 3 }',
+        '',
+      ].join('\n'),
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.tasks.map((t) => [t.ref.name, t.when, t.conditions.map((c) => c.rescue ?? false)])).toEqual([
+      ['In block', ['outer'], [false]],
+      ['In rescue', ['outer'], [false, true]],
+      ['In always', ['outer'], [false]],
+    ]);
+  });
+
+  it('include_role finds tasks_from with or without its extension, .yml before .yaml; a templated role is not followed', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '---',
+        '- name: Explicit',
+        '  include_role: { name: r1, tasks_from: t.yaml }',
+        '- name: Yaml only',
+        '  include_role: { name: r2, tasks_from: t }',
+        '- name: Both',
+        '  import_role: { name: r3 }',
+        '- name: Templated',
+        '  include_role: { name: "{{ which }}" }',
+        '',
+      ].join('\n'),
+      'roles/r1/tasks/t.yaml': '- name: R1\n  debug: { msg: 1 }\n',
+      'roles/r2/tasks/t.yaml': '- name: R2\n  debug: { msg: 2 }\n',
+      'roles/r3/tasks/main.yml': '- name: R3 yml\n  debug: { msg: 3 }\n',
+      'roles/r3/tasks/main.yaml': '- name: R3 yaml\n  debug: { msg: 3 }\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.tasks.map((t) => [t.ref.name, t.role])).toEqual([['R1', 'r1'], ['R2', 'r2'], ['R3 yml', 'r3']]);
+    expect(r.tasks.map((t) => t.conditions.map((c) => c.level))).toEqual([[], [], []]);
+    expect(r.issues.map((i) => [i.ref.name, i.message, i.unfollowed])).toEqual([['Templated', 'include_role of a templated role ({{ which }}); not followed', true]]);
+  });
+
+  it('a relative include is looked up next to the including file first, then in the role\'s tasks/', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: '- name: Sub\n  import_tasks: sub/a.yml\n',
+      [`${P}/tasks/sub/a.yml`]: '- name: Near\n  include_tasks: b.yml\n- name: Far\n  ansible.builtin.include: c.yml\n',
+      [`${P}/tasks/sub/b.yml`]: '- name: B near\n  debug: { msg: b }\n',
+      [`${P}/tasks/b.yml`]: '- name: B in tasks\n  debug: { msg: b }\n',
+      [`${P}/tasks/c.yml`]: '- name: C in tasks\n  debug: { msg: c }\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    expect(r.tasks.map((t) => t.ref.name)).toEqual(['B near', 'C in tasks']);
+    expect(r.files).toEqual([`${P}/tasks/main.yml`, `${P}/tasks/sub/a.yml`, `${P}/tasks/sub/b.yml`, `${P}/tasks/c.yml`]);
+    expect(r.tasks.map((t) => t.conditions.map((c) => c.level))).toEqual([[], []]);
+  });
+
+  it('include conditions are "include" level; when lists keep their order; a templated loop stays raw', async () => {
+    const ck = await checkout({
+      [`${P}/tasks/main.yml`]: [
+        '- name: Inc',
+        '  include_tasks: x.yml',
+        '  when: [a, b]',
+        '- name: Loop',
+        '  debug: { msg: "{{ item }}" }',
+        '  loop: "{{ things }}"',
+        '- name: List',
+        '  debug: { msg: "{{ item }}" }',
+        '  with_list: [1, 2]',
+        '',
+      ].join('\n'),
+      [`${P}/tasks/x.yml`]: '- name: X\n  debug: { msg: x }\n  when: c\n',
+    });
+    const r = await walkRole(ck, 'kubernetes/preinstall');
+    const x = r.tasks[0]!;
+    expect([x.when, x.conditions.map((c) => [c.level, c.file, c.line])]).toEqual([
+      ['a', 'b', 'c'],
+      [['include', `${P}/tasks/main.yml`, 3], ['include', `${P}/tasks/main.yml`, 3], ['task', `${P}/tasks/x.yml`, 3]],
+    ]);
+    expect([r.tasks[1]!.loop, r.tasks[1]!.loopRaw]).toEqual([null, '{{ things }}']);
+    expect([r.tasks[2]!.loop, r.tasks[2]!.loopRaw]).toEqual([[1, 2], undefined]);
+  });
+});
+
+describe('what the audit cannot evaluate', () => {
+  it('a command whose program cannot be known might fix it: unknown, with a warning; a templated argument of cat cannot', async () => {
+    const hidden = await audit(MASK + '- name: Mystery\n  ansible.builtin.command: "{{ swap_tool }} -a"\n');
+    expect(hidden.swap.who).toBe('unknown');
+    expect(hidden.swap.reason).toMatch(/"Mystery": _raw_params \{\{ swap_tool \}\} -a cannot be evaluated .*, and it could fix it$/);
+    expect(hidden.warnings.some((w) => w.expression === '{{ swap_tool }} -a' && w.line === 6)).toBe(true);
+    const harmless = await audit(MASK + '- name: Show\n  ansible.builtin.command: cat {{ some_file }}\n');
+    expect(harmless.swap.who).toBe('operator');
+    const wrapped = await audit(MASK + '- name: Wrapped\n  ansible.builtin.shell: sudo {{ swap_args }}\n');
+    expect(wrapped.swap.who).toBe('unknown');
+  });
+
+  it('an include that cannot be followed makes a missing fix unknown, naming the include', async () => {
+    const w = await audit(SWAPOFF + '- name: Extra\n  include_tasks: "{{ extra_file }}"\n');
+    expect(w.swap.who).toBe('unknown');
+    expect(w.swap.reason).toMatch(/^roles\/kubernetes\/preinstall\/tasks\/main.yml:4 "Extra": .*; the tasks it includes were not read$/);
+    // What is fixed anyway stays fixed.
+    const fixed = await audit(SWAPOFF + MASK + '- name: Extra\n  include_tasks: "{{ extra_file }}"\n');
+    expect(fixed.swap.who).toBe('kubespray');
+  });
+
+  it('an include whose condition is false is a note, not a gap', async () => {
+    const w = await audit(SWAPOFF + MASK + '- name: Skipped\n  include_tasks: "{{ extra_file }}"\n  when: false\n');
+    expect(w.swap.who).toBe('kubespray');
+    expect(w.notes.some((n) => n.includes('"Skipped"') && n.includes('not included: '))).toBe(true);
+    expect(w.warnings).toEqual([]);
+  });
+
+  it('a condition on a registered result is decided at run time: the task counts, and the evidence says so', async () => {
+    const w = await audit('- name: Probe\n  ansible.builtin.command: swapon --show\n  register: swaps\n' + SWAPOFF.replace('/sbin/swapoff -a\n', '/sbin/swapoff -a\n  when: swaps.stdout != ""\n') + MASK);
+    expect(w.swap.who).toBe('kubespray');
+    const off = w.swap.evidence.find((e) => e.does === 'runs /sbin/swapoff -a')!;
+    expect(off.status.runs).toBe('at run time');
+    expect(formatEvidence(off)).toMatch(/; decided at run time: roles\/kubernetes\/preinstall\/tasks\/main.yml:\d+ when: swaps.stdout != "" reads /);
+  });
+
+  it('set_fact with a value the audit evaluates decides later conditions', async () => {
+    const w = await audit('- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: false\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n');
+    expect(w.ip_forward.who).toBe('operator');
+    const on = await audit('- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: true\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n');
+    expect(on.ip_forward.who).toBe('kubespray');
+  });
+});
+
+describe('shell command lines', () => {
+  const shell = (cmd: string) => `- name: Cmd\n  ansible.builtin.shell: ${JSON.stringify(cmd)}\n`;
+
+  it('each command of a list counts: after ;, &&, ||, | and inside $( )', async () => {
+    for (const c of ['echo x; swapoff -a', 'true && swapoff -a', 'false || swapoff -a', 'echo $(swapoff -a)', 'cat /proc/swaps | swapoff -a']) {
+      expect((await audit(shell(c) + MASK)).swap.who, c).toBe('kubespray');
+    }
+    expect((await audit(shell('echo swapoff -a') + MASK)).swap.who).toBe('operator');
+  });
+
+  it('the port as ss, lsof, fuser and netstat spell it, and no other number', async () => {
+    for (const c of ['fuser -k -n tcp 10250', 'fuser -km 10250/tcp', 'kill $(lsof -t -i:10250)', 'kill $(lsof -t -i tcp:10250)', 'pkill -F <(ss -ltnp sport = :10250)', 'systemctl kill $(lsof -t -i :10250)']) {
+      expect((await audit('', shell(c))).port_10250.who, c).toBe('kubespray');
+    }
+    for (const c of ['fuser -k 102500/tcp', 'kill $(lsof -t -i:1025)', 'ss -ltnp sport = :10250', 'systemctl status $(ss -ltnp sport = :10250)']) {
+      expect((await audit('', shell(c))).port_10250.who, c).toBe('operator');
+    }
+  });
+
+  it("masked: yes, 1 and on are true for Ansible's booleans; no and 0 are not", async () => {
+    for (const v of ['yes', '1', 'on', 'True']) expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: ${v}`))).swap.who, v).toBe('kubespray');
+    for (const v of ['no', '0', 'off']) expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: ${v}`))).swap.who, v).toBe('operator');
+  });
+
+  it('the sysctl file comes from the variable the task passes, with where it is defined', async () => {
+    const w = await audit(
+      '- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n    sysctl_file: "{{ my_sysctl_file }}"\n',
+      '',
+      { [`${P}/defaults/main.yml`]: '---\nmy_sysctl_file: /etc/sysctl.d/77-k8s.conf\n' },
+    );
+    expect(w.sysctl_file).toEqual({
+      path: '/etc/sysctl.d/77-k8s.conf',
+      variable: 'my_sysctl_file',
+      definedAt: [{ file: `${P}/defaults/main.yml`, line: 2, variable: 'my_sysctl_file' }],
+      tasks: [{ file: `${P}/tasks/main.yml`, line: 2, name: 'Forward' }],
+    });
+  });
+});
+
