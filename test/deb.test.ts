@@ -29,9 +29,10 @@ beforeAll(() => {
   expect(built.status).toBe(0);
   chroot = freshChroot('bookworm');
 }, 1_800_000);
+// Removing a whole Debian chroot takes more than vitest's default 10 s hook time on a loaded machine.
 afterAll(() => {
   if (chroot) rmSync(chroot, { recursive: true, force: true });
-});
+}, 300_000);
 
 describe('the Debian package', () => {
   it('has the program, the default desired state and schema, the unit and the man page, and Depends: nodejs (>= 18)', () => {
