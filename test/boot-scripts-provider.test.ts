@@ -237,4 +237,35 @@ describe('enabled units: the command lines systemd would run', () => {
       }),
     ).toEqual(['/usr/lib/systemd/system/sw@.service:3 swapon']);
   });
+
+  it("a service no link names but that starts at boot ([Unit] Wants= of an enabled target, a timer) is read too, as systemd's own loader starts it", async () => {
+    const { oracle, oracleStarted, SKELETON, DEFAULT_LINK, ETC, LIB, NODEFAULT } = await import('./helpers/systemd-oracle.js');
+    const tree = {
+      ...SKELETON,
+      ...DEFAULT_LINK,
+      [`${ETC}/monitoring.target`]: `${NODEFAULT}Wants=helper.service\n\n[Install]\nWantedBy=multi-user.target\n`,
+      [`${ETC}/multi-user.target.wants/monitoring.target`]: { link: '../monitoring.target' },
+      [`${LIB}/helper.service`]: `${NODEFAULT}[Service]\nType=oneshot\nExecStart=/sbin/swapon /helper\n`,
+      [`${LIB}/late.timer`]: `${NODEFAULT}[Timer]\nOnBootSec=5min\n[Install]\nWantedBy=multi-user.target\n`,
+      [`${ETC}/multi-user.target.wants/late.timer`]: { link: '../../../../usr/lib/systemd/system/late.timer' },
+      [`${LIB}/late.service`]: `${NODEFAULT}[Service]\nType=oneshot\nExecStart=/sbin/swapon /late\n`,
+      [`${LIB}/idle.service`]: `${NODEFAULT}[Service]\nType=oneshot\nExecStart=/sbin/swapon /idle\n`,
+    };
+    const root = mkdtempSync(path.join(tmpdir(), 'boot-units-graph-'));
+    roots.push(root);
+    buildTree(root, tree);
+    const started = oracleStarted(await oracle(root));
+    // The expectation comes from systemd: every service it would start whose ExecStart= runs swapon.
+    const expected = ['helper.service', 'late.service', 'idle.service']
+      .filter((u) => started.has(u))
+      .map((u) => `/${LIB}/${u}:5 swapon`)
+      .sort();
+    expect(expected).toEqual([`/${LIB}/helper.service:5 swapon`, `/${LIB}/late.service:5 swapon`]);
+    const { Host } = await import('../src/host.js');
+    const { scanBootScripts } = await import('../src/boot-scripts/scan.js');
+    const hits = (await scanBootScripts(new Host({ root }))).hits;
+    expect(hits.map((h) => `${h.file}:${h.line} ${h.action.kind}`).sort()).toEqual(expected);
+    expect(hits.find((h) => h.unit === 'helper.service')!.runBy).toContain('Wants= at /etc/systemd/system/monitoring.target:3');
+    expect(hits.find((h) => h.unit === 'late.service')!.runBy).toContain('triggered by late.timer');
+  });
 });

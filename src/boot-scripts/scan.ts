@@ -11,9 +11,11 @@
 //   command through `sh -c`; a timed swapon brings swap back minutes after boot.
 // - /etc/network/if-*.d/*: ifupdown runs each directory with run-parts(8),
 //   which runs only executable files named [A-Za-z0-9_-]+.
-// - ExecStartPre=/ExecStart=/ExecStartPost= of services enabled by a link in
-//   a .wants/.requires/.upholds directory (the dependency graph of [Unit]
-//   Wants= belongs to the unit loader of src/systemd/).
+// - ExecStartPre=/ExecStart=/ExecStartPost= of services that start at boot:
+//   reached from default.target in the unit graph of src/systemd/ (Wants= and
+//   the like in [Unit] and drop-ins, link directories, socket/timer/path
+//   triggers), and, conservatively, any service named by a link in a
+//   .wants/.requires/.upholds directory even where the graph does not reach it.
 import path from 'node:path';
 import type { Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
@@ -21,6 +23,8 @@ import { cronDName, loadCrontabs } from '../ports/crontab.js';
 import { parseExecLine, shebangShell } from '../ports/command-line.js';
 import { effectiveList, loadUnits } from '../ports/socket-units.js';
 import { UNIT_DIRS } from '../systemd/unit-dirs.js';
+import { loadUnitGraph } from '../systemd/unit-loader.js';
+import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { readShellScript } from './shell-lines.js';
 import { commandActions, type ScriptAction } from './commands.js';
 
@@ -196,11 +200,21 @@ async function linkedServices(host: Host): Promise<Set<string>> {
   return out;
 }
 
+/** Services that start at boot, each with why: the graph's chain from default.target, or a dependency-directory link. */
+async function bootServices(host: Host): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const graph = await loadUnitGraph(host);
+  const services = [...graph.units.keys()].filter((n) => n.endsWith('.service'));
+  for (const [name, p] of bootPaths(graph, services)) out.set(name, `it starts at boot: ${describeBootPath(graph, p).replace(' is still ', ' is ')}`);
+  for (const name of await linkedServices(host)) if (!out.has(name)) out.set(name, 'it is enabled');
+  return out;
+}
+
 async function scanUnits(host: Host, sink: Sink): Promise<void> {
-  const enabled = await linkedServices(host);
+  const enabled = await bootServices(host);
   if (enabled.size === 0) return;
   const units = await loadUnits(host, ['.service']);
-  for (const name of [...enabled].sort()) {
+  for (const [name, why] of [...enabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const u = units.get(name);
     if (!u || u.masked) continue;
     for (const key of EXEC_KEYS) {
@@ -221,7 +235,7 @@ async function scanUnits(host: Host, sink: Sink): Promise<void> {
             last: d.line,
             text: `${key}=${d.value}`,
             action: a,
-            runBy: `${key}= of ${name}, which is enabled`,
+            runBy: `${key}= of ${name}: ${why}`,
             unit: name,
             neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
           });
