@@ -71,6 +71,9 @@ export class Host {
    */
   private readonly links = new Map<string, string | null>();
 
+  /** Whole-tree readings several providers share in one observation (memo()); gone with forgetLinks(). */
+  private readonly memos = new Map<string, Promise<unknown>>();
+
   constructor(opts: HostOptions = {}) {
     this.root = path.resolve(opts.root ?? '/');
     this.live = opts.live ?? this.root === '/';
@@ -128,9 +131,26 @@ export class Host {
     return link;
   }
 
-  /** After a change to the tree (the write door's), resolve links afresh. */
+  /** After a change to the tree (the write door's), resolve links and shared readings afresh. */
   forgetLinks(): void {
     this.links.clear();
+    this.memos.clear();
+  }
+
+  /**
+   * One reading of the tree under `key` until the next change (forgetLinks):
+   * SwapOff, SysctlFile and ModulesLoad each scan the boot scripts, and the
+   * host's files are the same for all three. The result is shared: callers
+   * must not mutate it.
+   */
+  memo<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const seen = this.memos.get(key);
+    if (seen) return seen as Promise<T>;
+    const p = read();
+    this.memos.set(key, p);
+    // A failed reading is not kept: the next caller reads again and sees the error itself.
+    p.catch(() => this.memos.delete(key));
+    return p;
   }
 
   /**

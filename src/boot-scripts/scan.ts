@@ -246,7 +246,11 @@ async function scanUnits(host: Host, sink: Sink): Promise<void> {
 }
 
 /** Every boot-time script hit and unknown on the host (live or --root). */
-export async function scanBootScripts(host: Host): Promise<BootScripts> {
+export function scanBootScripts(host: Host): Promise<BootScripts> {
+  return host.memo('boot-scripts', () => scanAll(host));
+}
+
+async function scanAll(host: Host): Promise<BootScripts> {
   const sink: Sink = { out: { hits: [], unknown: [], contents: {}, read: [] } };
   await scanRcLocal(host, sink);
   await scanCrontabs(host, sink);
