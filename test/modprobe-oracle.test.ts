@@ -42,6 +42,12 @@ const TREES: Record<string, Record<string, string>> = {
   bad: {
     'b.conf': 'install br_netfilter\nblacklist\nblacklist overlay extra words\ninstall  \t overlay  \t  /bin/false   \n',
   },
+  // libkmod keeps what follows the name's one separator as the command: two
+  // blanks leave a command of one blank (modprobe -n -v shows "install   "),
+  // one blank leaves nothing, a bad line.
+  blanks: {
+    'blank.conf': 'install overlay  \ninstall br_netfilter \n',
+  },
   softdep: {
     's1.conf': 'softdep br_netfilter pre: nf_conntrack post: xt_foo\nsoftdep overlay post: ovl_helper\n',
     's2.conf': 'install nf_conntrack /bin/false\ninstall xt_foo :\ninstall ovl_helper /usr/local/bin/helper\n',
@@ -133,6 +139,17 @@ describe('modprobe.d against kmod', () => {
       }
     });
   }
+});
+
+describe('an install command of blanks alone', () => {
+  it('is a command kmod runs instead of loading the module, so it blocks; one blank alone is a bad line kmod ignores', () => {
+    const dir = writeTree('blanks');
+    const run = (mod: string) => spawnSync('modprobe', ['-C', dir, '-d', base, '-n', '-v', mod], { encoding: 'latin1' });
+    expect(run('overlay').stdout.split('\n')).toContain('install   ');
+    expect(run('br_netfilter').stderr).toContain('ignoring bad line');
+    const d = parseModprobeConf(TREES.blanks!['blank.conf']!);
+    expect(d.map((x) => [x.kind, x.module, x.kind === 'install' && x.blocks])).toEqual([['install', 'overlay', true]]);
+  });
 });
 
 // ---- install commands, run by the real shell with a recording modprobe ----

@@ -102,9 +102,15 @@ export function parseModprobeConf(text: string): ModprobeDirective[] {
     if (cmd === 'blacklist') {
       out.push({ kind: 'blacklist', module, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     } else if (cmd === 'install') {
+      // libkmod takes everything after the name's one separator as the command
+      // (strtok_r with no delimiters): nothing there is a bad line, but blanks
+      // alone are a command, and running it (sh -c " ") loads nothing.
+      if (rest === '') continue;
       const command = rest.replace(/^[\t ]+|[\t ]+$/g, '');
-      if (command === '') continue; // libkmod ignores an install line without a command
-      const verdict = judgeInstallCommand(module, command);
+      const verdict: InstallVerdict =
+        command === ''
+          ? { loads: 'no', status: 0, reason: `the install command for ${module} is only blanks: modprobe runs it instead of loading ${module}` }
+          : judgeInstallCommand(module, command);
       out.push({ kind: 'install', module, command, blocks: verdict.loads === 'no', verdict, firstLine: l.firstLine, lastLine: l.lastLine, text: l.text });
     } else if (cmd === 'softdep') {
       // libkmod: "pre:" and "post:" switch the list the following names go to.
