@@ -58,6 +58,13 @@ const CORPUS = [
   'UUID=\\061234 none swap',
   '/dev/af none swap noauto 0 0',
   '/dev/ag none swap sw 0 99999999999999999999999',
+  // Outside a long: an error only where more fields follow (libmount's "s && *s && rc").
+  '/dev/ai none swap sw 9223372036854775808 0',
+  '/dev/aj none swap sw 9223372036854775808',
+  '/dev/ak none swap sw -9223372036854775809 0',
+  '/dev/al none swap sw 0 9223372036854775808 extra',
+  '/dev/am none swap sw 0 -9223372036854775809',
+  '/dev/an none swap sw 9223372036854775807 0',
   'tmpfs /tmp tmpfs defaults 0 0',
   '    ',
   '',

@@ -92,14 +92,18 @@ export function isCommentOrBlank(raw: string): boolean {
   return s === '' || s.startsWith('#');
 }
 
-/** libmount's next_s32: strtol base 10 into a long, stored in an int. */
-function s32(field: string): number | null {
+/**
+ * libmount's next_s32: strtol base 10 into a long, stored in an int. A value
+ * outside a long comes back clamped with ERANGE set (`outOfRange`).
+ */
+function s32(field: string): { value: number; outOfRange: boolean } | null {
   if (!/^[+-]?[0-9]+$/.test(field)) return null;
   let v = BigInt(field);
   const max = (1n << 63n) - 1n;
+  const outOfRange = v > max || v < -max - 1n;
   if (v > max) v = max;
   if (v < -max - 1n) v = -max - 1n;
-  return Number(BigInt.asIntN(32, v));
+  return { value: Number(BigInt.asIntN(32, v)), outOfRange };
 }
 
 export function parseFstab(text: string): Fstab {
@@ -119,12 +123,22 @@ export function parseFstab(text: string): Fstab {
       return;
     }
     const [spec, mountPoint, type, options, freqText, passnoText] = fields as [string, string, string, string?, string?, string?];
-    const freq = freqText === undefined ? 0 : s32(freqText);
-    const passno = passnoText === undefined ? 0 : s32(passnoText);
-    if (freq === null || passno === null) {
-      malformed.push({ line, raw, reason: `${freq === null ? `freq ${JSON.stringify(freqText)}` : `passno ${JSON.stringify(passnoText)}`} is not a decimal integer` });
+    const freqN = freqText === undefined ? { value: 0, outOfRange: false } : s32(freqText);
+    const passnoN = passnoText === undefined ? { value: 0, outOfRange: false } : s32(passnoText);
+    if (freqN === null || passnoN === null) {
+      malformed.push({ line, raw, reason: `${freqN === null ? `freq ${JSON.stringify(freqText)}` : `passno ${JSON.stringify(passnoText)}`} is not a decimal integer` });
       return;
     }
+    // libmount fails a field's ERANGE only when more text follows it
+    // (tab_parse.c: "s && *s && rc"); a last field keeps its clamped value.
+    const freqRange = freqN.outOfRange && passnoText !== undefined;
+    if (freqRange || (passnoN.outOfRange && fields.length > 6)) {
+      const [which, text] = freqRange ? ['freq', freqText] : ['passno', passnoText];
+      malformed.push({ line, raw, reason: `${which} ${JSON.stringify(text)} is outside a long (strtol's ERANGE) and more fields follow it` });
+      return;
+    }
+    const freq = freqN.value;
+    const passno = passnoN.value;
     entries.push({
       line,
       raw,
