@@ -96,6 +96,25 @@ export function need(value, what) {
   return value;
 }
 
+/** facts.json against `ansible -m setup` run in the same VM: the fields kubespray judges the host by. */
+export function factsEqualAnsible(f, a) {
+  const addr = typeof f.default_ipv4 === 'object' && f.default_ipv4 !== null ? f.default_ipv4.address : f.default_ipv4;
+  return eq(
+    [f.memtotal_mb, f.processor_vcpus, f.distribution, f.distribution_version, f.kernel, addr],
+    [a.ansible_memtotal_mb, a.ansible_processor_vcpus, a.ansible_distribution, a.ansible_distribution_version, a.ansible_kernel, a.ansible_default_ipv4?.address],
+    '[memtotal_mb, processor_vcpus, distribution, distribution_version, kernel, default_ipv4]',
+  );
+}
+
+/** A scenario's results, each read when a check asks: boot 1, boot 2, boot 1's measure.json, and a command's output without colour. */
+export function bootsOf(r) {
+  const b1 = () => need(r.boot1, 'boot1 results');
+  const b2 = () => need(r.boot2, 'boot2 results');
+  const measured = () => need(b1().measure, 'boot1 measure.json');
+  const text = (boot, name) => need(boot.stdout(name), `${name} output`).replace(/\x1b\[[0-9;]*m/g, '');
+  return { b1, b2, measured, text };
+}
+
 export function exitOf(boot, name) {
   const c = need(need(boot, 'boot results').commands[name], `command ${name}`);
   return c.exit;

@@ -3,16 +3,11 @@
 // /etc/cron.d/swap-late line 2, each under the marker line, every other byte
 // as planted, mode kept; apply exits 0, and after the reboot there is no
 // swap and ip_forward is 1.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 import { RC, CRON, RC_LINES, CRON_LINES, strip, swapFiles, fileText } from '../boot-scripts/expect.mjs';
 
-export const guest = {
-  wait_ports: [],
-  units: ['rc-local.service', 'cron.service'],
-  sysctl_keys: [],
-  ansible: false,
-  files: [RC, CRON],
-};
+// The same guest as boot-scripts: the same planted files, the same units to report.
+export { guest } from '../boot-scripts/expect.mjs';
 
 export function desired(doc) {
   for (const r of doc.resources) if (r.type === 'SwapOff' || r.type === 'SysctlFile') r.neutralise_scripts = true;
@@ -26,8 +21,7 @@ const RC_AFTER = [RC_LINES[0], RC_LINES[1], SWAP_MARK, '#' + RC_LINES[2], SYSCTL
 const CRON_AFTER = [CRON_LINES[0], SWAP_MARK, '#' + CRON_LINES[1]].join('\n') + '\n';
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
+  const { b1, b2 } = bootsOf(r);
   const out = (boot, name) => strip(need(boot.stdout(name), `${name} output`));
   const entry = (boot, f) => need(need(boot().filesAfter, 'saved files')[f], f);
   return [

@@ -4,7 +4,7 @@
 // `@reboot root /sbin/swapon /swap-cron`. The plan and apply name each
 // file:line as an operator line, apply exits 1, the scripts stay
 // byte-identical, and after the reboot the swap is back as the plan said.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 export const RC = '/etc/rc.local';
 export const CRON = '/etc/cron.d/swap-late';
@@ -39,8 +39,7 @@ function operatorLine(out, where, words) {
 }
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
+  const { b1, b2 } = bootsOf(r);
   const out = (boot, name) => need(boot.stdout(name), `${name} output`);
   const named = (boot, name) => [
     [`${RC}:3`, ['turns swap on', 'swapon /swap-extra', 'rc-local.service']],

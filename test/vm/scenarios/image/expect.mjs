@@ -5,7 +5,7 @@
 // installs a first-boot unit and exits 0. Boot 1: after that unit, the host
 // is converged, the agent stopped and disabled, the unit disabled and its
 // reports present. Boot 2: still converged, and the unit did not run again.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const AGENT = 'monitoring-agent.service';
 const UNIT = 'k8s-host-reconcile-first-boot.service';
@@ -55,8 +55,7 @@ function converged(snap, when) {
 
 function imageChecks(r, nodeMajor) {
   const host = () => need(r.host, 'host-side --root results');
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
+  const { b1, b2 } = bootsOf(r);
   const fb = (boot) => need(boot.firstBootUnit, 'first-boot-unit.json');
   const report = () => need(b1().preflight['first-boot'], 'preflight/first-boot.json');
   const bakePlan = () => JSON.parse(need(host().plan, 'host plan').stdout);

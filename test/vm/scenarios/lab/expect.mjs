@@ -2,7 +2,7 @@
 // issues whose providers a check depends on (pending until they land).
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq, need, exitOf, countChanges, CP_PORTS } from '../../lib/checks.mjs';
+import { eq, need, exitOf, countChanges, CP_PORTS, bootsOf, factsEqualAnsible } from '../../lib/checks.mjs';
 
 const AGENT = 'monitoring-agent.service';
 const UNRELATED = { 'vm.swappiness': '10', 'net.ipv4.conf.all.log_martians': '1' };
@@ -45,8 +45,7 @@ function stateChecks(label, bootOf) {
 }
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const measured = () => need(b1().measure, 'boot1 measure.json');
+  const { b1, measured } = bootsOf(r);
   const agentHolder = () => {
     const l = measured().holders.find((h) => h.port === 10250);
     return need(l?.holders?.[0], 'holder of 10250 at first boot');
@@ -87,16 +86,7 @@ export function checks(r) {
       const p = need(b1().preflight.ports, 'preflight/ports.json');
       return eq({ port: p.port, unit: p.unit, pid: p.pid }, { port: 10250, unit: AGENT, pid: agentHolder().pid });
     } },
-    { name: 'facts.json equals ansible -m setup in the same VM', needs: [6], check: () => {
-      const f = facts();
-      const a = ansible();
-      const addr = typeof f.default_ipv4 === 'object' && f.default_ipv4 !== null ? f.default_ipv4.address : f.default_ipv4;
-      return eq(
-        [f.memtotal_mb, f.processor_vcpus, f.distribution, f.distribution_version, f.kernel, addr],
-        [a.ansible_memtotal_mb, a.ansible_processor_vcpus, a.ansible_distribution, a.ansible_distribution_version, a.ansible_kernel, a.ansible_default_ipv4?.address],
-        '[memtotal_mb, processor_vcpus, distribution, distribution_version, kernel, default_ipv4]',
-      );
-    } },
+    { name: 'facts.json equals ansible -m setup in the same VM', needs: [6], check: () => factsEqualAnsible(facts(), ansible()) },
     { name: 'facts.json minimal_master_memory_mb from kubespray', needs: [6], check: () => eq(facts().minimal_master_memory_mb, kubesprayMinimalMasterMb()) },
     { name: 'who-fixes.json: five fields; nobody in kubespray frees 10250', needs: [6], check: () => {
       const w = need(b1().preflight['who-fixes'], 'preflight/who-fixes.json');

@@ -4,7 +4,7 @@
 // started by an enabled timer. With the default mask: auto the plan names
 // each path, apply stops, disables and masks both, and after the reboot the
 // target and the timer are still enabled while both ports stay free.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const AGENT = 'metrics-agent.service';
 const REPORT = 'report-server.service';
@@ -22,11 +22,8 @@ export const guest = {
 };
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
-  const measured = () => need(b1().measure, 'boot1 measure.json');
+  const { b1, b2, measured, text } = bootsOf(r);
   const holderOf = (listeners, port) => listeners.filter((l) => l.port === port).flatMap((l) => l.holders)[0];
-  const text = (boot, name) => need(boot.stdout(name), `${name} output`).replace(/\x1b\[[0-9;]*m/g, '');
   const names = (bootOf, name, sentence) => () => {
     const line = text(bootOf(), name).split('\n').find((l) => l.includes(sentence));
     return line ? { ok: true, detail: line.trim().slice(0, 400) } : `no line in ${name} contains ${JSON.stringify(sentence)}`;

@@ -3,7 +3,7 @@
 // cron.service's cgroup but is not cron's main process nor started by its
 // ExecStart=, so the plan names the crontab line for an operator, apply
 // exits 1, and cron.service stays active and enabled, after the reboot too.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const CRON = 'cron.service';
 const PORT = 2379;
@@ -19,12 +19,9 @@ export const guest = {
 };
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
-  const measured = () => need(b1().measure, 'boot1 measure.json');
+  const { b1, b2, measured, text } = bootsOf(r);
   const holdersIn = (listeners) => listeners.filter((l) => l.port === PORT).flatMap((l) => l.holders);
   const planted = () => need(holdersIn(measured().holders)[0], `holder of ${PORT} at first boot`);
-  const text = (boot, name) => need(boot.stdout(name), `${name} output`).replace(/\x1b\[[0-9;]*m/g, '');
   // The operator line names the holder, the spawner and the crontab line.
   const namesLine = (bootOf, name, pidOf) => () => {
     const out = text(bootOf(), name).split('\n');

@@ -2,7 +2,7 @@
 // and, because alice's dev-stack.target still wants it, masks it through her
 // manager (`systemctl --user -M alice@`). After the reboot her manager runs
 // again (she lingers) and 6443 stays free.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const PORT = 6443;
 const UNIT = 'api-server.service';
@@ -24,11 +24,8 @@ export const guest = {
 };
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
-  const measured = () => need(b1().measure, 'boot1 measure.json');
+  const { b1, b2, measured, text } = bootsOf(r);
   const holder = () => need(measured().holders.filter((l) => l.port === PORT).flatMap((l) => l.holders)[0], `holder of ${PORT} at first boot`);
-  const text = (boot, name) => need(boot.stdout(name), `${name} output`).replace(/\x1b\[[0-9;]*m/g, '');
   const line = (bootOf, name, parts) => () => {
     const l = text(bootOf(), name).split('\n').find((x) => x.includes(`port ${PORT}`));
     if (!l) return `no line for port ${PORT} in ${name}`;

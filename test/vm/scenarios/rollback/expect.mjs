@@ -2,7 +2,7 @@
 // After the reboot the host is as the previous admin left it: fstab and the
 // baseline sysctl file byte-identical, the agent enabled and listening on
 // 10250, swap on, and --plan pending the same changes as before the apply.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const AGENT = 'monitoring-agent.service';
 const FILES = ['/etc/fstab', '/etc/sysctl.d/security-baseline.conf'];
@@ -19,8 +19,7 @@ export const guest = {
 const changeIds = (planJson) => JSON.parse(planJson).resources.map((r) => [r.name, r.changes.filter((c) => !c.operator).map((c) => c.id).sort()]);
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
+  const { b1, b2 } = bootsOf(r);
   const applied = () => need(b1().snapshotApplied, 'snapshot after apply');
   return [
     { name: 'apply converged (exit 0) before the rollback', needs: [2, 4, 5], check: () => eq(exitOf(b1(), 'apply1'), 0) },

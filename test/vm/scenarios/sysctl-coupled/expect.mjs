@@ -4,7 +4,7 @@
 // VM's own systemd-sysctl and sysctl --system in a private namespace); after
 // apply, `sysctl --system` and a reboot, ip_forward stays 1, and both lines are
 // commented out under the tool's marker.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const FILES = ['/etc/sysctl.d/zz-hardening.conf', '/etc/sysctl.d/50-no-route.conf'];
 const MARKER = '# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf';
@@ -33,8 +33,7 @@ const text = (files, f) => {
 };
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
+  const { b1, b2 } = bootsOf(r);
   const out = (boot, name) => need(boot.stdout(name), `${name} output`);
   return [
     { name: 'planted: ip_forward 0 at first boot', check: () => eq(need(b1().measure, 'measure').before.ip_forward, 0) },

@@ -2,7 +2,7 @@
 // fixtures (plant.sh) are applied by systemd-sysctl at boot and by
 // `sysctl --system` on request; the engine's verdicts from `--plan --json`
 // must match the kernel under both, before apply and after apply + reboot.
-import { eq, need, exitOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const BASE = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables'];
 
@@ -91,8 +91,7 @@ function verdictChecks(label, planOf, liveOf, keys) {
 }
 
 export function checks(r) {
-  const b1 = () => need(r.boot1, 'boot1 results');
-  const b2 = () => need(r.boot2, 'boot2 results');
+  const { b1, b2 } = bootsOf(r);
   const json = (boot, name) => JSON.parse(need(boot.stdout(name), `${name} output`));
   const atBoot1 = () => need(b1().measure?.snapshot?.sysctls, 'first-boot sysctls');
   const afterSystem1 = () => need(b1().sysctlsBeforeApplyAfterSystem, 'sysctls after sysctl --system before apply');
