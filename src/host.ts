@@ -57,9 +57,45 @@ export interface HostOptions {
   live?: boolean;
 }
 
+/**
+ * The target's file system, read-only: what observers and a provider's
+ * observe() need. A function that takes only this runs no command and writes
+ * nothing; its type shows it. Paths are target paths, clamped to `root`.
+ */
+export interface TargetFs {
+  readonly root: string;
+  /** Live: the running system, whose /proc and /sys may be read (readKernel). */
+  readonly live: boolean;
+  realTarget(target: string): Promise<string>;
+  readFile(target: string): Promise<string | null>;
+  readBytes(target: string): Promise<ByteString | null>;
+  readHead(target: string, length: number): Promise<Buffer | null>;
+  locate(target: string, opts: { follow: boolean }): Promise<{ target: string; abs: string }>;
+  readDir(target: string): Promise<Dirent[] | null>;
+  lstat(target: string): Promise<Stats | null>;
+  readLink(target: string): Promise<string | null>;
+  readLinksIn(dir: string): Promise<Map<string, string | null> | null>;
+  exists(target: string): Promise<boolean>;
+  assertLive(what: string): void;
+  readKernel(target: string): Promise<string | null>;
+  memo<T>(key: string, read: () => Promise<T>): Promise<T>;
+}
+
+/** Runs commands with argument arrays; offline only `offlineSafe` ones (they act on the root tree, or only read). */
+export interface Commands {
+  readonly root: string;
+  readonly live: boolean;
+  run(cmd: string, args: string[], opts?: RunOptions): Promise<CommandResult>;
+  runChecked(cmd: string, args: string[], opts?: RunOptions): Promise<CommandResult>;
+  isRoot(): boolean;
+}
+
+/** What an observer that both reads and runs (systemctl show, ansible --version) is given. */
+export type TargetHost = TargetFs & Commands;
+
 const MAX_SYMLINK_HOPS = 40;
 
-export class Host {
+export class Host implements TargetFs, Commands {
   readonly root: string;
   /** Live: the running system. Offline: an unbooted tree; no /proc, /sys or runtime actions. */
   readonly live: boolean;

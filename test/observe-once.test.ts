@@ -14,6 +14,9 @@ import { applyPlan } from '../src/reconcile/apply.js';
 import { verifyConverged } from '../src/reconcile/verify.js';
 import { applyContext } from './helpers/door.js';
 import { buildTree } from './helpers/tree.js';
+import { observeBeforeState } from '../src/reconcile/before-state.js';
+import { jsonText } from '../src/reconcile/reports.js';
+import { parseDesiredState } from '../src/reconcile/load.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -62,5 +65,85 @@ describe('one apply reads the sysctl tree', () => {
     expect(verifyConverged(after)).toEqual([]);
     expect(afterPlan).toBe(1);
     expect(host.sysctlTreeReads).toBe(2);
+  });
+});
+
+/**
+ * A live fixture host (its /proc is plain files under the root) that counts
+ * reads of the kernel files before.json describes, and runs no command.
+ */
+class KernelCountingHost extends Host {
+  readonly reads = new Map<string, number>();
+  override async readKernel(target: string): Promise<string | null> {
+    this.reads.set(target, (this.reads.get(target) ?? 0) + 1);
+    return super.readKernel(target);
+  }
+}
+
+const BEFORE_FILES = ['/proc/meminfo', '/proc/sys/net/ipv4/ip_forward', '/proc/modules', '/proc/net/tcp', '/proc/net/tcp6'];
+const TCP_HEADER = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
+
+describe('before.json is computed from the plan observations', () => {
+  it('reads no kernel file the providers already read, and says the same bytes as reading them afresh', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'before-state-'));
+    temps.push(root);
+    buildTree(root, {
+      'proc/meminfo': 'MemTotal:        2030000 kB\nSwapTotal:       1048572 kB\nSwapFree:        1048572 kB\n',
+      'proc/swaps': 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n',
+      'proc/sys/net/ipv4/ip_forward': '0\n',
+      'proc/sys/kernel/osrelease': '6.1.0-test\n',
+      'proc/modules': 'br_netfilter 32768 0 - Live 0x0000000000000000\nbridge 311296 1 br_netfilter, Live 0x0000000000000000\n',
+      // 6443 (0x192B) listening on IPv4, 10250 (0x280A) on IPv6, 22 (0x0016) not a control-plane port.
+      'proc/net/tcp': TCP_HEADER +
+        '   0: 00000000:192B 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 11111 1 0000000000000000 100 0 0 10 0\n' +
+        '   1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 22222 1 0000000000000000 100 0 0 10 0\n',
+      'proc/net/tcp6': TCP_HEADER +
+        '   0: 00000000000000000000000000000000:280A 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 33333 1 0000000000000000 100 0 0 10 0\n',
+      'etc/fstab': '/swapfile none swap sw 0 0\n',
+    });
+    const host = new KernelCountingHost({
+      root,
+      live: true,
+      runner: async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 1, stdout: '', stderr: 'no command runs in this test' }),
+    });
+    const all: DesiredState = {
+      ...desired,
+      kubespray: null as never,
+      resources: parseDesiredState(
+        [
+          'reports_dir: /root/ks/preflight',
+          'resources:',
+          '  - type: SwapOff',
+          '  - type: ModulesLoad',
+          '    file: /etc/modules-load.d/k8s.conf',
+          '    modules: [overlay, br_netfilter]',
+          '  - type: SysctlFile',
+          '    file: /etc/sysctl.d/k8s.conf',
+          '    settings: { net.ipv4.ip_forward: 1 }',
+          '  - type: PortFree',
+          '',
+        ].join('\n'),
+        'd.yaml',
+      ).resources,
+    };
+
+    const plan = await makePlan(host, all);
+    const afterPlan = Object.fromEntries(BEFORE_FILES.map((f) => [f, host.reads.get(f) ?? 0]));
+    const before = await observeBeforeState(host, plan);
+    const afterBefore = Object.fromEntries(BEFORE_FILES.map((f) => [f, host.reads.get(f) ?? 0]));
+
+    // The fixture, read by hand: SwapTotal 1048572 kB, ip_forward 0, br_netfilter in /proc/modules, 6443 and 10250 listening.
+    const expected = { swap_total_kb: 1048572, ip_forward: 0, br_netfilter: true, busy_ports: [6443, 10250] };
+    expect(jsonText(before)).toBe(jsonText(expected));
+    // The plan read each file once; the before-state read none of them again.
+    expect(afterPlan).toEqual({ '/proc/meminfo': 1, '/proc/sys/net/ipv4/ip_forward': 1, '/proc/modules': 1, '/proc/net/tcp': 1, '/proc/net/tcp6': 1 });
+    expect(afterBefore).toEqual(afterPlan);
+
+    // With no resource that observed them, every field is read afresh (as before.json always was): the same bytes.
+    const fresh = await observeBeforeState(host, { ...plan, resources: [] });
+    expect(jsonText(fresh)).toBe(jsonText(before));
+    expect(Object.fromEntries(BEFORE_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterBefore[f]!]))).toEqual(
+      { '/proc/meminfo': 1, '/proc/sys/net/ipv4/ip_forward': 1, '/proc/modules': 1, '/proc/net/tcp': 1, '/proc/net/tcp6': 1 },
+    );
   });
 });

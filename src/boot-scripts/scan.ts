@@ -17,7 +17,7 @@
 //   triggers), and, conservatively, any service named by a link in a
 //   .wants/.requires/.upholds directory even where the graph does not reach it.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
 import { cronDName, loadCrontabs } from '../ports/crontab.js';
 import { parseExecLine, shebangShell } from '../ports/command-line.js';
@@ -76,7 +76,7 @@ function lineText(text: string, line: number): string {
 }
 
 /** The file behind a path, followed inside the root: its lstat and real target, or null when missing. */
-async function realStat(host: Host, p: string) {
+async function realStat(host: TargetFs, p: string) {
   const real = await host.realTarget(p);
   const st = await host.lstat(real);
   return st === null ? null : { st, real };
@@ -112,7 +112,7 @@ function addCommands(sink: Sink, source: ScriptSource, file: string, text: strin
 }
 
 /** A script file run by its "#!" line (rc.local, run-parts): read when it is a shell script, else unknown. */
-async function scanExecutable(host: Host, sink: Sink, source: ScriptSource, file: string, runBy: string): Promise<void> {
+async function scanExecutable(host: TargetFs, sink: Sink, source: ScriptSource, file: string, runBy: string): Promise<void> {
   let text: ByteString | null;
   try {
     text = await host.readBytes(file);
@@ -136,7 +136,7 @@ async function scanExecutable(host: Host, sink: Sink, source: ScriptSource, file
   if (sink.out.hits.length > before) sink.out.contents[file] = text;
 }
 
-async function scanRcLocal(host: Host, sink: Sink): Promise<void> {
+async function scanRcLocal(host: TargetFs, sink: Sink): Promise<void> {
   const s = await realStat(host, RC_LOCAL);
   if (s === null || !s.st.isFile()) return;
   // systemd-rc-local-generator: access(X_OK) as root, i.e. any execute bit.
@@ -145,7 +145,7 @@ async function scanRcLocal(host: Host, sink: Sink): Promise<void> {
   await scanExecutable(host, sink, 'rc.local', RC_LOCAL, 'rc-local.service runs it at boot');
 }
 
-async function scanCrontabs(host: Host, sink: Sink): Promise<void> {
+async function scanCrontabs(host: TargetFs, sink: Sink): Promise<void> {
   const tabs = await loadCrontabs(host);
   sink.out.read.push(...tabs.read);
   for (const f of tabs.unreadable) sink.out.unknown.push({ source: 'crontab', file: f, line: 0, what: 'program', message: 'cannot be read' });
@@ -164,7 +164,7 @@ async function scanCrontabs(host: Host, sink: Sink): Promise<void> {
   }
 }
 
-async function scanIfUpdown(host: Host, sink: Sink): Promise<void> {
+async function scanIfUpdown(host: TargetFs, sink: Sink): Promise<void> {
   for (const d of (await host.readDir(NETWORK_DIR)) ?? []) {
     if (!/^if-[a-z-]+\.d$/.test(d.name)) continue;
     const dir = path.posix.join(NETWORK_DIR, d.name);
@@ -184,7 +184,7 @@ const DEP_DIR = /\.(wants|requires|upholds)$/;
 const EXEC_KEYS = ['ExecStartPre', 'ExecStart', 'ExecStartPost'] as const;
 
 /** Services named by a link in a dependency directory of any unit directory (template instances as their template). */
-async function linkedServices(host: Host): Promise<Set<string>> {
+async function linkedServices(host: TargetFs): Promise<Set<string>> {
   const out = new Set<string>();
   for (const dir of UNIT_DIRS) {
     for (const e of (await host.readDir(dir)) ?? []) {
@@ -201,7 +201,7 @@ async function linkedServices(host: Host): Promise<Set<string>> {
 }
 
 /** Services that start at boot, each with why: the graph's chain from default.target, or a dependency-directory link. */
-async function bootServices(host: Host): Promise<Map<string, string>> {
+async function bootServices(host: TargetFs): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const graph = await loadUnitGraph(host);
   const services = [...graph.units.keys()].filter((n) => n.endsWith('.service'));
@@ -210,7 +210,7 @@ async function bootServices(host: Host): Promise<Map<string, string>> {
   return out;
 }
 
-async function scanUnits(host: Host, sink: Sink): Promise<void> {
+async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
   const enabled = await bootServices(host);
   if (enabled.size === 0) return;
   const units = await loadUnits(host, ['.service']);
@@ -246,11 +246,11 @@ async function scanUnits(host: Host, sink: Sink): Promise<void> {
 }
 
 /** Every boot-time script hit and unknown on the host (live or --root). */
-export function scanBootScripts(host: Host): Promise<BootScripts> {
+export function scanBootScripts(host: TargetFs): Promise<BootScripts> {
   return host.memo('boot-scripts', () => scanAll(host));
 }
 
-async function scanAll(host: Host): Promise<BootScripts> {
+async function scanAll(host: TargetFs): Promise<BootScripts> {
   const sink: Sink = { out: { hits: [], unknown: [], contents: {}, read: [] } };
   await scanRcLocal(host, sink);
   await scanCrontabs(host, sink);

@@ -4,7 +4,7 @@
 // that ansible-core (module_utils/distro/_distro.py: 1.6.0 up to 2.16,
 // 1.8.0 in 2.17, 1.9.0 from 2.18; read from ansible-core's release tags).
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 import { installedAnsibleCore } from './ansible-install.js';
 
 export interface AnsibleCore {
@@ -43,7 +43,7 @@ export function coreFromRequirements(text: string): string | null {
  * package (ansible-install.ts) where that is certain to be what the command
  * prints; otherwise the command runs.
  */
-export async function ansibleCoreFor(host: Host, kubesprayDir: string | undefined): Promise<AnsibleCore> {
+export async function ansibleCoreFor(host: TargetHost, kubesprayDir: string | undefined): Promise<AnsibleCore> {
   if (host.live) {
     const installed = await installedAnsibleCore(host);
     if (installed.known) {

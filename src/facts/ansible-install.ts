@@ -7,7 +7,7 @@
 // path entry ahead of the package, a wrapper script) is `unknown`, and the
 // caller runs `ansible --version` itself.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 import { commandFile } from './command-path.js';
 
 export type InstalledAnsible =
@@ -29,7 +29,7 @@ const ENTRY_POINTS = ['"', "'"].map((q) => [
 
 const PYTHON_ENV = ['PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'PYTHONSAFEPATH', 'PYTHONPLATLIBDIR', 'PYTHONEXECUTABLE'];
 
-export async function installedAnsibleCore(host: Host, env: NodeJS.ProcessEnv = process.env): Promise<InstalledAnsible> {
+export async function installedAnsibleCore(host: TargetHost, env: NodeJS.ProcessEnv = process.env): Promise<InstalledAnsible> {
   const cmd = await commandFile(host, 'ansible', env);
   if (cmd.kind === 'unknown') return { known: false, reason: cmd.reason };
   if (cmd.kind === 'missing') return { known: true, version: null, from: 'no ansible on PATH' };

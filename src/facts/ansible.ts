@@ -1,6 +1,6 @@
 // facts.source: ansible — the lab's own way: `ansible -i <inventory> <node>
 // -m setup`, run from the kubespray directory so its ansible.cfg applies.
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 import { HostError } from '../errors.js';
 import type { Facts } from './linux.js';
 
@@ -69,7 +69,7 @@ export interface AnsibleFactsOptions {
   node: string;
 }
 
-export async function gatherAnsibleFacts(host: Host, o: AnsibleFactsOptions): Promise<Facts> {
+export async function gatherAnsibleFacts(host: TargetHost, o: AnsibleFactsOptions): Promise<Facts> {
   host.assertLive('ansible -m setup');
   // The minimal ad-hoc callback prints "node | SUCCESS => {json}"; force it in
   // case ansible.cfg or the environment asks for another stdout callback.

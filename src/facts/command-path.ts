@@ -2,7 +2,7 @@
 // spawn) looks it up: each PATH entry in order, the first executable regular
 // file wins. The models of lsb_release and ansible read that file instead of
 // running it; where the lookup is not certain they run the command itself.
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 
 export type CommandFile =
   /** The target path of the file that would run (symlinks resolved inside the root). */
@@ -12,7 +12,7 @@ export type CommandFile =
   /** The lookup depends on something not modelled (no PATH, a relative entry): run the command. */
   | { kind: 'unknown'; reason: string };
 
-export async function commandFile(host: Host, name: string, env: NodeJS.ProcessEnv = process.env): Promise<CommandFile> {
+export async function commandFile(host: TargetHost, name: string, env: NodeJS.ProcessEnv = process.env): Promise<CommandFile> {
   const pathVar = env.PATH;
   if (pathVar === undefined) return { kind: 'unknown', reason: 'PATH is not set' };
   for (const dir of pathVar.split(':')) {

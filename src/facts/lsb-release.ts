@@ -7,7 +7,7 @@
 // Ubuntu's, a later revision) and any os-release the shell would have to
 // evaluate are run for real instead.
 import { createHash } from 'node:crypto';
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 import { commandFile } from './command-path.js';
 import { parseShAssignments } from './os-release-sh.js';
 
@@ -24,7 +24,7 @@ export type LsbRelease =
 const SCRIPT_VARS = ['os_release', 'LSB_OS_RELEASE', 'ID', 'NAME', 'PRETTY_NAME', 'VERSION_ID', 'VERSION_CODENAME', 'IFS'];
 const SHELL_VARS = new Set(['IFS', 'PATH', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_MESSAGES', 'LANG', 'LANGUAGE', 'ENV', 'HOME', 'PWD', 'OLDPWD', 'CDPATH', 'OPTIND', 'OPTARG', 'PS1', 'PS2', 'PS4', 'PPID', 'LINENO', 'MAIL', 'MAILPATH', 'HISTFILE', 'FCEDIT', 'TERM']);
 
-export async function lsbReleaseOutput(host: Host, env: NodeJS.ProcessEnv = process.env): Promise<LsbRelease> {
+export async function lsbReleaseOutput(host: TargetHost, env: NodeJS.ProcessEnv = process.env): Promise<LsbRelease> {
   const cmd = await commandFile(host, 'lsb_release', env);
   if (cmd.kind === 'unknown') return { known: false, reason: cmd.reason };
   if (cmd.kind === 'missing') return { known: true, stdout: null, from: 'no lsb_release on PATH' };

@@ -3,7 +3,7 @@
 // Every read goes through Host; the algorithms live in linux.ts and
 // distribution.ts as pure functions.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost, Host } from '../host.js';
 import { HostError } from '../errors.js';
 import { DEFAULT_ROUTE_TARGET_V4, memtotalMb, parseRouteGet, processorVcpus } from './linux.js';
 import type { Facts } from './linux.js';
@@ -16,7 +16,7 @@ export interface FactsModel {
   bundledDistroVersion?: string;
 }
 
-export async function gatherNativeFacts(host: Host, model: FactsModel = {}): Promise<Facts> {
+export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}): Promise<Facts> {
   host.assertLive('native facts (/proc/meminfo, /proc/cpuinfo, uname, ip route)');
   const meminfo = (await host.readKernel('/proc/meminfo')) ?? '';
   const memtotal = memtotalMb(meminfo);
@@ -49,7 +49,7 @@ export async function gatherNativeFacts(host: Host, model: FactsModel = {}): Pro
  * utsname uname(2) returns) when no personality flag rewrites what uname(2)
  * says (/proc/self/personality 0); else, or on a kernel without the file, run uname.
  */
-export async function unameField(host: Host, flag: '-r' | '-m'): Promise<string> {
+export async function unameField(host: TargetHost, flag: '-r' | '-m'): Promise<string> {
   const personality = await host.readKernel('/proc/self/personality').catch(() => null);
   if (personality !== null && /^[0-9a-f]+\n?$/.test(personality) && Number.parseInt(personality, 16) === 0) {
     const v = await host.readKernel(flag === '-r' ? '/proc/sys/kernel/osrelease' : '/proc/sys/kernel/arch').catch(() => null);
@@ -59,7 +59,7 @@ export async function unameField(host: Host, flag: '-r' | '-m'): Promise<string>
   return r.stdout.trim();
 }
 
-async function isXen(host: Host): Promise<boolean> {
+async function isXen(host: TargetFs): Promise<boolean> {
   if (await host.exists('/proc/xen')) return true;
   try {
     const t = await host.readKernel('/sys/hypervisor/type');
@@ -72,7 +72,7 @@ async function isXen(host: Host): Promise<boolean> {
 const RELEASE_NAME = /^(\w+)[-_](release|version)$/;
 
 /** Everything distribution.py and distro read, gathered once. */
-export async function distributionInputs(host: Host): Promise<DistributionInputs> {
+export async function distributionInputs(host: TargetHost): Promise<DistributionInputs> {
   const files: Record<string, string | null> = {};
   for (const p of [...new Set([...OSDIST_LIST.map((e) => e.path), ...EXTRA_FILES])]) files[p] = await readRegular(host, p);
 
@@ -103,7 +103,7 @@ export async function distributionInputs(host: Host): Promise<DistributionInputs
 }
 
 /** A regular file's text (following symlinks); null when missing or not a file. */
-async function readRegular(host: Host, target: string): Promise<string | null> {
+async function readRegular(host: TargetFs, target: string): Promise<string | null> {
   try {
     return await host.readFile(target);
   } catch {
@@ -116,7 +116,7 @@ async function readRegular(host: Host, target: string): Promise<string | null> {
  * (ansible's discovered interpreter) would import, searched in sys.path
  * order; null when there is none and ansible falls back to its bundled copy.
  */
-export async function systemDistroVersion(host: Host): Promise<string | null> {
+export async function systemDistroVersion(host: TargetFs): Promise<string | null> {
   const link = await host.readLink('/usr/bin/python3');
   const pinned = link ? /python3\.\d+/.exec(path.posix.basename(link))?.[0] : undefined;
   const versioned = async (base: string, leaf: string): Promise<string[]> => {

@@ -3,7 +3,7 @@
 // not a desired-state resource: the engine adds it in image mode when
 // `first_boot` is apply or verify and the plan leaves such work. Everything
 // goes through the write door, so the journal has it and --rollback removes it.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import type { FirstBootMode } from '../desired-state.js';
 import type { ByteString } from '../bytes.js';
 import { utf8Bytes } from '../bytes.js';
@@ -50,7 +50,7 @@ export type FirstBootOp =
 
 const NODE_PATHS = ['/usr/bin/node', '/usr/local/bin/node', '/bin/node', '/usr/bin/nodejs'];
 
-async function isFileIn(host: Host, target: string): Promise<boolean> {
+async function isFileIn(host: TargetFs, target: string): Promise<boolean> {
   try {
     const real = await host.realTarget(target);
     const st = await host.lstat(real);

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node } from 'yaml';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import { HostError } from '../errors.js';
 
 export interface YamlFile {
@@ -18,7 +18,7 @@ export class KubesprayCheckout {
   private readonly cache = new Map<string, YamlFile | null>();
 
   constructor(
-    private readonly host: Host,
+    private readonly host: TargetFs,
     /** Target path of the checkout, e.g. /opt/ks/kubespray. */
     readonly dir: string,
   ) {}

@@ -3,7 +3,7 @@
 // that would undo kubespray's values at boot or after sysctl --system). Never
 // throws for a missing checkout or a failing fact source: those become findings.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost } from '../host.js';
 import type { Finding } from '../findings.js';
 import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
 import { gatherNativeFacts, systemDistroVersion } from '../facts/native.js';
@@ -44,7 +44,7 @@ export interface KubesprayReport {
  * caller without a plan lets the report read it once, when it is needed.
  */
 export async function kubesprayReport(
-  host: Host,
+  host: TargetHost,
   desired: DesiredState,
   sysctlTree: () => Promise<SysctlTree> = async () => (await observeSysctlTree(host)).tree,
 ): Promise<KubesprayReport> {
@@ -189,7 +189,7 @@ export function factMap(f: Facts): FactMap {
 }
 
 /** YAML vars files (group_vars, host_vars) on the target, with line numbers. */
-export function targetVarsReader(host: Host): VarsReader {
+export function targetVarsReader(host: TargetFs): VarsReader {
   return {
     async file(abs) {
       const text = await host.readFile(abs).catch(() => null);
@@ -207,7 +207,7 @@ export function targetVarsReader(host: Host): VarsReader {
 }
 
 /** The inventory (INI or YAML) and this host in it; null with a warning when it cannot be used. */
-async function inventoryContext(host: Host, ks: NonNullable<DesiredState['kubespray']>, findings: Finding[]): Promise<HostContext | null> {
+async function inventoryContext(host: TargetFs, ks: NonNullable<DesiredState['kubespray']>, findings: Finding[]): Promise<HostContext | null> {
   try {
     const text = await host.readFile(ks.inventory);
     if (text === null) {

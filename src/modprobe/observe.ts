@@ -2,7 +2,7 @@
 // file, the modprobe.d lines that would stop a wanted module from loading at
 // boot, and the other modules-load.d files that list one. Reads only.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
 import { listConfDirs } from '../systemd/conf-dirs.js';
@@ -67,7 +67,7 @@ export function parseModulesLoad(text: string): string[] {
     .map(canonicalModuleName);
 }
 
-async function isMasked(host: Host, p: string): Promise<boolean> {
+async function isMasked(host: TargetFs, p: string): Promise<boolean> {
   return (await host.readLink(p)) === '/dev/null';
 }
 
@@ -75,7 +75,7 @@ async function isMasked(host: Host, p: string): Promise<boolean> {
  * modules.dep of the running kernel (live), or of every kernel installed in
  * the image (offline: which one boots is not ours to know).
  */
-async function readModulesDeps(host: Host): Promise<Array<Map<string, string[]>>> {
+async function readModulesDeps(host: TargetFs): Promise<Array<Map<string, string[]>>> {
   let releases: string[];
   if (host.live) {
     releases = [((await host.readKernel('/proc/sys/kernel/osrelease')) ?? '').trim()].filter(Boolean);
@@ -90,7 +90,7 @@ async function readModulesDeps(host: Host): Promise<Array<Map<string, string[]>>
   return out;
 }
 
-export async function observeModules(host: Host, spec: ModulesLoadSpec): Promise<ModulesObserved> {
+export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Promise<ModulesObserved> {
   const states = host.live ? await moduleStates(host, spec.modules) : null;
   const link = await host.readLink(spec.file);
   const content = link === '/dev/null' ? null : await host.readBytes(spec.file);

@@ -1,6 +1,6 @@
 // Listening TCP sockets from /proc/net/tcp{,6}. Shared by the before-state
 // (busy_ports) and the PortFree provider, which maps inodes to processes.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 
 export type Family = 'ipv4' | 'ipv6';
 
@@ -67,7 +67,7 @@ export function parseProcNetTcp(text: string, family: Family): Listener[] {
 }
 
 /** Live only: every TCP listener, IPv4 and IPv6. */
-export async function readListeners(host: Host): Promise<Listener[]> {
+export async function readListeners(host: TargetFs): Promise<Listener[]> {
   host.assertLive('listening sockets');
   const v4 = (await host.readKernel('/proc/net/tcp')) ?? '';
   const v6 = (await host.readKernel('/proc/net/tcp6')) ?? '';

@@ -1,4 +1,4 @@
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 
 /** /proc/meminfo as a map of field -> value in kB (the unit the kernel prints). */
 export function parseMeminfo(text: string): Map<string, number> {
@@ -10,6 +10,6 @@ export function parseMeminfo(text: string): Map<string, number> {
   return out;
 }
 
-export async function readMeminfo(host: Host): Promise<Map<string, number>> {
+export async function readMeminfo(host: TargetFs): Promise<Map<string, number>> {
   return parseMeminfo((await host.readKernel('/proc/meminfo')) ?? '');
 }

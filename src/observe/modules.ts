@@ -1,5 +1,5 @@
 // Which kernel modules are present now. Shared by the before-state and ModulesLoad.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 
 /** Module names treat "-" and "_" as the same character (kmod does). */
 export function canonicalModuleName(name: string): string {
@@ -33,7 +33,7 @@ export interface ModuleState {
 }
 
 /** Live only: loaded per /proc/modules or /sys/module/NAME, or built into the running kernel. */
-export async function moduleStates(host: Host, names: string[]): Promise<ModuleState[]> {
+export async function moduleStates(host: TargetFs, names: string[]): Promise<ModuleState[]> {
   host.assertLive('module state');
   const loaded = parseProcModules((await host.readKernel('/proc/modules')) ?? '');
   const release = ((await host.readKernel('/proc/sys/kernel/osrelease')) ?? '').trim();

@@ -1,6 +1,6 @@
 // The running kernel's sysctl values, read from /proc/sys. Shared by the
 // before-state and the SysctlFile provider.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 
 /**
  * /proc/sys path for a key written with "." or "/" separators. sysctl.d(5):
@@ -22,7 +22,7 @@ export function normalizeSysctlKey(key: string): string {
 }
 
 /** The live value with whitespace collapsed, or null when the key does not exist in this kernel. */
-export async function readLiveSysctl(host: Host, key: string): Promise<string | null> {
+export async function readLiveSysctl(host: TargetFs, key: string): Promise<string | null> {
   const raw = await host.readKernel(sysctlProcPath(key));
   return raw === null ? null : raw.trim().replace(/\s+/g, ' ');
 }

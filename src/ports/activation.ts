@@ -1,12 +1,12 @@
 // Socket activation: which .socket unit (and service) a listener held by
 // systemd itself belongs to.
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 import { parseListSockets } from '../systemd/systemctl-output.js';
 import { systemctlValue } from '../systemd/systemctl-show.js';
 import type { SocketActivation } from './observed.js';
 import { loadUnits, socketUnitOf, socketUnitsForPorts } from './socket-units.js';
 
-export async function findActivation(host: Host, port: number, socketFromCgroup: string | null): Promise<SocketActivation | null> {
+export async function findActivation(host: TargetHost, port: number, socketFromCgroup: string | null): Promise<SocketActivation | null> {
   let socket: string | null = socketFromCgroup;
   let service: string | null = null;
   let source: SocketActivation['source'] = 'cgroup';

@@ -3,7 +3,7 @@
 // or one @keyword, then (system crontabs only) a user, then the command.
 // Parsing is pure; loadCrontabs reads the files through Host.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 
 export interface CronEntry {
   /** Target path of the crontab. */
@@ -149,7 +149,7 @@ export interface Crontabs {
 }
 
 /** System crontabs (with a user field) and per-user crontabs (named by their owner). */
-export async function loadCrontabs(host: Host): Promise<Crontabs> {
+export async function loadCrontabs(host: TargetFs): Promise<Crontabs> {
   const out: Crontabs = { entries: [], problems: [], unreadable: [], read: [] };
   const readOne = async (file: string, owner: string | null) => {
     let text: string | null;

@@ -1,6 +1,6 @@
 // Port discovery: listeners from /proc/net, their holders from an fd scan,
 // each holder's unit, socket activation; offline, the image's unit files.
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost } from '../host.js';
 import type { PortFreeSpec } from '../desired-state.js';
 import { readListeners } from '../observe/listeners.js';
 import { findSocketHolders } from './proc-fd.js';
@@ -19,7 +19,7 @@ import { loadUnitGraph } from '../systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
 
-async function readComm(host: Host, pid: number): Promise<string | null> {
+async function readComm(host: TargetFs, pid: number): Promise<string | null> {
   try {
     return (await host.readKernel(`/proc/${pid}/comm`))?.trim() || null;
   } catch {
@@ -27,7 +27,7 @@ async function readComm(host: Host, pid: number): Promise<string | null> {
   }
 }
 
-async function readPlacement(host: Host, pid: number | 'self'): Promise<CgroupPlacement | null> {
+async function readPlacement(host: TargetFs, pid: number | 'self'): Promise<CgroupPlacement | null> {
   try {
     const text = await host.readKernel(`/proc/${pid}/cgroup`);
     return text === null ? null : parseCgroup(text);
@@ -43,7 +43,7 @@ export function stemOf(unit: string): string {
   return unit.replace(/\.[a-z]+$/, '');
 }
 
-export async function observeLive(host: Host, spec: PortFreeSpec): Promise<LivePortsObserved> {
+export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
   const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
   const scan = await findSocketHolders(host, new Set(listeners.map((l) => l.inode)));
@@ -123,7 +123,7 @@ export function stopGroups(busy: BusyPort[]): string[][] {
  * disable GROUP` has removed its links, plus any reverse dependency the
  * running manager reports that the unit files do not explain.
  */
-async function liveComeback(host: Host, busy: BusyPort[]): Promise<Record<string, Comeback>> {
+async function liveComeback(host: TargetHost, busy: BusyPort[]): Promise<Record<string, Comeback>> {
   const groups = stopGroups(busy);
   const out: Record<string, Comeback> = {};
   if (groups.length === 0) return out;
@@ -147,7 +147,7 @@ async function liveComeback(host: Host, busy: BusyPort[]): Promise<Record<string
   return out;
 }
 
-export async function observeOffline(host: Host, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
+export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
   const units = await loadUnits(host);
   const sockets = socketUnitsForPorts(units.values(), spec.ports);
   const candidates = serviceCandidates(units.values(), spec.ports);

@@ -1,6 +1,6 @@
 // Socket inode -> the processes holding it, from the /proc/PID/fd links
 // "socket:[INODE]" (what ss -p and fuser do). Live only.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import { HostError } from '../errors.js';
 
 const SOCKET_LINK = /^socket:\[(\d+)\]$/;
@@ -20,7 +20,7 @@ export interface InodeHolders {
   complete: boolean;
 }
 
-async function listPids(host: Host): Promise<number[]> {
+async function listPids(host: TargetFs): Promise<number[]> {
   const entries = (await host.readDir('/proc')) ?? [];
   return entries
     .map((e) => e.name)
@@ -36,7 +36,7 @@ async function listPids(host: Host): Promise<number[]> {
  * workers) is then known by its lowest PID, which is the one that created or
  * inherited it first. Processes that exit mid-scan or deny access are skipped.
  */
-export async function findSocketHolders(host: Host, inodes: Iterable<number>): Promise<InodeHolders> {
+export async function findSocketHolders(host: TargetFs, inodes: Iterable<number>): Promise<InodeHolders> {
   host.assertLive('socket holders (/proc/PID/fd)');
   const wanted = new Set(inodes);
   const holders = new Map<number, number[]>();

@@ -1,6 +1,6 @@
 // What /proc says about one process: parent, command line, executable, user.
 // Parsing is pure; readProcess/readAncestry go through Host (live only).
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import { socketInodeOfLink } from './proc-fd.js';
 
 export interface ProcInfo {
@@ -55,7 +55,7 @@ export function showArgv(argv: string[] | null): string {
   return argv.map((a) => (a === '' || /[\s'"\\$`]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a)).join(' ');
 }
 
-async function readOr(host: Host, target: string): Promise<string | null> {
+async function readOr(host: TargetFs, target: string): Promise<string | null> {
   try {
     return await host.readKernel(target);
   } catch {
@@ -64,7 +64,7 @@ async function readOr(host: Host, target: string): Promise<string | null> {
 }
 
 /** Reads one process; null when it is gone. */
-export async function readProcess(host: Host, pid: number): Promise<ProcInfo | null> {
+export async function readProcess(host: TargetFs, pid: number): Promise<ProcInfo | null> {
   const stat = await readOr(host, `/proc/${pid}/stat`);
   const parsed = stat === null ? null : parseStat(stat);
   if (stat === null) return null;
@@ -88,7 +88,7 @@ export const MAX_ANCESTRY = 64;
  * first one that cannot be read. `complete` is false when the chain ended
  * early (a parent vanished, a loop, or MAX_ANCESTRY).
  */
-export async function readAncestry(host: Host, pid: number): Promise<{ chain: ProcInfo[]; complete: boolean }> {
+export async function readAncestry(host: TargetFs, pid: number): Promise<{ chain: ProcInfo[]; complete: boolean }> {
   const chain: ProcInfo[] = [];
   const seen = new Set<number>();
   let next: number | null = pid;
@@ -105,7 +105,7 @@ export async function readAncestry(host: Host, pid: number): Promise<{ chain: Pr
 }
 
 /** Whether `pid` holds any of the socket inodes (its /proc/PID/fd links); null when the fds cannot be read. */
-export async function holdsSocket(host: Host, pid: number, inodes: ReadonlySet<number>): Promise<boolean | null> {
+export async function holdsSocket(host: TargetFs, pid: number, inodes: ReadonlySet<number>): Promise<boolean | null> {
   let links: Map<string, string | null> | null;
   try {
     links = await host.readLinksIn(`/proc/${pid}/fd`);

@@ -3,7 +3,7 @@
 // candidate only). Reads unit files, so it works live and on an unbooted
 // image alike. Parsing is pure; the loaders go through Host.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
 import { isMaskEntry, UNIT_DIRS } from '../systemd/unit-dirs.js';
 import { unitKind } from './cgroup.js';
@@ -160,7 +160,7 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
  * to a differently named unit) and template instances are skipped: the unit
  * they name is loaded under its own name.
  */
-export async function loadUnits(host: Host, kinds: string[] = ['.socket', '.service']): Promise<Map<string, UnitFile>> {
+export async function loadUnits(host: TargetFs, kinds: string[] = ['.socket', '.service']): Promise<Map<string, UnitFile>> {
   const fragments: Array<{ name: string; path: string }> = []; // in directory order
   const dropIns = new Map<string, Array<{ name: string; path: string }>>(); // unit -> its .conf entries, in directory order
   for (const { name, path: full, entry: e } of await listConfDirs(host, UNIT_DIRS)) {

@@ -7,7 +7,7 @@
 // any it names that no unit file explains count as a way back: unknown is
 // never taken as "nothing".
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost, Host } from '../host.js';
 import { loadUnitGraph, type LoaderProblem, type UnitGraph } from '../systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
@@ -52,7 +52,7 @@ export function comebackOf(graph: UnitGraph, group: string[]): Comeback {
  * The links `systemctl disable GROUP` removes (disableLinks), left out of the
  * loaded tree, then the chains that remain.
  */
-export async function wouldStartAgain(host: Host, group: string[], removedLinks: Iterable<string>, loaded?: UnitGraph): Promise<Comeback> {
+export async function wouldStartAgain(host: TargetFs, group: string[], removedLinks: Iterable<string>, loaded?: UnitGraph): Promise<Comeback> {
   const without = new Set(removedLinks);
   // Links in .wants/.requires/.upholds directories only remove edges: filter a graph already loaded.
   // A removed top-level entry (an alias link) changes what names resolve to: load again.
@@ -86,7 +86,7 @@ export function unexplainedLive(graph: UnitGraph, unit: string, show: Map<string
 }
 
 /** `systemctl show -p WantedBy ... UNIT` through Host.run; null when systemctl cannot answer. */
-export async function showReverse(host: Host, unit: string, scope: string[] = []): Promise<Map<string, string> | null> {
+export async function showReverse(host: TargetHost, unit: string, scope: string[] = []): Promise<Map<string, string> | null> {
   try {
     const r = await host.run('systemctl', [...scope, 'show', ...REVERSE_PROPS.flatMap((p) => ['-p', p]), unit]);
     return r.exitCode === 0 ? parseShowProperties(r.stdout) : null;

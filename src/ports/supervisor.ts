@@ -4,7 +4,7 @@
 // [include] `files=` globs name more files, relative to the including file.
 // Parsing is pure; loadSupervisorPrograms reads through Host.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import type { Word } from './command-line.js';
 
 export interface SupervisorProgram {
@@ -133,7 +133,7 @@ function globPart(pattern: string): RegExp {
 }
 
 /** The programs of the first supervisord config that exists, its includes followed (the last path element may be a glob). */
-export async function loadSupervisorPrograms(host: Host): Promise<SupervisorPrograms> {
+export async function loadSupervisorPrograms(host: TargetFs): Promise<SupervisorPrograms> {
   const out: SupervisorPrograms = { programs: [], read: [], unreadable: [] };
   const seen = new Set<string>();
   const readConf = async (file: string): Promise<boolean> => {

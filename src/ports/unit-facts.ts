@@ -1,6 +1,6 @@
 // The manager's view of the service a port holder sits in, and the effective
 // ExecStart= read from exactly the unit files the manager loaded.
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost } from '../host.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
 import { readProcess } from './proc.js';
 import { isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from './command-line.js';
@@ -8,7 +8,7 @@ import type { UnitFacts } from './identity.js';
 import { effectiveList, parseUnitText, type UnitDirective } from './socket-units.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
-export async function unitFacts(host: Host, unit: string, scope: string[] = []): Promise<UnitFacts> {
+export async function unitFacts(host: TargetHost, unit: string, scope: string[] = []): Promise<UnitFacts> {
   const facts: UnitFacts = { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
   const props = ['MainPID', 'Type', 'PIDFile', 'FragmentPath', 'DropInPaths'];
   let show: Map<string, string>;
@@ -72,7 +72,7 @@ export async function unitFacts(host: Host, unit: string, scope: string[] = []):
 const MAX_SCRIPT_BYTES = 256 * 1024;
 
 /** The shell script an ExecStart= command runs: `sh FILE ...`, or FILE itself with a shell "#!" line. */
-async function execScript(host: Host, c: ExecCommand): Promise<{ path: string; text: string } | null> {
+async function execScript(host: TargetFs, c: ExecCommand): Promise<{ path: string; text: string } | null> {
   const first = c.argv[0];
   const arg = c.argv[1];
   let file: string | null = null;

@@ -4,7 +4,7 @@
 // would start the holder again once `systemctl --user disable` has removed
 // its links (those live under ~/.config/systemd/user).
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import { linksRemovedBy, readConfigLinks, type ConfigLink } from '../systemd/unit-links.js';
 import { loadUnitGraph, userUnitPath } from '../systemd/unit-loader.js';
 import { comebackOf, type Comeback } from './stays-free.js';
@@ -38,7 +38,7 @@ export function userManagerUid(unit: string): number | null {
 export const LINGER_DIR = '/var/lib/systemd/linger';
 
 /** The account whose manager `uid` is, read from /etc/passwd, with its linger state; null when no line names the UID. */
-export async function accountOf(host: Host, uid: number): Promise<UserAccount | null> {
+export async function accountOf(host: TargetFs, uid: number): Promise<UserAccount | null> {
   const a = parsePasswdAccounts((await host.readFile('/etc/passwd')) ?? '').find((x) => x.uid === uid);
   if (!a) return null;
   return { ...a, lingers: await host.exists(path.posix.join(LINGER_DIR, a.name)) };
@@ -55,12 +55,12 @@ export function userConfigDir(home: string): string {
 }
 
 /** Every symlink with a unit name under the user's ~/.config/systemd/user, recursively. */
-export async function userConfigLinks(host: Host, home: string): Promise<ConfigLink[]> {
+export async function userConfigLinks(host: TargetFs, home: string): Promise<ConfigLink[]> {
   return readConfigLinks(host, userConfigDir(home));
 }
 
 /** Every symlink under the user's config dir with its raw text: what `systemctl --user disable|mask` changes. */
-export async function userLinkSnapshot(host: Host, home: string): Promise<Map<string, string>> {
+export async function userLinkSnapshot(host: TargetFs, home: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const l of await userConfigLinks(host, home)) {
     const text = await host.readLink(l.path);
@@ -75,7 +75,7 @@ export async function userLinkSnapshot(host: Host, home: string): Promise<Map<st
  * message, when that manager runs at all: at boot when the user lingers,
  * else from the user's next login.
  */
-export async function userComeback(host: Host, account: UserAccount, group: string[]): Promise<Comeback> {
+export async function userComeback(host: TargetFs, account: UserAccount, group: string[]): Promise<Comeback> {
   const removed = linksRemovedBy(await userConfigLinks(host, account.home), new Set(group));
   const graph = await loadUnitGraph(host, { dirs: userUnitPath(account.home), without: new Set(removed), names: group });
   return comebackOf(graph, group);

@@ -1,6 +1,6 @@
 // After a stop: wait until each port is free and stays free past its unit's
 // restart delay.
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost } from '../host.js';
 import { readListeners } from '../observe/listeners.js';
 import { parseTimespanMs } from '../systemd/systemctl-output.js';
 import { systemctlValue } from '../systemd/systemctl-show.js';
@@ -8,7 +8,7 @@ import { systemctlValue } from '../systemd/systemctl-show.js';
 const POLL_MS = 200;
 
 /** The longest RestartUSec= of `units`, in ms (0 when none is known). */
-export async function restartDelayMs(host: Host, units: string[], scope: string[] = []): Promise<number> {
+export async function restartDelayMs(host: TargetHost, units: string[], scope: string[] = []): Promise<number> {
   let max = 0;
   for (const u of units) {
     const v = await systemctlValue(host, 'RestartUSec', u, scope);
@@ -24,7 +24,7 @@ export async function restartDelayMs(host: Host, units: string[], scope: string[
  * did not get there, with why.
  */
 export async function waitFree(
-  host: Host,
+  host: TargetFs,
   holds: Map<number, number>,
   timeoutMs: number,
   progress: (m: string) => void,

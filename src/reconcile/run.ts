@@ -167,8 +167,8 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
 }
 
 async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
-  const before = host.live ? await observeBeforeState(host) : null;
   const plan = await makePlan(host, desired);
+  const before = host.live ? await observeBeforeState(host, plan) : null;
   const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
   const pending = pendingCount(plan);
   const operator = operatorChanges(plan).length;
@@ -192,8 +192,8 @@ async function runApply(
   try {
     // Everything is observed before the run directory exists: a host file the
     // tool cannot read or judge stops the run with nothing written at all.
-    const before = host.live ? await observeBeforeState(host) : null;
     const plan = await makePlan(host, desired);
+    const before = host.live ? await observeBeforeState(host, plan) : null;
     const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });

@@ -9,7 +9,7 @@
 // through the write door (journal, backup, --rollback); a line that cannot be
 // commented out safely (inside a compound command, a unit's command line)
 // stays an operator line with the reason.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import type { BaseSpec, Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
@@ -156,7 +156,7 @@ export function scriptWarnings<S extends ScriptSpec>(scripts: BootScripts, conce
 }
 
 /** Writes each planned comment-out through the door; a file another resource of this run commented out first is taken as it is now. */
-export async function applyScriptChanges(host: Host, changes: Change<BootScriptOp>[], door: WriteDoor): Promise<void> {
+export async function applyScriptChanges(host: TargetFs, changes: Change<BootScriptOp>[], door: WriteDoor): Promise<void> {
   for (const c of changes) {
     const op = c.op;
     if (op.kind !== 'boot-script' || !c.file || c.file.before === null) continue;

@@ -2,7 +2,7 @@
 // listed in our modules-load.d file, and not stopped by a modprobe.d
 // blacklist or no-op install line, which would make systemd-modules-load skip
 // them silently at the next boot.
-import type { Host } from '../host.js';
+import type { TargetHost } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
@@ -109,7 +109,7 @@ async function writePlanned(door: WriteDoor, c: Change<ModulesOp>, replaceLink: 
   await door.writeFile({ path: f.path, expect: link !== null ? undefined : f.before, content: f.after, mode: 0o644, replaceLink: link !== null });
 }
 
-export async function applyModules(host: Host, changes: Change<ModulesOp>[], door: WriteDoor): Promise<void> {
+export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[], door: WriteDoor): Promise<void> {
   const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
   for (const c of todo) {
     const op = c.op;

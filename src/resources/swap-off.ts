@@ -2,7 +2,7 @@
 // Boot-time sources (design.md §4 Swap): fstab lines of type swap, native
 // .swap units enabled under swap.target, zram-generator config, and
 // gpt-auto swap partitions; masking swap.target stops all of them.
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost } from '../host.js';
 import type { SwapOffSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
@@ -65,7 +65,7 @@ function describeEntry(e: FstabEntry): string {
 }
 
 /** Why `p` (named as swap by `source`) must not be deleted; null when it is a swap file we may delete, undefined when there is nothing to judge. */
-async function swapFileRefusal(host: Host, p: string): Promise<string | null | undefined> {
+async function swapFileRefusal(host: TargetFs, p: string): Promise<string | null | undefined> {
   // Devices and partitions are swap too, but never files to delete: nothing to refuse either.
   if (!p.startsWith('/') || p === '/dev' || p.startsWith('/dev/')) return undefined;
   const st = await host.lstat(p);
@@ -79,7 +79,7 @@ async function swapFileRefusal(host: Host, p: string): Promise<string | null | u
   return sig.swap ? null : sig.reason;
 }
 
-export async function observeSwap(host: Host): Promise<SwapObserved> {
+export async function observeSwap(host: TargetFs): Promise<SwapObserved> {
   let active: ActiveSwap[] | null = null;
   let swapTotalKb: number | null = null;
   if (host.live) {
@@ -206,7 +206,7 @@ const ORDER: Record<SwapOp['kind'], number> = {
   none: 5,
 };
 
-export async function applySwap(host: Host, changes: Change<SwapOp>[], door: WriteDoor): Promise<void> {
+export async function applySwap(host: TargetHost, changes: Change<SwapOp>[], door: WriteDoor): Promise<void> {
   // swapoff before deleting a file; config changes in any order, then one daemon-reload.
   const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
   let unitsChanged = false;

@@ -4,7 +4,7 @@
 // is a conflict, resolved the way the policy says. See src/sysctl/order.ts
 // for the two programs' rules.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetHost, Host } from '../host.js';
 import type { SysctlFileSpec } from '../desired-state.js';
 import type { WriteDoor } from '../door/door.js';
 import type { Change, Provider } from './types.js';
@@ -20,7 +20,7 @@ import { diff } from './sysctl-file/diff.js';
 import { rehearsalFailures, rehearsalNotes, rehearse } from './sysctl-file/rehearse.js';
 import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
 
-async function observe(host: Host, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
+async function observe(host: TargetHost, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
   const { tree, dirs, issues, skipped } = await observeSysctlTree(host);
   const link = await host.readLink(spec.file);
   const masked = link !== null && path.posix.normalize(link) === '/dev/null';

@@ -1,6 +1,6 @@
 // The resource contract every provider implements (after mgmt's CheckApply
 // split into a read, a pure comparison and an act).
-import type { Host } from '../host.js';
+import type { Host, TargetHost } from '../host.js';
 import type { WriteDoor } from '../door/door.js';
 import type { ByteString } from '../bytes.js';
 
@@ -91,7 +91,7 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   /** Types that must be applied before this one (ModulesLoad before SysctlFile). */
   after: string[];
   /** Reads only. Offline it must not read /proc or /sys (Host refuses). */
-  observe(host: Host, spec: Spec): Promise<Observed>;
+  observe(host: TargetHost, spec: Spec): Promise<Observed>;
   /** Pure. */
   diff(spec: Spec, observed: Observed, ctx: DiffContext): Change<Op>[];
   /**

@@ -3,7 +3,7 @@
 // .requires) — `systemctl enable` for a unit with WantedBy=swap.target creates
 // exactly that — so disabling is removing the link, the same live and offline.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import { disableLinks } from '../systemd/unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from '../systemd/unit-dirs.js';
 
@@ -59,7 +59,7 @@ export function parseUnitFile(text: string): UnitFileInfo {
   return { what, installedBy };
 }
 
-async function findUnitFile(host: Host, unit: string): Promise<string | null> {
+async function findUnitFile(host: TargetFs, unit: string): Promise<string | null> {
   for (const dir of UNIT_DIRS) {
     const p = `${dir}/${unit}`;
     const st = await host.lstat(p);
@@ -70,7 +70,7 @@ async function findUnitFile(host: Host, unit: string): Promise<string | null> {
 }
 
 /** Every .swap unit enabled under swap.target, and every known swap service enabled anywhere, in /etc/systemd/system. */
-export async function readEnabledSwapUnits(host: Host): Promise<SwapUnit[]> {
+export async function readEnabledSwapUnits(host: TargetFs): Promise<SwapUnit[]> {
   const byUnit = new Map<string, SwapUnit>();
   const services = new Set<string>(SWAP_SERVICES);
   const dirs = ((await host.readDir(SYSTEMD_SYSTEM_ETC)) ?? [])
@@ -103,6 +103,6 @@ export async function readEnabledSwapUnits(host: Host): Promise<SwapUnit[]> {
 }
 
 /** systemctl mask writes a symlink to /dev/null in /etc/systemd/system. */
-export async function isSwapTargetMasked(host: Host): Promise<boolean> {
+export async function isSwapTargetMasked(host: TargetFs): Promise<boolean> {
   return (await host.readLink(SWAP_TARGET)) === '/dev/null';
 }

@@ -2,7 +2,7 @@
 // makes the generator create /dev/zramN and, unless it is given a mount point
 // or a non-swap fs-type, a dev-zramN.swap unit wanted by swap.target. Masking
 // swap.target keeps those from being pulled in, so this is reported, not edited.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
 
 /** Main files in precedence order: the first that exists is used (/etc overrides /run overrides /usr). */
@@ -43,7 +43,7 @@ export function parseZramConfig(text: string): Map<string, Map<string, string>> 
 }
 
 /** Devices the generator would create at boot, merging the main file and .conf.d drop-ins. */
-export async function readZramDevices(host: Host): Promise<ZramDevice[]> {
+export async function readZramDevices(host: TargetFs): Promise<ZramDevice[]> {
   const files: string[] = [];
   for (const f of MAIN_FILES) {
     const st = await host.lstat(f);

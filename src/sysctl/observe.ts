@@ -1,7 +1,7 @@
 // Reads the sysctl.d directories and /etc/sysctl.conf through Host and builds
 // the ordering engine's input. Reads only; works live and on an image root.
 import path from 'node:path';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
 import { parseSysctlText } from './parse.js';
 import type { SysctlParseIssue } from './parse.js';
@@ -22,7 +22,7 @@ export interface ObservedSysctlTree {
   skipped: Array<{ path: string; why: string }>;
 }
 
-async function readEntry(host: Host, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string }> {
+async function readEntry(host: TargetFs, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string }> {
   const link = await host.readLink(listed);
   if (link !== null && path.posix.normalize(link) === '/dev/null') {
     return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [] };
@@ -32,7 +32,7 @@ async function readEntry(host: Host, listed: string, isDir: boolean): Promise<Sy
   return { path: listed, masked: false, realPath: r.real, content: r.content, assignments: parseSysctlText(r.content, listed).assignments };
 }
 
-export async function observeSysctlTree(host: Host): Promise<ObservedSysctlTree> {
+export async function observeSysctlTree(host: TargetFs): Promise<ObservedSysctlTree> {
   const files: SysctlConfFile[] = [];
   const issues: SysctlParseIssue[] = [];
   const skipped: ObservedSysctlTree['skipped'] = [];

@@ -11,7 +11,7 @@
 // (bisect.ts) is the same file:line on the host.
 import path from 'node:path';
 import { readlink } from 'node:fs/promises';
-import type { Host } from '../host.js';
+import type { TargetFs, TargetHost } from '../host.js';
 import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
@@ -37,7 +37,7 @@ export function isNetKey(key: string): boolean {
   return key.split('.')[0] === 'net';
 }
 
-async function which(host: Host, name: string): Promise<string | null> {
+async function which(host: TargetFs, name: string): Promise<string | null> {
   for (const dir of (process.env.PATH || '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
     if (!dir.startsWith('/')) continue;
     const p = path.posix.join(dir, name);
@@ -59,7 +59,7 @@ export function execStartProgram(value: string): string | null {
 }
 
 /** systemd-sysctl.service's program, from its fragment and drop-ins, or why it cannot be found. */
-export async function systemdSysctlProgram(host: Host): Promise<{ path: string } | { reason: string }> {
+export async function systemdSysctlProgram(host: TargetFs): Promise<{ path: string } | { reason: string }> {
   const unit = 'systemd-sysctl.service';
   let fragment: string | null = null;
   for (const dir of UNIT_DIRS) {
@@ -82,7 +82,7 @@ export async function systemdSysctlProgram(host: Host): Promise<{ path: string }
 }
 
 /** Whether the rehearsal can run on this host, and with which programs; otherwise one line saying why not. */
-export async function rehearsalAvailability(host: Host): Promise<RehearsalAvailability> {
+export async function rehearsalAvailability(host: TargetHost): Promise<RehearsalAvailability> {
   if (!host.live || host.root !== '/') {
     return { ok: false, reason: `offline (--root ${host.root}): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands` };
   }
@@ -150,7 +150,7 @@ export interface RehearsalTrial {
 }
 
 /** Directory paths the layout covers, each as the path the programs open (symlinks in it resolved). */
-export async function coveredDirs(host: Host): Promise<Map<string, string>> {
+export async function coveredDirs(host: TargetFs): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const dir of SYSCTL_DIRS) out.set(dir, await host.realTarget(dir));
   return out;
@@ -227,7 +227,7 @@ export interface RehearsalRun {
 
 /** Runs the trials in one private mount + network namespace, each in a fresh network namespace of its own. */
 export async function runRehearsal(
-  host: Host,
+  host: TargetHost,
   env: RehearsalEnv,
   trials: RehearsalTrial[],
   keys: string[],

@@ -4,7 +4,7 @@
 // names (strcmp), never the locale ("10-y" before "10_x", "Z" before "a").
 import path from 'node:path';
 import type { Dirent } from 'node:fs';
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 
 /** strcmp over UTF-8 bytes, as systemd and libkmod sort file names. */
 export function byteOrder(a: string, b: string): number {
@@ -34,7 +34,7 @@ export interface ConfDirEntry {
 }
 
 /** Every entry of `dirs`, directory by directory in the given order (missing directories add nothing). */
-export async function listConfDirs(host: Host, dirs: readonly string[]): Promise<ConfDirEntry[]> {
+export async function listConfDirs(host: TargetFs, dirs: readonly string[]): Promise<ConfDirEntry[]> {
   const out: ConfDirEntry[] = [];
   for (const dir of dirs) {
     for (const entry of (await host.readDir(dir)) ?? []) out.push({ dir, name: entry.name, path: path.posix.join(dir, entry.name), entry });

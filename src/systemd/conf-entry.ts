@@ -3,7 +3,7 @@
 // they skip it, with a warning, and go on with the rest. An entry that exists
 // but cannot be read (permission, I/O) is different: the tool cannot know
 // what it says, so that is an error, never an empty file.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import { HostError } from '../errors.js';
 import type { ByteString } from '../bytes.js';
 
@@ -16,7 +16,7 @@ const SKIPPED_BY_CODE: Record<string, string> = {
 
 export type ConfEntryRead = { content: ByteString; real: string } | { skipped: string };
 
-export async function readConfEntry(host: Host, listed: string, isDir = false): Promise<ConfEntryRead> {
+export async function readConfEntry(host: TargetFs, listed: string, isDir = false): Promise<ConfEntryRead> {
   if (isDir) return { skipped: SKIPPED_BY_CODE.EISDIR! };
   try {
     const real = await host.realTarget(listed);

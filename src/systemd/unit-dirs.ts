@@ -1,5 +1,5 @@
 // Where the system manager looks for unit files, and what counts as a mask.
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 
 /** The one directory `systemctl enable/disable` (without --runtime) and `mask` change. */
 export const SYSTEMD_SYSTEM_ETC = '/etc/systemd/system';
@@ -17,7 +17,7 @@ export const UNIT_DIRS = [
 export const CONFIG_DIRS: ReadonlySet<string> = new Set<string>([SYSTEMD_SYSTEM_ETC, '/run/systemd/system']);
 
 /** A unit entry that masks: a link to /dev/null, or an empty regular file. */
-export async function isMaskEntry(host: Host, target: string): Promise<boolean> {
+export async function isMaskEntry(host: TargetFs, target: string): Promise<boolean> {
   const link = await host.readLink(target);
   if (link !== null) return link === '/dev/null';
   const st = await host.lstat(target);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { WriteDoor } from '../door/door.js';
 import type { LinkDelta } from '../door/journal.js';
 import { HostError } from '../errors.js';
-import type { Host } from '../host.js';
+import type { TargetFs } from '../host.js';
 import { unitKind } from '../ports/cgroup.js';
 import { parseUnitText } from '../ports/socket-units.js';
 import { CONFIG_DIRS, isMaskEntry, SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from './unit-dirs.js';
@@ -38,7 +38,7 @@ export interface ConfigLink {
 }
 
 /** Every symlink with a unit name under `dir` (/etc/systemd/system, or a user's ~/.config/systemd/user), recursively. */
-export async function readConfigLinks(host: Host, dir: string = SYSTEMD_SYSTEM_ETC): Promise<ConfigLink[]> {
+export async function readConfigLinks(host: TargetFs, dir: string = SYSTEMD_SYSTEM_ETC): Promise<ConfigLink[]> {
   const out: ConfigLink[] = [];
   const walk = async (dir: string): Promise<void> => {
     for (const e of (await host.readDir(dir)) ?? []) {
@@ -62,7 +62,7 @@ export async function readConfigLinks(host: Host, dir: string = SYSTEMD_SYSTEM_E
 }
 
 /** The first entry named `name` on the unit search path (an instance falls back to its template). */
-async function lookupUnitEntry(host: Host, name: string): Promise<string | null> {
+async function lookupUnitEntry(host: TargetFs, name: string): Promise<string | null> {
   const tpl = templateOf(name);
   for (const n of tpl ? [name, tpl] : [name]) {
     for (const dir of UNIT_DIRS) {
@@ -79,7 +79,7 @@ async function lookupUnitEntry(host: Host, name: string): Promise<string | null>
  * [Install] is read from the unit file alone, as install.c does (drop-ins
  * have no [Install]).
  */
-export async function disableMarks(host: Host, names: Iterable<string>, opts: { also: boolean }): Promise<Set<string>> {
+export async function disableMarks(host: TargetFs, names: Iterable<string>, opts: { also: boolean }): Promise<Set<string>> {
   const marks = new Set<string>();
   const seen = new Set<string>();
   const queue = [...names];
@@ -132,7 +132,7 @@ export function linksRemovedBy(links: ConfigLink[], marks: ReadonlySet<string>):
 }
 
 /** What `systemctl disable NAMES` (Also= included) would remove from the tree. */
-export async function disableLinks(host: Host, names: Iterable<string>): Promise<string[]> {
+export async function disableLinks(host: TargetFs, names: Iterable<string>): Promise<string[]> {
   return linksRemovedBy(await readConfigLinks(host), await disableMarks(host, names, { also: true }));
 }
 
@@ -150,7 +150,7 @@ export async function removeUnitLinks(door: WriteDoor, links: Iterable<string>):
 }
 
 /** Every symlink under /etc/systemd/system with its raw text: what a live systemctl disable/mask changes. */
-export async function unitLinkSnapshot(host: Host): Promise<Map<string, string>> {
+export async function unitLinkSnapshot(host: TargetFs): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const l of await readConfigLinks(host)) {
     const text = await host.readLink(l.path);
@@ -181,7 +181,7 @@ export interface UnitEnablement {
 const DEP_DIR = /\.(wants|requires|upholds)$/;
 
 /** Enablement links of the named units: what disable removes in /etc, and the links it cannot remove elsewhere. */
-export async function enablementOf(host: Host, names: Iterable<string>): Promise<Map<string, UnitEnablement>> {
+export async function enablementOf(host: TargetFs, names: Iterable<string>): Promise<Map<string, UnitEnablement>> {
   const out = new Map<string, UnitEnablement>();
   const config = await readConfigLinks(host);
   for (const n of names) {

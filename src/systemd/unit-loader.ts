@@ -15,7 +15,7 @@
 // Reads go through Host only; everything after the reads is pure.
 import path from 'node:path';
 import { HostError } from '../errors.js';
-import type { Host } from '../host.js';
+import type { TargetFs, Host } from '../host.js';
 import { unitKind } from '../ports/cgroup.js';
 import { parseUnitText, type UnitDirective } from '../ports/socket-units.js';
 import { byteOrder } from './conf-dirs.js';
@@ -219,7 +219,7 @@ function words(value: string): string[] {
   return value.split(/\s+/).filter(Boolean);
 }
 
-async function listDir(host: Host, dir: string, problems: LoaderProblem[]): Promise<DirEntry[]> {
+async function listDir(host: TargetFs, dir: string, problems: LoaderProblem[]): Promise<DirEntry[]> {
   let entries;
   try {
     entries = (await host.readDir(dir)) ?? [];
@@ -236,7 +236,7 @@ async function listDir(host: Host, dir: string, problems: LoaderProblem[]): Prom
 }
 
 /** Where a link ends, clamped; null for a loop (systemd skips it, with a warning). */
-async function finalOf(host: Host, p: string, problems: LoaderProblem[]): Promise<string | null> {
+async function finalOf(host: TargetFs, p: string, problems: LoaderProblem[]): Promise<string | null> {
   try {
     return await host.realTarget(p);
   } catch (e) {
@@ -249,7 +249,7 @@ async function finalOf(host: Host, p: string, problems: LoaderProblem[]): Promis
 }
 
 /** Loads the unit graph through `host`. */
-export async function loadUnitGraph(host: Host, opts: LoadOptions = {}): Promise<UnitGraph> {
+export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Promise<UnitGraph> {
   const dirs = opts.dirs ?? SYSTEM_UNIT_PATH;
   const without = opts.without ?? new Set<string>();
   const problems: LoaderProblem[] = [];

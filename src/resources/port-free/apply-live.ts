@@ -1,6 +1,6 @@
 // PortFree's live apply: record each holder, stop, disable (and mask) its
 // units through the door's runtime steps, then wait for the ports to stay free.
-import type { Host } from '../../host.js';
+import type { TargetHost, Host } from '../../host.js';
 import type { PortFreeSpec } from '../../desired-state.js';
 import type { ApplyContext } from '../types.js';
 import { linkDelta, unitLinkSnapshot } from '../../systemd/unit-links.js';
@@ -27,7 +27,7 @@ export interface FreedPort {
  * since only mask: true rules that out. A warning, not an error: a static
  * unit that nothing wants stays down.
  */
-async function warnIfStillStartable(host: Host, unit: string, progress: (m: string) => void): Promise<void> {
+async function warnIfStillStartable(host: TargetHost, unit: string, progress: (m: string) => void): Promise<void> {
   let state = '';
   try {
     state = (await host.run('systemctl', ['is-enabled', unit])).stdout.trim();

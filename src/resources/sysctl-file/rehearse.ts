@@ -1,7 +1,7 @@
 // The boot rehearsal of SysctlFile's plan: the real programs over the files
 // as the plan leaves them, bisection of the lines that flip a key, and the
 // notes and verification lines built from it.
-import type { Host } from '../../host.js';
+import type { TargetHost } from '../../host.js';
 import type { SysctlFileSpec } from '../../desired-state.js';
 import type { Change } from '../types.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../../sysctl/parse.js';
@@ -41,7 +41,7 @@ export interface SysctlEngine {
 const ENGINE: SysctlEngine = { changes: engineChanges, verdict };
 
 /** `engine` is for tests: a deliberately broken one shows what the rehearsal catches. */
-export async function rehearse(host: Host, spec: SysctlFileSpec, observed: SysctlFileObserved, engine: SysctlEngine = ENGINE): Promise<SysctlRehearsal> {
+export async function rehearse(host: TargetHost, spec: SysctlFileSpec, observed: SysctlFileObserved, engine: SysctlEngine = ENGINE): Promise<SysctlRehearsal> {
   const avail = await rehearsalAvailability(host);
   if (!avail.ok) return { status: 'skipped', reason: avail.reason };
   const wanted = wantedSettings(spec);
