@@ -9,7 +9,7 @@ import { readMeminfo } from '../observe/meminfo.js';
 import { normalizeSysctlKey, readLiveSysctl } from '../observe/sysctl-live.js';
 import { canonicalModuleName, moduleStates } from '../observe/modules.js';
 import { busyPorts, readListeners } from '../observe/listeners.js';
-import type { SwapObserved } from '../resources/swap-off.js';
+import type { SwapObserved } from '../resources/swap-off/observed.js';
 import type { SysctlFileObserved } from '../resources/sysctl-file/observed.js';
 import type { ModulesObserved } from '../modprobe/observe.js';
 import type { PortFreeObserved } from '../ports/observed.js';

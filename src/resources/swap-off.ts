@@ -9,48 +9,14 @@ import type { WriteDoor } from '../door/door.js';
 import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
-import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET, type SwapUnit } from '../swap/units.js';
+import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET } from '../swap/units.js';
 import { removeUnitLinks } from '../systemd/unit-links.js';
-import { readZramDevices, type ZramDevice } from '../swap/zram.js';
+import { readZramDevices } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 import { swapConcern, withBootScripts } from './boot-script-hook.js';
+import type { RefusedSwapFile, SwapObserved } from './swap-off/observed.js';
 
 export const FSTAB = '/etc/fstab';
-
-export interface SwapObserved {
-  live: boolean;
-  /** /proc/swaps; null offline (an unbooted image has no active swap). */
-  active: ActiveSwap[] | null;
-  /** SwapTotal of /proc/meminfo in kB; null offline. */
-  swapTotalKb: number | null;
-  fstab: {
-    path: string;
-    /** null: the image has no fstab. */
-    content: string | null;
-    /** Active (uncommented) swap entries. */
-    swap: FstabEntry[];
-    /** Swap lines an earlier run commented out, still naming their device. */
-    disabled: FstabEntry[];
-  };
-  units: SwapUnit[];
-  zram: ZramDevice[];
-  swapTargetMasked: boolean;
-  /**
-   * Files remove_swap_files may delete: named as swap (fstab, our commented
-   * lines, a .swap unit, /proc/swaps), a regular file inside the root with one
-   * link, and carrying the swap signature.
-   */
-  swapFiles: string[];
-  /** Files named as swap that are none of that, with the reason: never deleted. */
-  refusedSwapFiles?: RefusedSwapFile[];
-}
-
-export interface RefusedSwapFile {
-  path: string;
-  /** Where it is named as swap, e.g. "/etc/fstab:7" or "swapfile.swap". */
-  source: string;
-  reason: string;
-}
 
 export type SwapOp =
   | { kind: 'swapoff'; device: string }

@@ -1,0 +1,40 @@
+// What SwapOff observes: the swap active now and every source that turns it on at boot.
+import type { ActiveSwap } from '../../swap/proc-swaps.js';
+import type { FstabEntry } from '../../swap/fstab.js';
+import type { SwapUnit } from '../../swap/units.js';
+import type { ZramDevice } from '../../swap/zram.js';
+
+export interface SwapObserved {
+  live: boolean;
+  /** /proc/swaps; null offline (an unbooted image has no active swap). */
+  active: ActiveSwap[] | null;
+  /** SwapTotal of /proc/meminfo in kB; null offline. */
+  swapTotalKb: number | null;
+  fstab: {
+    path: string;
+    /** null: the image has no fstab. */
+    content: string | null;
+    /** Active (uncommented) swap entries. */
+    swap: FstabEntry[];
+    /** Swap lines an earlier run commented out, still naming their device. */
+    disabled: FstabEntry[];
+  };
+  units: SwapUnit[];
+  zram: ZramDevice[];
+  swapTargetMasked: boolean;
+  /**
+   * Files remove_swap_files may delete: named as swap (fstab, our commented
+   * lines, a .swap unit, /proc/swaps), a regular file inside the root with one
+   * link, and carrying the swap signature.
+   */
+  swapFiles: string[];
+  /** Files named as swap that are none of that, with the reason: never deleted. */
+  refusedSwapFiles?: RefusedSwapFile[];
+}
+
+export interface RefusedSwapFile {
+  path: string;
+  /** Where it is named as swap, e.g. "/etc/fstab:7" or "swapfile.swap". */
+  source: string;
+  reason: string;
+}
