@@ -4,15 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { busyPorts, parseProcNetTcp } from '../src/observe/listeners.js';
 import { parseCgroup, unitKind } from '../src/ports/cgroup.js';
 import { socketInodeOfLink } from '../src/ports/proc-fd.js';
-import {
-  effectiveList,
-  listenStreamPort,
-  mentionsPort,
-  parseUnitText,
-  serviceCandidates,
-  socketUnitOf,
-  type UnitFile,
-} from '../src/ports/socket-units.js';
+import { listenStreamPort, mentionsPort, serviceCandidates, socketUnitOf, type UnitFile } from '../src/ports/socket-units.js';
+import { effectiveList, parseUnitText } from '../src/systemd/unit-file.js';
 import { parseListSockets, parseTimespanMs } from '../src/systemd/systemctl-output.js';
 import { protectionOf } from '../src/ports/protection.js';
 

@@ -5,7 +5,7 @@ import { parseShowProperties } from '../systemd/systemctl-output.js';
 import { readProcess } from './proc.js';
 import { isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from './command-line.js';
 import type { UnitFacts } from './identity.js';
-import { effectiveList, parseUnitText, type UnitDirective } from './socket-units.js';
+import { effectiveList, parseUnitText, type UnitDirective } from '../systemd/unit-file.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
 export async function unitFacts(host: TargetHost, unit: string, scope: string[] = []): Promise<UnitFacts> {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { disableLinks } from '../systemd/unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from '../systemd/unit-dirs.js';
+import { effectiveList, effectiveValue, parseUnitText } from '../systemd/unit-file.js';
 
 export const SWAP_TARGET = `${SYSTEMD_SYSTEM_ETC}/swap.target`;
 const ENABLE_DIRS = [`${SYSTEMD_SYSTEM_ETC}/swap.target.wants`, `${SYSTEMD_SYSTEM_ETC}/swap.target.requires`];
@@ -37,26 +38,11 @@ export interface UnitFileInfo {
   installedBy: string[];
 }
 
-/** The keys of a unit file we need. Continuation lines and drop-ins are not followed. */
+/** What= of [Swap] and WantedBy=/RequiredBy= of [Install], read with the one unit-file parser (continuations, resets). */
 export function parseUnitFile(text: string): UnitFileInfo {
-  let section = '';
-  let what: string | null = null;
-  const installedBy: string[] = [];
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const sec = /^\[(.+)\]$/.exec(line);
-    if (sec) {
-      section = sec[1]!;
-      continue;
-    }
-    const kv = /^([A-Za-z]+)\s*=\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    const [, key, value] = kv as unknown as [string, string, string];
-    if (section === 'Swap' && key === 'What') what = value;
-    if (section === 'Install' && (key === 'WantedBy' || key === 'RequiredBy')) installedBy.push(...value.split(/\s+/).filter(Boolean));
-  }
-  return { what, installedBy };
+  const directives = parseUnitText(text, '');
+  const words = (key: string) => effectiveList(directives, 'Install', key).flatMap((d) => d.value.split(/[\t ]+/).filter(Boolean));
+  return { what: effectiveValue(directives, 'Swap', 'What'), installedBy: [...words('WantedBy'), ...words('RequiredBy')] };
 }
 
 async function findUnitFile(host: TargetFs, unit: string): Promise<string | null> {

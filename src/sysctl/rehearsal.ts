@@ -15,7 +15,7 @@ import type { TargetFs, TargetHost } from '../host.js';
 import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
-import { parseUnitText, effectiveList } from '../ports/socket-units.js';
+import { parseUnitText, effectiveList } from '../systemd/unit-file.js';
 import { UNIT_DIRS } from '../systemd/unit-dirs.js';
 import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';

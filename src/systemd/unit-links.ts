@@ -6,7 +6,7 @@ import type { LinkDelta } from '../door/journal.js';
 import { HostError } from '../errors.js';
 import type { TargetFs } from '../host.js';
 import { unitKind } from '../ports/cgroup.js';
-import { parseUnitText } from '../ports/socket-units.js';
+import { parseUnitText } from './unit-file.js';
 import { CONFIG_DIRS, isMaskEntry, SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from './unit-dirs.js';
 
 // `systemctl disable` (systemd's install.c) works on names, not files:

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { TargetFs, Host } from '../host.js';
 import { unitKind } from '../ports/cgroup.js';
-import { parseUnitText, type UnitDirective } from '../ports/socket-units.js';
+import { parseUnitText, type UnitDirective } from './unit-file.js';
 import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC } from './unit-dirs.js';

@@ -4,7 +4,7 @@ import type { PortFreeSpec } from '../../desired-state.js';
 import type { Change } from '../types.js';
 import { protectionOf } from '../../ports/protection.js';
 import type { OfflinePortsObserved } from '../../ports/observed.js';
-import type { UnitDirective } from '../../ports/socket-units.js';
+import type { UnitDirective } from '../../systemd/unit-file.js';
 import type { UnitEnablement } from '../../systemd/unit-links.js';
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { operatorChange, type PortFreeOp } from './ops.js';

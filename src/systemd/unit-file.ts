@@ -1,0 +1,63 @@
+// One unit-file parser (systemd.syntax(7)) for every reader of unit files:
+// the unit loader, socket activation, swap units, unit links, the rehearsal.
+// Pure.
+
+export interface UnitDirective {
+  section: string;
+  key: string;
+  value: string;
+  /** Target path of the file the line is in (fragment or drop-in). */
+  file: string;
+  /** 1-based line of the directive's first physical line. */
+  line: number;
+}
+
+/** Parses unit-file text (systemd.syntax(7)): sections, comments, backslash continuations. */
+export function parseUnitText(text: string, file: string): UnitDirective[] {
+  const out: UnitDirective[] = [];
+  const lines = text.split('\n');
+  let section = '';
+  for (let i = 0; i < lines.length; i++) {
+    const start = i + 1;
+    let line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    // A trailing backslash joins the next line (replaced by a space); comment
+    // lines inside a continuation are skipped, as systemd does.
+    while (line.endsWith('\\') && i + 1 < lines.length) {
+      line = line.slice(0, -1);
+      let next = lines[++i]!.trim();
+      while ((next.startsWith('#') || next.startsWith(';')) && i + 1 < lines.length) next = lines[++i]!.trim();
+      line = `${line} ${next}`;
+    }
+    if (line.startsWith('[') && line.endsWith(']')) {
+      section = line.slice(1, -1);
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq <= 0) continue;
+    out.push({ section, key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim(), file, line: start });
+  }
+  return out;
+}
+
+/**
+ * The effective values of a list-valued setting (ListenStream=, ExecStart=,
+ * Environment=) across fragment and drop-ins in order: an empty assignment
+ * resets the list, as in systemd.
+ */
+export function effectiveList(directives: UnitDirective[], section: string, key: string): UnitDirective[] {
+  let out: UnitDirective[] = [];
+  for (const d of directives) {
+    if (d.section !== section || d.key !== key) continue;
+    if (d.value === '') out = [];
+    else out.push(d);
+  }
+  return out;
+}
+
+/** The last assignment of a single-valued setting, or null. */
+export function effectiveValue(directives: UnitDirective[], section: string, key: string): string | null {
+  let v: string | null = null;
+  for (const d of directives) if (d.section === section && d.key === key) v = d.value === '' ? null : d.value;
+  return v;
+}
