@@ -289,3 +289,16 @@ describe('sysctl --system on a running host: the starting value is unknown, so a
     expect(await bootIpForward(ours)).toBe('1');
   });
 });
+
+describe('a key only excluded, never written', () => {
+  it("at boot two '-key' lines are one entry, kept at the first (streq_ptr on two NULLs), async () => {
+    const tree = await observe({
+      '/etc/sysctl.d/10-a.conf': '-net.ipv4.conf.lo.rp_filter\n',
+      '/etc/sysctl.d/20-b.conf': '-net.ipv4.conf.lo.rp_filter\n',
+    });
+    const boot = verdict(tree, 'net.ipv4.conf.lo.rp_filter', 'boot');
+    expect(boot).toMatchObject({ value: null, via: 'excluded' });
+    expect(boot.winner?.assignment.file).toBe('/etc/sysctl.d/10-a.conf');
+    expect(verdict(tree, 'net.ipv4.conf.lo.rp_filter', 'system')).toMatchObject({ value: null, via: 'excluded' });
+  });
+});
