@@ -291,7 +291,7 @@ describe('sysctl --system on a running host: the starting value is unknown, so a
 });
 
 describe('a key only excluded, never written', () => {
-  it("at boot two '-key' lines are one entry, kept at the first (streq_ptr on two NULLs), async () => {
+  it("at boot two '-key' lines are one entry, kept at the first (streq_ptr on two NULLs)", async () => {
     const tree = await observe({
       '/etc/sysctl.d/10-a.conf': '-net.ipv4.conf.lo.rp_filter\n',
       '/etc/sysctl.d/20-b.conf': '-net.ipv4.conf.lo.rp_filter\n',
