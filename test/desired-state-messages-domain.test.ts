@@ -110,6 +110,18 @@ describe('validateAgainstSchema on its own', () => {
     ]);
   });
 
+  it('a value wrong in two ways gets one message, the first: a fractional timeout below the minimum', () => {
+    expect(validateAgainstSchema({ reports_dir: '/r', resources: [{ type: 'PortFree', timeout_seconds: 0.5 }] })).toEqual([
+      { pointer: ['resources', '0', 'timeout_seconds'], path: 'resources[0].timeout_seconds', message: 'must be an integer', atKey: false },
+    ]);
+  });
+
+  it("a sysctl key with '~' keeps it in the path of its value's error (JSON pointer ~0 undone)", () => {
+    expect(validateAgainstSchema({ reports_dir: '/r', resources: [{ type: 'SysctlFile', settings: { 'a~b': true } }] })).toContainEqual(
+      { pointer: ['resources', '0', 'settings', 'a~b'], path: 'resources[0].settings["a~b"]', message: 'must be an integer or a string', atKey: false },
+    );
+  });
+
   it('a resource without a type is told the key it misses, once', () => {
     expect(validateAgainstSchema({ reports_dir: '/r', resources: [{ mask: true }] })).toEqual([
       { pointer: ['resources', '0'], path: 'resources[0]', message: 'missing required key "type"', atKey: false },
@@ -131,5 +143,6 @@ describe('humanPath', () => {
     expect(humanPath(['a', 'b c'])).toBe('a["b c"]');
     expect(humanPath(['a', 'x1y'])).toBe('a.x1y');
     expect(humanPath(['a', '1x'])).toBe('a["1x"]');
+    expect(humanPath(['resources', '12', 'modules', '3'])).toBe('resources[12].modules[3]');
   });
 });
