@@ -178,3 +178,127 @@ describe('couplings at boot, against the kernel in a fresh network namespace', (
   }
 });
 
+
+/**
+ * procps `sysctl --system` as the oracle on a running host, whose starting
+ * values nobody knows: in a fresh network + private mount namespace the
+ * fixture tree is bind-mounted over every directory sysctl --system reads,
+ * and it runs twice, once from every key at 0 and once from every key at 1.
+ * A key that ends the same both times was written (by its own line or
+ * through a coupled key); one that keeps its start was left alone.
+ */
+function systemRuns(root: string, keys: string[]): Array<Record<string, string>> {
+  for (const k of keys) if (!k.startsWith('net.ipv4.')) throw new Error('only per-namespace keys');
+  const proc = (k: string) => `/proc/sys/${k.replace(/\./g, '/')}`;
+  const runs: Array<Record<string, string>> = [];
+  for (const start of ['0', '1']) {
+    const script = [
+      `mount --bind ${root}/etc/sysctl.d /etc/sysctl.d`,
+      `mount --bind /dev/null /etc/sysctl.conf`,
+      `mount --bind ${root}/run /run`,
+      `mount --bind ${root}/usr/local/lib /usr/local/lib`,
+      `mount --bind ${root}/usr/lib/sysctl.d /usr/lib/sysctl.d`,
+      // ip_forward first: writing it resets its followers, which are then set to the start as well.
+      ...keys.map((k) => `echo ${start} > ${proc(k)}`),
+      `sysctl -q --system --pattern '^-?net[./]ipv4[./]' >/dev/null 2>&1 || true`,
+      ...keys.map((k) => `cat ${proc(k)}`),
+    ].join(' && ');
+    const out = execFileSync('unshare', ['-n', '-m', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' }).trim().split('\n');
+    runs.push(Object.fromEntries(keys.map((k, i) => [k, out[i]!])));
+  }
+  return runs;
+}
+
+async function fixtureRoot(files: Record<string, string>): Promise<string> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'sysctl-system-'));
+  roots.push(root);
+  for (const d of ['/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d']) await fs.mkdir(path.join(root, d), { recursive: true });
+  for (const [p, v] of Object.entries(files)) await fs.writeFile(path.join(root, p), v);
+  return root;
+}
+
+describe('sysctl --system on a running host: the starting value is unknown, so any write may be a change', () => {
+  const KEYS = ['net.ipv4.ip_forward', 'net.ipv4.conf.default.forwarding', 'net.ipv4.conf.lo.forwarding', 'net.ipv4.conf.all.accept_redirects'];
+
+  it('all.forwarding = 0 written over an unknown start: the followers come out 0 however the host started', async () => {
+    const files = { '/etc/sysctl.d/50-a.conf': 'net.ipv4.conf.all.forwarding = 0\n' };
+    const root = await fixtureRoot(files);
+    const [from0, from1] = systemRuns(root, KEYS);
+    const tree = await observe(files);
+    // The kernel: from 1 the write is a change and resets the followers to 0; from 0 they were 0 already.
+    expect(from0!['net.ipv4.conf.default.forwarding']).toBe('0');
+    expect(from1!['net.ipv4.conf.default.forwarding']).toBe('0');
+    for (const k of KEYS) {
+      const v = verdict(tree, k, 'system');
+      if (from0![k] === from1![k]) expect(v.value, k).toBe(from0![k]);
+      // Depends on the start (accept_redirects: flipped only when forwarding changed): the engine assumes a change.
+      else expect([from0![k], from1![k]], k).toContain(v.value);
+    }
+    // At boot the kernel default is known (0), so the same write changes nothing and reaches no follower.
+    expect(verdict(tree, 'net.ipv4.conf.default.forwarding', 'boot')).toMatchObject({ value: null, via: 'none' });
+  });
+
+  it('a verdict reached through a coupled key names that key and the line that wrote it', async () => {
+    const tree = await observe({ [K8S]: 'net.ipv4.conf.default.forwarding = 1\n', '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.all.forwarding = 0\n' });
+    for (const model of ['boot', 'system'] as const) {
+      const v = verdict(tree, 'net.ipv4.conf.default.forwarding', model);
+      if (model === 'system') {
+        expect(v).toMatchObject({ value: '0', via: 'coupled', through: 'net.ipv4.conf.all.forwarding' });
+        expect(`${v.winner?.assignment.file}:${v.winner?.assignment.line}`).toBe('/etc/sysctl.d/zz.conf:1');
+        expect(at(beatingAssignments(tree, K8S, 'net.ipv4.conf.default.forwarding', '1', model))).toEqual(['/etc/sysctl.d/zz.conf:1 via net.ipv4.conf.all.forwarding']);
+      } else {
+        // At boot all.forwarding = 0 is the kernel default: no change, so our 1 stands, told as our own line.
+        expect(v).toMatchObject({ value: '1', via: 'explicit' });
+        expect(v.through).toBeUndefined();
+        expect(beatingAssignments(tree, K8S, 'net.ipv4.conf.default.forwarding', '1', model)).toEqual([]);
+      }
+    }
+    // The kernel under sysctl --system: from a host with forwarding on, zz.conf's write is a change and
+    // turns our 1 into 0; from one with it off, our 1 stands. The start is unknown, so ours may be beaten: the engine's 0.
+    const root = await fixtureRoot({ '/etc/sysctl.d/k8s.conf': 'net.ipv4.conf.default.forwarding = 1\n', '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.all.forwarding = 0\n' });
+    const [from0, from1] = systemRuns(root, KEYS);
+    expect(from0!['net.ipv4.conf.default.forwarding']).toBe('1');
+    expect(from1!['net.ipv4.conf.default.forwarding']).toBe('0');
+  });
+
+  it('at boot, our line cancelled by a later "-key" and the key then turned off through a coupled key: both lines beat ours', async () => {
+    const tree = await observe({
+      [K8S]: 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/zz-a.conf': '-net.ipv4.ip_forward\n',
+      '/etc/sysctl.d/zz-b.conf': 'net.ipv4.conf.all.forwarding = 1\nnet.ipv4.conf.all.forwarding = 0\n',
+    });
+    // The key never holds 1 at boot: the cancelling line and the coupled write after it both stand in the way.
+    expect(verdict(tree, 'net.ipv4.ip_forward', 'boot')).toMatchObject({ value: '0', via: 'coupled', through: 'net.ipv4.conf.all.forwarding' });
+    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual(['/etc/sysctl.d/zz-a.conf:1', '/etc/sysctl.d/zz-b.conf:2 via net.ipv4.conf.all.forwarding']);
+    // systemd-sysctl from the boot value 0: removing both lines, and only both, makes the key come out 1.
+    const bootIpForward = async (files: Record<string, string>) => {
+      const root = await fixtureRoot(files);
+      const script = [
+        `mount --bind ${root}/etc/sysctl.d /etc/sysctl.d`, 'mount --bind /dev/null /etc/sysctl.conf', `mount --bind ${root}/run /run`,
+        `mount --bind ${root}/usr/local/lib /usr/local/lib`, `mount --bind ${root}/usr/lib/sysctl.d /usr/lib/sysctl.d`,
+        'echo 0 > /proc/sys/net/ipv4/ip_forward', 'SYSTEMD_LOG_LEVEL=err /lib/systemd/systemd-sysctl --prefix=net/ipv4 || true', 'cat /proc/sys/net/ipv4/ip_forward',
+      ].join(' && ');
+      return execFileSync('unshare', ['-n', '-m', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' }).trim();
+    };
+    const ours = { [K8S]: 'net.ipv4.ip_forward = 1\n' };
+    const a = { '/etc/sysctl.d/zz-a.conf': '-net.ipv4.ip_forward\n' };
+    const b = { '/etc/sysctl.d/zz-b.conf': 'net.ipv4.conf.all.forwarding = 1\nnet.ipv4.conf.all.forwarding = 0\n' };
+    expect(await bootIpForward({ ...ours, ...a, ...b })).toBe('0');
+    expect(await bootIpForward({ ...ours, ...a })).toBe('0');
+    expect(await bootIpForward({ ...ours, ...b })).toBe('0');
+    expect(await bootIpForward(ours)).toBe('1');
+  });
+});
+
+describe('a key only excluded, never written', () => {
+  it("at boot two '-key' lines are one entry, kept at the first (streq_ptr on two NULLs)", async () => {
+    const tree = await observe({
+      '/etc/sysctl.d/10-a.conf': '-net.ipv4.conf.lo.rp_filter\n',
+      '/etc/sysctl.d/20-b.conf': '-net.ipv4.conf.lo.rp_filter\n',
+    });
+    const boot = verdict(tree, 'net.ipv4.conf.lo.rp_filter', 'boot');
+    expect(boot).toMatchObject({ value: null, via: 'excluded' });
+    expect(boot.winner?.assignment.file).toBe('/etc/sysctl.d/10-a.conf');
+    expect(verdict(tree, 'net.ipv4.conf.lo.rp_filter', 'system')).toMatchObject({ value: null, via: 'excluded' });
+  });
+});

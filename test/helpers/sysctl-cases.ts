@@ -82,5 +82,7 @@ export const globCases: DiffCase[] = [
   { name: 'glob-escape', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.\\l*.rp_filter = 2\n' }, keys: RP },
   { name: 'glob-unclosed-class', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[lo*.rp_filter = 2\n' }, keys: RP },
   { name: 'glob-whole-key', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.*.rp_filte* = 2\nnet.ipv4.conf.*.rp_filt = 1\nnet.ipv4.conf.?.rp_filter = 1\n' }, keys: RP },
+  // A backslash with nothing after it to escape: what fnmatch makes of it, against both programs.
+  { name: 'glob-trailing-backslash', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.l*.rp_filter\\ = 2\nnet.ipv4.conf.*.rp_filte\\ = 1\n' }, keys: RP },
   { name: 'glob-no-slash', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.*.rp_filter = 2\nnet.ipv4.conf.lo.rp_filter = 0\n' }, keys: RP },
 ];
