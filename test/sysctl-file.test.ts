@@ -16,6 +16,7 @@ import { actionable } from '../src/reconcile/plan.js';
 import { PROVIDERS } from '../src/resources/index.js';
 import { ReconcileError } from '../src/errors.js';
 import { verdict } from '../src/sysctl/order.js';
+import { buildTree } from './helpers/tree.js';
 
 type Tree = Record<string, string | { link: string }>;
 
@@ -27,12 +28,7 @@ afterAll(async () => {
 async function fixture(tree: Tree): Promise<string> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'sysctl-file-'));
   roots.push(root);
-  for (const [p, v] of Object.entries(tree)) {
-    const at = path.join(root, p);
-    await fs.mkdir(path.dirname(at), { recursive: true });
-    if (typeof v === 'string') await fs.writeFile(at, v);
-    else await fs.symlink(v.link, at);
-  }
+  buildTree(root, tree);
   return root;
 }
 

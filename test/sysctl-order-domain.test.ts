@@ -13,6 +13,7 @@ import { Host } from '../src/host.js';
 import { observeSysctlTree } from '../src/sysctl/observe.js';
 import { beatingAssignments, treeAfterWrites, verdict } from '../src/sysctl/order.js';
 import type { SysctlTree } from '../src/sysctl/order.js';
+import { buildTree } from './helpers/tree.js';
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -22,12 +23,7 @@ afterAll(async () => {
 async function observe(tree: Record<string, string | { link: string }>): Promise<SysctlTree> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'sysctl-domain-'));
   roots.push(root);
-  for (const [p, v] of Object.entries(tree)) {
-    const at = path.join(root, p);
-    await fs.mkdir(path.dirname(at), { recursive: true });
-    if (typeof v === 'string') await fs.writeFile(at, v);
-    else await fs.symlink(v.link, at);
-  }
+  buildTree(root, tree);
   return (await observeSysctlTree(new Host({ root }))).tree;
 }
 
