@@ -9,18 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { parseDesiredState } from '../src/reconcile/load.js';
 import { humanPath, validateAgainstSchema } from '../src/reconcile/validate.js';
 import { InputError } from '../src/errors.js';
+import { errorsOf as errorsOfFile } from './helpers/desired-state-errors.js';
 
 const F = 'ds.yaml';
 
-function errorsOf(text: string): string[] {
-  try {
-    parseDesiredState(text, F);
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as InputError).message.split('\n');
-  }
-  throw new Error(`expected the document to be rejected:\n${text}`);
-}
+const errorsOf = (text: string): string[] => errorsOfFile(text, F);
 
 const head = 'reports_dir: /r\nresources:\n';
 

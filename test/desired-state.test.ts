@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseDesiredState } from '../src/reconcile/load.js';
 import { InputError } from '../src/errors.js';
+import { errorsOf as errorsOfFile } from './helpers/desired-state-errors.js';
 
 const good = readFileSync(new URL('../desired-state.yaml', import.meta.url), 'utf8');
 const F = 'desired-state.yaml';
@@ -12,15 +13,7 @@ function lineOf(text: string, needle: string): number {
   return text.slice(0, i).split('\n').length;
 }
 
-function errorsOf(text: string): string[] {
-  try {
-    parseDesiredState(text, F);
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as InputError).message.split('\n');
-  }
-  throw new Error('expected the document to be rejected');
-}
+const errorsOf = (text: string): string[] => errorsOfFile(text, F);
 
 describe('desired-state.yaml', () => {
   it('the default file is valid and gets the lab values', () => {

@@ -206,7 +206,7 @@ async function bootServices(host: TargetFs): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const graph = await loadUnitGraph(host);
   const services = [...graph.units.keys()].filter((n) => n.endsWith('.service'));
-  for (const [name, p] of bootPaths(graph, services)) out.set(name, `it starts at boot: ${describeBootPath(graph, p).replace(' is still ', ' is ')}`);
+  for (const [name, p] of bootPaths(graph, services)) out.set(name, `it starts at boot: ${describeBootPath(graph, p, { still: false })}`);
   for (const name of await linkedServices(host)) if (!out.has(name)) out.set(name, 'it is enabled');
   return out;
 }

@@ -76,11 +76,12 @@ export function edgeSource(e: UnitEdge): string {
  * /etc/systemd/system/monitoring.target:3), which is enabled
  * (default.target -> multi-user.target -> monitoring.target)".
  */
-export function describeBootPath(graph: UnitGraph, path: BootPath): string {
+export function describeBootPath(graph: UnitGraph, path: BootPath, opts: { still?: boolean } = {}): string {
   const last = path.edges[path.edges.length - 1]!;
   const by = last.from;
   const chain = [`${graph.defaultTarget!} (the default target)`, ...path.edges.slice(0, -1).map((e) => graph.resolve(e.to))];
   const named = last.to !== path.unit && graph.resolve(last.to) === graph.resolve(path.unit) ? ` (as ${last.to})` : '';
   const enabled = by === graph.defaultTarget ? `which is the default target` : `which is enabled (${chain.join(' -> ')})`;
-  return `${path.unit} is still ${VERB[last.relation]} ${by}${named} (${edgeSource(last)}), ${enabled}`;
+  // "still" after a stop or disable; a unit merely found on the boot path (the script scan) just "is".
+  return `${path.unit} is ${opts.still === false ? '' : 'still '}${VERB[last.relation]} ${by}${named} (${edgeSource(last)}), ${enabled}`;
 }
