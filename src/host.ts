@@ -95,6 +95,14 @@ export type TargetHost = TargetFs & Commands;
 
 const MAX_SYMLINK_HOPS = 40;
 
+/** A target path with its symlinks resolved, and how many links that took. */
+interface Resolved {
+  readonly parts: readonly string[];
+  readonly path: string;
+  readonly hops: number;
+}
+const TOP: Resolved = { parts: [], path: '/', hops: 0 };
+
 export class Host implements TargetFs, Commands {
   readonly root: string;
   /** Live: the running system. Offline: an unbooted tree; no /proc, /sys or runtime actions. */
@@ -110,6 +118,9 @@ export class Host implements TargetFs, Commands {
   /** Whole-tree readings several providers share in one observation (memo()); gone with forgetLinks(). */
   private readonly memos = new Map<string, Promise<unknown>>();
 
+  /** realTarget's resolved directories by normalised target path; gone with forgetLinks(), like the links they were read from. */
+  private readonly dirs = new Map<string, Resolved>();
+
   constructor(opts: HostOptions = {}) {
     this.root = path.resolve(opts.root ?? '/');
     this.live = opts.live ?? this.root === '/';
@@ -118,6 +129,7 @@ export class Host implements TargetFs, Commands {
 
   /** Path on the build machine for a target path, without following symlinks. */
   private hostPath(target: string): string {
+    if (target !== '/' && isNormalAbsolute(target)) return this.root === '/' ? target : this.root + target;
     const norm = path.posix.normalize('/' + target);
     return this.root === '/' ? norm : path.join(this.root, norm);
   }
@@ -128,9 +140,29 @@ export class Host implements TargetFs, Commands {
    * the image, and ".." never climbs above the root. Returns a target path.
    */
   async realTarget(target: string): Promise<string> {
-    let pending = path.posix.normalize('/' + target).split('/').filter(Boolean);
-    let resolved: string[] = [];
-    let hops = 0;
+    const parts = (isNormalAbsolute(target) ? target : path.posix.normalize('/' + target)).split('/').filter(Boolean);
+    if (parts.length === 0) return '/';
+    // The directories on the way resolve the same inside every path below
+    // them: kept (until forgetLinks) with the hops they used, so a tree of
+    // files in one directory walks each directory's components once.
+    const keys: string[] = [];
+    let key = '';
+    for (let i = 0; i < parts.length - 1; i++) keys.push((key += '/' + parts[i]));
+    let n = keys.length;
+    while (n > 0 && !this.dirs.has(keys[n - 1]!)) n--;
+    let at: Resolved = n === 0 ? TOP : this.dirs.get(keys[n - 1]!)!;
+    for (; n < parts.length; n++) {
+      at = this.step(at, parts[n]!, target);
+      if (n < keys.length) this.dirs.set(keys[n]!, at);
+    }
+    return at.path;
+  }
+
+  /** `from` followed by one more component, every symlink on the way resolved (the hop count goes on from `from`'s). */
+  private step(from: Resolved, next: string, target: string): Resolved {
+    let pending = [next];
+    let resolved = from.parts.slice();
+    let hops = from.hops;
     while (pending.length > 0) {
       const part = pending.shift()!;
       if (part === '..') {
@@ -138,7 +170,7 @@ export class Host implements TargetFs, Commands {
         continue;
       }
       if (part === '.') continue;
-      const candidate = '/' + [...resolved, part].join('/');
+      const candidate = resolved.length === 0 ? '/' + part : '/' + resolved.join('/') + '/' + part;
       const link = this.readlinkCached(this.hostPath(candidate));
       if (link === null) {
         resolved.push(part);
@@ -149,7 +181,7 @@ export class Host implements TargetFs, Commands {
       if (link.startsWith('/')) resolved = [];
       pending = [...linkParts, ...pending];
     }
-    return '/' + resolved.join('/');
+    return { parts: resolved, path: '/' + resolved.join('/'), hops };
   }
 
   // Reads use the synchronous calls: a CLI has nothing to overlap, and they
@@ -171,6 +203,7 @@ export class Host implements TargetFs, Commands {
   forgetLinks(): void {
     this.links.clear();
     this.memos.clear();
+    this.dirs.clear();
   }
 
   /**
@@ -271,19 +304,28 @@ export class Host implements TargetFs, Commands {
   /** lstat of the target path itself (the last component is not followed). */
   async lstat(target: string): Promise<Stats | null> {
     try {
-      const dir = await this.realTarget(path.posix.dirname(target));
-      return lstatSync(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
+      return lstatSync(this.hostPath(await this.inRealDir(target)));
     } catch (e) {
       if (isMissing(e)) return null;
       throw new HostError(`cannot stat ${target}: ${describeFsError(e)}`, target);
     }
   }
 
+  /** `target` with its directory's symlinks resolved, its last component not followed. */
+  private async inRealDir(target: string): Promise<string> {
+    if (target !== '/' && isNormalAbsolute(target)) {
+      const cut = target.lastIndexOf('/');
+      const dir = await this.realTarget(cut === 0 ? '/' : target.slice(0, cut));
+      return (dir === '/' ? '' : dir) + target.slice(cut);
+    }
+    const dir = await this.realTarget(path.posix.dirname(target));
+    return path.posix.join(dir, path.posix.basename(target));
+  }
+
   /** The raw text of a symlink, or null when `target` is not a symlink. */
   async readLink(target: string): Promise<string | null> {
     try {
-      const dir = await this.realTarget(path.posix.dirname(target));
-      return readlinkSync(this.hostPath(path.posix.join(dir, path.posix.basename(target))));
+      return readlinkSync(this.hostPath(await this.inRealDir(target)));
     } catch {
       return null;
     }
@@ -380,6 +422,15 @@ export class Host implements TargetFs, Commands {
   isRoot(): boolean {
     return process.getuid?.() === 0;
   }
+}
+
+/**
+ * An absolute path that path.posix.normalize leaves as it is: no empty, "."
+ * or ".." component and no trailing slash. Most paths the tool builds are,
+ * and skipping the normalisation of thousands of them keeps the run small.
+ */
+function isNormalAbsolute(p: string): boolean {
+  return p.startsWith('/') && (p.length === 1 || (!p.endsWith('/') && !p.includes('//') && !p.includes('/./') && !p.includes('/../') && !p.endsWith('/.') && !p.endsWith('/..')));
 }
 
 function isMissing(e: unknown): boolean {
