@@ -4,7 +4,6 @@
 import { constants as fsc, lstatSync, promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { HostError, describeFsError } from './errors.js';
 import { bytesOf, type ByteString } from './bytes.js';
 
@@ -28,6 +27,8 @@ export interface RunOptions {
 export type CommandRunner = (cmd: string, args: string[], opts: RunOptions) => Promise<CommandResult>;
 
 const defaultRunner: CommandRunner = async (cmd, args, opts) => {
+  // execa (and what it pulls in) initialises on the first command, not at start-up.
+  const { execa } = await import('execa');
   const r = await execa(cmd, args, {
     reject: false,
     stdin: opts.input === undefined ? 'ignore' : 'pipe',

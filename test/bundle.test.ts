@@ -30,4 +30,20 @@ describe('the bundle', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toContain('--- /etc/fstab');
   });
+
+  it('runs commands with only node: execa, loaded on the first command, is inside the bundle', async () => {
+    // --facts reads this host and runs `ip -4 route get` (the plan above runs none).
+    writeFileSync(path.join(dir, 'facts.yaml'), 'reports_dir: /tmp/never-written\nfacts:\n  source: native\nresources: []\n');
+    const r = await execa('node', ['reconcile.mjs', '--facts', '--json', '-f', 'facts.yaml'], {
+      cwd: dir,
+      reject: false,
+      env: { NODE_PATH: '', PATH: process.env.PATH ?? '' },
+      extendEnv: false,
+    });
+    expect(r.stderr).not.toMatch(/Cannot find (module|package)|internal error/);
+    expect(r.exitCode).toBe(0);
+    // The address is the command's answer, asked here independently.
+    const route = await execa('ip', ['-4', 'route', 'get', '8.8.8.8'], { reject: false });
+    expect(JSON.parse(r.stdout).facts.default_ipv4).toBe(/\bsrc (\S+)/.exec(route.stdout)?.[1] ?? null);
+  });
 });
