@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../src/host.js';
-import { loadUnits } from '../src/ports/socket-units.js';
+import { loadUnitGraph } from '../src/systemd/unit-loader.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'dropins-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -27,7 +27,7 @@ describe('drop-in order', () => {
     expect(oracle.status).toBe(0);
     const expected = oracle.stdout.split('\n').filter((l) => l.startsWith(`# ${root}/`)).map((l) => l.slice(2 + root.length));
     expect(expected).toHaveLength(names.length + 2);
-    const unit = (await loadUnits(new Host({ root }), ['.service'])).get('agent.service')!;
+    const unit = (await loadUnitGraph(new Host({ root }))).units.get('agent.service')!;
     const files = [...new Set(unit.directives.map((d) => d.file))];
     expect(files).toEqual(expected);
   });

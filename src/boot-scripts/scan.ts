@@ -21,10 +21,10 @@ import type { TargetFs, Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
 import { cronDName, loadCrontabs } from '../ports/crontab.js';
 import { parseExecLine, shebangShell } from '../ports/command-line.js';
-import { loadUnits } from '../ports/socket-units.js';
 import { effectiveList } from '../systemd/unit-file.js';
-import { UNIT_DIRS } from '../systemd/unit-dirs.js';
-import { loadUnitGraph } from '../systemd/unit-loader.js';
+import { unitFilesOf } from '../ports/socket-units.js';
+import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { readShellScript } from './shell-lines.js';
 import { commandActions, type ScriptAction } from './commands.js';
@@ -181,40 +181,34 @@ async function scanIfUpdown(host: TargetFs, sink: Sink): Promise<void> {
   }
 }
 
-const DEP_DIR = /\.(wants|requires|upholds)$/;
 const EXEC_KEYS = ['ExecStartPre', 'ExecStart', 'ExecStartPost'] as const;
 
-/** Services named by a link in a dependency directory of any unit directory (template instances as their template). */
-async function linkedServices(host: TargetFs): Promise<Set<string>> {
+/** Services named by a link in a dependency directory of any unit directory (template instances as their template), /dev/null links too. */
+function linkedServices(graph: UnitGraph): Set<string> {
   const out = new Set<string>();
-  for (const dir of UNIT_DIRS) {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      if (!DEP_DIR.test(e.name)) continue;
-      for (const l of (await host.readDir(path.posix.join(dir, e.name))) ?? []) {
-        if (!l.name.endsWith('.service')) continue;
-        out.add(l.name);
-        const at = l.name.indexOf('@');
-        if (at > 0) out.add(`${l.name.slice(0, at)}@.service`);
-      }
-    }
+  for (const l of dependencyLinks(graph)) {
+    if (!l.name.endsWith('.service')) continue;
+    out.add(l.name);
+    const at = l.name.indexOf('@');
+    if (at > 0) out.add(`${l.name.slice(0, at)}@.service`);
   }
   return out;
 }
 
 /** Services that start at boot, each with why: the graph's chain from default.target, or a dependency-directory link. */
-async function bootServices(host: TargetFs): Promise<Map<string, string>> {
+function bootServices(graph: UnitGraph): Map<string, string> {
   const out = new Map<string, string>();
-  const graph = await loadUnitGraph(host);
   const services = [...graph.units.keys()].filter((n) => n.endsWith('.service'));
   for (const [name, p] of bootPaths(graph, services)) out.set(name, `it starts at boot: ${describeBootPath(graph, p, { still: false })}`);
-  for (const name of await linkedServices(host)) if (!out.has(name)) out.set(name, 'it is enabled');
+  for (const name of linkedServices(graph)) if (!out.has(name)) out.set(name, 'it is enabled');
   return out;
 }
 
 async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
-  const enabled = await bootServices(host);
+  const graph = await systemUnitGraph(host);
+  const enabled = bootServices(graph);
   if (enabled.size === 0) return;
-  const units = await loadUnits(host, ['.service']);
+  const units = unitFilesOf(graph);
   for (const [name, why] of [...enabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const u = units.get(name);
     if (!u || u.masked) continue;

@@ -7,7 +7,8 @@
 // gone, bounded by PortFree's timeout_seconds, with progress to the journal.
 import type { Host } from '../host.js';
 import type { DesiredState, PortFreeSpec } from '../desired-state.js';
-import { loadUnits, serviceCandidates } from '../ports/socket-units.js';
+import { serviceCandidates, unitFilesOf } from '../ports/socket-units.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
 import { portFreeProvider } from '../resources/port-free.js';
 import { protectionOf } from '../ports/protection.js';
 import type { LivePortsObserved } from '../ports/observed.js';
@@ -52,7 +53,7 @@ export async function waitForCandidates(host: Host, desired: DesiredState, progr
   const out: CandidateWait[] = [];
   const specs = desired.resources.filter((r): r is PortFreeSpec => r.type === 'PortFree');
   if (specs.length === 0) return out;
-  const units = await loadUnits(host, ['.service']);
+  const units = unitFilesOf(await systemUnitGraph(host));
   for (const spec of specs) {
     const byUnit = new Map<string, number[]>();
     for (const c of serviceCandidates(units.values(), spec.ports)) {

@@ -4,7 +4,8 @@ import type { TargetHost } from '../host.js';
 import { parseListSockets } from '../systemd/systemctl-output.js';
 import { systemctlValue } from '../systemd/systemctl-show.js';
 import type { SocketActivation } from './observed.js';
-import { loadUnits, socketUnitOf, socketUnitsForPorts } from './socket-units.js';
+import { socketUnitOf, socketUnitsForPorts, unitFilesOf } from './socket-units.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
 
 export async function findActivation(host: TargetHost, port: number, socketFromCgroup: string | null): Promise<SocketActivation | null> {
   let socket: string | null = socketFromCgroup;
@@ -24,7 +25,7 @@ export async function findActivation(host: TargetHost, port: number, socketFromC
       // systemctl missing or not talking to a manager: the unit files still tell.
     }
   }
-  const units = await loadUnits(host, ['.socket']);
+  const units = unitFilesOf(await systemUnitGraph(host));
   if (socket === null) {
     const declared = socketUnitsForPorts(units.values(), [port]);
     if (declared.length === 0) return null;

@@ -9,13 +9,13 @@ import { holdsSocket, readAncestry } from './proc.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
 import { loadSupervisorPrograms } from './supervisor.js';
 import type { UnitFacts } from './identity.js';
-import { loadUnits, serviceCandidates, socketUnitsForPorts } from './socket-units.js';
+import { serviceCandidates, socketUnitsForPorts, unitFilesOf } from './socket-units.js';
 import { disableLinks, enablementOf } from '../systemd/unit-links.js';
 import { findActivation } from './activation.js';
 import { mainPidOf, unitFacts } from './unit-facts.js';
 import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
 import { accountOf, userComeback, userManagerUid, userScope } from './user-manager.js';
-import { loadUnitGraph } from '../systemd/unit-loader.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
 
@@ -127,7 +127,7 @@ async function liveComeback(host: TargetHost, busy: BusyPort[]): Promise<Record<
   const groups = stopGroups(busy);
   const out: Record<string, Comeback> = {};
   if (groups.length === 0) return out;
-  const graph = await loadUnitGraph(host, { names: groups.flat() });
+  const graph = await systemUnitGraph(host, groups.flat());
   for (const g of groups) {
     const key = g.join(' ');
     if (out[key]) continue;
@@ -148,7 +148,7 @@ async function liveComeback(host: TargetHost, busy: BusyPort[]): Promise<Record<
 }
 
 export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
-  const units = await loadUnits(host);
+  const units = unitFilesOf(await systemUnitGraph(host));
   const sockets = socketUnitsForPorts(units.values(), spec.ports);
   const candidates = serviceCandidates(units.values(), spec.ports);
   const names = new Set<string>([
@@ -163,7 +163,7 @@ export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promis
     if (u) fragments[n] = u.fragment;
   }
   // What starts each unit at boot now, and what still would once it (with its socket or service) is disabled.
-  const graph = await loadUnitGraph(host, { names });
+  const graph = await systemUnitGraph(host, names);
   const reachNow: Record<string, string> = {};
   for (const [n, p] of bootPaths(graph, names)) reachNow[n] = describeBootPath(graph, p);
   const comeback: Record<string, Comeback> = {};

@@ -1,13 +1,9 @@
 // Which systemd units would take a TCP port: .socket units by their
 // ListenStream= (exact), services by their ExecStart=/Environment= (a
-// candidate only). Reads unit files, so it works live and on an unbooted
-// image alike. Parsing is pure; the loaders go through Host.
-import path from 'node:path';
-import type { TargetFs, Host } from '../host.js';
-import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
-import { isMaskEntry, UNIT_DIRS } from '../systemd/unit-dirs.js';
-import { unitKind } from './cgroup.js';
-import { effectiveList, effectiveValue, parseUnitText, type UnitDirective } from '../systemd/unit-file.js';
+// candidate only). Read from the unit files as src/systemd/unit-loader.ts
+// loads them, so it works live and on an unbooted image alike. Pure.
+import type { UnitGraph } from '../systemd/unit-loader.js';
+import { effectiveList, effectiveValue, type UnitDirective } from '../systemd/unit-file.js';
 
 /**
  * The TCP port of a ListenStream= value, or null for a non-IP socket.
@@ -31,11 +27,14 @@ export function mentionsPort(text: string, port: number): boolean {
 
 export interface UnitFile {
   name: string;
-  /** Target path of the fragment that wins by precedence. */
+  /**
+   * Target path of the search-path entry that wins the name (for a linked
+   * unit the link in /etc/systemd/system, not the file it leads to).
+   */
   fragment: string;
   /** Masked: the winning entry is a link to /dev/null or an empty file. */
   masked: boolean;
-  /** Fragment then drop-ins (NAME.d/*.conf, by file name across directories). */
+  /** Fragment then drop-ins, in the order systemd applies them (LoadedUnit.directives). */
   directives: UnitDirective[];
 }
 
@@ -96,41 +95,16 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
 }
 
 /**
- * Loads every .socket and .service unit on the search path (the first
- * directory holding a name wins), with drop-ins. Alias links (a name linking
- * to a differently named unit) and template instances are skipped: the unit
- * they name is loaded under its own name.
+ * The .socket and .service units of a loaded graph, each under the name of
+ * its own file, as port discovery asks about them: an alias is found under
+ * the unit it names, a template instance through its template, and a name
+ * no file holds is absent.
  */
-export async function loadUnits(host: TargetFs, kinds: string[] = ['.socket', '.service']): Promise<Map<string, UnitFile>> {
-  const fragments: Array<{ name: string; path: string }> = []; // in directory order
-  const dropIns = new Map<string, Array<{ name: string; path: string }>>(); // unit -> its .conf entries, in directory order
-  for (const { name, path: full, entry: e } of await listConfDirs(host, UNIT_DIRS)) {
-    if (e.isDirectory() && name.endsWith('.d')) {
-      const unit = name.slice(0, -2);
-      if (!kinds.some((k) => unit.endsWith(k))) continue;
-      const confs = dropIns.get(unit) ?? [];
-      for (const c of (await host.readDir(full)) ?? []) {
-        if (c.name.endsWith('.conf')) confs.push({ name: c.name, path: path.posix.join(full, c.name) });
-      }
-      dropIns.set(unit, confs);
-      continue;
-    }
-    if (!kinds.some((k) => name.endsWith(k)) || unitKind(name) === null) continue;
-    if (e.isSymbolicLink()) {
-      const link = await host.readLink(full);
-      if (link !== null && link !== '/dev/null' && path.posix.basename(link) !== name) continue; // alias
-    } else if (!e.isFile()) continue;
-    fragments.push({ name, path: full });
+export function unitFilesOf(graph: UnitGraph): Map<string, UnitFile> {
+  const out = new Map<string, UnitFile>();
+  for (const u of graph.units.values()) {
+    if (u.entry === null || u.instance !== null || !(u.name.endsWith('.socket') || u.name.endsWith('.service'))) continue;
+    out.set(u.name, { name: u.name, fragment: u.entry, masked: u.masked, directives: u.directives });
   }
-  const units = new Map<string, UnitFile>();
-  for (const { name, path: fragment } of firstDirWins(fragments, (f) => f.name)) {
-    if (name.includes('@') && !name.includes('@.')) continue; // instance link; the template is loaded by itself
-    const masked = await isMaskEntry(host, fragment);
-    const directives = masked ? [] : parseUnitText((await host.readFile(fragment)) ?? '', fragment);
-    if (!masked) {
-      for (const c of firstDirWins(dropIns.get(name) ?? [], (c) => c.name)) directives.push(...parseUnitText((await host.readFile(c.path)) ?? '', c.path));
-    }
-    units.set(name, { name, fragment, masked, directives });
-  }
-  return units;
+  return out;
 }

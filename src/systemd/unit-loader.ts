@@ -248,12 +248,39 @@ async function finalOf(host: TargetFs, p: string, problems: LoaderProblem[]): Pr
   }
 }
 
-/** Loads the unit graph through `host`. */
-export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Promise<UnitGraph> {
-  const dirs = opts.dirs ?? SYSTEM_UNIT_PATH;
-  const without = opts.without ?? new Set<string>();
-  const problems: LoaderProblem[] = [];
+/** A unit entry of a .wants/.requires/.upholds directory on the search path, as listed. */
+export interface DependencyLink {
+  /** The unit whose directory it is in ("multi-user.target" for multi-user.target.wants/). */
+  owner: string;
+  relation: Relation;
+  /** The unit it names (the entry's own name). */
+  name: string;
+  /** Target path of the link. */
+  path: string;
+  /** A link to /dev/null: it adds no edge to the graph. */
+  masked: boolean;
+}
 
+/**
+ * What the listing of the search path found, kept with each graph so that
+ * more names can be loaded later without reading the tree again
+ * (extendUnitGraph). Not part of UnitGraph: a graph stays plain data.
+ */
+interface Tree {
+  host: TargetFs;
+  dirs: readonly string[];
+  entries: Map<string, DirEntry>;
+  finals: Map<string, string | null>;
+  resolve: (name: string) => string;
+  namesOf: Map<string, Set<string>>;
+  depLinks: DependencyLink[];
+  dropIns: Map<string, { dir: string; name: string; path: string }[]>;
+}
+
+const trees = new WeakMap<UnitGraph, Tree>();
+
+/** Lists the search path once: unit entries, aliases, dependency links and drop-ins (steps 1-4 of a load). */
+async function readTree(host: TargetFs, dirs: readonly string[], without: ReadonlySet<string>, problems: LoaderProblem[]): Promise<Tree> {
   // 1. One listing per directory: unit entries, NAME.d drop-in dirs, NAME.wants/... link dirs.
   const entries = new Map<string, DirEntry>(); // name -> winning entry
   const dropDirs: DirEntry[] = [];
@@ -301,14 +328,14 @@ export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Pro
     return n;
   };
 
-  // 3. Link directories, read once: owner name -> entries, by relation.
-  const linkEntries: { owner: string; relation: Relation; link: DirEntry }[] = [];
+  // 3. Link directories, read once.
+  const depLinks: DependencyLink[] = [];
   for (const d of linkDirs) {
     const m = /^(.+)\.(wants|requires|upholds)$/.exec(d.name)!;
     for (const l of await listDir(host, d.path, problems)) {
       if (without.has(l.path) || unitKind(l.name) === null || l.kind === 'dir') continue;
-      if (l.kind === 'link' && (await host.readLink(l.path)) === '/dev/null') continue; // a masked entry adds nothing
-      linkEntries.push({ owner: m[1]!, relation: LINK_DIRS[m[2]!]!, link: l });
+      const masked = l.kind === 'link' && (await host.readLink(l.path)) === '/dev/null'; // a masked entry adds nothing
+      depLinks.push({ owner: m[1]!, relation: LINK_DIRS[m[2]!]!, name: l.name, path: l.path, masked });
     }
   }
 
@@ -324,17 +351,21 @@ export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Pro
     dropIns.set(owner, list);
   }
 
-  // 5. Load units on demand, from every name on the path and every name a relation mentions.
-  const units = new Map<string, LoadedUnit>();
-  const edges: UnitEdge[] = [];
   const namesOf = new Map<string, Set<string>>();
   for (const name of [...entries.keys(), ...aliasTo.keys()]) {
     const c = resolve(name);
     (namesOf.get(c) ?? namesOf.set(c, new Set()).get(c)!).add(name);
   }
-  const queue: string[] = [...entries.keys(), ...(opts.names ?? [])];
-  for (const l of linkEntries) queue.push(l.link.name);
+  return { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns };
+}
 
+/**
+ * 5. Loads units on demand: each name of `queue`, then every name a relation
+ * of a loaded unit mentions, into `units`/`edges`/`problems`. Names in `seen`
+ * are not loaded again.
+ */
+async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: Map<string, LoadedUnit>, edges: UnitEdge[], problems: LoaderProblem[]): Promise<void> {
+  const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns } = tree;
   const loadOne = async (canonical: string): Promise<void> => {
     const { template, instance } = splitInstance(canonical);
     const own = entries.get(canonical) ?? null;
@@ -423,12 +454,11 @@ export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Pro
     }
     // Link directories of every name (and of the template, for an instance).
     const owners = new Set([...names, ...(template ? [template] : [])]);
-    for (const l of linkEntries) {
-      if (owners.has(l.owner)) edges.push({ from: canonical, to: l.link.name, relation: l.relation, how: 'link', file: l.link.path, line: null, key: `${l.owner}.${l.relation.toLowerCase()}` });
+    for (const l of depLinks) {
+      if (!l.masked && owners.has(l.owner)) edges.push({ from: canonical, to: l.name, relation: l.relation, how: 'link', file: l.path, line: null, key: `${l.owner}.${l.relation.toLowerCase()}` });
     }
   };
 
-  const seen = new Set<string>();
   while (queue.length > 0) {
     const c = resolve(queue.shift()!);
     if (seen.has(c)) continue;
@@ -441,7 +471,54 @@ export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Pro
     await loadOne(c);
     for (const e of edges.slice(before)) queue.push(e.to);
   }
+}
 
-  const dt = entries.has('default.target') || aliasTo.has('default.target') ? resolve('default.target') : null;
-  return { dirs, units, edges, resolve, defaultTarget: dt !== null && units.get(dt)?.masked !== true ? dt : null, problems };
+/** Loads the unit graph through `host`. */
+export async function loadUnitGraph(host: TargetFs, opts: LoadOptions = {}): Promise<UnitGraph> {
+  const dirs = opts.dirs ?? SYSTEM_UNIT_PATH;
+  const problems: LoaderProblem[] = [];
+  const tree = await readTree(host, dirs, opts.without ?? new Set<string>(), problems);
+  const { entries, resolve } = tree;
+  // Every name on the path, the names asked for, then every name a link directory holds.
+  const queue: string[] = [...entries.keys(), ...(opts.names ?? [])];
+  for (const l of tree.depLinks) if (!l.masked) queue.push(l.name);
+  const units = new Map<string, LoadedUnit>();
+  const edges: UnitEdge[] = [];
+  await loadQueue(tree, queue, new Set(), units, edges, problems);
+
+  // An alias link is an entry too, so this covers default.target -> graphical.target.
+  const dt = entries.has('default.target') ? resolve('default.target') : null;
+  const graph: UnitGraph = { dirs, units, edges, resolve, defaultTarget: dt !== null && units.get(dt)?.masked !== true ? dt : null, problems };
+  trees.set(graph, tree);
+  return graph;
+}
+
+/**
+ * `graph` with `names` loaded too (instances, units no file names), read
+ * from the listing it was loaded from: the search path is not read again.
+ * `graph` itself when it holds them all; else a new graph, so a graph
+ * shared by several readers never changes under them. The units it adds are
+ * ones nothing in `graph` reaches, so what `graph` says of its own units
+ * stays as it was.
+ */
+export async function extendUnitGraph(graph: UnitGraph, names: Iterable<string>): Promise<UnitGraph> {
+  const missing = [...names].filter((n) => !graph.units.has(graph.resolve(n)));
+  if (missing.length === 0) return graph;
+  const tree = trees.get(graph);
+  if (tree === undefined) throw new Error('extendUnitGraph: the graph was not made by loadUnitGraph');
+  const units = new Map(graph.units);
+  const edges = [...graph.edges];
+  const problems = [...graph.problems];
+  await loadQueue(tree, missing, new Set(units.keys()), units, edges, problems);
+  if (units.size === graph.units.size) return graph;
+  const out: UnitGraph = { ...graph, units, edges, problems };
+  trees.set(out, tree);
+  return out;
+}
+
+/** Every unit entry of the dependency link directories on `graph`'s search path, /dev/null links included. */
+export function dependencyLinks(graph: UnitGraph): readonly DependencyLink[] {
+  const tree = trees.get(graph);
+  if (tree === undefined) throw new Error('dependencyLinks: the graph was not made by loadUnitGraph');
+  return tree.depLinks;
 }
