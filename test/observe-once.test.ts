@@ -147,3 +147,52 @@ describe('before.json is computed from the plan observations', () => {
     );
   });
 });
+
+describe('facts.json is computed from the plan observations', () => {
+  it("takes MemTotal from SwapOff's reading and the kernel release from ModulesLoad's, and says what --facts (no plan) says", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'facts-observed-'));
+    temps.push(root);
+    buildTree(root, {
+      'proc/meminfo': 'MemTotal:        2030000 kB\nSwapTotal:             0 kB\n',
+      'proc/swaps': 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n',
+      'proc/modules': 'overlay 151552 0 - Live 0x0000000000000000\n',
+      'proc/self/personality': '00000000\n',
+      'proc/sys/kernel/osrelease': '6.1.0-31-amd64\n',
+      'proc/sys/kernel/arch': 'x86_64\n',
+      'proc/cpuinfo': [0, 1].map((i) => `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: QEMU\nphysical id\t: 0\nsiblings\t: 2\ncore id\t\t: ${i}\ncpu cores\t: 2\nflags\t\t: fpu vme\n`).join('\n'),
+      'etc/os-release': 'NAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n',
+      'etc/debian_version': '12.8\n',
+    });
+    const host = new KernelCountingHost({
+      root,
+      live: true,
+      runner: async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 1, stdout: '', stderr: 'no command runs in this test' }),
+    });
+    const facts: DesiredState = {
+      ...desired,
+      kubespray: null as never,
+      resources: parseDesiredState(
+        ['reports_dir: /root/ks/preflight', 'resources:', '  - type: SwapOff', '  - type: ModulesLoad', '    file: /etc/modules-load.d/k8s.conf', '    modules: [overlay]', ''].join('\n'),
+        'd.yaml',
+      ).resources,
+    };
+    const FACT_FILES = ['/proc/meminfo', '/proc/sys/kernel/osrelease'];
+    const count = () => Object.fromEntries(FACT_FILES.map((f) => [f, host.reads.get(f) ?? 0]));
+
+    const plan = await makePlan(host, facts);
+    const afterPlan = count();
+    const fromPlan = (await hostReports(host, facts, () => {}, plan)).reports['facts.json'];
+    const afterReports = count();
+
+    // Read by hand from the fixture: 2030000 kB // 1024 = 1982; uname -r is osrelease (personality 0).
+    expect(fromPlan).toMatchObject({ memtotal_mb: 1982, processor_vcpus: 2, distribution: 'Debian', kernel: '6.1.0-31-amd64' });
+    // The plan read each once (ModulesLoad reads the release once for modules.builtin and modules.dep); facts read neither again.
+    expect(afterPlan).toEqual({ '/proc/meminfo': 1, '/proc/sys/kernel/osrelease': 1 });
+    expect(afterReports).toEqual(afterPlan);
+
+    // --facts has no plan: it reads each once itself, and facts.json has the same bytes.
+    const alone = (await hostReports(host, facts, () => {}, null)).reports['facts.json'];
+    expect(jsonText(alone)).toBe(jsonText(fromPlan));
+    expect(Object.fromEntries(FACT_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterReports[f]!]))).toEqual({ '/proc/meminfo': 1, '/proc/sys/kernel/osrelease': 1 });
+  });
+});
