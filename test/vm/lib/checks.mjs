@@ -115,6 +115,16 @@ export function bootsOf(r) {
   return { b1, b2, measured, text };
 }
 
+/** The processes holding `port` in a listener list (measure.json's holders, a snapshot's listeners). */
+export function holdersOn(listeners, port) {
+  return listeners.filter((l) => l.port === port).flatMap((l) => l.holders);
+}
+
+/** The process planted on `port`, as boot 1 measured it before anything ran. */
+export function plantedOn(measure, port) {
+  return need(holdersOn(measure.holders, port)[0], `holder of ${port} at first boot`);
+}
+
 export function exitOf(boot, name) {
   const c = need(need(boot, 'boot results').commands[name], `command ${name}`);
   return c.exit;

@@ -2,7 +2,7 @@
 // on 10257 in a transient scope made by `systemd-run --scope`. The plan names
 // it for an operator, apply exits 1 but still turns swap off, and nothing is
 // killed: the same process still listens after apply.
-import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf, holdersOn, plantedOn } from '../../lib/checks.mjs';
 
 const SCOPE = 'manual-debug.scope';
 const LAUNCHER = 'debug-launcher.service';
@@ -18,8 +18,8 @@ export const guest = {
 
 export function checks(r) {
   const { b1, b2, measured, text } = bootsOf(r);
-  const holdersIn = (listeners) => listeners.filter((l) => l.port === PORT).flatMap((l) => l.holders);
-  const planted = () => need(holdersIn(measured().holders)[0], `holder of ${PORT} at first boot`);
+  const holdersIn = (listeners) => holdersOn(listeners, PORT);
+  const planted = () => plantedOn(measured(), PORT);
   // The operator line: pid, process name, scope and the tag on one line.
   const namesHolder = (bootOf, name) => () => {
     const boot = bootOf();

@@ -3,7 +3,7 @@
 // cron.service's cgroup but is not cron's main process nor started by its
 // ExecStart=, so the plan names the crontab line for an operator, apply
 // exits 1, and cron.service stays active and enabled, after the reboot too.
-import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf, holdersOn, plantedOn } from '../../lib/checks.mjs';
 
 const CRON = 'cron.service';
 const PORT = 2379;
@@ -20,8 +20,8 @@ export const guest = {
 
 export function checks(r) {
   const { b1, b2, measured, text } = bootsOf(r);
-  const holdersIn = (listeners) => listeners.filter((l) => l.port === PORT).flatMap((l) => l.holders);
-  const planted = () => need(holdersIn(measured().holders)[0], `holder of ${PORT} at first boot`);
+  const holdersIn = (listeners) => holdersOn(listeners, PORT);
+  const planted = () => plantedOn(measured(), PORT);
   // The operator line names the holder, the spawner and the crontab line.
   const namesLine = (bootOf, name, pidOf) => () => {
     const out = text(bootOf(), name).split('\n');
