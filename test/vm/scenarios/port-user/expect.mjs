@@ -2,7 +2,7 @@
 // and, because alice's dev-stack.target still wants it, masks it through her
 // manager (`systemctl --user -M alice@`). After the reboot her manager runs
 // again (she lingers) and 6443 stays free.
-import { eq, need, exitOf, bootsOf, plantedOn } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
 
 const PORT = 6443;
 const UNIT = 'api-server.service';
@@ -24,8 +24,8 @@ export const guest = {
 };
 
 export function checks(r) {
-  const { b1, b2, measured, text } = bootsOf(r);
-  const holder = () => plantedOn(measured(), PORT);
+  const { b1, b2, measured, text, planted } = bootsOf(r);
+  const holder = () => planted(PORT);
   const line = (bootOf, name, parts) => () => {
     const l = text(bootOf(), name).split('\n').find((x) => x.includes(`port ${PORT}`));
     if (!l) return `no line for port ${PORT} in ${name}`;
