@@ -1,39 +1,16 @@
 // End to end through the CLI entry point, on fixture roots (offline mode):
 // nothing here touches this machine's swap, modules or units.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli.js';
 import { captureIo } from './helpers/io.js';
-
-const FSTAB = [
-  '# /etc/fstab: static file system information.',
-  'UUID=0a1b2c3d-1111-2222-3333-444455556666 /               ext4    errors=remount-ro 0       1',
-  '/swapfile\tnone\tswap\tsw\t0\t0',
-  'tmpfs /tmp tmpfs defaults 0 0',
-  '',
-].join('\n');
-
-// first_boot: off: this file runs the CLI in-process from the sources, where
-// there is no single-file bundle to install for a first boot (see
-// test/first-boot-bake.test.ts for the bake with first boot on).
-const DESIRED = `reports_dir: /root/ks/preflight
-resources:
-  - type: SwapOff
-  - type: ModulesLoad
-    modules: [overlay, br_netfilter]
-first_boot: off
-`;
+import { DESIRED, FSTAB, swapModulesTree } from './helpers/swap-modules-tree.js';
 
 let root: string;
 let work: string;
 beforeEach(() => {
-  work = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
-  root = path.join(work, 'root');
-  mkdirSync(path.join(root, 'etc/systemd/system'), { recursive: true });
-  writeFileSync(path.join(root, 'etc/fstab'), FSTAB);
-  writeFileSync(path.join(work, 'desired.yaml'), DESIRED);
+  ({ work, root } = swapModulesTree('cli-test-'));
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 

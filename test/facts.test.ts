@@ -6,6 +6,7 @@ import { memtotalMb, parseRouteGet, processorVcpus } from '../src/facts/linux.js
 import { linuxDistribution, parseOsRelease, shlexPosixSplit } from '../src/facts/distribution.js';
 import type { DistributionInputs } from '../src/facts/distribution.js';
 import { parseSetupOutput } from '../src/facts/ansible.js';
+import { parseMeminfo } from '../src/observe/meminfo.js';
 
 function x86(sockets: number, cores: number, threads: number, flags = 'fpu vme'): string {
   const out: string[] = [];
@@ -23,9 +24,10 @@ const X86 = { architecture: 'x86_64', xen: false };
 
 describe('memtotal_mb', () => {
   it('is MemTotal kB integer-divided by 1024', () => {
-    expect(memtotalMb('MemTotal:        2047996 kB\nMemFree:  1 kB\n')).toBe(1999);
-    expect(memtotalMb('MemTotal:        1048575 kB\n')).toBe(1023);
-    expect(memtotalMb('MemFree: 5 kB\n')).toBeNull();
+    const memTotal = (text: string) => memtotalMb(parseMeminfo(text).get('MemTotal') ?? null);
+    expect(memTotal('MemTotal:        2047996 kB\nMemFree:  1 kB\n')).toBe(1999);
+    expect(memTotal('MemTotal:        1048575 kB\n')).toBe(1023);
+    expect(memTotal('MemFree: 5 kB\n')).toBeNull();
   });
 });
 

@@ -3,32 +3,15 @@
 // staging/fetch directory inside that temp dir: the playbook never changes this
 // machine. The JSON stdout callback gives exact per-host stats and task results.
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+import { DESIRED, FSTAB, swapModulesTree } from './helpers/swap-modules-tree.js';
 
 const repo = path.resolve(new URL('..', import.meta.url).pathname);
 const playbook = path.join(repo, 'contrib/ansible/reconcile.yml');
 const SLOW = 120_000;
-
-const FSTAB = [
-  '# /etc/fstab: static file system information.',
-  'UUID=0a1b2c3d-1111-2222-3333-444455556666 /               ext4    errors=remount-ro 0       1',
-  '/swapfile\tnone\tswap\tsw\t0\t0',
-  'tmpfs /tmp tmpfs defaults 0 0',
-  '',
-].join('\n');
-
-// The playbook converges running hosts; the --root tree here only stands in
-// for one, so it is not an image to prepare for a first boot.
-const DESIRED = `reports_dir: /root/ks/preflight
-first_boot: off
-resources:
-  - type: SwapOff
-  - type: ModulesLoad
-    modules: [overlay, br_netfilter]
-`;
 
 interface HostStats {
   ok: number;
@@ -65,11 +48,7 @@ afterAll(() => rmSync(path.dirname(bundle), { recursive: true, force: true }));
 let work: string;
 let root: string;
 beforeEach(() => {
-  work = mkdtempSync(path.join(tmpdir(), 'fleet-playbook-'));
-  root = path.join(work, 'root');
-  mkdirSync(path.join(root, 'etc/systemd/system'), { recursive: true });
-  writeFileSync(path.join(root, 'etc/fstab'), FSTAB);
-  writeFileSync(path.join(work, 'desired.yaml'), DESIRED);
+  ({ work, root } = swapModulesTree('fleet-playbook-'));
   // An empty config file so no ansible.cfg on this machine changes the run.
   writeFileSync(path.join(work, 'ansible.cfg'), '');
 });

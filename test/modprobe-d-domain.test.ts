@@ -7,47 +7,23 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { commentOutDirectives, findBlockers, findUnjudged, logicalLines, MODPROBE_MARKER, parseModprobeConf, softdepsOf } from '../src/modprobe/modprobe-d.js';
+import { directiveLines, emptyModuleTree, kmodDirectives } from './helpers/kmod.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'modprobe-domain-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const base = path.join(work, 'base');
-const release = spawnSync('uname', ['-r'], { encoding: 'utf8' }).stdout.trim();
-mkdirSync(path.join(base, 'lib/modules', release), { recursive: true });
-writeFileSync(path.join(base, 'lib/modules', release, 'modules.dep'), '');
+const base = emptyModuleTree(work);
 
 let n = 0;
-/** kmod's directives for one file's text, as "blacklist M" / "install M CMD" / "softdep M pre: ... post: ...". */
+/** kmod's directives for one file's text, the install lines as kmod prints them. */
 function kmod(text: string): string[] {
   const dir = path.join(work, `conf-${n++}`);
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'x.conf'), text, 'latin1');
-  const r = spawnSync('modprobe', ['-C', dir, '-d', base, '--showconfig'], { encoding: 'latin1' });
-  expect(r.status, r.stderr).toBe(0);
-  const out: string[] = [];
-  for (const line of r.stdout.split('\n')) {
-    if (line.startsWith('# End of configuration')) break;
-    if (line.startsWith('blacklist ')) out.push(line);
-    else if (line.startsWith('install ')) out.push(line.replace(/[\t ]+$/, ''));
-    else if (line.startsWith('softdep ')) {
-      const m = /^softdep (\S+)(?: pre:(.*?))?\s*(?:post:(.*))?$/.exec(line)!;
-      const words = (s: string | undefined) => (s ?? '').split(/\s+/).filter(Boolean).join(' ');
-      // kmod prints the names as written and matches them with "-" as "_" (modname_normalize).
-      const names = (s: string | undefined) => words(s).replace(/-/g, '_');
-      out.push(`softdep ${m[1]} pre: ${names(m[2])} post: ${names(m[3])}`);
-    }
-  }
-  return out.sort();
+  return kmodDirectives(dir, base, 'as-printed');
 }
 
-function ours(text: string): string[] {
-  return parseModprobeConf(text)
-    .map((d) =>
-      d.kind === 'blacklist' ? `blacklist ${d.module}` : d.kind === 'install' ? `install ${d.module} ${d.command}` : `softdep ${d.module} pre: ${d.pre.join(' ')} post: ${d.post.join(' ')}`,
-    )
-    .sort();
-}
+const ours = (text: string): string[] => directiveLines(parseModprobeConf(text));
 
 describe('modprobe.d forms against kmod --showconfig', () => {
   const forms: Record<string, string> = {

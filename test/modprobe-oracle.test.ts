@@ -17,6 +17,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseModprobeConf, findBlockers, findUnjudged, softdepsOf } from '../src/modprobe/modprobe-d.js';
 import { judgeInstallCommand } from '../src/modprobe/install-command.js';
+import { directiveLines, emptyModuleTree, kmodDirectives } from './helpers/kmod.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'modprobe-oracle-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -70,42 +71,14 @@ function writeTree(name: string): string {
 
 // An empty module tree: kmod then finds the wanted modules only through
 // their install lines, so no module file of this machine is involved.
-const base = path.join(work, 'base');
-const release = spawnSync('uname', ['-r'], { encoding: 'utf8' }).stdout.trim();
-mkdirSync(path.join(base, 'lib/modules', release), { recursive: true });
-writeFileSync(path.join(base, 'lib/modules', release, 'modules.dep'), '');
+const base = emptyModuleTree(work);
 
-function kmodConfig(dir: string): string[] {
-  const r = spawnSync('modprobe', ['-C', dir, '-d', base, '--showconfig'], { encoding: 'latin1' });
-  expect(r.status, r.stderr).toBe(0);
-  const out: string[] = [];
-  for (const line of r.stdout.split('\n')) {
-    if (line.startsWith('# End of configuration')) break;
-    if (line.startsWith('blacklist ')) out.push(line);
-    else if (line.startsWith('install ')) {
-      const m = /^install (\S+) (.*)$/s.exec(line)!;
-      out.push(`install ${m[1]} ${m[2]!.replace(/^[\t ]+|[\t ]+$/g, '')}`);
-    } else if (line.startsWith('softdep ')) {
-      // kmod prints the lists without a blank before "post:".
-      const m = /^softdep (\S+)(?: pre:(.*?))?\s*(?:post:(.*))?$/.exec(line)!;
-      const words = (s: string | undefined) => (s ?? '').split(/\s+/).filter(Boolean).join(' ');
-      out.push(`softdep ${m[1]} pre: ${words(m[2])} post: ${words(m[3])}`.replace(/ +$/, ''));
-    }
-  }
-  return out.sort();
-}
+/** kmod's directives in `dir`; an install command is compared without the blanks around it. */
+const kmodConfig = (dir: string): string[] => kmodDirectives(dir, base, 'command-trimmed');
 
 function ourConfig(name: string): string[] {
-  const out: string[] = [];
-  for (const [f, text] of Object.entries(TREES[name]!)) {
-    if (!f.endsWith('.conf') && !f.endsWith('.alias')) continue;
-    for (const d of parseModprobeConf(text)) {
-      if (d.kind === 'blacklist') out.push(`blacklist ${d.module}`);
-      else if (d.kind === 'install') out.push(`install ${d.module} ${d.command}`);
-      else out.push(`softdep ${d.module} pre: ${d.pre.join(' ')} post: ${d.post.join(' ')}`.replace(/ +$/, ''));
-    }
-  }
-  return out.sort();
+  const files = Object.entries(TREES[name]!).filter(([f]) => f.endsWith('.conf') || f.endsWith('.alias'));
+  return directiveLines(files.flatMap(([, text]) => parseModprobeConf(text)));
 }
 
 describe('modprobe.d against kmod', () => {

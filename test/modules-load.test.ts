@@ -178,6 +178,7 @@ describe('ModulesLoad live branches (fake runner over a fixture tree)', () => {
         { name: 'overlay', loaded: true, builtin: false },
         { name: 'br_netfilter', loaded: false, builtin: false },
       ],
+      kernelRelease: '6.1.0-test',
       file: { path: SPEC.file, content: 'overlay\nbr_netfilter\n', link: null },
       blockerFiles: [],
       alsoListedIn: [],

@@ -80,14 +80,35 @@ class KernelCountingHost extends Host {
   }
 }
 
+/** A temp root holding `tree`, removed after the test. */
+async function fixtureRoot(prefix: string, tree: Parameters<typeof buildTree>[1]): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), prefix));
+  temps.push(root);
+  buildTree(root, tree);
+  return root;
+}
+
+/** A live KernelCountingHost over the fixture `root`; every command fails. */
+const kernelCountingHost = (root: string) =>
+  new KernelCountingHost({
+    root,
+    live: true,
+    runner: async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 1, stdout: '', stderr: 'no command runs in this test' }),
+  });
+
+/** The desired state above with no kubespray section and these resources (YAML list lines). */
+const withoutKubespray = (resources: string[]): DesiredState => ({
+  ...desired,
+  kubespray: null as never,
+  resources: parseDesiredState(['reports_dir: /root/ks/preflight', 'resources:', ...resources, ''].join('\n'), 'd.yaml').resources,
+});
+
 const BEFORE_FILES = ['/proc/meminfo', '/proc/sys/net/ipv4/ip_forward', '/proc/modules', '/proc/net/tcp', '/proc/net/tcp6'];
 const TCP_HEADER = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
 
 describe('before.json is computed from the plan observations', () => {
   it('reads no kernel file the providers already read, and says the same bytes as reading them afresh', async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'before-state-'));
-    temps.push(root);
-    buildTree(root, {
+    const root = await fixtureRoot('before-state-', {
       'proc/meminfo': 'MemTotal:        2030000 kB\nSwapTotal:       1048572 kB\nSwapFree:        1048572 kB\n',
       'proc/swaps': 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n',
       'proc/sys/net/ipv4/ip_forward': '0\n',
@@ -101,31 +122,17 @@ describe('before.json is computed from the plan observations', () => {
         '   0: 00000000000000000000000000000000:280A 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 33333 1 0000000000000000 100 0 0 10 0\n',
       'etc/fstab': '/swapfile none swap sw 0 0\n',
     });
-    const host = new KernelCountingHost({
-      root,
-      live: true,
-      runner: async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 1, stdout: '', stderr: 'no command runs in this test' }),
-    });
-    const all: DesiredState = {
-      ...desired,
-      kubespray: null as never,
-      resources: parseDesiredState(
-        [
-          'reports_dir: /root/ks/preflight',
-          'resources:',
-          '  - type: SwapOff',
-          '  - type: ModulesLoad',
-          '    file: /etc/modules-load.d/k8s.conf',
-          '    modules: [overlay, br_netfilter]',
-          '  - type: SysctlFile',
-          '    file: /etc/sysctl.d/k8s.conf',
-          '    settings: { net.ipv4.ip_forward: 1 }',
-          '  - type: PortFree',
-          '',
-        ].join('\n'),
-        'd.yaml',
-      ).resources,
-    };
+    const host = kernelCountingHost(root);
+    const all = withoutKubespray([
+      '  - type: SwapOff',
+      '  - type: ModulesLoad',
+      '    file: /etc/modules-load.d/k8s.conf',
+      '    modules: [overlay, br_netfilter]',
+      '  - type: SysctlFile',
+      '    file: /etc/sysctl.d/k8s.conf',
+      '    settings: { net.ipv4.ip_forward: 1 }',
+      '  - type: PortFree',
+    ]);
 
     const plan = await makePlan(host, all);
     const afterPlan = Object.fromEntries(BEFORE_FILES.map((f) => [f, host.reads.get(f) ?? 0]));
@@ -145,5 +152,41 @@ describe('before.json is computed from the plan observations', () => {
     expect(Object.fromEntries(BEFORE_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterBefore[f]!]))).toEqual(
       { '/proc/meminfo': 1, '/proc/sys/net/ipv4/ip_forward': 1, '/proc/modules': 1, '/proc/net/tcp': 1, '/proc/net/tcp6': 1 },
     );
+  });
+});
+
+describe('facts.json is computed from the plan observations', () => {
+  it("takes MemTotal from SwapOff's reading and the kernel release from ModulesLoad's, and says what --facts (no plan) says", async () => {
+    const root = await fixtureRoot('facts-observed-', {
+      'proc/meminfo': 'MemTotal:        2030000 kB\nSwapTotal:             0 kB\n',
+      'proc/swaps': 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n',
+      'proc/modules': 'overlay 151552 0 - Live 0x0000000000000000\n',
+      'proc/self/personality': '00000000\n',
+      'proc/sys/kernel/osrelease': '6.1.0-31-amd64\n',
+      'proc/sys/kernel/arch': 'x86_64\n',
+      'proc/cpuinfo': [0, 1].map((i) => `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: QEMU\nphysical id\t: 0\nsiblings\t: 2\ncore id\t\t: ${i}\ncpu cores\t: 2\nflags\t\t: fpu vme\n`).join('\n'),
+      'etc/os-release': 'NAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n',
+      'etc/debian_version': '12.8\n',
+    });
+    const host = kernelCountingHost(root);
+    const facts = withoutKubespray(['  - type: SwapOff', '  - type: ModulesLoad', '    file: /etc/modules-load.d/k8s.conf', '    modules: [overlay]']);
+    const FACT_FILES = ['/proc/meminfo', '/proc/sys/kernel/osrelease'];
+    const count = () => Object.fromEntries(FACT_FILES.map((f) => [f, host.reads.get(f) ?? 0]));
+
+    const plan = await makePlan(host, facts);
+    const afterPlan = count();
+    const fromPlan = (await hostReports(host, facts, () => {}, plan)).reports['facts.json'];
+    const afterReports = count();
+
+    // Read by hand from the fixture: 2030000 kB // 1024 = 1982; uname -r is osrelease (personality 0).
+    expect(fromPlan).toMatchObject({ memtotal_mb: 1982, processor_vcpus: 2, distribution: 'Debian', kernel: '6.1.0-31-amd64' });
+    // The plan read each once (ModulesLoad reads the release once for modules.builtin and modules.dep); facts read neither again.
+    expect(afterPlan).toEqual({ '/proc/meminfo': 1, '/proc/sys/kernel/osrelease': 1 });
+    expect(afterReports).toEqual(afterPlan);
+
+    // --facts has no plan: it reads each once itself, and facts.json has the same bytes.
+    const alone = (await hostReports(host, facts, () => {}, null)).reports['facts.json'];
+    expect(jsonText(alone)).toBe(jsonText(fromPlan));
+    expect(Object.fromEntries(FACT_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterReports[f]!]))).toEqual({ '/proc/meminfo': 1, '/proc/sys/kernel/osrelease': 1 });
   });
 });

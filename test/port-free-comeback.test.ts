@@ -7,7 +7,7 @@
 // says whether the unit still starts at boot.
 import { afterEach, describe, expect, it } from 'vitest';
 import net from 'node:net';
-import { mkdtempSync, readlinkSync, rmSync, chmodSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, rmSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -19,7 +19,7 @@ import { WriteDoor } from '../src/door/door.js';
 import { buildTree, type Tree } from './helpers/tree.js';
 import { applyContext } from './helpers/door.js';
 import { snapshot } from './helpers/snapshot.js';
-import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted } from './helpers/systemd-oracle.js';
+import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 const servers: net.Server[] = [];
@@ -36,13 +36,7 @@ const AGENT = `[Unit]\nDefaultDependencies=no\n[Service]\nExecStart=/usr/bin/age
 // Wants= is on line 3, as the sentences below say.
 const MONITORING = `[Unit]\nDescription=Monitoring\nWants=agent.service\nDefaultDependencies=no\n[Install]\nWantedBy=multi-user.target\n`;
 
-function tree(files: Tree): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'port-comeback-'));
-  roots.push(root);
-  buildTree(root, { ...SKELETON, ...DEFAULT_LINK, ...files });
-  chmodSync(root, 0o755);
-  return root;
-}
+const tree = (files: Tree): string => unitTree(roots, 'port-comeback-', files);
 
 /** agent.service enabled by its own link and wanted by an enabled monitoring.target. */
 function agentTree(): string {

@@ -229,6 +229,7 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
         { filename: '/dev/zram0', type: 'partition', sizeKb: 4038652, usedKb: 1024, priority: 100 },
       ],
       swapTotalKb: 5087224,
+      memTotalKb: 4000000,
       fstab: { path: '/etc/fstab', content: null, swap: [], disabled: [] },
       units: [],
       zram: [],
@@ -262,6 +263,7 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
     const host = new Host({ root, runner, live: true });
     const o = await observeSwap(host);
     expect(o.swapTotalKb).toBe(5087224);
+    expect(o.memTotalKb).toBe(4000000);
     expect(o.active!.map((a) => a.filename)).toEqual(['/swapfile', '/dev/zram0']);
     const changes = diffSwap(SPEC, o, { live: true });
     await applySwap(host, changes, await openDoor(host, RUN));

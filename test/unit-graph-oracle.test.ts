@@ -9,15 +9,13 @@
 // depth, triggered by or wanted by such a unit. Links in the fixtures are
 // relative, since systemd resolves absolute ones on this machine.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { execa } from 'execa';
 import { Host } from '../src/host.js';
 import { dashPrefixes, expandSpecifiers, loadUnitGraph, splitInstance, type UnitGraph } from '../src/systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
-import { buildTree, type Tree } from './helpers/tree.js';
-import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, SYSTEMD, oracle, oracleStarted } from './helpers/systemd-oracle.js';
+import type { Tree } from './helpers/tree.js';
+import { ETC, LIB, NODEFAULT, SYSTEMD, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 
@@ -33,13 +31,7 @@ afterEach(() => {
 
 const service = (extra = ''): string => `[Unit]\nDefaultDependencies=no\n${extra}[Service]\nExecStart=/bin/true\n`;
 
-function tree(files: Tree): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'unit-graph-'));
-  roots.push(root);
-  buildTree(root, { ...SKELETON, ...DEFAULT_LINK, ...files });
-  chmodSync(root, 0o755);
-  return root;
-}
+const tree = (files: Tree): string => unitTree(roots, 'unit-graph-', files);
 
 async function graphOf(root: string, without: string[] = []): Promise<UnitGraph> {
   return loadUnitGraph(new Host({ root, live: false }), { without: new Set(without) });

@@ -90,6 +90,30 @@ export class WriteDoor {
     await this.record({ kind: 'done', of: seq, ...(result ? { result } : {}) });
   }
 
+  /** The journalled step `seq` failed: links are resolved afresh and the journal says why. */
+  private async failed(seq: number, error: string): Promise<void> {
+    this.host.forgetLinks();
+    await this.record({ kind: 'failed', of: seq, error });
+  }
+
+  /**
+   * Runs the file-system change journalled as `seq`. On failure `cleanup`
+   * removes what it left behind (a temporary), the journal says so and the
+   * error is thrown as `verb` of `at`; on success `syncDir` is synced and the
+   * step is done.
+   */
+  private async fsStep(seq: number, verb: string, at: string, act: () => Promise<void>, opts: { cleanup?: () => Promise<void>; syncDir?: string } = {}): Promise<void> {
+    try {
+      await act();
+    } catch (e) {
+      await opts.cleanup?.();
+      await this.failed(seq, describeFsError(e));
+      throw fsError(verb, at, e);
+    }
+    if (opts.syncDir !== undefined) await fsyncDir(opts.syncDir);
+    await this.done(seq);
+  }
+
   /** Writes a file. Returns false when it already held exactly `content`. */
   async writeFile(req: WriteRequest): Promise<boolean> {
     // What the plan saw was read through any link, so compare the same way.
@@ -117,7 +141,7 @@ export class WriteDoor {
     const data = bufferOf(req.content);
     const seq = await this.record({ kind: 'write', path: at, prior, ...meta, sha256: sha256(data), tmp, report: req.report === true });
     const tmpAbs = path.join(path.dirname(abs), path.posix.basename(tmp));
-    try {
+    const fill = async () => {
       const fh = await fs.open(tmpAbs, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
       try {
         await fh.writeFile(data);
@@ -127,16 +151,18 @@ export class WriteDoor {
       } finally {
         await fh.close();
       }
-      await fs.rename(tmpAbs, abs);
-    } catch (e) {
-      await fs.rm(tmpAbs, { force: true });
-      this.host.forgetLinks();
-      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
-      throw fsError('write', at, e);
-    }
-    await fsyncDir(path.dirname(abs));
-    await this.done(seq);
+    };
+    await this.replaceWith(seq, 'write', at, abs, tmpAbs, fill);
     return true;
+  }
+
+  /** Fills the temporary `tmpAbs` beside `abs` and renames it over `abs`: the entry changes at once or not at all. */
+  private async replaceWith(seq: number, verb: string, at: string, abs: string, tmpAbs: string, fill: () => Promise<void>): Promise<void> {
+    const act = async () => {
+      await fill();
+      await fs.rename(tmpAbs, abs);
+    };
+    await this.fsStep(seq, verb, at, act, { cleanup: () => fs.rm(tmpAbs, { force: true }), syncDir: path.dirname(abs) });
   }
 
   /** Creates or replaces a symlink (unit enablement, masks). Returns false when it already pointed there. */
@@ -152,17 +178,7 @@ export class WriteDoor {
     const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${Math.random().toString(16).slice(2, 10)}`);
     const tmpAbs = path.join(path.dirname(abs), path.posix.basename(tmp));
     const seq = await this.record({ kind: 'link', path: at, link: linkText, prior, tmp });
-    try {
-      await fs.symlink(linkText, tmpAbs);
-      await fs.rename(tmpAbs, abs);
-    } catch (e) {
-      await fs.rm(tmpAbs, { force: true });
-      this.host.forgetLinks();
-      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
-      throw fsError('link', at, e);
-    }
-    await fsyncDir(path.dirname(abs));
-    await this.done(seq);
+    await this.replaceWith(seq, 'link', at, abs, tmpAbs, () => fs.symlink(linkText, tmpAbs));
     return true;
   }
 
@@ -178,15 +194,7 @@ export class WriteDoor {
     if (st.isDirectory()) throw new HostError(`refusing to remove ${target}: it is a directory`, target);
     const prior = await this.priorOf(loc.target, loc.abs, st, opts.backup !== false);
     const seq = await this.record({ kind: 'remove', path: loc.target, prior });
-    try {
-      await fs.rm(loc.abs);
-    } catch (e) {
-      this.host.forgetLinks();
-      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
-      throw fsError('remove', loc.target, e);
-    }
-    await fsyncDir(path.dirname(loc.abs));
-    await this.done(seq);
+    await this.fsStep(seq, 'remove', loc.target, () => fs.rm(loc.abs), { syncDir: path.dirname(loc.abs) });
     return true;
   }
 
@@ -199,8 +207,7 @@ export class WriteDoor {
     try {
       await fs.rmdir(loc.abs);
     } catch (e) {
-      this.host.forgetLinks();
-      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
+      await this.failed(seq, describeFsError(e));
       return false;
     }
     await fsyncDir(path.dirname(loc.abs));
@@ -228,8 +235,7 @@ export class WriteDoor {
     try {
       value = await act();
     } catch (e) {
-      this.host.forgetLinks();
-      await this.record({ kind: 'failed', of: seq, error: (e as Error).message });
+      await this.failed(seq, (e as Error).message);
       throw e;
     }
     await this.done(seq, result ? await result(value) : undefined);
@@ -333,16 +339,11 @@ export class WriteDoor {
   /** mkdir of a directory the run creates, journaled so a rollback removes it. */
   async journaledMkdir(target: string, abs: string, mode: number, owner?: { uid: number; gid: number }): Promise<void> {
     const seq = await this.record({ kind: 'mkdir', path: target, mode });
-    try {
+    await this.fsStep(seq, 'create directory', target, async () => {
       await fs.mkdir(abs, { mode });
       await fs.chmod(abs, mode);
       if (owner && isRoot()) await fs.chown(abs, owner.uid, owner.gid);
-    } catch (e) {
-      this.host.forgetLinks();
-      await this.record({ kind: 'failed', of: seq, error: describeFsError(e) });
-      throw fsError('create directory', target, e);
-    }
-    await this.done(seq);
+    });
   }
 }
 

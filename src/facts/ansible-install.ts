@@ -8,7 +8,7 @@
 // caller runs `ansible --version` itself.
 import path from 'node:path';
 import type { TargetHost } from '../host.js';
-import { commandFile } from './command-path.js';
+import { commandScript } from './command-path.js';
 
 export type InstalledAnsible =
   | { known: true; version: string | null; from: string }
@@ -30,11 +30,10 @@ const ENTRY_POINTS = ['"', "'"].map((q) => [
 const PYTHON_ENV = ['PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'PYTHONSAFEPATH', 'PYTHONPLATLIBDIR', 'PYTHONEXECUTABLE'];
 
 export async function installedAnsibleCore(host: TargetHost, env: NodeJS.ProcessEnv = process.env): Promise<InstalledAnsible> {
-  const cmd = await commandFile(host, 'ansible', env);
+  const cmd = await commandScript(host, 'ansible', env, 'text');
   if (cmd.kind === 'unknown') return { known: false, reason: cmd.reason };
   if (cmd.kind === 'missing') return { known: true, version: null, from: 'no ansible on PATH' };
-  const text = await host.readFile(cmd.path).catch(() => null);
-  if (text === null) return { known: false, reason: `${cmd.named} cannot be read` };
+  const text = cmd.content;
   const nl = text.indexOf('\n');
   const shebang = nl < 0 ? text : text.slice(0, nl);
   const interp = /^#!\s*(\/\S+)\s*$/.exec(shebang)?.[1];

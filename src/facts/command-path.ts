@@ -34,3 +34,18 @@ export async function commandFile(host: TargetHost, name: string, env: NodeJS.Pr
   }
   return { kind: 'missing' };
 }
+
+export type CommandScript = Exclude<CommandFile, { kind: 'file' }> | { kind: 'file'; path: string; named: string; content: string };
+
+/**
+ * The file a command name runs, with its content (`bytes`: as a byte string;
+ * `text`: as UTF-8): what the models read instead of running it. A file that
+ * cannot be read makes the lookup unknown: run the command.
+ */
+export async function commandScript(host: TargetHost, name: string, env: NodeJS.ProcessEnv, as: 'text' | 'bytes'): Promise<CommandScript> {
+  const cmd = await commandFile(host, name, env);
+  if (cmd.kind !== 'file') return cmd;
+  const content = await (as === 'bytes' ? host.readBytes(cmd.path) : host.readFile(cmd.path)).catch(() => null);
+  if (content === null) return { kind: 'unknown', reason: `${cmd.named} cannot be read` };
+  return { ...cmd, content };
+}

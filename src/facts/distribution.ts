@@ -310,6 +310,17 @@ type Parser = (name: string, data: string, path: string, collected: Facts, ctx: 
 
 const firstGroup = (re: RegExp, s: string): string | undefined => re.exec(s)?.[1];
 
+/** parse_distribution_file_OpenWrt and _Mandriva, the same code in ansible: the marker, then DISTRIB_RELEASE. */
+const distribRelease =
+  (marker: string): Parser =>
+  (name, data) => {
+    if (!data.includes(marker)) return [false, {}];
+    const f: Facts = { distribution: name };
+    const v = firstGroup(/DISTRIB_RELEASE="(.*)"/, data);
+    if (v !== undefined) f.distribution_version = v;
+    return [true, f];
+  };
+
 const PARSERS: Record<string, Parser> = {
   Slackware: (name, data) => {
     if (!data.includes('Slackware')) return [false, {}];
@@ -329,13 +340,7 @@ const PARSERS: Record<string, Parser> = {
     }
     return [true, f];
   },
-  OpenWrt: (name, data) => {
-    if (!data.includes('OpenWrt')) return [false, {}];
-    const f: Facts = { distribution: name };
-    const v = firstGroup(/DISTRIB_RELEASE="(.*)"/, data);
-    if (v !== undefined) f.distribution_version = v;
-    return [true, f];
-  },
+  OpenWrt: distribRelease('OpenWrt'),
   Alpine: (_n, data) => [true, { distribution: 'Alpine', distribution_version: data }],
   SUSE: (_n, data, path, collected, { inp }) => {
     const f: Facts = {};
@@ -394,13 +399,7 @@ const PARSERS: Record<string, Parser> = {
     } else return [false, f];
     return [true, f];
   },
-  Mandriva: (name, data) => {
-    if (!data.includes('Mandriva')) return [false, {}];
-    const f: Facts = { distribution: name };
-    const v = firstGroup(/DISTRIB_RELEASE="(.*)"/, data);
-    if (v !== undefined) f.distribution_version = v;
-    return [true, f];
-  },
+  Mandriva: distribRelease('Mandriva'),
   NA: (name, data, _p, collected) => {
     const f: Facts = {};
     for (const line of data.split(/\r?\n/)) {

@@ -18,14 +18,8 @@ export const FACT_FIELDS = ['memtotal_mb', 'processor_vcpus', 'distribution', 'd
  * memtotal_mb: MemTotal's kB value integer-divided by 1024
  * (LinuxHardware.get_memory_facts). null when MemTotal is missing.
  */
-export function memtotalMb(meminfo: string): number | null {
-  for (const line of meminfo.split('\n')) {
-    const idx = line.indexOf(':');
-    if (idx < 0 || line.slice(0, idx) !== 'MemTotal') continue;
-    const val = line.slice(idx + 1).trim().split(' ')[0]!;
-    return Math.floor(Number.parseInt(val, 10) / 1024);
-  }
-  return null;
+export function memtotalMb(memTotalKb: number | null): number | null {
+  return memTotalKb === null ? null : Math.floor(memTotalKb / 1024);
 }
 
 export interface CpuContext {

@@ -8,7 +8,7 @@
 // evaluate are run for real instead.
 import { createHash } from 'node:crypto';
 import type { TargetHost } from '../host.js';
-import { commandFile } from './command-path.js';
+import { commandScript } from './command-path.js';
 import { parseShAssignments } from './os-release-sh.js';
 
 /** sha256 of /usr/bin/lsb_release as Debian's lsb-release 12.0-1 (bookworm) ships it. */
@@ -25,11 +25,10 @@ const SCRIPT_VARS = ['os_release', 'LSB_OS_RELEASE', 'ID', 'NAME', 'PRETTY_NAME'
 const SHELL_VARS = new Set(['IFS', 'PATH', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_MESSAGES', 'LANG', 'LANGUAGE', 'ENV', 'HOME', 'PWD', 'OLDPWD', 'CDPATH', 'OPTIND', 'OPTARG', 'PS1', 'PS2', 'PS4', 'PPID', 'LINENO', 'MAIL', 'MAILPATH', 'HISTFILE', 'FCEDIT', 'TERM']);
 
 export async function lsbReleaseOutput(host: TargetHost, env: NodeJS.ProcessEnv = process.env): Promise<LsbRelease> {
-  const cmd = await commandFile(host, 'lsb_release', env);
+  const cmd = await commandScript(host, 'lsb_release', env, 'bytes');
   if (cmd.kind === 'unknown') return { known: false, reason: cmd.reason };
   if (cmd.kind === 'missing') return { known: true, stdout: null, from: 'no lsb_release on PATH' };
-  const script = await host.readBytes(cmd.path).catch(() => null);
-  if (script === null) return { known: false, reason: `${cmd.named} cannot be read` };
+  const script = cmd.content;
   const sha = createHash('sha256').update(Buffer.from(script, 'latin1')).digest('hex');
   if (!MINIMAL_LSB_RELEASE_SHA256.has(sha)) return { known: false, reason: `${cmd.named} is not the lsb_release this models (sha256 ${sha})` };
   const set = SCRIPT_VARS.filter((v) => env[v] !== undefined);

@@ -1,7 +1,8 @@
 // Gathers the facts kubespray's preflight judges the host by, natively (no
 // Python), reading exactly what ansible-core 2.14's setup module reads.
-// Every read goes through Host; the algorithms live in linux.ts and
-// distribution.ts as pure functions.
+// What a provider already observed for the plan (MemTotal, the kernel
+// release) is taken from there; the rest is read through Host with the same
+// observers. The algorithms live in linux.ts and distribution.ts as pure functions.
 import path from 'node:path';
 import type { TargetFs, TargetHost, Host } from '../host.js';
 import { HostError } from '../errors.js';
@@ -10,20 +11,33 @@ import type { Facts } from './linux.js';
 import { EXTRA_FILES, OSDIST_LIST, linuxDistribution } from './distribution.js';
 import type { DistributionInputs } from './distribution.js';
 import { lsbReleaseOutput } from './lsb-release.js';
+import { readMeminfo } from '../observe/meminfo.js';
+import { readKernelRelease } from '../observe/kernel-release.js';
 
 export interface FactsModel {
   /** The distro bundled in the ansible-core that will gather the facts (src/facts/ansible-core.ts). */
   bundledDistroVersion?: string;
 }
 
-export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}): Promise<Facts> {
+/**
+ * What the plan's providers observed of this host, this run; a field left
+ * out (no such provider planned, or `--facts` with no plan) is read here.
+ */
+export interface ObservedFacts {
+  /** MemTotal of /proc/meminfo in kB (SwapOff's reading); null: the kernel printed none. */
+  memTotalKb?: number | null;
+  /** /proc/sys/kernel/osrelease (ModulesLoad's reading); null: the kernel has none. */
+  kernelRelease?: string | null;
+}
+
+export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}, seen: ObservedFacts = {}): Promise<Facts> {
   host.assertLive('native facts (/proc/meminfo, /proc/cpuinfo, uname, ip route)');
-  const meminfo = (await host.readKernel('/proc/meminfo')) ?? '';
-  const memtotal = memtotalMb(meminfo);
+  const memTotalKb = seen.memTotalKb !== undefined ? seen.memTotalKb : ((await readMeminfo(host)).get('MemTotal') ?? null);
+  const memtotal = memtotalMb(memTotalKb);
   if (memtotal === null) throw new HostError('/proc/meminfo has no MemTotal line', '/proc/meminfo');
 
   const architecture = await unameField(host, '-m');
-  const kernel = await unameField(host, '-r');
+  const kernel = await unameField(host, '-r', seen.kernelRelease);
   const cpuinfo = (await host.readKernel('/proc/cpuinfo')) ?? '';
   const vcpus = processorVcpus(cpuinfo, { architecture, xen: await isXen(host) });
   if (vcpus === null) throw new HostError(`ansible sets no processor_vcpus on ${architecture}`, '/proc/cpuinfo');
@@ -48,12 +62,16 @@ export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}
  * `uname -r` / `uname -m`: read from /proc/sys/kernel (osrelease, arch: the
  * utsname uname(2) returns) when no personality flag rewrites what uname(2)
  * says (/proc/self/personality 0); else, or on a kernel without the file, run uname.
+ * `release`: osrelease as a provider already read it this run.
  */
-export async function unameField(host: TargetHost, flag: '-r' | '-m'): Promise<string> {
+export async function unameField(host: TargetHost, flag: '-r' | '-m', release?: string | null): Promise<string> {
   const personality = await host.readKernel('/proc/self/personality').catch(() => null);
   if (personality !== null && /^[0-9a-f]+\n?$/.test(personality) && Number.parseInt(personality, 16) === 0) {
-    const v = await host.readKernel(flag === '-r' ? '/proc/sys/kernel/osrelease' : '/proc/sys/kernel/arch').catch(() => null);
-    if (v !== null && v.trim() !== '') return v.trim();
+    const v =
+      flag === '-r'
+        ? release !== undefined ? release : await readKernelRelease(host).catch(() => null)
+        : ((await host.readKernel('/proc/sys/kernel/arch').catch(() => null)) ?? '').trim() || null;
+    if (v !== null) return v;
   }
   const r = await host.runChecked('uname', [flag]);
   return r.stdout.trim();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { TargetFs, TargetHost } from '../host.js';
 import type { Finding } from '../findings.js';
 import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
-import { gatherNativeFacts, systemDistroVersion } from '../facts/native.js';
+import { gatherNativeFacts, systemDistroVersion, type ObservedFacts } from '../facts/native.js';
 import { ansibleCoreFor, bundledDistroVersion } from '../facts/ansible-core.js';
 import { BUNDLED_DISTRO_VERSION } from '../facts/distribution.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
@@ -38,16 +38,20 @@ export interface KubesprayReport {
   findings: Finding[];
 }
 
+/** What the plan's providers observed, so the report reads none of it again. */
+export interface PlanObservations {
+  /** The sysctl.d tree (the SysctlFile provider's observation). */
+  sysctlTree?: SysctlTree;
+  /** Host readings the native facts use (SwapOff's MemTotal, ModulesLoad's kernel release). */
+  facts?: ObservedFacts;
+}
+
 /**
- * `sysctlTree` gives the sysctl.d tree the plan observed (the SysctlFile
- * provider's observation), so the engine's run never reads it twice; a
- * caller without a plan lets the report read it once, when it is needed.
+ * `seen`: what the plan observed, so the engine's run never reads it twice;
+ * a caller without a plan lets the report read each once, when it is needed.
  */
-export async function kubesprayReport(
-  host: TargetHost,
-  desired: DesiredState,
-  sysctlTree: () => Promise<SysctlTree> = async () => (await observeSysctlTree(host)).tree,
-): Promise<KubesprayReport> {
+export async function kubesprayReport(host: TargetHost, desired: DesiredState, seen: PlanObservations = {}): Promise<KubesprayReport> {
+  const sysctlTree = async (): Promise<SysctlTree> => seen.sysctlTree ?? (await observeSysctlTree(host)).tree;
   const findings: Finding[] = [];
   const report: KubesprayReport = { findings };
   const ks = desired.kubespray;
@@ -67,7 +71,7 @@ export async function kubesprayReport(
         const core = await ansibleCoreFor(host, ks?.dir);
         const system = await systemDistroVersion(host);
         const bundled = core.version ? bundledDistroVersion(core.version) : BUNDLED_DISTRO_VERSION;
-        facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled });
+        facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled }, seen.facts);
         const distro = system !== null ? `distro ${system} (the target's system python3-distro, which ansible imports first)` : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
         report.facts = {
           ...facts,

@@ -7,6 +7,7 @@ import type { ModulesLoadSpec } from '../desired-state.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
 import { listConfDirs } from '../systemd/conf-dirs.js';
 import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
+import { readKernelRelease } from '../observe/kernel-release.js';
 import { dependenciesOf, parseModulesDep } from './modules-dep.js';
 import {
   effectiveConfFiles,
@@ -39,6 +40,8 @@ export interface ModulesObserved {
   live: boolean;
   /** null offline: an unbooted image has no loaded modules. */
   states: ModuleState[] | null;
+  /** The running kernel's release (/proc/sys/kernel/osrelease); null offline or when the kernel has none. */
+  kernelRelease: string | null;
   file: {
     path: string;
     /** Content as read (through a symlink); null when absent or masked. */
@@ -72,13 +75,13 @@ async function isMasked(host: TargetFs, p: string): Promise<boolean> {
 }
 
 /**
- * modules.dep of the running kernel (live), or of every kernel installed in
- * the image (offline: which one boots is not ours to know).
+ * modules.dep of the running kernel (live: `running`), or of every kernel
+ * installed in the image (offline: which one boots is not ours to know).
  */
-async function readModulesDeps(host: TargetFs): Promise<Array<Map<string, string[]>>> {
+async function readModulesDeps(host: TargetFs, running: string | null): Promise<Array<Map<string, string[]>>> {
   let releases: string[];
   if (host.live) {
-    releases = [((await host.readKernel('/proc/sys/kernel/osrelease')) ?? '').trim()].filter(Boolean);
+    releases = running === null ? [] : [running];
   } else {
     releases = ((await host.readDir('/lib/modules')) ?? []).map((e) => e.name);
   }
@@ -91,11 +94,12 @@ async function readModulesDeps(host: TargetFs): Promise<Array<Map<string, string
 }
 
 export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Promise<ModulesObserved> {
-  const states = host.live ? await moduleStates(host, spec.modules) : null;
+  const kernelRelease = host.live ? await readKernelRelease(host) : null;
+  const states = host.live ? await moduleStates(host, spec.modules, kernelRelease) : null;
   const link = await host.readLink(spec.file);
   const content = link === '/dev/null' ? null : await host.readBytes(spec.file);
 
-  const dependencies = dependenciesOf(spec.modules, await readModulesDeps(host));
+  const dependencies = dependenciesOf(spec.modules, await readModulesDeps(host, kernelRelease));
   const blockerFiles: BlockerFile[] = [];
   const unjudged: ModprobeUnjudged[] = [];
   const confs: Array<{ f: ConfFile; text: string }> = [];
@@ -144,6 +148,7 @@ export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Pro
   return {
     live: host.live,
     states,
+    kernelRelease,
     file: { path: spec.file, content, link },
     blockerFiles,
     unjudged,

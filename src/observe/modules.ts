@@ -1,5 +1,6 @@
 // Which kernel modules are present now. Shared by the before-state and ModulesLoad.
 import type { TargetFs } from '../host.js';
+import { readKernelRelease } from './kernel-release.js';
 
 /** Module names treat "-" and "_" as the same character (kmod does). */
 export function canonicalModuleName(name: string): string {
@@ -32,12 +33,15 @@ export interface ModuleState {
   builtin: boolean;
 }
 
-/** Live only: loaded per /proc/modules or /sys/module/NAME, or built into the running kernel. */
-export async function moduleStates(host: TargetFs, names: string[]): Promise<ModuleState[]> {
+/**
+ * Live only: loaded per /proc/modules or /sys/module/NAME, or built into the
+ * running kernel. `release`: the running kernel's, when the caller has read it.
+ */
+export async function moduleStates(host: TargetFs, names: string[], release?: string | null): Promise<ModuleState[]> {
   host.assertLive('module state');
   const loaded = parseProcModules((await host.readKernel('/proc/modules')) ?? '');
-  const release = ((await host.readKernel('/proc/sys/kernel/osrelease')) ?? '').trim();
-  const builtin = parseModulesBuiltin((await host.readFile(`/lib/modules/${release}/modules.builtin`)) ?? '');
+  const running = release === undefined ? await readKernelRelease(host) : release;
+  const builtin = running === null ? new Set<string>() : parseModulesBuiltin((await host.readFile(`/lib/modules/${running}/modules.builtin`)) ?? '');
   const out: ModuleState[] = [];
   for (const n of names) {
     const name = canonicalModuleName(n);

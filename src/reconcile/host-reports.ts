@@ -3,10 +3,11 @@
 import type { Host } from '../host.js';
 import type { DesiredState } from '../desired-state.js';
 import type { Finding } from '../findings.js';
-import { kubesprayReport } from '../kubespray/report.js';
-import { observeSysctlTree } from '../sysctl/observe.js';
-import type { SysctlTree } from '../sysctl/order.js';
+import { kubesprayReport, type PlanObservations } from '../kubespray/report.js';
+import type { ObservedFacts } from '../facts/native.js';
 import type { SysctlFileObserved } from '../resources/sysctl-file/observed.js';
+import type { SwapObserved } from '../resources/swap-off/observed.js';
+import type { ModulesObserved } from '../modprobe/observe.js';
 import type { Plan } from './plan.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
@@ -18,17 +19,32 @@ export interface HostReports {
   reports: Record<string, unknown>;
 }
 
-/** The sysctl.d tree a SysctlFile resource observed for the plan, if one did. */
-function observedSysctlTree(plan: Plan | null): SysctlTree | null {
-  const r = plan?.resources.find((x) => x.type === 'SysctlFile');
-  return r ? (r.observed as SysctlFileObserved).tree : null;
+/**
+ * Pure: what the planned resources observed that the reports need: the
+ * sysctl.d tree (SysctlFile), MemTotal (SwapOff, live) and the running
+ * kernel's release (ModulesLoad, live). A field no resource observed is left out.
+ */
+export function planObservations(plan: Plan | null): PlanObservations {
+  const out: PlanObservations = {};
+  const facts: ObservedFacts = {};
+  for (const r of plan?.resources ?? []) {
+    if (r.type === 'SysctlFile') out.sysctlTree ??= (r.observed as SysctlFileObserved).tree;
+    else if (r.type === 'SwapOff') {
+      const o = r.observed as SwapObserved;
+      if (o.live && facts.memTotalKb === undefined) facts.memTotalKb = o.memTotalKb;
+    } else if (r.type === 'ModulesLoad') {
+      const o = r.observed as ModulesObserved;
+      if (o.live && facts.kernelRelease === undefined) facts.kernelRelease = o.kernelRelease;
+    }
+  }
+  out.facts = facts;
+  return out;
 }
 
 /** `plan`: the plan the reports are about; its observations are used instead of reading the host again. */
 export async function hostReports(host: Host, desired: DesiredState, progress: (m: string) => void, plan: Plan | null): Promise<HostReports> {
   if (host.live && desired.facts.source === 'ansible') progress('gathering facts with ansible -m setup (this can take a while)');
-  const seen = observedSysctlTree(plan);
-  const r = await kubesprayReport(host, desired, async () => seen ?? (await observeSysctlTree(host)).tree);
+  const r = await kubesprayReport(host, desired, planObservations(plan));
   const reports: Record<string, unknown> = {};
   if (r.facts) reports['facts.json'] = r.facts;
   if (r.whoFixes) reports['who-fixes.json'] = r.whoFixes;

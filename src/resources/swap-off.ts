@@ -48,9 +48,12 @@ async function swapFileRefusal(host: TargetFs, p: string): Promise<string | null
 export async function observeSwap(host: TargetFs): Promise<SwapObserved> {
   let active: ActiveSwap[] | null = null;
   let swapTotalKb: number | null = null;
+  let memTotalKb: number | null = null;
   if (host.live) {
     active = parseProcSwaps((await host.readKernel('/proc/swaps')) ?? '');
-    swapTotalKb = (await readMeminfo(host)).get('SwapTotal') ?? 0;
+    const meminfo = await readMeminfo(host);
+    swapTotalKb = meminfo.get('SwapTotal') ?? 0;
+    memTotalKb = meminfo.get('MemTotal') ?? null;
   }
   const content = await host.readBytes(FSTAB);
   const swap = content === null ? [] : swapEntries(parseFstab(content));
@@ -76,6 +79,7 @@ export async function observeSwap(host: TargetFs): Promise<SwapObserved> {
     live: host.live,
     active,
     swapTotalKb,
+    memTotalKb,
     fstab: { path: FSTAB, content, swap, disabled },
     units,
     zram: await readZramDevices(host),

@@ -4,6 +4,7 @@
 // real loader, computes the boot transaction and dumps every loaded unit with
 // its dependency lists. It starts nothing. Links in fixtures must be
 // relative: systemd resolves absolute ones on this machine.
+import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -18,6 +19,19 @@ export const SKELETON: Tree = Object.fromEntries(
   ['basic', 'sysinit', 'local-fs', 'local-fs-pre', 'umount', 'swap', 'shutdown', 'rescue', 'multi-user', 'graphical', 'timers', 'sockets'].map((t) => [`${LIB}/${t}.target`, NODEFAULT]),
 );
 export const DEFAULT_LINK: Tree = { [`${ETC}/default.target`]: { link: '../../../usr/lib/systemd/system/multi-user.target' } };
+
+/**
+ * A unit tree in a new temp dir, readable by the oracle's unprivileged user:
+ * the skeleton targets, default.target -> multi-user.target, and `files`.
+ * Its path is pushed on `roots`, for the caller to remove.
+ */
+export function unitTree(roots: string[], prefix: string, files: Tree): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), prefix));
+  roots.push(root);
+  buildTree(root, { ...SKELETON, ...DEFAULT_LINK, ...files });
+  chmodSync(root, 0o755);
+  return root;
+}
 
 export interface OracleUnit {
   load: string;

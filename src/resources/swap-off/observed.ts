@@ -10,6 +10,8 @@ export interface SwapObserved {
   active: ActiveSwap[] | null;
   /** SwapTotal of /proc/meminfo in kB; null offline. */
   swapTotalKb: number | null;
+  /** MemTotal of the same reading, for facts.json's memtotal_mb; null offline or when the kernel prints none. */
+  memTotalKb: number | null;
   fstab: {
     path: string;
     /** null: the image has no fstab. */

@@ -258,10 +258,17 @@ function boot1() {
   // that compare facts ask for it.
   if (scenario.ansible) ansibleSetup(dir);
   journal(dir);
-  fs.writeFileSync(PHASE_FILE, 'boot1-done\n');
-  log('boot 1: done, rebooting');
+  endBoot('boot1-done', 'boot 1: done, rebooting', 'reboot');
+}
+
+// The phase the next boot starts from, then the end of this boot: 'reboot',
+// 'poweroff', or a function that ends it.
+function endBoot(phase, say, end) {
+  fs.writeFileSync(PHASE_FILE, `${phase}\n`);
+  log(say);
   sh('sync', []);
-  sh('systemctl', ['--no-block', 'reboot']);
+  if (typeof end === 'function') end();
+  else sh('systemctl', ['--no-block', end]);
 }
 
 function ansibleSetup(dir) {
@@ -276,41 +283,35 @@ function ansibleSetup(dir) {
   }
 }
 
-function boot2() {
-  const dir = path.join(RESULTS, 'boot2');
-  log('boot 2: snapshot');
-  // Give anything that should have stayed dead a chance to come back and bind.
+/**
+ * Every boot that only looks: the two-boot flow's boot 2 and the image flows'
+ * boots. Give anything that should have stayed dead a chance to come back and
+ * bind, snapshot, plan, record, then end the boot. The flows differ only in
+ * the parameters: which boot, the plan's name, whether the node version and
+ * the first-boot unit's state are recorded, the steps `also` runs after the
+ * plan, the phase left for the next boot and how this one ends.
+ */
+function lookingBoot({ boot, say, plan, nodeVersion = false, firstBoot = false, also = () => {}, phase, done, end }) {
+  const dir = path.join(RESULTS, boot);
+  const label = `boot ${boot.slice('boot'.length)}`;
+  log(`${label}: ${say}`);
+  if (nodeVersion) recorded(dir, 'node-version', NODE, ['--version']);
   const missing = waitPorts(scenario.wait_ports ?? [], 15);
   network(dir);
   writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
-  reconcile(dir, 'plan3', ['--plan']);
+  if (firstBoot) firstBootState(dir);
+  reconcile(dir, plan, ['--plan']);
+  also(dir);
+  copyPreflight(dir);
+  journal(dir);
+  endBoot(phase, `${label}: ${done}`, end);
+}
+
+// The two-boot flow's boot 2: the JSON plan, the files and `sysctl --system` as well.
+function boot2Also(dir) {
   if (scenario.verdicts || scenario.rollback) reconcile(dir, 'plan3json', ['--plan', '--json']);
   if (scenario.rollback || scenario.files) saveFiles(dir, 'files-after.json');
   writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
-  copyPreflight(dir);
-  journal(dir);
-  fs.writeFileSync(PHASE_FILE, 'boot2-done\n');
-  log('boot 2: done, powering off');
-  sh('sync', []);
-  sh('systemctl', ['--no-block', 'poweroff']);
-}
-
-// The image flow: the tree was converged offline; its first boot must already
-// be right. Record and plan only, then power off (no reboot).
-function bootImage() {
-  const dir = path.join(RESULTS, 'boot1');
-  log('boot 1: image first boot, snapshot');
-  // Give a unit that should not have started the time to bind if it did.
-  const missing = waitPorts(scenario.wait_ports ?? [], 15);
-  network(dir);
-  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
-  reconcile(dir, 'plan1', ['--plan']);
-  copyPreflight(dir);
-  journal(dir);
-  fs.writeFileSync(PHASE_FILE, 'image-done\n');
-  log('boot 1: done, powering off');
-  sh('sync', []);
-  sh('systemctl', ['--no-block', 'poweroff']);
 }
 
 // The first-boot unit the bake installed, as systemd saw it at this boot.
@@ -345,24 +346,9 @@ function analyzeThenReboot() {
   sh('systemctl', ['--no-block', 'reboot']);
 }
 
-// The image flow with two boots: the bake left work to a first-boot unit.
-// Boot 1: the unit has run (the stage starts after multi-user.target, which
-// waits for it); record it, plan, reboot. Boot 2: it must not run again.
-function bootImageFirst() {
-  const dir = path.join(RESULTS, 'boot1');
-  log('boot 1: image first boot, after the first-boot unit');
-  recorded(dir, 'node-version', NODE, ['--version']);
-  // Give anything that should be stopped the time to bind again if it was not.
-  const missing = waitPorts(scenario.wait_ports ?? [], 15);
-  network(dir);
-  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
-  firstBootState(dir);
-  reconcile(dir, 'plan1', ['--plan']);
-  copyPreflight(dir);
-  journal(dir);
-  fs.writeFileSync(PHASE_FILE, 'boot1-done\n');
-  log('boot 1: done; systemd-analyze once the boot has finished, then reboot');
-  sh('sync', []);
+// After the image flow's boot 1 (the first-boot unit has run; the stage starts
+// after multi-user.target, which waits for it): systemd-analyze, then reboot.
+function analyzeLater() {
   const r = sh('systemd-run', ['--no-block', '--unit=vmtest-analyze', '-p', 'After=vmtest-stage.service', '-p', 'StandardOutput=journal+console', NODE, '/usr/local/lib/vmtest/stage.mjs', 'analyze-then-reboot']);
   if (r.status !== 0) {
     log(`systemd-run failed (${r.stderr.trim()}); rebooting without the analysis`);
@@ -370,30 +356,19 @@ function bootImageFirst() {
   }
 }
 
-function bootImageSecond() {
-  const dir = path.join(RESULTS, 'boot2');
-  log('boot 2: image second boot');
-  const missing = waitPorts(scenario.wait_ports ?? [], 15);
-  network(dir);
-  writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
-  firstBootState(dir);
-  reconcile(dir, 'plan3', ['--plan']);
-  copyPreflight(dir);
-  journal(dir);
-  fs.writeFileSync(PHASE_FILE, 'boot2-done\n');
-  log('boot 2: done, powering off');
-  sh('sync', []);
-  sh('systemctl', ['--no-block', 'poweroff']);
-}
-
 const phase = (readProc(PHASE_FILE) ?? '').trim();
 try {
   if (process.argv[2] === 'analyze-then-reboot') analyzeThenReboot();
-  else if (phase === '' && scenario.flow === 'image') bootImage();
-  else if (phase === '' && scenario.flow === 'image-two-boot') bootImageFirst();
-  else if (phase === 'boot1-done' && scenario.flow === 'image-two-boot') bootImageSecond();
-  else if (phase === '') boot1();
-  else if (phase === 'boot1-done') boot2();
+  else if (phase === '' && scenario.flow === 'image') {
+    // The tree was converged offline: its first boot must already be right. Nothing is applied, no reboot.
+    lookingBoot({ boot: 'boot1', say: 'image first boot, snapshot', plan: 'plan1', phase: 'image-done', done: 'done, powering off', end: 'poweroff' });
+  } else if (phase === '' && scenario.flow === 'image-two-boot') {
+    lookingBoot({ boot: 'boot1', say: 'image first boot, after the first-boot unit', plan: 'plan1', nodeVersion: true, firstBoot: true, phase: 'boot1-done', done: 'done; systemd-analyze once the boot has finished, then reboot', end: analyzeLater });
+  } else if (phase === 'boot1-done' && scenario.flow === 'image-two-boot') {
+    // The first-boot unit must not run again.
+    lookingBoot({ boot: 'boot2', say: 'image second boot', plan: 'plan3', firstBoot: true, phase: 'boot2-done', done: 'done, powering off', end: 'poweroff' });
+  } else if (phase === '') boot1();
+  else if (phase === 'boot1-done') lookingBoot({ boot: 'boot2', say: 'snapshot', plan: 'plan3', also: boot2Also, phase: 'boot2-done', done: 'done, powering off', end: 'poweroff' });
   else {
     log(`unexpected phase '${phase}', powering off`);
     sh('systemctl', ['--no-block', 'poweroff']);

@@ -106,14 +106,25 @@ export function factsEqualAnsible(f, a) {
   );
 }
 
-/** A scenario's results, each read when a check asks: boot 1, boot 2, boot 1's measure.json, and a command's output without colour. */
+/**
+ * A scenario's results, each read when a check asks: boot 1, boot 2, boot 1's
+ * measure.json, a command's output without colour, and the process planted on
+ * a port as boot 1 measured it before anything ran.
+ */
 export function bootsOf(r) {
   const b1 = () => need(r.boot1, 'boot1 results');
   const b2 = () => need(r.boot2, 'boot2 results');
   const measured = () => need(b1().measure, 'boot1 measure.json');
   const text = (boot, name) => need(boot.stdout(name), `${name} output`).replace(/\x1b\[[0-9;]*m/g, '');
-  return { b1, b2, measured, text };
+  const planted = (port) => need(holdersOn(measured().holders, port)[0], `holder of ${port} at first boot`);
+  return { b1, b2, measured, text, planted };
 }
+
+/** The processes holding `port` in a listener list (measure.json's holders, a snapshot's listeners). */
+export function holdersOn(listeners, port) {
+  return listeners.filter((l) => l.port === port).flatMap((l) => l.holders);
+}
+
 
 export function exitOf(boot, name) {
   const c = need(need(boot, 'boot results').commands[name], `command ${name}`);

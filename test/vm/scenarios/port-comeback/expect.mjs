@@ -4,7 +4,7 @@
 // started by an enabled timer. With the default mask: auto the plan names
 // each path, apply stops, disables and masks both, and after the reboot the
 // target and the timer are still enabled while both ports stay free.
-import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf, holdersOn } from '../../lib/checks.mjs';
 
 const AGENT = 'metrics-agent.service';
 const REPORT = 'report-server.service';
@@ -23,7 +23,7 @@ export const guest = {
 
 export function checks(r) {
   const { b1, b2, measured, text } = bootsOf(r);
-  const holderOf = (listeners, port) => listeners.filter((l) => l.port === port).flatMap((l) => l.holders)[0];
+  const holderOf = (listeners, port) => holdersOn(listeners, port)[0];
   const names = (bootOf, name, sentence) => () => {
     const line = text(bootOf(), name).split('\n').find((l) => l.includes(sentence));
     return line ? { ok: true, detail: line.trim().slice(0, 400) } : `no line in ${name} contains ${JSON.stringify(sentence)}`;

@@ -3,7 +3,7 @@
 // cron.service's cgroup but is not cron's main process nor started by its
 // ExecStart=, so the plan names the crontab line for an operator, apply
 // exits 1, and cron.service stays active and enabled, after the reboot too.
-import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf, holdersOn } from '../../lib/checks.mjs';
 
 const CRON = 'cron.service';
 const PORT = 2379;
@@ -19,9 +19,7 @@ export const guest = {
 };
 
 export function checks(r) {
-  const { b1, b2, measured, text } = bootsOf(r);
-  const holdersIn = (listeners) => listeners.filter((l) => l.port === PORT).flatMap((l) => l.holders);
-  const planted = () => need(holdersIn(measured().holders)[0], `holder of ${PORT} at first boot`);
+  const { b1, b2, measured, text, planted } = bootsOf(r);
   // The operator line names the holder, the spawner and the crontab line.
   const namesLine = (bootOf, name, pidOf) => () => {
     const out = text(bootOf(), name).split('\n');
@@ -37,12 +35,12 @@ export function checks(r) {
   };
   const cronUp = (label, bootOf) => ({ name: `${label}: ${CRON} active and enabled`, needs: [5], check: () => eq(need(bootOf().snapshot, `${label} snapshot`).units[CRON], { active: 'active', enabled: 'enabled' }) });
   return [
-    { name: `planted: ${PORT} held by python3 in ${CRON} at first boot`, check: () => eq([planted().comm, planted().unit], ['python3', CRON], '[comm, unit]') },
+    { name: `planted: ${PORT} held by python3 in ${CRON} at first boot`, check: () => eq([planted(PORT).comm, planted(PORT).unit], ['python3', CRON], '[comm, unit]') },
     { name: `planted: ${CRON} active and enabled at first boot`, check: () => eq(measured().snapshot.units[CRON], { active: 'active', enabled: 'enabled' }) },
 
     { name: 'plan exits 2 (an operator is needed)', needs: [5], check: () => eq(exitOf(b1(), 'plan1'), 2) },
-    { name: 'plan names the holder, cron.service as its spawner, and the crontab line', needs: [5], check: namesLine(b1, 'plan1', () => planted().pid) },
-    { name: 'apply names the holder, cron.service as its spawner, and the crontab line', needs: [5], check: namesLine(b1, 'apply1', () => planted().pid) },
+    { name: 'plan names the holder, cron.service as its spawner, and the crontab line', needs: [5], check: namesLine(b1, 'plan1', () => planted(PORT).pid) },
+    { name: 'apply names the holder, cron.service as its spawner, and the crontab line', needs: [5], check: namesLine(b1, 'apply1', () => planted(PORT).pid) },
     { name: 'apply exits 1 (operator action required)', needs: [5], check: () => eq(exitOf(b1(), 'apply1'), 1) },
     { name: `neither plan nor apply stops ${CRON}`, needs: [5], check: () => {
       for (const n of ['plan1', 'apply1', 'plan2']) {
@@ -57,9 +55,9 @@ export function checks(r) {
       return eq(pf.changes.map((c) => [c.action, c.detail?.unit ?? null, c.operator?.includes(LINE) ?? false]), [['operator', CRON, true]], '[action, unit, names the line]');
     } },
     cronUp('after apply', b1),
-    { name: `after apply: the same python3 still listens on ${PORT} (nothing stopped)`, needs: [5], check: () => eq(holdersIn(need(b1().snapshot, 'snapshot').listeners).map((h) => [h.pid, h.comm, h.unit]), [[planted().pid, 'python3', CRON]], '[pid, comm, unit]') },
+    { name: `after apply: the same python3 still listens on ${PORT} (nothing stopped)`, needs: [5], check: () => eq(holdersOn(need(b1().snapshot, 'snapshot').listeners, PORT).map((h) => [h.pid, h.comm, h.unit]), [[planted(PORT).pid, 'python3', CRON]], '[pid, comm, unit]') },
     cronUp('after reboot', b2),
-    { name: `after reboot: cron ran the @reboot line again (${PORT} held by python3 in ${CRON})`, needs: [5], check: () => eq(holdersIn(need(b2().snapshot, 'boot2 snapshot').listeners).map((h) => [h.comm, h.unit]), [['python3', CRON]], '[comm, unit]') },
-    { name: 'after reboot: plan names the crontab line again', needs: [5], check: namesLine(b2, 'plan3', () => need(holdersIn(need(b2().snapshot, 'boot2 snapshot').listeners)[0], `holder of ${PORT} after reboot`).pid) },
+    { name: `after reboot: cron ran the @reboot line again (${PORT} held by python3 in ${CRON})`, needs: [5], check: () => eq(holdersOn(need(b2().snapshot, 'boot2 snapshot').listeners, PORT).map((h) => [h.comm, h.unit]), [['python3', CRON]], '[comm, unit]') },
+    { name: 'after reboot: plan names the crontab line again', needs: [5], check: namesLine(b2, 'plan3', () => need(holdersOn(need(b2().snapshot, 'boot2 snapshot').listeners, PORT)[0], `holder of ${PORT} after reboot`).pid) },
   ];
 }

@@ -24,8 +24,8 @@ export const guest = {
 };
 
 export function checks(r) {
-  const { b1, b2, measured, text } = bootsOf(r);
-  const holder = () => need(measured().holders.filter((l) => l.port === PORT).flatMap((l) => l.holders)[0], `holder of ${PORT} at first boot`);
+  const { b1, b2, measured, text, planted } = bootsOf(r);
+  const holder = () => planted(PORT);
   const line = (bootOf, name, parts) => () => {
     const l = text(bootOf(), name).split('\n').find((x) => x.includes(`port ${PORT}`));
     if (!l) return `no line for port ${PORT} in ${name}`;

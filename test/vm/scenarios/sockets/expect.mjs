@@ -1,7 +1,7 @@
 // Port holders beyond the lab: a socket-activated unit (PID 1 holds the
 // socket) and an IPv6-only listener. Everything here waits for PortFree (#5);
 // the exit-code checks also need the core CLI (#2).
-import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
+import { eq, need, exitOf, bootsOf, holdersOn } from '../../lib/checks.mjs';
 
 const SOCKET = 'legacy-etcd.socket';
 const ACTIVATED = 'legacy-etcd.service';
@@ -25,7 +25,7 @@ function stateChecks(label, bootOf) {
 
 export function checks(r) {
   const { b1, measured } = bootsOf(r);
-  const holder = (port) => measured().holders.filter((l) => l.port === port).flatMap((l) => l.holders);
+  const holder = (port) => holdersOn(measured().holders, port);
   return [
     { name: 'planted: 2379 held by PID 1 (socket) at first boot', check: () => eq(holder(2379).some((h) => h.pid === 1), true, 'pid 1 among holders') },
     { name: 'planted: 6443 listening on IPv6 only at first boot', check: () => eq(measured().holders.filter((l) => l.port === 6443).map((l) => [l.address, l.holders[0]?.unit]), [['[::]', V6]]) },
