@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildTree } from './helpers/tree.js';
-import { parseUnitFile } from '../src/swap/units.js';
+import { Host } from '../src/host.js';
+import { readEnabledSwapUnits } from '../src/swap/units.js';
 
 const roots: string[] = [];
 // The links point at /etc/... of the image, absent here: look at the link itself.
@@ -29,7 +30,7 @@ const UNIT = [
 ].join('\n');
 
 describe('.swap unit files', () => {
-  it('[Install] as systemctl enable reads it: an empty WantedBy= resets the list, a backslash continues the line', () => {
+  it('[Install] as systemctl enable reads it: an empty WantedBy= resets the list, a backslash continues the line', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'swap-units-'));
     roots.push(root);
     buildTree(root, { 'etc/systemd/system/swap\\x2dextra.swap': UNIT });
@@ -39,10 +40,12 @@ describe('.swap unit files', () => {
       .filter((d) => d.endsWith('.wants') && isLink(path.join(root, 'etc/systemd/system', d, 'swap\\x2dextra.swap')))
       .map((d) => d.slice(0, -'.wants'.length))
       .sort();
-    const info = parseUnitFile(UNIT);
-    expect([...info.installedBy].sort()).toEqual(linkedUnder);
+    // The enabled unit as SwapOff reads it from the tree systemctl just linked.
+    const units = await readEnabledSwapUnits(new Host({ root }));
+    expect(units.map((u) => [u.unit, u.kind, u.file])).toEqual([['swap\\x2dextra.swap', 'swap-unit', '/etc/systemd/system/swap\\x2dextra.swap']]);
+    expect([...units[0]!.installedBy].sort()).toEqual(linkedUnder);
     expect(linkedUnder).toEqual(['local-fs.target', 'swap.target']);
     // What= is single-valued: the last assignment is the device.
-    expect(info.what).toBe('/swap-extra');
+    expect(units[0]!.what).toBe('/swap-extra');
   });
 });

@@ -5,8 +5,10 @@
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { disableLinks } from '../systemd/unit-links.js';
-import { SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from '../systemd/unit-dirs.js';
-import { effectiveList, effectiveValue, parseUnitText } from '../systemd/unit-file.js';
+import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
+import { effectiveValue, type UnitDirective } from '../systemd/unit-file.js';
+import type { LoadedUnit } from '../systemd/unit-loader.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
 
 export const SWAP_TARGET = `${SYSTEMD_SYSTEM_ETC}/swap.target`;
 const ENABLE_DIRS = [`${SYSTEMD_SYSTEM_ETC}/swap.target.wants`, `${SYSTEMD_SYSTEM_ETC}/swap.target.requires`];
@@ -33,26 +35,11 @@ export interface SwapUnit {
   installedBy: string[];
 }
 
-export interface UnitFileInfo {
-  what: string | null;
-  installedBy: string[];
-}
-
-/** What= of [Swap] and WantedBy=/RequiredBy= of [Install], read with the one unit-file parser (continuations, resets). */
-export function parseUnitFile(text: string): UnitFileInfo {
-  const directives = parseUnitText(text, '');
-  const words = (key: string) => effectiveList(directives, 'Install', key).flatMap((d) => d.value.split(/[\t ]+/).filter(Boolean));
-  return { what: effectiveValue(directives, 'Swap', 'What'), installedBy: [...words('WantedBy'), ...words('RequiredBy')] };
-}
-
-async function findUnitFile(host: TargetFs, unit: string): Promise<string | null> {
-  for (const dir of UNIT_DIRS) {
-    const p = `${dir}/${unit}`;
-    const st = await host.lstat(p);
-    // A link in the enablement dir points here; a link at the top of /etc is a mask or an alias.
-    if (st && (st.isFile() || st.isSymbolicLink())) return p;
-  }
-  return null;
+/** What= (fragment and drop-ins: single-valued, the last wins) and WantedBy=/RequiredBy= of the fragment's [Install], as the loader read them. */
+function swapUnitInfo(unit: LoadedUnit | undefined): { what: string | null; installedBy: string[] } {
+  if (!unit || unit.masked) return { what: null, installedBy: [] };
+  const words = (ds: UnitDirective[]) => ds.flatMap((d) => d.value.split(/[\t ]+/).filter(Boolean));
+  return { what: effectiveValue(unit.directives, 'Swap', 'What'), installedBy: [...words(unit.install.wantedBy), ...words(unit.install.requiredBy)] };
 }
 
 /** Every .swap unit enabled under swap.target, and every known swap service enabled anywhere, in /etc/systemd/system. */
@@ -70,9 +57,10 @@ export async function readEnabledSwapUnits(host: TargetFs): Promise<SwapUnit[]> 
       const link = path.posix.join(dir, ent.name);
       let u = byUnit.get(ent.name);
       if (!u) {
-        const file = await findUnitFile(host, ent.name);
-        const info = file ? parseUnitFile((await host.readFile(file)) ?? '') : { what: null, installedBy: [] };
-        u = { unit: ent.name, kind: isSwapUnit ? 'swap-unit' : 'swap-service', links: [], file, what: info.what, installedBy: info.installedBy };
+        const graph = await systemUnitGraph(host, [ent.name]);
+        const loaded = graph.units.get(graph.resolve(ent.name));
+        const info = swapUnitInfo(loaded);
+        u = { unit: ent.name, kind: isSwapUnit ? 'swap-unit' : 'swap-service', links: [], file: loaded?.entry ?? null, what: info.what, installedBy: info.installedBy };
         byUnit.set(ent.name, u);
       }
       u.links.push(link);

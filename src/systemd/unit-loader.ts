@@ -209,7 +209,9 @@ export function installOf(directives: UnitDirective[]): InstallSection {
   const keys: Record<string, keyof InstallSection> = { WantedBy: 'wantedBy', RequiredBy: 'requiredBy', UpheldBy: 'upheldBy', Also: 'also', Alias: 'alias' };
   for (const d of directives) {
     const k = d.section === 'Install' ? keys[d.key] : undefined;
-    if (k) out[k].push(d);
+    // These are string lists (systemd's config_parse_strv): an empty assignment resets the list.
+    if (k && d.value === '') out[k] = [];
+    else if (k) out[k].push(d);
   }
   return out;
 }
