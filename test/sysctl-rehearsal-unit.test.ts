@@ -3,7 +3,7 @@
 // line numbers and leaves out every non-net line; bisection finds a minimal
 // set; apply's verification names a key the rehearsal shows wrong.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../src/host.js';
@@ -79,7 +79,31 @@ describe('where the rehearsal cannot run, one line says why', () => {
     });
     it('no unit at all', async () => {
       const got = await systemdSysctlProgram(new Host({ root: root({}) }));
-      expect(got).toEqual({ reason: 'no systemd-sysctl.service in /etc/systemd/system, /run/systemd/system, /usr/local/lib/systemd/system, /usr/lib/systemd/system, /lib/systemd/system' });
+      // systemd.unit(5), "System Unit Search Path" (with /lib for Debian's unmerged images).
+      const searchPath = [
+        '/etc/systemd/system.control', '/run/systemd/system.control', '/run/systemd/transient', '/run/systemd/generator.early',
+        '/etc/systemd/system', '/etc/systemd/system.attached', '/run/systemd/system', '/run/systemd/system.attached',
+        '/run/systemd/generator', '/usr/local/lib/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system', '/run/systemd/generator.late',
+      ];
+      expect(got).toEqual({ reason: `no systemd-sysctl.service on the unit search path (${searchPath.join(', ')})` });
+    });
+    it('masked in /etc: it does not run at boot, so there is nothing to rehearse', async () => {
+      const r = root({ 'lib/systemd/system/systemd-sysctl.service': unit('/lib/systemd/systemd-sysctl'), 'lib/systemd/systemd-sysctl': '#!/bin/true\n' });
+      mkdirSync(path.join(r, 'etc/systemd/system'), { recursive: true });
+      symlinkSync('/dev/null', path.join(r, 'etc/systemd/system/systemd-sysctl.service'));
+      expect(await systemdSysctlProgram(new Host({ root: r }))).toEqual({
+        reason: 'systemd-sysctl.service is masked (/etc/systemd/system/systemd-sysctl.service): systemd-sysctl does not run at boot',
+      });
+    });
+    it('a drop-in in /run outranks one of the same name in /usr/lib, whichever sorts first', async () => {
+      const r = root({
+        'usr/lib/systemd/system/systemd-sysctl.service': unit('/lib/systemd/systemd-sysctl'),
+        'usr/lib/systemd/system/systemd-sysctl.service.d/50-x.conf': '[Service]\nExecStart=\nExecStart=/opt/vendor-sysctl\n',
+        'run/systemd/system/systemd-sysctl.service.d/50-x.conf': '[Service]\nExecStart=\nExecStart=/opt/runtime-sysctl\n',
+        'opt/vendor-sysctl': '#!/bin/true\n',
+        'opt/runtime-sysctl': '#!/bin/true\n',
+      });
+      expect(await systemdSysctlProgram(new Host({ root: r }))).toEqual({ path: '/opt/runtime-sysctl' });
     });
     it('ExecStart= prefixes and quoting', () => {
       expect(execStartProgram('/lib/systemd/systemd-sysctl')).toBe('/lib/systemd/systemd-sysctl');

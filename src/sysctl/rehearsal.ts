@@ -15,9 +15,9 @@ import type { TargetFs, TargetHost } from '../host.js';
 import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
-import { parseUnitText, effectiveList } from '../systemd/unit-file.js';
-import { UNIT_DIRS } from '../systemd/unit-dirs.js';
-import { firstDirWins, listConfDirs } from '../systemd/conf-dirs.js';
+import { effectiveList } from '../systemd/unit-file.js';
+import { SYSTEM_UNIT_PATH } from '../systemd/unit-loader.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
 import { REHEARSAL_HELPER } from './rehearsal-helper.js';
 
@@ -61,18 +61,12 @@ export function execStartProgram(value: string): string | null {
 /** systemd-sysctl.service's program, from its fragment and drop-ins, or why it cannot be found. */
 export async function systemdSysctlProgram(host: TargetFs): Promise<{ path: string } | { reason: string }> {
   const unit = 'systemd-sysctl.service';
-  let fragment: string | null = null;
-  for (const dir of UNIT_DIRS) {
-    const p = path.posix.join(dir, unit);
-    if (await host.exists(p)) {
-      fragment = p;
-      break;
-    }
-  }
-  if (!fragment) return { reason: `no ${unit} in ${UNIT_DIRS.join(', ')}` };
-  const directives = parseUnitText((await host.readFile(fragment)) ?? '', fragment);
-  const dropIns = (await listConfDirs(host, UNIT_DIRS.map((dir) => path.posix.join(dir, `${unit}.d`)))).filter((e) => e.name.endsWith('.conf'));
-  for (const { path: p } of firstDirWins(dropIns, (e) => e.name)) directives.push(...parseUnitText((await host.readFile(p)) ?? '', p));
+  // The shared graph: the same search path, drop-in order and masks as every other unit reader.
+  const loaded = (await systemUnitGraph(host, [unit])).units.get(unit);
+  if (loaded?.masked) return { reason: `${unit} is masked (${loaded.entry}): systemd-sysctl does not run at boot` };
+  const fragment = loaded?.fragment;
+  if (!loaded || !fragment) return { reason: `no ${unit} on the unit search path (${SYSTEM_UNIT_PATH.join(', ')})` };
+  const directives = loaded.directives;
   const exec = effectiveList(directives, 'Service', 'ExecStart').pop();
   if (!exec) return { reason: `${fragment} has no ExecStart=` };
   const program = execStartProgram(exec.value);
