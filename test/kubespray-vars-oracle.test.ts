@@ -15,7 +15,7 @@ import { targetVarsReader } from '../src/kubespray/report.js';
 import { buildVarContext } from '../src/kubespray/vars.js';
 import { buildTree } from './helpers/tree.js';
 
-const VARS = ['v_role', 'v_node', 'v_all_gv', 'v_grp', 'v_host', 'v_pbdir', 'v_rolevars', 'v_dep', 'v_tmpl', 'v_ini_int', 'v_ini_str', 'v_yaml_int', 'v_only_shared', 'v_child_ini'];
+const VARS = ['v_role', 'v_node', 'v_all_gv', 'v_grp', 'v_host', 'v_pbdir', 'v_rolevars', 'v_dep', 'v_tmpl', 'v_ini_int', 'v_ini_str', 'v_yaml_int', 'v_only_shared', 'v_child_ini', 'v_case'];
 const dump = `{{ {${VARS.map((v) => `'${v}': ${v} | default('UNDEFINED')`).join(', ')}} | to_json }}`;
 const debugTask = `---\n- name: Dump\n  ansible.builtin.debug:\n    msg: "${dump}"\n`;
 
@@ -53,6 +53,8 @@ const tree = {
     '[kube_control_plane]', 'node[1:2] ansible_connection=local v_host=ini-host', '',
     '[kube_control_plane:vars]', 'v_child_ini=ini-child', '',
     '[k8s_cluster:children]', 'kube_control_plane', '',
+    // Two groups at one depth whose names sort differently by code point ('Z' < 'a', as Python sorts) and by locale.
+    '[Zeta]', 'node1', '', '[alpha]', 'node1', '',
   ].join('\n'),
   // The same inventory as hosts.yaml, with its own copy of the vars dirs.
   'inv/yaml/hosts.yaml': [
@@ -71,6 +73,12 @@ const tree = {
     '            node[1:2]:',
     '              ansible_connection: local',
     '              v_host: ini-host',
+    '    Zeta:',
+    '      hosts:',
+    '        node1:',
+    '    alpha:',
+    '      hosts:',
+    '        node1:',
     '',
   ].join('\n'),
 };
@@ -79,6 +87,8 @@ for (const dir of ['inv/lab', 'inv/yaml']) {
     [`${dir}/group_vars/all/main.yml`]: 'v_all_gv: inventory-all\nv_grp: inventory-all\nv_pbdir: inventory-dir\nv_yaml_int: 7\nv_child_ini: gv-all\n',
     [`${dir}/group_vars/kube_control_plane.yml`]: 'v_grp: inventory-kube_control_plane\n',
     [`${dir}/host_vars/node1.yml`]: 'v_host: host_vars\n',
+    [`${dir}/group_vars/Zeta.yml`]: 'v_case: Zeta\n',
+    [`${dir}/group_vars/alpha.yml`]: 'v_case: alpha\n',
   });
 }
 const INVENTORIES = { ini: '/inv/lab/inventory.ini', yaml: '/inv/yaml/hosts.yaml' } as const;

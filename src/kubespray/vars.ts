@@ -191,7 +191,8 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
     const { inventory, host, inventoryDir } = o.host;
     const groups = groupNames(inventory, host);
     const depth = groupDepths(inventory);
-    const ordered = ['all', ...groups.filter((g) => g !== 'all').sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || a.localeCompare(b))];
+    // ansible-core sort_groups: (depth, priority, name), names compared as Python compares str (code points, not locale).
+    const ordered = ['all', ...groups.filter((g) => g !== 'all').sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0))];
     const dirs = [inventoryDir, ck.dir];
     const invVars = (g: string) => inventoryVars(inventory.groups.get(g)?.vars ?? {}, inventory.file ?? 'inventory', inventory.groups.get(g)?.line ?? 0);
     // ansible-core's VARIABLE_PRECEDENCE: all_inventory, groups_inventory, all_plugins_inventory,
