@@ -27,6 +27,7 @@ export const groups = {
       'test/kubespray-who-fixes-domain.test.ts',
       'test/kubespray-who-fixes-verdicts-domain.test.ts',
       'test/kubespray-tasks-domain.test.ts',
+      'test/kubespray-audit-forms-domain.test.ts',
     ],
   },
   systemd: {
