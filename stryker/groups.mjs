@@ -28,6 +28,7 @@ export const groups = {
       'test/kubespray-who-fixes-verdicts-domain.test.ts',
       'test/kubespray-tasks-domain.test.ts',
       'test/kubespray-audit-forms-domain.test.ts',
+      'test/kubespray-audit-edges-domain.test.ts',
     ],
   },
   systemd: {

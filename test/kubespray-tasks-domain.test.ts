@@ -43,9 +43,9 @@ function ansiblePython(): string {
 }
 
 type Parsed = { module: string; args: Record<string, unknown> } | { error: string };
-async function ansibleParse(tasks: unknown[]): Promise<{ keywords: string[]; parsed: Parsed[] }> {
+async function ansibleParse(tasks: unknown[]): Promise<{ keywords: string[]; parsed: Parsed[]; blocks: boolean[] }> {
   const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
-  return JSON.parse(r.stdout) as { keywords: string[]; parsed: Parsed[] };
+  return JSON.parse(r.stdout) as { keywords: string[]; parsed: Parsed[]; blocks: boolean[] };
 }
 
 // The cases, all sent to ansible-core in one run (beforeAll).
@@ -59,10 +59,14 @@ const ACTIONS = [
   { name: 'e', 'ansible.posix.sysctl': { name: 'net.ipv4.ip_forward' }, args: { value: '1' } },
 ];
 const NO_MODULE = [{ name: 'nothing', become: true }];
+// Ansible reads a mapping with rescue: or always: and no block: as a block with an empty block:
+// nothing in it can fail, so the rescue never runs, and it is no module call either way.
+const BLOCKISH = [{ name: 'r', rescue: [{ name: 'never', command: 'swapoff -a' }] }, { name: 'a', always: [] }];
 
 describe('which key is the module, compared with ansible-core', () => {
   let keywords: string[];
   let keywordTasks: Record<string, unknown>[];
+  let blocks: boolean[];
   let oracle: { keywords: Parsed[]; loops: Parsed[]; actions: Parsed[]; none: Parsed[] };
   beforeAll(async () => {
     keywords = (await ansibleParse([])).keywords;
@@ -71,7 +75,9 @@ describe('which key is the module, compared with ansible-core', () => {
     keywordTasks = keywords
       .filter((k) => !['action', 'local_action', 'async_val', 'loop_with'].includes(k))
       .map((k) => ({ [k]: value(k), 'ansible.builtin.command': '/sbin/swapoff -a' }));
-    const all = (await ansibleParse([...keywordTasks, ...LOOPS, ...ACTIONS, ...NO_MODULE])).parsed;
+    const answer = await ansibleParse([...keywordTasks, ...LOOPS, ...ACTIONS, ...NO_MODULE, ...BLOCKISH]);
+    const all = answer.parsed;
+    blocks = answer.blocks.slice(-BLOCKISH.length);
     let i = 0;
     const take = (n: number) => all.slice(i, (i += n));
     oracle = { keywords: take(keywordTasks.length), loops: take(LOOPS.length), actions: take(ACTIONS.length), none: take(NO_MODULE.length) };
@@ -98,6 +104,12 @@ describe('which key is the module, compared with ansible-core', () => {
     expect('error' in oracle.none[0]!).toBe(true);
     const r = await walkTasks([...NO_MODULE, { name: 'map action without module', action: { name: 'x' } }]);
     expect(r.tasks).toEqual([]);
+  });
+
+  it('rescue: or always: without block: is a block to ansible-core, not a module', async () => {
+    expect(blocks).toEqual([true, true]);
+    expect((await walkTasks(BLOCKISH)).tasks.map((t) => t.module)).not.toContain('rescue');
+    expect((await walkTasks(BLOCKISH)).tasks.map((t) => t.module)).not.toContain('always');
   });
 });
 
