@@ -20,7 +20,16 @@ export const groups = {
   },
   kubespray: {
     mutate: ['src/kubespray/who-fixes.ts', 'src/kubespray/tasks.ts'],
-    tests: ['test/kubespray-who-fixes.test.ts', 'test/kubespray-forms.test.ts', 'test/kubespray-who-fixes-domain.test.ts'],
+    // The -domain files are issue 19's: tasks-domain compares the walk with ansible-core's ModuleArgsParser.
+    tests: [
+      'test/kubespray-who-fixes.test.ts',
+      'test/kubespray-forms.test.ts',
+      'test/kubespray-who-fixes-domain.test.ts',
+      'test/kubespray-who-fixes-verdicts-domain.test.ts',
+      'test/kubespray-tasks-domain.test.ts',
+      'test/kubespray-audit-forms-domain.test.ts',
+      'test/kubespray-audit-edges-domain.test.ts',
+    ],
   },
   systemd: {
     mutate: ['src/systemd/**/*.ts'],
