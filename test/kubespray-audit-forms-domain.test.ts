@@ -14,6 +14,8 @@ import { walkRole } from '../src/kubespray/tasks.js';
 import { auditWhoFixes, whoFixesJson } from '../src/kubespray/who-fixes.js';
 import type { WhoFixes } from '../src/kubespray/who-fixes.js';
 import { buildTree } from './helpers/tree.js';
+import { execa } from 'execa';
+import { ansiblePython } from './helpers/ansible-python.js';
 
 const KS = 'opt/ks/kubespray';
 const P = 'roles/kubernetes/preinstall';
@@ -144,6 +146,26 @@ describe('module arguments the audit cannot evaluate', () => {
 });
 
 describe("Ansible's rules", () => {
+  it("masked: every string ansible-core's boolean() reads as true masks swap.target; every false one does not", async () => {
+    const r = await execa(ansiblePython(), ['-c', 'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_TRUE as T, BOOLEANS_FALSE as F; print(json.dumps([sorted({x for x in T if isinstance(x, str)}), sorted({x for x in F if isinstance(x, str)})]))']);
+    const [yes, no] = JSON.parse(r.stdout) as [string[], string[]];
+    expect(yes).toContain('y');
+    for (const v of yes.flatMap((s) => [s, s.toUpperCase()])) {
+      expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: "${v}"`))).swap.who, v).toBe('kubespray');
+    }
+    for (const v of no) expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: "${v}"`))).swap.who, v).toBe('operator');
+  });
+
+  it("enabled: every string ansible-core's boolean() reads as false disables the unit on port 10250", async () => {
+    const r = await execa(ansiblePython(), ['-c', 'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_FALSE as F; print(json.dumps(sorted({x for x in F if isinstance(x, str)})))']);
+    const no = JSON.parse(r.stdout) as string[];
+    expect(no).toContain('n');
+    const find = "- name: Find\n  ansible.builtin.shell: ss -Hltnp 'sport = :10250'\n  register: holder\n";
+    const stop = (enabled: string) => `- name: Off\n  ansible.builtin.systemd:\n    name: "{{ holder.stdout }}"\n    enabled: "${enabled}"\n`;
+    for (const v of no.flatMap((x) => [x, x.toUpperCase()])) expect((await audit('', find + stop(v))).port_10250.who, v).toBe('kubespray');
+    expect((await audit('', find + stop('yes'))).port_10250.who).toBe('operator');
+  });
+
   it('masked takes only the strings Ansible reads as true, whole', async () => {
     for (const v of ['only', 'none', 'yes please', 'true1']) {
       expect((await audit(SWAPOFF + MASK.replace('masked: true', `masked: "${v}"`))).swap.who, v).toBe('operator');

@@ -2,11 +2,11 @@
 // (test/helpers/ansible-conditional.py, run with the Python ansible runs on):
 // kubespray's conditions from v2.20.0..master plus the Jinja2 semantics they
 // lean on. Ansible's error is our "unknown"; every other answer must match.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa, execaSync } from 'execa';
+import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateCondition } from '../src/kubespray/jinja.js';
+import { ansiblePython } from './helpers/ansible-python.js';
 
 const FACTS = { memtotal_mb: 1978, distribution: 'Debian', distribution_version: '12.11', os_family: 'Debian' };
 const VARS: Record<string, unknown> = {
@@ -96,12 +96,6 @@ const CASES = [
 
 type Answer = { ok: true; value: boolean } | { ok: false; error: string };
 let ansible: Answer[];
-
-function ansiblePython(): string {
-  const bin = execaSync('sh', ['-c', 'command -v ansible']).stdout.trim();
-  const shebang = readFileSync(bin, 'latin1').split('\n')[0]!.replace(/^#!\s*/, '').trim();
-  return shebang.split(/\s+/)[0]!;
-}
 
 beforeAll(async () => {
   const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-conditional.py')], { input: JSON.stringify(CASES.map((expr) => ({ expr, vars: VARS }))) });

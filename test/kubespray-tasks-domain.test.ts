@@ -5,15 +5,15 @@
 // The rest (includes, blocks, loops) is Ansible's documented behaviour, written
 // out by hand over small trees in kubespray's layout.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa, execaSync } from 'execa';
+import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Host } from '../src/host.js';
 import { KubesprayCheckout } from '../src/kubespray/checkout.js';
 import { canonicalModule, expandItem, walkRole } from '../src/kubespray/tasks.js';
 import { buildTree } from './helpers/tree.js';
+import { ansiblePython } from './helpers/ansible-python.js';
 
 const KS = 'opt/ks/kubespray';
 const P = 'roles/kubernetes/preinstall';
@@ -34,12 +34,6 @@ async function checkout(files: Record<string, string>): Promise<KubesprayCheckou
 /** Walks a preinstall role whose tasks/main.yml is this list of tasks (JSON is YAML). */
 async function walkTasks(tasks: unknown[]) {
   return walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify(tasks) }), ROLE);
-}
-
-function ansiblePython(): string {
-  const bin = execaSync('sh', ['-c', 'command -v ansible']).stdout.trim();
-  const shebang = readFileSync(bin, 'latin1').split('\n')[0]!.replace(/^#!\s*/, '').trim();
-  return shebang.split(/\s+/)[0]!;
 }
 
 type Parsed = { module: string; args: Record<string, unknown> } | { error: string };

@@ -247,10 +247,23 @@ function findsPortOwner(cmd: string, port: number): boolean {
   return commandWords(cmd).some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
 }
 
+/** ansible-core's boolean() (module_utils/parsing/convert_bool.py): BOOLEANS_TRUE, compared lower-cased and trimmed. */
+const ANSIBLE_TRUE: ReadonlySet<string> = new Set(['y', 'yes', 'on', '1', 'true', 't']);
+
 function truthy(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  return typeof v === 'string' && /^(yes|true|on|1)$/i.test(v.trim());
+  // 1 and 1.0 are in BOOLEANS_TRUE; any other number fails a bool argument.
+  if (typeof v === 'number') return v === 1;
+  return typeof v === 'string' && ANSIBLE_TRUE.has(v.trim().toLowerCase());
+}
+
+/** BOOLEANS_FALSE of the same boolean(): false, 0, and these strings. */
+const ANSIBLE_FALSE: ReadonlySet<string> = new Set(['n', 'no', 'off', '0', 'false', 'f']);
+
+function falsy(v: unknown): boolean {
+  if (typeof v === 'boolean') return !v;
+  if (typeof v === 'number') return v === 0;
+  return typeof v === 'string' && ANSIBLE_FALSE.has(v.trim().toLowerCase());
 }
 
 function str(v: unknown): string | undefined {
@@ -355,7 +368,7 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
 
   // port_10250: a command that frees it, or a stop of the unit a registered result found there.
   if (cmd && freesPort(cmd, 10250)) add('port_10250', 'runtime', `runs ${cmd.trim()}`);
-  const stops = SYSTEMD_MODULES.has(t.module) && (str(e.args.state) === 'stopped' || e.args.enabled === false || truthy(e.args.masked));
+  const stops = SYSTEMD_MODULES.has(t.module) && (str(e.args.state) === 'stopped' || falsy(e.args.enabled) || truthy(e.args.masked));
   if (stops) {
     const producers = registeredInputs(t.args.name, registered);
     const finder = producers.find((p) => {
