@@ -218,6 +218,9 @@ describe('port 10250', () => {
     expect((await audit('', '- name: Free\n  ansible.builtin.shell: fuser -k 10250/tcp\n')).port_10250.who).toBe('kubespray');
     expect((await audit('', '- name: Look\n  ansible.builtin.shell: fuser 10250/tcp\n')).port_10250.who).toBe('operator');
     expect((await audit('', '- name: Free\n  ansible.builtin.shell: fuser -k 10251/tcp\n')).port_10250.who).toBe('operator');
+    // psmisc's fuser (fuser(1), and its usage text) spells -k also as --kill.
+    expect((await audit('', '- name: Free\n  ansible.builtin.shell: fuser --kill 10250/tcp\n')).port_10250.who).toBe('kubespray');
+    expect((await audit('', '- name: Free\n  ansible.builtin.shell: fuser --kill -n tcp 10250\n')).port_10250.who).toBe('kubespray');
   });
 
   it('a kill fed by a lookup of the port frees it; a kill alone does not', async () => {

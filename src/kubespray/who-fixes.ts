@@ -235,7 +235,8 @@ function freesPort(cmd: string, port: number): boolean {
   const mentions = cmds.some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
   for (const c of cmds) {
     const p = program(c);
-    if (p === 'fuser' && c.some((w) => /^-[a-zA-Z]*k/.test(w)) && c.slice(1).some((w) => namesPort(w, port))) return true;
+    // psmisc fuser(1): -k (alone or among short options) or its long form --kill.
+    if (p === 'fuser' && c.some((w) => w === '--kill' || /^-[a-zA-Z]*k/.test(w)) && c.slice(1).some((w) => namesPort(w, port))) return true;
     if (mentions && ['kill', 'pkill', 'killall'].includes(p)) return true;
     if (mentions && p === 'systemctl' && c.slice(1).some((w) => ['stop', 'disable', 'mask', 'kill'].includes(w))) return true;
   }
