@@ -146,6 +146,20 @@ describe('module arguments the audit cannot evaluate', () => {
 });
 
 describe("Ansible's rules", () => {
+  it('a sysctl whose state cannot be evaluated may be state: absent: the audit says unknown, naming the expression', async () => {
+    const w = await audit('- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n    state: "{{ s }}"\n');
+    expect(w.ip_forward.who).toBe('unknown');
+    expect(JSON.stringify(w.ip_forward)).toContain('{{ s }}');
+    // Over a loop the state is each item's: known and present, the task counts; one item absent, it does not.
+    const looped = (second: string) =>
+      audit(`- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n    state: "{{ item }}"\n  loop: [present, ${second}]\n`);
+    expect((await looped('present')).ip_forward.who).toBe('kubespray');
+    expect((await looped('absent')).ip_forward.who).not.toBe('kubespray');
+    // The same for loading br_netfilter: an unevaluated state could be absent (modprobe -r).
+    const mod = await audit('- name: Load\n  community.general.modprobe:\n    name: br_netfilter\n    state: "{{ s }}"\n');
+    expect(mod.br_netfilter.who).toBe('unknown');
+  });
+
   it("masked: every string ansible-core's boolean() reads as true masks swap.target; every false one does not", async () => {
     const r = await execa(ansiblePython(), ['-c', 'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_TRUE as T, BOOLEANS_FALSE as F; print(json.dumps([sorted({x for x in T if isinstance(x, str)}), sorted({x for x in F if isinstance(x, str)})]))']);
     const [yes, no] = JSON.parse(r.stdout) as [string[], string[]];

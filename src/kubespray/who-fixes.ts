@@ -298,6 +298,20 @@ function stateIsAbsent(e: EvaluatedTask): boolean {
   return str(e.args.state) === 'absent';
 }
 
+/**
+ * Whether the task is known to leave the thing present: no state (these
+ * modules default to present), or a state that evaluates, on every loop item,
+ * to something other than absent. A state that cannot be evaluated could be
+ * absent, so the task is not credited (couldFix names the expression).
+ */
+function statePresent(e: EvaluatedTask): boolean {
+  if (e.args.state === undefined) return true;
+  return itemValues(e, 'state').every((v) => {
+    const s = str(v);
+    return s !== undefined && !isTemplate(s) && s !== 'absent';
+  });
+}
+
 function destOf(e: EvaluatedTask): string | undefined {
   return str(e.args.dest) ?? str(e.args.path) ?? str(e.args.name);
 }
@@ -337,13 +351,13 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
   if (words.some((c) => program(c) === 'sed' && c.includes('/etc/fstab') && c.some((w) => w.includes('swap')))) add('swap', 'persist', 'edits swap lines out of /etc/fstab');
 
   // br_netfilter
-  if (t.module === 'modprobe' && !stateIsAbsent(e) && values(e, 'name').includes('br_netfilter')) {
+  if (t.module === 'modprobe' && statePresent(e) && values(e, 'name').includes('br_netfilter')) {
     add('br_netfilter', 'runtime', 'loads br_netfilter (modprobe)');
     if (str(e.args.persistent) === 'present') add('br_netfilter', 'persist', 'persists br_netfilter (modprobe persistent: present)');
   }
   if (words.some((c) => program(c) === 'modprobe' && c.slice(1).includes('br_netfilter') && !c.includes('-r'))) add('br_netfilter', 'runtime', `runs ${cmd!.trim()}`);
   const dest = destOf(e);
-  if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(`${d}/`)) || dest === '/etc/modules') && !stateIsAbsent(e)) {
+  if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(`${d}/`)) || dest === '/etc/modules') && statePresent(e)) {
     let written: string | undefined;
     if (t.module === 'copy') written = values(e, 'content').join('\n');
     else if (t.module === 'lineinfile') written = values(e, 'line').join('\n');
@@ -359,7 +373,7 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
   }
 
   // ip_forward
-  if (t.module === 'sysctl' && !stateIsAbsent(e)) {
+  if (t.module === 'sysctl' && statePresent(e)) {
     for (const [name, value] of pairs(e, 'name', 'value')) {
       if (name === 'net.ipv4.ip_forward' && value !== undefined && value.trim() === '1') {
         add('ip_forward', 'runtime', `sets net.ipv4.ip_forward = 1 (sysctl module, file ${str(t.args.sysctl_file) ?? '/etc/sysctl.conf'})`);
@@ -476,7 +490,7 @@ function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression
   const relevant: string[] = [];
   if (COMMAND_MODULES.has(m) && commandCouldFix(problem, e)) relevant.push('_raw_params', 'cmd', 'argv');
   if (problem === 'swap' && (SYSTEMD_MODULES.has(m) || m === 'mount')) relevant.push('name', 'fstype', 'state', 'masked');
-  if (problem === 'br_netfilter' && (m === 'modprobe' || ['copy', 'template', 'lineinfile', 'blockinfile'].includes(m))) relevant.push('name', 'dest', 'path', 'content', 'line', 'block', 'src');
+  if (problem === 'br_netfilter' && (m === 'modprobe' || ['copy', 'template', 'lineinfile', 'blockinfile'].includes(m))) relevant.push('name', 'dest', 'path', 'content', 'line', 'block', 'src', 'state');
   if (problem === 'ip_forward' && m === 'sysctl') relevant.push('name', 'value', 'state', 'loop');
   if (problem === 'port_10250' && SYSTEMD_MODULES.has(m)) relevant.push('state', 'enabled', 'masked');
   return e.unresolved.find((u) => relevant.includes(u.arg) || (u.arg === 'loop' && relevant.length > 0));
