@@ -48,8 +48,8 @@ describe('parseTimespanMs against systemd-analyze timespan', () => {
     return us === '18446744073709551615' ? null : Math.round(Number(us) / 1000);
   };
   const accepted = ['100ms', '5s', '1min 30s', '1min30s', '1 min 30 s', '1.5s', '1.5min', '2', '0', '7usec', '1500us', '10msec', '500µs',
-    '5sec', '1second', '2 hours', '3hr', '1h', '1d 2h', '2d', '1day', '2days', '1m', '2minutes', '1minute', '5 s', '  5s  ', '1s 500ms'];
-  const refused = ['soon', '1S', '5s junk', 'x5s', '', 'infinity', 's'];
+    '5sec', '1second', '1.5',  '2 hours', '3hr', '1h', '1d 2h', '2d', '1day', '2days', '1m', '2minutes', '1minute', '5 s', '  5s  ', '1s 500ms'];
+  const refused = ['soon', '1S', '5s junk', 'x5s', '', 'infinity', 's', '5x', '5 parsecs'];
   it('accepts what systemd accepts, with the same length', () => {
     for (const t of accepted) {
       const want = theirs(t);
@@ -226,6 +226,16 @@ describe('unit-file syntax, as systemd --test reads it', () => {
     });
   });
 
+  it('a comment line ending in a backslash continues nothing', async () => {
+    const { ours, theirs } = await compare({
+      [`${LIB}/multi-user.target`]: '[Unit]\nDefaultDependencies=no\n# a comment \\\nWants=after-hash.service\n; another \\\nWants=after-semicolon.service\n',
+      [`${LIB}/after-hash.service`]: service(),
+      [`${LIB}/after-semicolon.service`]: service(),
+    }, ['after-hash.service', 'after-semicolon.service']);
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({ 'after-hash.service': true, 'after-semicolon.service': true });
+  });
+
   it('a file ending in a backslash keeps its last value', async () => {
     const { ours, theirs } = await compare({
       [`${LIB}/multi-user.target`]: '[Unit]\nDefaultDependencies=no\nWants=last.service \\',
@@ -239,7 +249,8 @@ describe('unit-file syntax, as systemd --test reads it', () => {
 describe('boot reachability, as systemd --test starts units', () => {
   it('BindsTo= and Requires= chains: the sentence names the relation, the shortest chain and where it is declared', async () => {
     const { ours, theirs, graph } = await compare({
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=long-1.target short.target\n`,
+      // The short chain is listed first: breadth first, it is found before the long one is walked.
+      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=short.target long-1.target\n`,
       [`${LIB}/long-1.target`]: `${NODEFAULT}Wants=long-2.target\n`,
       [`${LIB}/long-2.target`]: `${NODEFAULT}Wants=x.service\n`,
       [`${LIB}/short.target`]: `${NODEFAULT}BindsTo=x.service\nRequires=y.service\n`,
@@ -257,6 +268,16 @@ describe('boot reachability, as systemd --test starts units', () => {
     expect(describeBootPath(graph, y, { still: false })).toBe(
       'y.service is required by short.target (Requires= at /usr/lib/systemd/system/short.target:4), which is enabled (multi-user.target (the default target) -> short.target)',
     );
+  });
+
+  it('PartOf= of a started unit starts nothing', async () => {
+    const { ours, theirs } = await compare({
+      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=a.service\n`,
+      [`${LIB}/a.service`]: service('PartOf=group.target\n'),
+      [`${LIB}/group.target`]: NODEFAULT,
+    }, ['a.service', 'group.target']);
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({ 'a.service': true, 'group.target': false });
   });
 
   it('asked by an alias name, the path is told under that name; the default target itself is no path', async () => {
