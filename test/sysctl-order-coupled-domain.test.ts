@@ -14,16 +14,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../src/host.js';
 import { observeSysctlTree } from '../src/sysctl/observe.js';
-import { beatingAssignments, verdict } from '../src/sysctl/order.js';
+import { beatingAssignments, ownedFileProblem, verdict } from '../src/sysctl/order.js';
 import type { SysctlModel, SysctlTree } from '../src/sysctl/order.js';
-import { buildTree } from './helpers/tree.js';
+import { buildTree, type Tree } from './helpers/tree.js';
 
 const roots: string[] = [];
 afterAll(async () => {
   for (const r of roots) await fs.rm(r, { recursive: true, force: true });
 });
 
-type Files = Record<string, string>;
+type Files = Tree;
 const K8S = '/etc/sysctl.d/k8s.conf';
 const DIRS = ['/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d'];
 
@@ -72,6 +72,10 @@ async function program(model: SysctlModel, files: Files, key: string): Promise<s
 function without(files: Files, lines: string[]): Files {
   const out: Files = {};
   for (const [p, text] of Object.entries(files)) {
+    if (typeof text !== 'string') {
+      out[p] = text;
+      continue;
+    }
     const kept = text.split('\n').map((l, i) => (lines.includes(`${p}:${i + 1}`) ? `# ${l}` : l));
     out[p] = kept.join('\n');
   }
@@ -124,4 +128,51 @@ describe('a good coupled write after our line, then a bad coupled one', () => {
       expect(await program(model, without(files, beating.map(lineOf)), KEY)).toEqual(Array(starts).fill('1'));
     });
   }
+});
+
+describe('where our file must live to be read at all (ownedFileProblem), against both programs', () => {
+  const ON = 'net.ipv4.ip_forward = 1\n';
+  const cases: Array<{ owned: string; files: Files; boot: string | null; system: string | null }> = [
+    {
+      owned: '/etc/sysctl.d/.k8s.conf', files: { '/etc/sysctl.d/.k8s.conf': ON },
+      boot: '/etc/sysctl.d/.k8s.conf is a hidden file, which systemd-sysctl skips', system: null,
+    },
+    {
+      owned: '/etc/sysctl.d/k8s.conf.bak', files: { '/etc/sysctl.d/k8s.conf.bak': ON },
+      boot: '/etc/sysctl.d/k8s.conf.bak does not end in .conf, so it is never read', system: '/etc/sysctl.d/k8s.conf.bak does not end in .conf, so it is never read',
+    },
+    {
+      owned: '/run/sysctl.d/k8s.conf', files: { '/run/sysctl.d/k8s.conf': ON, '/etc/sysctl.d/k8s.conf': { link: '/dev/null' } },
+      boot: '/run/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf (a mask), which has the same name in a higher-precedence directory',
+      system: '/run/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf (a mask), which has the same name in a higher-precedence directory',
+    },
+    {
+      owned: '/usr/lib/sysctl.d/k8s.conf', files: { '/usr/lib/sysctl.d/k8s.conf': ON, '/etc/sysctl.d/k8s.conf': '# the admin took it out\n' },
+      boot: '/usr/lib/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf, which has the same name in a higher-precedence directory',
+      system: '/usr/lib/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf, which has the same name in a higher-precedence directory',
+    },
+    { owned: '/usr/local/lib/sysctl.d/k8s.conf', files: { '/usr/local/lib/sysctl.d/k8s.conf': ON }, boot: null, system: null },
+  ];
+  for (const c of cases) {
+    it(`${c.owned}: a problem exactly where the program leaves ip_forward alone`, async () => {
+      const tree = await observe(c.files);
+      for (const model of ['boot', 'system'] as const) {
+        expect(ownedFileProblem(tree, c.owned, model), model).toBe(c[model]);
+        // The oracle: from 0 (and, for sysctl --system, also from 1) the key ends 1 only when the file is read.
+        const ends = await program(model, c.files, 'net.ipv4.ip_forward');
+        const read = model === 'boot' ? ends[0] === '1' : ends.every((v) => v === '1');
+        expect(read, `${model}: ${ends.join(',')}`).toBe(c[model] === null);
+      }
+    });
+  }
+
+  it('a path outside every sysctl.d directory is named with the directories that are read', async () => {
+    const tree = await observe({ '/etc/sysctl/k8s.conf': ON });
+    for (const model of ['boot', 'system'] as const) {
+      expect(ownedFileProblem(tree, '/etc/sysctl/k8s.conf', model)).toBe(
+        '/etc/sysctl/k8s.conf is not in a sysctl.d directory (/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d)',
+      );
+      expect(await program(model, { '/etc/sysctl/k8s.conf': ON }, 'net.ipv4.ip_forward')).toEqual(model === 'boot' ? ['0'] : ['0', '1']);
+    }
+  });
 });

@@ -90,8 +90,8 @@ describe('systemctl show and list-sockets output', () => {
   it('systemctlValue asks `systemctl [scope] show -p PROP --value UNIT` and trims; a failure or a missing systemctl is null', async () => {
     const calls: string[][] = [];
     const answers: Record<string, Awaited<ReturnType<CommandRunner>> | Error> = {
-      'a.service': { exitCode: 0, stdout: ' 100ms\n', stderr: '' },
-      'b.service': { exitCode: 1, stdout: 'ignored\n', stderr: 'Unit b.service could not be found.' },
+      'a.service': { command: 'systemctl', exitCode: 0, stdout: ' 100ms\n', stderr: '' },
+      'b.service': { command: 'systemctl', exitCode: 1, stdout: 'ignored\n', stderr: 'Unit b.service could not be found.' },
       'c.service': new Error('spawn systemctl ENOENT'),
     };
     const runner: CommandRunner = async (cmd, args) => {
