@@ -39,7 +39,7 @@ export const groups = {
       'test/conf-dirs.test.ts', 'test/unit-graph-oracle.test.ts', 'test/unit-links.test.ts', 'test/ports-parse.test.ts',
       'test/unit-dropin-order.test.ts', 'test/swap-units.test.ts', 'test/port-free-comeback.test.ts', 'test/port-free-offline.test.ts',
       // Round three: systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
-      'test/systemd-units-domain.test.ts',
+      'test/systemd-units-domain.test.ts', 'test/systemd-units-more-domain.test.ts',
     ],
   },
   'systemd-loader': {
