@@ -67,7 +67,13 @@ for (const [g, def] of Object.entries(groups)) {
     })() : '';
     // A run narrowed with --mutate says so: its score is for those lines only.
     const narrowed = (report.config?.mutate ?? []).filter((m) => m.startsWith(`${name}:`)).map((m) => m.slice(name.length + 1));
-    const shown = narrowed.length ? `\`${name}\` lines ${narrowed.join(', ')} only` : `\`${name}\``;
+    // An incremental run narrowed to line ranges keeps the earlier results outside them, so its report is the whole file again.
+    const inRanges = (line) => narrowed.some((r) => {
+      const [a, b] = r.split('-').map((x) => Number(x.split(':')[0]));
+      return line >= a && line <= (b ?? a);
+    });
+    const whole = f.mutants.some((m) => !inRanges(m.location.start.line));
+    const shown = !narrowed.length ? `\`${name}\`` : whole ? `\`${name}\`, whole file (lines ${narrowed.join(', ')} rerun)` : `\`${name}\` lines ${narrowed.join(', ')} only`;
     rows.push(`| ${g} | ${shown} | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
     const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
     for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {

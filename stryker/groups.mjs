@@ -8,7 +8,9 @@ export const groups = {
   'sysctl-order': {
     mutate: ['src/sysctl/order.ts'],
     // sysctl-file.test.ts: the SysctlFile provider, the engine's real caller (owned-file problems, the tree after our writes).
-    tests: ['test/sysctl-order.test.ts', 'test/sysctl-netns.test.ts', 'test/sysctl-file.test.ts', 'test/sysctl-order-domain.test.ts'],
+    tests: ['test/sysctl-order.test.ts', 'test/sysctl-netns.test.ts', 'test/sysctl-file.test.ts', 'test/sysctl-order-domain.test.ts',
+      // Round three: the coupled-write pass of beatingAssignments against systemd-sysctl and sysctl --system.
+      'test/sysctl-order-coupled-domain.test.ts'],
   },
   fstab: {
     mutate: ['src/swap/fstab.ts'],
@@ -31,10 +33,29 @@ export const groups = {
       'test/kubespray-audit-edges-domain.test.ts',
     ],
   },
+  // unit-loader.ts is its own group (systemd-loader): #12a is merging the second unit loader into it, so its
+  // figure is rerun on its own after that merge, and the two halves fit the time one run has.
   systemd: {
-    mutate: ['src/systemd/**/*.ts'],
-    // observeSysctlTree and the ModulesLoad provider read entries through it.
-    tests: ['test/systemd-domain.test.ts', 'test/sysctl-order.test.ts', 'test/modules-load.test.ts'],
+    mutate: ['src/systemd/**/*.ts', '!src/systemd/unit-loader.ts'],
+    // conf-entry: observeSysctlTree and the ModulesLoad provider read entries through it. conf-dirs: the
+    // sysctl and zram readers. unit-loader and boot-reach: systemd --test as the oracle (unit-graph-oracle),
+    // PortFree's "what still starts it" (port-free-comeback, port-free-offline). unit-links: systemctl --root
+    // disable/mask (unit-links), swap units. unit-file, systemctl-output: ports-parse, unit-dropin-order.
+    // Left out: port-free-live and port-free-identity (real listeners, seconds per test; they reach
+    // systemctl-show and systemctl-output only through ports/), and every test that spawns the bundle.
+    tests: [
+      'test/systemd-domain.test.ts', 'test/sysctl-order.test.ts', 'test/modules-load.test.ts',
+      'test/conf-dirs.test.ts', 'test/unit-graph-oracle.test.ts', 'test/unit-links.test.ts', 'test/ports-parse.test.ts',
+      'test/unit-dropin-order.test.ts', 'test/swap-units.test.ts', 'test/port-free-comeback.test.ts', 'test/port-free-offline.test.ts',
+      // Round three: systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
+      'test/systemd-units-domain.test.ts', 'test/systemd-units-more-domain.test.ts',
+    ],
+  },
+  'systemd-loader': {
+    mutate: ['src/systemd/unit-loader.ts'],
+    // systemd --test as the oracle of the graph (unit-graph-oracle); PortFree's "what still starts it" and its
+    // offline disable, which load the graph (port-free-comeback, port-free-offline, unit-links).
+    tests: ['test/unit-graph-oracle.test.ts', 'test/port-free-comeback.test.ts', 'test/port-free-offline.test.ts', 'test/unit-links.test.ts', 'test/systemd-units-domain.test.ts'],
   },
   // Only validate.ts itself: the ajv validator it imports is generated from the schema at build time
   // (a virtual module, scripts/build/desired-state-validator.mjs), not code of ours to mutate.

@@ -1,0 +1,2 @@
+import { config } from './base.mjs';
+export default config('systemd-loader');

@@ -1,0 +1,2 @@
+import { groupConfig } from './shared.js';
+export default groupConfig('systemd-loader');
