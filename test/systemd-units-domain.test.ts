@@ -335,4 +335,15 @@ describe('boot reachability, as systemd --test starts units', () => {
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'blank.target': false, 'x.service': false });
   });
+
+  it('a unit file holding only a newline is not masked (systemd masks 0 bytes only): it loads and passes its .wants on', async () => {
+    const { ours, theirs } = await compare({
+      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
+      [`${LIB}/blank.target`]: '\n',
+      [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
+      [`${LIB}/x.service`]: service(),
+    }, ['blank.target', 'x.service']);
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({ 'blank.target': true, 'x.service': true });
+  });
 });

@@ -397,8 +397,8 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
       problems.push({ file: entry!.path, line: null, message: `${entry!.path} leads to ${fragment}, which does not exist` });
       return;
     }
-    if (text.trim() === '') {
-      unit.masked = true; // an empty unit file masks, as /dev/null does
+    if (text === '') {
+      unit.masked = true; // a file of 0 bytes masks, as /dev/null does (systemd's null_or_empty: st_size <= 0; a lone newline does not)
       unit.fragment = null;
       return;
     }
