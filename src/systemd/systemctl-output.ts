@@ -18,37 +18,58 @@ export function parseListSockets(text: string): { listen: string; port: number |
   return out;
 }
 
-/** The systemd timespan syntax of RestartUSec= ("100ms", "5s", "1min 30s") in ms; null when unparsable. */
+// systemd's time-util.c extract_multiplier table, in its order: the first
+// suffix the text starts with wins ("months" before "ms" before "m").
+const TIMESPAN_UNITS_MS: ReadonlyArray<readonly [string, number]> = [
+  ['seconds', 1000], ['second', 1000], ['sec', 1000], ['s', 1000],
+  ['minutes', 60_000], ['minute', 60_000], ['min', 60_000],
+  ['months', 2_629_800_000], ['month', 2_629_800_000], ['M', 2_629_800_000],
+  ['msec', 1], ['ms', 1], ['m', 60_000],
+  ['hours', 3_600_000], ['hour', 3_600_000], ['hr', 3_600_000], ['h', 3_600_000],
+  ['days', 86_400_000], ['day', 86_400_000], ['d', 86_400_000],
+  ['weeks', 604_800_000], ['week', 604_800_000], ['w', 604_800_000],
+  ['years', 31_557_600_000], ['year', 31_557_600_000], ['y', 31_557_600_000],
+  ['usec', 0.001], ['us', 0.001], ['\u03bcs', 0.001], ['\u00b5s', 0.001],
+];
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+
+/**
+ * A systemd timespan (RestartUSec= as `systemctl show` prints it: "100ms",
+ * "1min 30s", "2w 3d") in ms, read as systemd's parse_sec does: numbers with
+ * optional decimals, each followed by an optional unit (seconds when none),
+ * summed. Null for "infinity" and for what systemd refuses.
+ */
 export function parseTimespanMs(text: string): number | null {
-  const t = text.trim();
-  if (t === '' || t === 'infinity') return null;
-  const units: Record<string, number> = {
-    us: 0.001, usec: 0.001, µs: 0.001,
-    ms: 1, msec: 1,
-    s: 1000, sec: 1000, second: 1000, seconds: 1000,
-    m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000,
-    h: 3_600_000, hr: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-    d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  let p = 0;
+  const skipBlanks = () => {
+    while (isBlank(text[p])) p++;
   };
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000; // bare number = seconds
+  skipBlanks();
+  if (text.startsWith('infinity', p)) return null;
   let total = 0;
-  const re = /(\d+(?:\.\d+)?)\s*([a-zµ]+)/gy;
-  const compact = t.replace(/\s+/g, ' ');
-  let pos = 0;
-  while (pos < compact.length) {
-    if (compact[pos] === ' ') {
-      pos++;
-      continue;
-    }
-    re.lastIndex = pos;
-    const m = re.exec(compact);
-    if (!m) return null;
-    const factor = units[m[2]!];
-    if (factor === undefined) return null;
-    total += Number(m[1]) * factor;
-    pos = re.lastIndex;
+  let something = false;
+  for (;;) {
+    skipBlanks();
+    if (p >= text.length) return something ? Math.round(total) : null;
+    const start = p;
+    while (isDigit(text[p])) p++;
+    const intEnd = p;
+    if (text[p] === '.') {
+      p++;
+      while (isDigit(text[p])) p++;
+    } else if (intEnd === start) return null;
+    const number = Number(`0${text.slice(start, intEnd)}.${text.slice(intEnd + 1, p)}0`);
+    let q = p;
+    while (isBlank(text[q])) q++;
+    const unit = TIMESPAN_UNITS_MS.find(([suffix]) => text.startsWith(suffix, q));
+    // No unit and more text straight after the number ("12.34.56") is refused; "5 5" is two numbers.
+    if (!unit && q === p && q < text.length) return null;
+    p = unit ? q + unit[0].length : q;
+    total += number * (unit ? unit[1] : 1000);
+    something = true;
   }
-  return Math.round(total);
 }
 
 /** `systemctl show -p A -p B UNIT` output: one KEY=VALUE per line. Pure. */
