@@ -104,6 +104,16 @@ describe('a coupled write before our line does not beat it', () => {
     expect(await program('system', without(files, beating.map(lineOf)), 'net.ipv4.ip_forward')).toEqual(['1', '1']);
     expect(await program('system', without(files, ['/etc/sysctl.d/10-a.conf:1']), 'net.ipv4.ip_forward')).toEqual(['0', '0']);
   });
+
+  it('boot: the same; zz.conf takes the key out of our place (a new value moves to the end), yet removing it alone gives 1', async () => {
+    const tree = await observe(files);
+    expect(verdict(tree, 'net.ipv4.ip_forward', 'boot')).toMatchObject({ value: '0', via: 'explicit' });
+    const beating = at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'));
+    expect(beating).toEqual(['/etc/sysctl.d/zz.conf:1']);
+    expect(await program('boot', files, 'net.ipv4.ip_forward')).toEqual(['0']);
+    expect(await program('boot', without(files, beating.map(lineOf)), 'net.ipv4.ip_forward')).toEqual(['1']);
+    expect(await program('boot', without(files, ['/etc/sysctl.d/10-a.conf:1']), 'net.ipv4.ip_forward')).toEqual(['0']);
+  });
 });
 
 describe('a good coupled write after our line, then a bad coupled one', () => {

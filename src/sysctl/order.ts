@@ -274,6 +274,14 @@ export function verdicts(tree: SysctlTree, keys: string[]): Record<SysctlModel, 
  * after it is written): a mask or symlink at that path is replaced by a
  * regular file.
  */
+/** The tree with these lines taken out (as commenting them out would), in every entry that reads their file. */
+function withoutLines(tree: SysctlTree, lines: AppliedAssignment[]): SysctlTree {
+  if (lines.length === 0) return tree;
+  const gone = new Set(lines.map((l) => `${l.source.realPath}\u0000${l.assignment.line}`));
+  const strip = (f: SysctlConfFile): SysctlConfFile => ({ ...f, assignments: f.assignments.filter((a) => !gone.has(`${f.realPath}\u0000${a.line}`)) });
+  return { files: tree.files.map(strip), sysctlConf: tree.sysctlConf ? strip(tree.sysctlConf) : null };
+}
+
 export function withFile(tree: SysctlTree, filePath: string, content: string, assignments: SysctlAssignment[]): SysctlTree {
   const entry: SysctlConfFile = { path: filePath, masked: false, realPath: filePath, content, assignments };
   const files = tree.files.filter((f) => f.path !== filePath);
@@ -368,8 +376,11 @@ export function beatingAssignments(
     if (i > lastGood && relevant(ap) && !sameSysctlValue(ap.assignment.value, wanted)) out.push({ key, wanted, applied: ap, model });
   });
   // Coupled writes, in the order the program writes (at boot a key keeps the
-  // place of its first assignment when later files repeat the same value).
-  const steps = followKey(kernelWrites(tree, model, keysAffecting(key)), key, model);
+  // place of its first assignment when later files repeat the same value),
+  // over the tree without the lines named so far: taking those out moves what
+  // the program writes (at boot our value goes back to its place), so a
+  // coupled write before that place no longer matters.
+  const steps = followKey(kernelWrites(withoutLines(tree, out.map((o) => o.applied)), model, keysAffecting(key)), key, model);
   let good = -1;
   steps.forEach((s, i) => {
     if (s.touched && s.value !== null && sameSysctlValue(s.value, wanted)) good = i;
