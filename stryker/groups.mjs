@@ -14,11 +14,11 @@ export const groups = {
   },
   fstab: {
     mutate: ['src/swap/fstab.ts'],
-    tests: ['test/fstab.test.ts', 'test/fstab-oracle.test.ts', 'test/fstab-domain.test.ts'],
+    tests: ['test/fstab.test.ts', 'test/fstab-oracle.test.ts', 'test/fstab-domain.test.ts', 'test/fstab-range-domain.test.ts'],
   },
   'modprobe-d': {
     mutate: ['src/modprobe/modprobe-d.ts'],
-    tests: ['test/modprobe-d.test.ts', 'test/modprobe-oracle.test.ts', 'test/modprobe-d-domain.test.ts'],
+    tests: ['test/modprobe-d.test.ts', 'test/modprobe-oracle.test.ts', 'test/modprobe-d-domain.test.ts', 'test/modprobe-softdep-domain.test.ts'],
   },
   kubespray: {
     mutate: ['src/kubespray/who-fixes.ts', 'src/kubespray/tasks.ts'],
@@ -65,6 +65,6 @@ export const groups = {
   },
   grammar: {
     mutate: ['src/reconcile/grammar.ts'],
-    tests: ['test/desired-state.test.ts', 'test/desired-state-grammar.test.ts', 'test/desired-state-domain.test.ts', 'test/desired-state-messages-domain.test.ts'],
+    tests: ['test/desired-state.test.ts', 'test/desired-state-grammar.test.ts', 'test/desired-state-domain.test.ts', 'test/desired-state-messages-domain.test.ts', 'test/desired-state-files-domain.test.ts'],
   },
 };
