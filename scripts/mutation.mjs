@@ -5,7 +5,7 @@
 // Survivors we keep are justified in stryker/kept.json; a survivor without an
 // entry there is listed as "not justified", and the exit code says so.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { groups } from '../stryker/groups.mjs';
 
@@ -37,6 +37,21 @@ const reasons = new Map(kept.filter((k) => k.line === undefined).map((k) => [key
 const reasonsAt = new Map(kept.filter((k) => k.line !== undefined).map((k) => [`${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`, k.reason]));
 const used = new Set();
 
+// The files a group's mutate patterns name: plain paths, dir/**/*.ts, and !path exclusions.
+function mutatedFiles(patterns) {
+  const out = new Set();
+  for (const p of patterns.filter((x) => !x.startsWith('!'))) {
+    const m = /^(.*)\/\*\*\/\*(\.[a-z]+)$/.exec(p);
+    if (!m) {
+      out.add(p.split(':')[0]);
+      continue;
+    }
+    for (const f of readdirSync(m[1], { recursive: true })) if (String(f).endsWith(m[2])) out.add(path.posix.join(m[1], String(f)));
+  }
+  for (const p of patterns.filter((x) => x.startsWith('!'))) out.delete(p.slice(1));
+  return [...out].sort();
+}
+
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 const rows = [];
@@ -52,6 +67,10 @@ for (const [g, def] of Object.entries(groups)) {
   // The same group run with MUTATION_BASELINE=1 (the tests from before this work), when kept.
   const baseFile = path.join('reports/baseline', `${g}.json`);
   const baseline = existsSync(baseFile) ? JSON.parse(readFileSync(baseFile, 'utf8')).files : {};
+  // Files the group mutates that its report has no mutants of (a run narrowed to other files).
+  for (const name of mutatedFiles(def.mutate)) {
+    if (!report.files[name]) rows.push(`| ${g} | \`${name}\` | | not run | | | |`);
+  }
   for (const [name, f] of Object.entries(report.files).sort()) {
     const lines = f.source.split('\n');
     const count = (set) => f.mutants.filter((m) => set.has(m.status)).length;
@@ -74,7 +93,10 @@ for (const [g, def] of Object.entries(groups)) {
     });
     const whole = f.mutants.some((m) => !inRanges(m.location.start.line));
     const shown = !narrowed.length ? `\`${name}\`` : whole ? `\`${name}\`, whole file (lines ${narrowed.join(', ')} rerun)` : `\`${name}\` lines ${narrowed.join(', ')} only`;
-    rows.push(`| ${g} | ${shown} | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
+    // A report over other source than today's says so: its figure is of that code.
+    const current = existsSync(name) ? readFileSync(name, 'utf8') : null;
+    const changed = current !== f.source ? ' (source changed since this run)' : '';
+    rows.push(`| ${g} | ${shown}${changed} | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
     const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
     for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {
       const { start, end } = m.location;
