@@ -3,33 +3,9 @@
 // loop item, a half that is present while another task for it is unsure, and
 // Jinja2 attribute lookups on a loop item that is a string. Expectations are
 // ansible-core's and Jinja2's behaviour, written out by hand.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
+import { describe, expect, it } from 'vitest';
 import { expandItem } from '../src/kubespray/tasks.js';
-import { auditWhoFixes } from '../src/kubespray/who-fixes.js';
-import type { WhoFixes } from '../src/kubespray/who-fixes.js';
-import { buildTree } from './helpers/tree.js';
-
-const KS = 'opt/ks/kubespray';
-const P = 'roles/kubernetes/preinstall';
-const N = 'roles/kubernetes/node';
-
-const temps: string[] = [];
-afterEach(async () => {
-  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function audit(preinstall: string, node = '', extra: Record<string, string> = {}): Promise<WhoFixes> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ks-edges-'));
-  temps.push(root);
-  const files = { [`${P}/tasks/main.yml`]: `---\n${preinstall || '[]\n'}`, [`${N}/tasks/main.yml`]: `---\n${node || '[]\n'}`, ...extra };
-  buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [`${KS}/${k}`, v])));
-  return auditWhoFixes(new KubesprayCheckout(new Host({ root }), `/${KS}`));
-}
+import { N, audit } from './helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const PERSIST = '- name: Persist\n  ansible.builtin.copy:\n    dest: /etc/modules-load.d/k8s.conf\n    content: "br_netfilter\\n"\n';

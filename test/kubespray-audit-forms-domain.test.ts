@@ -4,40 +4,13 @@
 // rules, and the walk's include levels. Expectations are ansible-core's
 // documented module behaviour, written out by hand over a two-role tree in
 // kubespray's layout.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
+import { describe, expect, it } from 'vitest';
 import { walkRole } from '../src/kubespray/tasks.js';
-import { auditWhoFixes, whoFixesJson } from '../src/kubespray/who-fixes.js';
+import { whoFixesJson } from '../src/kubespray/who-fixes.js';
 import type { WhoFixes } from '../src/kubespray/who-fixes.js';
-import { buildTree } from './helpers/tree.js';
 import { execa } from 'execa';
 import { ansiblePython } from './helpers/ansible-python.js';
-
-const KS = 'opt/ks/kubespray';
-const P = 'roles/kubernetes/preinstall';
-const N = 'roles/kubernetes/node';
-const PM = `${P}/tasks/main.yml`;
-const NM = `${N}/tasks/main.yml`;
-
-const temps: string[] = [];
-afterEach(async () => {
-  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function checkout(files: Record<string, string>): Promise<KubesprayCheckout> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ks-forms3-'));
-  temps.push(root);
-  buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [`${KS}/${k}`, v])));
-  return new KubesprayCheckout(new Host({ root }), `/${KS}`);
-}
-
-async function audit(preinstall: string, node = '', extra: Record<string, string> = {}): Promise<WhoFixes> {
-  return auditWhoFixes(await checkout({ [PM]: `---\n${preinstall || '[]\n'}`, [NM]: `---\n${node || '[]\n'}`, ...extra }));
-}
+import { P, PM, NM, checkout, audit } from './helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';

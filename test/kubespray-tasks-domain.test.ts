@@ -4,32 +4,14 @@
 // from ansible-core's own Task attributes (test/helpers/ansible-task-args.py).
 // The rest (includes, blocks, loops) is Ansible's documented behaviour, written
 // out by hand over small trees in kubespray's layout.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalModule, expandItem, walkRole } from '../src/kubespray/tasks.js';
-import { buildTree } from './helpers/tree.js';
 import { ansiblePython } from './helpers/ansible-python.js';
+import { P, checkout } from './helpers/kubespray-fixture.js';
 
-const KS = 'opt/ks/kubespray';
-const P = 'roles/kubernetes/preinstall';
 const ROLE = 'kubernetes/preinstall';
-
-const temps: string[] = [];
-afterEach(async () => {
-  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function checkout(files: Record<string, string>): Promise<KubesprayCheckout> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ks-tasks-'));
-  temps.push(root);
-  buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [`${KS}/${k}`, v])));
-  return new KubesprayCheckout(new Host({ root }), `/${KS}`);
-}
 
 /** Walks a preinstall role whose tasks/main.yml is this list of tasks (JSON is YAML). */
 async function walkTasks(tasks: unknown[]) {

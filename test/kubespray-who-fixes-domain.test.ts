@@ -4,39 +4,12 @@
 // ansible.posix.sysctl, ansible.builtin.systemd_service, mount, lineinfile,
 // replace, copy, command/shell), written out by hand; a third-party module
 // with a builtin's short name does nothing the builtin does.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
+import { describe, expect, it } from 'vitest';
 import { walkRole } from '../src/kubespray/tasks.js';
-import { auditWhoFixes, formatEvidence } from '../src/kubespray/who-fixes.js';
-import type { WhoFixes } from '../src/kubespray/who-fixes.js';
-import { buildTree } from './helpers/tree.js';
-
-const KS = 'opt/ks/kubespray';
-const P = 'roles/kubernetes/preinstall';
-const N = 'roles/kubernetes/node';
-
-const temps: string[] = [];
-afterEach(async () => {
-  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function checkout(files: Record<string, string>): Promise<KubesprayCheckout> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ks-domain-'));
-  temps.push(root);
-  buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [`${KS}/${k}`, v])));
-  return new KubesprayCheckout(new Host({ root }), `/${KS}`);
-}
+import { formatEvidence } from '../src/kubespray/who-fixes.js';
+import { P, N, checkout, audit } from './helpers/kubespray-fixture.js';
 
 /** Audits a tree whose preinstall and node roles hold these task lists (YAML text), plus extra files. */
-async function audit(preinstall: string, node = '', extra: Record<string, string> = {}): Promise<WhoFixes> {
-  return auditWhoFixes(
-    await checkout({ [`${P}/tasks/main.yml`]: `---\n${preinstall || '[]\n'}`, [`${N}/tasks/main.yml`]: `---\n${node || '[]\n'}`, ...extra }),
-  );
-}
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';

@@ -5,36 +5,12 @@
 // what a set_fact or register does to later tasks. Each expectation is
 // ansible-core's documented behaviour for the module, written out by hand
 // over a two-role tree in kubespray's layout.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
-import { auditWhoFixes, formatEvidence, runStatus, whoFixesJson } from '../src/kubespray/who-fixes.js';
+import { describe, expect, it } from 'vitest';
+import { formatEvidence, runStatus, whoFixesJson } from '../src/kubespray/who-fixes.js';
 import type { Evidence, WhoFixes } from '../src/kubespray/who-fixes.js';
 import type { Condition } from '../src/kubespray/tasks.js';
 import { VarContext } from '../src/kubespray/vars.js';
-import { buildTree } from './helpers/tree.js';
-
-const KS = 'opt/ks/kubespray';
-const P = 'roles/kubernetes/preinstall';
-const N = 'roles/kubernetes/node';
-const PM = `${P}/tasks/main.yml`;
-const NM = `${N}/tasks/main.yml`;
-
-const temps: string[] = [];
-afterEach(async () => {
-  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function audit(preinstall: string, node = '', extra: Record<string, string> = {}): Promise<WhoFixes> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ks-verdicts-'));
-  temps.push(root);
-  const files = { [PM]: `---\n${preinstall || '[]\n'}`, [NM]: `---\n${node || '[]\n'}`, ...extra };
-  buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [`${KS}/${k}`, v])));
-  return auditWhoFixes(new KubesprayCheckout(new Host({ root }), `/${KS}`));
-}
+import { P, N, PM, NM, audit } from './helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';
