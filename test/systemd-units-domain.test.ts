@@ -244,6 +244,38 @@ describe('unit-file syntax, as systemd --test reads it', () => {
     expect(ours).toEqual(theirs);
     expect(theirs['last.service']).toBe(true);
   });
+
+  it('blanks before a header, a directive or a comment line, also inside a continuation', async () => {
+    const { ours, theirs } = await compare({
+      [`${LIB}/multi-user.target`]: [
+        '  [Unit]', '  DefaultDependencies=no', '\tWants=indented.service',
+        'Wants=cont-a.service \\', '   # an indented comment inside the continuation', '\t; and another', ' cont-b.service',
+      ].join('\n') + '\n',
+      ...Object.fromEntries(['indented', 'cont-a', 'cont-b'].map((n) => [`${LIB}/${n}.service`, service()])),
+    }, ['indented.service', 'cont-a.service', 'cont-b.service']);
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({ 'indented.service': true, 'cont-a.service': true, 'cont-b.service': true });
+  });
+
+  it('a continuation followed only by comment lines up to the end of the file keeps its value', async () => {
+    for (const end of ['', '\n']) {
+      const { ours, theirs } = await compare({
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=tail.service \\\n# one\n  # two${end}`,
+        [`${LIB}/tail.service`]: service(),
+      }, ['tail.service']);
+      expect(ours, JSON.stringify(end)).toEqual(theirs);
+      expect(theirs).toEqual({ 'tail.service': true });
+    }
+  });
+
+  it("a value ending in ']' is no section header", async () => {
+    const { ours, theirs } = await compare({
+      [`${LIB}/multi-user.target`]: `${NODEFAULT}Description=multi-user [test]\nWants=after-bracket.service\n`,
+      [`${LIB}/after-bracket.service`]: service(),
+    }, ['after-bracket.service']);
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({ 'after-bracket.service': true });
+  });
 });
 
 describe('boot reachability, as systemd --test starts units', () => {
