@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Host, type CommandRunner, type RunOptions } from '../src/host.js';
 import type { PortFreeSpec } from '../src/desired-state.js';
 import { readListeners } from '../src/observe/listeners.js';
-import { parseCgroup } from '../src/ports/cgroup.js';
+import { parseCgroup } from '../src/systemd/cgroup.js';
 import { findSocketHolders } from '../src/ports/proc-fd.js';
 import { portFreeProvider } from '../src/resources/port-free.js';
 import type { LivePortsObserved, PortFreeObserved } from '../src/ports/observed.js';

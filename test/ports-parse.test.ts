@@ -2,7 +2,7 @@
 // unit files, ListenStream=, systemctl output and timespans.
 import { describe, expect, it } from 'vitest';
 import { busyPorts, parseProcNetTcp } from '../src/observe/listeners.js';
-import { parseCgroup, unitKind } from '../src/ports/cgroup.js';
+import { parseCgroup, unitKind } from '../src/systemd/cgroup.js';
 import { socketInodeOfLink } from '../src/ports/proc-fd.js';
 import { listenStreamPort, mentionsPort, serviceCandidates, socketUnitOf, type UnitFile } from '../src/ports/socket-units.js';
 import { effectiveList, parseUnitText } from '../src/systemd/unit-file.js';

@@ -4,7 +4,7 @@ import type { TargetFs, TargetHost } from '../host.js';
 import type { PortFreeSpec } from '../desired-state.js';
 import { readListeners } from '../observe/listeners.js';
 import { findSocketHolders } from './proc-fd.js';
-import { parseCgroup, type CgroupPlacement } from './cgroup.js';
+import { parseCgroup, type CgroupPlacement } from '../systemd/cgroup.js';
 import { holdsSocket, readAncestry } from './proc.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
 import { loadSupervisorPrograms } from './supervisor.js';

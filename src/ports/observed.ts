@@ -1,7 +1,7 @@
 // What PortFree observes: the listeners on wanted ports, who holds them, and
 // (offline) the image's units that would take them at boot.
 import type { Listener } from '../observe/listeners.js';
-import type { CgroupPlacement } from './cgroup.js';
+import type { CgroupPlacement } from '../systemd/cgroup.js';
 import type { Ancestry, UnitFacts } from './identity.js';
 import type { Crontabs } from './crontab.js';
 import type { SupervisorPrograms } from './supervisor.js';

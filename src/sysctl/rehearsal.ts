@@ -16,7 +16,7 @@ import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
 import { effectiveList } from '../systemd/unit-file.js';
-import { SYSTEM_UNIT_PATH } from '../systemd/unit-loader.js';
+import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
 import { REHEARSAL_HELPER } from './rehearsal-helper.js';

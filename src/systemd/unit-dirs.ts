@@ -4,13 +4,26 @@ import type { TargetFs } from '../host.js';
 /** The one directory `systemctl enable/disable` (without --runtime) and `mask` change. */
 export const SYSTEMD_SYSTEM_ETC = '/etc/systemd/system';
 
-/** Unit search path of the system manager, highest precedence first (systemd.unit(5)). */
-export const UNIT_DIRS = [
+/**
+ * The system manager's unit search path, highest precedence first, as
+ * systemd 252 builds it (lookup_paths_init) without $SYSTEMD_UNIT_PATH.
+ * Directories that do not exist (offline: all of /run) cost nothing.
+ * systemctl enable/disable search the same path (install.c uses lookup_paths_init's search_path).
+ */
+export const SYSTEM_UNIT_PATH = [
+  '/etc/systemd/system.control',
+  '/run/systemd/system.control',
+  '/run/systemd/transient',
+  '/run/systemd/generator.early',
   SYSTEMD_SYSTEM_ETC,
+  '/etc/systemd/system.attached',
   '/run/systemd/system',
+  '/run/systemd/system.attached',
+  '/run/systemd/generator',
   '/usr/local/lib/systemd/system',
   '/usr/lib/systemd/system',
   '/lib/systemd/system',
+  '/run/systemd/generator.late',
 ] as const;
 
 /** Where a mask link overrides every vendor unit. */

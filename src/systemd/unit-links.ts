@@ -5,9 +5,9 @@ import type { WriteDoor } from '../door/door.js';
 import type { LinkDelta } from '../door/journal.js';
 import { HostError } from '../errors.js';
 import type { TargetFs } from '../host.js';
-import { unitKind } from '../ports/cgroup.js';
+import { unitKind } from './cgroup.js';
 import { parseUnitText } from './unit-file.js';
-import { CONFIG_DIRS, isMaskEntry, SYSTEMD_SYSTEM_ETC, UNIT_DIRS } from './unit-dirs.js';
+import { CONFIG_DIRS, isMaskEntry, SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
 // `systemctl disable` (systemd's install.c) works on names, not files:
 // 1. it marks each name, the names its unit file resolves through (an alias
@@ -65,7 +65,7 @@ export async function readConfigLinks(host: TargetFs, dir: string = SYSTEMD_SYST
 async function lookupUnitEntry(host: TargetFs, name: string): Promise<string | null> {
   const tpl = templateOf(name);
   for (const n of tpl ? [name, tpl] : [name]) {
-    for (const dir of UNIT_DIRS) {
+    for (const dir of SYSTEM_UNIT_PATH) {
       const p = path.posix.join(dir, n);
       if ((await host.lstat(p)) !== null) return p;
     }
@@ -189,7 +189,7 @@ export async function enablementOf(host: TargetFs, names: Iterable<string>): Pro
     const all = linksRemovedBy(config, await disableMarks(host, [n], { also: true }));
     out.set(n, { unit: n, links, alsoLinks: all.filter((l) => !links.includes(l)), vendorLinks: [], masked: false });
   }
-  for (const dir of UNIT_DIRS) {
+  for (const dir of SYSTEM_UNIT_PATH) {
     for (const e of (await host.readDir(dir)) ?? []) {
       const full = path.posix.join(dir, e.name);
       if (e.isDirectory() && DEP_DIR.test(e.name) && dir !== SYSTEMD_SYSTEM_ETC) {

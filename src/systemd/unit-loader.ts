@@ -16,32 +16,12 @@
 import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { TargetFs, Host } from '../host.js';
-import { unitKind } from '../ports/cgroup.js';
+import { unitKind } from './cgroup.js';
 import { parseUnitText, type UnitDirective } from './unit-file.js';
 import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
-import { SYSTEMD_SYSTEM_ETC } from './unit-dirs.js';
+import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
-/**
- * The system manager's unit search path, highest precedence first, as
- * systemd 252 builds it (lookup_paths_init) without $SYSTEMD_UNIT_PATH.
- * Directories that do not exist (offline: all of /run) cost nothing.
- */
-export const SYSTEM_UNIT_PATH = [
-  '/etc/systemd/system.control',
-  '/run/systemd/system.control',
-  '/run/systemd/transient',
-  '/run/systemd/generator.early',
-  SYSTEMD_SYSTEM_ETC,
-  '/etc/systemd/system.attached',
-  '/run/systemd/system',
-  '/run/systemd/system.attached',
-  '/run/systemd/generator',
-  '/usr/local/lib/systemd/system',
-  '/usr/lib/systemd/system',
-  '/lib/systemd/system',
-  '/run/systemd/generator.late',
-] as const;
 
 /** A user manager's search path for the units a user (not the vendor) installs: ~/.config/systemd/user first. */
 export function userUnitPath(home: string): string[] {
