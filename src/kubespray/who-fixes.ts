@@ -248,24 +248,23 @@ function findsPortOwner(cmd: string, port: number): boolean {
   return commandWords(cmd).some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
 }
 
-/** ansible-core's boolean() (module_utils/parsing/convert_bool.py): BOOLEANS_TRUE, compared lower-cased and trimmed. */
+// ansible-core's boolean() (module_utils/parsing/convert_bool.py): BOOLEANS_TRUE
+// and BOOLEANS_FALSE, strings compared lower-cased and trimmed; of numbers
+// only 1 and 0 are in them (any other fails a bool argument).
 const ANSIBLE_TRUE: ReadonlySet<string> = new Set(['y', 'yes', 'on', '1', 'true', 't']);
-
-function truthy(v: unknown): boolean {
-  if (typeof v === 'boolean') return v;
-  // 1 and 1.0 are in BOOLEANS_TRUE; any other number fails a bool argument.
-  if (typeof v === 'number') return v === 1;
-  return typeof v === 'string' && ANSIBLE_TRUE.has(v.trim().toLowerCase());
-}
-
-/** BOOLEANS_FALSE of the same boolean(): false, 0, and these strings. */
 const ANSIBLE_FALSE: ReadonlySet<string> = new Set(['n', 'no', 'off', '0', 'false', 'f']);
 
-function falsy(v: unknown): boolean {
-  if (typeof v === 'boolean') return !v;
-  if (typeof v === 'number') return v === 0;
-  return typeof v === 'string' && ANSIBLE_FALSE.has(v.trim().toLowerCase());
+/** The boolean Ansible reads `v` as, or null when it is neither. */
+function ansibleBool(v: unknown): boolean | null {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v === 1 ? true : v === 0 ? false : null;
+  if (typeof v !== 'string') return null;
+  const s = v.trim().toLowerCase();
+  return ANSIBLE_TRUE.has(s) ? true : ANSIBLE_FALSE.has(s) ? false : null;
 }
+
+const truthy = (v: unknown): boolean => ansibleBool(v) === true;
+const falsy = (v: unknown): boolean => ansibleBool(v) === false;
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
