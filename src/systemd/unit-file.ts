@@ -61,3 +61,24 @@ export function effectiveValue(directives: UnitDirective[], section: string, key
   for (const d of directives) if (d.section === section && d.key === key) v = d.value === '' ? null : d.value;
   return v;
 }
+
+const BOOLEAN_TRUE = new Set(['1', 'yes', 'y', 'true', 't', 'on']);
+const BOOLEAN_FALSE = new Set(['0', 'no', 'n', 'false', 'f', 'off']);
+
+/** systemd's parse_boolean(): its six words each way, any case; null for anything else (also ''). */
+export function parseUnitBoolean(value: string): boolean | null {
+  const v = value.toLowerCase();
+  return BOOLEAN_TRUE.has(v) ? true : BOOLEAN_FALSE.has(v) ? false : null;
+}
+
+/**
+ * The last assignment of a single-valued setting that its parser takes. For
+ * settings such as Accept= (a boolean) or a socket's Service= (a .service
+ * name) systemd logs "ignoring" for a value it refuses, the empty one too, and
+ * the earlier value stays: unlike effectiveValue's reset.
+ */
+export function lastAccepted(directives: UnitDirective[], section: string, key: string, accepts: (value: string) => boolean): UnitDirective | null {
+  let last: UnitDirective | null = null;
+  for (const d of directives) if (d.section === section && d.key === key && accepts(d.value)) last = d;
+  return last;
+}

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { TargetFs, Host } from '../host.js';
 import { unitKind } from './cgroup.js';
-import { parseUnitText, type UnitDirective } from './unit-file.js';
+import { lastAccepted, parseUnitText, parseUnitBoolean, type UnitDirective } from './unit-file.js';
 import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
@@ -422,14 +422,24 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     // Triggers.
     const trig = TRIGGER_KEYS[suffix];
     if (trig) {
-      const set = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && d.value !== '');
-      const last = set[set.length - 1];
-      if (last) {
-        const x = expandSpecifiers(last.value, canonical);
-        if ('unknown' in x) problems.push({ file: last.file, line: last.line, message: `${last.key}=${last.value}: specifier ${x.unknown} is not expanded here` });
-        else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: last.file, line: last.line, key: last.key });
+      // What systemd's parsers keep: a socket's Service= takes the last value naming a .service (an empty or other
+      // one is ignored); a timer's or path's Unit= the first unit name ("Multiple units to trigger specified, ignoring").
+      // A value whose specifier is not expanded here is kept, so that its problem is reported.
+      const takes = (value: string): boolean => {
+        const x = expandSpecifiers(value, canonical);
+        if ('unknown' in x) return true;
+        return suffix === 'socket' ? x.value.endsWith('.service') : unitKind(x.value) !== null;
+      };
+      const named = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && takes(d.value));
+      const chosen = suffix === 'socket' ? named[named.length - 1] : named[0];
+      if (chosen) {
+        const x = expandSpecifiers(chosen.value, canonical);
+        if ('unknown' in x) problems.push({ file: chosen.file, line: chosen.line, message: `${chosen.key}=${chosen.value}: specifier ${x.unknown} is not expanded here` });
+        else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: chosen.file, line: chosen.line, key: chosen.key });
       } else {
-        const accept = suffix === 'socket' && unit.directives.some((d) => d.section === 'Socket' && d.key === 'Accept' && /^(yes|true|on|1)$/i.test(d.value));
+        // The last Accept= systemd can parse as a boolean; one it cannot (an empty one too) is ignored.
+        const acceptAt = suffix === 'socket' ? lastAccepted(unit.directives, 'Socket', 'Accept', (v) => parseUnitBoolean(v) !== null) : null;
+        const accept = acceptAt !== null && parseUnitBoolean(acceptAt.value) === true;
         const stem = canonical.slice(0, canonical.lastIndexOf('.'));
         edges.push({ from: canonical, to: accept ? `${stem}@.service` : `${stem}.service`, relation: 'Triggers', how: 'default', file: fragment, line: null, key: trig.key });
       }

@@ -35,6 +35,8 @@ export function unitTree(roots: string[], prefix: string, files: Tree): string {
 
 export interface OracleUnit {
   load: string;
+  /** The unit's dump lines as systemd prints them, without the leading tabs ("ListenStream: [::]:8081"). */
+  lines: string[];
   deps: Map<string, string[]>;
 }
 
@@ -60,10 +62,11 @@ export async function oracle(root: string): Promise<{ jobs: Set<string>; units: 
   for (const line of r.stdout.slice(r.stdout.indexOf('-> By units:'), r.stdout.indexOf('-> By jobs:')).split('\n')) {
     const u = /^\t-> Unit (\S+):$/.exec(line);
     if (u) {
-      cur = { load: '', deps: new Map() };
+      cur = { load: '', lines: [], deps: new Map() };
       units.set(u[1]!, cur);
       continue;
     }
+    if (cur && line.startsWith('\t\t')) cur.lines.push(line.slice(2));
     const l = /^\t\tUnit Load State: (\S+)$/.exec(line);
     if (l && cur) cur.load = l[1]!;
     const d = /^\t\t(\w+): (\S+) \(/.exec(line);
