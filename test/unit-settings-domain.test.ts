@@ -196,3 +196,45 @@ describe("the unit graph's Triggers=, as systemd --test loads it", () => {
     expect(r.ours).toEqual(['p@.service']);
   });
 });
+
+describe("a line systemd's unit-file parser stops at", () => {
+  const bad = '[Unit]\nWants=real.service\n[Bogus\nWants=decoy.service\n';
+  const base = (files: Tree): Tree => ({
+    [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=k.service\n`,
+    [`${LIB}/real.service`]: service,
+    [`${LIB}/decoy.service`]: service,
+    ...files,
+  });
+
+  it("'[' without ']' in a fragment (\"Invalid section header\"): systemd does not load the unit; the loader names the file and line as a problem", async () => {
+    const root = unitTree(roots, 'unit-settings-', base({ [`${LIB}/k.service`]: `${bad}[Service]\nExecStart=/bin/true\n` }));
+    const o = await oracle(root);
+    expect(o.units.get('k.service')?.load).toBe('error');
+    expect([...o.jobs].sort()).toEqual(['multi-user.target']);
+    const graph = await loadUnitGraph(new Host({ root, live: false }));
+    expect(graph.problems.map((p) => [p.file, p.line])).toEqual([[`/${LIB}/k.service`, 3]]);
+    expect(graph.problems[0]!.message).toContain("'[Bogus'");
+  });
+
+  it('the same line in a drop-in ends only that drop-in: the lines before it apply, the unit loads', async () => {
+    const root = unitTree(roots, 'unit-settings-', base({ [`${LIB}/k.service`]: service, [`${ETC}/k.service.d/10-x.conf`]: bad }));
+    const o = await oracle(root);
+    expect(o.units.get('k.service')?.load).toBe('loaded');
+    expect(o.jobs.has('real.service')).toBe(true);
+    expect(o.jobs.has('decoy.service')).toBe(false);
+    const graph = await loadUnitGraph(new Host({ root, live: false }));
+    const wants = graph.edges.filter((e) => e.from === 'k.service' && e.relation === 'Wants').map((e) => e.to);
+    expect(wants).toEqual(['real.service']);
+    expect(graph.problems).toEqual([]);
+  });
+
+  it('a value ending in "]" or a header with blanks inside is no error for systemd nor for us', async () => {
+    const root = unitTree(roots, 'unit-settings-', {
+      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=k.service\n`,
+      [`${LIB}/k.service`]: `[Unit]\nDescription=k [test]\nDefaultDependencies=no\n[X-My Section]\nKey=v\n[Service]\nExecStart=/bin/true\n`,
+    });
+    const o = await oracle(root);
+    expect(o.units.get('k.service')?.load).toBe('loaded');
+    expect((await loadUnitGraph(new Host({ root, live: false }))).problems).toEqual([]);
+  });
+});

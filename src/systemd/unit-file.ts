@@ -12,9 +12,26 @@ export interface UnitDirective {
   line: number;
 }
 
+/**
+ * A line at which systemd's config parser stops with an error (conf-parser.c):
+ * a unit whose fragment has one fails to load; of a drop-in, what came before
+ * the line still applies.
+ */
+export interface UnitSyntaxError {
+  file: string;
+  line: number;
+  message: string;
+}
+
 /** Parses unit-file text (systemd.syntax(7)): sections, comments, backslash continuations. */
 export function parseUnitText(text: string, file: string): UnitDirective[] {
+  return parseUnitFile(text, file).directives;
+}
+
+/** parseUnitText, and the line systemd's parser stops at: nothing after it is read. */
+export function parseUnitFile(text: string, file: string): { directives: UnitDirective[]; errors: UnitSyntaxError[] } {
   const out: UnitDirective[] = [];
+  const errors: UnitSyntaxError[] = [];
   const lines = text.split('\n');
   let section = '';
   for (let i = 0; i < lines.length; i++) {
@@ -29,15 +46,19 @@ export function parseUnitText(text: string, file: string): UnitDirective[] {
       while ((next.startsWith('#') || next.startsWith(';')) && i + 1 < lines.length) next = lines[++i]!.trim();
       line = `${line} ${next}`;
     }
-    if (line.startsWith('[') && line.endsWith(']')) {
-      section = line.slice(1, -1);
-      continue;
+    if (line.startsWith('[')) {
+      if (line.endsWith(']')) {
+        section = line.slice(1, -1);
+        continue;
+      }
+      errors.push({ file, line: start, message: `invalid section header '${line}'` });
+      break;
     }
     const eq = line.indexOf('=');
     if (eq <= 0) continue;
     out.push({ section, key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim(), file, line: start });
   }
-  return out;
+  return { directives: out, errors };
 }
 
 /**

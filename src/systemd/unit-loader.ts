@@ -17,7 +17,7 @@ import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { TargetFs, Host } from '../host.js';
 import { unitKind } from './cgroup.js';
-import { lastAccepted, parseUnitText, parseUnitBoolean, type UnitDirective } from './unit-file.js';
+import { lastAccepted, parseUnitFile, parseUnitBoolean, type UnitDirective } from './unit-file.js';
 import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
@@ -382,7 +382,10 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
       unit.fragment = null;
       return;
     }
-    unit.directives = parseUnitText(text, fragment);
+    const parsed = parseUnitFile(text, fragment);
+    unit.directives = parsed.directives;
+    // systemd fails to load such a unit; the graph does not model that, so the verdicts that read it are unknown.
+    for (const e of parsed.errors) problems.push({ ...e, message: `${e.message}: systemd refuses to load ${canonical} (${fragment} line ${e.line})` });
     unit.install = installOf(unit.directives);
 
     // Drop-ins: for each search directory, the unit's own names, then its template, then the dashed prefixes, then the type.
@@ -405,7 +408,9 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
       if (t === null) continue; // a dangling drop-in link is skipped
       unit.dropIns.push(p);
       // [Install] in a drop-in is ignored by systemctl; only the manager-side sections count.
-      unit.directives.push(...parseUnitText(t, p).filter((d) => d.section !== 'Install'));
+      // An error in a drop-in only ends that drop-in (systemd applies the lines before it and loads the unit).
+      const dropIn = parseUnitFile(t, p);
+      unit.directives.push(...dropIn.directives.filter((d) => d.section !== 'Install'));
     }
 
     // [Unit] dependencies, fragment and drop-ins.
