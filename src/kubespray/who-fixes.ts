@@ -286,11 +286,26 @@ function values(e: EvaluatedTask, arg: string): string[] {
     .filter((v): v is string => v !== undefined);
 }
 
-function pairs(e: EvaluatedTask, a: string, b: string): [string | undefined, string | undefined][] {
-  const xs = itemValues(e, a);
-  const ys = itemValues(e, b);
-  const n = Math.max(xs.length, ys.length);
-  return Array.from({ length: n }, (_, i) => [str(xs[Math.min(i, xs.length - 1)]), str(ys[Math.min(i, ys.length - 1)])]);
+/**
+ * The sysctl name and value ansible.posix.sysctl sets for each loop item: it
+ * strips the name, and its _parse_value turns a boolean, or one of Ansible's
+ * boolean words exactly as given (only lower-cased), into 1 or 0, and strips
+ * any other text. A value it cannot evaluate stays as written.
+ */
+function sysctlPairs(e: EvaluatedTask): [string | undefined, string | undefined][] {
+  const names = itemValues(e, 'name');
+  const vals = itemValues(e, 'value');
+  const n = Math.max(names.length, vals.length);
+  return Array.from({ length: n }, (_, i) => [str(names[Math.min(i, names.length - 1)])?.trim(), sysctlValueOf(vals[Math.min(i, vals.length - 1)])]);
+}
+
+function sysctlValueOf(v: unknown): string | undefined {
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  const s: string | undefined = str(v);
+  if (s === undefined || isTemplate(s)) return s;
+  const text: string = s; // isTemplate is a type guard: past it TypeScript narrows s to never
+  const lower = text.toLowerCase();
+  return ANSIBLE_TRUE.has(lower) ? '1' : ANSIBLE_FALSE.has(lower) ? '0' : text.trim();
 }
 
 function stateIsAbsent(e: EvaluatedTask): boolean {
@@ -373,8 +388,8 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
 
   // ip_forward
   if (t.module === 'sysctl' && statePresent(e)) {
-    for (const [name, value] of pairs(e, 'name', 'value')) {
-      if (name === 'net.ipv4.ip_forward' && value !== undefined && value.trim() === '1') {
+    for (const [name, value] of sysctlPairs(e)) {
+      if (name === 'net.ipv4.ip_forward' && value === '1') {
         add('ip_forward', 'runtime', `sets net.ipv4.ip_forward = 1 (sysctl module, file ${str(t.args.sysctl_file) ?? '/etc/sysctl.conf'})`);
       }
     }
@@ -543,7 +558,7 @@ function sysctlKeys(tasks: EvaluatedTask[]): SysctlAssignmentByKubespray[] {
   const out: SysctlAssignmentByKubespray[] = [];
   for (const e of tasks) {
     if (e.task.module !== 'sysctl' || stateIsAbsent(e) || e.status.runs === 'no') continue;
-    for (const [key, value] of pairs(e, 'name', 'value')) {
+    for (const [key, value] of sysctlPairs(e)) {
       if (typeof key !== 'string' || isTemplate(key)) continue;
       out.push({ key, value: value !== undefined && !isTemplate(value) ? value : null, ref: e.task.ref });
     }
@@ -556,7 +571,7 @@ function sysctlFile(tasks: EvaluatedTask[], notes: string[], warnings: AuditWarn
   if (sysctlTasks.length === 0) return null;
   // The file the ip_forward task writes is the one that matters most; else the most used.
   const rawOf = (e: EvaluatedTask) => str(e.task.args.sysctl_file) ?? '/etc/sysctl.conf';
-  const ipf = sysctlTasks.find((e) => pairs(e, 'name', 'value').some(([n]) => n === 'net.ipv4.ip_forward'));
+  const ipf = sysctlTasks.find((e) => sysctlPairs(e).some(([n]) => n === 'net.ipv4.ip_forward'));
   const counts = new Map<string, number>();
   for (const e of sysctlTasks) counts.set(rawOf(e), (counts.get(rawOf(e)) ?? 0) + 1);
   const chosen = ipf ?? sysctlTasks.find((e) => rawOf(e) === [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0])!;
