@@ -110,6 +110,10 @@ describe('where the rehearsal cannot run, one line says why', () => {
       expect(execStartProgram('-@/usr/lib/systemd/systemd-sysctl systemd-sysctl --x')).toBe('/usr/lib/systemd/systemd-sysctl');
       expect(execStartProgram('!!"/opt/my sysctl" a')).toBe('/opt/my sysctl');
       expect(execStartProgram('')).toBeNull();
+      // systemd's unquoting and escapes: systemd 252's --test dump shows these two as "Command Line: "/opt/my sysctl" --flag" and ""/opt/a b/c" x".
+      expect(execStartProgram('"/opt/my"\\x20sysctl --flag')).toBe('/opt/my sysctl');
+      expect(execStartProgram("'/opt/a b'/c x")).toBe('/opt/a b/c');
+      expect(execStartProgram('%p/sysctl')).toBeNull();
     });
   });
 });

@@ -16,6 +16,7 @@ import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
 import { effectiveList } from '../systemd/unit-file.js';
+import { parseExecLine } from '../ports/command-line.js';
 import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
@@ -48,14 +49,13 @@ async function which(host: TargetFs, name: string): Promise<string | null> {
 }
 
 /**
- * The program of an ExecStart= value (systemd.service(5)): special prefixes
- * ("@", "-", ":", "+", "!", "!!") come off, then the first word, unquoted.
+ * The program of an ExecStart= value (systemd.service(5)), read with the one
+ * ExecStart= word splitter (ports/command-line.ts): prefixes ("@", "-", ":",
+ * "+", "!", "!!") come off, quotes and escapes are systemd's. Null when the
+ * value is empty or the program holds a specifier or variable.
  */
 export function execStartProgram(value: string): string | null {
-  const v = value.trim().replace(/^[@\-:+!]+/, '');
-  const m = /^"([^"]*)"|^'([^']*)'|^(\S+)/.exec(v);
-  if (!m) return null;
-  return m[1] ?? m[2] ?? m[3] ?? null;
+  return parseExecLine(value)?.path ?? null;
 }
 
 /** systemd-sysctl.service's program, from its fragment and drop-ins, or why it cannot be found. */
