@@ -36,6 +36,21 @@ const reasons = new Map(kept.filter((k) => k.line === undefined).map((k) => [key
 // An entry with a line tells apart two identical mutations of one file (e.g. two '' literals).
 const reasonsAt = new Map(kept.filter((k) => k.line !== undefined).map((k) => [`${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`, k.reason]));
 const used = new Set();
+// Lines move when the file is edited: an entry with a line whose line no longer
+// matches names the nearest mutant of the same key that no entry names exactly.
+const linesOf = new Map();
+for (const k of kept.filter((x) => x.line !== undefined)) {
+  const key = keyOf(k.file, k.mutator, k.original, k.replacement);
+  linesOf.set(key, [...(linesOf.get(key) ?? []), k.line]);
+}
+function entryAt(k, line) {
+  const exact = `${k}\u0000${line}`;
+  if (reasonsAt.has(exact)) return exact;
+  const free = (linesOf.get(k) ?? []).filter((l) => !used.has(`${k}\u0000${l}`));
+  if (free.length === 0) return null;
+  const nearest = free.reduce((a, b) => (Math.abs(b - line) < Math.abs(a - line) ? b : a));
+  return `${k}\u0000${nearest}`;
+}
 
 // The files a group's mutate patterns name: plain paths, dir/**/*.ts, and !path exclusions.
 function mutatedFiles(patterns) {
@@ -104,9 +119,9 @@ for (const [g, def] of Object.entries(groups)) {
         ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
         : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
       const k = keyOf(name, m.mutatorName, original, m.replacement ?? '');
-      const at = `${k}\u0000${start.line}`;
-      const reason = reasonsAt.get(at) ?? reasons.get(k);
-      if (reasonsAt.has(at)) used.add(at); else if (reason) used.add(k); else unjustified++;
+      const at = entryAt(k, start.line);
+      const reason = (at && reasonsAt.get(at)) ?? reasons.get(k);
+      if (at) used.add(at); else if (reason) used.add(k); else unjustified++;
       const short = (s) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|').replace(/`/g, "'").slice(0, 70);
       survivors.push(`| \`${name}:${start.line}\` | ${m.mutatorName} | \`${short(original)}\` → \`${short(m.replacement ?? '')}\` | ${m.status === 'NoCoverage' ? 'no coverage: ' : ''}${reason ?? '**not justified**'} |`);
     }

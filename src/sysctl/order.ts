@@ -269,11 +269,6 @@ export function verdicts(tree: SysctlTree, keys: string[]): Record<SysctlModel, 
   };
 }
 
-/**
- * The tree as it will be once `filePath` holds `assignments` (our owned file
- * after it is written): a mask or symlink at that path is replaced by a
- * regular file.
- */
 /** The tree with these lines taken out (as commenting them out would), in every entry that reads their file. */
 function withoutLines(tree: SysctlTree, lines: AppliedAssignment[]): SysctlTree {
   if (lines.length === 0) return tree;
@@ -282,6 +277,11 @@ function withoutLines(tree: SysctlTree, lines: AppliedAssignment[]): SysctlTree 
   return { files: tree.files.map(strip), sysctlConf: tree.sysctlConf ? strip(tree.sysctlConf) : null };
 }
 
+/**
+ * The tree as it will be once `filePath` holds `assignments` (our owned file
+ * after it is written): a mask or symlink at that path is replaced by a
+ * regular file.
+ */
 export function withFile(tree: SysctlTree, filePath: string, content: string, assignments: SysctlAssignment[]): SysctlTree {
   const entry: SysctlConfFile = { path: filePath, masked: false, realPath: filePath, content, assignments };
   const files = tree.files.filter((f) => f.path !== filePath);
