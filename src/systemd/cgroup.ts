@@ -1,7 +1,7 @@
 // /proc/PID/cgroup -> the systemd unit that owns the process. Pure.
 //
 // Follows systemd's own rule (cg_path_get_unit): skip the leading slices; the
-// first path element after them that is a unit name is the system unit. A
+// first path element after them that is a unit name (once unescaped) is the system unit. A
 // process of a per-user manager sits below user@UID.service, and its own
 // unit (cg_path_get_user_unit) is found the same way inside that subtree.
 
@@ -82,7 +82,9 @@ function parseLines(text: string): CgroupLine[] {
 
 /** Resolves a cgroup path (from any hierarchy) to its unit placement. */
 export function placementOfPath(cgPath: string, hierarchy: CgroupPlacement['hierarchy']): CgroupPlacement {
-  const parts = cgPath.split('/').filter(Boolean);
+  // cg_unescape: systemd writes a unit or slice whose name could clash with a kernel file (io.service,
+  // cpu.slice, a name starting with '_' or '.') as "_NAME"; a reader drops one leading '_'.
+  const parts = cgPath.split('/').filter(Boolean).map((p) => (p.startsWith('_') ? p.slice(1) : p));
   const base: CgroupPlacement = { path: cgPath, hierarchy, unit: null, unitKind: null, slice: null, userUnit: null, container: null };
 
   const first = parts[0];
