@@ -108,11 +108,29 @@ describe('disableLinks against systemctl --root disable', () => {
       // Made by hand: the instance name points at a file of another name.
       [`${WANTS}/worker@b.service`]: { link: '/usr/lib/systemd/system/legacy-worker.service' },
       [`${WANTS}/legacy-worker.service`]: { link: '/usr/lib/systemd/system/legacy-worker.service' },
+      // The first '@' starts the instance (unit_name_is_valid): "x@y" is an instance of worker@.service too.
+      [`${WANTS}/worker@x@y.service`]: { link: '/usr/lib/systemd/system/legacy-worker.service' },
     });
     const planned = await disableLinks(host(root), ['worker@.service']);
     const gone = await systemctlDisables(root, 'worker@.service');
     expect(gone).toContain(`/${WANTS}/worker@b.service`);
+    expect(gone).toContain(`/${WANTS}/worker@x@y.service`);
     expect(gone).not.toContain(`/${WANTS}/legacy-worker.service`);
+    expect(planned).toEqual(gone);
+  });
+
+  it('a link to a link that disable removes goes too, whatever its own name and final file', async () => {
+    const root = tmpTree({
+      // agent.service is enabled through a linked file of another name (no unit file on the search path).
+      'opt/agent/agent-v2.service': unit('WantedBy=multi-user.target'),
+      [`${WANTS}/agent.service`]: { link: '/opt/agent/agent-v2.service' },
+      // Sorts before the link it points to.
+      [`${ETC}/a.target.wants/zz.service`]: { link: `/${WANTS}/agent.service` },
+      [`${ETC}/a.target.wants/other.service`]: { link: '/opt/agent/agent-v2.service' },
+    });
+    const planned = await disableLinks(host(root), ['agent.service']);
+    const gone = await systemctlDisables(root, 'agent.service');
+    expect(gone).toEqual([`/${ETC}/a.target.wants/zz.service`, `/${WANTS}/agent.service`]);
     expect(planned).toEqual(gone);
   });
 
@@ -178,5 +196,31 @@ describe('enablementOf against systemctl --root disable', () => {
     expect(en.get('agent.service')!).toMatchObject({ vendorLinks: [], links: [`/${WANTS}/agent.service`] });
     const alone = await enablementOf(host(root), ['agent.service']);
     expect(alone.get('agent.service')!.vendorLinks).toEqual([]);
+  });
+});
+
+describe('enablementOf masked against systemctl --root is-enabled', () => {
+  it('masked is what is-enabled says: the winning entry on the search path, vendor masks and empty files included', async () => {
+    const svc = '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n';
+    const root = tmpTree({
+      // A unit file in /etc beats a mask in /run: not masked.
+      [`${ETC}/over.service`]: svc,
+      'run/systemd/system/over.service': { link: '/dev/null' },
+      // Masks shipped in the vendor directory: a link to /dev/null, an empty file.
+      [`${LIB}/vendor-link.service`]: { link: '/dev/null' },
+      [`${LIB}/vendor-empty.service`]: '',
+      // A masked template masks its instances.
+      [`${LIB}/tpl@.service`]: { link: '/dev/null' },
+      // The usual mask: /etc over a vendor unit file.
+      [`${ETC}/plain.service`]: { link: '/dev/null' },
+      [`${LIB}/plain.service`]: svc,
+      [`${LIB}/free.service`]: svc,
+    });
+    const units = ['over.service', 'vendor-link.service', 'vendor-empty.service', 'tpl@x.service', 'plain.service', 'free.service'];
+    const en = await enablementOf(host(root), units);
+    const said: Record<string, string> = {};
+    for (const u of units) said[u] = (await systemctlRoot(root, 'is-enabled', u)).stdout.trim();
+    expect(Object.values(said).filter((s) => s === 'masked')).toHaveLength(4);
+    for (const u of units) expect(en.get(u)!.masked, `${u}: is-enabled says ${said[u]}`).toBe(said[u] === 'masked');
   });
 });
