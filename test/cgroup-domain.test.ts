@@ -56,6 +56,8 @@ describe('cg_path_get_unit: the unit after the slices', () => {
     // '+' is no unit name character; "service-x" is no unit type.
     expect(v2('/system.slice/agent+old.service')).toMatchObject({ unit: null, unitKind: null, slice: 'system.slice' });
     expect(v2('/system.slice/agent.service-x')).toMatchObject({ unit: null, slice: 'system.slice' });
+    // The kernel prints the directory's name as it is: a trailing blank belongs to it, and no unit name holds one.
+    expect(parseCgroup('0::/system.slice/agent.service \n')).toMatchObject({ unit: null, slice: 'system.slice' });
   });
 
   it('kubepods slices are ordinary slices: the container scope below them is the unit', () => {
@@ -78,6 +80,8 @@ describe('cg_path_get_user_unit: only below user@UID.service', () => {
     expect(v2('/system.slice/builder.service/job.scope')).toMatchObject({ unit: 'builder.service', userUnit: null });
     // An instance of a template "backup-user@.service": skip_user_manager wants "user@" at the start.
     expect(v2('/system.slice/system-backup\\x2duser.slice/backup-user@1000.service/job.scope')).toMatchObject({ unit: 'backup-user@1000.service', userUnit: null });
+    // An instance of user@.service whose instance is no UID (parse_uid refuses "1000.service-x").
+    expect(v2('/user.slice/user-1000.slice/user@1000.service-x.service/app.slice/agent.service')).toMatchObject({ unit: 'user@1000.service-x.service', userUnit: null });
   });
 });
 

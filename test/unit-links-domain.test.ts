@@ -16,7 +16,7 @@ import { disableLinks, enablementOf, removeUnitLinks, unitLinkSnapshot } from '.
 import { applyContext } from './helpers/door.js';
 import { snapshot } from './helpers/snapshot.js';
 import { buildTree, type Tree } from './helpers/tree.js';
-import { ETC, LIB } from './helpers/systemd-oracle.js';
+import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -134,6 +134,20 @@ describe('disableLinks against systemctl --root disable', () => {
     expect(planned).toEqual(gone);
   });
 
+  it('a unit linked to a file whose name is no unit name: the file name marks nothing', async () => {
+    const root = tmpTree({
+      'opt/agent/unitfile': unit('WantedBy=multi-user.target'),
+      [`${ETC}/agent.service`]: { link: '/opt/agent/unitfile' },
+      [`${WANTS}/agent.service`]: { link: '/etc/systemd/system/agent.service' },
+      // Another unit made from the same file stays enabled.
+      [`${ETC}/b.target.wants/other.service`]: { link: '/opt/agent/unitfile' },
+    });
+    const planned = await disableLinks(host(root), ['agent.service']);
+    const gone = await systemctlDisables(root, 'agent.service');
+    expect(gone).toEqual([`/${ETC}/agent.service`, `/${WANTS}/agent.service`]);
+    expect(planned).toEqual(gone);
+  });
+
   it('removeUnitLinks leaves the tree systemctl leaves: nested directories emptied by disable go too', async () => {
     const files: Tree = {
       [`${LIB}/agent.service`]: unit('WantedBy=multi-user.target'),
@@ -222,5 +236,28 @@ describe('enablementOf masked against systemctl --root is-enabled', () => {
     for (const u of units) said[u] = (await systemctlRoot(root, 'is-enabled', u)).stdout.trim();
     expect(Object.values(said).filter((s) => s === 'masked')).toHaveLength(4);
     for (const u of units) expect(en.get(u)!.masked, `${u}: is-enabled says ${said[u]}`).toBe(said[u] === 'masked');
+  });
+});
+
+describe('enablementOf vendor links against systemd --test', () => {
+  it('a vendor link counts only in a real NAME.wants/.requires directory: the ones systemd starts the unit through', async () => {
+    const svc = `${NODEFAULT}[Service]\nExecStart=/bin/true\n`;
+    const root = unitTree(roots, 'unit-links-vendor-', {
+      [`${LIB}/shipped.service`]: svc,
+      [`${LIB}/parked.service`]: svc,
+      [`${LIB}/stored.service`]: svc,
+      [`${LIB}/multi-user.target.wants/shipped.service`]: { link: '../shipped.service' },
+      // A directory whose name only begins like a dependency directory.
+      [`${LIB}/multi-user.target.wants.off/parked.service`]: { link: '../parked.service' },
+      // A dependency directory that is a symlink to a directory: systemd does not read it.
+      [`${LIB}/store/stored.service`]: { link: '../stored.service' },
+      [`${LIB}/multi-user.target.requires`]: { link: 'store' },
+    });
+    const started = oracleStarted(await oracle(root));
+    const units = ['shipped.service', 'parked.service', 'stored.service'];
+    const en = await enablementOf(host(root), units);
+    expect(units.filter((u) => started.has(u))).toEqual(['shipped.service']);
+    for (const u of units) expect(en.get(u)!.vendorLinks.length > 0, u).toBe(started.has(u));
+    expect(en.get('shipped.service')!.vendorLinks).toEqual([`/${LIB}/multi-user.target.wants/shipped.service`]);
   });
 });

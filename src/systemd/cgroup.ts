@@ -68,8 +68,9 @@ interface CgroupLine {
 
 function parseLines(text: string): CgroupLine[] {
   const out: CgroupLine[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  // No trimming: the kernel prints each path as the directory is named, and a
+  // blank at its end is part of the name (which then is no unit name).
+  for (const line of text.split('\n')) {
     if (!line) continue;
     // The path may itself contain ':' (rare, but legal), so split only twice.
     const a = line.indexOf(':');
