@@ -230,7 +230,8 @@ describe('enablementOf masked against systemctl --root is-enabled', () => {
       [`${LIB}/plain.service`]: svc,
       [`${LIB}/free.service`]: svc,
     });
-    const units = ['over.service', 'vendor-link.service', 'vendor-empty.service', 'tpl@x.service', 'plain.service', 'free.service'];
+    // missing.service has no file at all: is-enabled finds nothing to call masked.
+    const units = ['over.service', 'vendor-link.service', 'vendor-empty.service', 'tpl@x.service', 'plain.service', 'free.service', 'missing.service'];
     const en = await enablementOf(host(root), units);
     const said: Record<string, string> = {};
     for (const u of units) said[u] = (await systemctlRoot(root, 'is-enabled', u)).stdout.trim();
