@@ -63,6 +63,9 @@ describe('disableLinks against systemctl --root disable', () => {
       [`${WANTS}/agent.service~`]: to,
       [`${WANTS}/agent+old.service`]: to,
       [`${WANTS}/agent.service-x`]: to,
+      // An '@' first is no instance of anything (unit_name_is_valid refuses it).
+      [`${WANTS}/@agent.service`]: to,
+      [`${WANTS}/@agent@x.service`]: to,
     });
     const planned = await disableLinks(host(root), ['agent.service']);
     const gone = await systemctlDisables(root, 'agent.service');
@@ -145,6 +148,19 @@ describe('disableLinks against systemctl --root disable', () => {
     const planned = await disableLinks(host(root), ['agent.service']);
     const gone = await systemctlDisables(root, 'agent.service');
     expect(gone).toEqual([`/${ETC}/agent.service`, `/${WANTS}/agent.service`]);
+    expect(planned).toEqual(gone);
+  });
+
+  it('an Also= word that is no unit name marks nothing, not even a file of that name', async () => {
+    const root = tmpTree({
+      [`${LIB}/agent.service`]: unit('WantedBy=multi-user.target\nAlso=unitfile'),
+      [`${WANTS}/agent.service`]: { link: '/usr/lib/systemd/system/agent.service' },
+      'opt/x/unitfile': unit('WantedBy=b.target'),
+      [`${ETC}/b.target.wants/other.service`]: { link: '/opt/x/unitfile' },
+    });
+    const planned = await disableLinks(host(root), ['agent.service']);
+    const gone = await systemctlDisables(root, 'agent.service');
+    expect(gone).toEqual([`/${WANTS}/agent.service`]);
     expect(planned).toEqual(gone);
   });
 

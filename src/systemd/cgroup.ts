@@ -45,7 +45,8 @@ const UNIT_SUFFIXES: Record<string, UnitKind> = {
 /** The kind of a unit name, or null when `name` is not a unit name. */
 export function unitKind(name: string): UnitKind | null {
   const m = /^[A-Za-z0-9:_.\\@-]+\.([a-z]+)$/.exec(name);
-  if (!m || name.startsWith('.')) return null;
+  // A hidden file is no unit file, and unit_name_is_valid refuses a name that starts with '@'.
+  if (!m || name.startsWith('.') || name.startsWith('@')) return null;
   return UNIT_SUFFIXES[m[1]!] ?? null;
 }
 
