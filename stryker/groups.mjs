@@ -51,6 +51,8 @@ export const groups = {
       'test/unit-dropin-order.test.ts', 'test/swap-units.test.ts', 'test/port-free-comeback.test.ts', 'test/port-free-offline.test.ts',
       // Round three: systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
       'test/systemd-units-domain.test.ts', 'test/systemd-units-more-domain.test.ts',
+      // Round four (19c): systemctl --root disable for unit-links.ts, systemd's cgroup rule for cgroup.ts.
+      'test/unit-links-domain.test.ts', 'test/cgroup-domain.test.ts',
       // Round five: settings as systemd --test reads them (Accept=, Service=, ListenStream=, What=, Triggers=).
       'test/unit-settings-domain.test.ts',
     ],

@@ -1,7 +1,7 @@
 // /proc/PID/cgroup -> the systemd unit that owns the process. Pure.
 //
 // Follows systemd's own rule (cg_path_get_unit): skip the leading slices; the
-// first path element after them that is a unit name is the system unit. A
+// first path element after them that is a unit name (once unescaped) is the system unit. A
 // process of a per-user manager sits below user@UID.service, and its own
 // unit (cg_path_get_user_unit) is found the same way inside that subtree.
 
@@ -45,7 +45,8 @@ const UNIT_SUFFIXES: Record<string, UnitKind> = {
 /** The kind of a unit name, or null when `name` is not a unit name. */
 export function unitKind(name: string): UnitKind | null {
   const m = /^[A-Za-z0-9:_.\\@-]+\.([a-z]+)$/.exec(name);
-  if (!m || name.startsWith('.')) return null;
+  // A hidden file is no unit file, and unit_name_is_valid refuses a name that starts with '@'.
+  if (!m || name.startsWith('.') || name.startsWith('@')) return null;
   return UNIT_SUFFIXES[m[1]!] ?? null;
 }
 
@@ -68,8 +69,9 @@ interface CgroupLine {
 
 function parseLines(text: string): CgroupLine[] {
   const out: CgroupLine[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  // No trimming: the kernel prints each path as the directory is named, and a
+  // blank at its end is part of the name (which then is no unit name).
+  for (const line of text.split('\n')) {
     if (!line) continue;
     // The path may itself contain ':' (rare, but legal), so split only twice.
     const a = line.indexOf(':');
@@ -82,7 +84,9 @@ function parseLines(text: string): CgroupLine[] {
 
 /** Resolves a cgroup path (from any hierarchy) to its unit placement. */
 export function placementOfPath(cgPath: string, hierarchy: CgroupPlacement['hierarchy']): CgroupPlacement {
-  const parts = cgPath.split('/').filter(Boolean);
+  // cg_unescape: systemd writes a unit or slice whose name could clash with a kernel file (io.service,
+  // cpu.slice, a name starting with '_' or '.') as "_NAME"; a reader drops one leading '_'.
+  const parts = cgPath.split('/').filter(Boolean).map((p) => (p.startsWith('_') ? p.slice(1) : p));
   const base: CgroupPlacement = { path: cgPath, hierarchy, unit: null, unitKind: null, slice: null, userUnit: null, container: null };
 
   const first = parts[0];

@@ -7,7 +7,7 @@ import { HostError } from '../errors.js';
 import type { TargetFs } from '../host.js';
 import { unitKind } from './cgroup.js';
 import { parseUnitText } from './unit-file.js';
-import { CONFIG_DIRS, isMaskEntry, SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
+import { isMaskEntry, SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
 // `systemctl disable` (systemd's install.c) works on names, not files:
 // 1. it marks each name, the names its unit file resolves through (an alias
@@ -20,9 +20,13 @@ import { CONFIG_DIRS, isMaskEntry, SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from '
 // 3. it removes the directories that leaves empty, up to /etc/systemd/system.
 // test/unit-links.test.ts checks this against `systemctl --root`.
 
-/** "foo@.service" for "foo@bar.service"; null for a name that is not an instance. */
+/**
+ * "foo@.service" for "foo@bar.service"; null for a name that is not an instance.
+ * The first '@' starts the instance, which may hold more (unit_name_is_valid):
+ * "foo@a@b.service" is an instance of foo@.service.
+ */
 export function templateOf(name: string): string | null {
-  const m = /^([^@]+)@([^@]+)(\.[a-z]+)$/.exec(name);
+  const m = /^([^@]+)@(.+)(\.[a-z]+)$/.exec(name);
   return m ? `${m[1]}@${m[3]}` : null;
 }
 
@@ -174,7 +178,7 @@ export interface UnitEnablement {
   alsoLinks: string[];
   /** Links in vendor directories and /run: disable leaves them, only masking overrides them. */
   vendorLinks: string[];
-  /** /etc/systemd/system/UNIT (or /run) links to /dev/null. */
+  /** `systemctl is-enabled` says masked: the unit's winning entry on the search path links to /dev/null or is empty. */
   masked: boolean;
 }
 
@@ -202,12 +206,19 @@ export async function enablementOf(host: TargetFs, names: Iterable<string>): Pro
           const unit = out.has(l.name) ? l.name : target !== l.name && out.has(target) ? target : null;
           if (unit !== null) out.get(unit)!.vendorLinks.push(lp);
         }
-      } else if (e.isSymbolicLink() && CONFIG_DIRS.has(dir)) {
-        const ent = out.get(e.name);
-        if (ent && (await host.readLink(full)) === '/dev/null') ent.masked = true;
       }
     }
   }
-  for (const e of out.values()) e.vendorLinks.sort();
+  for (const e of out.values()) {
+    e.vendorLinks.sort();
+    // As `systemctl is-enabled` says "masked": the entry that wins on the search path (an instance's
+    // own, else its template's) is a link to /dev/null or an empty file, in any directory. A mask in
+    // /run under a unit file in /etc masks nothing.
+    const entry = await lookupUnitEntry(host, e.unit);
+    if (entry !== null) {
+      const real = await host.realTarget(entry);
+      e.masked = real === '/dev/null' || (await isMaskEntry(host, real));
+    }
+  }
   return out;
 }
