@@ -145,15 +145,18 @@ export function splitInstance(name: string): { template: string | null; instance
 }
 
 /**
- * Expands the unit-name specifiers systemd allows in dependency settings
- * (systemd.unit(5) "Specifiers"). Unknown ones make the value unknown.
+ * Expands the unit-name specifiers systemd allows in dependency and trigger
+ * settings (systemd 252's unit_name_printf: %n %N %p %i, and %%). The others
+ * make the value unknown: %H and friends depend on the running host, and
+ * %I, %P and %j are not ones we expand (systemd's manager refuses %I and %P
+ * in unit names and drops the word).
  */
 export function expandSpecifiers(value: string, unit: string): { value: string } | { unknown: string } {
   const { instance } = splitInstance(unit);
   const dot = unit.lastIndexOf('.');
   const stem = dot > 0 ? unit.slice(0, dot) : unit;
   const prefix = unit.includes('@') ? unit.slice(0, unit.indexOf('@')) : stem;
-  const table: Record<string, string> = { n: unit, N: stem, p: prefix, P: prefix, i: instance ?? '', I: instance ?? '', '%': '%' };
+  const table: Record<string, string> = { n: unit, N: stem, p: prefix, i: instance ?? '', '%': '%' };
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!;
@@ -194,6 +197,21 @@ export function installOf(directives: UnitDirective[]): InstallSection {
     else if (k) out[k].push(d);
   }
   return out;
+}
+
+/**
+ * A socket's Accept=: the last assignment that systemd's parse_boolean reads
+ * (1/yes/y/true/t/on, 0/no/n/false/f/off, any case) wins; one it cannot read
+ * is ignored, as the manager ignores it with a warning.
+ */
+function acceptOf(directives: UnitDirective[]): boolean {
+  let accept = false;
+  for (const d of directives) {
+    if (d.section !== 'Socket' || d.key !== 'Accept') continue;
+    if (/^(1|yes|y|true|t|on)$/i.test(d.value)) accept = true;
+    else if (/^(0|no|n|false|f|off)$/i.test(d.value)) accept = false;
+  }
+  return accept;
 }
 
 /** The words of a list-valued setting (Wants=a b c). */
@@ -270,11 +288,11 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
   for (const dir of dirs) {
     for (const e of await listDir(host, dir, problems)) {
       if (without.has(e.path)) continue;
-      if (e.kind === 'dir' || e.kind === 'link') {
+      // Only a real directory: systemd 252 builds its unit path cache from the directory entries' types, so a
+      // link named foo.service.d or foo.service.wants is skipped even when it leads to a directory.
+      if (e.kind === 'dir') {
         const m = /^(.+)\.(d|wants|requires|upholds)$/.exec(e.name);
         if (m) {
-          // A link named like a directory counts only when it leads to one.
-          if (e.kind === 'link' && (await host.readDir(e.path).catch(() => null)) === null) continue;
           if (m[2] === 'd') dropDirs.push(e);
           else linkDirs.push(e);
           continue;
@@ -429,7 +447,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
         if ('unknown' in x) problems.push({ file: last.file, line: last.line, message: `${last.key}=${last.value}: specifier ${x.unknown} is not expanded here` });
         else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: last.file, line: last.line, key: last.key });
       } else {
-        const accept = suffix === 'socket' && unit.directives.some((d) => d.section === 'Socket' && d.key === 'Accept' && /^(yes|true|on|1)$/i.test(d.value));
+        const accept = suffix === 'socket' && acceptOf(unit.directives);
         const stem = canonical.slice(0, canonical.lastIndexOf('.'));
         edges.push({ from: canonical, to: accept ? `${stem}@.service` : `${stem}.service`, relation: 'Triggers', how: 'default', file: fragment, line: null, key: trig.key });
       }

@@ -36,6 +36,10 @@ export function unitTree(roots: string[], prefix: string, files: Tree): string {
 export interface OracleUnit {
   load: string;
   deps: Map<string, string[]>;
+  /** The dump's Fragment Path, DropIn Path (in the order applied) and Alias lines, as absolute paths on this machine. */
+  fragment: string | null;
+  dropIns: string[];
+  aliases: string[];
 }
 
 /** systemd's own loader: the boot transaction and every loaded unit's dependency lists. */
@@ -60,12 +64,17 @@ export async function oracle(root: string): Promise<{ jobs: Set<string>; units: 
   for (const line of r.stdout.slice(r.stdout.indexOf('-> By units:'), r.stdout.indexOf('-> By jobs:')).split('\n')) {
     const u = /^\t-> Unit (\S+):$/.exec(line);
     if (u) {
-      cur = { load: '', deps: new Map() };
+      cur = { load: '', deps: new Map(), fragment: null, dropIns: [], aliases: [] };
       units.set(u[1]!, cur);
       continue;
     }
     const l = /^\t\tUnit Load State: (\S+)$/.exec(line);
     if (l && cur) cur.load = l[1]!;
+    const f = /^\t\t(Fragment Path|DropIn Path|Alias): (.+)$/.exec(line);
+    if (f && cur) {
+      if (f[1] === 'Fragment Path') cur.fragment = f[2]!;
+      else (f[1] === 'Alias' ? cur.aliases : cur.dropIns).push(f[2]!);
+    }
     const d = /^\t\t(\w+): (\S+) \(/.exec(line);
     if (d && cur) (cur.deps.get(d[1]!) ?? cur.deps.set(d[1]!, []).get(d[1]!)!).push(d[2]!);
   }
