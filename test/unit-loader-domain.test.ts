@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { Host } from '../src/host.js';
-import { extendUnitGraph, loadUnitGraph, userUnitPath, type UnitGraph } from '../src/systemd/unit-loader.js';
+import { dependencyLinks, extendUnitGraph, loadUnitGraph, userUnitPath, type UnitGraph } from '../src/systemd/unit-loader.js';
 import type { Tree } from './helpers/tree.js';
 import { ETC, LIB, NODEFAULT, oracle, unitTree } from './helpers/systemd-oracle.js';
 
@@ -98,7 +98,7 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     const { ours: o, theirs: t, graph, root } = await compare(
       {
         [`${LIB}/over.service`]: service('Wants=from-lib.service\n'),
-        [`${ETC}/over.service`]: service('Wants=from-etc.service\n'),
+        [`${ETC}/over.service`]: service('Wants=from-etc.service nosuffix\n'),
         [`${LIB}/rt.service`]: service('Wants=from-lib.service\n'),
         [`${RUN}/rt.service`]: service('Wants=from-run.service\n'),
         [`${LIB}/nul.service`]: service('Wants=from-lib.service\n'),
@@ -116,7 +116,7 @@ describe('unit loader vs systemd --test, unit by unit', () => {
         [`${ETC}/chain.service`]: { link: 'chain-null.service' },
         [`${ETC}/chain-null.service`]: { link: '/dev/null' },
         [`${LIB}/from-lib.service`]: service(),
-        [`${LIB}/from-etc.service`]: service(),
+        [`${LIB}/from-etc.service`]: service('Wants=over.service\n'),
         [`${LIB}/from-run.service`]: service(),
         [`${LIB}/from-opt.service`]: service(),
         // Not units: a directory with a unit's name, a file without a unit suffix, a plain file named like a .wants dir.
@@ -206,7 +206,11 @@ describe('unit loader vs systemd --test, unit by unit', () => {
         [`${LIB}/w@a.service.d/20-i.conf`]: '[Unit]\nWants=inst2.service\n',
         [`${LIB}/w@.service.wants/tw-wanted.service`]: { link: '../tw-wanted.service' },
         [`${LIB}/w@b.service.requires/only-b.service`]: { link: '../only-b.service' },
-        ...Object.fromEntries(['tw-a', 'tw-b', 'tpl-dropin', 'inst-dropin', 'inst2', 'tw-wanted', 'only-b'].map((n) => [`${LIB}/${n}.service`, service()])),
+        // Not dependencies: a masked entry, a file without a unit suffix, a directory.
+        [`${LIB}/w@.service.wants/masked-w.service`]: { link: '/dev/null' },
+        [`${LIB}/w@.service.wants/notes.txt`]: 'not a unit\n',
+        [`${LIB}/w@.service.wants/sub.service/x.conf`]: '[Unit]\n',
+        ...Object.fromEntries(['tw-a', 'tw-b', 'tpl-dropin', 'inst-dropin', 'inst2', 'tw-wanted', 'only-b', 'masked-w', 'sub'].map((n) => [`${LIB}/${n}.service`, service()])),
       },
       names,
     );
@@ -281,5 +285,128 @@ describe('loader problems name the file and line', () => {
     expect(messages).toContainEqual(expect.stringMatching(/^\/etc\/systemd\/system\/loop[12]\.service:-: .*loop/));
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/spec\.service:3: Wants=x-%H\.service: specifier %H /));
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/spec\.service:4: Requires=y%: specifier % /));
+  });
+});
+
+describe('the user search path', () => {
+  it('is what `systemd-analyze --user unit-paths` prints for that home, without a runtime directory', async () => {
+    const home = '/home/alice-fixture';
+    const r = await execa('systemd-analyze', ['--user', 'unit-paths'], { env: { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin' }, extendEnv: false });
+    expect(userUnitPath(home)).toEqual(r.stdout.trim().split('\n'));
+  });
+});
+
+/** The links a `systemctl --root` run created or removed, as target paths, from its output. */
+function linksIn(output: string, verb: 'Created symlink' | 'Removed', root: string): string[] {
+  const re = verb === 'Created symlink' ? /^Created symlink (\S+) →/gm : /^Removed "?([^"\s]+)"?\.?$/gm;
+  return [...output.matchAll(re)].map((m) => (m[1]!.startsWith(root) ? m[1]!.slice(root.length) : m[1]!)).sort();
+}
+
+async function systemctlRoot(root: string, ...args: string[]): Promise<string> {
+  if (!root.startsWith(os.tmpdir() + path.sep)) throw new Error(`refusing systemctl outside a temp tree: ${root}`);
+  const r = await execa('systemctl', [`--root=${root}`, ...args], { reject: false });
+  if (r.exitCode !== 0) throw new Error(`systemctl ${args.join(' ')}: ${r.stderr}`);
+  return `${r.stdout}\n${r.stderr}`;
+}
+
+describe('[Install] against systemctl --root enable', () => {
+  it('fragment, then NAME.d and TEMPLATE.d drop-ins: an empty assignment resets; other sections, dashed and type-wide drop-ins do not count', async () => {
+    const root = probeTree(
+      {
+        [`${LIB}/inst.service`]: [
+          `${NODEFAULT}WantedBy=unit-section.target`,
+          '[Service]\nExecStart=/bin/true\nWantedBy=service-section.target\nAlias=service-alias.service',
+          '[Install]\nWantedBy=early.target\nWantedBy=\nWantedBy=a.target b.target\nRequiredBy=c.target\nRequiredBy=d.target',
+          'Alias=inst-alias.service\nAlso=also.service\n',
+        ].join('\n'),
+        [`${ETC}/inst.service.d/10-install.conf`]: '[Install]\nWantedBy=dropin.target\nAlias=dropin-alias.service\nRequiredBy=\nRequiredBy=e.target\n',
+        [`${LIB}/inst.service.d/10-install.conf`]: '[Install]\nWantedBy=shadowed.target\n',
+        [`${LIB}/service.d/10-typewide.conf`]: '[Install]\nWantedBy=typewide.target\n',
+        [`${LIB}/also.service`]: `${service()}[Install]\nWantedBy=also.target\n`,
+        [`${LIB}/ti-x@.service`]: `${service()}[Install]\nWantedBy=tpl.target\n`,
+        [`${LIB}/ti-x@.service.d/10-t.conf`]: '[Install]\nWantedBy=tpl-dropin.target\n',
+        [`${LIB}/ti-x@a.service.d/20-i.conf`]: '[Install]\nWantedBy=inst-dropin.target\n',
+        [`${LIB}/ti-.service.d/30-dash.conf`]: '[Install]\nWantedBy=dash.target\n',
+        ...Object.fromEntries(
+          ['unit-section', 'service-section', 'early', 'a', 'b', 'c', 'd', 'e', 'dropin', 'shadowed', 'typewide', 'also', 'tpl', 'tpl-dropin', 'inst-dropin', 'dash'].map((t) => [
+            `${LIB}/${t}.target`,
+            NODEFAULT,
+          ]),
+        ),
+      },
+      [],
+    );
+    // Ours, before enabling: the links [Install] asks for, as systemctl names them. (UpheldBy= is left out:
+    // systemd 252's systemctl does not know it.)
+    const graph = await extendUnitGraph(await graphOf(root), ['ti-x@a.service']);
+    const ws = (ds: { value: string }[]): string[] => ds.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
+    const want = (unit: string): string[] => {
+      const i = graph.units.get(unit)!.install;
+      return [
+        ...ws(i.wantedBy).map((t) => `/${ETC}/${t}.wants/${unit}`),
+        ...ws(i.requiredBy).map((t) => `/${ETC}/${t}.requires/${unit}`),
+        ...ws(i.alias).map((a) => `/${ETC}/${a}`),
+        ...ws(i.also).flatMap((a) => want(a)),
+      ];
+    };
+    for (const unit of ['inst.service', 'ti-x@a.service']) {
+      const created = linksIn(await systemctlRoot(root, 'enable', unit), 'Created symlink', root);
+      expect(want(unit).sort().join('\n'), unit).toBe(created.join('\n'));
+    }
+    expect(linksIn(await systemctlRoot(root, 'disable', 'inst.service'), 'Removed', root)).toContain(`/${ETC}/dropin.target.wants/inst.service`);
+  });
+});
+
+describe('`without`: the tree as it is after the named entries go', () => {
+  it('is the tree systemd loads with those files removed (systemctl disable links, a drop-in, an override)', async () => {
+    const files: Tree = {
+      [`${LIB}/agent.service`]: `${service('Wants=lib-dep.service\n')}[Install]\nWantedBy=multi-user.target\nAlias=agent-alias.service\n`,
+      [`${ETC}/agent.service.d/10-more.conf`]: '[Unit]\nWants=dropin-dep.service\n',
+      [`${ETC}/agent.service.d/20-kept.conf`]: '[Unit]\nWants=kept-dep.service\n',
+      [`${LIB}/web.service`]: service('Wants=lib-dep.service\n'),
+      [`${ETC}/web.service`]: service('Wants=etc-dep.service\n'),
+      [`${LIB}/multi-user.target.wants/kept-link.service`]: { link: '../kept-link.service' },
+      [`${LIB}/multi-user.target.wants/gone-link.service`]: { link: '../gone-link.service' },
+      ...Object.fromEntries(['lib-dep', 'dropin-dep', 'kept-dep', 'etc-dep', 'kept-link', 'gone-link'].map((n) => [`${LIB}/${n}.service`, service()])),
+    };
+    const names = ['agent.service', 'agent-alias.service', 'web.service', 'multi-user.target'];
+    const before = probeTree(files, names);
+    const after = probeTree(files, names);
+    await systemctlRoot(before, 'enable', 'agent.service');
+    const out = await systemctlRoot(after, 'enable', 'agent.service');
+    void out;
+    const removed = linksIn(await systemctlRoot(after, 'disable', 'agent.service'), 'Removed', after);
+    expect(removed).toContain(`/${ETC}/agent-alias.service`);
+    const alsoGone = [`/${ETC}/agent.service.d/10-more.conf`, `/${ETC}/web.service`, `/${LIB}/multi-user.target.wants/gone-link.service`];
+    for (const p of alsoGone) rmSync(after + p);
+    const graph = await graphOf(before, [...removed, ...alsoGone]);
+    const t = await theirs(after, names);
+    expect(ours(graph, names)).toEqual(t);
+    expect((t['web.service'] as Summary).fragment).toBe(`/${LIB}/web.service`);
+  });
+});
+
+describe('extendUnitGraph and dependencyLinks', () => {
+  it('loads an instance nothing names, as systemd does, into a new graph; a graph holding the names is returned as is', async () => {
+    const files: Tree = {
+      [`${LIB}/w@.service`]: service('Wants=tw-%i.service\n'),
+      [`${LIB}/w@.service.wants/tw-wanted.service`]: { link: '../tw-wanted.service' },
+      ...Object.fromEntries(['tw-c', 'tw-wanted', 'plain'].map((n) => [`${LIB}/${n}.service`, service()])),
+    };
+    // The loader reads a tree where nothing names w@c.service; systemd is asked about it in the same tree plus a probe.
+    const graph = await graphOf(probeTree(files, ['plain.service']));
+    const root = probeTree(files, ['w@c.service']);
+    expect(graph.units.has('w@c.service')).toBe(false);
+    const more = await extendUnitGraph(graph, ['w@c.service']);
+    expect(more).not.toBe(graph);
+    expect(graph.units.has('w@c.service')).toBe(false);
+    expect(ours(more, ['w@c.service'])).toEqual(await theirs(root, ['w@c.service']));
+    expect(more.units.size).toBe(graph.units.size + 1);
+    expect(await extendUnitGraph(more, ['w@c.service', 'plain.service'])).toBe(more);
+    // A bare template is no unit: nothing to add, the same graph.
+    expect(await extendUnitGraph(more, ['nothing@.service'])).toBe(more);
+    expect(() => dependencyLinks({ ...more })).toThrow(/dependencyLinks: the graph was not made by loadUnitGraph/);
+    await expect(extendUnitGraph({ ...more }, ['x.service'])).rejects.toThrow(/extendUnitGraph: the graph was not made by loadUnitGraph/);
+    expect(dependencyLinks(more).map((l) => `${l.owner} ${l.relation} ${l.name}`)).toEqual(['w@.service Wants tw-wanted.service']);
   });
 });

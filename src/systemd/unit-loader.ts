@@ -23,12 +23,18 @@ import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
 
-/** A user manager's search path for the units a user (not the vendor) installs: ~/.config/systemd/user first. */
+/**
+ * A user manager's unit search path, highest precedence first, as systemd 252
+ * builds it for `home` with the default XDG directories and without a
+ * runtime directory (the per-user /run/user/UID/systemd/ dirs are left out).
+ */
 export function userUnitPath(home: string): string[] {
   return [
     path.posix.join(home, '.config/systemd/user.control'),
     path.posix.join(home, '.config/systemd/user'),
+    '/etc/xdg/systemd/user',
     '/etc/systemd/user',
+    '/run/systemd/user',
     path.posix.join(home, '.local/share/systemd/user'),
     '/usr/local/share/systemd/user',
     '/usr/share/systemd/user',
@@ -86,7 +92,11 @@ export interface LoadedUnit {
   dropIns: string[];
   /** Fragment, then drop-ins. */
   directives: UnitDirective[];
-  /** [Install] of the fragment alone (systemctl enable/disable never read drop-ins). */
+  /**
+   * [Install] as systemctl enable/disable read it: the fragment, then the
+   * drop-ins of the unit's own name and of its template only (install.c's
+   * unit_file_search: no dashed prefixes, no type-wide service.d/).
+   */
   install: InstallSection;
 }
 
@@ -401,7 +411,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
       return;
     }
     unit.directives = parseUnitText(text, fragment);
-    unit.install = installOf(unit.directives);
+    const fragmentInstall = unit.directives.filter((d) => d.section === 'Install');
 
     // Drop-ins: for each search directory, the unit's own names, then its template, then the dashed prefixes, then the type.
     const suffix = canonical.slice(canonical.lastIndexOf('.') + 1);
@@ -412,19 +422,37 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
         for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !chosen.has(c.name)) chosen.set(c.name, c.path);
       }
     }
-    for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
+    const texts = new Map<string, string | null>(); // drop-in path -> text, null when it cannot be read
+    const readDropIn = async (p: string): Promise<string | null> => {
+      if (texts.has(p)) return texts.get(p)!;
       let t: string | null = null;
       try {
         t = await host.readFile(p);
       } catch (e) {
         problems.push({ file: p, line: null, message: `cannot read drop-in ${p}: ${(e as Error).message}` });
-        continue;
       }
+      texts.set(p, t);
+      return t;
+    };
+    for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
+      const t = await readDropIn(p);
       if (t === null) continue; // a dangling drop-in link is skipped
       unit.dropIns.push(p);
-      // [Install] in a drop-in is ignored by systemctl; only the manager-side sections count.
+      // The manager ignores [Install]; systemctl reads it from its own choice of drop-ins, below.
       unit.directives.push(...parseUnitText(t, p).filter((d) => d.section !== 'Install'));
     }
+    // systemctl's drop-ins: every search directory for the name, then every one for the template; the first
+    // file of a name wins, applied in byte order after the fragment.
+    const installConfs = new Map<string, string>();
+    for (const n of [canonical, ...(template ? [template] : [])]) {
+      for (const dir of dirs) for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !installConfs.has(c.name)) installConfs.set(c.name, c.path);
+    }
+    const installDirectives = [...fragmentInstall];
+    for (const [, p] of [...installConfs].sort(([a], [b]) => byteOrder(a, b))) {
+      const t = await readDropIn(p);
+      if (t !== null) installDirectives.push(...parseUnitText(t, p).filter((d) => d.section === 'Install'));
+    }
+    unit.install = installOf(installDirectives);
 
     // [Unit] dependencies, fragment and drop-ins.
     for (const d of unit.directives) {
