@@ -74,7 +74,8 @@ function ours(graph: UnitGraph, names: string[]): Record<string, Summary | 'abse
       const deps = Object.fromEntries(
         RELATIONS.map((r) => [r, [...new Set(graph.edges.filter((e) => e.from === c && e.relation === r).map((e) => graph.resolve(e.to)))].sort()]),
       );
-      return [name, { name: c, load, fragment: load === 'loaded' ? u.fragment : null, dropIns: load === 'loaded' ? u.dropIns : [], names: load === 'loaded' ? [...u.names].sort() : [c], deps }];
+      // u.names as the loader gives them: sorted, each once.
+      return [name, { name: c, load, fragment: load === 'loaded' ? u.fragment : null, dropIns: load === 'loaded' ? u.dropIns : [], names: load === 'loaded' ? u.names : [c], deps }];
     }),
   );
 }
@@ -94,8 +95,8 @@ async function compare(files: Tree, names: string[]): Promise<{ ours: Record<str
 
 describe('unit loader vs systemd --test, unit by unit', () => {
   it('search path precedence, masks (a /dev/null link, a 0-byte file; a lone newline is no mask) and linked unit files', async () => {
-    const names = ['over.service', 'rt.service', 'nul.service', 'empty.service', 'web.data.service', 'app.wants.service', 'none.service'];
-    const { ours: o, theirs: t, graph, root } = await compare(
+    const names = ['over.service', 'rt.service', 'nul.service', 'empty.service', 'web.data.service', 'app.wants.service', 'none.service', 'odd.service'];
+    const root = probeTree(
       {
         [`${LIB}/over.service`]: service('Wants=from-lib.service\n'),
         [`${ETC}/over.service`]: service('Wants=from-etc.service nosuffix\n'),
@@ -123,26 +124,49 @@ describe('unit loader vs systemd --test, unit by unit', () => {
         [`${ETC}/none.service/x.conf`]: '[Unit]\nWants=from-lib.service\n',
         [`${ETC}/README`]: 'not a unit\n',
         [`${ETC}/over.service.wants`]: 'a file, not a directory\n',
+        [`${ETC}/over.service.wants.old/from-lib.service`]: { link: '../../../../usr/lib/systemd/system/from-lib.service' },
+        [`${ETC}/over.service.d.orig/10-x.conf`]: '[Unit]\nWants=from-lib.service\n',
+        // A link to a file whose name is no unit name.
+        'opt/units/odd-unit.txt': service('Wants=from-opt.service\n'),
+        [`${ETC}/odd.service`]: { link: '../../../opt/units/odd-unit.txt' },
       },
-      names,
+      [...names, 'chain.service', 'blank.service'],
     );
-    expect(o).toEqual(t);
+    const graph = await graphOf(root);
+    const t = await theirs(root, names);
+    expect(ours(graph, names)).toEqual(t);
+    expect(graph.problems).toEqual([]);
+    // No unit of a name systemctl does not list as a unit file.
+    const listed = (await systemctlRoot(root, 'list-unit-files', '--no-legend')).trim();
+    expect({ README: graph.units.has('README'), none: graph.units.get('none.service')?.entry ?? null }).toEqual({ README: listed.includes('README'), none: null });
+    expect(listed).not.toContain('none.service');
     expect(t['over.service']).toMatchObject({ load: 'loaded', fragment: `/${ETC}/over.service` });
     expect(t['empty.service']).toMatchObject({ load: 'masked' });
     expect(t['web.data.service']).toMatchObject({ load: 'loaded' });
-    // A unit without [Service] is a bad setting to systemd, but not masked: only a file of 0 bytes masks.
-    const more = await theirs(root, ['blank.service']);
-    expect(graph.units.get('blank.service')?.masked === true).toBe((more['blank.service'] as Summary).load === 'masked');
+    // A unit without [Service] is a bad setting to systemd, but not masked: only a file of 0 bytes masks. systemd
+    // calls chain.service (a link to a link to /dev/null) an alias of the masked chain-null.service.
+    const more = await theirs(root, ['blank.service', 'chain.service']);
+    const masked = (n: string): boolean => graph.units.get(graph.resolve(n))?.masked === true;
+    expect({ blank: masked('blank.service'), chain: masked('chain.service') }).toEqual({
+      blank: (more['blank.service'] as Summary).load === 'masked',
+      chain: (more['chain.service'] as Summary).load === 'masked',
+    });
+    expect(more['chain.service']).toMatchObject({ load: 'masked' });
     expect((more['blank.service'] as Summary).load).not.toBe('masked');
   });
 
   it('aliases: chains of links, an instance linked to its own template, an alias of a template', async () => {
-    const names = ['real.service', 'al1.service', 'al2.service', 'getty@tty1.service', 'getty@tty2.service', 'tpl-alias@x.service'];
+    const names = ['real.service', 'zal1.service', 'zal2.service', 'cyc-a.service', 'getty@tty1.service', 'getty@tty2.service', 'tpl-alias@x.service'];
     const { ours: o, theirs: t, graph } = await compare(
       {
         [`${LIB}/real.service`]: service('Wants=r-dep.service\n'),
-        [`${ETC}/al1.service`]: { link: 'al2.service' },
-        [`${ETC}/al2.service`]: { link: '../../../usr/lib/systemd/system/real.service' },
+        [`${ETC}/zal1.service`]: { link: 'zal2.service' },
+        [`${ETC}/zal2.service`]: { link: '../../../usr/lib/systemd/system/real.service' },
+        // Each name links to the vendor file of the other.
+        [`${LIB}/cyc-a.service`]: service('Wants=r-dep.service\n'),
+        [`${LIB}/cyc-b.service`]: service('Wants=r-dep.service\n'),
+        [`${ETC}/cyc-a.service`]: { link: '../../../usr/lib/systemd/system/cyc-b.service' },
+        [`${ETC}/cyc-b.service`]: { link: '../../../usr/lib/systemd/system/cyc-a.service' },
         [`${LIB}/getty@.service`]: service('Wants=g-%i.service\n'),
         [`${ETC}/getty@tty1.service`]: { link: '../../../usr/lib/systemd/system/getty@.service' },
         [`${LIB}/tpl@.service`]: service('Wants=t-%i.service\n'),
@@ -159,13 +183,15 @@ describe('unit loader vs systemd --test, unit by unit', () => {
       ({ ...r, 'tpl-alias@x.service': { ...(r['tpl-alias@x.service'] as Summary), names: [] } });
     expect(noInstanceAlias(o)).toEqual(noInstanceAlias(t));
     expect(graph.resolve('tpl-alias@x.service')).toBe((t['tpl-alias@x.service'] as Summary).name);
-    expect(t['al1.service']).toMatchObject({ name: 'real.service', load: 'loaded' });
+    expect(t['cyc-a.service']).toMatchObject({ load: 'not-found' });
+    expect(graph.problems.map((p) => p.file).sort()).toEqual([`/${ETC}/cyc-a.service`, `/${ETC}/cyc-b.service`]);
+    expect(t['zal1.service']).toMatchObject({ name: 'real.service', load: 'loaded' });
     expect(t['getty@tty1.service']).toMatchObject({ name: 'getty@tty1.service', load: 'loaded' });
   });
 
   it('drop-ins: /etc replaces a same-named vendor drop-in, byte order of names, type-wide service.d, links to drop-in dirs', async () => {
-    const names = ['d.service', 'e.service', 'f.service', 'a-b-c.service'];
-    const { ours: o, theirs: t } = await compare(
+    const names = ['d.service', 'e.service', 'f.service', 'a-b-c.service', '-lead.service'];
+    const { ours: o, theirs: t, graph } = await compare(
       {
         [`${LIB}/d.service`]: service('Wants=base.service\n'),
         [`${LIB}/d.service.d/10-x.conf`]: '[Unit]\nWants=lib-x.service\n',
@@ -176,6 +202,9 @@ describe('unit loader vs systemd --test, unit by unit', () => {
         [`${ETC}/d.service.d/README`]: '[Unit]\nWants=readme.service\n',
         [`${ETC}/d.service.d/30-install.conf`]: '[Install]\nWantedBy=x.target\n[Unit]\nRequires=req.service\n',
         [`${LIB}/service.d/05-all.conf`]: '[Unit]\nWants=all.service\n',
+        [`${ETC}/d.service.d/40-dir.conf/x`]: '[Unit]\nWants=readme.service\n',
+        [`${LIB}/-lead.service`]: service(),
+        [`${LIB}/-.service.d/10-top.conf`]: '[Unit]\nWants=readme.service\n',
         [`${LIB}/e.service`]: service(),
         [`${ETC}/e.service.d`]: { link: '../../../opt/shared-dropins' },
         'opt/shared-dropins/10-s.conf': '[Unit]\nWants=shared.service\n',
@@ -192,13 +221,21 @@ describe('unit loader vs systemd --test, unit by unit', () => {
       },
       names,
     );
-    expect(o).toEqual(t);
+    // systemd lists a directory named 40-dir.conf among the drop-ins and reads nothing from it; the loader skips it, loudly.
+    const dir = `/${ETC}/d.service.d/40-dir.conf`;
+    const d = t['d.service'] as Summary;
+    expect(d.dropIns).toContain(dir);
+    expect(o).toEqual({ ...t, 'd.service': { ...d, dropIns: d.dropIns.filter((p) => p !== dir) } });
     expect((t['d.service'] as Summary).dropIns.length).toBeGreaterThan(3);
+    // A drop-in the loader cannot read is loud, with its path.
+    expect(graph.problems.map((p) => p.file)).toEqual([`/${ETC}/d.service.d/40-dir.conf`]);
   });
 
   it('templates and instances: instance and template drop-ins, .wants of the template', async () => {
-    const names = ['w@a.service', 'w@b.service'];
-    const { ours: o, theirs: t } = await compare(
+    // A bare template named by Wants= is no unit to systemd. (One on the path is loaded by the loader for
+    // Accept=yes sockets; systemd refuses Wants=w@.service, so it is not asked about here.)
+    const names = ['w@a.service', 'w@b.service', 'missing@.service'];
+    const { ours: o, theirs: t, graph } = await compare(
       {
         [`${LIB}/w@.service`]: service('Wants=tw-%i.service\n'),
         [`${ETC}/w@.service.d/10-t.conf`]: '[Unit]\nWants=tpl-dropin.service\n',
@@ -215,12 +252,16 @@ describe('unit loader vs systemd --test, unit by unit', () => {
       names,
     );
     expect(o).toEqual(t);
+    // A link edge is keyed by its directory's name.
+    const linkEdges = graph.edges.filter((e) => e.how === 'link');
+    expect(linkEdges.length).toBeGreaterThan(0);
+    for (const e of linkEdges) expect(e.key).toBe(path.posix.basename(path.posix.dirname(e.file)));
   });
 
   it('triggers: timer Unit=, socket Service=, Accept= and the same-name default', async () => {
-    const names = ['t.timer', 's.socket', 'acc.socket', 'accy.socket', 'noacc.socket', 'other.socket', 'p.path'];
+    const names = ['t.timer', 's.socket', 'acc.socket', 'accy.socket', 'noacc.socket', 'other.socket', 'p.path', 'q.path'];
     const files: Tree = {
-      [`${LIB}/t.timer`]: `${NODEFAULT}[Timer]\nOnBootSec=5min\nUnit=t-run.service\n`,
+      [`${LIB}/t.timer`]: `${NODEFAULT}[Timer]\nOnBootSec=5min\nUnit=t-run.service\nPersistent=false\n[X-Extra]\nUnit=x-extra.service\n`,
       [`${LIB}/s.socket`]: `${NODEFAULT}[Socket]\nListenStream=/run/s.sock\nService=s-impl.service\n`,
       [`${LIB}/acc.socket`]: `${NODEFAULT}[Socket]\nListenStream=/run/acc.sock\nAccept=yes\n`,
       [`${LIB}/accy.socket`]: `${NODEFAULT}[Socket]\nListenStream=/run/accy.sock\nAccept=y\n`,
@@ -228,7 +269,9 @@ describe('unit loader vs systemd --test, unit by unit', () => {
       [`${ETC}/noacc.socket.d/10-no.conf`]: '[Socket]\nAccept=no\n',
       [`${LIB}/other.socket`]: `${NODEFAULT}[Socket]\nListenStream=/run/other.sock\nFreeBind=yes\n[X-Extra]\nAccept=yes\n`,
       [`${LIB}/p.path`]: `${NODEFAULT}[Path]\nPathExists=/tmp/x\n`,
-      ...Object.fromEntries(['t-run', 't', 's-impl', 's', 'acc', 'accy', 'noacc', 'other', 'p'].map((n) => [`${LIB}/${n}.service`, service()])),
+      [`${LIB}/q.path`]: `${NODEFAULT}[Path]\nPathExists=/tmp/x\nUnit=q-run.service\n`,
+      [`${ETC}/q.path.d/10-empty.conf`]: '[Path]\nUnit=\n',
+      ...Object.fromEntries(['t-run', 't', 's-impl', 's', 'acc', 'accy', 'noacc', 'other', 'p', 'q-run', 'q', 'x-extra'].map((n) => [`${LIB}/${n}.service`, service()])),
       [`${LIB}/acc@.service`]: service(),
       [`${LIB}/accy@.service`]: service(),
       [`${LIB}/noacc@.service`]: service(),
@@ -274,6 +317,7 @@ describe('loader problems name the file and line', () => {
         [`${ETC}/loop1.service`]: { link: 'loop2.service' },
         [`${ETC}/loop2.service`]: { link: 'loop1.service' },
         [`${LIB}/spec.service`]: service('Wants=x-%H.service\nRequires=y%\n'),
+        [`${LIB}/h.timer`]: `${NODEFAULT}[Timer]\nOnBootSec=1\nUnit=h-%H.service\n`,
       },
       ['loop1.service'],
     );
@@ -285,6 +329,7 @@ describe('loader problems name the file and line', () => {
     expect(messages).toContainEqual(expect.stringMatching(/^\/etc\/systemd\/system\/loop[12]\.service:-: .*loop/));
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/spec\.service:3: Wants=x-%H\.service: specifier %H /));
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/spec\.service:4: Requires=y%: specifier % /));
+    expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/h\.timer:5: Unit=h-%H\.service: specifier %H /));
   });
 });
 

@@ -285,6 +285,8 @@ interface Tree {
   namesOf: Map<string, Set<string>>;
   depLinks: DependencyLink[];
   dropIns: Map<string, { dir: string; name: string; path: string }[]>;
+  /** Names in a loop of alias links: not loaded. */
+  loops: ReadonlySet<string>;
 }
 
 const trees = new WeakMap<UnitGraph, Tree>();
@@ -327,6 +329,23 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     // An instance linked to its own template (getty@tty1.service -> getty@.service) is that instance, not an alias.
     if (base !== name && base !== templateOf(name) && unitKind(base) !== null) aliasTo.set(name, base);
   }
+  // Names whose alias links lead back to themselves (a.service -> b's file, b.service -> a's file): systemd
+  // loads none of them (not-found), so they are no aliases and no units here either.
+  const loops = new Set<string>();
+  for (const start of aliasTo.keys()) {
+    const walk: string[] = [];
+    let n: string | undefined = start;
+    while (n !== undefined && aliasTo.has(n) && !walk.includes(n)) {
+      walk.push(n);
+      n = aliasTo.get(n);
+    }
+    if (n !== undefined && walk.includes(n)) for (const x of walk.slice(walk.indexOf(n))) loops.add(x);
+  }
+  for (const n of loops) {
+    aliasTo.delete(n);
+    const p = entries.get(n)!.path;
+    problems.push({ file: p, line: null, message: `${p} is one of a loop of alias links; systemd does not load it` });
+  }
   const resolve = (name: string): string => {
     let n = name;
     for (let hops = 0; hops < 40 && aliasTo.has(n); hops++) n = aliasTo.get(n)!;
@@ -366,7 +385,7 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     const c = resolve(name);
     (namesOf.get(c) ?? namesOf.set(c, new Set()).get(c)!).add(name);
   }
-  return { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns };
+  return { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops };
 }
 
 /**
@@ -375,10 +394,10 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
  * are not loaded again.
  */
 async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: Map<string, LoadedUnit>, edges: UnitEdge[], problems: LoaderProblem[]): Promise<void> {
-  const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns } = tree;
+  const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops } = tree;
   const loadOne = async (canonical: string): Promise<void> => {
     const { template, instance } = splitInstance(canonical);
-    const own = entries.get(canonical) ?? null;
+    const own = loops.has(canonical) ? null : (entries.get(canonical) ?? null);
     const entry = own ?? (template !== null ? (entries.get(template) ?? null) : null);
     let fragment: string | null = null;
     let masked = false;
