@@ -258,6 +258,24 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     for (const e of linkEdges) expect(e.key).toBe(path.posix.basename(path.posix.dirname(e.file)));
   });
 
+  it('dashed prefixes of an instance come from the template prefix (a-b@x-y.service: a-.service.d, not a-b@x-.service.d)', async () => {
+    const names = ['a-b@x-y.service', 'ab@x-y.service'];
+    const { ours: o, theirs: t } = await compare(
+      {
+        [`${LIB}/a-b@.service`]: service(),
+        [`${LIB}/ab@.service`]: service(),
+        [`${LIB}/a-.service.d/10-dash.conf`]: '[Unit]\nWants=dash.service\n',
+        [`${LIB}/a-b@x-.service.d/10-inst-dash.conf`]: '[Unit]\nWants=inst-dash.service\n',
+        [`${LIB}/ab@x-.service.d/10-inst-dash.conf`]: '[Unit]\nWants=inst-dash.service\n',
+        [`${LIB}/a-b@.service.d/20-tpl.conf`]: '[Unit]\nWants=tpl.service\n',
+        ...Object.fromEntries(['dash', 'inst-dash', 'tpl'].map((n) => [`${LIB}/${n}.service`, service()])),
+      },
+      names,
+    );
+    expect(o).toEqual(t);
+    expect((t['a-b@x-y.service'] as Summary).deps['Wants']).toContain('dash.service');
+  });
+
   it('triggers: timer Unit=, socket Service=, Accept= and the same-name default', async () => {
     const names = ['t.timer', 's.socket', 'acc.socket', 'accy.socket', 'noacc.socket', 'other.socket', 'p.path', 'q.path'];
     const files: Tree = {
