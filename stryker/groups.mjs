@@ -55,13 +55,17 @@ export const groups = {
       'test/unit-links-domain.test.ts', 'test/cgroup-domain.test.ts',
       // Round five: settings as systemd --test reads them (Accept=, Service=, ListenStream=, What=, Triggers=).
       'test/unit-settings-domain.test.ts',
+      // #19l: unit by unit against systemd --test.
+      'test/unit-loader-domain.test.ts',
     ],
   },
   'systemd-loader': {
     mutate: ['src/systemd/unit-loader.ts'],
     // systemd --test as the oracle of the graph (unit-graph-oracle); PortFree's "what still starts it" and its
     // offline disable, which load the graph (port-free-comeback, port-free-offline, unit-links).
-    tests: ['test/unit-graph-oracle.test.ts', 'test/port-free-comeback.test.ts', 'test/port-free-offline.test.ts', 'test/unit-links.test.ts', 'test/systemd-units-domain.test.ts', 'test/unit-settings-domain.test.ts'],
+    tests: ['test/unit-graph-oracle.test.ts', 'test/port-free-comeback.test.ts', 'test/port-free-offline.test.ts', 'test/unit-links.test.ts', 'test/systemd-units-domain.test.ts', 'test/unit-settings-domain.test.ts',
+      // #19l: unit by unit against systemd --test, [Install] against systemctl --root enable, the user path against systemd-analyze.
+      'test/unit-loader-domain.test.ts'],
   },
   // Only validate.ts itself: the ajv validator it imports is generated from the schema at build time
   // (a virtual module, scripts/build/desired-state-validator.mjs), not code of ours to mutate.

@@ -17,18 +17,24 @@ import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { TargetFs, Host } from '../host.js';
 import { unitKind } from './cgroup.js';
-import { lastAccepted, parseUnitFile, parseUnitBoolean, type UnitDirective } from './unit-file.js';
+import { lastAccepted, parseUnitFile, parseUnitText, parseUnitBoolean, type UnitDirective } from './unit-file.js';
 import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
 
-/** A user manager's search path for the units a user (not the vendor) installs: ~/.config/systemd/user first. */
+/**
+ * A user manager's unit search path, highest precedence first, as systemd 252
+ * builds it for `home` with the default XDG directories and without a
+ * runtime directory (the per-user /run/user/UID/systemd/ dirs are left out).
+ */
 export function userUnitPath(home: string): string[] {
   return [
     path.posix.join(home, '.config/systemd/user.control'),
     path.posix.join(home, '.config/systemd/user'),
+    '/etc/xdg/systemd/user',
     '/etc/systemd/user',
+    '/run/systemd/user',
     path.posix.join(home, '.local/share/systemd/user'),
     '/usr/local/share/systemd/user',
     '/usr/share/systemd/user',
@@ -86,7 +92,11 @@ export interface LoadedUnit {
   dropIns: string[];
   /** Fragment, then drop-ins. */
   directives: UnitDirective[];
-  /** [Install] of the fragment alone (systemctl enable/disable never read drop-ins). */
+  /**
+   * [Install] as systemctl enable/disable read it: the fragment, then the
+   * drop-ins of the unit's own name and of its template only (install.c's
+   * unit_file_search: no dashed prefixes, no type-wide service.d/).
+   */
   install: InstallSection;
 }
 
@@ -145,15 +155,18 @@ export function splitInstance(name: string): { template: string | null; instance
 }
 
 /**
- * Expands the unit-name specifiers systemd allows in dependency settings
- * (systemd.unit(5) "Specifiers"). Unknown ones make the value unknown.
+ * Expands the unit-name specifiers systemd allows in dependency and trigger
+ * settings (systemd 252's unit_name_printf: %n %N %p %i, and %%). The others
+ * make the value unknown: %H and friends depend on the running host, and
+ * %I, %P and %j are not ones we expand (systemd's manager refuses %I and %P
+ * in unit names and drops the word).
  */
 export function expandSpecifiers(value: string, unit: string): { value: string } | { unknown: string } {
   const { instance } = splitInstance(unit);
   const dot = unit.lastIndexOf('.');
   const stem = dot > 0 ? unit.slice(0, dot) : unit;
   const prefix = unit.includes('@') ? unit.slice(0, unit.indexOf('@')) : stem;
-  const table: Record<string, string> = { n: unit, N: stem, p: prefix, P: prefix, i: instance ?? '', I: instance ?? '', '%': '%' };
+  const table: Record<string, string> = { n: unit, N: stem, p: prefix, i: instance ?? '', '%': '%' };
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!;
@@ -257,6 +270,8 @@ interface Tree {
   namesOf: Map<string, Set<string>>;
   depLinks: DependencyLink[];
   dropIns: Map<string, { dir: string; name: string; path: string }[]>;
+  /** Names in a loop of alias links: not loaded. */
+  loops: ReadonlySet<string>;
 }
 
 const trees = new WeakMap<UnitGraph, Tree>();
@@ -270,11 +285,11 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
   for (const dir of dirs) {
     for (const e of await listDir(host, dir, problems)) {
       if (without.has(e.path)) continue;
-      if (e.kind === 'dir' || e.kind === 'link') {
+      // Only a real directory: systemd 252 builds its unit path cache from the directory entries' types, so a
+      // link named foo.service.d or foo.service.wants is skipped even when it leads to a directory.
+      if (e.kind === 'dir') {
         const m = /^(.+)\.(d|wants|requires|upholds)$/.exec(e.name);
         if (m) {
-          // A link named like a directory counts only when it leads to one.
-          if (e.kind === 'link' && (await host.readDir(e.path).catch(() => null)) === null) continue;
           if (m[2] === 'd') dropDirs.push(e);
           else linkDirs.push(e);
           continue;
@@ -298,6 +313,23 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     const base = path.posix.basename(final);
     // An instance linked to its own template (getty@tty1.service -> getty@.service) is that instance, not an alias.
     if (base !== name && base !== templateOf(name) && unitKind(base) !== null) aliasTo.set(name, base);
+  }
+  // Names whose alias links lead back to themselves (a.service -> b's file, b.service -> a's file): systemd
+  // loads none of them (not-found), so they are no aliases and no units here either.
+  const loops = new Set<string>();
+  for (const start of aliasTo.keys()) {
+    const walk: string[] = [];
+    let n: string | undefined = start;
+    while (n !== undefined && aliasTo.has(n) && !walk.includes(n)) {
+      walk.push(n);
+      n = aliasTo.get(n);
+    }
+    if (n !== undefined && walk.includes(n)) for (const x of walk.slice(walk.indexOf(n))) loops.add(x);
+  }
+  for (const n of loops) {
+    aliasTo.delete(n);
+    const p = entries.get(n)!.path;
+    problems.push({ file: p, line: null, message: `${p} is one of a loop of alias links; systemd does not load it` });
   }
   const resolve = (name: string): string => {
     let n = name;
@@ -338,7 +370,7 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     const c = resolve(name);
     (namesOf.get(c) ?? namesOf.set(c, new Set()).get(c)!).add(name);
   }
-  return { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns };
+  return { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops };
 }
 
 /**
@@ -347,10 +379,10 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
  * are not loaded again.
  */
 async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: Map<string, LoadedUnit>, edges: UnitEdge[], problems: LoaderProblem[]): Promise<void> {
-  const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns } = tree;
+  const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops } = tree;
   const loadOne = async (canonical: string): Promise<void> => {
     const { template, instance } = splitInstance(canonical);
-    const own = entries.get(canonical) ?? null;
+    const own = loops.has(canonical) ? null : (entries.get(canonical) ?? null);
     const entry = own ?? (template !== null ? (entries.get(template) ?? null) : null);
     let fragment: string | null = null;
     let masked = false;
@@ -386,7 +418,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     unit.directives = parsed.directives;
     // systemd fails to load such a unit; the graph does not model that, so the verdicts that read it are unknown.
     for (const e of parsed.errors) problems.push({ ...e, message: `${e.message}: systemd refuses to load ${canonical} (${fragment} line ${e.line})` });
-    unit.install = installOf(unit.directives);
+    const fragmentInstall = unit.directives.filter((d) => d.section === 'Install');
 
     // Drop-ins: for each search directory, the unit's own names, then its template, then the dashed prefixes, then the type.
     const suffix = canonical.slice(canonical.lastIndexOf('.') + 1);
@@ -397,21 +429,38 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
         for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !chosen.has(c.name)) chosen.set(c.name, c.path);
       }
     }
-    for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
+    const texts = new Map<string, string | null>(); // drop-in path -> text, null when it cannot be read
+    const readDropIn = async (p: string): Promise<string | null> => {
+      if (texts.has(p)) return texts.get(p)!;
       let t: string | null = null;
       try {
         t = await host.readFile(p);
       } catch (e) {
         problems.push({ file: p, line: null, message: `cannot read drop-in ${p}: ${(e as Error).message}` });
-        continue;
       }
+      texts.set(p, t);
+      return t;
+    };
+    for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
+      const t = await readDropIn(p);
       if (t === null) continue; // a dangling drop-in link is skipped
       unit.dropIns.push(p);
-      // [Install] in a drop-in is ignored by systemctl; only the manager-side sections count.
+      // The manager ignores [Install]; systemctl reads it from its own choice of drop-ins, below.
       // An error in a drop-in only ends that drop-in (systemd applies the lines before it and loads the unit).
-      const dropIn = parseUnitFile(t, p);
-      unit.directives.push(...dropIn.directives.filter((d) => d.section !== 'Install'));
+      unit.directives.push(...parseUnitFile(t, p).directives.filter((d) => d.section !== 'Install'));
     }
+    // systemctl's drop-ins: every search directory for the name, then every one for the template; the first
+    // file of a name wins, applied in byte order after the fragment.
+    const installConfs = new Map<string, string>();
+    for (const n of [canonical, ...(template ? [template] : [])]) {
+      for (const dir of dirs) for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !installConfs.has(c.name)) installConfs.set(c.name, c.path);
+    }
+    const installDirectives = [...fragmentInstall];
+    for (const [, p] of [...installConfs].sort(([a], [b]) => byteOrder(a, b))) {
+      const t = await readDropIn(p);
+      if (t !== null) installDirectives.push(...parseUnitText(t, p).filter((d) => d.section === 'Install'));
+    }
+    unit.install = installOf(installDirectives);
 
     // [Unit] dependencies, fragment and drop-ins.
     for (const d of unit.directives) {

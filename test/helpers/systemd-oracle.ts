@@ -38,6 +38,10 @@ export interface OracleUnit {
   /** The unit's dump lines as systemd prints them, without the leading tabs ("ListenStream: [::]:8081"). */
   lines: string[];
   deps: Map<string, string[]>;
+  /** The dump's Fragment Path, DropIn Path (in the order applied) and Alias lines, as absolute paths on this machine. */
+  fragment: string | null;
+  dropIns: string[];
+  aliases: string[];
 }
 
 /** systemd's own loader: the boot transaction and every loaded unit's dependency lists. */
@@ -62,13 +66,18 @@ export async function oracle(root: string): Promise<{ jobs: Set<string>; units: 
   for (const line of r.stdout.slice(r.stdout.indexOf('-> By units:'), r.stdout.indexOf('-> By jobs:')).split('\n')) {
     const u = /^\t-> Unit (\S+):$/.exec(line);
     if (u) {
-      cur = { load: '', lines: [], deps: new Map() };
+      cur = { load: '', lines: [], deps: new Map(), fragment: null, dropIns: [], aliases: [] };
       units.set(u[1]!, cur);
       continue;
     }
     if (cur && line.startsWith('\t\t')) cur.lines.push(line.slice(2));
     const l = /^\t\tUnit Load State: (\S+)$/.exec(line);
     if (l && cur) cur.load = l[1]!;
+    const f = /^\t\t(Fragment Path|DropIn Path|Alias): (.+)$/.exec(line);
+    if (f && cur) {
+      if (f[1] === 'Fragment Path') cur.fragment = f[2]!;
+      else (f[1] === 'Alias' ? cur.aliases : cur.dropIns).push(f[2]!);
+    }
     const d = /^\t\t(\w+): (\S+) \(/.exec(line);
     if (d && cur) (cur.deps.get(d[1]!) ?? cur.deps.set(d[1]!, []).get(d[1]!)!).push(d[2]!);
   }
