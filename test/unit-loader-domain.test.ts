@@ -473,3 +473,42 @@ describe('extendUnitGraph and dependencyLinks', () => {
     expect(dependencyLinks(more).map((l) => `${l.owner} ${l.relation} ${l.name}`)).toEqual(['w@.service Wants tw-wanted.service']);
   });
 });
+
+describe('unit loader vs systemd --test: entries systemd skips', () => {
+  it('a fifo with a unit name is no unit file (systemd takes only regular files and links): the next directory wins', async () => {
+    const names = ['ff.service'];
+    const root = probeTree({ [`${LIB}/ff.service`]: service('Wants=from-lib.service\n'), [`${LIB}/from-lib.service`]: service() }, names);
+    await execa('mkfifo', [`${root}/${ETC}/ff.service`]);
+    const t = await theirs(root, names);
+    expect(t['ff.service']).toMatchObject({ load: 'loaded', fragment: `/${LIB}/ff.service` });
+    expect(ours(await graphOf(root), names)).toEqual(t);
+  });
+
+  it('a name whose alias links lead into a loop is not found, like the names of the loop', async () => {
+    const names = ['a.service', 'b.service', 'c.service'];
+    const root = probeTree({
+      [`${ETC}/a.service`]: { link: 'b.service' },
+      [`${ETC}/b.service`]: { link: 'c.service' },
+      [`${ETC}/c.service`]: { link: 'b.service' },
+    }, names);
+    const t = await theirs(root, names);
+    expect(Object.values(t).map((s) => (s === 'absent' ? s : s.load))).toEqual(['not-found', 'not-found', 'not-found']);
+    expect(ours(await graphOf(root), names)).toEqual(t);
+  });
+});
+
+describe('[Install] drop-ins in byte order of their names, whatever directory each is in', () => {
+  it('a later-named drop-in in /etc resets what an earlier-named one in /usr/lib adds (systemctl --root enable)', async () => {
+    const root = probeTree({
+      [`${LIB}/ord.service`]: `${service()}[Install]\nWantedBy=frag.target\n`,
+      [`${ETC}/ord.service.d/20-etc.conf`]: '[Install]\nWantedBy=\nWantedBy=etc.target\n',
+      [`${LIB}/ord.service.d/10-lib.conf`]: '[Install]\nWantedBy=lib.target\n',
+      ...Object.fromEntries(['frag', 'etc', 'lib'].map((t) => [`${LIB}/${t}.target`, NODEFAULT])),
+    }, []);
+    const graph = await graphOf(root);
+    const wanted = graph.units.get('ord.service')!.install.wantedBy.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
+    const created = linksIn(await systemctlRoot(root, 'enable', 'ord.service'), 'Created symlink', root);
+    expect(created).toEqual([`/${ETC}/etc.target.wants/ord.service`]);
+    expect(wanted.map((t) => `/${ETC}/${t}.wants/ord.service`)).toEqual(created);
+  });
+});
