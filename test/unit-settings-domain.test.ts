@@ -61,7 +61,8 @@ describe('a socket unit, as systemd --test loads it', () => {
   });
 
   it("Accept= takes every word of systemd's parse_boolean, in any case", async () => {
-    for (const [word, accepts] of [['t', true], ['Y', true], ['On', true], ['1', true], ['f', false], ['N', false], ['off', false]] as const) {
+    const words = [['1', true], ['yes', true], ['Y', true], ['True', true], ['t', true], ['On', true], ['0', false], ['NO', false], ['n', false], ['false', false], ['F', false], ['off', false]] as const;
+    for (const [word, accepts] of words) {
       const { ours, theirs } = await compareSocket(`[Socket]\nListenStream=8083\nAccept=${accepts ? 'no' : 'yes'}\nAccept=${word}\n`);
       expect(theirs.triggers === null, word).toBe(accepts);
       expect(ours.accept, word).toBe(accepts);
@@ -135,6 +136,12 @@ describe("a swap unit's What=, as systemd --test loads it", () => {
     const r = await compareSwap('/dev/sdz3', '[Swap]\nWhat=/dev/sdz3\n', '[Swap]\nWhat=\n');
     expect(r.theirs).toBe('/dev/sdz3');
     expect(r.ours).toBeNull();
+  });
+
+  it('another key after What= in [Swap] is not What=', async () => {
+    const r = await compareSwap('/dev/sdz5', '[Swap]\nWhat=/dev/sdz5\nOptions=discard\nPriority=5\n');
+    expect(r.theirs).toBe('/dev/sdz5');
+    expect(r.ours).toBe(r.theirs);
   });
 
   it('a later What= in a drop-in wins over the fragment', async () => {
