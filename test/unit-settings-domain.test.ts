@@ -157,7 +157,7 @@ async function compareTriggers(name: string, body: string, extra: Tree = {}): Pr
   const root = unitTree(roots, 'unit-settings-', {
     [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=${name}\n`,
     [`${LIB}/${name}`]: `${NODEFAULT}${body}`,
-    ...Object.fromEntries(['real', 'decoy', 'p', 'p@', 'q', 'r'].map((s) => [`${LIB}/${s}.service`, service])),
+    ...Object.fromEntries(['real', 'decoy', 'p', 'p@', 'q', 'q@', 'r'].map((s) => [`${LIB}/${s}.service`, service])),
     ...extra,
   });
   const u = (await oracle(root)).units.get(name);
@@ -194,6 +194,33 @@ describe("the unit graph's Triggers=, as systemd --test loads it", () => {
   it('Accept=no then an Accept= systemd cannot parse: still NAME.service', async () => {
     const r = await compareTriggers('r.socket', '[Socket]\nListenStream=8092\nAccept=no\nAccept=sometimes\n');
     expect(r.theirs).toEqual(['r.service']);
+    expect(r.ours).toEqual(r.theirs);
+  });
+
+  it('a socket triggers only a .service ("Unit must be of type service"); a timer any unit, a target too', async () => {
+    const s = await compareTriggers('p.socket', '[Socket]\nListenStream=8094\nService=real.service\nService=multi-user.target\n');
+    expect(s.theirs).toEqual(['real.service']);
+    expect(s.ours).toEqual(s.theirs);
+    const t = await compareTriggers('q.timer', '[Timer]\nOnBootSec=1h\nUnit=multi-user.target\n');
+    expect(t.theirs).toEqual(['multi-user.target']);
+    expect(t.ours).toEqual(t.theirs);
+  });
+
+  it("only [Socket]'s Service= names the socket's service: not a Service= in another section, nor another [Socket] key naming a .service", async () => {
+    const r = await compareTriggers('p.socket', '[Socket]\nListenStream=8095\nService=real.service\nFileDescriptorName=decoy.service\n[X-Custom]\nService=decoy.service\n');
+    expect(r.theirs).toEqual(['real.service']);
+    expect(r.ours).toEqual(r.theirs);
+  });
+
+  it('Accept=yes then an Accept= systemd cannot parse: still accepting (no Triggers=); ours names the template', async () => {
+    const r = await compareTriggers('p.socket', '[Socket]\nListenStream=8096\nAccept=yes\nAccept=maybe\n');
+    expect(r.theirs).toEqual([]);
+    expect(r.ours).toEqual(['p@.service']);
+  });
+
+  it('Accept= in a timer means nothing: it triggers NAME.service', async () => {
+    const r = await compareTriggers('q.timer', '[Timer]\nOnBootSec=1h\n[Socket]\nAccept=yes\n');
+    expect(r.theirs).toEqual(['q.service']);
     expect(r.ours).toEqual(r.theirs);
   });
 
