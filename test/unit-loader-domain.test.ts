@@ -512,3 +512,19 @@ describe('[Install] drop-ins in byte order of their names, whatever directory ea
     expect(wanted.map((t) => `/${ETC}/${t}.wants/ord.service`)).toEqual(created);
   });
 });
+
+describe('unit loader vs systemd --test: names of linked files and instances of aliased templates', () => {
+  it('a link to a unit file of another name outside the path, and an instance with its own file under an aliased template', async () => {
+    const names = ['lk.service', 'other.service', 'foo-alias@x.service', 'foo-alias@y.service', 'foo@y.service'];
+    const { ours: o, theirs: t } = await compare({
+      'opt/units/other.service': service('Wants=from-lib.service\n'),
+      [`${ETC}/lk.service`]: { link: '../../../opt/units/other.service' },
+      [`${LIB}/foo@.service`]: service('Wants=from-lib.service\n'),
+      [`${ETC}/foo-alias@.service`]: { link: '../../../usr/lib/systemd/system/foo@.service' },
+      [`${ETC}/foo-alias@x.service`]: service('Wants=own.service\n'),
+      [`${LIB}/from-lib.service`]: service(),
+      [`${LIB}/own.service`]: service(),
+    }, names);
+    expect(o).toEqual(t);
+  });
+});

@@ -311,6 +311,9 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     finals.set(e.path, final);
     if (final === null || final === '/dev/null') continue;
     const base = path.posix.basename(final);
+    // A link that leaves the search path is a linked unit file under the link's own name, whatever the file
+    // is called (systemd's unit_file_build_name_map: "we don't care about the target name").
+    if (!dirs.some((d) => final.startsWith(`${d}/`))) continue;
     // An instance linked to its own template (getty@tty1.service -> getty@.service) is that instance, not an alias.
     if (base !== name && base !== templateOf(name) && unitKind(base) !== null) aliasTo.set(name, base);
   }
@@ -505,9 +508,19 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     }
   };
 
+  // A name that resolves to another unit without a link of its own (an instance of an aliased template,
+  // foo-alias@x.service -> foo@x.service) becomes one of that unit's names, as systemd adds it when it loads it.
+  const named = (c: string, asked: string): void => {
+    const u = units.get(c);
+    if (u && asked !== c && !u.names.includes(asked)) u.names = [...u.names, asked].sort(byteOrder);
+  };
   while (queue.length > 0) {
-    const c = resolve(queue.shift()!);
-    if (seen.has(c)) continue;
+    const asked = queue.shift()!;
+    const c = resolve(asked);
+    if (seen.has(c)) {
+      named(c, asked);
+      continue;
+    }
     seen.add(c);
     if (c.includes('@.')) {
       // A bare template is not a unit; it is loaded only when a relation names it (Accept=yes sockets).
@@ -515,6 +528,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     }
     const before = edges.length;
     await loadOne(c);
+    named(c, asked);
     for (const e of edges.slice(before)) queue.push(e.to);
   }
 }
