@@ -528,3 +528,19 @@ describe('unit loader vs systemd --test: names of linked files and instances of 
     expect(o).toEqual(t);
   });
 });
+
+describe('[Install] drop-ins: the first directory of the search path wins a name', () => {
+  it('a drop-in in /etc/systemd/system.control beats one of the same name in /usr/lib (systemctl --root enable)', async () => {
+    const root = probeTree({
+      [`${LIB}/ctl.service`]: `${service()}[Install]\nWantedBy=frag.target\n`,
+      ['etc/systemd/system.control/ctl.service.d/10-x.conf']: '[Install]\nWantedBy=\nWantedBy=control.target\n',
+      [`${LIB}/ctl.service.d/10-x.conf`]: '[Install]\nWantedBy=lib.target\n',
+      ...Object.fromEntries(['frag', 'control', 'lib'].map((t) => [`${LIB}/${t}.target`, NODEFAULT])),
+    }, []);
+    const graph = await graphOf(root);
+    const wanted = graph.units.get('ctl.service')!.install.wantedBy.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
+    const created = linksIn(await systemctlRoot(root, 'enable', 'ctl.service'), 'Created symlink', root);
+    expect(created).toEqual([`/${ETC}/control.target.wants/ctl.service`]);
+    expect(wanted.map((t) => `/${ETC}/${t}.wants/ctl.service`)).toEqual(created);
+  });
+});
