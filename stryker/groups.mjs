@@ -55,6 +55,8 @@ export const groups = {
       'test/unit-links-domain.test.ts', 'test/cgroup-domain.test.ts',
       // Round five: settings as systemd --test reads them (Accept=, Service=, ListenStream=, What=, Triggers=).
       'test/unit-settings-domain.test.ts',
+      // The shared graph is the loader's graph, read once per Host.
+      'test/system-graph.test.ts',
       // #19l: unit by unit against systemd --test.
       'test/unit-loader-domain.test.ts',
     ],
