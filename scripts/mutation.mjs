@@ -1,7 +1,8 @@
 // npm run test:mutation [group ...]: StrykerJS over the pure modules, one
 // group at a time (never two Stryker runs at once: the machine is shared),
 // then MUTATION.md from the JSON reports. `--report-only` rewrites
-// MUTATION.md from the reports already in reports/mutation/.
+// MUTATION.md from the reports already in reports/mutation/; `--prune` also drops
+// the kept.json entries that no survivor of those reports uses.
 // Survivors we keep are justified in stryker/kept.json; a survivor without an
 // entry there is listed as "not justified", and the exit code says so.
 import { spawnSync } from 'node:child_process';
@@ -154,3 +155,10 @@ ${survivors.join('\n') || '| | | none | |'}
 ${readFileSync('stryker/notes.md', 'utf8')}`;
 writeFileSync('MUTATION.md', md);
 console.log(`MUTATION.md written: ${survivors.length} survivors, ${unjustified} not justified${stale.length ? `, ${stale.length} stale entries in stryker/kept.json` : ''}`);
+// --prune: drop the kept entries no survivor of the current reports uses (a mutant since killed, or code since gone).
+// Only sound when every group's report is of today's source.
+if (args.includes('--prune') && stale.length > 0) {
+  const gone = new Set(stale);
+  writeFileSync('stryker/kept.json', JSON.stringify(kept.filter((k) => !gone.has(k)), null, 1) + '\n');
+  console.log(`stryker/kept.json: ${stale.length} stale entries removed`);
+}
