@@ -6,7 +6,11 @@
 // 0 among numbers, only set_fact sets variables, a module's str argument given
 // a list names no unit.
 import { describe, expect, it } from 'vitest';
-import { P, audit } from './helpers/kubespray-fixture.js';
+import path from 'node:path';
+import { execa } from 'execa';
+import { walkRole } from '../src/kubespray/tasks.js';
+import { ansiblePython } from './helpers/ansible-python.js';
+import { P, audit, checkout } from './helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const PERSIST = '- name: Persist\n  ansible.builtin.copy:\n    dest: /etc/modules-load.d/k8s.conf\n    content: "br_netfilter\\n"\n';
@@ -130,5 +134,37 @@ describe('ip_forward and the sysctl file', () => {
     const w = await audit(sf + fwd, '', { [`${P}/defaults/main.yml`]: '---\nks_sysctl: /etc/sysctl.d/99-sysctl.conf\n' });
     expect(w.sysctl_file?.path).toBe('/etc/sysctl.d/99-sysctl.conf');
     expect(w.notes.filter((n) => n.includes('ks_sysctl'))).toEqual([]);
+  });
+});
+
+const FWD_TASKS = '---\n- name: Fwd\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n';
+
+describe('the task walk', () => {
+  it('action: or local_action: given null is refused by ansible-core; the walk lists no module call and goes on', async () => {
+    const tasks = [{ name: 'n', action: null }, { name: 'l', local_action: null }];
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
+    const parsed = (JSON.parse(r.stdout) as { parsed: { error?: string }[] }).parsed;
+    expect(parsed.map((x) => x.error !== undefined)).toEqual([true, true]);
+    const ours = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }), 'kubernetes/preinstall');
+    expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
+  }, 60_000);
+
+  it('include_role tasks_from: fwd.yml is the file fwd.yml (ansible-core tries fwd.yml.yml, fwd.yml.yaml, then fwd.yml)', async () => {
+    const inc = '- name: Inc\n  ansible.builtin.include_role:\n    name: netcfg\n    tasks_from: fwd.yml\n';
+    const w = await audit(inc, '', { 'roles/netcfg/tasks/fwd.yml': FWD_TASKS });
+    expect(w.ip_forward.who).toBe('kubespray');
+  });
+
+  it('include_role tasks_from: fwd.yml-v2 is the file fwd.yml-v2.yml when that exists (the name only contains .yml)', async () => {
+    const inc = '- name: Inc\n  ansible.builtin.include_role:\n    name: netcfg\n    tasks_from: fwd.yml-v2\n';
+    const w = await audit(inc, '', { 'roles/netcfg/tasks/fwd.yml-v2.yml': FWD_TASKS });
+    expect(w.ip_forward.who).toBe('kubespray');
+  });
+
+  it('include_tasks over a loop with a number among the files is not followed (ansible-core finds no file 5): a loud gap, no crash', async () => {
+    const inc = '- name: Inc\n  ansible.builtin.include_tasks: "{{ item }}"\n  loop: [fwd.yml, 5]\n';
+    const w = await audit(inc, '', { [`${P}/tasks/fwd.yml`]: FWD_TASKS });
+    expect(w.ip_forward.who).toBe('unknown');
+    expect(w.notes.some((n) => n.includes('"Inc"') && n.includes('not followed'))).toBe(true);
   });
 });
