@@ -149,6 +149,18 @@ describe('the task walk', () => {
     expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
   }, 60_000);
 
+  it('a task naming a module key and action: or local_action: is refused by ansible-core (conflicting action statements): no module call', async () => {
+    const tasks = [
+      { name: 'both', 'ansible.builtin.command': '/sbin/swapoff -a', action: 'ansible.builtin.shell echo' },
+      { name: 'both2', 'ansible.builtin.command': '/sbin/swapoff -a', local_action: { module: 'ansible.builtin.shell', _raw_params: 'echo' } },
+    ];
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
+    const parsed = (JSON.parse(r.stdout) as { parsed: { error?: string }[] }).parsed;
+    expect(parsed.map((x) => x.error?.includes('conflicting action statements'))).toEqual([true, true]);
+    const ours = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }), 'kubernetes/preinstall');
+    expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
+  }, 60_000);
+
   it('include_role tasks_from: fwd.yml is the file fwd.yml (ansible-core tries fwd.yml.yml, fwd.yml.yaml, then fwd.yml)', async () => {
     const inc = '- name: Inc\n  ansible.builtin.include_role:\n    name: netcfg\n    tasks_from: fwd.yml\n';
     const w = await audit(inc, '', { 'roles/netcfg/tasks/fwd.yml': FWD_TASKS });
