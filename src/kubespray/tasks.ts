@@ -116,7 +116,9 @@ function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<st
     value = v;
     break;
   }
-  if (raw === undefined && (task.action !== undefined || task.local_action !== undefined)) {
+  if (task.action !== undefined || task.local_action !== undefined) {
+    // ansible-core refuses a task that also names a module key ("conflicting action statements").
+    if (raw !== undefined) return null;
     const a = task.action ?? task.local_action;
     if (typeof a === 'string') {
       const [m, ...rest] = a.trim().split(/\s+/);

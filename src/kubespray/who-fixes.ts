@@ -480,9 +480,9 @@ function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {
   // word, then read the programs the shell would run.
   const lenient: Resolver = (name) => {
     try {
-      return e.ctx.resolver(name) ?? { value: OPAQUE };
+      return e.ctx.resolver(name) ?? { value: OPAQUE_VALUE };
     } catch {
-      return { value: OPAQUE };
+      return { value: OPAQUE_VALUE };
     }
   };
   const r = templateValue(raw, lenient);
@@ -496,6 +496,17 @@ function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {
   });
 }
 const OPAQUE = '\u0001unevaluated\u0001';
+// The stand-in for a value known only at run time. Its members are unknown too
+// (a registered result's stdout is whatever the command printed), so reading
+// one gives the stand-in again, and it renders as the one opaque word.
+const OPAQUE_VALUE: unknown = new Proxy(Object.create(null) as object, {
+  get(_t, key) {
+    if (key === Symbol.toPrimitive || key === 'toString' || key === 'valueOf') return () => OPAQUE;
+    if (typeof key === 'symbol' || key === 'then' || key === 'toJSON') return undefined;
+    return OPAQUE_VALUE;
+  },
+  has: (_t, key) => typeof key === 'string',
+});
 
 /** Arguments that, when they cannot be evaluated, could hide a fix for a problem. */
 function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression: string; reason: string } | undefined {
