@@ -301,11 +301,11 @@ function sysctlPairs(e: EvaluatedTask): [string | undefined, string | undefined]
 
 function sysctlValueOf(v: unknown): string | undefined {
   if (typeof v === 'boolean') return v ? '1' : '0';
-  const s: string | undefined = str(v);
-  if (s === undefined || isTemplate(s)) return s;
-  const text: string = s; // isTemplate is a type guard: past it TypeScript narrows s to never
-  const lower = text.toLowerCase();
-  return ANSIBLE_TRUE.has(lower) ? '1' : ANSIBLE_FALSE.has(lower) ? '0' : text.trim();
+  if (isTemplate(v)) return v;
+  const s = str(v);
+  if (s === undefined) return undefined;
+  const lower = s.toLowerCase();
+  return ANSIBLE_TRUE.has(lower) ? '1' : ANSIBLE_FALSE.has(lower) ? '0' : s.trim();
 }
 
 function stateIsAbsent(e: EvaluatedTask): boolean {

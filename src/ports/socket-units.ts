@@ -3,7 +3,7 @@
 // candidate only). Read from the unit files as src/systemd/unit-loader.ts
 // loads them, so it works live and on an unbooted image alike. Pure.
 import type { UnitGraph } from '../systemd/unit-loader.js';
-import { effectiveList, lastAccepted, parseUnitBoolean, type UnitDirective } from '../systemd/unit-file.js';
+import { effectiveBoolean, effectiveList, lastAccepted, type UnitDirective } from '../systemd/unit-file.js';
 
 /**
  * The TCP port of a ListenStream= value, or null for a non-IP socket.
@@ -54,8 +54,7 @@ export function socketUnitOf(unit: UnitFile): SocketUnit {
     .filter((l): l is { port: number; directive: UnitDirective } => l.port !== null);
   const stem = unit.name.replace(/\.socket$/, '');
   // systemd ignores an Accept= it cannot parse and a Service= that names no .service (also an empty one): the earlier value stays.
-  const acceptAt = lastAccepted(unit.directives, 'Socket', 'Accept', (v) => parseUnitBoolean(v) !== null);
-  const accept = acceptAt !== null && parseUnitBoolean(acceptAt.value) === true;
+  const accept = effectiveBoolean(unit.directives, 'Socket', 'Accept') === true;
   const service = lastAccepted(unit.directives, 'Socket', 'Service', (v) => v.endsWith('.service'))?.value ?? (accept ? `${stem}@.service` : `${stem}.service`);
   return { name: unit.name, fragment: unit.fragment, listens, service, accept };
 }

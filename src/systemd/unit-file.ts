@@ -103,3 +103,9 @@ export function lastAccepted(directives: UnitDirective[], section: string, key: 
   for (const d of directives) if (d.section === section && d.key === key && accepts(d.value)) last = d;
   return last;
 }
+
+/** A boolean setting such as Accept=: the last value parse_boolean takes (one it refuses is ignored), or null when none. */
+export function effectiveBoolean(directives: UnitDirective[], section: string, key: string): boolean | null {
+  const at = lastAccepted(directives, section, key, (v) => parseUnitBoolean(v) !== null);
+  return at === null ? null : parseUnitBoolean(at.value);
+}

@@ -17,11 +17,10 @@ import path from 'node:path';
 import { HostError } from '../errors.js';
 import type { TargetFs, Host } from '../host.js';
 import { unitKind } from './cgroup.js';
-import { lastAccepted, parseUnitFile, parseUnitText, parseUnitBoolean, type UnitDirective } from './unit-file.js';
+import { effectiveBoolean, parseUnitFile, type UnitDirective } from './unit-file.js';
 import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
-
 
 /**
  * A user manager's unit search path, highest precedence first, as systemd 252
@@ -432,25 +431,27 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
         for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !chosen.has(c.name)) chosen.set(c.name, c.path);
       }
     }
-    const texts = new Map<string, string | null>(); // drop-in path -> text, null when it cannot be read
-    const readDropIn = async (p: string): Promise<string | null> => {
-      if (texts.has(p)) return texts.get(p)!;
-      let t: string | null = null;
+    // Drop-in path -> its directives, read and parsed once for the manager's and systemctl's choice; null when it
+    // cannot be read. An error in a drop-in only ends that drop-in (systemd applies the lines before it).
+    const parsedDropIns = new Map<string, UnitDirective[] | null>();
+    const readDropIn = async (p: string): Promise<UnitDirective[] | null> => {
+      if (parsedDropIns.has(p)) return parsedDropIns.get(p)!;
+      let ds: UnitDirective[] | null = null;
       try {
-        t = await host.readFile(p);
+        const t = await host.readFile(p);
+        if (t !== null) ds = parseUnitFile(t, p).directives;
       } catch (e) {
         problems.push({ file: p, line: null, message: `cannot read drop-in ${p}: ${(e as Error).message}` });
       }
-      texts.set(p, t);
-      return t;
+      parsedDropIns.set(p, ds);
+      return ds;
     };
     for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
-      const t = await readDropIn(p);
-      if (t === null) continue; // a dangling drop-in link is skipped
+      const ds = await readDropIn(p);
+      if (ds === null) continue; // a dangling drop-in link is skipped
       unit.dropIns.push(p);
       // The manager ignores [Install]; systemctl reads it from its own choice of drop-ins, below.
-      // An error in a drop-in only ends that drop-in (systemd applies the lines before it and loads the unit).
-      unit.directives.push(...parseUnitFile(t, p).directives.filter((d) => d.section !== 'Install'));
+      unit.directives.push(...ds.filter((d) => d.section !== 'Install'));
     }
     // systemctl's drop-ins: every search directory for the name, then every one for the template; the first
     // file of a name wins, applied in byte order after the fragment.
@@ -460,8 +461,8 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     }
     const installDirectives = [...fragmentInstall];
     for (const [, p] of [...installConfs].sort(([a], [b]) => byteOrder(a, b))) {
-      const t = await readDropIn(p);
-      if (t !== null) installDirectives.push(...parseUnitText(t, p).filter((d) => d.section === 'Install'));
+      const ds = await readDropIn(p);
+      if (ds !== null) installDirectives.push(...ds.filter((d) => d.section === 'Install'));
     }
     unit.install = installOf(installDirectives);
 
@@ -487,16 +488,15 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
         if ('unknown' in x) return true;
         return suffix === 'socket' ? x.value.endsWith('.service') : unitKind(x.value) !== null;
       };
-      const named = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && takes(d.value));
-      const chosen = suffix === 'socket' ? named[named.length - 1] : named[0];
+      const candidates = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && takes(d.value));
+      const chosen = suffix === 'socket' ? candidates[candidates.length - 1] : candidates[0];
       if (chosen) {
         const x = expandSpecifiers(chosen.value, canonical);
         if ('unknown' in x) problems.push({ file: chosen.file, line: chosen.line, message: `${chosen.key}=${chosen.value}: specifier ${x.unknown} is not expanded here` });
         else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: chosen.file, line: chosen.line, key: chosen.key });
       } else {
         // The last Accept= systemd can parse as a boolean; one it cannot (an empty one too) is ignored.
-        const acceptAt = suffix === 'socket' ? lastAccepted(unit.directives, 'Socket', 'Accept', (v) => parseUnitBoolean(v) !== null) : null;
-        const accept = acceptAt !== null && parseUnitBoolean(acceptAt.value) === true;
+        const accept = suffix === 'socket' && effectiveBoolean(unit.directives, 'Socket', 'Accept') === true;
         const stem = canonical.slice(0, canonical.lastIndexOf('.'));
         edges.push({ from: canonical, to: accept ? `${stem}@.service` : `${stem}.service`, relation: 'Triggers', how: 'default', file: fragment, line: null, key: trig.key });
       }
@@ -510,7 +510,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
 
   // A name that resolves to another unit without a link of its own (an instance of an aliased template,
   // foo-alias@x.service -> foo@x.service) becomes one of that unit's names, as systemd adds it when it loads it.
-  const named = (c: string, asked: string): void => {
+  const addName = (c: string, asked: string): void => {
     const u = units.get(c);
     if (u && asked !== c && !u.names.includes(asked)) u.names = [...u.names, asked].sort(byteOrder);
   };
@@ -518,7 +518,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     const asked = queue.shift()!;
     const c = resolve(asked);
     if (seen.has(c)) {
-      named(c, asked);
+      addName(c, asked);
       continue;
     }
     seen.add(c);
@@ -528,7 +528,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     }
     const before = edges.length;
     await loadOne(c);
-    named(c, asked);
+    addName(c, asked);
     for (const e of edges.slice(before)) queue.push(e.to);
   }
 }
