@@ -5,9 +5,7 @@
 // boot reachability. systemctl and systemd only ever see temp trees.
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { execa } from 'execa';
 import { Host, type CommandRunner } from '../src/host.js';
 import { parseListSockets, parseShowProperties, parseTimespanMs } from '../src/systemd/systemctl-output.js';
@@ -16,28 +14,15 @@ import { isMaskEntry } from '../src/systemd/unit-dirs.js';
 import { enablementOf, linkDelta, unitLinkSnapshot } from '../src/systemd/unit-links.js';
 import { loadUnitGraph, type UnitGraph } from '../src/systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
-import { buildTree, type Tree } from './helpers/tree.js';
-import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted } from './helpers/systemd-oracle.js';
+import type { Tree } from './helpers/tree.js';
+import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted, plainTree, systemctlRoot } from './helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-function tmpTree(files: Tree): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'systemd-units-'));
-  roots.push(root);
-  buildTree(root, files);
-  chmodSync(root, 0o755);
-  return root;
-}
-
-/** systemctl, confined to a temp tree: never this machine's units. */
-async function systemctlRoot(root: string, ...args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  if (!root.startsWith(os.tmpdir() + path.sep)) throw new Error(`refusing systemctl outside a temp tree: ${root}`);
-  const r = await execa('systemctl', [`--root=${root}`, ...args], { reject: false });
-  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode ?? -1 };
-}
+const tmpTree = (files: Tree): string => plainTree(roots, 'systemd-units-', files);
 
 describe('parseTimespanMs against systemd-analyze timespan', () => {
   /** systemd's own parser: the span in ms (rounded as ours), or null when it refuses the text or says infinity. */

@@ -7,36 +7,21 @@
 // Also= units'. The expectation is always what systemctl did to the tree.
 // systemctl only ever sees temp trees.
 import { afterEach, describe, expect, it } from 'vitest';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { Host } from '../src/host.js';
 import { disableLinks, enablementOf, removeUnitLinks, unitLinkSnapshot } from '../src/systemd/unit-links.js';
 import { applyContext } from './helpers/door.js';
 import { snapshot } from './helpers/snapshot.js';
-import { buildTree, type Tree } from './helpers/tree.js';
-import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
+import type { Tree } from './helpers/tree.js';
+import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree, plainTree, systemctlRoot } from './helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-function tmpTree(files: Tree): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'unit-links-domain-'));
-  roots.push(root);
-  buildTree(root, files);
-  chmodSync(root, 0o755);
-  return root;
-}
-
-/** systemctl, confined to a temp tree: never this machine's units. */
-async function systemctlRoot(root: string, ...args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  if (!root.startsWith(os.tmpdir() + path.sep)) throw new Error(`refusing systemctl outside a temp tree: ${root}`);
-  const r = await execa('systemctl', [`--root=${root}`, ...args], { reject: false });
-  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode ?? -1 };
-}
+const tmpTree = (files: Tree): string => plainTree(roots, 'unit-links-domain-', files);
 
 const host = (root: string) => new Host({ root, live: false });
 

@@ -7,13 +7,12 @@
 // removes. Every fixture lives in a temp tree; links are relative.
 import { afterEach, describe, expect, it } from 'vitest';
 import { realpathSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { Host } from '../src/host.js';
 import { dependencyLinks, extendUnitGraph, loadUnitGraph, userUnitPath, type UnitGraph } from '../src/systemd/unit-loader.js';
 import type { Tree } from './helpers/tree.js';
-import { ETC, LIB, NODEFAULT, oracle, unitTree } from './helpers/systemd-oracle.js';
+import { ETC, LIB, NODEFAULT, oracle, systemctlRoot, unitTree } from './helpers/systemd-oracle.js';
 
 const RUN = 'run/systemd/system';
 const roots: string[] = [];
@@ -137,7 +136,7 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     expect(ours(graph, names)).toEqual(t);
     expect(graph.problems).toEqual([]);
     // No unit of a name systemctl does not list as a unit file.
-    const listed = (await systemctlRoot(root, 'list-unit-files', '--no-legend')).trim();
+    const listed = (await systemctlText(root, 'list-unit-files', '--no-legend')).trim();
     expect({ README: graph.units.has('README'), none: graph.units.get('none.service')?.entry ?? null }).toEqual({ README: listed.includes('README'), none: null });
     expect(listed).not.toContain('none.service');
     expect(t['over.service']).toMatchObject({ load: 'loaded', fragment: `/${ETC}/over.service` });
@@ -365,9 +364,9 @@ function linksIn(output: string, verb: 'Created symlink' | 'Removed', root: stri
   return [...output.matchAll(re)].map((m) => (m[1]!.startsWith(root) ? m[1]!.slice(root.length) : m[1]!)).sort();
 }
 
-async function systemctlRoot(root: string, ...args: string[]): Promise<string> {
-  if (!root.startsWith(os.tmpdir() + path.sep)) throw new Error(`refusing systemctl outside a temp tree: ${root}`);
-  const r = await execa('systemctl', [`--root=${root}`, ...args], { reject: false });
+/** systemctl --root that must succeed: its stdout and stderr together (systemctl prints Created/Removed on stderr). */
+async function systemctlText(root: string, ...args: string[]): Promise<string> {
+  const r = await systemctlRoot(root, ...args);
   if (r.exitCode !== 0) throw new Error(`systemctl ${args.join(' ')}: ${r.stderr}`);
   return `${r.stdout}\n${r.stderr}`;
 }
@@ -413,10 +412,10 @@ describe('[Install] against systemctl --root enable', () => {
       ];
     };
     for (const unit of ['inst.service', 'ti-x@a.service']) {
-      const created = linksIn(await systemctlRoot(root, 'enable', unit), 'Created symlink', root);
+      const created = linksIn(await systemctlText(root, 'enable', unit), 'Created symlink', root);
       expect(want(unit).sort().join('\n'), unit).toBe(created.join('\n'));
     }
-    expect(linksIn(await systemctlRoot(root, 'disable', 'inst.service'), 'Removed', root)).toContain(`/${ETC}/dropin.target.wants/inst.service`);
+    expect(linksIn(await systemctlText(root, 'disable', 'inst.service'), 'Removed', root)).toContain(`/${ETC}/dropin.target.wants/inst.service`);
   });
 });
 
@@ -435,10 +434,10 @@ describe('`without`: the tree as it is after the named entries go', () => {
     const names = ['agent.service', 'agent-alias.service', 'web.service', 'multi-user.target'];
     const before = probeTree(files, names);
     const after = probeTree(files, names);
-    await systemctlRoot(before, 'enable', 'agent.service');
-    const out = await systemctlRoot(after, 'enable', 'agent.service');
+    await systemctlText(before, 'enable', 'agent.service');
+    const out = await systemctlText(after, 'enable', 'agent.service');
     void out;
-    const removed = linksIn(await systemctlRoot(after, 'disable', 'agent.service'), 'Removed', after);
+    const removed = linksIn(await systemctlText(after, 'disable', 'agent.service'), 'Removed', after);
     expect(removed).toContain(`/${ETC}/agent-alias.service`);
     const alsoGone = [`/${ETC}/agent.service.d/10-more.conf`, `/${ETC}/web.service`, `/${LIB}/multi-user.target.wants/gone-link.service`];
     for (const p of alsoGone) rmSync(after + p);
@@ -507,7 +506,7 @@ describe('[Install] drop-ins in byte order of their names, whatever directory ea
     }, []);
     const graph = await graphOf(root);
     const wanted = graph.units.get('ord.service')!.install.wantedBy.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
-    const created = linksIn(await systemctlRoot(root, 'enable', 'ord.service'), 'Created symlink', root);
+    const created = linksIn(await systemctlText(root, 'enable', 'ord.service'), 'Created symlink', root);
     expect(created).toEqual([`/${ETC}/etc.target.wants/ord.service`]);
     expect(wanted.map((t) => `/${ETC}/${t}.wants/ord.service`)).toEqual(created);
   });
@@ -539,7 +538,7 @@ describe('[Install] drop-ins: the first directory of the search path wins a name
     }, []);
     const graph = await graphOf(root);
     const wanted = graph.units.get('ctl.service')!.install.wantedBy.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
-    const created = linksIn(await systemctlRoot(root, 'enable', 'ctl.service'), 'Created symlink', root);
+    const created = linksIn(await systemctlText(root, 'enable', 'ctl.service'), 'Created symlink', root);
     expect(created).toEqual([`/${ETC}/control.target.wants/ctl.service`]);
     expect(wanted.map((t) => `/${ETC}/${t}.wants/ctl.service`)).toEqual(created);
   });

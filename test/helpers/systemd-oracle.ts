@@ -33,6 +33,22 @@ export function unitTree(roots: string[], prefix: string, files: Tree): string {
   return root;
 }
 
+/** A temp tree holding exactly `files` (no skeleton), readable by the oracle's user; pushed on `roots`, for the caller to remove. */
+export function plainTree(roots: string[], prefix: string, files: Tree): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), prefix));
+  roots.push(root);
+  buildTree(root, files);
+  chmodSync(root, 0o755);
+  return root;
+}
+
+/** systemctl --root, confined to a temp tree: never this machine's units. */
+export async function systemctlRoot(root: string, ...args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
+  if (!root.startsWith(os.tmpdir() + path.sep)) throw new Error(`refusing systemctl outside a temp tree: ${root}`);
+  const r = await execa('systemctl', [`--root=${root}`, ...args], { reject: false });
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode ?? -1 };
+}
+
 export interface OracleUnit {
   load: string;
   /** The unit's dump lines as systemd prints them, without the leading tabs ("ListenStream: [::]:8081"). */
