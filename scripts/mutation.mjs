@@ -47,6 +47,7 @@ for (const k of kept.filter((x) => x.line !== undefined)) {
 function entryAt(k, line) {
   const exact = `${k}\u0000${line}`;
   if (reasonsAt.has(exact)) return exact;
+  if (reasons.has(k)) return null; // an entry without a line names every mutant of its key
   const free = (linesOf.get(k) ?? []).filter((l) => !used.has(`${k}\u0000${l}`));
   if (free.length === 0) return null;
   const nearest = free.reduce((a, b) => (Math.abs(b - line) < Math.abs(a - line) ? b : a));
