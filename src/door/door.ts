@@ -5,7 +5,7 @@
 // file that changed since it was observed is refused.
 import { constants as fsc, promises as fs } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Host } from '../host.js';
 import { describeFsError } from '../host.js';
@@ -43,6 +43,8 @@ export interface DoorOptions {
 }
 
 const isRoot = () => process.getuid?.() === 0;
+/** Eight hex digits: the temp name the next run's journal check accepts (journal-check.ts). */
+const tmpSuffix = () => randomBytes(4).toString('hex');
 
 export class WriteDoor {
   private readonly backedUp = new Map<string, string>();
@@ -137,7 +139,7 @@ export class WriteDoor {
     const abs = (await this.host.locate(at, { follow: false })).abs;
     const prior = st ? await this.priorOf(at, abs, st) : ({ entry: 'absent' } as const);
     const meta = req.restore ?? (st ? { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid } : { mode: req.mode ?? 0o644, uid: isRoot() ? 0 : process.getuid!(), gid: isRoot() ? 0 : process.getgid!() });
-    const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${Math.random().toString(16).slice(2, 10)}`);
+    const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${tmpSuffix()}`);
     const data = bufferOf(req.content);
     const seq = await this.record({ kind: 'write', path: at, prior, ...meta, sha256: sha256(data), tmp, report: req.report === true });
     const tmpAbs = path.join(path.dirname(abs), path.posix.basename(tmp));
@@ -175,7 +177,7 @@ export class WriteDoor {
     const at = path.posix.join(dir, path.posix.basename(loc.target));
     const abs = (await this.host.locate(at, { follow: false })).abs;
     const prior = st ? await this.priorOf(at, abs, st) : ({ entry: 'absent' } as const);
-    const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${Math.random().toString(16).slice(2, 10)}`);
+    const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${tmpSuffix()}`);
     const tmpAbs = path.join(path.dirname(abs), path.posix.basename(tmp));
     const seq = await this.record({ kind: 'link', path: at, link: linkText, prior, tmp });
     await this.replaceWith(seq, 'link', at, abs, tmpAbs, () => fs.symlink(linkText, tmpAbs));
@@ -334,6 +336,15 @@ export class WriteDoor {
     }
     this.backedUp.set(at, rel);
     return rel;
+  }
+
+  /**
+   * Journals directories something outside the door made for this run
+   * before its journal existed (the lock's /run in an image), so that a
+   * rollback removes them like the door's own.
+   */
+  async noteMadeDirs(dirs: Array<{ path: string; mode: number }>): Promise<void> {
+    for (const d of dirs) await this.done(await this.record({ kind: 'mkdir', path: d.path, mode: d.mode }));
   }
 
   /** mkdir of a directory the run creates, journaled so a rollback removes it. */

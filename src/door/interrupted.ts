@@ -2,15 +2,38 @@
 // possibly, a temp file next to the file it was replacing. The next run
 // (holding the lock, so no such run is alive) says so, removes the temp
 // files, and marks the journal so it is reported once.
+//
+// Finding and settling are two steps: every journal is read and checked
+// before the new run writes anything (an invalid record stops it with
+// nothing changed), and settled only once its own journal is open.
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { Host } from '../host.js';
-import { Journal, actionsOf, parseJournal, type JournalRecord } from './journal.js';
+import { Journal, actionsOf, readRunJournal, type JournalRecord } from './journal.js';
+import { openOwnFile } from './own-file.js';
 
 export interface InterruptedRun {
   id: string;
   lastRecord: JournalRecord | null;
   tempFilesRemoved: string[];
+}
+
+/** A run whose journal has no end record, read and checked: what settling it needs. */
+export interface UnfinishedRun {
+  id: string;
+  /** Target path of its journal. */
+  journal: string;
+  lastRecord: JournalRecord | null;
+  /** Temp names of writes and links with no outcome, each checked to be one the door makes. */
+  temps: string[];
+  /** Bytes of its complete lines: a torn last line is cut before the end record is added, or the two would read as one garbled line. */
+  complete: number;
+  torn: boolean;
+}
+
+export interface RunsSeen {
+  unfinished: UnfinishedRun[];
+  /** One line per entry of runs/ that is not a run this tool can read (a link, a fifo...): never opened. */
+  skipped: string[];
 }
 
 function describe(r: JournalRecord | null): string {
@@ -25,40 +48,66 @@ export function describeInterrupted(i: InterruptedRun): string {
   return `run ${i.id} was interrupted after ${describe(i.lastRecord)}${tmp}; this run converges from where it stopped (reconcile --rollback ${i.id} undoes it)`;
 }
 
-export async function settleInterruptedRuns(host: Host, runsDir: string, currentRun: string): Promise<InterruptedRun[]> {
-  const out: InterruptedRun[] = [];
-  for (const e of (await host.readDir(runsDir)) ?? []) {
-    if (!e.isDirectory() || e.name === currentRun) continue;
-    const journalPath = path.posix.join(runsDir, e.name, 'journal');
-    const text = await host.readFile(journalPath);
-    if (text === null) continue;
-    let records: JournalRecord[];
-    try {
-      records = parseJournal(text).records;
-    } catch {
-      continue; // not ours to judge; rollback reports it when asked
+/**
+ * Reads every run's journal under `runsDir` (resolved inside the root) but
+ * `currentRun`'s, changing nothing. A journal record that is not what the
+ * door writes throws JournalError (`file:line: message`).
+ */
+export async function findUnfinishedRuns(host: Host, dirs: { runsDir: string; reportsDir: string }, currentRun?: string): Promise<RunsSeen> {
+  const out: RunsSeen = { unfinished: [], skipped: [] };
+  for (const e of (await host.readDir(dirs.runsDir)) ?? []) {
+    if (e.name === currentRun) continue;
+    const read = await readRunJournal(host, dirs, e.name);
+    if (read.kind === 'missing') continue;
+    if (read.kind === 'other') {
+      out.skipped.push(`skipped ${read.target}: it is ${read.what}; a run leaves a directory with a regular journal file, so it was not opened`);
+      continue;
     }
-    const last = records.at(-1) ?? null;
-    if (last?.kind === 'end') continue;
+    const { records, end } = read.journal;
+    if (end !== null) continue;
+    const temps: string[] = [];
+    for (const a of actionsOf(records)) if (a.outcome === 'unknown' && 'tmp' in a.record) temps.push(a.record.tmp);
+    out.unfinished.push({ id: e.name, journal: read.target, lastRecord: records.at(-1) ?? null, temps, complete: read.complete, torn: read.journal.torn });
+  }
+  return out;
+}
+
+/** Removes the unfinished runs' temp files and marks each journal interrupted. */
+export async function settleInterruptedRuns(host: Host, runs: UnfinishedRun[], currentRun: string, say: (m: string) => void): Promise<InterruptedRun[]> {
+  const out: InterruptedRun[] = [];
+  for (const run of runs) {
     const removed: string[] = [];
-    for (const a of actionsOf(records)) {
-      if (a.outcome !== 'unknown' || !('tmp' in a.record)) continue;
-      const loc = await host.locate(a.record.tmp, { follow: false });
+    for (const tmp of run.temps) {
+      const loc = await host.locate(tmp, { follow: false });
+      // A directory on the way that is now a link would put the name elsewhere: not ours any more.
+      if (loc.target !== tmp) continue;
       try {
-        await fs.lstat(loc.abs);
-        await fs.rm(loc.abs);
+        const st = await fs.lstat(loc.abs);
+        if (!st.isFile() && !st.isSymbolicLink()) continue;
+        await fs.unlink(loc.abs); // unlink(2) never follows a link
         removed.push(loc.target);
       } catch {
         // Renamed into place already, or never created.
       }
     }
-    const journal = await Journal.reopen((await host.locate(journalPath, { follow: false })).abs, last?.seq ?? 0);
+    const f = await openOwnFile((await host.locate(run.journal, { follow: false })).abs, true);
+    if (f.kind !== 'file') {
+      say(`did not mark run ${run.id} interrupted: ${run.journal} is now ${f.kind === 'missing' ? 'gone' : f.what}`);
+      continue;
+    }
+    if (f.stat.size < run.complete) {
+      await f.fh.close();
+      say(`did not mark run ${run.id} interrupted: ${run.journal} shrank since it was read`);
+      continue;
+    }
+    const journal = Journal.reopen(f.fh, run.lastRecord?.seq ?? 0);
     try {
-      await journal.append({ kind: 'end', status: 'interrupted', note: `found by run ${currentRun}` });
+      if (run.torn) await f.fh.truncate(run.complete);
+      await journal.append({ kind: 'end', status: 'interrupted', note: `found by run ${currentRun}${run.torn ? '; its torn last line was cut' : ''}` });
     } finally {
       await journal.close();
     }
-    out.push({ id: e.name, lastRecord: last, tempFilesRemoved: removed });
+    out.push({ id: run.id, lastRecord: run.lastRecord, tempFilesRemoved: removed });
   }
   return out;
 }

@@ -4,6 +4,10 @@
 // up after a run that was killed.
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Host } from '../host.js';
+import { checkJournal, type CheckedJournal } from './journal-check.js';
+import { openOwnFile, readCapped } from './own-file.js';
 
 /** How an entry on disk looked before an action replaced or removed it. */
 export type PriorEntry =
@@ -67,9 +71,9 @@ export class Journal {
     return new Journal(await fs.open(abs, 'wx', 0o600));
   }
 
-  /** Appends a record for an existing journal (an interrupted run marked as such). */
-  static async reopen(abs: string, lastSeq: number): Promise<Journal> {
-    const j = new Journal(await fs.open(abs, 'a'));
+  /** Appends records to an existing journal (an interrupted run marked as such), opened by openOwnFile. */
+  static reopen(fh: FileHandle, lastSeq: number): Journal {
+    const j = new Journal(fh);
     j.seq = lastSeq;
     return j;
   }
@@ -132,4 +136,38 @@ export function actionsOf(records: JournalRecord[]): JournalAction[] {
     out.set(r.seq, { record: r, outcome: 'unknown' });
   }
   return [...out.values()];
+}
+
+/** A journal is a few hundred bytes a step; anything near this is not one the door wrote. */
+export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
+
+export type RunJournalRead =
+  /** `complete`: bytes up to the last newline (a torn last line lies beyond). */
+  | { kind: 'journal'; target: string; journal: CheckedJournal; complete: number }
+  | { kind: 'missing' }
+  /** runs/<id> or its journal is not what a run leaves (a link, a fifo, a device...): never opened or followed. */
+  | { kind: 'other'; target: string; what: string };
+
+/**
+ * Reads and checks runs/<id>/journal. `runsDir` and `reportsDir` are target
+ * paths already resolved inside the root (reports.ts checkedRunsDir).
+ */
+export async function readRunJournal(host: Host, dirs: { runsDir: string; reportsDir: string }, id: string): Promise<RunJournalRead> {
+  const dir = path.posix.join(dirs.runsDir, id);
+  const st = await host.lstat(dir);
+  if (st === null) return { kind: 'missing' };
+  if (st.isSymbolicLink()) return { kind: 'other', target: dir, what: `a symbolic link to ${(await host.readLink(dir)) ?? '?'}, not a run directory` };
+  if (!st.isDirectory()) return { kind: 'other', target: dir, what: 'not a run directory' };
+  const target = path.posix.join(dir, 'journal');
+  const f = await openOwnFile((await host.locate(target, { follow: false })).abs);
+  if (f.kind === 'missing') return f;
+  if (f.kind === 'other') return { kind: 'other', target, what: f.what };
+  let bytes: Buffer | null;
+  try {
+    bytes = await readCapped(f.fh, MAX_JOURNAL_BYTES);
+  } finally {
+    await f.fh.close();
+  }
+  if (bytes === null) return { kind: 'other', target, what: `larger than ${MAX_JOURNAL_BYTES} bytes` };
+  return { kind: 'journal', target, journal: checkJournal(bytes.toString('utf8'), { file: target, runId: id, ...dirs }), complete: bytes.lastIndexOf(0x0a) + 1 };
 }

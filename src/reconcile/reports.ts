@@ -3,6 +3,9 @@
 // (runs/<id>: journal, backup/, before.json, plan.json, result.json).
 import path from 'node:path';
 import type { WriteDoor } from '../door/door.js';
+import type { TargetFs } from '../host.js';
+import { ReconcileError } from '../errors.js';
+import { reportsDirProblem } from './grammar.js';
 import { utf8Bytes } from '../bytes.js';
 import type { BeforeState } from './before-state.js';
 
@@ -19,6 +22,33 @@ export function newRunJournal(reportsDir: string, now: Date = new Date(), pid: n
 
 export function runsDirOf(reportsDir: string): string {
   return path.posix.join(reportsDir, 'runs');
+}
+
+/** The reports and runs directories as they resolve inside the root. */
+export interface RunsDirs {
+  reportsDir: string;
+  runsDir: string;
+}
+
+/**
+ * The runs directory holds every run's journal and backups, which a later
+ * rollback trusts only this far: it must be a directory (or not exist yet),
+ * never a link, and neither it nor the reports directory may resolve among
+ * the system's own files (the rule reports_dir itself obeys). Nothing is
+ * created here.
+ */
+export async function checkedRunsDirs(host: TargetFs, reportsDir: string): Promise<RunsDirs> {
+  const runs = runsDirOf(reportsDir);
+  const resolvedReports = await host.realTarget(reportsDir);
+  const reportsProblem = reportsDirProblem(resolvedReports);
+  if (reportsProblem) throw new ReconcileError(`reports_dir ${reportsDir} resolves to ${resolvedReports} inside the root (a directory on the way is a symbolic link), and reports_dir ${reportsProblem}; nothing was changed`);
+  const runsDir = path.posix.join(resolvedReports, 'runs');
+  const st = await host.lstat(runsDir);
+  if (st?.isSymbolicLink()) {
+    throw new ReconcileError(`${runs} is a symbolic link to ${(await host.readLink(runsDir)) ?? '?'}; the runs directory holds the journals and backups rollback trusts, so it must be a directory the tool made, not a link; nothing was changed`);
+  }
+  if (st && !st.isDirectory()) throw new ReconcileError(`${runs} is not a directory; nothing was changed`);
+  return { reportsDir: resolvedReports, runsDir };
 }
 
 export function backupDirOf(journal: RunJournal): string {

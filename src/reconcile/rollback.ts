@@ -6,26 +6,33 @@ import path from 'node:path';
 import type { Host } from '../host.js';
 import { ReconcileError } from '../errors.js';
 import { WriteDoor, sha256 } from '../door/door.js';
-import { actionsOf, parseJournal, type JournalAction, type JournalRecord, type LinkDelta, type PriorEntry } from '../door/journal.js';
-import { runsDirOf, jsonText } from './reports.js';
-import { utf8Bytes } from '../bytes.js';
+import { actionsOf, readRunJournal, type JournalAction, type JournalRecord, type LinkDelta, type PriorEntry } from '../door/journal.js';
+import { RUN_ID } from '../door/journal-check.js';
+import { readOwnFile } from '../door/own-file.js';
+import { LOCK_PATH } from '../door/lock.js';
+import { checkedRunsDirs, runsDirOf, jsonText, type RunsDirs } from './reports.js';
+import { bytesOf, utf8Bytes } from '../bytes.js';
+import { FORMAT_VERSION } from './render.js';
 
 export interface UndoStep {
   /** One line: what will be put back. */
   summary: string;
   /** Set when the entry changed since the run: not undone without --force. */
   conflict?: string;
+  /** Set when it cannot be undone safely (a backup that is not what the run kept...): --force does not override it. */
+  refused?: string;
   act?: (door: WriteDoor) => Promise<void>;
   /**
    * When it runs: every file and link first (in reverse), then the one
-   * daemon-reload, then runtime steps that need both (swapon, unit start).
-   * Absent: a file or link step.
+   * daemon-reload, then runtime steps that need both (swapon, unit start),
+   * then, once this rollback's own lock is gone, the directories the run
+   * made for its lock. Absent: a file or link step.
    */
   phase?: UndoPhase;
 }
 
-export type UndoPhase = 'files' | 'reload' | 'runtime';
-const PHASES: readonly UndoPhase[] = ['files', 'reload', 'runtime'];
+export type UndoPhase = 'files' | 'reload' | 'runtime' | 'unlocked';
+const PHASES: readonly UndoPhase[] = ['files', 'reload', 'runtime', 'unlocked'];
 
 /** Steps by phase, each phase keeping the order it was planned in. Pure. */
 export function undoOrder(steps: UndoStep[]): UndoStep[] {
@@ -39,27 +46,33 @@ export interface RollbackPlan {
   /** What will not be undone, and why. */
   notes: string[];
   alreadyBy: string | null;
+  /**
+   * The run's journal does not end with the run's own end record: it was
+   * killed, or the journal was cut. What it did after `last` is unknown.
+   */
+  incomplete: { why: string; last: string } | null;
 }
 
 const MARKER = 'rolled-back.json';
+/** A backup is a host file the run replaced; nothing the door backs up comes near this. */
+const MAX_BACKUP_BYTES = 256 * 1024 * 1024;
 
 interface RunInfo {
   id: string;
+  /** Target path of runs/<id>, resolved inside the root. */
   dir: string;
+  journal: string;
   records: JournalRecord[];
+  torn: boolean;
+  end: 'ok' | 'failed' | 'interrupted' | null;
 }
 
-async function readRun(host: Host, runsDir: string, id: string): Promise<RunInfo | null> {
-  const dir = path.posix.join(runsDir, id);
-  const text = await host.readFile(path.posix.join(dir, 'journal'));
-  if (text === null) return null;
-  let records: JournalRecord[];
-  try {
-    records = parseJournal(text).records;
-  } catch (e) {
-    throw new ReconcileError(`cannot read the journal of run ${id} (${path.posix.join(dir, 'journal')}): ${(e as Error).message}`);
-  }
-  return { id, dir, records };
+async function readRun(host: Host, dirs: RunsDirs, id: string): Promise<RunInfo | null> {
+  const r = await readRunJournal(host, dirs, id);
+  if (r.kind === 'missing') return null;
+  if (r.kind === 'other') throw new ReconcileError(`cannot roll back run ${id}: ${r.target} is ${r.what}; it was not opened; nothing was changed`);
+  const { records, torn, end } = r.journal;
+  return { id, dir: path.posix.join(dirs.runsDir, id), journal: r.target, records, torn, end };
 }
 
 function isEdit(a: JournalAction): boolean {
@@ -67,19 +80,19 @@ function isEdit(a: JournalAction): boolean {
 }
 
 /** The run to roll back: the one named, or the newest apply that changed something. */
-async function pickRun(host: Host, reportsDir: string, id: string | undefined): Promise<RunInfo> {
+async function pickRun(host: Host, reportsDir: string, dirs: RunsDirs, id: string | undefined): Promise<RunInfo> {
   const runsDir = runsDirOf(reportsDir);
   if (id !== undefined) {
-    if (!/^[A-Za-z0-9-]+$/.test(id)) throw new ReconcileError(`${id} is not a run id (see ${runsDir})`);
-    const r = await readRun(host, runsDir, id);
+    if (!RUN_ID.test(id)) throw new ReconcileError(`${id} is not a run id (see ${runsDir})`);
+    const r = await readRun(host, dirs, id);
     if (!r) throw new ReconcileError(`no run ${id} in ${runsDir}`);
     const begin = r.records[0];
     if (begin?.kind === 'begin' && begin.mode === 'rollback') throw new ReconcileError(`run ${id} is itself a rollback; roll back the run it undid by applying again`);
     return r;
   }
-  const names = ((await host.readDir(runsDir)) ?? []).filter((e) => e.isDirectory()).map((e) => e.name).sort().reverse();
+  const names = ((await host.readDir(dirs.runsDir)) ?? []).filter((e) => e.isDirectory()).map((e) => e.name).sort().reverse();
   for (const n of names) {
-    const r = await readRun(host, runsDir, n);
+    const r = await readRun(host, dirs, n);
     const begin = r?.records[0];
     if (!r || begin?.kind !== 'begin' || begin.mode !== 'apply') continue;
     if (actionsOf(r.records).some(isEdit)) return r;
@@ -108,18 +121,73 @@ function describeCurrent(c: Current): string {
   return c.entry === 'absent' ? 'is gone' : c.entry === 'symlink' ? `is now a link to ${c.link}` : c.entry === 'dir' ? 'is now a directory' : 'has other content';
 }
 
-/** Puts `prior` back at `p` (after whatever is there now is removed). */
-function restorer(host: Host, run: RunInfo, p: string, prior: PriorEntry): ((door: WriteDoor) => Promise<void>) | string {
-  if (prior.entry === 'absent') return async (door) => void (await door.remove(p));
-  if (prior.entry === 'symlink') return async (door) => void (await door.symlink(p, prior.link));
-  if (prior.backup === null) return `its content was not kept (a swap file's pages are never backed up)`;
+type Restore = { act: (door: WriteDoor) => Promise<void> } | { note: string } | { refused: string };
+
+/**
+ * The backup of `p` as the run kept it: a regular file in the run's own
+ * backup/ (no link on the way, the file itself opened without following a
+ * link) whose sha256 is the one the journal recorded. Otherwise why not.
+ */
+async function verifiedBackup(host: Host, run: RunInfo, p: string, prior: Extract<PriorEntry, { entry: 'file' }> & { backup: string }): Promise<{ bytes: Buffer } | string> {
   const from = path.posix.join(run.dir, prior.backup);
-  return async (door) => {
-    const bytes = await host.readBytes(from);
-    if (bytes === null) throw new ReconcileError(`the backup ${from} of ${p} is missing`);
-    if ((await host.lstat(p))?.isSymbolicLink()) await door.remove(p);
-    await door.writeFile({ path: p, content: bytes, restore: { mode: prior.mode, uid: prior.uid, gid: prior.gid } });
+  const loc = await host.locate(from, { follow: false });
+  if (loc.target !== from) return `the backup ${from} is reached through a symbolic link (it resolves to ${loc.target}); ${p} was not restored`;
+  const f = await readOwnFile(loc.abs, MAX_BACKUP_BYTES);
+  if (f.kind === 'missing') return `the backup ${from} is missing; ${p} was not restored`;
+  if (f.kind === 'other') return `the backup ${from} is ${f.what}, not the regular file the run kept; ${p} was not restored`;
+  const got = sha256(f.bytes);
+  if (got !== prior.sha256) return `the backup ${from} is not what the run kept (sha256 ${got}, the journal recorded ${prior.sha256}); ${p} was not restored`;
+  return { bytes: f.bytes };
+}
+
+/** Puts `prior` back at `p` (after whatever is there now is removed). */
+async function restorer(host: Host, run: RunInfo, p: string, prior: PriorEntry): Promise<Restore> {
+  if (prior.entry === 'absent') return { act: async (door) => void (await door.remove(p)) };
+  if (prior.entry === 'symlink') return { act: async (door) => void (await door.symlink(p, prior.link)) };
+  if (prior.backup === null) return { note: `its content was not kept (a swap file's pages are never backed up)` };
+  const kept = { ...prior, backup: prior.backup };
+  const first = await verifiedBackup(host, run, p, kept);
+  if (typeof first === 'string') return { refused: first };
+  return {
+    act: async (door) => {
+      // Read again when it is used: what was checked at plan time is not trusted to have stayed.
+      const now = await verifiedBackup(host, run, p, kept);
+      if (typeof now === 'string') throw new ReconcileError(now);
+      if ((await host.lstat(p))?.isSymbolicLink()) await door.remove(p);
+      await door.writeFile({ path: p, content: bytesOf(now.bytes), restore: { mode: prior.mode, uid: prior.uid, gid: prior.gid } });
+    },
   };
+}
+
+/** A step for `p` whose restore is `r`; a note when nothing can be restored. */
+function restoreStep(r: Restore, summary: string, conflict?: string): UndoStep | { note: string } {
+  if ('note' in r) return r;
+  const c = conflict ? { conflict } : {};
+  if ('refused' in r) return { summary, refused: r.refused, ...c };
+  return { summary, act: r.act, ...c };
+}
+
+/**
+ * The journal records resolved target paths. When `p` no longer resolves to
+ * itself (a directory on the way became a link), acting on it would change
+ * another file: refused.
+ */
+async function movedAway(host: Host, p: string): Promise<string | null> {
+  const loc = await host.locate(p, { follow: false });
+  return loc.target === p ? null : `${p} now resolves to ${loc.target} (a directory on the way is a symbolic link); not undone`;
+}
+
+function describeRecord(r: JournalRecord | undefined): string {
+  if (r === undefined) return 'no record';
+  if ('path' in r) return `record ${r.seq} (${r.kind} ${r.path})`;
+  if (r.kind === 'runtime') return `record ${r.seq} (${r.action.step})`;
+  return `record ${r.seq} (${r.kind})`;
+}
+
+function incompleteness(run: RunInfo): RollbackPlan['incomplete'] {
+  if (run.end === 'ok' || run.end === 'failed') return null;
+  const why = run.end === 'interrupted' ? 'the run was interrupted (a later run found it unfinished)' : `it has no end record${run.torn ? ' and its last line is torn' : ''}`;
+  return { why, last: describeRecord(run.records.at(-1)) };
 }
 
 function linkSteps(delta: LinkDelta | undefined, what: string): UndoStep[] {
@@ -131,18 +199,27 @@ function linkSteps(delta: LinkDelta | undefined, what: string): UndoStep[] {
 }
 
 export async function planRollback(host: Host, reportsDir: string, id: string | undefined): Promise<RollbackPlan> {
-  const run = await pickRun(host, reportsDir, id);
+  const dirs = await checkedRunsDirs(host, reportsDir);
+  const run = await pickRun(host, reportsDir, dirs, id);
   const begin = run.records[0];
-  const marker = await host.readFile(path.posix.join(run.dir, MARKER));
-  if (marker !== null) {
+  const incomplete = incompleteness(run);
+  const markerAt = path.posix.join(run.dir, MARKER);
+  const marker = await readOwnFile((await host.locate(markerAt, { follow: false })).abs, 64 * 1024);
+  if (marker.kind === 'other') throw new ReconcileError(`cannot roll back run ${run.id}: ${markerAt} is ${marker.what}, not the marker a rollback writes; it was not opened; nothing was changed`);
+  if (marker.kind === 'file') {
     let by = 'an earlier rollback';
     try {
-      by = `run ${String((JSON.parse(marker) as { by?: string }).by)}`;
+      const named = (JSON.parse(marker.bytes.toString('utf8')) as { by?: unknown }).by;
+      if (typeof named === 'string' && RUN_ID.test(named)) by = `run ${named}`;
     } catch {
       // keep the generic wording
     }
-    return { run: run.id, runDir: run.dir, steps: [], notes: [], alreadyBy: by };
+    return { run: run.id, runDir: run.dir, steps: [], notes: [], alreadyBy: by, incomplete };
   }
+  // The directory the lock lives in, and those above it: a run that made them
+  // made them for its lock, which this rollback holds until its last step.
+  const lockDir = await host.realTarget(path.posix.dirname(LOCK_PATH));
+  const forLock = (p: string) => lockDir === p || lockDir.startsWith(p + '/');
   const runtimeOk = begin?.kind === 'begin' && begin.live && host.live;
   const steps: UndoStep[] = [];
   const notes: string[] = [];
@@ -156,38 +233,56 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
     const r = a.record;
     switch (r.kind) {
       case 'write': {
+        const moved = await movedAway(host, r.path);
+        if (moved) {
+          steps.push({ summary: `restore ${r.path}`, refused: moved });
+          break;
+        }
         const cur = leftByLater.get(r.path) ?? (await currentEntry(host, r.path));
         if (r.prior.entry === 'file') leftByLater.set(r.path, { entry: 'file', sha256: r.prior.sha256 });
         else leftByLater.delete(r.path);
+        const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : `restore ${r.path}`;
         if (cur.entry === 'file' && cur.sha256 === r.sha256) {
-          const act = restorer(host, run, r.path, r.prior);
-          if (typeof act === 'string') notes.push(`${r.path}: ${act}`);
-          else steps.push({ summary: r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : `restore ${r.path}`, act });
+          const step = restoreStep(await restorer(host, run, r.path, r.prior), summary);
+          if ('note' in step) notes.push(`${r.path}: ${step.note}`);
+          else steps.push(step);
         } else if (!sameAsPrior(cur, r.prior)) {
-          const act = restorer(host, run, r.path, r.prior);
-          steps.push({ summary: `restore ${r.path}`, conflict: `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it`, ...(typeof act === 'string' ? {} : { act }) });
+          const step = restoreStep(await restorer(host, run, r.path, r.prior), `restore ${r.path}`, `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it`);
+          steps.push('note' in step ? { summary: `restore ${r.path}`, conflict: `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it` } : step);
         }
         break;
       }
       case 'link':
       case 'remove': {
+        const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : r.prior.entry === 'symlink' ? `re-create ${r.path} -> ${r.prior.link}` : `restore ${r.path}`;
+        const moved = await movedAway(host, r.path);
+        if (moved) {
+          steps.push({ summary, refused: moved });
+          break;
+        }
         const cur = await currentEntry(host, r.path);
         const asLeft: Current = r.kind === 'link' ? { entry: 'symlink', link: r.link } : { entry: 'absent' };
         const untouched = JSON.stringify(cur) === JSON.stringify(asLeft);
         if (!untouched && sameAsPrior(cur, r.prior)) break; // never happened, or already put back
-        const act = restorer(host, run, r.path, r.prior);
-        const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : r.prior.entry === 'symlink' ? `re-create ${r.path} -> ${r.prior.link}` : `restore ${r.path}`;
         if (r.path.startsWith('/etc/systemd/')) unitLinksChanged = true;
-        if (typeof act === 'string') notes.push(`${r.path}: ${act}`);
-        else steps.push({ summary, act, ...(untouched ? {} : { conflict: `${r.path} ${describeCurrent(cur)} since run ${run.id} changed it` }) });
+        const step = restoreStep(await restorer(host, run, r.path, r.prior), summary, untouched ? undefined : `${r.path} ${describeCurrent(cur)} since run ${run.id} changed it`);
+        if ('note' in step) notes.push(`${r.path}: ${step.note}`);
+        else steps.push(step);
         break;
       }
-      case 'mkdir':
-        steps.push({ summary: `remove the directory ${r.path} if the run left it empty`, act: async (door) => void (await door.removeEmptyDir(r.path)) });
+      case 'mkdir': {
+        const moved = await movedAway(host, r.path);
+        const summary = `remove the directory ${r.path} if the run left it empty`;
+        if (moved) steps.push({ summary, refused: moved });
+        else steps.push({ summary, act: async (door) => void (await door.removeEmptyDir(r.path)), ...(forLock(r.path) ? { phase: 'unlocked' as const } : {}) });
         break;
-      case 'rmdir':
-        if ((await host.lstat(r.path)) === null) steps.push({ summary: `re-create the directory ${r.path}`, act: (door) => door.makeDir(r.path, r) });
+      }
+      case 'rmdir': {
+        const moved = await movedAway(host, r.path);
+        if (moved) steps.push({ summary: `re-create the directory ${r.path}`, refused: moved });
+        else if ((await host.lstat(r.path)) === null) steps.push({ summary: `re-create the directory ${r.path}`, act: (door) => door.makeDir(r.path, r) });
         break;
+      }
       case 'runtime': {
         const s = r.action;
         if (!runtimeOk) {
@@ -223,7 +318,7 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
     steps.push({ summary: `systemctl ${scope.join(' ')} daemon-reload`, phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload', user }, async () => void (await host.runChecked('systemctl', [...scope, 'daemon-reload']))) });
   }
   // Files and links first (in reverse), then reload, swapon and unit starts.
-  return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null };
+  return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null, incomplete };
 }
 
 export interface RollbackOutcome {
@@ -231,9 +326,22 @@ export interface RollbackOutcome {
   failed: Array<{ step: string; message: string }>;
 }
 
-export async function executeRollback(door: WriteDoor, plan: RollbackPlan): Promise<RollbackOutcome> {
+/**
+ * Runs the plan's steps; `unlock` releases this rollback's lock before the
+ * steps that remove the directories the undone run made for its own lock.
+ */
+export async function executeRollback(door: WriteDoor, plan: RollbackPlan, unlock?: () => Promise<void>): Promise<RollbackOutcome> {
   const out: RollbackOutcome = { done: [], failed: [] };
+  let locked = true;
   for (const s of plan.steps) {
+    if (s.phase === 'unlocked' && locked) {
+      locked = false;
+      await unlock?.();
+    }
+    if (s.refused) {
+      out.failed.push({ step: s.summary, message: s.refused });
+      continue;
+    }
     if (!s.act) {
       out.failed.push({ step: s.summary, message: s.conflict ?? 'nothing to restore it from' });
       continue;
@@ -249,4 +357,48 @@ export async function executeRollback(door: WriteDoor, plan: RollbackPlan): Prom
     await door.writeFile({ path: path.posix.join(plan.runDir, MARKER), content: utf8Bytes(jsonText({ by: door.runId, at: new Date().toISOString() })), report: true });
   }
   return out;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The --rollback document (--json): the plan, and what was done when it ran. */
+export function rollbackDocument(plan: RollbackPlan, outcome: RollbackOutcome | null, rollbackRun: string | null, preview: boolean): unknown {
+  return {
+    format_version: FORMAT_VERSION, mode: preview ? 'rollback-plan' : 'rollback', run: plan.run, already_rolled_back_by: plan.alreadyBy,
+    incomplete: plan.incomplete,
+    steps: plan.steps.map((s) => ({ summary: s.summary, ...(s.conflict ? { conflict: s.conflict } : {}), ...(s.refused ? { refused: s.refused } : {}) })),
+    notes: plan.notes, done: outcome?.done ?? [], failed: outcome?.failed ?? [], journal: rollbackRun,
+  };
+}
+
+/**
+ * The --rollback text. `<` a step it can undo, `!` one it cannot (and why);
+ * an incomplete journal says where it ends and that nothing after is known.
+ */
+export function renderRollback(plan: RollbackPlan, outcome: RollbackOutcome | null, o: { preview: boolean; force: boolean }): string {
+  const lines: string[] = [];
+  const inc = plan.incomplete;
+  const tail = inc ? `  ! anything run ${plan.run} did after ${inc.last}: not in its journal, so it cannot be undone` : null;
+  if (plan.alreadyBy) lines.push(`run ${plan.run} was already rolled back by ${plan.alreadyBy}; nothing to do`);
+  else if (outcome === null) {
+    const conflicts = plan.steps.filter((s) => s.conflict && !s.refused).length;
+    const refused = plan.steps.filter((s) => s.refused).length;
+    const undoable = plan.steps.filter((s) => !s.refused && s.act && (!s.conflict || o.force)).length;
+    const refusedRun = !o.preview;
+    lines.push(`${refusedRun ? 'rollback refused' : 'rollback plan'} for run ${plan.run}: ${plural(plan.steps.length, 'step')}`);
+    if (inc) lines.push(`the journal of run ${plan.run} is incomplete: ${inc.why}; it ends at ${inc.last}`);
+    for (const s of plan.steps) lines.push(s.refused ? `  ! ${s.summary}: ${s.refused}` : `  < ${s.summary}${s.conflict ? `  [changed since: ${s.conflict}]` : ''}`);
+    if (tail) lines.push(tail);
+    if (refused > 0) lines.push(`${plural(refused, 'step')} cannot be undone (marked !); --force does not override that`);
+    if (conflicts > 0 && !o.force) lines.push(`${plural(conflicts, 'file')} changed after the run; nothing was changed; rerun with --force to overwrite them`);
+    if (inc && !o.force) lines.push(`the journal is incomplete: a rollback would undo only the ${plural(undoable, 'step')} marked <; nothing was changed; rerun with --force to undo them`);
+    else if (refused > 0 && refusedRun) lines.push(`nothing was changed; rerun with --force to undo the other ${plural(undoable, 'step')}`);
+  } else {
+    lines.push(`rolled back run ${plan.run}${inc ? ` as far as its incomplete journal goes (${inc.why})` : ''}:`);
+    for (const d of outcome.done) lines.push(`  < ${d}`);
+    for (const f of outcome.failed) lines.push(`  ! ${f.step}: ${f.message}`);
+    if (tail) lines.push(tail);
+  }
+  for (const n of plan.notes) lines.push(`  note: ${n}`);
+  return lines.join('\n') + '\n';
 }

@@ -3,8 +3,9 @@
 // Terraform's -detailed-exitcode: plan 0 in sync, 2 pending, 1 error; apply
 // 0 converged and verified, 1 otherwise.
 import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Host, describeFsError } from '../host.js';
-import { executeRollback, planRollback } from './rollback.js';
+import { executeRollback, planRollback, renderRollback, rollbackDocument } from './rollback.js';
 import type { CommandRunner } from '../host.js';
 import { ReconcileError, RunAbortedError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
@@ -17,10 +18,10 @@ import type { ApplyResult } from './apply.js';
 import { verifyConverged } from './verify.js';
 import { observeBeforeState } from './before-state.js';
 import type { BeforeState } from './before-state.js';
-import { jsonText, newRunJournal, recordBeforeState, runsDirOf, writeReport, writeRunFile, type RunJournal } from './reports.js';
+import { checkedRunsDirs, jsonText, newRunJournal, recordBeforeState, writeReport, writeRunFile, type RunJournal } from './reports.js';
 import { WriteDoor } from '../door/door.js';
-import { acquireLock } from '../door/lock.js';
-import { describeInterrupted, settleInterruptedRuns } from '../door/interrupted.js';
+import { LOCK_PATH, acquireLock } from '../door/lock.js';
+import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type UnfinishedRun } from '../door/interrupted.js';
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
@@ -114,55 +115,81 @@ function withPlanWarnings(plan: Plan, extra: Awaited<ReturnType<typeof hostRepor
   return { ...extra, findings: [...planWarnings(plan), ...extra.findings] };
 }
 
+/** The directories on the way to `dir` (resolved inside the root) that do not exist yet, outermost first. */
+async function missingDirs(host: Host, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let at = '';
+  for (const part of (await host.realTarget(dir)).split('/').filter(Boolean)) {
+    at += '/' + part;
+    if (out.length > 0 || (await host.lstat(at)) === null) out.push(at);
+  }
+  return out;
+}
+
+/** Of `missing`, those that are directories now (the lock made them), with their mode. */
+async function madeDirs(host: Host, missing: string[]): Promise<Array<{ path: string; mode: number }>> {
+  host.forgetLinks();
+  const out: Array<{ path: string; mode: number }> = [];
+  for (const p of missing) {
+    const st = await host.lstat(p);
+    if (st?.isDirectory()) out.push({ path: p, mode: st.mode & 0o7777 });
+  }
+  return out;
+}
+
+/** Every unfinished run's journal read and checked before this run writes anything; entries not ours are named. */
+async function unfinishedRuns(host: Host, desired: DesiredState, progress: (m: string) => void): Promise<UnfinishedRun[]> {
+  const seen = await findUnfinishedRuns(host, await checkedRunsDirs(host, desired.reports_dir));
+  for (const s of seen.skipped) progress(s);
+  return seen.unfinished;
+}
+
 async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
   const preview = req.mode === 'plan';
+  const lockDirs = preview ? [] : await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = preview ? null : await acquireLock(host, 'rollback', progress);
+  let held = lock !== null;
+  const unlock = async () => {
+    if (!held) return;
+    held = false;
+    await lock?.release();
+  };
   try {
     const plan = await planRollback(host, desired.reports_dir, rb.run);
-    const conflicts = plan.steps.filter((s) => s.conflict);
-    const blocked = conflicts.length > 0 && !rb.force;
+    const refused = plan.steps.some((s) => s.refused);
+    const blocked = (plan.steps.some((s) => s.conflict) || plan.incomplete !== null) && !rb.force;
     const report = (outcome: { done: string[]; failed: Array<{ step: string; message: string }> } | null, rollbackRun: string | null) => {
-      if (req.json) {
-        io.stdout.write(jsonText({
-          format_version: FORMAT_VERSION, mode: preview ? 'rollback-plan' : 'rollback', run: plan.run, already_rolled_back_by: plan.alreadyBy,
-          steps: plan.steps.map((s) => ({ summary: s.summary, ...(s.conflict ? { conflict: s.conflict } : {}) })),
-          notes: plan.notes, done: outcome?.done ?? [], failed: outcome?.failed ?? [], journal: rollbackRun,
-        }));
-        return;
-      }
-      const lines: string[] = [];
-      if (plan.alreadyBy) lines.push(`run ${plan.run} was already rolled back by ${plan.alreadyBy}; nothing to do`);
-      else if (outcome === null) {
-        lines.push(`${preview ? 'rollback plan' : 'rollback refused'} for run ${plan.run}: ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`);
-        for (const s of plan.steps) lines.push(`  < ${s.summary}${s.conflict ? `  [changed since: ${s.conflict}]` : ''}`);
-        if (blocked) lines.push(`${conflicts.length} file${conflicts.length === 1 ? '' : 's'} changed after the run; nothing was changed; rerun with --force to overwrite them`);
-      } else {
-        lines.push(`rolled back run ${plan.run}:`);
-        for (const d of outcome.done) lines.push(`  < ${d}`);
-        for (const f of outcome.failed) lines.push(`  ! ${f.step}: ${f.message}`);
-      }
-      for (const n of plan.notes) lines.push(`  note: ${n}`);
-      io.stdout.write(lines.join('\n') + '\n');
+      if (req.json) io.stdout.write(jsonText(rollbackDocument(plan, outcome, rollbackRun, preview)));
+      else io.stdout.write(renderRollback(plan, outcome, { preview, force: rb.force }));
     };
-    if (plan.alreadyBy || preview || blocked) {
+    if (plan.alreadyBy || preview || blocked || (refused && !rb.force)) {
       report(null, null);
       if (plan.alreadyBy) return 0;
-      if (blocked) return 1;
+      if (blocked || refused) return 1;
       return plan.steps.length > 0 ? 2 : 0;
     }
+    // Every other journal is checked before this run's own exists: an invalid one stops it with nothing changed.
+    const unfinished = await unfinishedRuns(host, desired, progress);
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'rollback', rollbackOf: plan.run, tool: TOOL_VERSION });
     let outcome;
     try {
-      for (const i of await settleInterruptedRuns(host, runsDirOf(desired.reports_dir), journal.id)) progress(describeInterrupted(i));
-      outcome = await executeRollback(door, plan);
+      const made = await madeDirs(host, lockDirs);
+      await door.noteMadeDirs(made);
+      for (const i of await settleInterruptedRuns(host, unfinished, journal.id, progress)) progress(describeInterrupted(i));
+      outcome = await executeRollback(door, plan, unlock);
+      // What this rollback's own lock made goes with it, once the lock is gone.
+      if (made.length > 0) {
+        await unlock();
+        for (const d of [...made].reverse()) await door.removeEmptyDir(d.path);
+      }
     } finally {
       await door.end(outcome && outcome.failed.length === 0 ? 'ok' : 'failed').catch(() => undefined);
     }
     report(outcome, journal.dir);
     return outcome.failed.length === 0 ? 0 : 1;
   } finally {
-    await lock?.release();
+    await unlock();
   }
 }
 
@@ -188,17 +215,22 @@ async function runApply(
   /** Runs inside the run's door after apply and verify (the first boot's own record); returns the final exit code. */
   finish?: (door: WriteDoor, code: number) => Promise<number>,
 ): Promise<number> {
+  const lockDirs = await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = await acquireLock(host, 'apply', progress);
   try {
     // Everything is observed before the run directory exists: a host file the
-    // tool cannot read or judge stops the run with nothing written at all.
+    // tool cannot read or judge, or an earlier run's journal that is not what
+    // the door writes, stops the run with nothing written at all.
+    const unfinished = await unfinishedRuns(host, desired, progress);
     const plan = await makePlan(host, desired);
     const before = host.live ? await observeBeforeState(host, plan) : null;
     const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {
-      let code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra });
+      // The lock's directory, when this run made it, is the run's to undo.
+      await door.noteMadeDirs(await madeDirs(host, lockDirs));
+      let code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra, unfinished });
       if (finish) code = await finish(door, code);
       await door.end(code === 0 ? 'ok' : 'failed');
       return code;
@@ -215,10 +247,10 @@ async function runApply(
 
 async function applyWithDoor(
   host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
-  seen: { before: BeforeState | null; plan: Plan; extra: Awaited<ReturnType<typeof hostReports>> },
+  seen: { before: BeforeState | null; plan: Plan; extra: Awaited<ReturnType<typeof hostReports>>; unfinished: UnfinishedRun[] },
 ): Promise<number> {
   const { before, plan, extra } = seen;
-  for (const i of await settleInterruptedRuns(host, runsDirOf(desired.reports_dir), journal.id)) progress(describeInterrupted(i));
+  for (const i of await settleInterruptedRuns(host, seen.unfinished, journal.id, progress)) progress(describeInterrupted(i));
   const written: string[] = [];
   // The first observation is the truth: recorded before anything changes.
   if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);
