@@ -7,7 +7,7 @@
 // this machine beyond /proc/sys and the owned files' links is read.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/cli.js';
@@ -380,6 +380,85 @@ cases.push({ name: 'live: a missing net.netfilter key without nf_conntrack in th
 if (existsSync('/etc/sysctl.d/99-sysctl.conf') && lstatSync('/etc/sysctl.d/99-sysctl.conf').isSymbolicLink()) {
   cases.push({ name: "live: this machine's 99-sysctl.conf link as the owned file", live: true, desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'), exit: 1, names: ['resources[2].file', 'link to ../sysctl.conf'] });
 }
+
+// ---- the journal an earlier run left: untrusted input ----
+// A journal is what WriteDoor writes (src/door/journal.ts): one JSON record a
+// line, `begin` first, seq counting from 1. Each case below is an unfinished
+// run whose one write record is wrong in one way; the next --apply (which
+// settles unfinished runs, deleting their temp files) and a --rollback of it
+// must stop at that record's line and change nothing. The journal's line is
+// counted from the text written here.
+const RUN_ID = '20261201T000000000Z-4242';
+const RUN_DIR = `${REPORTS}/runs/${RUN_ID}`;
+const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+const BEGIN = { seq: 1, at: '2026-12-01T00:00:00.000Z', kind: 'begin', mode: 'apply', run: RUN_ID, pid: 4242, root: '/img', live: false, tool: '0.1.0' };
+/** A write of /etc/hostname as the door journals it, before it is done. */
+const WRITE = {
+  seq: 2, at: '2026-12-01T00:00:01.000Z', kind: 'write', path: '/etc/hostname',
+  prior: { entry: 'file', backup: 'backup/etc/hostname', mode: 0o644, uid: 0, gid: 0, sha256: sha('node1\n') },
+  mode: 0o644, uid: 0, gid: 0, sha256: sha('node2\n'), tmp: `/etc/.hostname.reconcile-${RUN_ID}-0123abcd`, report: false,
+};
+const journalText = (records: unknown[]) => records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
+/** The root with `run/` already there (the lock's directory), a runs/ entry and its journal. */
+const withJournal = (text: string) => (root: string) => {
+  mkdirSync(path.join(root, 'run'), { recursive: true });
+  mkdirSync(path.join(root, RUN_DIR, 'backup/etc'), { recursive: true });
+  writeFileSync(path.join(root, RUN_DIR, 'backup/etc/hostname'), 'node1\n');
+  writeFileSync(path.join(root, RUN_DIR, 'journal'), text);
+};
+const bad: Array<[string, unknown[], number, string]> = [
+  ['a tmp naming /etc/passwd', [BEGIN, { ...WRITE, tmp: '/etc/passwd' }], 2, 'tmp /etc/passwd'],
+  ['a tmp in another directory', [BEGIN, { ...WRITE, tmp: `/etc/ssh/.hostname.reconcile-${RUN_ID}-0123abcd` }], 2, 'tmp'],
+  ['a tmp with another run\'s id', [BEGIN, { ...WRITE, tmp: '/etc/.hostname.reconcile-20260101T000000000Z-1-0123abcd' }], 2, 'tmp'],
+  ['a tmp with more than the door\'s 8 hex digits', [BEGIN, { ...WRITE, tmp: `/etc/.hostname.reconcile-${RUN_ID}-0123abcd0` }], 2, 'tmp'],
+  ['a tmp of another file', [BEGIN, { ...WRITE, tmp: `/etc/.passwd.reconcile-${RUN_ID}-0123abcd` }], 2, 'tmp'],
+  ['no path', [BEGIN, { ...WRITE, path: undefined }], 2, 'path'],
+  ['a path that is a number', [BEGIN, { ...WRITE, path: 7 }], 2, 'path'],
+  ['a path that is null', [BEGIN, { ...WRITE, path: null }], 2, 'path'],
+  ['a relative path', [BEGIN, { ...WRITE, path: 'etc/hostname', tmp: `etc/.hostname.reconcile-${RUN_ID}-0123abcd` }], 2, 'path'],
+  ['a path with ..', [BEGIN, { ...WRITE, path: '/etc/../etc/hostname' }], 2, 'path'],
+  ['a path with //', [BEGIN, { ...WRITE, path: '//etc/hostname' }], 2, 'path'],
+  ['a path in /proc', [BEGIN, { ...WRITE, path: '/proc/sys/kernel/hostname', tmp: `/proc/sys/kernel/.hostname.reconcile-${RUN_ID}-0123abcd` }], 2, '/proc'],
+  ['a path in the runs directory', [BEGIN, { ...WRITE, path: `${REPORTS}/runs/x/journal`, tmp: `${REPORTS}/runs/x/.journal.reconcile-${RUN_ID}-0123abcd`, prior: { entry: 'absent' } }], 2, 'runs directory'],
+  ['a report outside the reports directory', [BEGIN, { ...WRITE, report: true }], 2, 'reports directory'],
+  ['a backup of another file', [BEGIN, { ...WRITE, prior: { ...WRITE.prior, backup: 'backup/etc/shadow' } }], 2, 'prior.backup'],
+  ['a backup climbing out', [BEGIN, { ...WRITE, prior: { ...WRITE.prior, backup: '../../../../etc/shadow' } }], 2, 'prior.backup'],
+  ['a sha256 that is not hex', [BEGIN, { ...WRITE, sha256: 'x'.repeat(64) }], 2, 'sha256'],
+  ['a mode beyond 07777', [BEGIN, { ...WRITE, mode: 0o10000 }], 2, 'mode'],
+  ['a negative uid', [BEGIN, { ...WRITE, uid: -1 }], 2, 'uid'],
+  ['an unknown kind', [BEGIN, { ...WRITE, kind: 'exec' }], 2, 'kind'],
+  ['an unexpected key', [BEGIN, { ...WRITE, command: 'rm -rf /' }], 2, 'command'],
+  ['prior entry unknown', [BEGIN, { ...WRITE, prior: { entry: 'pipe' } }], 2, 'prior.entry'],
+  ['a JSON array', [BEGIN, '["write","/etc/hostname"]'], 2, 'object'],
+  ['a line that is not JSON', [BEGIN, '{"seq":2,', WRITE], 2, 'not a JSON record'],
+  ['no begin record first', [{ ...WRITE, seq: 1 }], 1, 'begin'],
+  ['a begin naming another run', [{ ...BEGIN, run: '20200101T000000000Z-1' }, WRITE], 1, 'run'],
+  ['seq that skips', [BEGIN, { ...WRITE, seq: 5 }], 2, 'seq'],
+  ['done of a record that is no action', [BEGIN, WRITE, { seq: 3, at: BEGIN.at, kind: 'done', of: 1 }], 3, 'not an action'],
+  ['a record after end', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'end', status: 'ok' }, { ...WRITE, seq: 3 }], 3, 'after the end record'],
+  ['swapon of an option', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'swapoff', device: '-a' } }], 2, 'device'],
+  ['a unit name that is an option', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'unit-stop', units: ['--root=/'] } }], 2, 'units'],
+  ['a sysctl path outside /proc/sys', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'sysctl', key: 'kernel.x', path: '/etc/shadow', before: '0', value: '1' } }], 2, 'action.path'],
+  ['a link result of a write', [BEGIN, WRITE, { seq: 3, at: BEGIN.at, kind: 'done', of: 2, result: { removed: [], added: [] } }], 3, 'link result'],
+];
+for (const [label, records, line, key] of bad) {
+  for (const mode of ['--apply', '--rollback']) {
+    cases.push({
+      name: `journal ${mode}: ${label}`,
+      args: mode === '--apply' ? ['--apply'] : ['--rollback', RUN_ID],
+      setup: withJournal(journalText(records)),
+      exit: 1,
+      names: [`${RUN_DIR}/journal:${line}: `, key, 'nothing was changed'],
+    });
+  }
+}
+// The runs directory or the reports directory resolving among the system's files.
+cases.push({ name: 'runs directory: a link to /etc', args: ['--apply'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, REPORTS), { recursive: true }); symlinkSync('/etc', path.join(root, REPORTS, 'runs')); }, exit: 1, names: [`${REPORTS}/runs is a symbolic link to /etc`, 'nothing was changed'] });
+cases.push({ name: 'runs directory: a relative link', args: ['--rollback'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, REPORTS, 'elsewhere'), { recursive: true }); symlinkSync('elsewhere', path.join(root, REPORTS, 'runs')); }, exit: 1, names: [`${REPORTS}/runs is a symbolic link to elsewhere`] });
+cases.push({ name: 'reports directory: a link to /etc', args: ['--apply'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, 'var/lib'), { recursive: true }); symlinkSync('/etc', path.join(root, REPORTS)); }, exit: 1, names: ['resolves to /etc', 'reports_dir', 'nothing was changed'] });
+cases.push({ name: 'reports directory: a link climbing to /', args: ['--rollback'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, 'var/lib'), { recursive: true }); symlinkSync('../../..', path.join(root, REPORTS)); }, exit: 1, names: ['resolves to / ', 'reports_dir'] });
+// A run directory that is a link: never rolled back through.
+cases.push({ name: 'run directory: a link to /etc', args: ['--rollback', RUN_ID], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, REPORTS, 'runs'), { recursive: true }); writeFileSync(path.join(root, 'etc/journal'), journalText([BEGIN, WRITE])); symlinkSync('/etc', path.join(root, RUN_DIR)); }, exit: 1, names: [`${RUN_DIR} is a symbolic link to /etc`] });
 
 // ---- snapshots ----
 type Snapshot = Map<string, string>;
