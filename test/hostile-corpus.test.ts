@@ -7,6 +7,7 @@
 // this machine beyond /proc/sys and the owned files' links is read.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -474,7 +475,8 @@ function snapshot(dir: string): Snapshot {
     else if (st.isDirectory()) {
       out.set(rel, `dir ${meta}`);
       for (const n of readdirSync(p).sort()) walk(path.join(p, n));
-    } else out.set(rel, `file ${meta} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
+    } else if (st.isFile()) out.set(rel, `file ${meta} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
+    else out.set(rel, `special ${meta} ${st.rdev}`); // a fifo or device is never read: reading one can block forever
   };
   walk(dir);
   return out;
@@ -514,4 +516,122 @@ describe('hostile-input corpus', () => {
       expect(existsSync(REPORTS)).toBe(reportsBefore);
     });
   });
+});
+
+// ---- hostile runs directories, through the bundle ----
+// open(2) of a fifo blocks until a writer comes and read(2) of one waits for
+// data, so a reader that opens one hangs; a symlink is followed by open(2)
+// unless O_NOFOLLOW. These cases run the bundle in a child with a timeout: a
+// hang is a failure (exit code null), not a stuck test worker.
+describe('hostile runs directories (the bundle, each run with a timeout)', () => {
+  const BUNDLE = path.resolve('dist/reconcile.mjs');
+  const run = (args: string[]) => {
+    const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, NO_COLOR: '1' } });
+    return { code: r.status, signal: r.signal, out: `${r.stdout}\n${r.stderr}` };
+  };
+  const setupCase = () => {
+    const caseDir = mkdtempSync(path.join(work, 'runs-'));
+    const root = path.join(caseDir, 'root');
+    mkdirSync(path.join(root, 'run'), { recursive: true });
+    buildTree(root, BASE_TREE);
+    const file = path.join(caseDir, 'desired-state.yaml');
+    writeFileSync(file, BASE);
+    mkdirSync(path.join(root, RUN_DIR), { recursive: true });
+    return { caseDir, root, file };
+  };
+  const mkfifo = (p: string) => expect(spawnSync('mkfifo', [p]).status).toBe(0);
+  /** A finished run that wrote /etc/hostname, as the door journals it, with its backup. */
+  const finished = (root: string) => {
+    writeFileSync(path.join(root, 'etc/hostname'), 'node2\n');
+    mkdirSync(path.join(root, RUN_DIR, 'backup/etc'), { recursive: true });
+    writeFileSync(path.join(root, RUN_DIR, 'backup/etc/hostname'), 'node1\n');
+    writeFileSync(path.join(root, RUN_DIR, 'journal'), journalText([BEGIN, WRITE, { seq: 3, at: BEGIN.at, kind: 'done', of: 2 }, { seq: 4, at: BEGIN.at, kind: 'end', status: 'ok' }]));
+  };
+
+  it('a journal that links to a file on the build machine: the next apply skips it, naming it, and never writes there', () => {
+    const { root, file } = setupCase();
+    const outside = mkdtempSync(path.join(tmpdir(), 'hostile-outside-'));
+    try {
+      const target = path.join(outside, 'x');
+      const unfinished = journalText([BEGIN, WRITE]);
+      writeFileSync(target, unfinished);
+      // The same path inside the image holds the same text: a reader clamped to the root reads it there.
+      mkdirSync(path.join(root, outside), { recursive: true });
+      writeFileSync(path.join(root, target), unfinished);
+      symlinkSync(target, path.join(root, RUN_DIR, 'journal'));
+      const r = run(['--apply', '-f', file, '--root', root]);
+      expect(r.signal).toBeNull();
+      expect(r.out).toContain(`skipped ${RUN_DIR}/journal: it is a symbolic link to ${target}`);
+      expect(readFileSync(target, 'utf8')).toBe(unfinished);
+      expect(readFileSync(path.join(root, target), 'utf8')).toBe(unfinished);
+      expect(readlinkSync(path.join(root, RUN_DIR, 'journal'))).toBe(target);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a journal that is a fifo: rollback of that run, its preview and the default rollback refuse it; apply skips it, naming it; none waits', () => {
+    const { root, file } = setupCase();
+    mkfifo(path.join(root, RUN_DIR, 'journal'));
+    for (const args of [['--rollback', RUN_ID], ['--rollback', RUN_ID, '--plan'], ['--rollback']]) {
+      const before = snapshot(root);
+      const r = run([...args, '-f', file, '--root', root]);
+      expect(r.signal, args.join(' ')).toBeNull();
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toContain(`${RUN_DIR}/journal is a fifo`);
+      expect(snapshot(root)).toEqual(before);
+    }
+    const a = run(['--apply', '-f', file, '--root', root]);
+    expect(a.signal).toBeNull();
+    expect(a.out).toContain(`skipped ${RUN_DIR}/journal: it is a fifo`);
+    expect(lstatSync(path.join(root, RUN_DIR, 'journal')).isFIFO()).toBe(true);
+  }, 120_000);
+
+  it('a run directory that links to /etc: apply skips it, naming it, and makes nothing under /etc', () => {
+    const { root, file } = setupCase();
+    rmSync(path.join(root, RUN_DIR), { recursive: true });
+    writeFileSync(path.join(root, 'etc/journal'), journalText([BEGIN, WRITE]));
+    symlinkSync('/etc', path.join(root, RUN_DIR));
+    const etc = snapshot(path.join(root, 'etc'));
+    const r = run(['--apply', '-f', file, '--root', root]);
+    expect(r.signal).toBeNull();
+    expect(r.out).toContain(`skipped ${RUN_DIR}: it is a symbolic link to /etc`);
+    expect(readFileSync(path.join(root, 'etc/journal'), 'utf8')).toBe(journalText([BEGIN, WRITE]));
+    const now = snapshot(path.join(root, 'etc'));
+    // What a run directory holds (journal, backup/, plan.json...) never appears in /etc.
+    expect([...now.keys()].filter((k) => !etc.has(k) && /^(journal|backup|plan\.json|result\.json|before\.json|rolled-back\.json)(\/|$)/.test(k))).toEqual([]);
+  }, 60_000);
+
+  it('the rolled-back marker is a fifo: rollback refuses, naming it, without waiting', () => {
+    const { root, file } = setupCase();
+    finished(root);
+    mkfifo(path.join(root, RUN_DIR, 'rolled-back.json'));
+    const before = snapshot(root);
+    const r = run(['--rollback', RUN_ID, '-f', file, '--root', root]);
+    expect(r.signal).toBeNull();
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain(`${RUN_DIR}/rolled-back.json is a fifo`);
+    expect(snapshot(root)).toEqual(before);
+  }, 60_000);
+
+  it('a backup that links out of the root or is a fifo is never opened; a good one is restored', () => {
+    for (const spoil of ['link', 'fifo', 'none'] as const) {
+      const { root, file } = setupCase();
+      finished(root);
+      const backup = path.join(root, RUN_DIR, 'backup/etc/hostname');
+      if (spoil !== 'none') rmSync(backup);
+      if (spoil === 'link') symlinkSync('/etc/hostname', backup); // inside the image: /etc/hostname, now node2
+      if (spoil === 'fifo') mkfifo(backup);
+      const r = run(['--rollback', RUN_ID, '--force', '-f', file, '--root', root]);
+      expect(r.signal, spoil).toBeNull();
+      if (spoil === 'none') {
+        expect(r.code, r.out).toBe(0);
+        expect(readFileSync(path.join(root, 'etc/hostname'), 'utf8')).toBe('node1\n');
+      } else {
+        expect(r.code, r.out).toBe(1);
+        expect(r.out).toContain(`${RUN_DIR}/backup/etc/hostname is ${spoil === 'link' ? 'a symbolic link' : 'a fifo'}`);
+        expect(readFileSync(path.join(root, 'etc/hostname'), 'utf8')).toBe('node2\n');
+      }
+    }
+  }, 120_000);
 });
