@@ -148,7 +148,9 @@ describe('what each command means', () => {
     expect(kinds([null, '-a'])).toEqual([{ kind: 'unknown', what: 'program', why: expect.stringContaining('run time') }]);
     expect(kinds(['sh', '-c', null])).toEqual([{ kind: 'unknown', what: 'program', why: expect.stringContaining('sh -c') }]);
     expect(kinds(['sysctl', '-w', null])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.any(String) }]);
-    expect(kinds(['sysctl', '-p', '/etc/other.conf'])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.stringContaining('/etc/other.conf') }]);
+    // A file named only at run time stays unknown; a named one is loaded and judged (issue 26, test/boot-scripts-sysctl.test.ts).
+    expect(kinds(['sysctl', '-p', null])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.stringContaining('run time') }]);
+    expect(kinds(['sysctl', '-p', '/etc/other.conf'])).toEqual([{ kind: 'sysctl-load', files: ['/etc/other.conf'] }]);
   });
   it('command -v only looks the name up', () => {
     expect(kinds(['command', '-v', 'swapon'])).toEqual([]);
