@@ -15,7 +15,7 @@
 // the same compound commands is still found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -96,4 +96,49 @@ describe("Debian packages' own scripts, as text", () => {
       [25, ['unknown']],
     ]);
   });
+});
+
+describe('ExecStart= words as systemd passes them (the stock Debian 12 root booted in systemd-nspawn, private network)', () => {
+  // systemd.service(5): ${NAME} is replaced anywhere in a word, $NAME only as a whole word (split at whitespace), $$ is "$".
+  const VALUE = `/usr/bin/printf "<%%s>\\n" plain $FOO \${FOO} x\${FOO}y x$FOOy $$FOO "$BAR" \${BAR} '$FOO' "a$FOO b" 'if [ "$X" ]; then :; fi'`;
+  it('a word the scan reads as known is the argument the program gets; one it calls unknown is expanded by the manager', () => {
+    const root = roots.get('bookworm')!;
+    const unit = ['[Unit]', 'Description=argv probe', '[Service]', 'Type=oneshot', 'Environment=FOO=foo "BAR=b c"', `ExecStart=${VALUE}`, 'StandardOutput=file:/argv.out', 'ExecStartPost=/bin/systemctl --no-block poweroff', ''].join('\n');
+    writeFileSync(path.join(root, 'etc/systemd/system/argv-probe.service'), unit);
+    mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+    symlinkSync('/etc/systemd/system/argv-probe.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/argv-probe.service'));
+    const boot = spawnSync('systemd-nspawn', ['-q', '-b', '-D', root, '--register=no', '--keep-unit', '--private-network', '--console=pipe'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY: '1' },
+    });
+    const out = readFileSync(path.join(root, 'argv.out'), 'utf8');
+    const actual = [...out.matchAll(/<([^>]*)>\n/g)].map((m) => m[1]!);
+    expect(actual.length, boot.stdout + boot.stderr).toBeGreaterThan(5);
+    // printf's format is argv[1]; the printed arguments start at argv[2].
+    const words = parseExecLine(VALUE)!.argv.slice(2);
+    const raw = ['plain', '$FOO', '${FOO}', 'x${FOO}y', 'x$FOOy', '$$FOO', '$BAR', '${BAR}', '$FOO', 'a$FOO b', 'if [ "$X" ]; then :; fi'];
+    expect(words).toHaveLength(raw.length);
+    // Walk both: a known word is the next argument; a run of unknown ones takes the arguments up to the next known word, none of them equal to their text as written.
+    let i = 0;
+    let k = 0;
+    while (k < words.length) {
+      const w = words[k];
+      if (w !== null) {
+        expect(actual[i], `word ${k} ${raw[k]}`).toBe(w);
+        i++;
+        k++;
+        continue;
+      }
+      let end = k;
+      while (end < words.length && words[end] === null) end++;
+      const next = words[end];
+      const taken: string[] = [];
+      while (i < actual.length && (next === undefined || actual[i] !== next)) taken.push(actual[i++]!);
+      for (const r of raw.slice(k, end)) expect(taken, `unknown ${r}`).not.toContain(r);
+      expect(taken.length, raw.slice(k, end).join(' ')).toBeGreaterThan(0);
+      k = end;
+    }
+    expect(i).toBe(actual.length);
+  }, 180_000);
 });
