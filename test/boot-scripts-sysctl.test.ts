@@ -82,6 +82,8 @@ const CASES: Case[] = [
   { name: 'braced-variable', script: 'dir=/proc/sys/net/ipv4\nv=0\necho "$v" > ${dir}/ip_forward' },
   { name: 'in-case', script: 'case "$MODE" in\n  start|*) echo 0 > /proc/sys/net/ipv4/ip_forward ;;\nesac' },
   { name: 'to-dev-null', script: 'echo 0 > /dev/null\necho 0 >/tmp/not-proc' },
+  // A path known in part that can be no wanted key's (nor a coupled one's): nothing to judge.
+  { name: 'iface-rp-filter', script: 'echo 0 > /proc/sys/net/ipv4/conf/$IFACE/rp_filter 2>/dev/null || true' },
   { name: 'cat-file', script: `cat ${F('value-zero')} > /proc/sys/net/ipv4/ip_forward`, unknown: 'cat prints a file the scan does not model' },
   { name: 'iface-variable', script: 'echo 0 > /proc/sys/net/ipv4/conf/$IFACE/forwarding 2>/dev/null || true', unknown: 'IFACE is set by ifupdown at run time (it may be "all")' },
 ];
