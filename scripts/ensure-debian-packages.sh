@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
 # packages; the unit tests' oracles need kmod, util-linux, systemd and
-# python3, and lsb-release (the facts model reads what its script reads); `npm
-# run deb` and its test need dpkg-deb, go-md2man (the man
-# page) and lintian. Install whatever is missing (as root), or say exactly
+# python3, and lsb-release (the facts model reads what its script reads);
+# systemd-nspawn (systemd-container) boots a stock root to check ExecStart=
+# words against systemd; `npm run deb` and its test need dpkg-deb,
+# go-md2man (the man page) and lintian. Install whatever is missing (as root), or say exactly
 # what to do.
 set -euo pipefail
 
@@ -23,6 +24,7 @@ declare -A need=(
   [setpriv]=util-linux
   [mkswap]=util-linux
   [systemd-analyze]=systemd
+  [systemd-nspawn]=systemd-container
   [python3]=python3
   [lsb_release]=lsb-release
   [dpkg-deb]=dpkg

@@ -1,22 +1,55 @@
 // What one simple command of a boot script does to the three things this
-// tool keeps: swap (swapon), sysctls (sysctl -w / sysctl key=value) and
-// modules (modprobe -r, rmmod). Pure: words in (src/ports/command-line.ts
-// splits them), actions out. Wrappers that run their arguments as a command
-// (command, env, sudo, nohup, nice, ...) and `sh -c SCRIPT` are looked
-// through; a program or argument known only at run time is `unknown`.
-import { isShell, shellScriptOf, shellSimpleCommands, type Word } from '../ports/command-line.js';
+// tool keeps: swap (swapon), sysctls (sysctl -w / sysctl key=value, sysctl
+// -p FILE, a write into /proc/sys by redirection or tee) and modules
+// (modprobe -r, rmmod). Pure: words and redirections in
+// (src/ports/command-line.ts splits them, shell-lines.ts resolves
+// variables), actions out. Wrappers that run their arguments as a command
+// (command, env, sudo, nohup, nice, ...) are looked through, and `sh -c
+// SCRIPT` is handed to the caller's script reader; a program or argument
+// known only at run time is `unknown`.
+import path from 'node:path';
+import { isShell, shellScriptOf, type Word } from '../ports/command-line.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { canonicalModuleName } from '../observe/modules.js';
 
 export type ScriptAction =
   /** swapon with arguments that turn swap on (anything but --show, --summary, --help, --version). */
   | { kind: 'swapon'; argv: Word[] }
-  /** A sysctl write: canonical dotted key and the value as written. */
-  | { kind: 'sysctl-write'; key: string; value: string }
+  /** A sysctl write: canonical dotted key and the value as written; `how` when it is no sysctl(8) argument ("echo > /proc/sys/..."). */
+  | { kind: 'sysctl-write'; key: string; value: string; how?: string }
+  /**
+   * sysctl -p / -f / --load: procps reads each file in turn and writes its
+   * lines in order. Absolute paths as written; reading them is the caller's.
+   */
+  | { kind: 'sysctl-load'; files: string[] }
   /** modprobe -r / rmmod of a module (canonical name: "_" for "-"). */
   | { kind: 'module-remove'; module: string; program: 'modprobe -r' | 'rmmod' }
-  /** What the command does depends on a word known only at run time. */
-  | { kind: 'unknown'; what: 'program' | 'swapon' | 'sysctl' | 'module'; why: string };
+  /**
+   * What the command does depends on a word known only at run time. For a
+   * sysctl, `path` narrows which key it may be: a /proc/sys path where "*"
+   * stands for text known only at run time (any characters, "/" too).
+   */
+  | { kind: 'unknown'; what: 'program' | 'swapon' | 'sysctl' | 'module'; why: string; path?: string };
+
+/** An output redirection with its target resolved: null when known only at run time, with the literal text it starts with. */
+export interface ResolvedRedirect {
+  op: string;
+  fd: number;
+  target: Word;
+  /** The target's literal start, and a /proc/sys-style pattern of it ("*" for each unknown piece) when one can be made. */
+  prefix: string;
+  pattern: string | null;
+}
+
+/** What surrounds the command in the script: its redirections, and its standard input when a pipe feeds it. */
+export interface CommandIo {
+  redirects?: ResolvedRedirect[];
+  /** undefined: not fed by a pipe; null: fed by a command whose output is known only at run time. */
+  stdin?: string | null;
+}
+
+/** Reads a `sh -c` script into actions (shell-lines.ts); without one, such a script is unknown. */
+export type ScriptReader = (script: string) => ScriptAction[];
 
 function basename(p: string): string {
   const i = p.lastIndexOf('/');
@@ -95,26 +128,182 @@ function swaponAction(argv: Word[]): ScriptAction[] {
   return [{ kind: 'swapon', argv }];
 }
 
-/** sysctl(8) of procps: an argument with "=" is a write (with or without -w); -p/--load FILE and the rest read. */
+/** procps sysctl's short options that take no argument (getopt string "bneNwfp::qoxaAXr:Vdh"). */
+const SYSCTL_FLAGS = new Set('bneNwqoxaAXVdh'.split(''));
+
+/**
+ * sysctl(8) of procps-ng 4.0 as its getopt reads argv (checked with
+ * `sysctl --help` and runs in a private network namespace,
+ * test/boot-scripts-sysctl.test.ts): options and operands mix (GNU
+ * permutation) until "--"; -p and -f take an optional argument glued to
+ * them ("-pFILE"), --load one after "="; with -p/-f/--load every operand is
+ * a file to load, in order, and without any the file is /etc/sysctl.conf;
+ * --system returns at once (the sysctl.d tree, which SysctlFile keeps right
+ * under the same rules, so it writes nothing this check adds); otherwise an
+ * operand with "=" is a write (with or without -w). -r PATTERN filters the
+ * keys written, by a regular expression this scan does not evaluate.
+ */
 function sysctlActions(argv: Word[]): ScriptAction[] {
-  const out: ScriptAction[] = [];
+  const operands: Word[] = [];
+  const glued: string[] = [];
   let load = false;
-  for (const a of argv.slice(1)) {
+  let pattern = false;
+  let options = true;
+  const args = argv.slice(1);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!options || a === null || !a.startsWith('-') || a === '-') {
+      operands.push(a);
+      continue;
+    }
+    if (a === '--') {
+      options = false;
+      continue;
+    }
+    if (a.startsWith('--')) {
+      const [name, value] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
+      if (name === '--system') return [];
+      if (name === '--load') {
+        load = true;
+        if (value !== null) glued.push(value);
+      }
+      if (name === '--pattern') {
+        pattern = true;
+        if (value === null) i++;
+      }
+      continue;
+    }
+    // A cluster of short options: p and f take the rest of the word as their file, r the next word.
+    for (let j = 1; j < a.length; j++) {
+      const o = a[j]!;
+      if (o === 'p' || o === 'f') {
+        load = true;
+        if (j + 1 < a.length) glued.push(a.slice(j + 1));
+        break;
+      }
+      if (o === 'r') {
+        pattern = true;
+        if (j + 1 === a.length) i++;
+        break;
+      }
+      if (!SYSCTL_FLAGS.has(o)) break;
+    }
+  }
+  if (load) {
+    const files = [...glued, ...operands];
+    if (files.length === 0) files.push('/etc/sysctl.conf');
+    if (pattern) return [{ kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN -p loads only the keys the regular expression matches, which this scan does not evaluate' }];
+    if (files.some((f) => f === null)) return [{ kind: 'unknown', what: 'sysctl', why: 'sysctl -p loads a file whose name is known only at run time' }];
+    const named = files as string[];
+    const odd = named.find((f) => f === '-' || !f.startsWith('/'));
+    if (odd !== undefined) {
+      return [{ kind: 'unknown', what: 'sysctl', why: odd === '-' ? 'sysctl -p - loads its standard input' : `sysctl -p ${odd} names a file relative to a working directory this scan does not know` }];
+    }
+    return [{ kind: 'sysctl-load', files: named }];
+  }
+  const out: ScriptAction[] = [];
+  for (const a of operands) {
     if (a === null) {
       out.push({ kind: 'unknown', what: 'sysctl', why: 'an argument of sysctl is known only at run time' });
       continue;
     }
-    if (a.startsWith('-')) {
-      if (a === '-p' || a === '--load' || a.startsWith('--load=') || (/^-[a-zA-Z]+$/.test(a) && a.includes('p'))) load = true;
-      continue;
-    }
-    if (load) {
-      out.push({ kind: 'unknown', what: 'sysctl', why: `sysctl -p ${a} loads a file this scan does not read` });
-      continue;
-    }
     const eq = a.indexOf('=');
     if (eq <= 0) continue; // a read
+    if (pattern) {
+      out.push({ kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN writes only the keys the regular expression matches, which this scan does not evaluate' });
+      continue;
+    }
     out.push({ kind: 'sysctl-write', key: normalizeSysctlKey(a.slice(0, eq).trim()), value: a.slice(eq + 1).trim() });
+  }
+  return out;
+}
+
+const PROC_SYS = '/proc/sys/';
+
+/** The canonical key of a /proc/sys path, or null when the path is elsewhere. */
+function procSysKey(file: string): string | null {
+  const p = path.posix.normalize(file);
+  if (!p.startsWith(PROC_SYS) || p.length === PROC_SYS.length) return null;
+  return normalizeSysctlKey(p.slice(PROC_SYS.length - 1));
+}
+
+/** Whether a path known only in part (its literal start) may lie under /proc/sys. */
+function mayBeProcSys(prefix: string): boolean {
+  if (prefix === '') return false;
+  const p = prefix.replace(/\/+/g, '/');
+  return p.startsWith(PROC_SYS) || PROC_SYS.startsWith(p);
+}
+
+/**
+ * What a command prints, when the words say it exactly: echo and printf
+ * with plain text (the kernel takes the value without the newline). null:
+ * known only at run time, or something the two shells print differently
+ * (dash's echo reads backslashes and no option but -n).
+ */
+export function printedText(argv: Word[], stdin: string | null | undefined): string | null {
+  const prog = argv[0];
+  if (prog === null || prog === undefined || argv.some((w) => w === null)) return null;
+  const args = argv.slice(1) as string[];
+  switch (basename(prog)) {
+    case 'echo': {
+      const rest = args[0] === '-n' ? args.slice(1) : args;
+      if (rest.some((a) => a.includes('\\')) || (rest[0]?.startsWith('-') ?? false)) return null;
+      return rest.join(' ');
+    }
+    case 'printf': {
+      const [format, ...values] = args;
+      if (format === undefined) return null;
+      const f = format.replace(/\\n$/, '');
+      if (!f.includes('%') && !f.includes('\\')) return values.length === 0 ? f : null;
+      if (/^%[sdi]$/.test(f) && values.length === 1) return values[0]!;
+      return null;
+    }
+    case 'cat':
+      return args.length === 0 && typeof stdin === 'string' ? stdin : null;
+    default:
+      return null;
+  }
+}
+
+/** The writes into /proc/sys this command makes by redirection (> >> >|) and through tee. */
+function procSysWrites(argv: Word[], io: CommandIo): ScriptAction[] {
+  const out: ScriptAction[] = [];
+  const write = (file: string, value: string | null | undefined, how: string) => {
+    const key = procSysKey(file);
+    if (key === null) return;
+    // Nothing written (an empty output): opening the file alone changes no value.
+    if (value === '') return;
+    if (typeof value === 'string') out.push({ kind: 'sysctl-write', key, value: value.trim(), how });
+    else out.push({ kind: 'unknown', what: 'sysctl', why: `${how}: what it writes is known only at run time`, path: path.posix.normalize(file) });
+  };
+  const prog = argv[0] === null || argv[0] === undefined ? null : basename(argv[0]);
+  const printed = prog === 'tee' ? (typeof io.stdin === 'string' ? io.stdin : null) : printedText(argv, io.stdin);
+  for (const r of io.redirects ?? []) {
+    if (r.op !== '>' && r.op !== '>>' && r.op !== '>|') continue;
+    if (r.target === null) {
+      if (mayBeProcSys(r.prefix) || (r.pattern !== null && mayBeProcSys(r.pattern.split('*')[0]!))) {
+        out.push({ kind: 'unknown', what: 'sysctl', why: `writes ${r.op} ${r.pattern ?? r.prefix + '…'}, a path known only at run time that may lie under /proc/sys`, ...(r.pattern !== null && r.pattern.startsWith(PROC_SYS) ? { path: r.pattern } : {}) });
+      }
+      continue;
+    }
+    // echo and printf print nothing on other descriptors; anything else may.
+    write(r.target, r.fd === 1 ? printed : printed !== null ? '' : null, `${prog ?? '…'} ${r.op} ${r.target}`);
+  }
+  if (prog === 'tee') {
+    // tee [-a] [-i] [-p] [--output-error[=MODE]] FILE...: every operand is a file it copies its input to.
+    let options = true;
+    for (const a of argv.slice(1)) {
+      if (options && a === '--') {
+        options = false;
+        continue;
+      }
+      if (options && a !== null && a.startsWith('-') && a !== '-') continue;
+      if (a === null) {
+        out.push({ kind: 'unknown', what: 'sysctl', why: 'tee writes to a file whose name is known only at run time' });
+        continue;
+      }
+      write(a, typeof io.stdin === 'string' ? io.stdin : null, `tee ${a}`);
+    }
   }
   return out;
 }
@@ -167,32 +356,38 @@ function rmmodActions(argv: Word[]): ScriptAction[] {
     );
 }
 
-/** The actions of one simple command; `sh -c SCRIPT` is read as the script it runs (depth-limited). */
-export function commandActions(words: Word[], depth = 0): ScriptAction[] {
+/**
+ * The actions of one simple command. `sh -c SCRIPT` is read by `readScript`
+ * (shell-lines.ts reads it with the same grammar as a script file); a
+ * command whose program is known and is none of the above does nothing this
+ * tool keeps, apart from what it writes into /proc/sys.
+ */
+export function commandActions(words: Word[], io: CommandIo = {}, readScript?: ScriptReader): ScriptAction[] {
   const argv = unwrap(words);
   if (argv === null || argv.length === 0) return [];
   const prog = argv[0];
   if (prog === null || prog === undefined) return [{ kind: 'unknown', what: 'program', why: 'the program is known only at run time' }];
+  const writes = procSysWrites(argv, io);
   const script = shellScriptOf(argv);
   if (script !== null) {
-    if (depth >= 4) return [{ kind: 'unknown', what: 'program', why: 'sh -c nested too deeply to read' }];
-    return shellSimpleCommands(script).flatMap((c) => commandActions(c, depth + 1));
+    if (!readScript) return [...writes, { kind: 'unknown', what: 'program', why: `${basename(prog)} -c runs a script this caller does not read` }];
+    return [...writes, ...readScript(script)];
   }
   // `sh -c "$CMD"`: a shell runs a script this scan cannot see.
   if (isShell(prog) && argv.some((x, i) => i > 0 && x !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(x))) {
-    return [{ kind: 'unknown', what: 'program', why: `${basename(prog)} -c runs a script known only at run time` }];
+    return [...writes, { kind: 'unknown', what: 'program', why: `${basename(prog)} -c runs a script known only at run time` }];
   }
   const a = argv.slice();
   switch (basename(prog)) {
     case 'swapon':
-      return swaponAction(a);
+      return [...writes, ...swaponAction(a)];
     case 'sysctl':
-      return sysctlActions(a);
+      return [...writes, ...sysctlActions(a)];
     case 'modprobe':
-      return modprobeActions(a);
+      return [...writes, ...modprobeActions(a)];
     case 'rmmod':
-      return rmmodActions(a);
+      return [...writes, ...rmmodActions(a)];
     default:
-      return [];
+      return writes;
   }
 }

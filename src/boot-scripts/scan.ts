@@ -26,8 +26,8 @@ import { unitFilesOf } from '../ports/socket-units.js';
 import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
-import { readShellScript } from './shell-lines.js';
-import { commandActions, type ScriptAction } from './commands.js';
+import { execActions, readShellScript } from './shell-lines.js';
+import type { ScriptAction } from './commands.js';
 
 export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'unit';
 
@@ -52,6 +52,17 @@ export interface BootScriptHit {
   unit?: string;
   /** true when commenting out first..last is safe; otherwise why a person must edit it. */
   neutralisable: true | string;
+  /** sysctl-load: each file as read now, in the order sysctl loads them. */
+  loaded?: LoadedSysctlFile[];
+}
+
+/** A file `sysctl -p` loads, read through the root. */
+export interface LoadedSysctlFile {
+  /** As the command names it. */
+  file: string;
+  /** Where the bytes are (links followed inside the root): a planned rewrite of that path changes what is loaded. */
+  realPath: string;
+  content: ByteString;
 }
 
 export interface BootScriptUnknown {
@@ -61,6 +72,8 @@ export interface BootScriptUnknown {
   /** What cannot be judged: any concern ('program', a file not read) or one of them. */
   what: 'program' | 'swapon' | 'sysctl' | 'module';
   message: string;
+  /** A sysctl write to a /proc/sys path known in part ("*" for the unknown pieces): only keys it can match are concerned. */
+  path?: string;
 }
 
 export interface BootScripts {
@@ -85,7 +98,42 @@ async function realStat(host: TargetFs, p: string) {
 
 type Sink = { out: BootScripts };
 
-function addCommands(sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string): void {
+/** The files of a `sysctl -p` read through the root, or why one of them cannot be known. */
+async function readLoads(host: TargetFs, files: string[]): Promise<LoadedSysctlFile[] | string> {
+  const out: LoadedSysctlFile[] = [];
+  for (const file of files) {
+    let s: Awaited<ReturnType<typeof realStat>>;
+    let content: ByteString | null = null;
+    try {
+      s = await realStat(host, file);
+      if (s !== null && s.st.isFile()) content = await host.readBytes(file);
+    } catch (e) {
+      return `sysctl -p loads ${file}, which cannot be read (${(e as Error).message})`;
+    }
+    if (s === null || content === null) return `sysctl -p loads ${file}, which does not exist ${s === null ? 'now' : 'as a regular file'}; what it holds when the script runs cannot be known`;
+    out.push({ file, realPath: s.real, content });
+  }
+  return out;
+}
+
+type Where = Omit<BootScriptHit, 'action' | 'loaded'>;
+
+/** One action of a command: a hit, or an unknown (a `sysctl -p` whose file cannot be read is one). */
+async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction, unknownPrefix = ''): Promise<void> {
+  const unknown = (message: string, what: BootScriptUnknown['what'], path?: string): void => {
+    sink.out.unknown.push({ source: where.source, file: where.file, line: where.line, what, message: unknownPrefix + message, ...(path !== undefined ? { path } : {}) });
+  };
+  if (a.kind === 'unknown') return unknown(a.why, a.what, a.path);
+  if (a.kind === 'sysctl-load') {
+    const loaded = await readLoads(host, a.files);
+    if (typeof loaded === 'string') return unknown(loaded, 'sysctl');
+    sink.out.hits.push({ ...where, action: a, loaded });
+    return;
+  }
+  sink.out.hits.push({ ...where, action: a });
+}
+
+async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string): Promise<void> {
   const r = readShellScript(text);
   for (const p of r.problems) {
     sink.out.unknown.push({ source, file, line: lineMap ? lineMap(p.line) : p.line, what: 'program', message: p.message });
@@ -93,21 +141,16 @@ function addCommands(sink: Sink, source: ScriptSource, file: string, text: strin
   for (const c of r.commands) {
     for (const a of c.actions) {
       const line = lineMap ? lineMap(c.line) : c.line;
-      if (a.kind === 'unknown') {
-        sink.out.unknown.push({ source, file, line, what: a.what, message: a.why });
-        continue;
-      }
-      sink.out.hits.push({
+      await record(host, sink, {
         source,
         file,
         line,
         first: lineMap ? lineMap(c.first) : c.first,
         last: lineMap ? lineMap(c.last) : c.last,
         text: '',
-        action: a,
         runBy,
         neutralisable: whole ?? c.neutralisable,
-      });
+      }, a);
     }
   }
 }
@@ -133,7 +176,7 @@ async function scanExecutable(host: TargetFs, sink: Sink, source: ScriptSource, 
     return;
   }
   const before = sink.out.hits.length;
-  addCommands(sink, source, file, text, runBy);
+  await addCommands(host, sink, source, file, text, runBy);
   if (sink.out.hits.length > before) sink.out.contents[file] = text;
 }
 
@@ -156,7 +199,7 @@ async function scanCrontabs(host: TargetFs, sink: Sink): Promise<void> {
     const before = sink.out.hits.length;
     const when = e.schedule === '@reboot' ? 'at every boot (@reboot)' : `on schedule ${e.schedule}`;
     // cron hands the command to sh -c: every command of it runs; the entry is one line, so commenting it out is always safe.
-    addCommands(sink, 'crontab', e.file, e.shellCommand, `cron runs it as ${e.user} ${when}`, () => e.line, true);
+    await addCommands(host, sink, 'crontab', e.file, e.shellCommand, `cron runs it as ${e.user} ${when}`, () => e.line, true);
     if (sink.out.hits.length > before) withHits.add(e.file);
   }
   for (const f of withHits) {
@@ -217,23 +260,18 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
         const cmd = parseExecLine(d.value);
         if (cmd === null) continue;
         const words = [cmd.path, ...cmd.argv.slice(1)];
-        for (const a of commandActions(words)) {
-          if (a.kind === 'unknown') {
-            sink.out.unknown.push({ source: 'unit', file: d.file, line: d.line, what: a.what, message: `${key}= of ${name}: ${a.why}` });
-            continue;
-          }
-          sink.out.hits.push({
+        for (const a of execActions(words)) {
+          await record(host, sink, {
             source: 'unit',
             file: d.file,
             line: d.line,
             first: d.line,
             last: d.line,
             text: `${key}=${d.value}`,
-            action: a,
             runBy: `${key}= of ${name}: ${why}`,
             unit: name,
             neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
-          });
+          }, a, `${key}= of ${name}: `);
         }
       }
     }

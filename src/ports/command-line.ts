@@ -65,8 +65,14 @@ export function parseExecLine(value: string): ExecCommand | null {
         } else unknown = true; // a specifier (%n, %i, ...)
         continue;
       }
-      if (ch === '$' && !noEnv) unknown = true; // $VAR and ${VAR}, expanded at start
       word += ch;
+    }
+    // The manager expands ${NAME} anywhere in a word and $NAME only as a whole
+    // word (systemd.service(5) "Command lines"); "$$" is a literal "$". A "$"
+    // inside a word otherwise reaches the program as written (a sh -c script's own variables).
+    if (!noEnv) {
+      if (/^\$[A-Za-z_][A-Za-z0-9_]*$/.test(word) || /(^|[^$])(\$\$)*\$\{/.test(word)) unknown = true;
+      else word = word.replace(/\$\$/g, '$');
     }
     words.push(unknown ? null : word);
   }
@@ -94,6 +100,27 @@ export interface ShellToken {
   plain?: boolean;
   /** An unterminated quote: the rest of the script is one unknown word. */
   unterminated?: boolean;
+  /**
+   * A word known only at run time whose expansions are all plain parameters
+   * ($NAME, ${NAME}): its literal pieces and those names, so a reader that
+   * knows the variables can put the word together. Absent for any other expansion.
+   */
+  template?: WordPart[];
+  /** A word known only at run time: the literal text before its first expansion. */
+  prefix?: string;
+  /** A redirection's file descriptor when written before it ("2>"); absent: the operator's default. */
+  fd?: number;
+}
+
+/** A piece of a word: literal text, or a parameter expansion ($NAME, ${NAME}); quoted ones are not field-split. */
+export type WordPart = string | { name: string; quoted: boolean };
+
+/** $NAME or ${NAME} at s[i] (s[i] === '$'): the name and the length of the expansion, or null for any other expansion. */
+function plainParameter(s: string, i: number): { name: string; length: number } | null {
+  const braced = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}/.exec(s.slice(i, i + 200));
+  if (braced) return { name: braced[1]!, length: braced[0].length };
+  const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(s.slice(i, i + 200));
+  return bare ? { name: bare[1]!, length: bare[0].length } : null;
 }
 
 /** The tokens of a shell script, with their offsets (see shellSimpleCommands). */
@@ -101,6 +128,7 @@ export function shellTokens(script: string): ShellToken[] {
   const out: ShellToken[] = [];
   let i = 0;
   const s = script;
+  let pendingFd: number | null = null;
   while (i < s.length) {
     const ch = s[i]!;
     if (ch === ' ' || ch === '\t') {
@@ -124,6 +152,22 @@ export function shellTokens(script: string): ShellToken[] {
     let word = '';
     let unknown = false;
     let quotedAny = false;
+    // The word as literal pieces and plain parameters; null once another expansion (or a glob) shows up.
+    let parts: WordPart[] | null = [];
+    let prefix: string | null = null;
+    const lit = (text: string) => {
+      word += text;
+      if (parts === null) return;
+      const last = parts[parts.length - 1];
+      if (typeof last === 'string') parts[parts.length - 1] = last + text;
+      else parts.push(text);
+    };
+    const expansion = (plain: { name: string; length: number } | null, quoted: boolean) => {
+      if (!unknown) prefix = word;
+      unknown = true;
+      if (plain === null) parts = null;
+      else parts?.push({ name: plain.name, quoted });
+    };
     const start = i;
     while (i < s.length) {
       const c = s[i]!;
@@ -131,7 +175,7 @@ export function shellTokens(script: string): ShellToken[] {
       if (c === '\\') {
         if (s[i + 1] === '\n') i += 2;
         else {
-          word += s[i + 1] ?? '';
+          lit(s[i + 1] ?? '');
           i += 2;
         }
         continue;
@@ -139,7 +183,7 @@ export function shellTokens(script: string): ShellToken[] {
       if (c === "'") {
         const end = s.indexOf("'", i + 1);
         if (end < 0) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }]; // unterminated: unknown
-        word += s.slice(i + 1, end);
+        lit(s.slice(i + 1, end));
         quotedAny = true;
         i = end + 1;
         continue;
@@ -149,12 +193,26 @@ export function shellTokens(script: string): ShellToken[] {
         while (i < s.length && s[i] !== '"') {
           const d = s[i]!;
           if (d === '\\' && i + 1 < s.length && '$`"\\\n'.includes(s[i + 1]!)) {
-            if (s[i + 1] !== '\n') word += s[i + 1];
+            if (s[i + 1] !== '\n') lit(s[i + 1]!);
             i += 2;
             continue;
           }
-          if (d === '$' || d === '`') unknown = true;
-          word += d;
+          if (d === '$') {
+            const p = plainParameter(s, i);
+            expansion(p, true);
+            if (p !== null) {
+              word += s.slice(i, i + p.length);
+              i += p.length;
+              continue;
+            }
+          }
+          if (d === '`') expansion(null, true);
+          if (d === '$' || d === '`') {
+            word += d;
+            i++;
+            continue;
+          }
+          lit(d);
           i++;
         }
         if (i >= s.length) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
@@ -162,31 +220,76 @@ export function shellTokens(script: string): ShellToken[] {
         i++;
         continue;
       }
-      if (c === '$' || c === '`' || c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) unknown = true;
-      word += c;
+      if (c === '$') {
+        const p = plainParameter(s, i);
+        expansion(p, false);
+        if (p !== null) {
+          word += s.slice(i, i + p.length);
+          i += p.length;
+          continue;
+        }
+        word += c;
+        i++;
+        continue;
+      }
+      if (c === '`' || c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) {
+        expansion(null, false);
+        word += c;
+        i++;
+        continue;
+      }
+      lit(c);
       i++;
     }
     if (i === start) {
-      // A redirection: skip the operator and its target word; neither is an argument.
+      // A redirection: skip the operator; its target is the next word, which is no argument.
       while (i < s.length && (s[i] === '<' || s[i] === '>' || s[i] === '&' || s[i] === '|')) i++;
-      out.push({ op: 'redirect', word: null, assignment: false, at: start, end: i, redirect: s.slice(start, i) });
+      out.push({ op: 'redirect', word: null, assignment: false, at: start, end: i, redirect: s.slice(start, i), ...(pendingFd !== null ? { fd: pendingFd } : {}) });
+      pendingFd = null;
       continue;
     }
+    pendingFd = null;
     // "2>file": a leading fd number glued to a redirection is not a word.
     if (/^\d+$/.test(word) && !quotedAny && (s[i] === '<' || s[i] === '>')) {
+      pendingFd = Number(word);
       continue;
     }
     // NAME=value, judged on the raw text before the first '=' (a quoted value is still an assignment).
     const rawEq = s.indexOf('=', start);
     const assignment = rawEq > start && rawEq < i && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.slice(start, rawEq));
-    out.push({ op: null, word: unknown ? null : word, assignment, at: start, end: i, plain: !unknown && !quotedAny && word === s.slice(start, i) });
+    out.push({
+      op: null,
+      word: unknown ? null : word,
+      assignment,
+      at: start,
+      end: i,
+      plain: !unknown && !quotedAny && word === s.slice(start, i),
+      ...(unknown && parts !== null ? { template: parts } : {}),
+      ...(unknown ? { prefix: prefix ?? '' } : {}),
+    });
   }
   return out;
+}
+
+/** A redirection of a simple command: operator, file descriptor, target word (with its token, for resolving variables). */
+export interface ShellRedirect {
+  /** ">", ">>", ">|", "<", "<>", ">&", "<&", "<<", "<<-". */
+  op: string;
+  /** The descriptor it applies to: written before the operator, else 1 for output and 0 for input (POSIX 2.7). */
+  fd: number;
+  target: ShellToken | null;
 }
 
 /** A simple command with where it sits in the script. */
 export interface ShellCommand {
   words: Word[];
+  /** The tokens of `words`, for a reader that resolves variables. */
+  wordTokens?: ShellToken[];
+  /** Leading NAME=value assignments; a command of assignments alone has no words. */
+  assignments?: ShellToken[];
+  redirects?: ShellRedirect[];
+  /** Its standard input is the previous command's output (it follows a "|"). */
+  pipeIn?: boolean;
   /** Offsets of its first and last token (words, assignments and redirections). */
   at: number;
   end: number;
@@ -201,46 +304,98 @@ export interface ShellCommand {
  * word keeps it as null.
  */
 export function shellSimpleCommands(script: string): Word[][] {
-  return shellSimpleCommandsAt(script).map((c) => c.words);
+  return shellSimpleCommandsAt(script).filter((c) => c.words.length > 0).map((c) => c.words);
 }
 
-/** shellSimpleCommands with each command's offsets, for line numbers. */
+function redirectFd(op: string, fd: number | undefined): number {
+  return fd ?? (op.startsWith('<') && op !== '<>' ? 0 : op === '<>' ? 0 : 1);
+}
+
+/**
+ * shellSimpleCommands with each command's offsets, redirections, leading
+ * assignments and pipe input, for line numbers and a reader that follows
+ * variables. A case item's patterns (`a|b)`) are no commands: after
+ * `case WORD in` and after each `;;`, words up to the `)` are patterns.
+ * A command of assignments alone is kept with no words.
+ */
 export function shellSimpleCommandsAt(script: string, tokens: ShellToken[] = shellTokens(script)): ShellCommand[] {
   const cmds: ShellCommand[] = [];
   let cur: Word[] = [];
+  let curTokens: ShellToken[] = [];
+  let assignments: ShellToken[] = [];
+  let redirects: ShellRedirect[] = [];
+  let pipeIn = false;
   let at = -1;
   let end = -1;
   let nameText: string | undefined;
-  let skipTarget = false;
-  const flush = () => {
-    if (cur.length > 0) cmds.push({ words: cur, at, end, nameText });
+  let pendingRedirect: ShellToken | null = null;
+  // Open case commands: 'head' (reading `case WORD in`), 'pattern' (up to ')'), 'body'.
+  const cases: Array<'head' | 'pattern' | 'body'> = [];
+  const flush = (nextPipeIn: boolean) => {
+    if (cur.length > 0 || assignments.length > 0) cmds.push({ words: cur, wordTokens: curTokens, assignments, redirects, pipeIn, at, end, nameText });
     cur = [];
+    curTokens = [];
+    assignments = [];
+    redirects = [];
     at = -1;
     nameText = undefined;
+    pipeIn = nextPipeIn;
   };
   for (const t of tokens) {
+    const mode = cases[cases.length - 1];
+    if (mode === 'head') {
+      // case WORD in: no command; "in" ends the head.
+      if (t.op === null && t.plain && t.word === 'in') cases[cases.length - 1] = 'pattern';
+      continue;
+    }
+    if (mode === 'pattern') {
+      if (t.op === ')') cases[cases.length - 1] = 'body';
+      else if (t.op === null && t.plain && t.word === 'esac') cases.pop();
+      continue;
+    }
     if (t.op === 'redirect') {
-      skipTarget = true;
+      pendingRedirect = t;
       if (at < 0) at = t.at;
       end = t.end;
       continue;
     }
     if (t.op !== null) {
-      flush();
+      if (pendingRedirect) {
+        redirects.push({ op: pendingRedirect.redirect!, fd: redirectFd(pendingRedirect.redirect!, pendingRedirect.fd), target: null });
+        pendingRedirect = null;
+      }
+      flush(t.op === '|');
+      if (t.op === ';;' && mode === 'body') cases[cases.length - 1] = 'pattern';
       continue;
     }
     if (at < 0) at = t.at;
     end = t.end;
-    if (skipTarget) {
-      skipTarget = false;
+    if (pendingRedirect) {
+      redirects.push({ op: pendingRedirect.redirect!, fd: redirectFd(pendingRedirect.redirect!, pendingRedirect.fd), target: t });
+      pendingRedirect = null;
       continue;
     }
-    if (cur.length === 0 && (t.assignment || (t.word !== null && LEADING_RESERVED.has(t.word)))) continue;
+    if (cur.length === 0 && t.plain && t.word === 'case') {
+      cases.push('head');
+      at = -1;
+      continue;
+    }
+    if (cur.length === 0 && mode === 'body' && t.plain && t.word === 'esac') {
+      cases.pop();
+      at = -1;
+      continue;
+    }
+    if (cur.length === 0 && t.assignment) {
+      assignments.push(t);
+      continue;
+    }
+    if (cur.length === 0 && t.word !== null && LEADING_RESERVED.has(t.word)) continue;
     if (cur.length === 0 && t.word === 'exec') continue;
     if (cur.length === 0) nameText = script.slice(t.at, t.end);
     cur.push(t.word);
+    curTokens.push(t);
   }
-  flush();
+  flush(false);
   return cmds.filter((c) => !(c.words.length === 1 && (c.words[0] === 'fi' || c.words[0] === 'done' || c.words[0] === '}' || c.words[0] === 'esac')));
 }
 

@@ -17,6 +17,8 @@ import { scanBootScripts, type BootScriptHit, type BootScripts, type BootScriptU
 import { commentOutRanges, rangesIn, scriptMarker, type LineRange } from '../boot-scripts/neutralise.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { keysAffecting, sameKernelValue } from '../sysctl/couplings.js';
+import { followKey, loadWrites } from '../sysctl/order.js';
+import { sysctlProcPath } from '../observe/sysctl-live.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import { SWAP_SERVICES } from '../swap/units.js';
 
@@ -29,12 +31,19 @@ export type BootScriptOp =
   | { kind: 'boot-script'; file: string; ranges: LineRange[]; marker: string }
   | { kind: 'boot-script-operator'; file: string; line: number };
 
+/** Files the resource's own changes rewrite: target path -> the bytes after the plan. */
+export type PlannedFiles = ReadonlyMap<string, string>;
+
 /** What a resource cares about in the scripts. */
 export interface ScriptConcern<S> {
-  /** Why the hit undoes the resource ("turns swap on: swapon /swap-extra"), or null when it does not. */
-  judge(spec: S, hit: BootScriptHit): string | null;
-  /** Unknowns that may undo it. */
-  relevant(u: BootScriptUnknown): boolean;
+  /**
+   * Why the hit undoes the resource ("turns swap on: swapon /swap-extra"), or
+   * null when it does not. `planned`: a file the hit reads (sysctl -p) is
+   * judged as the resource's own changes leave it.
+   */
+  judge(spec: S, hit: BootScriptHit, planned?: PlannedFiles): string | null;
+  /** Unknowns that may undo it (without a spec: any that may undo one). */
+  relevant(u: BootScriptUnknown, spec?: S): boolean;
   /** The reason in the marker line. */
   marker(spec: S): string;
 }
@@ -59,18 +68,58 @@ export interface SysctlLike extends ScriptSpec {
 }
 
 /** A write undoes a wanted key when it changes it, directly or through a key the kernel couples with it, to another value. */
+function undoes(spec: SysctlLike, key: string, value: string): string | null {
+  for (const [k, v] of Object.entries(spec.settings)) {
+    const wanted = normalizeSysctlKey(k);
+    if (!keysAffecting(wanted).includes(key) || sameKernelValue(value, String(v))) continue;
+    return `sets ${key} = ${value}${key === wanted ? '' : ` (the kernel couples it with ${wanted})`}, undoing ${wanted} = ${v}`;
+  }
+  return null;
+}
+
+/**
+ * `sysctl -p FILE...` at boot: the files as they will be once this plan is
+ * applied, read with the sysctl.d parser in procps's order; for each wanted
+ * key, the last write that touches it (directly or through a coupled key)
+ * decides. The script runs after systemd-sysctl (rc.local, cron, if-up.d and
+ * units with default dependencies come after sysinit.target), so that value
+ * is the one the key keeps.
+ */
+function loadUndoes(spec: SysctlLike, hit: BootScriptHit, planned?: PlannedFiles): string | null {
+  const files = (hit.loaded ?? []).map((l) => ({ path: l.file, content: planned?.get(l.realPath) ?? planned?.get(l.file) ?? l.content }));
+  const names = files.map((f) => f.path).join(' ');
+  for (const [k, v] of Object.entries(spec.settings)) {
+    const wanted = normalizeSysctlKey(k);
+    const steps = followKey(loadWrites(files, keysAffecting(wanted)), wanted, 'system');
+    const last = [...steps].reverse().find((st) => st.touched);
+    if (!last || last.value === null || sameKernelValue(last.value, String(v))) continue;
+    const a = last.write.applied.assignment;
+    const through = last.write.key === wanted ? '' : ` (it writes ${last.write.key}, which the kernel couples with ${wanted})`;
+    return `loads ${names} (sysctl -p), whose ${a.file}:${a.line} leaves ${wanted} = ${last.value}${through}, undoing ${wanted} = ${v}`;
+  }
+  return null;
+}
+
+/** Whether a /proc/sys path known in part ("*": any text) can be the file of a key. */
+function pathMayBe(pattern: string, key: string): boolean {
+  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*') + '$');
+  return re.test(sysctlProcPath(key));
+}
+
 export const sysctlConcern: ScriptConcern<SysctlLike> = {
-  judge: (spec, h) => {
+  judge: (spec, h, planned) => {
+    if (h.action.kind === 'sysctl-load') return loadUndoes(spec, h, planned);
     if (h.action.kind !== 'sysctl-write') return null;
-    const { key, value } = h.action;
-    for (const [k, v] of Object.entries(spec.settings)) {
-      const wanted = normalizeSysctlKey(k);
-      if (!keysAffecting(wanted).includes(key) || sameKernelValue(value, String(v))) continue;
-      return `sets ${key} = ${value}${key === wanted ? '' : ` (the kernel couples it with ${wanted})`}, undoing ${wanted} = ${v}`;
-    }
-    return null;
+    const why = undoes(spec, h.action.key, h.action.value);
+    return why === null || h.action.how === undefined ? why : `${why} (${h.action.how})`;
   },
-  relevant: (u) => u.what === 'program' || u.what === 'sysctl',
+  relevant: (u, spec) => {
+    if (u.what === 'program') return true;
+    if (u.what !== 'sysctl') return false;
+    if (u.path === undefined || spec === undefined) return true;
+    const path = u.path;
+    return Object.keys(spec.settings).some((k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)));
+  },
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
 };
 
@@ -98,12 +147,12 @@ function where(h: { file: string; line: number }): string {
 }
 
 /** Pure: the script changes of one resource. */
-export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScripts, concern: ScriptConcern<S>): Change<BootScriptOp>[] {
+export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScripts, concern: ScriptConcern<S>, planned?: PlannedFiles): Change<BootScriptOp>[] {
   const changes: Change<BootScriptOp>[] = [];
   const byFile = new Map<string, Array<{ h: BootScriptHit; why: string }>>();
   const seen = new Set<string>();
   for (const h of scripts.hits) {
-    const why = concern.judge(spec, h);
+    const why = concern.judge(spec, h, planned);
     if (why === null) continue;
     const id = `${h.file}:${h.line}`;
     if (seen.has(id)) continue;
@@ -141,9 +190,9 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
 }
 
 /** One warning per file and reason, naming every line (a script with many `$PROG ...` lines stays one line). */
-export function scriptWarnings<S extends ScriptSpec>(scripts: BootScripts, concern: ScriptConcern<S>): string[] {
+export function scriptWarnings<S extends ScriptSpec>(scripts: BootScripts, concern: ScriptConcern<S>, spec?: S): string[] {
   const groups = new Map<string, { file: string; message: string; lines: number[] }>();
-  for (const u of scripts.unknown.filter((x) => concern.relevant(x))) {
+  for (const u of scripts.unknown.filter((x) => concern.relevant(x, spec))) {
     const key = `${u.file}\0${u.message}`;
     const g = groups.get(key) ?? { file: u.file, message: u.message, lines: [] };
     if (u.line > 0 && !g.lines.includes(u.line)) g.lines.push(u.line);
@@ -187,8 +236,13 @@ export function withBootScripts<S extends C, C extends ScriptSpec, O extends obj
   const wrapped: Provider<S, O & WithScripts, Op | BootScriptOp> = {
     ...p,
     observe: async (host, spec) => ({ ...(await p.observe(host, spec)), bootScripts: await scanBootScripts(host) }),
-    diff: (spec, o, ctx) => [...p.diff(spec, o, ctx), ...(o.bootScripts ? scriptChanges(spec, o.bootScripts, concern) : [])],
-    warnings: (spec, o) => [...(p.warnings?.(spec, o) ?? []), ...(o.bootScripts ? scriptWarnings(o.bootScripts, concern) : [])],
+    diff: (spec, o, ctx) => {
+      const own = p.diff(spec, o, ctx);
+      // A script that loads a file this plan rewrites (sysctl -p /etc/sysctl.conf) loads the rewritten bytes.
+      const planned = new Map(own.flatMap((c) => (c.file && c.file.after !== null && c.file.after !== undefined ? [[c.file.path, c.file.after] as const] : [])));
+      return [...own, ...(o.bootScripts ? scriptChanges(spec, o.bootScripts, concern, planned) : [])];
+    },
+    warnings: (spec, o) => [...(p.warnings?.(spec, o) ?? []), ...(o.bootScripts ? scriptWarnings(o.bootScripts, concern, spec) : [])],
     apply: async (host, spec, changes, ctx) => {
       const mine = changes.filter((c): c is Change<BootScriptOp> => isScriptOp(c.op));
       const theirs = changes.filter((c): c is Change<Op> => !isScriptOp(c.op));

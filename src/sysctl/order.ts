@@ -192,6 +192,12 @@ export function kernelWrites(tree: SysctlTree, model: SysctlModel, universe: str
     }
     return out;
   }
+  return listWrites(seq, universe);
+}
+
+/** procps's one list: explicit keys in order, globs only for keys no line of the list names, "-key" never. */
+function listWrites(seq: AppliedAssignment[], universe: string[]): KernelWrite[] {
+  const out: KernelWrite[] = [];
   const named = new Set(seq.filter((ap) => !ap.assignment.isGlob).map((ap) => ap.assignment.key));
   for (const ap of seq) {
     const a = ap.assignment;
@@ -200,6 +206,19 @@ export function kernelWrites(tree: SysctlTree, model: SysctlModel, universe: str
     else for (const u of universe) if (!named.has(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
   }
   return out;
+}
+
+/**
+ * What `sysctl -p A B ...` writes: procps reads the files in turn into the
+ * same one list as --system (a glob in B skips a key A names; checked in a
+ * private network namespace, test/boot-scripts-sysctl.test.ts).
+ */
+export function loadWrites(files: Array<{ path: string; content: string }>, universe: string[]): KernelWrite[] {
+  const seq = files.flatMap((f) => {
+    const source: SysctlConfFile = { path: f.path, masked: false, realPath: f.path, content: f.content, assignments: parseSysctlText(f.content, f.path).assignments };
+    return source.assignments.map((assignment) => ({ assignment, source, tail: false }));
+  });
+  return listWrites(seq, universe);
 }
 
 /** After each write: `key`'s value and the write that set it (directly, or through a coupled key). */
