@@ -4,7 +4,8 @@
 // them silently at the next boot.
 import type { TargetHost } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
-import type { Change, Provider } from './types.js';
+import type { ApplyOutcome, Change, Provider } from './types.js';
+import { canonicalModuleName } from '../observe/modules.js';
 import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../modprobe/modprobe-d.js';
@@ -109,8 +110,19 @@ async function writePlanned(door: WriteDoor, c: Change<ModulesOp>, replaceLink: 
   await door.writeFile({ path: f.path, expect: link !== null ? undefined : f.before, content: f.after, mode: 0o644, replaceLink: link !== null });
 }
 
-export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[], door: WriteDoor): Promise<void> {
+/** The fact a loaded module is to other resources' changes (SysctlFile's net.bridge.* writes need "module:br_netfilter"). */
+export function moduleFact(module: string): string {
+  return `module:${canonicalModuleName(module)}`;
+}
+
+/**
+ * Files first (a failed write throws: nothing after it is safe), then each
+ * modprobe on its own: one module that will not load leaves the others to
+ * load, and is named as the fact that failed.
+ */
+export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[], door: WriteDoor): Promise<ApplyOutcome | void> {
   const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  const failed: Array<{ change: string; module: string; message: string }> = [];
   for (const c of todo) {
     const op = c.op;
     switch (op.kind) {
@@ -121,12 +133,22 @@ export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[
         await writePlanned(door, c, op.replaceLink);
         break;
       case 'modprobe':
-        await door.runtime({ step: 'modprobe', module: op.module }, () => host.runChecked('modprobe', [op.module]));
+        try {
+          await door.runtime({ step: 'modprobe', module: op.module }, () => host.runChecked('modprobe', [op.module]));
+        } catch (e) {
+          failed.push({ change: c.id, module: op.module, message: (e as Error).message });
+        }
         break;
       case 'none':
         break;
     }
   }
+  if (failed.length === 0) return;
+  return {
+    error: failed.map((f) => `modprobe ${f.module}: ${f.message}`).join('; '),
+    failedChanges: failed.map((f) => f.change),
+    failedFacts: failed.map((f) => moduleFact(f.module)),
+  };
 }
 
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
