@@ -35,9 +35,11 @@ export function brokenNeed(needs: Array<ChangeNeed | { type: string; fact: null 
   });
 }
 
+/** Keys are "what|failed" or "what|is left to an operator". */
 function blockMessage(byNeed: Map<string, string[]>, whole: boolean): string {
-  if (whole && byNeed.size === 1) return `not applied: ${[...byNeed.keys()][0]!}, which it depends on, failed`;
-  return [...byNeed].map(([need, ids]) => `${ids.join(', ')} not applied: ${need}, which ${ids.length === 1 ? 'it depends' : 'they depend'} on, failed`).join('; ');
+  const parts = [...byNeed].map(([key, ids]) => ({ what: key.slice(0, key.indexOf('|')), how: key.slice(key.indexOf('|') + 1), ids }));
+  if (whole && parts.length === 1) return `not applied: ${parts[0]!.what}, which it depends on, ${parts[0]!.how}`;
+  return parts.map((p) => `${p.ids.join(', ')} not applied: ${p.what}, which ${p.ids.length === 1 ? 'it depends' : 'they depend'} on, ${p.how}`).join('; ');
 }
 
 export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Promise<ApplyResult> {
@@ -48,14 +50,21 @@ export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Prom
     if (facts === 'all' || had === 'all') failed.set(type, 'all');
     else failed.set(type, new Set([...(had ?? []), ...facts]));
   };
+  // What the plan already leaves to an operator is as missing as what fails: a change needing it waits too.
+  const withheld: Failed = new Map();
+  for (const r of plan.resources) {
+    for (const c of r.changes) if (c.action === 'operator' && c.unmet?.length) withheld.set(r.type, new Set([...((withheld.get(r.type) as Set<string> | undefined) ?? []), ...c.unmet]));
+  }
   for (const r of applyOrder(plan.resources)) {
     const all = actionable(r.changes);
     if (all.length === 0) continue;
     const blocked = new Map<string, string[]>(); // "ModulesLoad (module:br_netfilter)" -> change ids
     const todo = all.filter((c) => {
-      const b = brokenNeed(needsOf(r.provider, r.spec, c), failed);
+      const needs = needsOf(r.provider, r.spec, c);
+      const w = brokenNeed(needs.filter((n) => n.fact !== null), withheld);
+      const b = w ?? brokenNeed(needs, failed);
       if (b === undefined) return true;
-      const key = b.fact === null ? b.type : `${b.type}'s ${b.fact}`;
+      const key = w !== undefined ? `${w.type}'s ${w.fact}|is left to an operator` : `${b.fact === null ? b.type : `${b.type}'s ${b.fact}`}|failed`;
       blocked.set(key, [...(blocked.get(key) ?? []), c.id]);
       return false;
     });

@@ -11,11 +11,13 @@ import { HostError } from '../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../modprobe/modprobe-d.js';
 import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
 import { modulesConcern, withBootScripts } from './boot-script-hook.js';
+import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
   | { kind: 'write-file'; replaceLink: boolean }
   | { kind: 'neutralise'; source: string; target: string; replaceLink: boolean }
+  | CmdlineOp
   | { kind: 'none' };
 
 /** The owned file: one module per line, nothing else (modules-load.d(5); the lab reads the lines). */
@@ -73,8 +75,11 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
     });
   }
 
+  changes.push(...cmdlineChanges(o.cmdline, new Set((o.states ?? []).filter((s) => s.loaded).map((s) => s.name))));
+  // A module the running kernel refuses gets no modprobe: the operator line above says why.
+  const refused = refusedNow(o.cmdline);
   if (ctx.live && o.states) {
-    for (const s of o.states.filter((s) => !s.loaded)) {
+    for (const s of o.states.filter((s) => !s.loaded && !refused.has(s.name))) {
       changes.push({
         id: `modprobe:${s.name}`,
         action: 'runtime',

@@ -37,6 +37,11 @@ interface ChangeBase<Op> {
   runtime?: boolean;
   /** Provider-specific, JSON-serialisable payload that apply acts on. */
   op: Op;
+  /**
+   * Facts other resources' changes may need that this change, left to an
+   * operator, leaves unestablished (a modprobe the kernel will refuse).
+   */
+  unmet?: string[];
 }
 
 export type Change<Op = unknown> =
