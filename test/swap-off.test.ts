@@ -288,4 +288,30 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
     await expect(applySwap(host, changes, await openDoor(host, RUN))).rejects.toThrow(/swapoff \/swapfile exited 255: .*Cannot allocate memory/);
     expect(lstatSync(path.join(root, 'etc'), { throwIfNoEntry: false })).toBeUndefined();
   });
+
+  it('traces each active swap to what turns it on at boot; one nothing explains is an operator line naming what was searched', async () => {
+    build({
+      'proc/swaps': 'Filename\tType\tSize\tUsed\tPriority\n/dev/sda5 partition 1000 0 -2\n/swap-manual file 1000 0 -3\n',
+      'proc/meminfo': 'MemTotal: 4000000 kB\nSwapTotal: 2000 kB\n',
+      'etc/fstab': 'UUID=abcd-1 none swap sw 0 0\n',
+      // udev's link: the kernel lists the device node, fstab names the UUID.
+      'dev/sda5': '',
+      'dev/disk/by-uuid/abcd-1': { link: '../../sda5' },
+    });
+    const host = new Host({ root, live: true });
+    const o = await observeSwap(host);
+    expect(o.origins).toEqual([
+      { filename: '/dev/sda5', by: ['/etc/fstab:1'] },
+      { filename: '/swap-manual', by: [] },
+    ]);
+    const changes = diffSwap(SPEC, o, { live: true });
+    const line = changes.find((c) => c.id === 'origin:/swap-manual')!;
+    expect(line.action).toBe('operator');
+    expect(line.operator).toContain('searched /etc/fstab (1 swap line)');
+    expect(line.operator).toContain('boot scripts');
+    expect(changes.some((c) => c.id === 'origin:/dev/sda5')).toBe(false);
+    // A boot script's swapon of the file explains it: the script's own line is the operator's.
+    const scripts = { hits: [{ source: 'rc.local', file: '/etc/rc.local', line: 3, first: 3, last: 3, text: 'swapon /swap-manual', action: { kind: 'swapon', argv: ['swapon', '/swap-manual'] }, runBy: 'rc-local.service runs it at boot', neutralisable: true }], unknown: [], contents: {}, read: [] };
+    expect(diffSwap(SPEC, { ...o, bootScripts: scripts } as never, { live: true }).some((c) => c.id.startsWith('origin:'))).toBe(false);
+  });
 });
