@@ -45,20 +45,19 @@ function blockMessage(byNeed: Map<string, string[]>, whole: boolean): string {
 export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Promise<ApplyResult> {
   const result: ApplyResult = { applied: [], failures: [], reports: {} };
   const failed: Failed = new Map();
-  const fail = (type: string, facts: string[] | 'all') => {
-    const had = failed.get(type);
-    if (facts === 'all' || had === 'all') failed.set(type, 'all');
-    else failed.set(type, new Set([...(had ?? []), ...facts]));
+  const add = (into: Failed, type: string, facts: string[] | 'all') => {
+    const had = into.get(type);
+    if (facts === 'all' || had === 'all') into.set(type, 'all');
+    else into.set(type, new Set([...(had ?? []), ...facts]));
   };
+  const fail = (type: string, facts: string[] | 'all') => add(failed, type, facts);
   // What the plan already leaves to an operator is as missing as what fails: a change needing it waits too.
   const withheld: Failed = new Map();
-  for (const r of plan.resources) {
-    for (const c of r.changes) if (c.action === 'operator' && c.unmet?.length) withheld.set(r.type, new Set([...((withheld.get(r.type) as Set<string> | undefined) ?? []), ...c.unmet]));
-  }
+  for (const r of plan.resources) for (const c of r.changes) if (c.action === 'operator' && c.unmet?.length) add(withheld, r.type, c.unmet);
   for (const r of applyOrder(plan.resources)) {
     const all = actionable(r.changes);
     if (all.length === 0) continue;
-    const blocked = new Map<string, string[]>(); // "ModulesLoad (module:br_netfilter)" -> change ids
+    const blocked = new Map<string, string[]>(); // "ModulesLoad's module:br_netfilter|failed" -> change ids
     const todo = all.filter((c) => {
       const needs = needsOf(r.provider, r.spec, c);
       const w = brokenNeed(needs.filter((n) => n.fact !== null), withheld);
