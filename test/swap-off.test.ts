@@ -165,7 +165,7 @@ describe('SwapOff offline (fixture root)', () => {
       'lib/systemd/system/zramswap.service': '[Service]\nExecStart=/usr/sbin/zramswap start\n[Install]\nWantedBy=multi-user.target\n',
       'etc/systemd/system/multi-user.target.wants/zramswap.service': { link: '/lib/systemd/system/zramswap.service' },
       'etc/systemd/system/multi-user.target.wants/ssh.service': { link: '/lib/systemd/system/ssh.service' },
-      // A .swap unit wanted by another target is not pulled in by swap.target; not ours to judge.
+      // A link to a .swap unit that has no file starts nothing (systemd: not-found), whichever target it is under.
       'etc/systemd/system/local-fs.target.wants/other.swap': { link: '/etc/systemd/system/other.swap' },
     });
     const host = new Host({ root });
