@@ -5,7 +5,7 @@
 // it), zram-generator config, gpt-auto swap partitions, and boot scripts
 // (boot-script-hook.ts). Live, every active swap is traced to one of them;
 // one nothing explains is an operator line naming what was searched.
-import type { TargetFs, TargetHost } from '../host.js';
+import type { Commands, TargetFs, TargetHost } from '../host.js';
 import type { SwapOffSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
@@ -19,7 +19,8 @@ import { removeUnitLinks } from '../systemd/unit-links.js';
 import { readZramDevices } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 import { swapConcern, withBootScripts } from './boot-script-hook.js';
-import type { RefusedSwapFile, SwapObserved, SwapOrigin } from './swap-off/observed.js';
+import type { ManagerSwapUnit, RefusedSwapFile, SwapObserved, SwapOrigin } from './swap-off/observed.js';
+import { parseShowProperties } from '../systemd/systemctl-output.js';
 
 export const FSTAB = '/etc/fstab';
 
@@ -85,7 +86,50 @@ async function traceActive(host: TargetFs, active: ActiveSwap[], swap: FstabEntr
   return out;
 }
 
-export async function observeSwap(host: TargetFs, spec?: Pick<SwapOffSpec, 'mask_swap_target'>): Promise<SwapObserved> {
+/**
+ * Live: the .swap unit the running manager made for an active swap
+ * (systemd-escape names it), with its fragment, source and what pulls it in;
+ * null when systemctl cannot answer.
+ */
+async function managerSwapUnit(host: Commands, filename: string): Promise<ManagerSwapUnit | null> {
+  try {
+    const esc = await host.run('systemd-escape', ['--path', '--suffix=swap', filename]);
+    const unit = esc.stdout.trim();
+    if (esc.exitCode !== 0 || unit === '') return null;
+    const r = await host.run('systemctl', ['show', '-p', 'LoadState', '-p', 'FragmentPath', '-p', 'SourcePath', '-p', 'WantedBy', '-p', 'RequiredBy', unit]);
+    if (r.exitCode !== 0) return null;
+    const p = parseShowProperties(r.stdout);
+    const words = (k: string) => (p.get(k) ?? '').split(/\s+/).filter(Boolean);
+    return { unit, fragment: p.get('FragmentPath') || null, source: p.get('SourcePath') || null, pulledBy: [...words('WantedBy'), ...words('RequiredBy')] };
+  } catch {
+    return null;
+  }
+}
+
+/** A generator's unit that only swap.target pulls in is stopped by masking it (gpt-auto, a generator of fstab lines read elsewhere). */
+function stoppedByMask(m: ManagerSwapUnit, swapTargetMasked: boolean): boolean {
+  const generated = m.fragment !== null && m.fragment.startsWith('/run/systemd/generator');
+  return generated && swapTargetMasked && m.pulledBy.length > 0 && m.pulledBy.every((u) => u === 'swap.target');
+}
+
+/** Asks the running manager about each swap nothing read here explains; a generator's unit under a masked swap.target is explained by it. */
+async function withManager(host: TargetFs & Partial<Commands>, origins: SwapOrigin[], swapTargetMasked: boolean): Promise<SwapOrigin[]> {
+  if (host.run === undefined) return origins;
+  const out: SwapOrigin[] = [];
+  for (const o of origins) {
+    if (o.by.length > 0) {
+      out.push(o);
+      continue;
+    }
+    const m = await managerSwapUnit(host as Commands, o.filename);
+    if (m === null) out.push(o);
+    else if (stoppedByMask(m, swapTargetMasked)) out.push({ ...o, by: [`${m.unit} (${m.fragment}${m.source ? `, made from ${m.source}` : ''}), pulled in only by swap.target`] });
+    else out.push({ ...o, manager: m });
+  }
+  return out;
+}
+
+export async function observeSwap(host: TargetFs & Partial<Commands>, spec?: Pick<SwapOffSpec, 'mask_swap_target'>): Promise<SwapObserved> {
   let active: ActiveSwap[] | null = null;
   let swapTotalKb: number | null = null;
   let memTotalKb: number | null = null;
@@ -128,7 +172,7 @@ export async function observeSwap(host: TargetFs, spec?: Pick<SwapOffSpec, 'mask
     units,
     unitsSearched: scan.searched,
     graphUnknown: scan.unknown,
-    ...(active !== null ? { origins: await traceActive(host, active, swap, units, zram) } : {}),
+    ...(active !== null ? { origins: await withManager(host, await traceActive(host, active, swap, units, zram), swapTargetMasked || spec?.mask_swap_target === true) } : {}),
     zram,
     swapTargetMasked,
     swapFiles,
@@ -143,6 +187,13 @@ function scriptTurnsOn(scripts: BootScripts | undefined, filename: string): stri
     if (h.action.argv.slice(1).some((w) => w === null || w === filename)) return `${h.file}:${h.line}`;
   }
   return null;
+}
+
+/** What the running manager said of the unit it made for an untraced swap, as the start of a sentence. */
+function managerSays(m: ManagerSwapUnit | undefined): string {
+  if (m === undefined) return '';
+  if (m.fragment === null) return `the running systemd knows ${m.unit} only from /proc/swaps (no unit file: a swapon outside any unit, by hand or by a program); `;
+  return `the running systemd has ${m.unit} from ${m.fragment}${m.source ? ` (made from ${m.source})` : ''}${m.pulledBy.length ? `, pulled in by ${m.pulledBy.join(', ')}` : ''}; `;
 }
 
 /** A local unit file in /etc/systemd/system: a mask link there would have to replace it. */
@@ -191,7 +242,7 @@ export function diffSwap(spec: SwapOffSpec, o: SwapObserved & { bootScripts?: Bo
         id: `origin:${t.filename}`,
         action: 'operator',
         summary: `swap ${t.filename} is active, and nothing read here turns it on at boot: the swapoff lasts until whatever turned it on runs again`,
-        operator: `searched ${searched.join(', ')}; find what turns ${t.filename} on (\`systemctl status\` of its .swap unit names the unit or file systemd made it from; a script or program may run swapon), and remove it`,
+        operator: `searched ${searched.join(', ')}; ${managerSays(t.manager)}find what turns ${t.filename} on and remove it`,
         op: { kind: 'none' },
       });
     }

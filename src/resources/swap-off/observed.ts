@@ -56,4 +56,16 @@ export interface SwapOrigin {
   filename: string;
   /** e.g. "/etc/fstab:4", "extra.swap", "zramswap.service", "zram-generator: /etc/systemd/zram-generator.conf [zram0]". */
   by: string[];
+  /** Live, for one nothing read here explains: what the running manager says of the .swap unit it made for it. */
+  manager?: ManagerSwapUnit;
+}
+
+export interface ManagerSwapUnit {
+  unit: string;
+  /** FragmentPath: empty when systemd knows the swap only from /proc/swaps (a swapon outside any unit). */
+  fragment: string | null;
+  /** SourcePath: the file a generator made the unit from (/etc/fstab). */
+  source: string | null;
+  /** WantedBy= and RequiredBy= of the running manager. */
+  pulledBy: string[];
 }
