@@ -101,3 +101,16 @@ describe('ModulesLoad and the kernel command line', () => {
     ]);
   });
 });
+
+describe('offline: what the image promises for the first boot', () => {
+  it('a module the command line stops is not promised to load at first boot; the others are', async () => {
+    const r = mkdtempSync(path.join(tmpdir(), 'modules-cmdline-'));
+    try {
+      buildTree(r, { 'etc/kernel/cmdline': 'root=/dev/vda module_blacklist=br_netfilter\n' });
+      const changes = diffModules(SPEC, await observeModules(new Host({ root: r }), SPEC), { live: false });
+      expect(changes.filter((c) => c.action === 'deferred').map((c) => c.summary)).toEqual(['overlay loads at first boot via systemd-modules-load (offline: modprobe skipped)']);
+    } finally {
+      rmSync(r, { recursive: true, force: true });
+    }
+  });
+});

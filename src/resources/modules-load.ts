@@ -89,12 +89,17 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
       });
     }
   } else if (!ctx.live) {
-    changes.push({
-      id: 'modprobe:first-boot',
-      action: 'deferred',
-      summary: `${spec.modules.join(', ')} load at first boot via systemd-modules-load (offline: modprobe skipped)`,
-      op: { kind: 'none' },
-    });
+    // A module the boot's command line stops is not promised: its operator line above says why.
+    const stopped = new Set((o.cmdline?.boot ?? []).map((b) => b.block.module));
+    const loads = spec.modules.filter((m) => !stopped.has(canonicalModuleName(m)));
+    if (loads.length > 0) {
+      changes.push({
+        id: 'modprobe:first-boot',
+        action: 'deferred',
+        summary: `${loads.join(', ')} load${loads.length === 1 ? 's' : ''} at first boot via systemd-modules-load (offline: modprobe skipped)`,
+        op: { kind: 'none' },
+      });
+    }
   }
   return changes;
 }
