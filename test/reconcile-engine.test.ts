@@ -69,9 +69,9 @@ describe('apply', () => {
     const result = await applyPlan(new Host({ root: '/tmp/x' }), plan, { progress: () => {}, door: undefined as never });
     expect(log).toEqual(['FakeMods', 'FakePorts', 'FakeOther']);
     expect(result.failures).toEqual([
-      { resource: 'FakeMods', message: 'FakeMods broke' },
-      { resource: 'FakeSysctl', message: 'not applied: FakeMods, which it depends on, failed' },
-      { resource: 'FakePorts', message: 'FakePorts half done' },
+      { resource: 'FakeMods', message: 'FakeMods broke', changes: ['FakeMods-1'] },
+      { resource: 'FakeSysctl', message: 'not applied: FakeMods, which it depends on, failed', changes: ['FakeSysctl-1'] },
+      { resource: 'FakePorts', message: 'FakePorts half done', changes: ['FakePorts-1'] },
     ]);
     expect(result.reports).toEqual({ 'FakePorts.json': { done: 1 }, 'FakeOther.json': { done: 2 } });
     expect(result.applied).toEqual([{ resource: 'FakeOther', changes: ['FakeOther-1'] }]);

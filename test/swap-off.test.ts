@@ -87,6 +87,9 @@ describe('SwapOff offline (fixture root)', () => {
         file: '/etc/systemd/system/extra.swap',
         what: '/dev/disk/by-label/extra',
         installedBy: ['swap.target'],
+        // The fixture has no default.target: nothing is reached, and disabling leaves nothing that starts it.
+        reach: null,
+        comeback: [],
       },
     ]);
     expect(o.zram).toEqual([{ device: 'zram0', file: '/usr/lib/systemd/zram-generator.conf', swap: true }]);
@@ -162,7 +165,7 @@ describe('SwapOff offline (fixture root)', () => {
       'lib/systemd/system/zramswap.service': '[Service]\nExecStart=/usr/sbin/zramswap start\n[Install]\nWantedBy=multi-user.target\n',
       'etc/systemd/system/multi-user.target.wants/zramswap.service': { link: '/lib/systemd/system/zramswap.service' },
       'etc/systemd/system/multi-user.target.wants/ssh.service': { link: '/lib/systemd/system/ssh.service' },
-      // A .swap unit wanted by another target is not pulled in by swap.target; not ours to judge.
+      // A link to a .swap unit that has no file starts nothing (systemd: not-found), whichever target it is under.
       'etc/systemd/system/local-fs.target.wants/other.swap': { link: '/etc/systemd/system/other.swap' },
     });
     const host = new Host({ root });
@@ -284,5 +287,61 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
     const changes = diffSwap(SPEC, await observeSwap(host), { live: true });
     await expect(applySwap(host, changes, await openDoor(host, RUN))).rejects.toThrow(/swapoff \/swapfile exited 255: .*Cannot allocate memory/);
     expect(lstatSync(path.join(root, 'etc'), { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it('traces each active swap to what turns it on at boot; one nothing explains is an operator line naming what was searched', async () => {
+    build({
+      'proc/swaps': 'Filename\tType\tSize\tUsed\tPriority\n/dev/sda5 partition 1000 0 -2\n/swap-manual file 1000 0 -3\n',
+      'proc/meminfo': 'MemTotal: 4000000 kB\nSwapTotal: 2000 kB\n',
+      'etc/fstab': 'UUID=abcd-1 none swap sw 0 0\n',
+      // udev's link: the kernel lists the device node, fstab names the UUID.
+      'dev/sda5': '',
+      'dev/disk/by-uuid/abcd-1': { link: '../../sda5' },
+    });
+    // The running manager, as `systemctl show` answers for the unit it made for each swap (systemd-escape names it).
+    const manager: Record<string, string> = {
+      'swap\\x2dmanual.swap': 'LoadState=loaded\nFragmentPath=\nSourcePath=\nWantedBy=\nRequiredBy=\n',
+    };
+    const { calls, runner } = recorder();
+    const answering: CommandRunner = async (cmd, args, o) => {
+      await runner(cmd, args, o);
+      if (cmd === 'systemd-escape') return { command: cmd, exitCode: 0, stdout: `${args[2]!.slice(1).replace(/-/g, '\\x2d').replace(/\//g, '-')}.swap\n`, stderr: '' };
+      if (cmd === 'systemctl') return { command: cmd, exitCode: 0, stdout: manager[args[args.length - 1]!] ?? '', stderr: '' };
+      return { command: cmd, exitCode: 1, stdout: '', stderr: 'unexpected' };
+    };
+    const host = new Host({ root, live: true, runner: answering });
+    const o = await observeSwap(host);
+    expect(calls.map((c) => c.cmd)).toEqual(['systemd-escape', 'systemctl']);
+    expect(o.origins).toEqual([
+      { filename: '/dev/sda5', by: ['/etc/fstab:1'] },
+      { filename: '/swap-manual', by: [], manager: { unit: 'swap\\x2dmanual.swap', fragment: null, source: null, pulledBy: [] } },
+    ]);
+    const changes = diffSwap(SPEC, o, { live: true });
+    const line = changes.find((c) => c.id === 'origin:/swap-manual')!;
+    expect(line.action).toBe('operator');
+    expect(line.operator).toContain('searched /etc/fstab (1 swap line)');
+    expect(line.operator).toContain('boot scripts');
+    expect(line.operator).toContain('knows swap\\x2dmanual.swap only from /proc/swaps');
+    expect(changes.some((c) => c.id === 'origin:/dev/sda5')).toBe(false);
+    // A boot script's swapon of the file explains it: the script's own line is the operator's.
+    const scripts = { hits: [{ source: 'rc.local', file: '/etc/rc.local', line: 3, first: 3, last: 3, text: 'swapon /swap-manual', action: { kind: 'swapon', argv: ['swapon', '/swap-manual'] }, runBy: 'rc-local.service runs it at boot', neutralisable: true }], unknown: [], contents: {}, read: [] };
+    expect(diffSwap(SPEC, { ...o, bootScripts: scripts } as never, { live: true }).some((c) => c.id.startsWith('origin:'))).toBe(false);
+  });
+
+  it("a generator's swap unit that only swap.target pulls in (gpt-auto) is stopped by the mask: no operator line", async () => {
+    build({
+      'proc/swaps': 'Filename\tType\tSize\tUsed\tPriority\n/dev/vda3 partition 1000 0 -2\n',
+      'proc/meminfo': 'MemTotal: 4000000 kB\nSwapTotal: 1000 kB\n',
+      'dev/vda3': '',
+    });
+    const show = 'LoadState=loaded\nFragmentPath=/run/systemd/generator.late/dev-vda3.swap\nSourcePath=\nWantedBy=swap.target\nRequiredBy=\n';
+    const runner: CommandRunner = async (cmd) => ({ command: cmd, exitCode: 0, stdout: cmd === 'systemd-escape' ? 'dev-vda3.swap\n' : show, stderr: '' });
+    const host = new Host({ root, live: true, runner });
+    const masked = diffSwap(SPEC, await observeSwap(host, SPEC), { live: true });
+    expect(masked.filter((c) => c.action === 'operator')).toEqual([]);
+    // Without the mask nothing stops it: the line names what systemd said.
+    const spec = { ...SPEC, mask_swap_target: false };
+    const open = diffSwap(spec, await observeSwap(host, spec), { live: true }).find((c) => c.id === 'origin:/dev/vda3')!;
+    expect(open.operator).toContain('from /run/systemd/generator.late/dev-vda3.swap, pulled in by swap.target');
   });
 });

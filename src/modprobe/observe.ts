@@ -21,6 +21,28 @@ import {
   type ModprobeBlocker,
 } from './modprobe-d.js';
 import { MODULES_LOAD_DIRS } from './modules-load-d.js';
+import { cmdlineBlocks, type CmdlineBlock } from './kernel-cmdline.js';
+import { pieceOf, readBootCmdlines, type BootCmdline, type CmdlinePiece, type CmdlineUnknown } from './boot-cmdline.js';
+
+/** A wanted module the next boot's command line stops, with where the entry is written. */
+export interface BootCmdlineBlock {
+  loader: BootCmdline['loader'];
+  block: CmdlineBlock;
+  /** null: the entry's word was not found in one piece (it came from several); the loader's files are named instead. */
+  piece: CmdlinePiece | null;
+}
+
+/** What the kernel command line does to the wanted modules: now (live) and at the next boot. */
+export interface CmdlineObserved {
+  /** /proc/cmdline and what it stops; null offline. */
+  running: { text: string; blocks: CmdlineBlock[] } | null;
+  /** The boot loaders' command lines found (none: no GRUB defaults, no /etc/kernel/cmdline). */
+  loaders: Array<BootCmdline['loader']>;
+  boot: BootCmdlineBlock[];
+  /** Files read for the next boot's command line. */
+  searched: string[];
+  unknown: CmdlineUnknown[];
+}
 
 /** A modprobe.d file holding blockers, and the file we write to neutralise them. */
 export interface BlockerFile {
@@ -57,6 +79,8 @@ export interface ModulesObserved {
   unjudged?: ModprobeUnjudged[];
   /** Other modules-load.d files that already list a wanted module (harmless duplicates). */
   alsoListedIn: Array<{ module: string; files: string[] }>;
+  /** The kernel command line's module_blacklist= and modprobe.blacklist= (optional: a hand-made observation may leave it out). */
+  cmdline?: CmdlineObserved;
   /** modprobe.d and modules-load.d entries their readers skip (a directory, a dangling link, a loop). */
   skipped?: Array<{ path: string; why: string }>;
 }
@@ -145,9 +169,24 @@ export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Pro
     }
   }
 
+  // module -> the modules it needs (dependenciesOf maps the other way).
+  const needs = new Map<string, string[]>();
+  for (const [dep, by] of dependencies) for (const m of by) needs.set(m, [...(needs.get(m) ?? []), dep]);
+  const wantedList = [...wanted];
+  const running = host.live ? await host.readKernel('/proc/cmdline') : null;
+  const boot = await readBootCmdlines(host);
+  const cmdline: CmdlineObserved = {
+    running: running === null ? null : { text: running.trim(), blocks: cmdlineBlocks(running, wantedList, needs) },
+    loaders: boot.cmdlines.map((c) => c.loader),
+    boot: boot.cmdlines.flatMap((c) => cmdlineBlocks(c.text, wantedList, needs).map((block) => ({ loader: c.loader, block, piece: pieceOf(c, block.word) }))),
+    searched: boot.searched,
+    unknown: boot.unknown,
+  };
+
   return {
     live: host.live,
     states,
+    cmdline,
     kernelRelease,
     file: { path: spec.file, content, link },
     blockerFiles,

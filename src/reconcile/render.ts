@@ -156,15 +156,25 @@ export function renderPlan(
 
 export function renderApplyResult(result: ApplyResult, verify: VerifyError[], operator: number, p: Palette, written: string[]): string {
   const out: string[] = [''];
+  const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
   for (const f of result.failures) out.push(p.del(`error: ${f.resource}: ${f.message}`));
   for (const v of verify) out.push(p.del(`error: ${v.message}`));
-  if (operator) out.push(p.warn(`${operator} change${operator === 1 ? '' : 's'} need${operator === 1 ? 's' : ''} an operator (see "!" lines above); everything else was converged.`));
+  const failedOrBlocked = result.failures.reduce((a, f) => a + (f.changes?.length ?? 0), 0);
+  const clean = result.failures.length === 0 && verify.length === 0;
+  // "everything else was converged" only when it was: a failure or a verification error says otherwise.
+  if (operator) out.push(p.warn(`${plural(operator, 'change')} need${operator === 1 ? 's' : ''} an operator (see "!" lines above)${clean ? '; everything else was converged' : ''}.`));
   for (const w of written) out.push(p.dim(`wrote ${w}`));
-  if (result.failures.length === 0 && verify.length === 0 && operator === 0) {
-    out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${n} change${n === 1 ? '' : 's'} applied and verified.`));
+  if (clean && operator === 0) {
+    out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${plural(n, 'change')} applied and verified.`));
   } else {
-    out.push(p.del(`Apply incomplete: ${n} change${n === 1 ? '' : 's'} applied; see the errors above.`));
+    const parts = [`${plural(n, 'change')} applied`];
+    if (failedOrBlocked > 0) parts.push(`${failedOrBlocked} failed or not applied`);
+    const other = result.failures.filter((f) => f.changes === undefined).length;
+    if (other > 0) parts.push(plural(other, 'other failure'));
+    if (verify.length > 0) parts.push(`${verify.length} not verified`);
+    if (operator > 0) parts.push(`${operator} for an operator`);
+    out.push(p.del(`Apply incomplete: ${parts.join(', ')}; see ${clean ? 'the "!" lines' : 'the errors'} above.`));
   }
   return out.join('\n') + '\n';
 }

@@ -4,17 +4,20 @@
 // them silently at the next boot.
 import type { TargetHost } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
-import type { Change, Provider } from './types.js';
+import type { ApplyOutcome, Change, Provider } from './types.js';
+import { canonicalModuleName } from '../observe/modules.js';
 import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../modprobe/modprobe-d.js';
 import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
 import { modulesConcern, withBootScripts } from './boot-script-hook.js';
+import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
   | { kind: 'write-file'; replaceLink: boolean }
   | { kind: 'neutralise'; source: string; target: string; replaceLink: boolean }
+  | CmdlineOp
   | { kind: 'none' };
 
 /** The owned file: one module per line, nothing else (modules-load.d(5); the lab reads the lines). */
@@ -72,8 +75,11 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
     });
   }
 
+  changes.push(...cmdlineChanges(o.cmdline, new Set((o.states ?? []).filter((s) => s.loaded).map((s) => s.name))));
+  // A module the running kernel refuses gets no modprobe: the operator line above says why.
+  const refused = refusedNow(o.cmdline);
   if (ctx.live && o.states) {
-    for (const s of o.states.filter((s) => !s.loaded)) {
+    for (const s of o.states.filter((s) => !s.loaded && !refused.has(s.name))) {
       changes.push({
         id: `modprobe:${s.name}`,
         action: 'runtime',
@@ -83,12 +89,17 @@ export function diffModules(spec: ModulesLoadSpec, o: ModulesObserved, ctx: { li
       });
     }
   } else if (!ctx.live) {
-    changes.push({
-      id: 'modprobe:first-boot',
-      action: 'deferred',
-      summary: `${spec.modules.join(', ')} load at first boot via systemd-modules-load (offline: modprobe skipped)`,
-      op: { kind: 'none' },
-    });
+    // A module the boot's command line stops is not promised: its operator line above says why.
+    const stopped = new Set((o.cmdline?.boot ?? []).map((b) => b.block.module));
+    const loads = spec.modules.filter((m) => !stopped.has(canonicalModuleName(m)));
+    if (loads.length > 0) {
+      changes.push({
+        id: 'modprobe:first-boot',
+        action: 'deferred',
+        summary: `${loads.join(', ')} load${loads.length === 1 ? 's' : ''} at first boot via systemd-modules-load (offline: modprobe skipped)`,
+        op: { kind: 'none' },
+      });
+    }
   }
   return changes;
 }
@@ -109,8 +120,19 @@ async function writePlanned(door: WriteDoor, c: Change<ModulesOp>, replaceLink: 
   await door.writeFile({ path: f.path, expect: link !== null ? undefined : f.before, content: f.after, mode: 0o644, replaceLink: link !== null });
 }
 
-export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[], door: WriteDoor): Promise<void> {
+/** The fact a loaded module is to other resources' changes (SysctlFile's net.bridge.* writes need "module:br_netfilter"). */
+export function moduleFact(module: string): string {
+  return `module:${canonicalModuleName(module)}`;
+}
+
+/**
+ * Files first (a failed write throws: nothing after it is safe), then each
+ * modprobe on its own: one module that will not load leaves the others to
+ * load, and is named as the fact that failed.
+ */
+export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[], door: WriteDoor): Promise<ApplyOutcome | void> {
   const todo = [...changes].sort((a, b) => ORDER[a.op.kind] - ORDER[b.op.kind]);
+  const failed: Array<{ change: string; module: string; message: string }> = [];
   for (const c of todo) {
     const op = c.op;
     switch (op.kind) {
@@ -121,12 +143,22 @@ export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[
         await writePlanned(door, c, op.replaceLink);
         break;
       case 'modprobe':
-        await door.runtime({ step: 'modprobe', module: op.module }, () => host.runChecked('modprobe', [op.module]));
+        try {
+          await door.runtime({ step: 'modprobe', module: op.module }, () => host.runChecked('modprobe', [op.module]));
+        } catch (e) {
+          failed.push({ change: c.id, module: op.module, message: (e as Error).message });
+        }
         break;
       case 'none':
         break;
     }
   }
+  if (failed.length === 0) return;
+  return {
+    error: failed.map((f) => `modprobe ${f.module}: ${f.message}`).join('; '),
+    failedChanges: failed.map((f) => f.change),
+    failedFacts: failed.map((f) => moduleFact(f.module)),
+  };
 }
 
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {

@@ -1,20 +1,26 @@
 // SwapOff: no swap active now, and none that can come back at boot.
 // Boot-time sources (design.md §4 Swap): fstab lines of type swap, native
-// .swap units enabled under swap.target, zram-generator config, and
-// gpt-auto swap partitions; masking swap.target stops all of them.
-import type { TargetFs, TargetHost } from '../host.js';
+// .swap units and swap services that default.target reaches through any
+// dependency (src/swap/units.ts; masking swap.target stops only those under
+// it), zram-generator config, gpt-auto swap partitions, and boot scripts
+// (boot-script-hook.ts). Live, every active swap is traced to one of them;
+// one nothing explains is an operator line naming what was searched.
+import type { Commands, TargetFs, TargetHost } from '../host.js';
 import type { SwapOffSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
-import { isSwapTargetMasked, readEnabledSwapUnits, SWAP_TARGET } from '../swap/units.js';
+import { isSwapTargetMasked, maskLinkOf, scanSwapUnits, SWAP_TARGET, ZRAM_SERVICES, type SwapUnit } from '../swap/units.js';
+import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
+import type { BootScripts } from '../boot-scripts/scan.js';
 import { removeUnitLinks } from '../systemd/unit-links.js';
 import { readZramDevices } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 import { swapConcern, withBootScripts } from './boot-script-hook.js';
-import type { RefusedSwapFile, SwapObserved } from './swap-off/observed.js';
+import type { ManagerSwapUnit, RefusedSwapFile, SwapObserved, SwapOrigin } from './swap-off/observed.js';
+import { parseShowProperties } from '../systemd/systemctl-output.js';
 
 export const FSTAB = '/etc/fstab';
 
@@ -23,6 +29,7 @@ export type SwapOp =
   | { kind: 'fstab'; lines: number[] }
   | { kind: 'disable-unit'; unit: string; links: string[] }
   | { kind: 'mask-swap-target' }
+  | { kind: 'mask-unit'; unit: string }
   | { kind: 'remove-swap-file'; path: string }
   | { kind: 'none' };
 
@@ -45,7 +52,84 @@ async function swapFileRefusal(host: TargetFs, p: string): Promise<string | null
   return sig.swap ? null : sig.reason;
 }
 
-export async function observeSwap(host: TargetFs): Promise<SwapObserved> {
+/** The device node or file a path names, as the kernel would list it: links followed (live: /dev/disk/by-uuid/... -> /dev/sda5). */
+async function identity(host: TargetFs, p: string): Promise<string> {
+  try {
+    return await host.realTarget(p);
+  } catch {
+    return p;
+  }
+}
+
+const TAG_DIRS: Record<string, string> = { uuid: '/dev/disk/by-uuid', label: '/dev/disk/by-label', partuuid: '/dev/disk/by-partuuid', partlabel: '/dev/disk/by-partlabel' };
+
+/** Live: what read here turns each active swap on at boot (boot scripts aside). */
+async function traceActive(host: TargetFs, active: ActiveSwap[], swap: FstabEntry[], units: SwapUnit[], zram: Awaited<ReturnType<typeof readZramDevices>>): Promise<SwapOrigin[]> {
+  const sources: Array<{ by: string; ids: Set<string> | 'zram' | 'file' }> = [];
+  for (const e of swap) {
+    const p = e.device.kind === 'path' ? e.device.value : TAG_DIRS[e.device.kind] ? `${TAG_DIRS[e.device.kind]}/${e.device.value}` : null;
+    if (p !== null) sources.push({ by: `${FSTAB}:${e.line}`, ids: new Set([p, await identity(host, p)]) });
+  }
+  for (const u of units) {
+    if (u.kind === 'swap-unit' && u.what) sources.push({ by: u.unit, ids: new Set([u.what, await identity(host, u.what)]) });
+    if (u.kind === 'swap-service') sources.push({ by: u.unit, ids: ZRAM_SERVICES.has(u.unit) ? 'zram' : 'file' });
+  }
+  for (const z of zram.filter((z) => z.swap)) sources.push({ by: `zram-generator: ${z.file} [${z.device}]`, ids: new Set([`/dev/${z.device}`]) });
+  const out: SwapOrigin[] = [];
+  for (const a of active) {
+    const me = await identity(host, a.filename);
+    const by = sources
+      .filter((s) => (s.ids === 'zram' ? /^\/dev\/zram\d+$/.test(a.filename) : s.ids === 'file' ? a.type === 'file' : s.ids.has(a.filename) || s.ids.has(me)))
+      .map((s) => s.by);
+    out.push({ filename: a.filename, by });
+  }
+  return out;
+}
+
+/**
+ * Live: the .swap unit the running manager made for an active swap
+ * (systemd-escape names it), with its fragment, source and what pulls it in;
+ * null when systemctl cannot answer.
+ */
+async function managerSwapUnit(host: Commands, filename: string): Promise<ManagerSwapUnit | null> {
+  try {
+    const esc = await host.run('systemd-escape', ['--path', '--suffix=swap', filename]);
+    const unit = esc.stdout.trim();
+    if (esc.exitCode !== 0 || unit === '') return null;
+    const r = await host.run('systemctl', ['show', '-p', 'LoadState', '-p', 'FragmentPath', '-p', 'SourcePath', '-p', 'WantedBy', '-p', 'RequiredBy', unit]);
+    if (r.exitCode !== 0) return null;
+    const p = parseShowProperties(r.stdout);
+    const words = (k: string) => (p.get(k) ?? '').split(/\s+/).filter(Boolean);
+    return { unit, fragment: p.get('FragmentPath') || null, source: p.get('SourcePath') || null, pulledBy: [...words('WantedBy'), ...words('RequiredBy')] };
+  } catch {
+    return null;
+  }
+}
+
+/** A generator's unit that only swap.target pulls in is stopped by masking it (gpt-auto, a generator of fstab lines read elsewhere). */
+function stoppedByMask(m: ManagerSwapUnit, swapTargetMasked: boolean): boolean {
+  const generated = m.fragment !== null && m.fragment.startsWith('/run/systemd/generator');
+  return generated && swapTargetMasked && m.pulledBy.length > 0 && m.pulledBy.every((u) => u === 'swap.target');
+}
+
+/** Asks the running manager about each swap nothing read here explains; a generator's unit under a masked swap.target is explained by it. */
+async function withManager(host: TargetFs & Partial<Commands>, origins: SwapOrigin[], swapTargetMasked: boolean): Promise<SwapOrigin[]> {
+  if (host.run === undefined) return origins;
+  const out: SwapOrigin[] = [];
+  for (const o of origins) {
+    if (o.by.length > 0) {
+      out.push(o);
+      continue;
+    }
+    const m = await managerSwapUnit(host as Commands, o.filename);
+    if (m === null) out.push(o);
+    else if (stoppedByMask(m, swapTargetMasked)) out.push({ ...o, by: [`${m.unit} (${m.fragment}${m.source ? `, made from ${m.source}` : ''}), pulled in only by swap.target`] });
+    else out.push({ ...o, manager: m });
+  }
+  return out;
+}
+
+export async function observeSwap(host: TargetFs & Partial<Commands>, spec?: Pick<SwapOffSpec, 'mask_swap_target'>): Promise<SwapObserved> {
   let active: ActiveSwap[] | null = null;
   let swapTotalKb: number | null = null;
   let memTotalKb: number | null = null;
@@ -59,7 +143,11 @@ export async function observeSwap(host: TargetFs): Promise<SwapObserved> {
   const swap = content === null ? [] : swapEntries(parseFstab(content));
   const disabled = content === null ? [] : disabledByUs(content);
 
-  const units = await readEnabledSwapUnits(host);
+  const swapTargetMasked = await isSwapTargetMasked(host);
+  // What still starts a unit is judged with swap.target as this run leaves it.
+  const scan = await scanSwapUnits(host, { swapTargetMasked: swapTargetMasked || spec?.mask_swap_target === true });
+  const units = scan.units;
+  const zram = await readZramDevices(host);
   // Where each candidate is named as swap: fstab (active or commented out by us), a .swap unit, /proc/swaps.
   const candidates = new Map<string, string>();
   const name = (p: string, why: string) => candidates.has(p) || candidates.set(p, why);
@@ -82,14 +170,38 @@ export async function observeSwap(host: TargetFs): Promise<SwapObserved> {
     memTotalKb,
     fstab: { path: FSTAB, content, swap, disabled },
     units,
-    zram: await readZramDevices(host),
-    swapTargetMasked: await isSwapTargetMasked(host),
+    unitsSearched: scan.searched,
+    graphUnknown: scan.unknown,
+    ...(active !== null ? { origins: await withManager(host, await traceActive(host, active, swap, units, zram), swapTargetMasked || spec?.mask_swap_target === true) } : {}),
+    zram,
+    swapTargetMasked,
     swapFiles,
     refusedSwapFiles,
   };
 }
 
-export function diffSwap(spec: SwapOffSpec, o: SwapObserved, ctx: { live: boolean }): Change<SwapOp>[] {
+/** Whether a boot script's swapon may turn `filename` on: it names it, or a word of it is unknown. */
+function scriptTurnsOn(scripts: BootScripts | undefined, filename: string): string | null {
+  for (const h of scripts?.hits ?? []) {
+    if (h.action.kind !== 'swapon') continue;
+    if (h.action.argv.slice(1).some((w) => w === null || w === filename)) return `${h.file}:${h.line}`;
+  }
+  return null;
+}
+
+/** What the running manager said of the unit it made for an untraced swap, as the start of a sentence. */
+function managerSays(m: ManagerSwapUnit | undefined): string {
+  if (m === undefined) return '';
+  if (m.fragment === null) return `the running systemd knows ${m.unit} only from /proc/swaps (no unit file: a swapon outside any unit, by hand or by a program); `;
+  return `the running systemd has ${m.unit} from ${m.fragment}${m.source ? ` (made from ${m.source})` : ''}${m.pulledBy.length ? `, pulled in by ${m.pulledBy.join(', ')}` : ''}; `;
+}
+
+/** A local unit file in /etc/systemd/system: a mask link there would have to replace it. */
+function localFile(u: SwapUnit): boolean {
+  return u.file !== null && u.file.startsWith(`${SYSTEMD_SYSTEM_ETC}/`) && !u.links.includes(u.file);
+}
+
+export function diffSwap(spec: SwapOffSpec, o: SwapObserved & { bootScripts?: BootScripts }, ctx: { live: boolean }): Change<SwapOp>[] {
   const changes: Change<SwapOp>[] = [];
 
   // Runtime first: swapoff each active area (live only; offline nothing runs).
@@ -116,12 +228,52 @@ export function diffSwap(spec: SwapOffSpec, o: SwapObserved, ctx: { live: boolea
     });
   }
 
+  // Every active swap traced to what turns it on at boot; one nothing read here explains is for a person.
+  if (ctx.live) {
+    for (const t of o.origins ?? []) {
+      if (t.by.length > 0 || scriptTurnsOn(o.bootScripts, t.filename) !== null) continue;
+      const searched = [
+        `${o.fstab.path} (${o.fstab.swap.length} swap line${o.fstab.swap.length === 1 ? '' : 's'})`,
+        `${o.unitsSearched ?? 0} swap unit${o.unitsSearched === 1 ? '' : 's'} and swap services in the unit graph from default.target${o.graphUnknown ? ` (incomplete: ${o.graphUnknown})` : ''}`,
+        'zram-generator config',
+        'boot scripts (rc.local, crontabs, network hooks, unit commands)',
+      ];
+      changes.push({
+        id: `origin:${t.filename}`,
+        action: 'operator',
+        summary: `swap ${t.filename} is active, and nothing read here turns it on at boot: the swapoff lasts until whatever turned it on runs again`,
+        operator: `searched ${searched.join(', ')}; ${managerSays(t.manager)}find what turns ${t.filename} on and remove it`,
+        op: { kind: 'none' },
+      });
+    }
+  }
+
   for (const u of o.units) {
+    const why = u.reach ? `; ${u.reach}` : '';
+    if (u.links.length > 0) {
+      changes.push({
+        id: `unit:${u.unit}`,
+        action: 'disable',
+        summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}${u.kind === 'swap-service' ? ' (runs swapon itself; masking swap.target does not stop it)' : ''}: remove ${u.links.join(', ')}${why}`,
+        op: { kind: 'disable-unit', unit: u.unit, links: u.links },
+      });
+    }
+    if (u.comeback.length === 0) continue;
+    if (localFile(u)) {
+      changes.push({
+        id: `mask-unit:${u.unit}`,
+        action: 'operator',
+        summary: `${u.unit}${u.what ? ` (${u.what})` : ''} turns swap on at boot: ${u.comeback.join('; ')}`,
+        operator: `its unit file ${u.file} is in ${SYSTEMD_SYSTEM_ETC}, where a mask link would replace it: remove the file (or move it aside), or remove what pulls it in`,
+        op: { kind: 'none' },
+      });
+      continue;
+    }
     changes.push({
-      id: `unit:${u.unit}`,
-      action: 'disable',
-      summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}${u.kind === 'swap-service' ? ' (runs swapon itself; masking swap.target does not stop it)' : ''}: remove ${u.links.join(', ')}`,
-      op: { kind: 'disable-unit', unit: u.unit, links: u.links },
+      id: `mask-unit:${u.unit}`,
+      action: 'mask',
+      summary: `mask ${u.unit}${u.what ? ` (${u.what})` : ''} (${maskLinkOf(u.unit)} -> /dev/null): ${u.comeback.join('; ')}${u.links.length > 0 ? ' once disabled' : ''}, and masking swap.target does not stop it`,
+      op: { kind: 'mask-unit', unit: u.unit },
     });
   }
 
@@ -172,6 +324,7 @@ const ORDER: Record<SwapOp['kind'], number> = {
   fstab: 1,
   'disable-unit': 2,
   'mask-swap-target': 3,
+  'mask-unit': 3,
   'remove-swap-file': 4,
   none: 5,
 };
@@ -197,6 +350,11 @@ export async function applySwap(host: TargetHost, changes: Change<SwapOp>[], doo
         await door.symlink(SWAP_TARGET, '/dev/null');
         unitsChanged = true;
         break;
+      case 'mask-unit':
+        // As `systemctl mask` does: a link to /dev/null in /etc/systemd/system, journaled by the door (--rollback removes it).
+        await door.symlink(maskLinkOf(op.unit), '/dev/null');
+        unitsChanged = true;
+        break;
       case 'remove-swap-file':
         // The pages of a swap file are nothing to restore, and copying gigabytes could fill the disk.
         await door.remove(op.path, { backup: false });
@@ -211,7 +369,8 @@ export async function applySwap(host: TargetHost, changes: Change<SwapOp>[], doo
 const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   type: 'SwapOff',
   after: [],
-  observe: (host) => observeSwap(host),
+  observe: (host, spec) => observeSwap(host, spec),
+  warnings: (_spec, o) => (o.graphUnknown ? [`whether a .swap unit or swap service starts at boot is unknown: ${o.graphUnknown}`] : []),
   diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
   apply: (host, _spec, changes, ctx) => applySwap(host, changes, ctx.door),
 };

@@ -19,6 +19,7 @@ import type { SysctlFileObserved, SysctlOp } from './sysctl-file/observed.js';
 import { diff } from './sysctl-file/diff.js';
 import { rehearsalFailures, rehearsalNotes, rehearse } from './sysctl-file/rehearse.js';
 import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
+import { moduleFact } from './modules-load.js';
 
 async function observe(host: TargetHost, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
   const { tree, dirs, issues, skipped } = await observeSysctlTree(host);
@@ -102,6 +103,13 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
     ...o.skipped.map((k) => `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`),
     ...o.issues.map((i) => `${i.file}:${i.line}: ${i.message}; both programs ignore this line`),
   ],
+  // Only a write into the running kernel needs the key's module loaded now (a net.bridge key has no
+  // /proc/sys entry without br_netfilter); the files and the other keys do not depend on it.
+  needs: (_spec, change) => {
+    const op = change.op as SysctlOp | { kind: string };
+    const mod = op.kind === 'runtime' ? moduleFor((op as Extract<SysctlOp, { kind: 'runtime' }>).key) : null;
+    return mod === null ? [] : [{ type: 'ModulesLoad', fact: moduleFact(mod) }];
+  },
   async apply(host, spec, changes, ctx) {
     await apply(host, spec, changes, ctx.door);
   },

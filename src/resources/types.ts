@@ -37,6 +37,11 @@ interface ChangeBase<Op> {
   runtime?: boolean;
   /** Provider-specific, JSON-serialisable payload that apply acts on. */
   op: Op;
+  /**
+   * Facts other resources' changes may need that this change, left to an
+   * operator, leaves unestablished (a modprobe the kernel will refuse).
+   */
+  unmet?: string[];
 }
 
 export type Change<Op = unknown> =
@@ -78,6 +83,20 @@ export interface ApplyOutcome {
    * (a port freed while another would not stay free). Throwing loses the reports.
    */
   error?: string;
+  /**
+   * With `error`: what failed, as facts other resources' changes may need
+   * (e.g. "module:br_netfilter"). Absent: everything the resource was to
+   * establish counts as failed.
+   */
+  failedFacts?: string[];
+  /** With `error`: the ids of the changes that failed; the others were carried out. Absent: none counts as carried out. */
+  failedChanges?: string[];
+}
+
+/** A fact a change needs from another resource's apply (ModulesLoad's "module:br_netfilter"). */
+export interface ChangeNeed {
+  type: string;
+  fact: string;
 }
 
 export interface BaseSpec {
@@ -114,6 +133,12 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * observes again to verify itself.
    */
   unconverged?(spec: Spec, observed: Observed): string[];
+  /**
+   * Optional, pure: what one change needs from the resources in `after`.
+   * Without it every change needs all of them. A change whose needs all
+   * hold is applied even when another change of a resource it names failed.
+   */
+  needs?(spec: Spec, change: Change<Op>): ChangeNeed[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 }

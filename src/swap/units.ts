@@ -1,17 +1,25 @@
-// Native systemd .swap units enabled under swap.target, and the swap.target
-// mask. Enablement is a symlink in /etc/systemd/system/swap.target.wants (or
-// .requires) — `systemctl enable` for a unit with WantedBy=swap.target creates
-// exactly that — so disabling is removing the link, the same live and offline.
+// Units that turn swap on at boot, found in the system's unit graph: every
+// native .swap unit and every service known to run swapon itself that
+// default.target reaches through any dependency (a target's .wants link in
+// /etc or a vendor directory, Wants=/Requires=/Upholds=/BindsTo= of any
+// unit, a trigger), or that is enabled by links `systemctl disable` removes.
+// Masking swap.target stops only what is reached through swap.target: a
+// .swap unit a vendor links under local-fs.target.wants starts anyway. So
+// for each unit: the links disable removes, and what still reaches it once
+// they are gone (and swap.target is masked, when it is or will be); what
+// still reaches it is why it must be masked. Units a generator wrote (the
+// fstab generator's) are left to their source (fstab, zram-generator config).
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { disableLinks } from '../systemd/unit-links.js';
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 import { effectiveValue, type UnitDirective } from '../systemd/unit-file.js';
-import type { LoadedUnit } from '../systemd/unit-loader.js';
+import type { LoadedUnit, UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
+import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
+import { graphUnknown } from '../ports/stays-free.js';
 
 export const SWAP_TARGET = `${SYSTEMD_SYSTEM_ETC}/swap.target`;
-const ENABLE_DIRS = [`${SYSTEMD_SYSTEM_ETC}/swap.target.wants`, `${SYSTEMD_SYSTEM_ETC}/swap.target.requires`];
 
 /**
  * Services that turn swap on by themselves (swapon from a script), usually
@@ -19,64 +27,108 @@ const ENABLE_DIRS = [`${SYSTEMD_SYSTEM_ETC}/swap.target.wants`, `${SYSTEMD_SYSTE
  * zram-tools (Debian), zram-config (Ubuntu), dphys-swapfile (Raspberry Pi OS), swapspace.
  */
 export const SWAP_SERVICES = ['zramswap.service', 'zram-config.service', 'dphys-swapfile.service', 'swapspace.service'] as const;
+/** Of those, the ones that make zram devices (the others make swap files). */
+export const ZRAM_SERVICES: ReadonlySet<string> = new Set(['zramswap.service', 'zram-config.service']);
+
+/** Where generators write units: their units come from another source (fstab, zram-generator.conf), fixed there. */
+const GENERATOR_DIRS = ['/run/systemd/generator.early', '/run/systemd/generator', '/run/systemd/generator.late'];
 
 export interface SwapUnit {
   /** e.g. "dev-sdb2.swap", "swapfile.swap", "zramswap.service". */
   unit: string;
-  /** A native .swap unit under swap.target, or a service known to run swapon itself. */
+  /** A native .swap unit, or a service known to run swapon itself. */
   kind: 'swap-unit' | 'swap-service';
-  /** The symlinks `systemctl disable UNIT` removes (target paths), the enablement links among them. */
+  /** The symlinks `systemctl disable UNIT` removes (target paths). */
   links: string[];
-  /** The unit file that defines it, when found on the unit search path. */
+  /** The unit file that defines it (its search-path entry). */
   file: string | null;
   /** What= of the unit file: the swap device or file. */
   what: string | null;
-  /** WantedBy=/RequiredBy= of its [Install] section. */
+  /** WantedBy=/RequiredBy= of its [Install]. */
   installedBy: string[];
+  /** How default.target reaches it now, as a sentence; null when nothing does (it is only enabled under a masked target). */
+  reach: string | null;
+  /**
+   * What still starts it at boot once its disable links are gone and
+   * swap.target is masked (when it is or will be): non-empty means it must be
+   * masked. Sentences naming file and line.
+   */
+  comeback: string[];
 }
 
-/** What= (fragment and drop-ins: single-valued, the last wins) and WantedBy=/RequiredBy= of the fragment's [Install], as the loader read them. */
+export interface SwapUnitScan {
+  units: SwapUnit[];
+  /** How many swap units and swap services the graph holds: what was searched, for an operator line. */
+  searched: number;
+  /** Why the graph cannot answer (no default.target, unreadable unit files), or null. */
+  unknown: string | null;
+}
+
+/** What= (fragment and drop-ins: single-valued, the last wins) and WantedBy=/RequiredBy= of [Install]. */
 function swapUnitInfo(unit: LoadedUnit | undefined): { what: string | null; installedBy: string[] } {
   if (!unit || unit.masked) return { what: null, installedBy: [] };
   const words = (ds: UnitDirective[]) => ds.flatMap((d) => d.value.split(/[\t ]+/).filter(Boolean));
   return { what: effectiveValue(unit.directives, 'Swap', 'What'), installedBy: [...words(unit.install.wantedBy), ...words(unit.install.requiredBy)] };
 }
 
-/** Every .swap unit enabled under swap.target, and every known swap service enabled anywhere, in /etc/systemd/system. */
+function generated(u: LoadedUnit): boolean {
+  return u.entry !== null && GENERATOR_DIRS.some((d) => u.entry!.startsWith(`${d}/`));
+}
+
+/** `graph` as the boot would see it without `links` and, with `maskSwapTarget`, with swap.target masked. Pure. */
+function without(graph: UnitGraph, links: ReadonlySet<string>, maskSwapTarget: boolean): UnitGraph {
+  const units = new Map(graph.units);
+  const st = units.get('swap.target');
+  if (maskSwapTarget && st) units.set('swap.target', { ...st, masked: true, fragment: null });
+  return { ...graph, units, edges: graph.edges.filter((e) => !(e.how === 'link' && links.has(e.file))) };
+}
+
+/**
+ * Every swap unit and swap service that starts at boot or is enabled, with
+ * what disabling leaves. `swapTargetMasked`: swap.target is masked now or by
+ * this run.
+ */
+export async function scanSwapUnits(host: TargetFs, opts: { swapTargetMasked: boolean }): Promise<SwapUnitScan> {
+  const graph = await systemUnitGraph(host, SWAP_SERVICES);
+  const candidates = [...graph.units.values()]
+    .filter((u) => (u.name.endsWith('.swap') || (SWAP_SERVICES as readonly string[]).includes(u.name)) && !u.masked && u.fragment !== null && !generated(u))
+    .map((u) => u.name);
+  const reached = bootPaths(graph, candidates);
+  const out: SwapUnit[] = [];
+  for (const name of candidates.sort()) {
+    // A masked unit marks nothing for disable and cannot start: the filter above left it out.
+    const links = await disableLinks(host, [name]);
+    const now = reached.get(name);
+    if (links.length === 0 && now === undefined) continue;
+    const loaded = graph.units.get(name);
+    const after = without(graph, new Set(links), opts.swapTargetMasked);
+    const still = bootPaths(after, [name]).get(name);
+    const info = swapUnitInfo(loaded);
+    out.push({
+      unit: name,
+      kind: name.endsWith('.swap') ? 'swap-unit' : 'swap-service',
+      links,
+      file: loaded?.entry ?? null,
+      what: info.what,
+      installedBy: info.installedBy,
+      reach: now ? describeBootPath(graph, now, { still: false }) : null,
+      comeback: still ? [describeBootPath(after, still)] : [],
+    });
+  }
+  return { units: out, searched: candidates.length, unknown: graphUnknown(graph) };
+}
+
+/** Every swap unit enabled or started at boot (swap.target as it is now). */
 export async function readEnabledSwapUnits(host: TargetFs): Promise<SwapUnit[]> {
-  const byUnit = new Map<string, SwapUnit>();
-  const services = new Set<string>(SWAP_SERVICES);
-  const dirs = ((await host.readDir(SYSTEMD_SYSTEM_ETC)) ?? [])
-    .filter((e) => /\.(wants|requires)$/.test(e.name))
-    .map((e) => path.posix.join(SYSTEMD_SYSTEM_ETC, e.name));
-  for (const dir of dirs) {
-    const underSwapTarget = ENABLE_DIRS.includes(dir);
-    for (const ent of (await host.readDir(dir)) ?? []) {
-      const isSwapUnit = underSwapTarget && ent.name.endsWith('.swap');
-      if (!isSwapUnit && !services.has(ent.name)) continue;
-      const link = path.posix.join(dir, ent.name);
-      let u = byUnit.get(ent.name);
-      if (!u) {
-        const graph = await systemUnitGraph(host, [ent.name]);
-        const loaded = graph.units.get(graph.resolve(ent.name));
-        const info = swapUnitInfo(loaded);
-        u = { unit: ent.name, kind: isSwapUnit ? 'swap-unit' : 'swap-service', links: [], file: loaded?.entry ?? null, what: info.what, installedBy: info.installedBy };
-        byUnit.set(ent.name, u);
-      }
-      u.links.push(link);
-    }
-  }
-  // Disabling removes what `systemctl disable UNIT` removes (aliases, Also=,
-  // links outside .wants dirs too); a masked unit marks nothing there and
-  // cannot start anyway, so it is left alone.
-  for (const u of byUnit.values()) {
-    u.links = await disableLinks(host, [u.unit]);
-    if (u.links.length === 0) byUnit.delete(u.unit);
-  }
-  return [...byUnit.values()].sort((a, b) => (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
+  return (await scanSwapUnits(host, { swapTargetMasked: await isSwapTargetMasked(host) })).units;
 }
 
 /** systemctl mask writes a symlink to /dev/null in /etc/systemd/system. */
 export async function isSwapTargetMasked(host: TargetFs): Promise<boolean> {
   return (await host.readLink(SWAP_TARGET)) === '/dev/null';
+}
+
+/** Where `systemctl mask UNIT` puts its link. */
+export function maskLinkOf(unit: string): string {
+  return path.posix.join(SYSTEMD_SYSTEM_ETC, unit);
 }

@@ -74,7 +74,8 @@ async function runScenario(name, landed) {
     const disk = await buildImage(root, work);
     fs.rmSync(root, { recursive: true, force: true });
     const consoleLog = path.join(work, 'console.log');
-    const b = await boot({ ...disk, consoleLog });
+    // A scenario's kernel_args go on every boot's command line, as a boot loader's configuration would put them.
+    const b = await boot({ ...disk, consoleLog, kernelArgs: expect.guest.kernel_args ?? [] });
     const results = await readResults(disk.img, path.join(work, 'out'));
     if (!KEEP) fs.rmSync(disk.img, { force: true });
     say(`scenario ${name}: VM done in ${((Date.now() - t0) / 1000).toFixed(0)} s; results in ${results}`);

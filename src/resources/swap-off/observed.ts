@@ -22,6 +22,16 @@ export interface SwapObserved {
     disabled: FstabEntry[];
   };
   units: SwapUnit[];
+  /** Swap units and swap services the unit graph holds (what was searched); optional for a hand-made observation. */
+  unitsSearched?: number;
+  /** Why the unit graph cannot say what starts at boot, or null. */
+  graphUnknown?: string | null;
+  /**
+   * Live: each active swap and the boot sources read here that turn it on
+   * (fstab lines, units, zram-generator sections), named; the boot scripts are
+   * matched in the diff, where their scan is.
+   */
+  origins?: SwapOrigin[];
   zram: ZramDevice[];
   swapTargetMasked: boolean;
   /**
@@ -39,4 +49,23 @@ export interface RefusedSwapFile {
   /** Where it is named as swap, e.g. "/etc/fstab:7" or "swapfile.swap". */
   source: string;
   reason: string;
+}
+
+export interface SwapOrigin {
+  /** As /proc/swaps names it. */
+  filename: string;
+  /** e.g. "/etc/fstab:4", "extra.swap", "zramswap.service", "zram-generator: /etc/systemd/zram-generator.conf [zram0]". */
+  by: string[];
+  /** Live, for one nothing read here explains: what the running manager says of the .swap unit it made for it. */
+  manager?: ManagerSwapUnit;
+}
+
+export interface ManagerSwapUnit {
+  unit: string;
+  /** FragmentPath: empty when systemd knows the swap only from /proc/swaps (a swapon outside any unit). */
+  fragment: string | null;
+  /** SourcePath: the file a generator made the unit from (/etc/fstab). */
+  source: string | null;
+  /** WantedBy= and RequiredBy= of the running manager. */
+  pulledBy: string[];
 }

@@ -128,12 +128,12 @@ export class BootError extends Error {}
 // Boots until the guest powers off (the two-boot flow reboots once in between).
 // Progress: `[stage]` lines and boot milestones are echoed; everything goes to
 // console.log. A timeout or kernel panic kills qemu and throws with the tail.
-export function boot({ img, kernel, initrd, consoleLog }) {
+export function boot({ img, kernel, initrd, consoleLog, kernelArgs = [] }) {
   const args = [
     '-machine', 'q35', '-accel', 'tcg,thread=multi', '-cpu', 'max', '-m', '2048', '-smp', '2',
     '-display', 'none', '-monitor', 'none', '-serial', 'stdio', '-nic', 'none', '-no-user-config',
     '-kernel', kernel, '-initrd', initrd,
-    '-append', 'root=/dev/vda rw rootfstype=ext4 console=ttyS0 net.ifnames=0 quiet loglevel=3 systemd.show_status=false panic=-1',
+    '-append', ['root=/dev/vda rw rootfstype=ext4 console=ttyS0 net.ifnames=0 quiet loglevel=3 systemd.show_status=false panic=-1', ...kernelArgs].join(' '),
     '-drive', `file=${img},format=raw,if=virtio`,
   ];
   say(`qemu-system-x86_64 (timeout ${BOOT_TIMEOUT_S} s)`);
