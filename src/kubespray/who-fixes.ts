@@ -11,7 +11,7 @@ import { shlexSplit } from './inventory.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
 import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
-import type { Resolver } from './jinja.js';
+import type { Eval, Resolver } from './jinja.js';
 import { buildVarContext, VarContext } from './vars.js';
 import type { Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
@@ -106,7 +106,24 @@ export function whoFixesJson(w: WhoFixes): WhoFixesJson {
 }
 
 function condText(c: Condition): string {
-  return c.rescue ? `${c.file}:${c.line} rescue (runs only if ${String(c.expr)})` : `${c.file}:${c.line} when: ${String(c.expr)}`;
+  if (c.rescue) return `${c.file}:${c.line} rescue (runs only if ${String(c.expr)})`;
+  switch (c.keyword) {
+    case undefined:
+      return `${c.file}:${c.line} when: ${String(c.expr)}`;
+    case 'tags':
+      return `${c.file}:${c.line} tags: ${JSON.stringify(c.expr)} (kubespray runs untagged: Ansible skips a task tagged never unless it is also tagged always)`;
+    case 'check_mode':
+      return `${c.file}:${c.line} check_mode: ${JSON.stringify(c.expr)} (a module in check mode changes nothing)`;
+    case 'meta':
+      return c.unmodelled ? `${c.file}:${c.line} ${c.unmodelled}` : `${c.file}:${c.line} ${String(c.expr)}`;
+    default:
+      return `${c.file}:${c.line} ${String(c.expr)}`;
+  }
+}
+
+/** How a condition that stops a task reads: a `when` is false, a keyword just says what it does. */
+function stopText(c: Condition): string {
+  return c.keyword ? condText(c) : `${condText(c)} is false`;
 }
 
 export function formatEvidence(e: Evidence): string {
@@ -114,7 +131,7 @@ export function formatEvidence(e: Evidence): string {
   const s = e.status;
   const tail =
     s.runs === 'no'
-      ? `; does nothing on this host: ${condText(s.because)} is false`
+      ? `; does nothing on this host: ${stopText(s.because)}`
       : s.runs === 'at run time'
         ? s.because.rescue
           ? `; decided at run time: it is in the rescue section at ${s.because.file}:${s.because.line} and runs only if ${String(s.because.expr)}`
@@ -153,7 +170,7 @@ export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
       pending ??= { runs: 'at run time', because: c, on: 'whether the block fails' };
       continue;
     }
-    const r = evaluateCondition(c.expr, ctx.resolver);
+    const r = evaluateGate(c, ctx);
     if (r.ok && !r.value) return { runs: 'no', because: c };
     if (r.ok) continue;
     if (!pending) pending = r.runtime ? { runs: 'at run time', because: c, on: r.reason } : { runs: 'unknown', because: c, reason: r.reason };
@@ -162,9 +179,40 @@ export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
   return pending ?? { runs: 'yes' };
 }
 
+/** Whether one condition lets the task run: a `when`, or a keyword the walk turned into a condition. */
+function evaluateGate(c: Condition, ctx: VarContext): Eval<boolean> {
+  if (c.unmodelled) return { ok: false, reason: c.unmodelled };
+  if (c.keyword === 'tags') {
+    // Taggable.evaluate_tags with Ansible's defaults (run: all, skip: none); tags may be templates.
+    const r = ctx.template(c.expr);
+    if (!r.ok) return r;
+    const tags = new Set((r.value as unknown[]).flat().map(String));
+    return { ok: true, value: tags.has('always') || !tags.has('never') };
+  }
+  if (c.keyword === 'meta') {
+    const st = runStatus(c.gate ?? [], ctx);
+    if (st.runs === 'yes') return { ok: true, value: false };
+    if (st.runs === 'no') return { ok: true, value: true };
+    const why = st.runs === 'unknown' ? st.reason : st.on;
+    return st.runs === 'at run time'
+      ? { ok: false, reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host is decided at run time: ${condText(st.because)} reads ${why}`, runtime: { name: 'meta', origin: `${c.file}:${c.line}` } }
+      : { ok: false, reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host cannot be evaluated: ${condText(st.because)}: ${why}` };
+  }
+  if (c.keyword === 'check_mode') {
+    const r = ctx.template(c.expr);
+    if (!r.ok) return r;
+    const b = ansibleBool(r.value);
+    return b === null ? { ok: false, reason: `check_mode ${JSON.stringify(r.value)} is not a boolean` } : { ok: true, value: !b };
+  }
+  return evaluateCondition(c.expr, ctx.resolver);
+}
+
+// Actions that run inside ansible-playbook the same way in check mode; every other module changes nothing in check mode.
+const CHECK_MODE_SAFE = new Set(['set_fact', 'assert', 'debug', 'fail', 'group_by', 'add_host', 'include_vars', 'set_stats']);
+
 function evaluateTask(t: Task, base: VarContext): EvaluatedTask {
   const ctx = taskContext(base, t);
-  const status = runStatus(t.conditions, ctx);
+  const status = runStatus(t.checkMode && !CHECK_MODE_SAFE.has(t.module) ? [...t.conditions, t.checkMode] : t.conditions, ctx);
   const unresolved: EvaluatedTask['unresolved'] = [];
   let loop = t.loop;
   if (!loop && t.loopRaw !== undefined) {
@@ -275,7 +323,7 @@ function itemValues(e: EvaluatedTask, arg: string): unknown[] {
   const v = e.args[arg];
   if (!e.loop || !isTemplate(v)) return expandItem(v, e.loop);
   return e.loop.map((item) => {
-    const r = e.ctx.child([{ name: 'item', value: item, file: e.task.ref.file, line: e.task.ref.line }]).template(v);
+    const r = e.ctx.child([{ name: e.task.loopVar, value: item, file: e.task.ref.file, line: e.task.ref.line }]).template(v);
     return r.ok ? r.value : undefined;
   });
 }
