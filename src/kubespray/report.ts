@@ -123,7 +123,10 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     } else {
       findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
     }
-    if (facts && hostCtx) memoryFindings(memory, ks.node, facts, findings);
+    if (facts && hostCtx) {
+      memoryFindings(memory, ks.node, facts, findings);
+      assertFindings(memory, findings);
+    }
   }
 
   // 4. Who fixes what
@@ -263,6 +266,7 @@ function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, finding
     } else if (!v.passes) {
       findings.push({
         level: 'error',
+        stops: true,
         message: `kubespray will stop at "${a.ref.name}": ${node} is in ${a.group ?? 'the asserted group'} and ${a.fact} ${facts.memtotal_mb} < ${a.variable} ${a.minimum}; add memory or move the node out of ${a.group ?? 'that group'} before running kubespray`,
         evidence: where,
       });
@@ -274,4 +278,30 @@ function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, finding
       });
     }
   }
+}
+
+/**
+ * Every other assert of the preflight: a failing one stops kubespray on this
+ * host (an error the plan's exit code carries), one that cannot be evaluated
+ * is unknown, and the passing ones are one line.
+ */
+function assertFindings(memory: MemoryAudit, findings: Finding[]): void {
+  const passed: string[] = [];
+  for (const a of memory.asserts) {
+    const where = `${a.ref.file}:${a.ref.line} "${a.ref.name}"`;
+    // The memory comparison's own verdict already says it in memory terms.
+    const memoryItems = new Set(memory.verdicts.filter((v) => v.assert.ref.file === a.ref.file && v.assert.ref.line === a.ref.line).map((v) => v.assert.that));
+    if (a.result === 'pass') passed.push(where);
+    else if (a.result === 'fail' && !memoryItems.has(a.failed!.that)) {
+      findings.push({
+        level: 'error',
+        stops: true,
+        message: `kubespray's preflight will stop at ${where}: ${a.failed!.that} is false: ${a.failed!.msg}`,
+        evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}${a.when.length > 0 ? ` (when: ${a.when.join(' and ')})` : ''}`, ...a.failed!.values],
+      });
+    } else if (a.result === 'unknown' && !a.memory) {
+      findings.push({ level: 'warning', unknown: true, message: `preflight assert ${where} cannot be judged: ${a.reason}`, evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}`] });
+    }
+  }
+  if (passed.length > 0) findings.push({ level: 'info', message: `${passed.length} preflight assert${passed.length === 1 ? '' : 's'} of kubespray pass on this host`, evidence: passed });
 }

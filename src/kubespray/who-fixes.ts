@@ -13,7 +13,7 @@ import type { VarDefinition } from './checkout.js';
 import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
 import type { Eval, Resolver } from './jinja.js';
 import { buildVarContext, VarContext } from './vars.js';
-import type { Definition, FactMap, HostContext, VarsReader } from './vars.js';
+import type { BuildOptions, Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
 import type { Condition, Task, TaskRef, WalkIssue } from './tasks.js';
 
@@ -159,7 +159,7 @@ function taskContext(ctx: VarContext, t: Task): VarContext {
   if (t.vars.length === 0) return ctx;
   const defs: Definition[] = [];
   for (const layer of t.vars) for (const [name, value] of Object.entries(layer)) defs.push({ name, value, file: t.ref.file, line: t.ref.line });
-  return ctx.child(defs);
+  return ctx.child(defs, { taskVars: true });
 }
 
 /** Ansible evaluates `when` items in order and skips at the first false; an error before that fails the task. */
@@ -682,8 +682,9 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
       else issues.push(i);
     }
     files.push(...r.files);
+    const scoped = includedRoleContexts({ ck, role, ...opts }, ctx);
     for (const t of r.tasks) {
-      const e = evaluateTask(t, ctx);
+      const e = evaluateTask(t, await scoped(t));
       evaluated.push(e);
       if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
       if (t.register && e.status.runs !== 'no') {
@@ -714,6 +715,21 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
   return result;
 }
 
+/**
+ * The context a task sees: its role's, or for a task of a role pulled in by
+ * include_role/import_role, that role's defaults and vars (built once per
+ * role and *_from) with the set_fact and register results so far on top.
+ */
+export function includedRoleContexts(o: BuildOptions, ctx: VarContext): (t: Task) => Promise<VarContext> {
+  const built = new Map<string, Promise<VarContext>>();
+  return async (t) => {
+    if (!t.varsRole) return ctx;
+    const key = JSON.stringify(t.varsRole);
+    if (!built.has(key)) built.set(key, buildVarContext({ ...o, included: t.varsRole }));
+    return (await built.get(key)!).withFactsOf(ctx);
+  };
+}
+
 function dedupe(ws: AuditWarning[]): AuditWarning[] {
   const seen = new Set<string>();
   return ws.filter((w) => (seen.has(w.message) ? false : (seen.add(w.message), true)));
@@ -728,6 +744,17 @@ function registeredBefore(e: EvaluatedTask, all: EvaluatedTask[], registered: Re
 }
 
 /**
+ * ansible-core's set_fact action (2.14, jinja2_native off, as kubespray runs
+ * it): a templated value that is a string "true", "false", "yes" or "no", in
+ * any case and not trimmed, becomes a boolean.
+ */
+export function setFactValue(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const l = v.toLowerCase();
+  return l === 'true' || l === 'yes' ? true : l === 'false' || l === 'no' ? false : v;
+}
+
+/**
  * set_fact with values the audit can evaluate replaces the variable for later
  * tasks. A value only known at run time replaces it when the task surely
  * runs; when the task itself is decided at run time the earlier value stays
@@ -739,7 +766,7 @@ function setFacts(e: EvaluatedTask, ctx: VarContext): void {
     const r = e.ctx.template(raw);
     const note = `${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}" sets ${name} at run time to ${JSON.stringify(raw)}`;
     if (e.status.runs === 'yes' && r.ok) {
-      ctx.set({ name, value: r.value, file: e.task.ref.file, line: e.task.ref.line });
+      ctx.set({ name, value: setFactValue(r.value), file: e.task.ref.file, line: e.task.ref.line });
     } else if (e.status.runs === 'yes') {
       // Reading it later is then unknown, and that warning names this task.
       ctx.set({ name, runtime: true, file: e.task.ref.file, line: e.task.ref.line, how: `(set_fact "${e.task.ref.name}")` });

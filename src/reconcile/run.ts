@@ -178,6 +178,8 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
+  // kubespray's own preflight stopping on this host is an error: nothing this tool changes makes the install go through.
+  if (extra.findings.some((f) => f.stops)) return 1;
   // A verdict the kubespray audit could not judge is not "in sync".
   const unknown = extra.findings.some((f) => f.unknown);
   return pending > 0 || operator > 0 || unknown ? 2 : 0;
@@ -287,6 +289,8 @@ function document(mode: 'plan' | 'apply', host: Host, plan: Plan, before: Before
     before_state: before,
     pending_changes: counts.pending,
     operator_required: counts.operator,
+    /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
+    kubespray_preflight_failures: findings.filter((f) => f.stops).length,
     resources: jsonPlan(plan),
     findings,
   };
