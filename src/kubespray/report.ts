@@ -87,7 +87,11 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     return report;
   }
   // The audit (Jinja through nunjucks, the role walker) loads only when a checkout is configured.
-  const [{ PREINSTALL_DEFAULTS, auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }] = await Promise.all([import('./preflight.js'), import('./who-fixes.js')]);
+  const [{ PREINSTALL_DEFAULTS, auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }, { LEGACY_GROUPS_FILES, applyLegacyGroups }] = await Promise.all([
+    import('./preflight.js'),
+    import('./who-fixes.js'),
+    import('./legacy-groups.js'),
+  ]);
 
   // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
@@ -108,6 +112,16 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     return report;
   }
   const hostCtx = await inventoryContext(host, ks, findings);
+  if (hostCtx) {
+    // Old releases move kube-master hosts into kube_control_plane (and the like) before any role runs.
+    const legacy = await applyLegacyGroups(ck, hostCtx.inventory).catch((e: Error) => ({ file: LEGACY_GROUPS_FILES.join(' or '), added: [], unknown: [{ file: LEGACY_GROUPS_FILES[0]!, line: 0, reason: e.message }] }));
+    for (const a of legacy.added.filter((x) => x.host === ks.node)) {
+      findings.push({ level: 'info', message: `${legacy.file}:${a.line} group_by adds ${ks.node} to ${a.group} (it is in ${a.from}) before kubespray's roles run` });
+    }
+    for (const u of legacy.unknown) {
+      findings.push({ level: 'warning', unknown: true, message: `${u.file}:${u.line}: the groups kubespray gives ${ks.node} at run time cannot be told: ${u.reason}`, evidence: [`${u.file}:${u.line}`] });
+    }
+  }
   const opts = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
 
   // 3. Memory, the way the preinstall role asserts it
