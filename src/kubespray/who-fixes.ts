@@ -145,7 +145,7 @@ export function formatEvidence(e: Evidence): string {
 // ---- evaluating a task --------------------------------------------------------
 
 /** A task with its arguments templated and whether it runs. */
-interface EvaluatedTask {
+export interface EvaluatedTask {
   task: Task;
   args: Record<string, unknown>;
   loop: unknown[] | null;
@@ -660,16 +660,19 @@ export interface AuditOptions {
   reader?: VarsReader;
 }
 
-/** Audits the checkout's preinstall and node roles. Throws only when the checkout cannot be read at all. */
-export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = {}): Promise<WhoFixes> {
+/** Every task of the audited roles in walk order, its templated arguments and whether it runs on this host. */
+export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOptions = {}, roles: readonly string[] = AUDITED_ROLES) {
   const evaluated: EvaluatedTask[] = [];
   const issues: WalkIssue[] = [];
   const files: string[] = [];
   const notes: string[] = [];
-  const warnings: AuditWarning[] = [];
   const registered: Registered = new Map();
-  for (const role of AUDITED_ROLES) {
-    const ctx = await buildVarContext({ ck, role, ...opts });
+  let previous: VarContext | null = null;
+  for (const role of roles) {
+    const built = await buildVarContext({ ck, role, ...opts });
+    // set_fact and register results are host facts: they stay for the later plays' roles.
+    const ctx: VarContext = previous ? built.withFactsOf(previous) : built;
+    previous = ctx;
     const r = await walkRole(ck, role, (value, conditions) => {
       const status = runStatus(conditions, ctx);
       if (status.runs === 'no') return { reason: `not included: ${condText(status.because)} is false` };
@@ -693,6 +696,13 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
       }
     }
   }
+  return { evaluated, issues, files, notes, registered };
+}
+
+/** Audits the checkout's preinstall and node roles. Throws only when the checkout cannot be read at all. */
+export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = {}): Promise<WhoFixes> {
+  const { evaluated, issues, files, notes, registered } = await evaluateAuditedRoles(ck, opts);
+  const warnings: AuditWarning[] = [];
   notes.push(...issues.filter((i) => !i.unfollowed).map((i) => `${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`));
   const unfollowed = issues.filter((i) => i.unfollowed);
   const readTemplate: TemplateReader = async (role, src) => {

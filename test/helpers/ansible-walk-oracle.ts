@@ -79,11 +79,11 @@ export interface OracleRun {
 }
 
 /**
- * Runs `roles` (in order, in one play, after kubespray_defaults when the tree
+ * Runs `roles` (in order, one play each, after kubespray_defaults when the tree
  * has it) on host `host` of the INI inventory at `inventory` (relative to the
  * tree root), with `facts` as the setup facts. The checkout is `ks/` in the tree.
  */
-export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory: string; host: string; facts: Record<string, unknown> }): Promise<OracleRun> {
+export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory: string; host: string; facts: Record<string, unknown>; prelude?: string }): Promise<OracleRun> {
   const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-oracle-'));
   try {
     buildTree(root, tree);
@@ -101,15 +101,20 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
       for (const m of mods) await copyFile(path.join(HERE, 'ansible-walk/stub.py'), path.join(dir, `${m}.py`));
     }
     const shared = Object.keys(tree).some((p) => p.startsWith('ks/roles/kubespray_defaults/')) ? ['kubespray_defaults'] : [];
-    const play = [
-      '- hosts: all',
-      '  gather_facts: false',
-      '  pre_tasks:',
-      `    - fake_facts: { facts: ${JSON.stringify(o.facts)} }`,
-      '  roles:',
-      ...[...shared, ...o.roles].map((r) => `    - { role: ${r} }`),
-      '',
-    ].join('\n');
+    // One play per role, as kubespray's playbooks run preinstall and node in separate plays (facts stay across plays).
+    const play = (o.prelude ? `- import_playbook: ${o.prelude}\n` : '') + o.roles
+      .map((role) =>
+        [
+          '- hosts: all',
+          '  gather_facts: false',
+          '  pre_tasks:',
+          `    - fake_facts: { facts: ${JSON.stringify(o.facts)} }`,
+          '  roles:',
+          ...[...shared, role].map((r) => `    - { role: ${r} }`),
+          '',
+        ].join('\n'),
+      )
+      .join('');
     buildTree(root, { 'ks/walk-oracle.yml': play });
     const out = path.join(root, 'records.jsonl');
     buildTree(root, { 'records.jsonl': '' });
@@ -120,6 +125,7 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
         ANSIBLE_CALLBACKS_ENABLED: 'record', ANSIBLE_COLLECTIONS_PATH: path.join(root, 'oracle/collections'),
         ANSIBLE_COLLECTIONS_SCAN_SYS_PATH: 'false', ANSIBLE_RETRY_FILES_ENABLED: 'false', ANSIBLE_CONFIG: path.join(root, 'none.cfg'),
         ANSIBLE_PYTHON_INTERPRETER: 'auto_silent', WALK_ORACLE_OUT: out,
+        ANSIBLE_REMOTE_TEMP: path.join(root, 'remote-tmp'), ANSIBLE_LOCAL_TEMP: path.join(root, 'local-tmp'),
       },
       reject: false,
     });

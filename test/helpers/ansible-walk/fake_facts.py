@@ -6,5 +6,7 @@ import sys
 from ansible.module_utils.basic import _load_params
 
 params = _load_params()
-print(json.dumps({'changed': False, 'ansible_facts': params.get('facts') or {}}))
+# setup reports ansible_-prefixed names; Ansible keeps them unprefixed in ansible_facts and as ansible_X vars.
+facts = dict(('ansible_' + k, v) for k, v in (params.get('facts') or {}).items())
+print(json.dumps({'changed': False, 'ansible_facts': facts}))
 sys.exit(0)
