@@ -234,3 +234,160 @@ export const KEYWORD_CASES: Case[] = [
 describe('task keywords, compared with ansible-playbook', () => {
   for (const c of KEYWORD_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
 });
+
+// ---- set_fact ----------------------------------------------------------------------
+
+export const SET_FACT_CASES: Case[] = [
+  {
+    name: 'set_fact of "no", "False" and "{{ \'yes\' }}" gives booleans: a when on them skips or runs as Ansible does',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0020-set_facts.yml (set_fact) and 0010-swapoff.yml',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- name: Decide swap handling\n  set_fact:\n    swap_off_now: "no"\n    swap_mask: "False"\n    swap_fstab: "{{ 'yes' }}"\n${SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: swap_off_now\n').replace('    masked: true\n', '    masked: true\n  when: swap_mask\n').replace('    - none\n', '    - none\n  when: swap_fstab\n')}`,
+    },
+    unknown: 0,
+  },
+  {
+    name: 'set_fact outranks the task\'s own vars afterwards: sysctl_file_path from set_fact, not from vars:',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- set_fact:\n    sysctl_file_path: /etc/sysctl.d/99-kubernetes.conf\n${IP_FORWARD}  vars:\n    sysctl_file_path: /etc/sysctl.conf\n- block:\n    - name: Disable swap\n      command: "/sbin/swapoff {{ swap_args }}"\n  vars:\n    swap_args: --all\n- set_fact:\n    swap_args: -a\n- name: Disable swap again\n  command: "/sbin/swapoff {{ swap_args }}"\n  vars:\n    swap_args: --all\n`,
+    },
+    unknown: 0,
+  },
+  {
+    name: 'a fact set in preinstall\'s play outranks node\'s task vars in the next play',
+    source: 'v2.25.0 roles/kubernetes/node/tasks/main.yml:82-93',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- set_fact:\n    br_module: br_netfilter\n    persist_br: "true"\n`,
+      [`${N}/tasks/main.yml`]: `- name: Enable br_netfilter module\n  community.general.modprobe:\n    name: "{{ br_module }}"\n    state: present\n  vars:\n    br_module: nf_conntrack\n- name: Persist br_netfilter module\n  copy:\n    dest: /etc/modules-load.d/kubespray-br_netfilter.conf\n    content: br_netfilter\n  when: persist_br is sameas true\n`,
+    },
+    unknown: 0,
+  },
+];
+
+describe('set_fact, compared with ansible-playbook', () => {
+  for (const c of SET_FACT_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- include_role / import_role -----------------------------------------------------------
+
+const HELPER = 'roles/sysctl_helper';
+export const ROLE_CASES: Case[] = [
+  {
+    name: 'include_role tasks_from: the included role\'s own defaults, not the including role\'s',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, moved into a role of its own',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- include_role:\n    name: sysctl_helper\n    tasks_from: forward\n${IP_FORWARD.replace('Enable ip forwarding', 'Enable ip forwarding in preinstall')}`,
+      [`${HELPER}/defaults/main.yml`]: 'sysctl_file_path: /etc/sysctl.d/50-helper.conf\n',
+      [`${HELPER}/tasks/forward.yml`]: IP_FORWARD,
+      [`${HELPER}/tasks/main.yml`]: '- debug: msg=unused\n',
+    },
+    unknown: 0,
+  },
+  {
+    name: 'import_role vars_from: the role\'s vars file beats its defaults and the including role\'s defaults',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78 and 0010-swapoff.yml',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- import_role:\n    name: sysctl_helper\n    vars_from: custom.yml\n`,
+      [`${HELPER}/defaults/main.yml`]: 'sysctl_file_path: /etc/sysctl.d/50-helper.conf\nswapoff_cmd: /bin/false\n',
+      [`${HELPER}/vars/custom.yml`]: 'sysctl_file_path: /etc/sysctl.d/60-custom.conf\n',
+      [`${HELPER}/vars/main.yml`]: 'swapoff_cmd: /sbin/swapoff -a\n',
+      [`${HELPER}/tasks/main.yml`]: `${IP_FORWARD}- name: Disable swap\n  command: "{{ swapoff_cmd }}"\n`,
+    },
+    unknown: 0,
+  },
+  {
+    name: 'include_role defaults_from: the including role\'s vars/main outrank the included role\'s defaults; role_name is the included role',
+    source: 'v2.25.0 roles/kubernetes/node/tasks/main.yml:82-93, moved into a role of its own',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: '- debug: msg=nothing\n',
+      [`${N}/vars/main.yml`]: 'modules_load_dir: /etc/modules-load.d\n',
+      [`${N}/tasks/main.yml`]: `- include_role:\n    name: br_helper\n    defaults_from: alt\n`,
+      ['roles/br_helper/defaults/alt.yml']: 'modules_load_dir: /usr/lib/modules-load.d\nbr_name: br_netfilter\n',
+      ['roles/br_helper/defaults/main.yml']: 'br_name: nf_conntrack\n',
+      ['roles/br_helper/tasks/main.yml']: `- name: Enable br_netfilter module\n  community.general.modprobe:\n    name: "{{ br_name }}"\n    state: present\n- name: Persist br_netfilter module\n  copy:\n    dest: "{{ modules_load_dir }}/{{ role_name }}.conf"\n    content: br_netfilter\n`,
+    },
+    unknown: 0,
+  },
+];
+
+describe('include_role and import_role, compared with ansible-playbook', () => {
+  for (const c of ROLE_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- legacy group names ---------------------------------------------------------------
+
+// v2.20.0 legacy_groups.yml, the three plays that matter here (kube-master, kube-node, k8s-cluster).
+const LEGACY = `---
+- name: Add kube-master nodes to kube_control_plane
+  hosts: kube-master
+  gather_facts: false
+  tags: always
+  tasks:
+    - name: add nodes to kube_control_plane group
+      group_by:
+        key: 'kube_control_plane'
+
+- name: Add kube-node nodes to kube_node
+  hosts: kube-node
+  gather_facts: false
+  tags: always
+  tasks:
+    - name: add nodes to kube_node group
+      group_by:
+        key: 'kube_node'
+
+- name: Add k8s-cluster nodes to k8s_cluster
+  hosts: k8s-cluster
+  gather_facts: false
+  tags: always
+  tasks:
+    - name: add nodes to k8s_cluster group
+      group_by:
+        key: 'k8s_cluster'
+`;
+const LEGACY_INV = ['[kube-master]', 'node1 ansible_connection=local', '', '[kube-node]', 'node2 ansible_connection=local', '', '[k8s-cluster:children]', 'kube-master', 'kube-node', ''].join('\n');
+// v2.20.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml style conditions on the new names.
+const ON_CONTROL_PLANE = `  when: inventory_hostname in groups['kube_control_plane']\n`;
+
+export const LEGACY_CASES: Case[] = [
+  {
+    name: 'an old inventory (kube-master): the control plane task runs, because legacy_groups.yml adds the host to kube_control_plane',
+    source: 'v2.20.0 legacy_groups.yml; v2.20.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml (ip_forward)',
+    ks: { ...PRE_DEFAULTS, 'legacy_groups.yml': LEGACY, [`${P}/tasks/main.yml`]: IP_FORWARD + ON_CONTROL_PLANE },
+    inventory: LEGACY_INV,
+    prelude: 'legacy_groups.yml',
+    unknown: 0,
+  },
+  {
+    name: 'group_vars/kube_control_plane.yml applies to a kube-master host once group_by has run',
+    source: 'v2.20.0 legacy_groups.yml; 0080-system-configurations.yml',
+    ks: { ...PRE_DEFAULTS, 'legacy_groups.yml': LEGACY, [`${P}/tasks/main.yml`]: IP_FORWARD },
+    inv: { 'group_vars/kube_control_plane.yml': 'sysctl_file_path: /etc/sysctl.d/70-control-plane.conf\n' },
+    inventory: LEGACY_INV,
+    prelude: 'legacy_groups.yml',
+    unknown: 0,
+  },
+  {
+    name: "'k8s_cluster' in group_names holds and 'kube_node' in group_names does not for a kube-master host",
+    source: 'v2.20.0 legacy_groups.yml; v2.20.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml',
+    ks: {
+      ...PRE_DEFAULTS,
+      'legacy_groups.yml': LEGACY,
+      [`${P}/tasks/main.yml`]: SWAPOFF.replace('  command: /sbin/swapoff -a\n', "  command: /sbin/swapoff -a\n  when: \"'k8s_cluster' in group_names\"\n").replace('    masked: true\n', "    masked: true\n  when: \"'kube_node' in group_names\"\n"),
+    },
+    inventory: LEGACY_INV,
+    prelude: 'legacy_groups.yml',
+    unknown: 0,
+  },
+];
+
+describe('legacy group names, compared with ansible-playbook', () => {
+  for (const c of LEGACY_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});

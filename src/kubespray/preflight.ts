@@ -250,20 +250,27 @@ export function evaluateAssert(t: Task, base: VarContext, haveFacts: boolean): A
     const why = status.runs === 'unknown' ? status.reason : status.on;
     return { ...out, reason: `whether it runs cannot be evaluated: ${status.because.file}:${status.because.line} ${String(status.because.expr)}: ${why}` };
   }
-  if (t.loop !== null || t.loopRaw !== undefined) {
-    return { ...out, reason: `${t.ref.file}:${t.ref.line} an assert over a loop is not evaluated` };
+  // Over a loop each item is one assert (the loop variable set), and any failing item fails the task.
+  let items: unknown[] | null = t.loop;
+  if (!items && t.loopRaw !== undefined) {
+    const l = ctx.template(t.loopRaw);
+    if (!l.ok || !Array.isArray(l.value)) return { ...out, reason: `${t.ref.file}:${t.ref.line} loop ${JSON.stringify(t.loopRaw)}: ${l.ok ? 'not a list' : l.reason}` };
+    items = l.value;
   }
-  for (let i = 0; i < rawThat.length; i++) {
-    const r = evaluateCondition(rawThat[i], ctx.resolver);
-    if (!r.ok) return { ...out, reason: `${t.ref.file}:${t.ref.line} ${that[i]}: ${haveFacts ? r.reason : `${r.reason} (no facts gathered)`}` };
-    if (!r.value) {
-      const rawMsg = t.args.fail_msg ?? t.args.msg;
-      let msg = 'Assertion failed';
-      if (rawMsg !== undefined) {
-        const m = ctx.template(rawMsg);
-        msg = m.ok ? (typeof m.value === 'string' ? m.value : JSON.stringify(m.value)) : String(rawMsg);
+  const contexts = items ? items.map((item) => ctx.child([{ name: t.loopVar, value: item, file: t.ref.file, line: t.ref.line }])) : [ctx];
+  for (const c of contexts) {
+    for (let i = 0; i < rawThat.length; i++) {
+      const r = evaluateCondition(rawThat[i], c.resolver);
+      if (!r.ok) return { ...out, reason: `${t.ref.file}:${t.ref.line} ${that[i]}: ${haveFacts ? r.reason : `${r.reason} (no facts gathered)`}` };
+      if (!r.value) {
+        const rawMsg = t.args.fail_msg ?? t.args.msg;
+        let msg = 'Assertion failed';
+        if (rawMsg !== undefined) {
+          const m = c.template(rawMsg);
+          msg = m.ok ? (typeof m.value === 'string' ? m.value : JSON.stringify(m.value)) : String(rawMsg);
+        }
+        return { ...out, result: 'fail', failed: { that: that[i]!, msg, values: operandValues(that[i]!, c) } };
       }
-      return { ...out, result: 'fail', failed: { that: that[i]!, msg, values: operandValues(that[i]!, ctx) } };
     }
   }
   return { ...out, result: 'pass' };
