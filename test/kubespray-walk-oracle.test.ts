@@ -391,3 +391,135 @@ export const LEGACY_CASES: Case[] = [
 describe('legacy group names, compared with ansible-playbook', () => {
   for (const c of LEGACY_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
 });
+
+// ---- preflight asserts -------------------------------------------------------------------
+
+/** Every assert of the preinstall role: the audit's pass/fail/skipped (and message) is Ansible's, or unknown (exactly c.unknown). */
+async function expectAssertAgreement(c: Case): Promise<{ at: string; audit: string; ansible: string }[]> {
+  const tree: Tree = { 'inv/hosts.ini': c.inventory ?? INV };
+  for (const [p, t] of Object.entries(c.ks)) tree[`ks/${p}`] = t;
+  for (const [p, t] of Object.entries(c.inv ?? {})) tree[`inv/${p}`] = t;
+  const facts = { ...FACTS, service_mgr: 'systemd', memtotal_mb: c.memtotal ?? FACTS.memtotal_mb };
+  const oracle = await runWalkOracle(tree, { roles: ['kubernetes/preinstall'], inventory: 'inv/hosts.ini', host: 'node1', facts });
+  const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-ours-'));
+  roots.push(root);
+  buildTree(root, tree);
+  const host = new Host({ root });
+  const ck = new KubesprayCheckout(host, '/ks');
+  const inventory = parseInventory(c.inventory ?? INV, '/inv/hosts.ini');
+  const audit = await auditMemory(ck, { facts, host: { inventory, inventoryDir: '/inv', host: 'node1' }, reader: targetVarsReader(host) });
+  const rows = audit.asserts.map((a) => {
+    const recs = oracle.records.filter((r) => r.file === a.ref.file && r.line === a.ref.line);
+    const failed = recs.find((r) => r.status === 'failed');
+    const ansible = failed ? `fail: ${String(failed.msg)}` : recs.some((r) => r.status === 'ok') ? 'pass' : 'skipped';
+    const ours = a.result === 'fail' ? `fail: ${a.failed!.msg}` : a.result;
+    return { at: `${a.ref.file}:${a.ref.line}`, audit: ours, ansible, reason: a.reason };
+  });
+  expect(rows.length).toBeGreaterThan(0);
+  expect(rows.filter((r) => r.audit !== 'unknown' && r.audit !== r.ansible), JSON.stringify(rows, null, 1)).toEqual([]);
+  expect(rows.filter((r) => r.audit === 'unknown').length, JSON.stringify(rows, null, 1)).toBe(c.unknown);
+  return rows;
+}
+
+// v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:20-40, 66-78 (ignore_errors added so every assert runs).
+const VERIFY = `- name: Stop if non systemd OS type
+  assert:
+    that: ansible_service_mgr == "systemd"
+  when: not ignore_assert_errors
+  ignore_errors: true
+
+- name: Stop if the os does not support
+  assert:
+    that: (allow_unsupported_distribution_setup | default(false)) or ansible_distribution in supported_os_distributions
+    msg: "{{ ansible_distribution }} is not a known OS"
+  when: not ignore_assert_errors
+  ignore_errors: true
+
+- name: Stop if unknown network plugin
+  assert:
+    that: kube_network_plugin in ['calico', 'flannel', 'weave', 'cloud', 'cilium', 'cni', 'kube-ovn', 'kube-router', 'macvlan', 'custom_cni']
+    msg: "{{ kube_network_plugin }} is not supported"
+  when:
+    - kube_network_plugin is defined
+    - not ignore_assert_errors
+  ignore_errors: true
+
+- name: Stop if memory is too small for masters
+  assert:
+    that: ansible_memtotal_mb >= minimal_master_memory_mb
+  when:
+    - not ignore_assert_errors
+    - inventory_hostname in groups['kube_control_plane']
+  ignore_errors: true
+
+- name: Stop if memory is too small for nodes
+  assert:
+    that: ansible_memtotal_mb >= minimal_node_memory_mb
+  when:
+    - not ignore_assert_errors
+    - inventory_hostname in groups['kube_node']
+  ignore_errors: true
+
+- name: Stop if even number of etcd hosts
+  assert:
+    that: groups.etcd | length is not divisibleby 2
+  when:
+    - not ignore_assert_errors
+    - inventory_hostname in groups.get('etcd',[])
+  ignore_errors: true
+`;
+const VERIFY_DEFAULTS = PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'supported_os_distributions:\n  - Debian\n  - Ubuntu\nkube_network_plugin: calico\n';
+
+export const ASSERT_CASES: Case[] = [
+  {
+    name: 'the memory assert written as not (ansible_facts.memtotal_mb < minimal_master_memory_mb) fails for 1024 MB; the node one passes',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:66-78',
+    ks: {
+      [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS,
+      [`${P}/tasks/main.yml`]: VERIFY.replace('that: ansible_memtotal_mb >= minimal_master_memory_mb', 'that: not (ansible_facts.memtotal_mb < minimal_master_memory_mb)'),
+    },
+    unknown: 0,
+  },
+  {
+    name: 'an unsupported distribution and an unknown network plugin fail with their templated msg; the etcd assert is skipped',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:20-40',
+    ks: { [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS.replace('  - Debian\n', '').replace('kube_network_plugin: calico', 'kube_network_plugin: flannel2'), [`${P}/tasks/main.yml`]: VERIFY },
+    memtotal: 4096,
+    unknown: 0,
+  },
+  {
+    name: 'a that list whose second item fails (fail_msg), a looped assert, and group_vars that lower the minimum',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:2-9, 66-71',
+    ks: {
+      [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- name: Stop if either kube_control_plane or kube_node group is empty
+  assert:
+    that: "groups.get( item )"
+  with_items:
+    - kube_control_plane
+    - kube_node
+  when: not ignore_assert_errors
+  ignore_errors: true
+- name: Two checks
+  assert:
+    that:
+      - ansible_memtotal_mb >= minimal_master_memory_mb
+      - ansible_distribution_major_version | int >= 13
+    fail_msg: "Debian {{ ansible_distribution_major_version }} is too old"
+  ignore_errors: true
+`,
+    },
+    inv: { 'group_vars/all.yml': 'minimal_master_memory_mb: 1000\n' },
+    unknown: 0,
+  },
+];
+
+describe('preflight asserts, compared with ansible-playbook', () => {
+  for (const c of ASSERT_CASES) {
+    it(c.name, async () => {
+      const rows = await expectAssertAgreement(c);
+      // Each case has an assert Ansible fails on, and the audit says so.
+      expect(rows.some((r) => r.ansible.startsWith('fail') && r.audit === r.ansible)).toBe(true);
+    }, 120_000);
+  }
+});
