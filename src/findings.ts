@@ -9,4 +9,9 @@ export interface Finding {
    * variable, an include). `--plan` exits 2 while such a finding stands.
    */
   unknown?: boolean;
+  /**
+   * kubespray's own preflight will stop on this host (an assert fails):
+   * `--plan` exits 1 while such a finding stands.
+   */
+  stops?: boolean;
 }

@@ -8,6 +8,9 @@ import type { DesiredState } from '../src/desired-state.js';
 import { kubesprayReport } from '../src/kubespray/report.js';
 import { ansibleSysctlEdit } from '../src/sysctl/kubespray-order.js';
 import type { KubesprayReport } from '../src/kubespray/report.js';
+import { document, planExitCode } from '../src/reconcile/run.js';
+import type { Plan } from '../src/reconcile/plan.js';
+import { paletteFor, renderPlan } from '../src/reconcile/render.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');
 const temps: string[] = [];
@@ -347,5 +350,46 @@ describe('ansibleSysctlEdit (ansible.posix.sysctl fix_lines)', () => {
     const before = '# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward = 0\nkernel.panic = 5\nnet.ipv4.ip_forward=0\n';
     expect(ansibleSysctlEdit(before, 'net.ipv4.ip_forward', '1')).toBe('# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward=1\nkernel.panic=5\n');
     expect(ansibleSysctlEdit('kernel.panic = 5\n', 'vm.overcommit_memory', '1')).toBe('kernel.panic=5\nvm.overcommit_memory=1\n');
+  });
+});
+
+describe('a failing preflight is an error (issue 28)', () => {
+  // The control plane memory assert in a form no pattern knows: Ansible evaluates
+  // not (1500 < 1800), false, and stops the host (test/kubespray-walk-oracle.test.ts
+  // checks the same form against ansible-playbook).
+  const notLess = (that: string) => ({
+    'opt/ks/kubespray/roles/kubernetes/preinstall/tasks/checks.yml': `---\n- name: Control plane needs memory\n  assert:\n    that: ${that}\n  when:\n    - not ignore_assert_errors\n    - ('kube_control_plane' in group_names)\n`,
+  });
+
+  it('not (ansible_facts.memtotal_mb < minimal_master_memory_mb) with too little memory: an error that stops, --plan exits 1 and says so, --json carries it', async () => {
+    const r = await kubesprayReport(new Host({ root: await root({ memKb: 1500 * 1024, files: notLess('not (ansible_facts.memtotal_mb < minimal_master_memory_mb)') }), live: true, runner }), desired());
+    const stops = r.findings.filter((f) => f.stops);
+    expect(stops.map((f) => f.level)).toEqual(['error']);
+    expect(stops[0]!.message).toContain('kubespray will stop at "Control plane needs memory"');
+    expect(r.findings.some((f) => f.level === 'info' && /passes/.test(f.message) && f.message.includes('Control plane'))).toBe(false);
+    expect(planExitCode(0, 0, r.findings)).toBe(1);
+    const plan = { live: true, root: '/', resources: [] };
+    const text = renderPlan(plan, paletteFor({}), { findings: r.findings });
+    expect(text).not.toContain('No changes. The host matches the desired state.');
+    expect(text).toMatch(/Error: kubespray's preflight will stop on this host \(1 failing assert, the errors above\)\. Plan: 0 changes pending/);
+    const json = JSON.parse(JSON.stringify(document('plan', { live: true, root: '/' } as Host, plan as unknown as Plan, null, r.findings, { pending: 0, operator: 0 })));
+    expect(json.kubespray_preflight_failures).toBe(1);
+    expect(json.findings.filter((f: { stops?: boolean }) => f.stops).length).toBe(1);
+  });
+
+  it('the same assert with enough memory passes and stops nothing', async () => {
+    const r = await kubesprayReport(new Host({ root: await root({ memKb: 4096 * 1024, files: notLess('not (ansible_facts.memtotal_mb < minimal_master_memory_mb)') }), live: true, runner }), desired());
+    expect(r.findings.filter((f) => f.stops)).toEqual([]);
+    expect(planExitCode(0, 0, r.findings.filter((f) => !f.unknown))).toBe(0);
+  });
+
+  it('an assert on something else than memory that fails stops too, with its msg', async () => {
+    const files = { 'opt/ks/kubespray/roles/kubernetes/preinstall/tasks/checks.yml': '---\n- name: Stop if unknown network plugin\n  assert:\n    that: kube_network_plugin in [\'calico\', \'flannel\']\n    msg: "{{ kube_network_plugin }} is not supported"\n  vars:\n    kube_network_plugin: weave2\n' };
+    const r = await kubesprayReport(new Host({ root: await root({ memKb: 4096 * 1024, files }), live: true, runner }), desired());
+    const stops = r.findings.filter((f) => f.stops);
+    expect(stops.map((f) => f.message)).toEqual([
+      'kubespray\'s preflight will stop at roles/kubernetes/preinstall/tasks/checks.yml:2 "Stop if unknown network plugin": kube_network_plugin in [\'calico\', \'flannel\'] is false: weave2 is not supported',
+    ]);
+    expect(stops[0]!.evidence).toContain('kube_network_plugin = "weave2"');
   });
 });

@@ -6,17 +6,21 @@
 //     when: [not ignore_assert_errors, ('kube_control_plane' in group_names)]
 // (older: `ansible_memtotal_mb`, `inventory_hostname in groups['kube_control_plane']`).
 // The assert is found by reading `that` with the Jinja grammar: a comparison
-// with the memtotal_mb fact under any of its names. Its `when` and `that`
-// are evaluated with the host's facts and inventory, never pattern-matched.
+// with the memtotal_mb fact under any of its names, for the message. Every
+// assert of the role (memory or not, whatever its form) is also evaluated as
+// Ansible's assert action does: its `when` (and tags, meta, ...), then each
+// `that` item in order with the host's facts and variables; the first false
+// one fails the host with fail_msg (or msg, or "Assertion failed").
 import type { KubesprayCheckout } from './checkout.js';
 import { childNodes, evaluateCondition, evaluateExpression, parseExpression } from './jinja.js';
 import type { ExprNode } from './jinja.js';
 import { buildVarContext } from './vars.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
-import { runStatus } from './who-fixes.js';
+import { includedRoleContexts, runStatus, setFactValue } from './who-fixes.js';
 import type { RunStatus } from './who-fixes.js';
 import { walkRole } from './tasks.js';
-import type { TaskRef } from './tasks.js';
+import type { Task, TaskRef } from './tasks.js';
+import type { VarContext } from './vars.js';
 
 export const PREINSTALL_DEFAULTS = 'roles/kubernetes/preinstall/defaults/main.yml';
 export const PREINSTALL_ROLE = 'kubernetes/preinstall';
@@ -80,10 +84,13 @@ function findComparison(n: ExprNode | null): { fact: string; other: ExprNode } |
       const left = n.expr as ExprNode;
       const right = ops[0]!.expr;
       const op = ops[0]!.type;
-      const lf = memFact(left);
-      if (lf && (op === '>=' || op === '>')) return { fact: lf, other: right };
-      const rf = memFact(right);
-      if (rf && (op === '<=' || op === '<')) return { fact: rf, other: left };
+      // Any order comparison, in any direction or under `not`: the message only names its parts; the verdict evaluates the item.
+      if (['>=', '>', '<=', '<', 'gt', 'ge', 'lt', 'le'].includes(op)) {
+        const lf = memFact(left);
+        if (lf) return { fact: lf, other: right };
+        const rf = memFact(right);
+        if (rf) return { fact: rf, other: left };
+      }
     }
   }
   for (const c of childNodes(n)) {
@@ -120,8 +127,26 @@ export interface PreflightOptions {
   reader?: VarsReader;
 }
 
+/** One assert task of the preflight, evaluated for this host. */
+export interface AssertVerdict {
+  ref: TaskRef;
+  that: string[];
+  when: string[];
+  status: RunStatus;
+  /** skipped: it does not run here; pass/fail: every item evaluated; unknown: see reason. */
+  result: 'skipped' | 'pass' | 'fail' | 'unknown';
+  /** The first false item and the message Ansible prints. */
+  failed?: { that: string; msg: string; values: string[] };
+  /** What could not be evaluated (file, line, expression and why). */
+  reason?: string;
+  /** The memory comparison among its items, when it has one (its verdict also reads in memory terms). */
+  memory: boolean;
+}
+
 export interface MemoryAudit {
   verdicts: MemoryVerdict[];
+  /** Every assert task of the role, memory or not. */
+  asserts: AssertVerdict[];
   /** minimal_master_memory_mb as this host will see it; null when it cannot be evaluated. */
   minimalMasterMemoryMb: { value: number; file: string; line: number } | null;
   minimalReason?: string;
@@ -140,6 +165,7 @@ function asNumber(v: unknown): number | null {
 /** Every memory assert of the preinstall role, evaluated for this host (facts and inventory when given). */
 export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {}): Promise<MemoryAudit> {
   const ctx = await buildVarContext({ ck, role: PREINSTALL_ROLE, ...o });
+  const scoped = includedRoleContexts({ ck, role: PREINSTALL_ROLE, ...o }, ctx);
   const role = await walkRole(ck, PREINSTALL_ROLE, (value, conditions) => {
     const st = runStatus(conditions, ctx);
     if (st.runs === 'no') return { reason: 'not included' };
@@ -147,8 +173,14 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
     return t.ok && typeof t.value === 'string' ? { value: t.value } : { reason: t.ok ? 'not a file name' : t.reason };
   });
   const verdicts: MemoryVerdict[] = [];
+  const asserts: AssertVerdict[] = [];
   for (const t of role.tasks) {
+    const tctx = await scoped(t);
+    // set_fact before an assert changes what it reads, as the who-fixes walk does.
+    if (t.module === 'set_fact') applySetFact(t, tctx, ctx);
     if (t.module !== 'assert') continue;
+    asserts.push(evaluateAssert(t, tctx, o.facts !== undefined));
+    const mctx = taskVars(t, tctx);
     const that = Array.isArray(t.args.that) ? t.args.that : [t.args.that];
     for (const cond of that) {
       const hit = findComparison(parseExpression(String(cond)));
@@ -158,19 +190,19 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
       let minimumReason: string | undefined;
       if (isLit(hit.other)) minimum = asNumber(hit.other.value);
       else if (operandText(hit.other) !== null) {
-        const r = evaluateExpression(operandText(hit.other)!, ctx.resolver);
+        const r = evaluateExpression(operandText(hit.other)!, mctx.resolver);
         minimum = r.ok ? asNumber(r.value) : null;
         if (!r.ok) minimumReason = r.reason;
         else if (minimum === null) minimumReason = `${variable} is ${JSON.stringify(r.value)}, not a number`;
       } else minimumReason = `the right side of ${String(cond)} is not a variable or a number`;
       const group = t.conditions.map((c) => groupOf(parseExpression(String(c.expr)))).find((g) => g !== null) ?? null;
       const a: MemoryAssert = { ref: t.ref, that: String(cond), fact: hit.fact, variable, minimum, minimumReason, group, when: t.when };
-      const status = runStatus(t.conditions, ctx);
+      const status = runStatus(t.conditions, mctx);
       let passes: boolean | null = null;
       let reason: string | undefined;
       if (status.runs === 'yes') {
         if (o.facts) {
-          const r = evaluateCondition(cond, ctx.resolver);
+          const r = evaluateCondition(cond, mctx.resolver);
           if (r.ok) passes = r.value;
           else reason = r.reason;
         } else reason = 'no facts';
@@ -186,5 +218,80 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
   if (n !== null && def) minimalMasterMemoryMb = { value: n, file: def.file, line: def.line };
   else minimalReason = r.ok ? `minimal_master_memory_mb is ${JSON.stringify(r.value)}, not a number` : r.reason;
   const gaps = role.issues.filter((i) => i.unfollowed || i.message.includes(': ')).map((i) => `${i.ref.file}:${i.ref.line} ${i.message}`);
-  return { verdicts, minimalMasterMemoryMb, minimalReason, files: role.files, gaps };
+  for (const a of asserts) a.memory = verdicts.some((v) => v.assert.ref.file === a.ref.file && v.assert.ref.line === a.ref.line);
+  return { verdicts, asserts, minimalMasterMemoryMb, minimalReason, files: role.files, gaps };
+}
+
+function taskVars(t: Task, ctx: VarContext): VarContext {
+  const defs = t.vars.flatMap((layer) => Object.entries(layer).map(([name, value]) => ({ name, value, file: t.ref.file, line: t.ref.line })));
+  return defs.length > 0 ? ctx.child(defs, { taskVars: true }) : ctx;
+}
+
+function applySetFact(t: Task, tctx: VarContext, ctx: VarContext): void {
+  const c = taskVars(t, tctx);
+  const st = runStatus(t.conditions, c);
+  for (const [name, raw] of Object.entries(t.args)) {
+    if (name === 'cacheable' || name === '_raw_params') continue;
+    const r = c.template(raw);
+    if (st.runs === 'yes' && r.ok) ctx.set({ name, value: setFactValue(r.value), file: t.ref.file, line: t.ref.line });
+    else if (st.runs !== 'no') ctx.set({ name, runtime: true, file: t.ref.file, line: t.ref.line, how: `(set_fact "${t.ref.name}")` });
+  }
+}
+
+/** Ansible's assert action: each `that` item (a bare expression) in order; the first false one fails with fail_msg or msg. */
+export function evaluateAssert(t: Task, base: VarContext, haveFacts: boolean): AssertVerdict {
+  const ctx = taskVars(t, base);
+  const that = (Array.isArray(t.args.that) ? t.args.that : [t.args.that]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+  const rawThat = Array.isArray(t.args.that) ? t.args.that : [t.args.that];
+  const status = runStatus(t.conditions, ctx);
+  const out: AssertVerdict = { ref: t.ref, that, when: t.when, status, result: 'unknown', memory: false };
+  if (status.runs === 'no') return { ...out, result: 'skipped' };
+  if (status.runs !== 'yes') {
+    const why = status.runs === 'unknown' ? status.reason : status.on;
+    return { ...out, reason: `whether it runs cannot be evaluated: ${status.because.file}:${status.because.line} ${String(status.because.expr)}: ${why}` };
+  }
+  // Over a loop each item is one assert (the loop variable set), and any failing item fails the task.
+  let items: unknown[] | null = t.loop;
+  if (!items && t.loopRaw !== undefined) {
+    const l = ctx.template(t.loopRaw);
+    if (!l.ok || !Array.isArray(l.value)) return { ...out, reason: `${t.ref.file}:${t.ref.line} loop ${JSON.stringify(t.loopRaw)}: ${l.ok ? 'not a list' : l.reason}` };
+    items = l.value;
+  }
+  const contexts = items ? items.map((item) => ctx.child([{ name: t.loopVar, value: item, file: t.ref.file, line: t.ref.line }])) : [ctx];
+  for (const c of contexts) {
+    for (let i = 0; i < rawThat.length; i++) {
+      const r = evaluateCondition(rawThat[i], c.resolver);
+      if (!r.ok) return { ...out, reason: `${t.ref.file}:${t.ref.line} ${that[i]}: ${haveFacts ? r.reason : `${r.reason} (no facts gathered)`}` };
+      if (!r.value) {
+        const rawMsg = t.args.fail_msg ?? t.args.msg;
+        let msg = 'Assertion failed';
+        if (rawMsg !== undefined) {
+          const m = c.template(rawMsg);
+          msg = m.ok ? (typeof m.value === 'string' ? m.value : JSON.stringify(m.value)) : String(rawMsg);
+        }
+        return { ...out, result: 'fail', failed: { that: that[i]!, msg, values: operandValues(that[i]!, c) } };
+      }
+    }
+  }
+  return { ...out, result: 'pass' };
+}
+
+/** The variables an expression reads and their values, so a person sees why it is false. */
+function operandValues(expr: string, ctx: VarContext): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const visit = (n: ExprNode | null): void => {
+    if (!n) return;
+    if (n.typename === 'Symbol' || (n.typename === 'LookupVal' && isSym(n.target as ExprNode))) {
+      const text = n.typename === 'Symbol' ? String(n.value) : `${String((n.target as ExprNode).value)}[${JSON.stringify((n.val as ExprNode).value)}]`;
+      if (seen.has(text) || ['true', 'false', 'none', 'True', 'False', 'None'].includes(text)) return;
+      seen.add(text);
+      const r = evaluateExpression(text, ctx.resolver);
+      if (r.ok && (typeof r.value !== 'object' || r.value === null)) out.push(`${text} = ${JSON.stringify(r.value)}`);
+      return;
+    }
+    for (const c of childNodes(n)) visit(c);
+  };
+  visit(parseExpression(expr));
+  return out;
 }

@@ -87,7 +87,11 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     return report;
   }
   // The audit (Jinja through nunjucks, the role walker) loads only when a checkout is configured.
-  const [{ PREINSTALL_DEFAULTS, auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }] = await Promise.all([import('./preflight.js'), import('./who-fixes.js')]);
+  const [{ PREINSTALL_DEFAULTS, auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }, { LEGACY_GROUPS_FILES, applyLegacyGroups }] = await Promise.all([
+    import('./preflight.js'),
+    import('./who-fixes.js'),
+    import('./legacy-groups.js'),
+  ]);
 
   // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
@@ -108,6 +112,16 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     return report;
   }
   const hostCtx = await inventoryContext(host, ks, findings);
+  if (hostCtx) {
+    // Old releases move kube-master hosts into kube_control_plane (and the like) before any role runs.
+    const legacy = await applyLegacyGroups(ck, hostCtx.inventory).catch((e: Error) => ({ file: LEGACY_GROUPS_FILES.join(' or '), added: [], unknown: [{ file: LEGACY_GROUPS_FILES[0]!, line: 0, reason: e.message }] }));
+    for (const a of legacy.added.filter((x) => x.host === ks.node)) {
+      findings.push({ level: 'info', message: `${legacy.file}:${a.line} group_by adds ${ks.node} to ${a.group} (it is in ${a.from}) before kubespray's roles run` });
+    }
+    for (const u of legacy.unknown) {
+      findings.push({ level: 'warning', unknown: true, message: `${u.file}:${u.line}: the groups kubespray gives ${ks.node} at run time cannot be told: ${u.reason}`, evidence: [`${u.file}:${u.line}`] });
+    }
+  }
   const opts = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
 
   // 3. Memory, the way the preinstall role asserts it
@@ -123,7 +137,10 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     } else {
       findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
     }
-    if (facts && hostCtx) memoryFindings(memory, ks.node, facts, findings);
+    if (facts && hostCtx) {
+      memoryFindings(memory, ks.node, facts, findings);
+      assertFindings(memory, findings);
+    }
   }
 
   // 4. Who fixes what
@@ -263,6 +280,7 @@ function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, finding
     } else if (!v.passes) {
       findings.push({
         level: 'error',
+        stops: true,
         message: `kubespray will stop at "${a.ref.name}": ${node} is in ${a.group ?? 'the asserted group'} and ${a.fact} ${facts.memtotal_mb} < ${a.variable} ${a.minimum}; add memory or move the node out of ${a.group ?? 'that group'} before running kubespray`,
         evidence: where,
       });
@@ -274,4 +292,30 @@ function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, finding
       });
     }
   }
+}
+
+/**
+ * Every other assert of the preflight: a failing one stops kubespray on this
+ * host (an error the plan's exit code carries), one that cannot be evaluated
+ * is unknown, and the passing ones are one line.
+ */
+function assertFindings(memory: MemoryAudit, findings: Finding[]): void {
+  const passed: string[] = [];
+  for (const a of memory.asserts) {
+    const where = `${a.ref.file}:${a.ref.line} "${a.ref.name}"`;
+    // The memory comparison's own verdict already says it in memory terms.
+    const memoryItems = new Set(memory.verdicts.filter((v) => v.assert.ref.file === a.ref.file && v.assert.ref.line === a.ref.line).map((v) => v.assert.that));
+    if (a.result === 'pass') passed.push(where);
+    else if (a.result === 'fail' && !memoryItems.has(a.failed!.that)) {
+      findings.push({
+        level: 'error',
+        stops: true,
+        message: `kubespray's preflight will stop at ${where}: ${a.failed!.that} is false: ${a.failed!.msg}`,
+        evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}${a.when.length > 0 ? ` (when: ${a.when.join(' and ')})` : ''}`, ...a.failed!.values],
+      });
+    } else if (a.result === 'unknown' && !a.memory) {
+      findings.push({ level: 'warning', unknown: true, message: `preflight assert ${where} cannot be judged: ${a.reason}`, evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}`] });
+    }
+  }
+  if (passed.length > 0) findings.push({ level: 'info', message: `${passed.length} preflight assert${passed.length === 1 ? '' : 's'} of kubespray pass on this host`, evidence: passed });
 }

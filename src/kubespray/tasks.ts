@@ -7,6 +7,7 @@ import { isMap, isSeq } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
 import { KubesprayCheckout, lineOf } from './checkout.js';
 import type { YamlFile } from './checkout.js';
+import { HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS } from './keywords.js';
 
 export interface TaskRef {
   /** Relative to the checkout. */
@@ -38,6 +39,12 @@ export interface Task {
   changedWhen?: unknown;
   /** Task and enclosing block vars, innermost last. */
   vars: Record<string, unknown>[];
+  /** The innermost check_mode written on the task, its blocks or imports (or an include's apply). */
+  checkMode: Condition | null;
+  /** loop_control.loop_var: the name each loop item gets (item by default). */
+  loopVar: string;
+  /** The role whose defaults and vars the task sees (include_role/import_role change it). */
+  varsRole?: { role: string; defaultsFrom: string; varsFrom: string };
 }
 
 export interface Condition {
@@ -49,6 +56,15 @@ export interface Condition {
   level: 'task' | 'block' | 'import' | 'include';
   /** Not a `when`: the task is in a block's rescue section and runs only when the block fails. */
   rescue?: boolean;
+  /**
+   * Not a `when` but another keyword that decides whether the task runs:
+   * `tags` (expr: the tags of the task and everything around it), `meta`
+   * (an earlier meta end_* whose own conditions are `gate`), or a keyword the
+   * audit does not model (`unmodelled` says why; the status is unknown).
+   */
+  keyword?: string;
+  gate?: Condition[];
+  unmodelled?: string;
 }
 
 /** Templates an include's file name; null when it cannot be known. */
@@ -144,8 +160,12 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
   const active: string[] = [];
   // The role a task belongs to (templates resolve in it); changes inside include_role.
   let currentRole = role;
+  let varsRole: Task['varsRole'];
+  // meta end_host/end_play/end_batch met so far: a later task runs only if none of them ran.
+  let ends: Condition[] = [];
+  // meta end_role met in the current role.
+  let roleEnds: Condition[] = [];
 
-  type Scope = { conds: Condition[]; vars: Record<string, unknown>[] };
   const walkFile = async (rel: string, when: Scope, from: TaskRef | null): Promise<void> => {
     if (active.includes(rel)) {
       if (from) result.issues.push({ ref: from, message: `include loop through ${rel}; not followed again` });
@@ -176,25 +196,39 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     }
   };
 
+  /** Everything that decides whether a task at this point runs, outermost first. */
+  const gates = (scope: Scope): Condition[] => {
+    const last = scope.tags[scope.tags.length - 1];
+    const tags: Condition[] = last ? [{ expr: scope.tags.map((t) => t.expr), file: last.file, line: last.line, level: 'task', keyword: 'tags' }] : [];
+    return [...ends, ...roleEnds, ...tags, ...scope.keywords, ...scope.conds];
+  };
+
   const walkTask = async (file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> => {
     const task = node.toJSON() as Record<string, unknown>;
     const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
     const mod0 = 'block' in task ? null : moduleOf(task);
     const m0 = mod0 ? canonicalModule(mod0.raw) : '';
     const level: Condition['level'] = 'block' in task ? 'block' : m0 === 'import_tasks' || m0 === 'import_role' ? 'import' : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0) ? 'include' : 'task';
+    const at = (key: string): number => lineOf(file, (node.get(key, true) as Node | undefined) ?? node);
     const whenNode = node.get('when', true) as Node | undefined;
     const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
     const taskVars = task.vars && typeof task.vars === 'object' && !Array.isArray(task.vars) ? [task.vars as Record<string, unknown>] : [];
-    const when: Scope = { conds: [...inherited.conds, ...own], vars: [...inherited.vars, ...taskVars] };
+    const scope: Scope = {
+      conds: [...inherited.conds, ...own],
+      vars: [...inherited.vars, ...taskVars],
+      tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
+      checkMode: 'check_mode' in task ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
+      keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, m0, file.rel, at)],
+    };
     if ('block' in task) {
       for (const section of ['block', 'rescue', 'always']) {
         const child = node.get(section, true) as Node | undefined;
         if (!isSeq(child)) continue;
-        const scope: Scope =
+        const inner: Scope =
           section === 'rescue'
-            ? { ...when, conds: [...when.conds, { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true }] }
-            : when;
-        await walkList(file, child.items as Node[], scope);
+            ? { ...scope, conds: [...scope.conds, { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true }] }
+            : scope;
+        await walkList(file, child.items as Node[], inner);
       }
       return;
     }
@@ -202,27 +236,55 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     if (!mod) return;
     const module = canonicalModule(mod.raw);
     const loop = literalLoop(task);
+    const conditions = gates(scope);
+    if (module === 'meta') {
+      const action = typeof mod.args._raw_params === 'string' ? mod.args._raw_params.trim() : '';
+      const gate: Condition = { expr: `meta: ${action} at ${file.rel}:${ref.line} ran`, file: file.rel, line: ref.line, level: 'task', keyword: 'meta', gate: conditions };
+      if (action === 'end_role') roleEnds = [...roleEnds, gate];
+      else if (META_ENDS.has(action)) ends = [...ends, gate];
+      else if (!META_HARMLESS.has(action)) ends = [...ends, { ...gate, unmodelled: `meta: ${action || JSON.stringify(mod.args)} is not modelled; what runs after it is unknown` }];
+      return;
+    }
+    // include_tasks/include_role `apply:` puts its keywords on every included task, as a block around them.
+    const applied = (into: Scope): Scope => {
+      const apply = mod.args.apply;
+      if (!apply || typeof apply !== 'object' || Array.isArray(apply)) return into;
+      const a = apply as Record<string, unknown>;
+      const line = at(mod.raw);
+      return {
+        conds: [...into.conds, ...asConditions(a.when).map((expr) => ({ expr, file: file.rel, line, level: 'block' as const }))],
+        vars: a.vars && typeof a.vars === 'object' ? [...into.vars, a.vars as Record<string, unknown>] : into.vars,
+        tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
+        checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
+        keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', '', file.rel, () => line)],
+      };
+    };
     if (ROLE_MODULES.has(module)) {
       // The role's task file, walked in place with the including task's conditions.
-      const name = mod.args.name;
+      const name = mod.args.name ?? mod.args.role;
       const from = mod.args.tasks_from ?? 'main';
-      if (typeof name !== 'string' || typeof from !== 'string' || name.includes('{{') || from.includes('{{')) {
+      const fromOk = (v: unknown) => v === undefined || (typeof v === 'string' && !v.includes('{{'));
+      if (typeof name !== 'string' || typeof from !== 'string' || name.includes('{{') || from.includes('{{') || !fromOk(mod.args.vars_from) || !fromOk(mod.args.defaults_from)) {
         result.issues.push({ ref, message: `${mod.raw} of a templated role (${String(name)}); not followed`, unfollowed: true });
         return;
       }
-      const base = `roles/${name}/tasks/${from}`;
+      // Ansible takes the base name of *_from and looks in the role's tasks/, vars/, defaults/.
+      const base = `roles/${name}/tasks/${path.posix.basename(from)}`;
       const rel = /\.ya?ml$/.test(from) ? base : (await ck.exists(`${base}.yml`)) ? `${base}.yml` : `${base}.yaml`;
-      const saved = currentRole;
+      const saved = { currentRole, varsRole, roleEnds };
       currentRole = name;
-      await walkFile(rel, when, ref);
-      currentRole = saved;
+      varsRole = { role: name, defaultsFrom: path.posix.basename(String(mod.args.defaults_from ?? 'main')), varsFrom: path.posix.basename(String(mod.args.vars_from ?? 'main')) };
+      roleEnds = [];
+      // The outer role's end_role stops the include too; the included role's own start empty.
+      await walkFile(rel, applied({ ...scope, conds: [...saved.roleEnds, ...scope.conds] }), ref);
+      ({ currentRole, varsRole, roleEnds } = saved);
       return;
     }
     if (INCLUDE_MODULES.has(module)) {
       const target = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : mod.args.file;
       let targets = typeof target === 'string' ? expandItem(target, loop) : [];
       if (templateInclude && targets.length > 0 && targets.every((t) => typeof t === 'string')) {
-        const done = targets.map((t) => ((t as string).includes('{{') ? templateInclude(t as string, when.conds) : { value: t as string }));
+        const done = targets.map((t) => ((t as string).includes('{{') ? templateInclude(t as string, conditions) : { value: t as string }));
         const bad = done.find((d): d is { reason: string } => 'reason' in d);
         if (bad) {
           result.issues.push({ ref, message: `${mod.raw} ${String(target)} cannot be evaluated (${bad.reason}); not followed`, unfollowed: true });
@@ -236,10 +298,11 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       }
       for (const t of targets as string[]) {
         const rel = await resolveInclude(ck, file.rel, tasksDir, t.trim());
-        await walkFile(rel, when, ref);
+        await walkFile(rel, applied(scope), ref);
       }
       return;
     }
+    const loopControl = task.loop_control && typeof task.loop_control === 'object' ? (task.loop_control as Record<string, unknown>) : {};
     result.tasks.push({
       ref,
       role: currentRole,
@@ -248,17 +311,59 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       args: mod.args,
       loop,
       loopRaw: loop ? undefined : (task.loop ?? task.with_items ?? task.with_list),
-      when: when.conds.filter((c) => !c.rescue).map((c) => String(c.expr)),
-      conditions: when.conds,
+      when: conditions.filter((c) => !c.rescue && !c.keyword).map((c) => String(c.expr)),
+      conditions,
       register: typeof task.register === 'string' ? task.register : undefined,
       failedWhen: task.failed_when,
       changedWhen: task.changed_when,
-      vars: when.vars,
+      vars: scope.vars,
+      checkMode: scope.checkMode,
+      loopVar: typeof loopControl.loop_var === 'string' ? loopControl.loop_var : 'item',
+      ...(varsRole ? { varsRole } : {}),
     });
   };
 
-  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [] }, null);
+  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [], tags: [], checkMode: null, keywords: [] }, null);
   return result;
+}
+
+interface Scope {
+  conds: Condition[];
+  vars: Record<string, unknown>[];
+  /** Tags of the task and everything around it: Ansible extends a task's tags with its parents'. */
+  tags: { expr: unknown; file: string; line: number }[];
+  checkMode: Condition | null;
+  /** Keywords on the task or around it that the audit does not model. */
+  keywords: Condition[];
+}
+
+function ownTags(tags: unknown, file: string, line: number): Scope['tags'] {
+  if (tags === undefined || tags === null) return [];
+  // Taggable._load_tags: a string is a comma-separated list, a list is taken item by item.
+  const items = Array.isArray(tags) ? tags : typeof tags === 'string' ? tags.split(',').map((t) => t.trim()) : [tags];
+  return items.map((expr) => ({ expr, file, line }));
+}
+
+/** Conditions for the keywords of one task or block that decide how it runs and are not modelled. */
+function unmodelledKeywords(task: Record<string, unknown>, level: Condition['level'], module: string, file: string, at: (key: string) => number): Condition[] {
+  const out: Condition[] = [];
+  const include = module === 'include_tasks' || module === 'include_role';
+  for (const [k, v] of Object.entries(task)) {
+    if (v === undefined) continue;
+    if (include && !VALID_INCLUDE_KEYWORDS.has(k) && KEYWORD_CLASSES[k] && !['block', 'rescue', 'always'].includes(k)) {
+      out.push({ expr: `${k}: ${JSON.stringify(v)}`, file, line: at(k), level, keyword: k, unmodelled: `${k} is not a valid keyword for ${module}: ansible-playbook refuses the play` });
+      continue;
+    }
+    if (k === 'loop_control' && v && typeof v === 'object') {
+      for (const lk of Object.keys(v)) {
+        if (!HARMLESS_LOOP_CONTROL.has(lk)) out.push({ expr: `loop_control.${lk}`, file, line: at(k), level, keyword: k, unmodelled: `loop_control.${lk} is not modelled` });
+      }
+      continue;
+    }
+    const c = KEYWORD_CLASSES[k];
+    if (c?.class === 'unknown') out.push({ expr: `${k}: ${JSON.stringify(v)}`, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
+  }
+  return out;
 }
 
 /** Ansible looks for a relative include next to the including file first, then in the role's tasks/. */

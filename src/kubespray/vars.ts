@@ -53,17 +53,35 @@ export class VarContext {
     for (const d of layers) this.defs.set(d.name, d);
   }
 
+  /** Names set by set_fact or register: Ansible's host-fact level (19), above block and task vars (16, 17). */
+  private readonly facts = new Set<string>();
+
+  /** A set_fact or register result: it outranks task and block vars from now on. */
   set(d: Definition): void {
     this.defs.set(d.name, d);
+    this.facts.add(d.name);
   }
 
   get(name: string): Definition | undefined {
     return this.defs.get(name);
   }
 
-  /** A copy for one task (its vars layered on top), sharing nothing mutable. */
-  child(extra: Definition[] = []): VarContext {
-    const c = new VarContext([...this.defs.values(), ...extra]);
+  /** This context with the set_fact and register results of `other` on top (they are host-wide). */
+  withFactsOf(other: VarContext): VarContext {
+    const c = this.child([...other.facts].map((n) => other.defs.get(n)!));
+    for (const f of other.facts) c.facts.add(f);
+    c.runtimeOverrides = other.runtimeOverrides;
+    return c;
+  }
+
+  /**
+   * A copy for one task, sharing nothing mutable, with `extra` layered on top
+   * (a loop item), or under set_fact/register results (`taskVars`: block and
+   * task vars, which those outrank).
+   */
+  child(extra: Definition[] = [], o: { taskVars?: boolean } = {}): VarContext {
+    const c = new VarContext([...this.defs.values(), ...(o.taskVars ? extra.filter((d) => !this.facts.has(d.name)) : extra)]);
+    for (const f of this.facts) c.facts.add(f);
     c.runtimeOverrides = this.runtimeOverrides;
     return c;
   }
@@ -115,12 +133,12 @@ async function varsFrom(ck: KubesprayCheckout, rels: string[]): Promise<VarDefin
   return out;
 }
 
-export async function roleDefaultsOf(ck: KubesprayCheckout, role: string): Promise<VarDefinition[]> {
-  return varsFrom(ck, await varsDirFiles(ck, `roles/${role}/defaults`, 'main'));
+export async function roleDefaultsOf(ck: KubesprayCheckout, role: string, from = 'main'): Promise<VarDefinition[]> {
+  return varsFrom(ck, await varsDirFiles(ck, `roles/${role}/defaults`, from));
 }
 
-export async function roleVarsOf(ck: KubesprayCheckout, role: string): Promise<VarDefinition[]> {
-  return varsFrom(ck, await varsDirFiles(ck, `roles/${role}/vars`, 'main'));
+export async function roleVarsOf(ck: KubesprayCheckout, role: string, from = 'main'): Promise<VarDefinition[]> {
+  return varsFrom(ck, await varsDirFiles(ck, `roles/${role}/vars`, from));
 }
 
 /** The running role's dependencies from meta/main.yml, depth first (their defaults load before the role's own). */
@@ -168,6 +186,13 @@ export interface BuildOptions {
   ck: KubesprayCheckout;
   /** The audited role, e.g. kubernetes/preinstall. */
   role: string;
+  /**
+   * A role the audited one pulls in with include_role/import_role: its tasks
+   * see its own defaults (defaults_from) and vars (vars_from) over the
+   * including role's (ansible-core Role.get_default_vars and get_vars with the
+   * including role in the dependency chain).
+   */
+  included?: { role: string; defaultsFrom: string; varsFrom: string };
   facts?: FactMap;
   host?: HostContext;
   reader?: VarsReader;
@@ -184,6 +209,15 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
   for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleDefaultsOf(ck, r)));
   for (const r of deps) layers.push(...(await roleDefaultsOf(ck, r)));
   layers.push(...(await roleDefaultsOf(ck, role)));
+  const inc = o.included;
+  const incDeps = inc ? await roleDependencies(ck, inc.role) : [];
+  if (inc) {
+    // The included role's dependencies, then its parent's own defaults, then its own.
+    for (const r of incDeps) layers.push(...(await roleDefaultsOf(ck, r)));
+    layers.push(...(await roleDefaultsOf(ck, role)));
+    layers.push(...(await roleDefaultsOf(ck, inc.role, inc.defaultsFrom)));
+  }
+  const running = inc?.role ?? role;
 
   // 3-5: inventory
   const magic: Definition[] = [];
@@ -223,8 +257,8 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
     // Ansible's placeholder for an omitted module argument.
     { name: 'omit', value: '__omit_place_holder__', file: '(ansible)', line: 0 },
     { name: 'playbook_dir', value: ck.dir, file: '(ansible)', line: 0 },
-    { name: 'role_path', value: `${ck.dir}/roles/${role}`, file: '(ansible)', line: 0 },
-    { name: 'role_name', value: role, file: '(ansible)', line: 0 },
+    { name: 'role_path', value: `${ck.dir}/roles/${running}`, file: '(ansible)', line: 0 },
+    { name: 'role_name', value: running, file: '(ansible)', line: 0 },
   );
   if (o.host) magic.push({ name: 'inventory_dir', value: o.host.inventoryDir, file: '(inventory)', line: 0 });
   layers.push(...magic);
@@ -232,6 +266,10 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
   for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleVarsOf(ck, r)));
   for (const r of deps) layers.push(...(await roleVarsOf(ck, r)));
   layers.push(...(await roleVarsOf(ck, role)));
+  if (inc) {
+    for (const r of incDeps) layers.push(...(await roleVarsOf(ck, r)));
+    layers.push(...(await roleVarsOf(ck, inc.role, inc.varsFrom)));
+  }
   return new VarContext(layers);
 }
 

@@ -11,9 +11,9 @@ import { shlexSplit } from './inventory.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
 import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
-import type { Resolver } from './jinja.js';
+import type { Eval, Resolver } from './jinja.js';
 import { buildVarContext, VarContext } from './vars.js';
-import type { Definition, FactMap, HostContext, VarsReader } from './vars.js';
+import type { BuildOptions, Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
 import type { Condition, Task, TaskRef, WalkIssue } from './tasks.js';
 
@@ -106,7 +106,24 @@ export function whoFixesJson(w: WhoFixes): WhoFixesJson {
 }
 
 function condText(c: Condition): string {
-  return c.rescue ? `${c.file}:${c.line} rescue (runs only if ${String(c.expr)})` : `${c.file}:${c.line} when: ${String(c.expr)}`;
+  if (c.rescue) return `${c.file}:${c.line} rescue (runs only if ${String(c.expr)})`;
+  switch (c.keyword) {
+    case undefined:
+      return `${c.file}:${c.line} when: ${String(c.expr)}`;
+    case 'tags':
+      return `${c.file}:${c.line} tags: ${JSON.stringify(c.expr)} (kubespray runs untagged: Ansible skips a task tagged never unless it is also tagged always)`;
+    case 'check_mode':
+      return `${c.file}:${c.line} check_mode: ${JSON.stringify(c.expr)} (a module in check mode changes nothing)`;
+    case 'meta':
+      return c.unmodelled ? `${c.file}:${c.line} ${c.unmodelled}` : `${c.file}:${c.line} ${String(c.expr)}`;
+    default:
+      return `${c.file}:${c.line} ${String(c.expr)}`;
+  }
+}
+
+/** How a condition that stops a task reads: a `when` is false, a keyword just says what it does. */
+function stopText(c: Condition): string {
+  return c.keyword ? condText(c) : `${condText(c)} is false`;
 }
 
 export function formatEvidence(e: Evidence): string {
@@ -114,7 +131,7 @@ export function formatEvidence(e: Evidence): string {
   const s = e.status;
   const tail =
     s.runs === 'no'
-      ? `; does nothing on this host: ${condText(s.because)} is false`
+      ? `; does nothing on this host: ${stopText(s.because)}`
       : s.runs === 'at run time'
         ? s.because.rescue
           ? `; decided at run time: it is in the rescue section at ${s.because.file}:${s.because.line} and runs only if ${String(s.because.expr)}`
@@ -128,7 +145,7 @@ export function formatEvidence(e: Evidence): string {
 // ---- evaluating a task --------------------------------------------------------
 
 /** A task with its arguments templated and whether it runs. */
-interface EvaluatedTask {
+export interface EvaluatedTask {
   task: Task;
   args: Record<string, unknown>;
   loop: unknown[] | null;
@@ -142,7 +159,7 @@ function taskContext(ctx: VarContext, t: Task): VarContext {
   if (t.vars.length === 0) return ctx;
   const defs: Definition[] = [];
   for (const layer of t.vars) for (const [name, value] of Object.entries(layer)) defs.push({ name, value, file: t.ref.file, line: t.ref.line });
-  return ctx.child(defs);
+  return ctx.child(defs, { taskVars: true });
 }
 
 /** Ansible evaluates `when` items in order and skips at the first false; an error before that fails the task. */
@@ -153,7 +170,7 @@ export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
       pending ??= { runs: 'at run time', because: c, on: 'whether the block fails' };
       continue;
     }
-    const r = evaluateCondition(c.expr, ctx.resolver);
+    const r = evaluateGate(c, ctx);
     if (r.ok && !r.value) return { runs: 'no', because: c };
     if (r.ok) continue;
     if (!pending) pending = r.runtime ? { runs: 'at run time', because: c, on: r.reason } : { runs: 'unknown', because: c, reason: r.reason };
@@ -162,9 +179,40 @@ export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
   return pending ?? { runs: 'yes' };
 }
 
+/** Whether one condition lets the task run: a `when`, or a keyword the walk turned into a condition. */
+function evaluateGate(c: Condition, ctx: VarContext): Eval<boolean> {
+  if (c.unmodelled) return { ok: false, reason: c.unmodelled };
+  if (c.keyword === 'tags') {
+    // Taggable.evaluate_tags with Ansible's defaults (run: all, skip: none); tags may be templates.
+    const r = ctx.template(c.expr);
+    if (!r.ok) return r;
+    const tags = new Set((r.value as unknown[]).flat().map(String));
+    return { ok: true, value: tags.has('always') || !tags.has('never') };
+  }
+  if (c.keyword === 'meta') {
+    const st = runStatus(c.gate ?? [], ctx);
+    if (st.runs === 'yes') return { ok: true, value: false };
+    if (st.runs === 'no') return { ok: true, value: true };
+    const why = st.runs === 'unknown' ? st.reason : st.on;
+    return st.runs === 'at run time'
+      ? { ok: false, reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host is decided at run time: ${condText(st.because)} reads ${why}`, runtime: { name: 'meta', origin: `${c.file}:${c.line}` } }
+      : { ok: false, reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host cannot be evaluated: ${condText(st.because)}: ${why}` };
+  }
+  if (c.keyword === 'check_mode') {
+    const r = ctx.template(c.expr);
+    if (!r.ok) return r;
+    const b = ansibleBool(r.value);
+    return b === null ? { ok: false, reason: `check_mode ${JSON.stringify(r.value)} is not a boolean` } : { ok: true, value: !b };
+  }
+  return evaluateCondition(c.expr, ctx.resolver);
+}
+
+// Actions that run inside ansible-playbook the same way in check mode; every other module changes nothing in check mode.
+const CHECK_MODE_SAFE = new Set(['set_fact', 'assert', 'debug', 'fail', 'group_by', 'add_host', 'include_vars', 'set_stats']);
+
 function evaluateTask(t: Task, base: VarContext): EvaluatedTask {
   const ctx = taskContext(base, t);
-  const status = runStatus(t.conditions, ctx);
+  const status = runStatus(t.checkMode && !CHECK_MODE_SAFE.has(t.module) ? [...t.conditions, t.checkMode] : t.conditions, ctx);
   const unresolved: EvaluatedTask['unresolved'] = [];
   let loop = t.loop;
   if (!loop && t.loopRaw !== undefined) {
@@ -275,7 +323,7 @@ function itemValues(e: EvaluatedTask, arg: string): unknown[] {
   const v = e.args[arg];
   if (!e.loop || !isTemplate(v)) return expandItem(v, e.loop);
   return e.loop.map((item) => {
-    const r = e.ctx.child([{ name: 'item', value: item, file: e.task.ref.file, line: e.task.ref.line }]).template(v);
+    const r = e.ctx.child([{ name: e.task.loopVar, value: item, file: e.task.ref.file, line: e.task.ref.line }]).template(v);
     return r.ok ? r.value : undefined;
   });
 }
@@ -612,16 +660,19 @@ export interface AuditOptions {
   reader?: VarsReader;
 }
 
-/** Audits the checkout's preinstall and node roles. Throws only when the checkout cannot be read at all. */
-export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = {}): Promise<WhoFixes> {
+/** Every task of the audited roles in walk order, its templated arguments and whether it runs on this host. */
+export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOptions = {}, roles: readonly string[] = AUDITED_ROLES) {
   const evaluated: EvaluatedTask[] = [];
   const issues: WalkIssue[] = [];
   const files: string[] = [];
   const notes: string[] = [];
-  const warnings: AuditWarning[] = [];
   const registered: Registered = new Map();
-  for (const role of AUDITED_ROLES) {
-    const ctx = await buildVarContext({ ck, role, ...opts });
+  let previous: VarContext | null = null;
+  for (const role of roles) {
+    const built = await buildVarContext({ ck, role, ...opts });
+    // set_fact and register results are host facts: they stay for the later plays' roles.
+    const ctx: VarContext = previous ? built.withFactsOf(previous) : built;
+    previous = ctx;
     const r = await walkRole(ck, role, (value, conditions) => {
       const status = runStatus(conditions, ctx);
       if (status.runs === 'no') return { reason: `not included: ${condText(status.because)} is false` };
@@ -634,8 +685,9 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
       else issues.push(i);
     }
     files.push(...r.files);
+    const scoped = includedRoleContexts({ ck, role, ...opts }, ctx);
     for (const t of r.tasks) {
-      const e = evaluateTask(t, ctx);
+      const e = evaluateTask(t, await scoped(t));
       evaluated.push(e);
       if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
       if (t.register && e.status.runs !== 'no') {
@@ -644,6 +696,13 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
       }
     }
   }
+  return { evaluated, issues, files, notes, registered };
+}
+
+/** Audits the checkout's preinstall and node roles. Throws only when the checkout cannot be read at all. */
+export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = {}): Promise<WhoFixes> {
+  const { evaluated, issues, files, notes, registered } = await evaluateAuditedRoles(ck, opts);
+  const warnings: AuditWarning[] = [];
   notes.push(...issues.filter((i) => !i.unfollowed).map((i) => `${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`));
   const unfollowed = issues.filter((i) => i.unfollowed);
   const readTemplate: TemplateReader = async (role, src) => {
@@ -666,6 +725,21 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
   return result;
 }
 
+/**
+ * The context a task sees: its role's, or for a task of a role pulled in by
+ * include_role/import_role, that role's defaults and vars (built once per
+ * role and *_from) with the set_fact and register results so far on top.
+ */
+export function includedRoleContexts(o: BuildOptions, ctx: VarContext): (t: Task) => Promise<VarContext> {
+  const built = new Map<string, Promise<VarContext>>();
+  return async (t) => {
+    if (!t.varsRole) return ctx;
+    const key = JSON.stringify(t.varsRole);
+    if (!built.has(key)) built.set(key, buildVarContext({ ...o, included: t.varsRole }));
+    return (await built.get(key)!).withFactsOf(ctx);
+  };
+}
+
 function dedupe(ws: AuditWarning[]): AuditWarning[] {
   const seen = new Set<string>();
   return ws.filter((w) => (seen.has(w.message) ? false : (seen.add(w.message), true)));
@@ -680,6 +754,17 @@ function registeredBefore(e: EvaluatedTask, all: EvaluatedTask[], registered: Re
 }
 
 /**
+ * ansible-core's set_fact action (2.14, jinja2_native off, as kubespray runs
+ * it): a templated value that is a string "true", "false", "yes" or "no", in
+ * any case and not trimmed, becomes a boolean.
+ */
+export function setFactValue(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const l = v.toLowerCase();
+  return l === 'true' || l === 'yes' ? true : l === 'false' || l === 'no' ? false : v;
+}
+
+/**
  * set_fact with values the audit can evaluate replaces the variable for later
  * tasks. A value only known at run time replaces it when the task surely
  * runs; when the task itself is decided at run time the earlier value stays
@@ -691,7 +776,7 @@ function setFacts(e: EvaluatedTask, ctx: VarContext): void {
     const r = e.ctx.template(raw);
     const note = `${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}" sets ${name} at run time to ${JSON.stringify(raw)}`;
     if (e.status.runs === 'yes' && r.ok) {
-      ctx.set({ name, value: r.value, file: e.task.ref.file, line: e.task.ref.line });
+      ctx.set({ name, value: setFactValue(r.value), file: e.task.ref.file, line: e.task.ref.line });
     } else if (e.status.runs === 'yes') {
       // Reading it later is then unknown, and that warning names this task.
       ctx.set({ name, runtime: true, file: e.task.ref.file, line: e.task.ref.line, how: `(set_fact "${e.task.ref.name}")` });

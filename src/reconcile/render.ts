@@ -138,7 +138,17 @@ export function renderPlan(
   const operator = all.filter((c) => c.operator !== null).length;
   out.push('');
   const unknown = (extras.findings ?? []).filter((f) => f.unknown).length;
-  if (pending === 0 && operator === 0 && unknown === 0) out.push(p.add('No changes. The host matches the desired state.'));
+  const stops = (extras.findings ?? []).filter((f) => f.stops).length;
+  if (stops > 0) {
+    // --plan exits 1 for these, whatever else is pending.
+    out.push(
+      p.del(`Error: kubespray's preflight will stop on this host (${stops} failing assert${stops === 1 ? '' : 's'}, the errors above).`) +
+        ` Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
+        (operator ? `, ${operator} need${operator === 1 ? 's' : ''} an operator` : '') +
+        (unknown ? `, ${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged` : '') +
+        '.',
+    );
+  } else if (pending === 0 && operator === 0 && unknown === 0) out.push(p.add('No changes. The host matches the desired state.'));
   else if (pending === 0 && operator === 0) {
     // --plan exits 2 for these: say why the exit code is not 0.
     out.push(p.warn(`No changes, but ${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged (the "unknown" warnings above).`));

@@ -205,9 +205,17 @@ async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: I
     const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
     io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
   }
-  // A verdict the kubespray audit could not judge is not "in sync".
-  const unknown = extra.findings.some((f) => f.unknown);
-  return pending > 0 || operator > 0 || unknown ? 2 : 0;
+  return planExitCode(pending, operator, extra.findings);
+}
+
+/**
+ * --plan's exit code: 1 when kubespray's own preflight will stop on this host
+ * (nothing this tool changes makes the install go through), 2 for pending
+ * changes, operator action or a kubespray verdict that could not be judged, else 0.
+ */
+export function planExitCode(pending: number, operator: number, findings: Finding[]): number {
+  if (findings.some((f) => f.stops)) return 1;
+  return pending > 0 || operator > 0 || findings.some((f) => f.unknown) ? 2 : 0;
 }
 
 async function runApply(
@@ -309,7 +317,7 @@ async function finishApply(
   return ok ? 0 : 1;
 }
 
-function document(mode: 'plan' | 'apply', host: Host, plan: Plan, before: BeforeState | null, findings: Finding[], counts: { pending: number; operator: number }) {
+export function document(mode: 'plan' | 'apply', host: Host, plan: Plan, before: BeforeState | null, findings: Finding[], counts: { pending: number; operator: number }) {
   return {
     format_version: FORMAT_VERSION,
     tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
@@ -319,6 +327,8 @@ function document(mode: 'plan' | 'apply', host: Host, plan: Plan, before: Before
     before_state: before,
     pending_changes: counts.pending,
     operator_required: counts.operator,
+    /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
+    kubespray_preflight_failures: findings.filter((f) => f.stops).length,
     resources: jsonPlan(plan),
     findings,
   };

@@ -1,0 +1,145 @@
+// ansible-playbook as the oracle for the task walk: a role tree is run with
+// `-c local` against one host whose facts the test gives, every module
+// replaced by a stub that changes nothing and echoes its arguments
+// (ansible-walk/stub.py), and a callback (ansible-walk/record.py) that records
+// each task result: where the task is written, ran or skipped, the arguments
+// it got and whether it ran in check mode. Nothing on this machine is
+// touched: a task file naming a module that is not stubbed is refused before
+// ansible runs.
+import { mkdtemp, readFile, rm, copyFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { isMap, isSeq, parseAllDocuments } from 'yaml';
+import type { Node } from 'yaml';
+import { buildTree } from './tree.js';
+import type { Tree } from './tree.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+/** Modules replaced by the stub (short names and the FQCNs of the collections shadowed below). */
+export const STUBBED = [
+  'command', 'shell', 'sysctl', 'modprobe', 'mount', 'systemd', 'systemd_service', 'service', 'lineinfile', 'replace',
+  'copy', 'file', 'stat', 'blockinfile', 'package', 'apt', 'wait_for', 'get_url', 'unarchive', 'user', 'group', 'seboolean', 'selinux',
+];
+const COLLECTION_STUBS: Record<string, string[]> = {
+  'ansible/posix': ['sysctl', 'mount', 'seboolean', 'selinux'],
+  'community/general': ['modprobe'],
+};
+/** Actions that run inside ansible-playbook and change nothing on the host. */
+const SAFE = ['set_fact', 'assert', 'debug', 'fail', 'meta', 'include_tasks', 'import_tasks', 'include', 'include_role', 'import_role', 'group_by', 'include_vars', 'block'];
+const KEYWORDS = new Set([
+  'action', 'any_errors_fatal', 'args', 'async', 'become', 'become_exe', 'become_flags', 'become_method', 'become_user', 'changed_when',
+  'check_mode', 'collections', 'connection', 'debugger', 'delay', 'delegate_facts', 'delegate_to', 'diff', 'environment', 'failed_when',
+  'ignore_errors', 'ignore_unreachable', 'loop', 'loop_control', 'module_defaults', 'name', 'no_log', 'notify', 'poll', 'port', 'register',
+  'remote_user', 'retries', 'run_once', 'tags', 'throttle', 'timeout', 'until', 'vars', 'when', 'rescue', 'always', 'apply',
+]);
+
+function allowed(key: string): boolean {
+  if (KEYWORDS.has(key) || key.startsWith('with_')) return true;
+  const short = key.replace(/^ansible\.(builtin|legacy)\./, '');
+  if (key.startsWith('ansible.builtin.') || key.startsWith('ansible.legacy.')) return SAFE.includes(short);
+  for (const [coll, mods] of Object.entries(COLLECTION_STUBS)) if (mods.some((m) => key === `${coll.replace('/', '.')}.${m}`)) return true;
+  return SAFE.includes(key) || STUBBED.includes(key);
+}
+
+/** Throws when a task file names something that would run for real. */
+function guard(file: string, text: string): void {
+  const visit = (n: Node | null | undefined): void => {
+    if (isSeq(n)) for (const i of n.items) visit(i as Node);
+    else if (isMap(n)) {
+      for (const p of n.items) {
+        const k = String((p.key as { value?: unknown })?.value ?? p.key);
+        if (!allowed(k)) throw new Error(`walk oracle: ${file} names ${k}, which is not stubbed; refusing to run it`);
+        if (['block', 'rescue', 'always'].includes(k)) visit(p.value as Node);
+      }
+    }
+  };
+  for (const d of parseAllDocuments(text) as { contents: Node | null }[]) visit(d.contents);
+}
+
+export interface OracleRecord {
+  path: string;
+  /** Relative to the checkout: roles/x/tasks/main.yml */
+  file: string;
+  line: number;
+  name: string;
+  action: string;
+  status: 'ok' | 'failed' | 'skipped';
+  args: Record<string, unknown> | null;
+  check_mode: boolean | null;
+  msg: unknown;
+}
+
+export interface OracleRun {
+  records: OracleRecord[];
+  exitCode: number;
+  stdout: string;
+}
+
+/**
+ * Runs `roles` (in order, one play each, after kubespray_defaults when the tree
+ * has it) on host `host` of the INI inventory at `inventory` (relative to the
+ * tree root), with `facts` as the setup facts. The checkout is `ks/` in the tree.
+ */
+export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory: string; host: string; facts: Record<string, unknown>; prelude?: string }): Promise<OracleRun> {
+  const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-oracle-'));
+  try {
+    buildTree(root, tree);
+    for (const [p, text] of Object.entries(tree)) if (typeof text === 'string' && /\/tasks\/.*\.ya?ml$/.test(p)) guard(p, text);
+    const ks = path.join(root, 'ks');
+    await mkdir(path.join(root, 'oracle/library'), { recursive: true });
+    await mkdir(path.join(root, 'oracle/callbacks'), { recursive: true });
+    for (const m of STUBBED) await copyFile(path.join(HERE, 'ansible-walk/stub.py'), path.join(root, 'oracle/library', `${m}.py`));
+    await copyFile(path.join(HERE, 'ansible-walk/fake_facts.py'), path.join(root, 'oracle/library/fake_facts.py'));
+    await copyFile(path.join(HERE, 'ansible-walk/record.py'), path.join(root, 'oracle/callbacks/record.py'));
+    for (const [coll, mods] of Object.entries(COLLECTION_STUBS)) {
+      const dir = path.join(root, 'oracle/collections/ansible_collections', coll, 'plugins/modules');
+      await mkdir(dir, { recursive: true });
+      buildTree(path.join(root, 'oracle/collections/ansible_collections', coll), { 'MANIFEST.json': JSON.stringify({ collection_info: { namespace: coll.split('/')[0], name: coll.split('/')[1], version: '1.0.0' } }) });
+      for (const m of mods) await copyFile(path.join(HERE, 'ansible-walk/stub.py'), path.join(dir, `${m}.py`));
+    }
+    const shared = Object.keys(tree).some((p) => p.startsWith('ks/roles/kubespray_defaults/')) ? ['kubespray_defaults'] : [];
+    // One play per role, as kubespray's playbooks run preinstall and node in separate plays (facts stay across plays).
+    const play = (o.prelude ? `- import_playbook: ${o.prelude}\n` : '') + o.roles
+      .map((role) =>
+        [
+          '- hosts: all',
+          '  gather_facts: false',
+          '  pre_tasks:',
+          `    - fake_facts: { facts: ${JSON.stringify(o.facts)} }`,
+          '  roles:',
+          ...[...shared, role].map((r) => `    - { role: ${r} }`),
+          '',
+        ].join('\n'),
+      )
+      .join('');
+    buildTree(root, { 'ks/walk-oracle.yml': play });
+    const out = path.join(root, 'records.jsonl');
+    buildTree(root, { 'records.jsonl': '' });
+    const r = await execa('ansible-playbook', ['-c', 'local', '-i', path.join(root, o.inventory), '--limit', o.host, path.join(ks, 'walk-oracle.yml')], {
+      env: {
+        ANSIBLE_NOCOLOR: '1', ANSIBLE_LOCALHOST_WARNING: 'false', ANSIBLE_HOME: path.join(root, '.ansible'),
+        ANSIBLE_LIBRARY: path.join(root, 'oracle/library'), ANSIBLE_CALLBACK_PLUGINS: path.join(root, 'oracle/callbacks'),
+        ANSIBLE_CALLBACKS_ENABLED: 'record', ANSIBLE_COLLECTIONS_PATH: path.join(root, 'oracle/collections'),
+        ANSIBLE_COLLECTIONS_SCAN_SYS_PATH: 'false', ANSIBLE_RETRY_FILES_ENABLED: 'false', ANSIBLE_CONFIG: path.join(root, 'none.cfg'),
+        ANSIBLE_PYTHON_INTERPRETER: 'auto_silent', WALK_ORACLE_OUT: out,
+        ANSIBLE_REMOTE_TEMP: path.join(root, 'remote-tmp'), ANSIBLE_LOCAL_TEMP: path.join(root, 'local-tmp'),
+      },
+      reject: false,
+    });
+    const records: OracleRecord[] = [];
+    for (const line of (await readFile(out, 'utf8')).split('\n')) {
+      if (!line.trim()) continue;
+      const rec = JSON.parse(line) as Omit<OracleRecord, 'file' | 'line'>;
+      const m = /^(.*):(\d+)$/.exec(rec.path);
+      if (!m || !m[1]!.startsWith(`${ks}/`)) continue;
+      records.push({ ...rec, file: m[1]!.slice(ks.length + 1), line: Number(m[2]) });
+    }
+    return { records, exitCode: r.exitCode ?? -1, stdout: r.stdout + r.stderr };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
