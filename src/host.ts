@@ -1,11 +1,12 @@
 // Host is the only module that touches the machine. Every path a provider
 // names is a path on the *target* (e.g. "/etc/fstab"); Host maps it under
 // `root`, which is "/" on a live host and an unbooted image with --root.
-import { constants as fsc, lstatSync, promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { constants as fsc, lstatSync, promises as fs, readdirSync, readlinkSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
 import { HostError, describeFsError } from './errors.js';
 import { bytesOf, type ByteString } from './bytes.js';
+import { readRegular, readRegularHead, NotRegularFileError } from './regular-file.js';
 
 export interface CommandResult {
   command: string;
@@ -242,9 +243,14 @@ export class Host implements TargetFs, Commands {
     return b === null ? null : bytesOf(b);
   }
 
+  /**
+   * Regular files only (regular-file.ts): a fifo, socket or device is a
+   * NotRegularFileError naming it, a file over MAX_READ_BYTES a
+   * FileTooLargeError; never a read that blocks or does not end.
+   */
   private async readBuffer(target: string): Promise<Buffer | null> {
     try {
-      return readFileSync(this.hostPath(await this.realTarget(target)));
+      return readRegular(this.hostPath(await this.realTarget(target)), target).bytes;
     } catch (e) {
       if (isMissing(e)) return null;
       if (e instanceof HostError) throw e;
@@ -259,17 +265,10 @@ export class Host implements TargetFs, Commands {
    */
   async readHead(target: string, length: number): Promise<Buffer | null> {
     try {
-      const fh = await fs.open(this.hostPath(await this.realTarget(target)), fsc.O_RDONLY | fsc.O_NONBLOCK);
-      try {
-        if (!(await fh.stat()).isFile()) return null;
-        const buf = Buffer.alloc(length);
-        const { bytesRead } = await fh.read(buf, 0, length, 0);
-        return buf.subarray(0, bytesRead);
-      } finally {
-        await fh.close();
-      }
+      return readRegularHead(this.hostPath(await this.realTarget(target)), target, length);
     } catch (e) {
-      if (isMissing(e)) return null;
+      if (isMissing(e) || e instanceof NotRegularFileError) return null;
+      if (e instanceof HostError) throw e;
       throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target, (e as NodeJS.ErrnoException).code);
     }
   }
