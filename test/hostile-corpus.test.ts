@@ -7,7 +7,8 @@
 // this machine beyond /proc/sys and the owned files' links is read.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/cli.js';
@@ -395,7 +396,8 @@ function snapshot(dir: string): Snapshot {
     else if (st.isDirectory()) {
       out.set(rel, `dir ${meta}`);
       for (const n of readdirSync(p).sort()) walk(path.join(p, n));
-    } else out.set(rel, `file ${meta} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
+    } else if (!st.isFile()) out.set(rel, `special ${meta} ${st.rdev}`); // a fifo or device is never read, here either
+    else out.set(rel, `file ${meta} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
   };
   walk(dir);
   return out;
@@ -434,5 +436,164 @@ describe('hostile-input corpus', () => {
       // The live cases never reach the reports directory on this machine.
       expect(existsSync(REPORTS)).toBe(reportsBefore);
     });
+  });
+});
+
+// ---- issue 25: entries that are no regular file, huge files, hostile locks and journals ----
+// Each case runs the bundle in a child process with a deadline: a read that blocks (a fifo) or never ends (a
+// character device) would block the event loop of an in-process run, so only a process killed at its deadline
+// shows it. What is expected comes from POSIX and the kernel: open(2) of a fifo waits for a writer unless
+// O_NONBLOCK, /dev/zero (char 1:5) reads without end, open(2) of a unix socket fails with ENXIO, kill(0, 0) and
+// kill(-1, 0) succeed for any caller (they address a process group / every process), so pid <= 0 names no run.
+const BUNDLE = path.resolve('dist/reconcile.mjs');
+const DEADLINE_MS = 20_000;
+const RUNS = `${REPORTS}/runs`;
+const OLD_RUN = '20261130T000000000Z-4242';
+const LOCK = 'run/k8s-host-reconcile.lock';
+
+interface EntryCase {
+  name: string;
+  kind: 'fifo' | 'device' | 'socket' | 'size' | 'lock' | 'journal';
+  setup: (root: string) => void;
+  /** CLI arguments before -f/--root (default --plan). */
+  args?: string[];
+  /** Desired-state text (default BASE). */
+  desired?: string;
+  exit: number;
+  names: string[];
+  absent?: string[];
+  /** The run may change the root (an apply that goes on): otherwise the case directory must stay as it was. */
+  changes?: boolean;
+  /** Checks on the root afterwards. */
+  after?: (root: string) => void;
+}
+
+const sh = (cmd: string, ...args: string[]) => {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
+};
+const put = (root: string, rel: string, make: (abs: string) => void) => {
+  const abs = path.join(root, rel);
+  mkdirSync(path.dirname(abs), { recursive: true });
+  make(abs);
+};
+const fifo = (rel: string) => (root: string) => put(root, rel, (abs) => sh('mkfifo', abs));
+/** A character device node 1:5 (what /dev/zero is) inside the root. */
+const zero = (rel: string) => (root: string) => put(root, rel, (abs) => sh('mknod', abs, 'c', '1', '5'));
+const link = (rel: string, to: string) => (root: string) => put(root, rel, (abs) => symlinkSync(to, abs));
+/** A unix socket left in the tree by a process that bound it (the inode stays after the process exits). */
+const socket = (rel: string) => (root: string) => put(root, rel, (abs) => sh('python3', '-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', abs));
+/** A sparse file of `bytes`: costs no disk. */
+const sparse = (rel: string, bytes: number) => (root: string) => put(root, rel, (abs) => { writeFileSync(abs, 'kernel.panic = 1\n'); truncateSync(abs, bytes); });
+const lockText = (text: string) => (root: string) => put(root, LOCK, (abs) => writeFileSync(abs, text));
+const all = (...fs: Array<(root: string) => void>) => (root: string) => fs.forEach((f) => f(root));
+
+const SIXTEEN_MIB = 16 * 1024 * 1024;
+/** BASE without the first-boot install (the fixture has no node for it): an apply of it converges, exit 0. */
+const APPLIES = `first_boot: off\n${BASE}`;
+const entryCases: EntryCase[] = [];
+
+// Readers of configuration directories: such an entry is not read; the run goes on and names it.
+for (const [label, setup, listed] of [
+  ['a fifo in sysctl.d', fifo('etc/sysctl.d/50-fifo.conf'), '/etc/sysctl.d/50-fifo.conf is a fifo, not a regular file'],
+  ['a sysctl.d link to a fifo', all(fifo('srv/pipe'), link('etc/sysctl.d/50-pipe.conf', '/srv/pipe')), '/etc/sysctl.d/50-pipe.conf is a fifo, not a regular file'],
+  ['a fifo in modprobe.d', fifo('etc/modprobe.d/fifo.conf'), '/etc/modprobe.d/fifo.conf is a fifo, not a regular file'],
+  ['a fifo in modules-load.d', fifo('etc/modules-load.d/fifo.conf'), '/etc/modules-load.d/fifo.conf is a fifo, not a regular file'],
+] as const) {
+  entryCases.push({ name: `fifo: ${label}`, kind: 'fifo', setup, exit: 2, names: [listed, 'what it sets is unknown'] });
+}
+for (const [label, setup, listed] of [
+  ['a sysctl.d link to /dev/zero', all(zero('dev/zero'), link('etc/sysctl.d/60-zero.conf', '/dev/zero')), '/etc/sysctl.d/60-zero.conf is a character device, not a regular file'],
+  ['a character device in modprobe.d', zero('etc/modprobe.d/zero.conf'), '/etc/modprobe.d/zero.conf is a character device, not a regular file'],
+] as const) {
+  entryCases.push({ name: `device: ${label}`, kind: 'device', setup, exit: 2, names: [listed, 'what it sets is unknown'] });
+}
+entryCases.push({ name: 'socket: a unix socket in sysctl.d', kind: 'socket', setup: socket('etc/sysctl.d/70-sock.conf'), exit: 2, names: ['/etc/sysctl.d/70-sock.conf is a socket, not a regular file', 'what it sets is unknown'] });
+
+// A file the plan cannot do without: a clear error naming it, nothing changed.
+entryCases.push({ name: 'fifo: /etc/fstab', kind: 'fifo', setup: (root) => { rmSync(path.join(root, 'etc/fstab')); fifo('etc/fstab')(root); }, exit: 1, names: ['/etc/fstab', 'not a regular file: fifo'] });
+entryCases.push({ name: 'fifo: the owned sysctl file', kind: 'fifo', setup: fifo('etc/sysctl.d/k8s.conf'), exit: 1, names: ['/etc/sysctl.d/k8s.conf', 'not a regular file: fifo'] });
+entryCases.push({ name: 'fifo: --apply with the owned modules file a fifo', kind: 'fifo', args: ['--apply'], setup: fifo('etc/modules-load.d/k8s.conf'), exit: 1, names: ['/etc/modules-load.d/k8s.conf', 'not a regular file: fifo'] });
+entryCases.push({ name: 'device: /etc/fstab links to /dev/zero', kind: 'device', setup: (root) => { rmSync(path.join(root, 'etc/fstab')); zero('dev/zero')(root); link('etc/fstab', '/dev/zero')(root); }, exit: 1, names: ['/etc/fstab', 'not a regular file: character device'] });
+entryCases.push({ name: 'device: --apply with the owned sysctl file linking to /dev/zero', kind: 'device', args: ['--apply'], setup: all(zero('dev/zero'), link('etc/sysctl.d/k8s.conf', '/dev/zero')), exit: 1, names: ['/etc/sysctl.d/k8s.conf', 'not a regular file: character device'] });
+entryCases.push({ name: 'size: a sysctl.d file of 16 MiB + 1 byte', kind: 'size', setup: sparse('etc/sysctl.d/80-huge.conf', SIXTEEN_MIB + 1), exit: 1, names: ['/etc/sysctl.d/80-huge.conf', 'larger than 16 MiB', `${SIXTEEN_MIB + 1} bytes`] });
+entryCases.push({ name: 'size: /etc/fstab of 64 MiB', kind: 'size', setup: (root) => { rmSync(path.join(root, 'etc/fstab')); sparse('etc/fstab', 4 * SIXTEEN_MIB)(root); }, exit: 1, names: ['/etc/fstab', 'larger than 16 MiB'] });
+
+// The lock: an entry that is not a lock file of ours stops the run, named, and stays as it was.
+for (const [label, setup, kind] of [
+  ['a fifo', fifo(LOCK), 'fifo'],
+  ['a directory', (root: string) => mkdirSync(path.join(root, LOCK), { recursive: true }), 'directory'],
+  ['a link to a lock-shaped file in the image', all(lockText(''), (root: string) => { rmSync(path.join(root, LOCK)); put(root, 'srv/held', (abs) => writeFileSync(abs, JSON.stringify({ pid: process.pid, pid_start: null, started: 'x', mode: 'apply' }))); symlinkSync('/srv/held', path.join(root, LOCK)); }), 'symbolic link'],
+  ['a link to /dev/zero', link(LOCK, '/dev/zero'), 'symbolic link'],
+  ['a character device', zero(LOCK), 'character device'],
+] as const) {
+  entryCases.push({
+    name: `lock: ${label}`, kind: 'lock', args: ['--apply'], setup, exit: 1,
+    names: [`cannot take the run lock /run/k8s-host-reconcile.lock: it is a ${kind}, not a lock file this tool writes; nothing was changed`],
+  });
+}
+entryCases.push({ name: 'lock: 5000 bytes', kind: 'lock', args: ['--apply'], setup: lockText(JSON.stringify({ pid: process.pid, pid_start: null, started: 'x', mode: 'apply' }) + ' '.repeat(5000)), exit: 1, names: ['cannot take the run lock /run/k8s-host-reconcile.lock: it is larger than 4096 bytes'] });
+// Garbage in a regular lock file names no run: taken over, saying why; the apply goes on.
+for (const [label, text, why] of [
+  ['pid 0', { pid: 0, pid_start: null, started: 'x', mode: 'apply' }, 'its pid 0 is not a process id (an integer above 0)'],
+  ['pid -1', { pid: -1, pid_start: null, started: 'x', mode: 'apply' }, 'its pid -1 is not a process id (an integer above 0)'],
+  ['pid 1.5', { pid: 1.5, pid_start: null, started: 'x', mode: 'apply' }, 'its pid 1.5 is not a process id (an integer above 0)'],
+  ['pid "1" (a string)', { pid: '1', pid_start: null, started: 'x', mode: 'apply' }, 'its pid "1" is not a process id (an integer above 0)'],
+  ['no pid', { pid_start: null, started: 'x', mode: 'apply' }, 'it names no pid'],
+  ['no started time', { pid: process.pid, pid_start: null, mode: 'apply' }, 'its started time is missing'],
+  ['a JSON list', [process.pid], 'it is not a JSON object'],
+  ['empty', '', 'it is empty'],
+] as const) {
+  entryCases.push({
+    name: `lock: ${label}`, kind: 'lock', args: ['--apply'], desired: APPLIES, setup: lockText(typeof text === 'string' ? text : JSON.stringify(text)), exit: 0, changes: true,
+    names: [`took over an unreadable lock /run/k8s-host-reconcile.lock: ${why}\n`],
+    after: (root) => expect(readdirSync(path.join(root, 'run'))).toEqual([]),
+  });
+}
+
+// A previous run's journal that is no regular file: named, never waited on or read without end.
+const journalOf = (root: string) => path.join(root, RUNS.slice(1), OLD_RUN, 'journal');
+const oldRun = (make: (abs: string) => void) => (root: string) => put(root, path.relative(root, journalOf(root)), make);
+for (const [label, make, kind] of [
+  ['a fifo', (abs: string) => sh('mkfifo', abs), 'fifo'],
+  ['a character device', (abs: string) => sh('mknod', abs, 'c', '1', '5'), 'character device'],
+] as const) {
+  entryCases.push({ name: `journal: --apply with an earlier run's journal ${label}`, kind: 'journal', args: ['--apply'], setup: oldRun(make), exit: 1, changes: true, names: [`${RUNS}/${OLD_RUN}/journal`, `not a regular file: ${kind}`] });
+  entryCases.push({ name: `journal: --rollback of a run whose journal is ${label}`, kind: 'journal', args: ['--rollback', OLD_RUN], setup: oldRun(make), exit: 1, names: [`${RUNS}/${OLD_RUN}/journal`, `not a regular file: ${kind}`] });
+}
+
+describe('hostile entries: fifos, devices, sockets, huge files, hostile locks and journals (issue 25; the bundle, each run with a deadline)', () => {
+  it('covers every class', () => {
+    const count = (k: EntryCase['kind']) => entryCases.filter((c) => c.kind === k).length;
+    expect({ fifo: count('fifo'), device: count('device'), socket: count('socket'), size: count('size'), lock: count('lock'), journal: count('journal') })
+      .toEqual({ fifo: 7, device: 4, socket: 1, size: 2, lock: 14, journal: 4 });
+    expect(new Set(entryCases.map((c) => c.name)).size).toBe(entryCases.length);
+  });
+
+  entryCases.forEach((c, i) => {
+    it(c.name, () => {
+      const caseDir = path.join(work, `entry-${i}`);
+      const root = path.join(caseDir, 'root');
+      mkdirSync(root, { recursive: true });
+      buildTree(root, BASE_TREE);
+      c.setup(root);
+      const file = path.join(caseDir, 'desired-state.yaml');
+      writeFileSync(file, c.desired ?? BASE);
+      const before = snapshot(caseDir);
+      const started = Date.now();
+      const r = spawnSync(process.execPath, [BUNDLE, ...(c.args ?? ['--plan']), '-f', file, '--root', root], {
+        encoding: 'utf8', timeout: DEADLINE_MS, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' },
+      });
+      const out = `${r.stdout}\n${r.stderr}`;
+      expect({ killedAtDeadline: r.signal === 'SIGKILL', ms: Date.now() - started < DEADLINE_MS }, out.slice(-2000)).toEqual({ killedAtDeadline: false, ms: true });
+      expect(r.status, out.slice(-2000)).toBe(c.exit);
+      for (const n of c.names) expect(out).toContain(n);
+      for (const a of c.absent ?? []) expect(out).not.toContain(a);
+      expect(out).not.toMatch(/internal error|\n\s+at .*\(.*:\d+:\d+\)/);
+      if (!c.changes) expect(snapshot(caseDir)).toEqual(before);
+      // The lock's temporary never stays behind.
+      expect(existsSync(path.join(root, 'run')) ? readdirSync(path.join(root, 'run')).filter((n) => n.startsWith('k8s-host-reconcile.lock.')) : []).toEqual([]);
+      c.after?.(root);
+    }, DEADLINE_MS + 10_000);
   });
 });
