@@ -510,6 +510,14 @@ for (const [label, setup, listed] of [
 }
 entryCases.push({ name: 'socket: a unix socket in sysctl.d', kind: 'socket', setup: socket('etc/sysctl.d/70-sock.conf'), exit: 2, names: ['/etc/sysctl.d/70-sock.conf is a socket, not a regular file', 'what it sets is unknown'] });
 
+// Unit files: systemd's units are regular files; an enabled swap unit whose file is a fifo or a device stops the
+// plan, named; a fifo drop-in of it is not read (the plan goes on with the unit's own file).
+const SYSD = 'etc/systemd/system';
+const enabledSwap = (make: (root: string) => void) => all(make, link(`${SYSD}/swap.target.wants/evil.swap`, '/etc/systemd/system/evil.swap'));
+entryCases.push({ name: 'fifo: an enabled swap unit linking to a fifo', kind: 'fifo', setup: enabledSwap(all(fifo('srv/pipe'), link(`${SYSD}/evil.swap`, '/srv/pipe'))), exit: 1, names: ['/srv/pipe', 'not a regular file: fifo'] });
+entryCases.push({ name: 'fifo: a drop-in of an enabled swap unit', kind: 'fifo', setup: enabledSwap(all((root) => put(root, `${SYSD}/evil.swap`, (abs) => writeFileSync(abs, '[Swap]\nWhat=/swapfile\n')), fifo(`${SYSD}/evil.swap.d/x.conf`))), exit: 2, names: ['disable evil.swap (/swapfile)'] });
+entryCases.push({ name: 'device: an enabled swap unit linking to /dev/zero', kind: 'device', setup: enabledSwap(all(zero('dev/zero'), link(`${SYSD}/evil.swap`, '/dev/zero'))), exit: 1, names: ['/dev/zero', 'not a regular file: character device'] });
+
 // A file the plan cannot do without: a clear error naming it, nothing changed.
 entryCases.push({ name: 'fifo: /etc/fstab', kind: 'fifo', setup: (root) => { rmSync(path.join(root, 'etc/fstab')); fifo('etc/fstab')(root); }, exit: 1, names: ['/etc/fstab', 'not a regular file: fifo'] });
 entryCases.push({ name: 'fifo: the owned sysctl file', kind: 'fifo', setup: fifo('etc/sysctl.d/k8s.conf'), exit: 1, names: ['/etc/sysctl.d/k8s.conf', 'not a regular file: fifo'] });
@@ -566,7 +574,7 @@ describe('hostile entries: fifos, devices, sockets, huge files, hostile locks an
   it('covers every class', () => {
     const count = (k: EntryCase['kind']) => entryCases.filter((c) => c.kind === k).length;
     expect({ fifo: count('fifo'), device: count('device'), socket: count('socket'), size: count('size'), lock: count('lock'), journal: count('journal') })
-      .toEqual({ fifo: 7, device: 4, socket: 1, size: 2, lock: 14, journal: 4 });
+      .toEqual({ fifo: 9, device: 5, socket: 1, size: 2, lock: 14, journal: 4 });
     expect(new Set(entryCases.map((c) => c.name)).size).toBe(entryCases.length);
   });
 
