@@ -6,7 +6,7 @@ import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
 import { HostError, describeFsError } from './errors.js';
 import { bytesOf, type ByteString } from './bytes.js';
-import { readRegular, readRegularHead, NotRegularFileError } from './regular-file.js';
+import { MAX_READ_BYTES, NotRegularFileError, readRegular, readRegularHead } from './regular-file.js';
 
 export interface CommandResult {
   command: string;
@@ -96,6 +96,13 @@ export interface Commands {
 export type TargetHost = TargetFs & Commands;
 
 const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * The kernel's own files (/proc, /sys, live only) are generated, finite and
+ * can outgrow MAX_READ_BYTES honestly: /proc/net/tcp has a line of 150 bytes
+ * per socket, 15 MB for 100,000 sockets. They still get a bound.
+ */
+export const MAX_KERNEL_READ_BYTES = 256 * 1024 * 1024;
 
 /** A target path with its symlinks resolved, and how many links that took. */
 interface Resolved {
@@ -248,9 +255,9 @@ export class Host implements TargetFs, Commands {
    * NotRegularFileError naming it, a file over MAX_READ_BYTES a
    * FileTooLargeError; never a read that blocks or does not end.
    */
-  private async readBuffer(target: string): Promise<Buffer | null> {
+  private async readBuffer(target: string, limit = MAX_READ_BYTES): Promise<Buffer | null> {
     try {
-      return readRegular(this.hostPath(await this.realTarget(target)), target).bytes;
+      return readRegular(this.hostPath(await this.realTarget(target)), target, { limit }).bytes;
     } catch (e) {
       if (isMissing(e)) return null;
       if (e instanceof HostError) throw e;
@@ -371,7 +378,8 @@ export class Host implements TargetFs, Commands {
   /** Reads /proc or /sys. Refuses offline, so the build machine's kernel never leaks into an image's plan. */
   async readKernel(target: string): Promise<string | null> {
     this.assertLive(target);
-    return this.readFile(target);
+    const b = await this.readBuffer(target, MAX_KERNEL_READ_BYTES);
+    return b === null ? null : b.toString('utf8');
   }
 
   /**
