@@ -1,11 +1,12 @@
 // Host is the only module that touches the machine. Every path a provider
 // names is a path on the *target* (e.g. "/etc/fstab"); Host maps it under
 // `root`, which is "/" on a live host and an unbooted image with --root.
-import { constants as fsc, lstatSync, promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { constants as fsc, lstatSync, promises as fs, readdirSync, readlinkSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
 import { HostError, describeFsError } from './errors.js';
 import { bytesOf, type ByteString } from './bytes.js';
+import { MAX_READ_BYTES, NotRegularFileError, readRegular, readRegularHead } from './regular-file.js';
 
 export interface CommandResult {
   command: string;
@@ -95,6 +96,13 @@ export interface Commands {
 export type TargetHost = TargetFs & Commands;
 
 const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * The kernel's own files (/proc, /sys, live only) are generated, finite and
+ * can outgrow MAX_READ_BYTES honestly: /proc/net/tcp has a line of 150 bytes
+ * per socket, 15 MB for 100,000 sockets. They still get a bound.
+ */
+export const MAX_KERNEL_READ_BYTES = 256 * 1024 * 1024;
 
 /** A target path with its symlinks resolved, and how many links that took. */
 interface Resolved {
@@ -242,9 +250,14 @@ export class Host implements TargetFs, Commands {
     return b === null ? null : bytesOf(b);
   }
 
-  private async readBuffer(target: string): Promise<Buffer | null> {
+  /**
+   * Regular files only (regular-file.ts): a fifo, socket or device is a
+   * NotRegularFileError naming it, a file over MAX_READ_BYTES a
+   * FileTooLargeError; never a read that blocks or does not end.
+   */
+  private async readBuffer(target: string, limit = MAX_READ_BYTES): Promise<Buffer | null> {
     try {
-      return readFileSync(this.hostPath(await this.realTarget(target)));
+      return readRegular(this.hostPath(await this.realTarget(target)), target, { limit }).bytes;
     } catch (e) {
       if (isMissing(e)) return null;
       if (e instanceof HostError) throw e;
@@ -259,17 +272,10 @@ export class Host implements TargetFs, Commands {
    */
   async readHead(target: string, length: number): Promise<Buffer | null> {
     try {
-      const fh = await fs.open(this.hostPath(await this.realTarget(target)), fsc.O_RDONLY | fsc.O_NONBLOCK);
-      try {
-        if (!(await fh.stat()).isFile()) return null;
-        const buf = Buffer.alloc(length);
-        const { bytesRead } = await fh.read(buf, 0, length, 0);
-        return buf.subarray(0, bytesRead);
-      } finally {
-        await fh.close();
-      }
+      return readRegularHead(this.hostPath(await this.realTarget(target)), target, length);
     } catch (e) {
-      if (isMissing(e)) return null;
+      if (isMissing(e) || e instanceof NotRegularFileError) return null;
+      if (e instanceof HostError) throw e;
       throw new HostError(`cannot read ${target}: ${describeFsError(e)}`, target, (e as NodeJS.ErrnoException).code);
     }
   }
@@ -372,7 +378,8 @@ export class Host implements TargetFs, Commands {
   /** Reads /proc or /sys. Refuses offline, so the build machine's kernel never leaks into an image's plan. */
   async readKernel(target: string): Promise<string | null> {
     this.assertLive(target);
-    return this.readFile(target);
+    const b = await this.readBuffer(target, MAX_KERNEL_READ_BYTES);
+    return b === null ? null : b.toString('utf8');
   }
 
   /**

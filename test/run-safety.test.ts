@@ -225,3 +225,101 @@ describe('SIGKILL at every journal step of an apply', () => {
     expect(problems).toEqual([]);
   }, 600_000);
 });
+
+// Issue 25: the lock path and the runs directory are the image's, so untrusted. Each run below is under a
+// read-only view of the whole build machine except the root (a private mount namespace: every mount but the
+// root's own bind, /proc and /sys is remounted read-only), and has a deadline: `timeout -s KILL` ends a run that
+// blocks on a fifo (open(2) waits for a writer) or reads a character device without end (/dev/zero).
+describe('hostile lock paths and runs directories: never followed out of the root, never a hang', () => {
+  const DEADLINE_S = 20;
+  const underReadOnlyHost = (root: string, args: string[]) => {
+    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
+      `root="$1"; shift; mount --bind "$root" "$root" || exit 97
+for m in $(awk '{print $2}' /proc/self/mounts | sort -ru); do
+  case "$m" in "$root"|/proc|/proc/*|/sys|/sys/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null ;; esac
+done
+touch /k8s-host-reconcile-ro-probe 2>/dev/null && exit 98
+exec timeout -s KILL ${DEADLINE_S} "$@"`,
+      'sh', root, process.execPath, BUNDLE, ...args], { encoding: 'utf8', timeout: (DEADLINE_S + 10) * 1000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const mkfifo = (p: string) => expect(spawnSync('mkfifo', [p]).status).toBe(0);
+  const mknodZero = (p: string) => expect(spawnSync('mknod', [p, 'c', '1', '5']).status).toBe(0);
+  const LOCK = 'run/k8s-host-reconcile.lock';
+  const OLD = '20261130T000000000Z-4242';
+
+  it.each([
+    ['a link to a lock file outside the root that names a live process', (outside: string) => {
+      writeFileSync(path.join(outside, 'held'), JSON.stringify({ pid: process.pid, pid_start: null, started: '2026-12-01T00:00:00.000Z', mode: 'apply' }));
+      return path.join(outside, 'held');
+    }],
+    ['a link to a fifo outside the root', (outside: string) => {
+      mkfifo(path.join(outside, 'fifo'));
+      return path.join(outside, 'fifo');
+    }],
+    ["a link to the build machine's /dev/zero", () => '/dev/zero'],
+  ])('the lock path is %s: refused, naming it; nothing outside is opened for the lock, nothing changes', (_what, make) => {
+    const { root, desired } = lab();
+    const outside = temp('safety-outside-');
+    symlinkSync(make(outside), path.join(root, LOCK));
+    const before = { root: snapshot(root), outside: snapshot(outside) };
+    const r = underReadOnlyHost(root, ['--apply', '-f', desired, '--root', root]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: 'reconcile: cannot take the run lock /run/k8s-host-reconcile.lock: it is a symbolic link, not a lock file this tool writes; nothing was changed; remove it if no run is under way\n' });
+    expect({ root: snapshot(root), outside: snapshot(outside) }).toEqual(before);
+  });
+
+  it('the lock path is a directory: refused, naming it, never renamed aside', () => {
+    const { root, desired } = lab();
+    mkdirSync(path.join(root, LOCK));
+    writeFileSync(path.join(root, LOCK, 'keep'), 'x');
+    const before = snapshot(root);
+    const r = underReadOnlyHost(root, ['--apply', '-f', desired, '--root', root]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: 'reconcile: cannot take the run lock /run/k8s-host-reconcile.lock: it is a directory, not a lock file this tool writes; nothing was changed; remove it if no run is under way\n' });
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it.each([
+    ['a fifo', mkfifo, 'fifo'],
+    ['a character device (1:5, /dev/zero)', mknodZero, 'character device'],
+  ] as const)("an earlier run's journal is %s: --apply and --rollback end, naming it; the journal is left as it is", (_what, make, kind) => {
+    const { root, desired } = lab();
+    const runDir = path.join(root, 'root/ks/preflight/runs', OLD);
+    mkdirSync(runDir, { recursive: true });
+    make(path.join(runDir, 'journal'));
+    const journalBefore = snapshot(runDir);
+    const rb = underReadOnlyHost(root, ['--rollback', OLD, '-f', desired, '--root', root]);
+    expect(rb.code, rb.stderr).toBe(1);
+    expect(rb.stderr).toContain(`/root/ks/preflight/runs/${OLD}/journal: not a regular file: ${kind}`);
+    const ap = underReadOnlyHost(root, ['--apply', '-f', desired, '--root', root]);
+    expect(ap.code, ap.stderr).toBe(1);
+    expect(ap.stderr).toContain(`/root/ks/preflight/runs/${OLD}/journal: not a regular file: ${kind}`);
+    expect(snapshot(runDir)).toEqual(journalBefore);
+    expect(readdirSync(path.join(root, 'run'))).toEqual([]);
+  });
+});
+
+// Issue 25: a temporary of the tool never stays behind, a full disk included. A tmpfs of 1 MiB in a private
+// mount namespace is filled with zeros but for `room` bytes; what the run leaves is listed inside the namespace.
+describe('a full disk leaves no temporary behind', () => {
+  const fullDisk = (room: number, prepare = '') => {
+    const mnt = temp('safety-enospc-');
+    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
+      `mount -t tmpfs -o size=1m tmpfs "$1" && cp -a "$2"/. "$1"/ && ${prepare || 'true'} && head -c ${room} /dev/zero > "$1/room" && (head -c 2M /dev/zero > "$1/fill" 2>/dev/null; true) && rm "$1/room" || exit 97
+timeout -s KILL 60 "$3" "$4" --apply -f "$1/root/desired-state.yaml" --root "$1" >/dev/null; echo "exit $?"
+find "$1" \\( -name 'k8s-host-reconcile.lock*' -o -name '*.tmp-*' -o -name '.*.reconcile-*' -o -path "$1/run" \\) | sed "s#^$1##" | sort`,
+      'sh', mnt, lab().root, process.execPath, BUNDLE], { encoding: 'utf8', timeout: 90_000 });
+    return { out: r.stdout.trim().split('\n'), stderr: r.stderr };
+  };
+
+  it("no room for the lock: ENOSPC naming it; neither the lock's temporary nor the /run it made stays", () => {
+    const r = fullDisk(0, 'rm -rf "$1/run"');
+    expect(r.stderr).toMatch(/^reconcile: cannot take the run lock \/run\/k8s-host-reconcile\.lock: no space left on device \(ENOSPC\)\n$/);
+    expect(r.out).toEqual(['exit 1']);
+  });
+
+  it('room for the lock and the journal, not for plan.json: ENOSPC naming plan.json, no plan.json.tmp-* left', () => {
+    const r = fullDisk(8192);
+    expect(r.stderr).toMatch(/reconcile: cannot write \/root\/ks\/preflight\/runs\/[^/]+\/plan\.json: no space left on device \(ENOSPC\)\n$/);
+    expect(r.out).toEqual(['exit 1', '/run']);
+  });
+});

@@ -51,15 +51,17 @@ describe('readConfEntry', () => {
     expect(await readConfEntry(host, `${D}/notdir.conf`)).toEqual({ skipped: 'a link on its way is not a directory' });
   });
 
-  it('an entry that exists but cannot be read is an error naming it, not an empty file', async () => {
-    // A unix socket: open(2) fails with ENXIO, as root too.
+  it('an entry that exists but is no regular file is never an empty file: Host refuses it naming it, the listing skips it as unknown', async () => {
+    // A unix socket: open(2) fails with ENXIO, as root too. Issue 25: the read is a HostError naming the path and
+    // the kind; a configuration directory's reader skips the entry, saying what it is (no content is made up).
     const sock = path.join(root, D, 'socket.conf');
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(sock, resolve));
     try {
-      const r = readConfEntry(host, `${D}/socket.conf`);
+      const r = host.readBytes(`${D}/socket.conf`);
       await expect(r).rejects.toBeInstanceOf(HostError);
-      await expect(readConfEntry(host, `${D}/socket.conf`)).rejects.toThrow(/socket\.conf/);
+      await expect(host.readBytes(`${D}/socket.conf`)).rejects.toThrow(`${D}/socket.conf: not a regular file: socket`);
+      expect(await readConfEntry(host, `${D}/socket.conf`)).toEqual({ skipped: 'it is a socket, not a regular file', notRegular: 'socket' });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -3,7 +3,7 @@
 // every action is journaled before it happens, originals are backed up with
 // owner and mode, files are replaced by temp file + fsync + rename, and a
 // file that changed since it was observed is refused.
-import { constants as fsc, promises as fs } from 'node:fs';
+import { closeSync, constants as fsc, promises as fs, readSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import type { Host } from '../host.js';
 import { describeFsError } from '../host.js';
 import { HostError } from '../errors.js';
 import { bufferOf, bytesOf, type ByteString } from '../bytes.js';
+import { openRegular, readRegular } from '../regular-file.js';
 import { Journal, type JournalEntry, type LinkDelta, type PriorEntry, type RuntimeStep } from './journal.js';
 
 export interface WriteRequest {
@@ -244,14 +245,26 @@ export class WriteDoor {
     return value;
   }
 
-  /** A file of the run's own record (plan.json, result.json): not an edit of the host, so not journaled. */
+  /**
+   * A file of the run's own record (plan.json, result.json): not an edit of
+   * the host, so not journaled. The temporary is created new (O_EXCL, never
+   * through a link) and removed on every failure, ENOSPC included.
+   */
   async writeRunFile(name: string, content: ByteString): Promise<void> {
     const abs = (await this.host.locate(path.posix.join(this.runDir, name), { follow: false })).abs;
+    const tmp = `${abs}.tmp-${process.pid}-${Math.random().toString(16).slice(2, 10)}`;
+    let created = false;
     try {
-      const tmp = `${abs}.tmp-${process.pid}`;
-      await fs.writeFile(tmp, bufferOf(content), { mode: 0o600 });
+      const fh = await fs.open(tmp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o600);
+      created = true;
+      try {
+        await fh.writeFile(bufferOf(content));
+      } finally {
+        await fh.close();
+      }
       await fs.rename(tmp, abs);
     } catch (e) {
+      if (created) await fs.rm(tmp, { force: true }).catch(() => undefined);
       throw fsError('write', path.posix.join(this.runDir, name), e);
     }
   }
@@ -271,24 +284,39 @@ export class WriteDoor {
     }
   }
 
-  /** Records (and, for a file, backs up) what is at `at` before it is replaced or removed. */
+  /**
+   * Records (and, for a file, backs up) what is at `at` before it is replaced
+   * or removed. The file is opened once (regular-file.ts: never a fifo or a
+   * device) and its backup is written from the very bytes that were hashed.
+   */
   private async priorOf(at: string, abs: string, st: Stats, backup = true): Promise<PriorEntry> {
     if (st.isSymbolicLink()) {
       const link = await fs.readlink(abs);
-      return { entry: 'symlink', link, ...(backup ? { backup: await this.backup(at, abs, link) } : {}) };
+      return { entry: 'symlink', link, ...(backup ? { backup: await this.backup(at, { link }) } : {}) };
     }
-    const bytes = await fs.readFile(abs);
-    const meta = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, sha256: sha256(bytes) };
-    if (!backup) return { entry: 'file', backup: null, ...meta };
-    return { entry: 'file', backup: await this.backup(at, abs), ...meta };
+    if (!backup) {
+      // Content nobody can want back (a swap file: gigabytes): hashed as it is read, never held whole.
+      const { sha256: sum, stat } = hashRegular(abs, at);
+      return { entry: 'file', backup: null, mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid, sha256: sum };
+    }
+    let read: { bytes: Buffer; stat: Stats };
+    try {
+      read = readRegular(abs, at);
+    } catch (e) {
+      if (e instanceof HostError) throw e;
+      throw fsError('read', at, e);
+    }
+    const meta = { mode: read.stat.mode & 0o7777, uid: read.stat.uid, gid: read.stat.gid, sha256: sha256(read.bytes) };
+    return { entry: 'file', backup: await this.backup(at, read), ...meta };
   }
 
   /**
-   * Copies a file into runs/<id>/backup/<path>, keeping its owner, mode and
+   * Writes a copy into runs/<id>/backup/<path>, keeping owner, mode and
    * times; directories on the way copy the owner and mode of the originals,
    * so `cp -a backup/. /` puts things back without changing /etc's mode.
+   * A copy cut short (ENOSPC) is removed: no journal record names it yet.
    */
-  private async backup(at: string, abs: string, link?: string): Promise<string> {
+  private async backup(at: string, source: { link: string } | { bytes: Buffer; stat: Stats }): Promise<string> {
     const known = this.backedUp.get(at);
     if (known) return known;
     const rel = path.posix.join('backup', at);
@@ -314,24 +342,31 @@ export class WriteDoor {
       }
     }
     const dst = (await this.host.locate(path.posix.join(this.runDir, rel), { follow: false })).abs;
-    try {
-      if (link !== undefined) {
-        await fs.symlink(link, dst);
-        this.backedUp.set(at, rel);
-        return rel;
-      }
-      await fs.copyFile(abs, dst, fsc.COPYFILE_EXCL);
-      const st = await fs.stat(abs);
-      await fs.chmod(dst, st.mode & 0o7777);
-      if (isRoot()) await fs.chown(dst, st.uid, st.gid);
-      await fs.utimes(dst, st.atime, st.mtime);
-      const fh = await fs.open(dst, 'r');
+    if ('link' in source) {
       try {
+        await fs.symlink(source.link, dst);
+      } catch (e) {
+        throw fsError('back up', at, e);
+      }
+      this.backedUp.set(at, rel);
+      return rel;
+    }
+    let created = false;
+    try {
+      // O_EXCL: never through a link or over an entry already there.
+      const fh = await fs.open(dst, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o600);
+      created = true;
+      try {
+        await fh.writeFile(source.bytes);
+        await fh.chmod(source.stat.mode & 0o7777);
+        if (isRoot()) await fh.chown(source.stat.uid, source.stat.gid);
+        await fh.utimes(source.stat.atime, source.stat.mtime);
         await fh.sync();
       } finally {
         await fh.close();
       }
     } catch (e) {
+      if (created) await fs.rm(dst, { force: true }).catch(() => undefined);
       throw fsError('back up', at, e);
     }
     this.backedUp.set(at, rel);
@@ -396,9 +431,37 @@ async function lstatOrNull(abs: string, target: string): Promise<Stats | null> {
 
 async function readBytesAt(abs: string, target: string): Promise<ByteString> {
   try {
-    return bytesOf(await fs.readFile(abs));
+    return bytesOf(readRegular(abs, target).bytes);
+  } catch (e) {
+    if (e instanceof HostError) throw e;
+    throw fsError('read', target, e);
+  }
+}
+
+/** sha256 of a regular file read in pieces, with the fstat it was read under; bounded by the file's size. */
+function hashRegular(abs: string, target: string): { sha256: string; stat: Stats } {
+  let opened: { fd: number; stat: Stats };
+  try {
+    opened = openRegular(abs, target);
+  } catch (e) {
+    if (e instanceof HostError) throw e;
+    throw fsError('read', target, e);
+  }
+  const { fd, stat } = opened;
+  try {
+    const h = createHash('sha256');
+    const buf = Buffer.allocUnsafe(1024 * 1024);
+    for (let at = 0; at < stat.size; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, stat.size - at), at);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
+      at += n;
+    }
+    return { sha256: h.digest('hex'), stat };
   } catch (e) {
     throw fsError('read', target, e);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -1,7 +1,6 @@
 // Image mode: decides whether the image needs a first-boot run and what it
 // will do, from the plan of the desired-state resources. Pure but for
 // reading the desired state's bytes and the running bundle.
-import { readFileSync } from 'node:fs';
 import type { DesiredState, PortFreeSpec } from '../desired-state.js';
 import { bytesOf } from '../bytes.js';
 import type { ResourcePlan } from '../reconcile/plan.js';
@@ -9,6 +8,7 @@ import type { FirstBootSpec } from './bake.js';
 import type { Change } from '../resources/types.js';
 import type { PortFreeOp } from '../resources/port-free/ops.js';
 import { runningBundle } from './bundle.js';
+import { readDesiredStateFile } from '../reconcile/load.js';
 
 /**
  * Work only a running system can do: a step deferred to boot, or ports to
@@ -34,7 +34,7 @@ export function firstBootSpec(desired: DesiredState, resources: ResourcePlan[]):
     type: 'FirstBoot',
     name: 'FirstBoot',
     mode: desired.first_boot,
-    desired: { source: desired.source, bytes: bytesOf(readFileSync(desired.source)) },
+    desired: { source: desired.source, bytes: bytesOf(readDesiredStateFile(desired.source)) },
     bundle: runningBundle(),
     candidates,
     work,

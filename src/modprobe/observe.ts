@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
+import type { FileKind } from '../regular-file.js';
 import { listConfDirs } from '../systemd/conf-dirs.js';
 import { canonicalModuleName, moduleStates, type ModuleState } from '../observe/modules.js';
 import { readKernelRelease } from '../observe/kernel-release.js';
@@ -82,7 +83,7 @@ export interface ModulesObserved {
   /** The kernel command line's module_blacklist= and modprobe.blacklist= (optional: a hand-made observation may leave it out). */
   cmdline?: CmdlineObserved;
   /** modprobe.d and modules-load.d entries their readers skip (a directory, a dangling link, a loop). */
-  skipped?: Array<{ path: string; why: string }>;
+  skipped?: Array<{ path: string; why: string; notRegular?: FileKind }>;
 }
 
 /** Module names listed in a modules-load.d file ("#" and ";" start comments). */
@@ -127,11 +128,11 @@ export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Pro
   const blockerFiles: BlockerFile[] = [];
   const unjudged: ModprobeUnjudged[] = [];
   const confs: Array<{ f: ConfFile; text: string }> = [];
-  const skipped: Array<{ path: string; why: string }> = [];
+  const skipped: NonNullable<ModulesObserved['skipped']> = [];
   for (const f of effectiveConfFiles(await listConfDirs(host, MODPROBE_DIRS))) {
     if (await isMasked(host, f.path)) continue;
     const r = await readConfEntry(host, f.path);
-    if ('skipped' in r) skipped.push({ path: f.path, why: r.skipped });
+    if ('skipped' in r) skipped.push({ path: f.path, why: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) });
     else confs.push({ f, text: r.content });
   }
   // softdep lines may sit in another file than the install lines of the modules they name.
@@ -161,7 +162,7 @@ export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Pro
     if (f.path === own || !f.name.endsWith('.conf') || (await isMasked(host, f.path))) continue;
     const r = await readConfEntry(host, f.path);
     if ('skipped' in r) {
-      skipped.push({ path: f.path, why: r.skipped });
+      skipped.push({ path: f.path, why: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) });
       continue;
     }
     for (const m of parseModulesLoad(r.content)) {

@@ -1,11 +1,10 @@
 // Load + validate desired-state.yaml. Every problem is located by
 // file:line:column and the key's path; a bad file never reaches the host.
-import { constants as fsc } from 'node:fs';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, isMap, isSeq, isScalar, isPair, parseDocument, visit } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { InputError } from '../errors.js';
+import { FileTooLargeError, NotRegularFileError, readRegular } from '../regular-file.js';
 import type { InputIssue } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { humanPath, validateAgainstSchema } from './validate.js';
@@ -18,32 +17,24 @@ export const MAX_DESIRED_STATE_BYTES = 1024 * 1024;
 export const MAX_YAML_ALIASES = 100;
 
 export async function loadDesiredState(file: string): Promise<DesiredState> {
-  let text: string;
+  return parseDesiredState(readDesiredStateFile(file).toString('utf8'), file);
+}
+
+/**
+ * The desired-state file's bytes (regular-file.ts: a fifo or /dev/zero is
+ * refused, never waited on or read without end). The operator's own path on
+ * the build machine, so a link to it is followed.
+ */
+export function readDesiredStateFile(file: string): Buffer {
   try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; only a regular file is read.
-    const fh = await open(file, fsc.O_RDONLY | fsc.O_NONBLOCK);
-    try {
-      const st = await fh.stat();
-      if (!st.isFile()) throw new InputError([{ file, line: 1, column: 1, path: '', message: `is ${st.isDirectory() ? 'a directory' : 'not a regular file'}; give a desired-state YAML file` }]);
-      // Read at most one byte past the limit: a FIFO or /dev/zero must not be read forever.
-      const buf = Buffer.alloc(MAX_DESIRED_STATE_BYTES + 1);
-      let n = 0;
-      for (;;) {
-        const r = await fh.read(buf, n, buf.length - n, null);
-        if (r.bytesRead === 0) break;
-        n += r.bytesRead;
-        if (n >= buf.length) break;
-      }
-      if (n > MAX_DESIRED_STATE_BYTES) throw new InputError([tooLarge(file)]);
-      text = buf.subarray(0, n).toString('utf8');
-    } finally {
-      await fh.close();
-    }
+    return readRegular(file, file, { follow: true, limit: MAX_DESIRED_STATE_BYTES }).bytes;
   } catch (e) {
-    if (e instanceof InputError) throw e;
+    if (e instanceof NotRegularFileError) {
+      throw new InputError([{ file, line: 1, column: 1, path: '', message: `is ${e.kind === 'directory' ? 'a directory' : `not a regular file (a ${e.kind})`}; give a desired-state YAML file` }]);
+    }
+    if (e instanceof FileTooLargeError) throw new InputError([tooLarge(file)]);
     throw new InputError([{ file, line: 1, column: 1, path: '', message: `cannot read: ${(e as Error).message}` }]);
   }
-  return parseDesiredState(text, file);
 }
 
 function tooLarge(file: string): InputIssue {

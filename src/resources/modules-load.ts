@@ -12,6 +12,7 @@ import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../
 import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
 import { modulesConcern, withBootScripts } from './boot-script-hook.js';
 import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
+import { notRegularWarning } from '../systemd/conf-entry.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
@@ -166,7 +167,7 @@ const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   after: [],
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
-  warnings: (_spec, o) => (o.skipped ?? []).map((k) => `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
+  warnings: (_spec, o) => (o.skipped ?? []).map((k) => k.notRegular ? notRegularWarning(k.path, k.notRegular, k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load') : `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
   apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
 };
 

@@ -20,6 +20,7 @@ import { diff } from './sysctl-file/diff.js';
 import { rehearsalFailures, rehearsalNotes, rehearse } from './sysctl-file/rehearse.js';
 import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
 import { moduleFact } from './modules-load.js';
+import { notRegularWarning } from '../systemd/conf-entry.js';
 
 async function observe(host: TargetHost, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
   const { tree, dirs, issues, skipped } = await observeSysctlTree(host);
@@ -100,7 +101,7 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   // The rehearsal, run again over the written files, must show every key right under both programs.
   unconverged: (spec, observed) => rehearsalFailures(spec, observed.rehearsal),
   warnings: (_spec, o) => [
-    ...o.skipped.map((k) => `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`),
+    ...o.skipped.map((k) => k.notRegular ? notRegularWarning(k.path, k.notRegular, 'systemd-sysctl') : `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`),
     ...o.issues.map((i) => `${i.file}:${i.line}: ${i.message}; both programs ignore this line`),
   ],
   // Only a write into the running kernel needs the key's module loaded now (a net.bridge key has no

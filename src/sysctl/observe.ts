@@ -7,6 +7,7 @@ import { parseSysctlText } from './parse.js';
 import type { SysctlParseIssue } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlConfFile, SysctlTree } from './order.js';
+import type { FileKind } from '../regular-file.js';
 
 export interface ObservedSysctlTree {
   tree: SysctlTree;
@@ -19,16 +20,16 @@ export interface ObservedSysctlTree {
    * file in a later directory (test/sysctl-netns.test.ts shows both programs
    * do). A file that exists but cannot be read is an error instead.
    */
-  skipped: Array<{ path: string; why: string }>;
+  skipped: Array<{ path: string; why: string; notRegular?: FileKind }>;
 }
 
-async function readEntry(host: TargetFs, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string }> {
+async function readEntry(host: TargetFs, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string; notRegular?: FileKind }> {
   const link = await host.readLink(listed);
   if (link !== null && path.posix.normalize(link) === '/dev/null') {
     return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [] };
   }
   const r = await readConfEntry(host, listed, isDir);
-  if ('skipped' in r) return { path: listed, masked: false, realPath: listed, content: '', assignments: [], skipped: r.skipped };
+  if ('skipped' in r) return { path: listed, masked: false, realPath: listed, content: '', assignments: [], skipped: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) };
   return { path: listed, masked: false, realPath: r.real, content: r.content, assignments: parseSysctlText(r.content, listed).assignments };
 }
 
@@ -49,8 +50,8 @@ export async function observeSysctlTree(host: TargetFs): Promise<ObservedSysctlT
     dirs.push(dir);
     for (const de of entries) {
       if (!de.name.endsWith('.conf')) continue;
-      const { skipped: why, ...entry } = await readEntry(host, path.posix.join(dir, de.name), de.isDirectory());
-      if (why) skipped.push({ path: entry.path, why });
+      const { skipped: why, notRegular, ...entry } = await readEntry(host, path.posix.join(dir, de.name), de.isDirectory());
+      if (why) skipped.push({ path: entry.path, why, ...(notRegular ? { notRegular } : {}) });
       issues.push(...parseSysctlText(entry.content, entry.path).issues);
       files.push(entry);
     }

@@ -15,6 +15,7 @@
 // Reads go through Host only; everything after the reads is pure.
 import path from 'node:path';
 import { HostError } from '../errors.js';
+import { NotRegularFileError } from '../regular-file.js';
 import type { TargetFs, Host } from '../host.js';
 import { unitKind } from './cgroup.js';
 import { effectiveBoolean, parseUnitFile, type UnitDirective } from './unit-file.js';
@@ -229,6 +230,12 @@ async function listDir(host: TargetFs, dir: string, problems: LoaderProblem[]): 
   }));
 }
 
+/** Why `file` could not be read, once (the error already names it). A fifo or device is not opened at all. */
+function readProblem(file: string, e: unknown): string {
+  if (e instanceof NotRegularFileError) return `${file} is a ${e.kind}, not a regular file: not read`;
+  return e instanceof HostError ? e.message : `cannot read ${file}: ${(e as Error).message}`;
+}
+
 /** Where a link ends, clamped; null for a loop (systemd skips it, with a warning). */
 async function finalOf(host: TargetFs, p: string, problems: LoaderProblem[]): Promise<string | null> {
   try {
@@ -404,7 +411,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     try {
       text = await host.readFile(fragment);
     } catch (e) {
-      problems.push({ file: fragment, line: null, message: `cannot read ${fragment}: ${(e as Error).message}` });
+      problems.push({ file: fragment, line: null, message: readProblem(fragment, e) });
       return;
     }
     if (text === null) {
@@ -441,7 +448,7 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
         const t = await host.readFile(p);
         if (t !== null) ds = parseUnitFile(t, p).directives;
       } catch (e) {
-        problems.push({ file: p, line: null, message: `cannot read drop-in ${p}: ${(e as Error).message}` });
+        problems.push({ file: p, line: null, message: `drop-in ${readProblem(p, e)}` });
       }
       parsedDropIns.set(p, ds);
       return ds;

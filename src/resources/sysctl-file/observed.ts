@@ -3,6 +3,7 @@ import type { SysctlParseIssue } from '../../sysctl/parse.js';
 import type { SysctlModel, SysctlTree, SysctlVerdict } from '../../sysctl/order.js';
 import type { RehearsedValues } from '../../sysctl/rehearsal.js';
 import type { SysctlConflict } from '../../sysctl/conflicts.js';
+import type { ObservedSysctlTree } from '../../sysctl/observe.js';
 
 export interface SysctlFileObserved {
   live: boolean;
@@ -21,7 +22,7 @@ export interface SysctlFileObserved {
   /** Lines both programs skip with a warning. */
   issues: SysctlParseIssue[];
   /** Entries systemd-sysctl and sysctl --system skip (a directory, a dangling link, a loop). */
-  skipped: Array<{ path: string; why: string }>;
+  skipped: ObservedSysctlTree['skipped'];
   /** What each program would set the wanted keys to, from the files as they are now. */
   verdicts: Record<SysctlModel, SysctlVerdict[]>;
   /** Live only: canonical key -> value in the running kernel; null when the key does not exist. */
