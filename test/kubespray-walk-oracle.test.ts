@@ -222,12 +222,23 @@ export const KEYWORD_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml',
     ks: {
       ...PRE_DEFAULTS,
-      [`${P}/tasks/main.yml`]: `${SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  delegate_to: "{{ inventory_hostname }}"\n').replace('    masked: true\n', '    masked: true\n  run_once: true\n')}- block:\n${indent(IP_FORWARD, 4)}  module_defaults:\n    ansible.posix.sysctl:\n      sysctl_set: true\n`,
+      [`${P}/tasks/main.yml`]: `${SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  delegate_to: node2\n').replace('    masked: true\n', '    masked: true\n  run_once: true\n')}- block:\n${indent(IP_FORWARD, 4)}  module_defaults:\n    ansible.posix.sysctl:\n      sysctl_set: true\n`,
       [`${N}/tasks/main.yml`]: `- import_tasks: br.yml\n  connection: local\n`,
       [`${N}/tasks/br.yml`]: BR_NETFILTER,
     },
+    // Two hosts: which one run_once picks depends on the play's hosts and --limit.
+    inventory: INV.replace('node1\n\n[k8s_cluster', 'node1\nnode2 ansible_connection=local\n\n[k8s_cluster'),
     // swapoff (delegate_to), mask (run_once), ip_forward (module_defaults), modprobe and copy (connection).
     unknown: 5,
+  },
+  {
+    name: 'run_once on an inventory of one host runs on that host (on a task and a block); delegate_to the host itself runs it there',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- block:\n${indent(SWAPOFF, 4)}  run_once: true\n${IP_FORWARD}  run_once: yes\n  delegate_to: "{{ groups['kube_control_plane'][0] }}"\n`,
+    },
+    unknown: 0,
   },
 ];
 

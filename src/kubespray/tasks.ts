@@ -63,6 +63,8 @@ export interface Condition {
    * audit does not model (`unmodelled` says why; the status is unknown).
    */
   keyword?: string;
+  /** The keyword's value as written (run_once: true, delegate_to: "{{ ... }}"). */
+  value?: unknown;
   gate?: Condition[];
   unmodelled?: string;
 }
@@ -361,7 +363,7 @@ function unmodelledKeywords(task: Record<string, unknown>, level: Condition['lev
       continue;
     }
     const c = KEYWORD_CLASSES[k];
-    if (c?.class === 'unknown') out.push({ expr: `${k}: ${JSON.stringify(v)}`, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
+    if (c?.class === 'unknown') out.push({ expr: `${k}: ${JSON.stringify(v)}`, value: v, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
   }
   return out;
 }
