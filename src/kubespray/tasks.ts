@@ -219,7 +219,8 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       conds: [...inherited.conds, ...own],
       vars: [...inherited.vars, ...taskVars],
       tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
-      checkMode: 'check_mode' in task ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
+      // include_tasks/include_role refuse check_mode (unmodelledKeywords says so); it reaches nothing.
+      checkMode: 'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role' ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
       keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, m0, file.rel, at)],
     };
     if ('block' in task) {
