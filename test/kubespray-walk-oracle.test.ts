@@ -22,6 +22,9 @@ import { runWalkOracle, STUBBED } from './helpers/ansible-walk-oracle.js';
 import type { OracleRecord } from './helpers/ansible-walk-oracle.js';
 import { buildTree } from './helpers/tree.js';
 import type { Tree } from './helpers/tree.js';
+import { execa } from 'execa';
+import { ansiblePython } from './helpers/ansible-python.js';
+import { KEYWORD_CLASSES } from '../src/kubespray/keywords.js';
 
 const INV = ['[kube_control_plane]', 'node1 ansible_connection=local', '', '[kube_node]', 'node1', '', '[k8s_cluster:children]', 'kube_control_plane', 'kube_node', ''].join('\n');
 const FACTS = { memtotal_mb: 1024, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.5', distribution_major_version: '12', os_family: 'Debian', kernel: '6.1.0-18-amd64' };
@@ -222,16 +225,54 @@ export const KEYWORD_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml',
     ks: {
       ...PRE_DEFAULTS,
-      [`${P}/tasks/main.yml`]: `${SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  delegate_to: "{{ inventory_hostname }}"\n').replace('    masked: true\n', '    masked: true\n  run_once: true\n')}- block:\n${indent(IP_FORWARD, 4)}  module_defaults:\n    ansible.posix.sysctl:\n      sysctl_set: true\n`,
+      [`${P}/tasks/main.yml`]: `${SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  delegate_to: node2\n').replace('    masked: true\n', '    masked: true\n  run_once: true\n')}- block:\n${indent(IP_FORWARD, 4)}  module_defaults:\n    ansible.posix.sysctl:\n      sysctl_set: true\n`,
       [`${N}/tasks/main.yml`]: `- import_tasks: br.yml\n  connection: local\n`,
       [`${N}/tasks/br.yml`]: BR_NETFILTER,
     },
+    // Two hosts: which one run_once picks depends on the play's hosts and --limit.
+    inventory: INV.replace('node1\n\n[k8s_cluster', 'node1\nnode2 ansible_connection=local\n\n[k8s_cluster'),
     // swapoff (delegate_to), mask (run_once), ip_forward (module_defaults), modprobe and copy (connection).
     unknown: 5,
+  },
+  {
+    name: 'run_once on an inventory of one host runs on that host (on a task and a block); delegate_to the host itself runs it there',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- block:\n${indent(SWAPOFF, 4)}  run_once: true\n${IP_FORWARD}  run_once: yes\n  delegate_to: "{{ groups['kube_control_plane'][0] }}"\n`,
+    },
+    unknown: 0,
   },
 ];
 
 describe('task keywords, compared with ansible-playbook', () => {
+  it('check_mode on an include_tasks: ansible-playbook refuses the play, and the audit leaves the included tasks unknown', async () => {
+    const tree: Tree = {
+      'inv/hosts.ini': INV,
+      [`ks/${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]!,
+      [`ks/${P}/tasks/main.yml`]: '- include_tasks: 0010-swapoff.yml\n  check_mode: true\n',
+      [`ks/${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
+    };
+    const oracle = await runWalkOracle(tree, { roles: ['kubernetes/preinstall'], inventory: 'inv/hosts.ini', host: 'node1', facts: FACTS });
+    expect(oracle.stdout).toContain("'check_mode' is not a valid attribute for a TaskInclude");
+    expect(oracle.records).toEqual([]);
+    const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-ours-'));
+    roots.push(root);
+    buildTree(root, tree);
+    const host = new Host({ root });
+    const { evaluated } = await evaluateAuditedRoles(new KubesprayCheckout(host, '/ks'), { facts: FACTS, host: { inventory: parseInventory(INV, '/inv/hosts.ini'), inventoryDir: '/inv', host: 'node1' } }, ['kubernetes/preinstall']);
+    expect(evaluated.map((e) => [e.task.module, e.status.runs])).toEqual([['mount', 'unknown'], ['systemd_service', 'unknown'], ['command', 'unknown']]);
+    const s = evaluated[0]!.status as { because: { file: string; line: number }; reason: string };
+    expect([s.because.file, s.because.line, s.reason]).toEqual([`${P}/tasks/main.yml`, 2, 'check_mode is not a valid keyword for include_tasks: ansible-playbook refuses the play']);
+  }, 120_000);
+  it('every keyword ansible-core accepts on a task, block or handler is classified modelled, harmless or unknown', async () => {
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: '[]' });
+    const keywords = (JSON.parse(r.stdout) as { keywords: string[] }).keywords;
+    // async_val is the attribute behind `async`, loop_with the one behind with_*: never written as keys.
+    const written = [...keywords.filter((k) => k !== 'async_val' && k !== 'loop_with'), 'block', 'rescue', 'always'];
+    expect(written.filter((k) => !(k in KEYWORD_CLASSES))).toEqual([]);
+  });
+
   for (const c of KEYWORD_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
 });
 

@@ -178,6 +178,10 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
     const tctx = await scoped(t);
     // set_fact before an assert changes what it reads, as the who-fixes walk does.
     if (t.module === 'set_fact') applySetFact(t, tctx, ctx);
+    // A registered result is known only at run time: an assert reading it says so instead of "undefined".
+    if (t.register && runStatus(t.conditions, taskVars(t, tctx)).runs !== 'no') {
+      ctx.set({ name: t.register, runtime: true, file: t.ref.file, line: t.ref.line, how: `(registered by "${t.ref.name}")` });
+    }
     if (t.module !== 'assert') continue;
     asserts.push(evaluateAssert(t, tctx, o.facts !== undefined));
     const mctx = taskVars(t, tctx);

@@ -63,6 +63,8 @@ export interface Condition {
    * audit does not model (`unmodelled` says why; the status is unknown).
    */
   keyword?: string;
+  /** The keyword's value as written (run_once: true, delegate_to: "{{ ... }}"). */
+  value?: unknown;
   gate?: Condition[];
   unmodelled?: string;
 }
@@ -217,7 +219,8 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       conds: [...inherited.conds, ...own],
       vars: [...inherited.vars, ...taskVars],
       tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
-      checkMode: 'check_mode' in task ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
+      // include_tasks/include_role refuse check_mode (unmodelledKeywords says so); it reaches nothing.
+      checkMode: 'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role' ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
       keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, m0, file.rel, at)],
     };
     if ('block' in task) {
@@ -361,7 +364,7 @@ function unmodelledKeywords(task: Record<string, unknown>, level: Condition['lev
       continue;
     }
     const c = KEYWORD_CLASSES[k];
-    if (c?.class === 'unknown') out.push({ expr: `${k}: ${JSON.stringify(v)}`, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
+    if (c?.class === 'unknown') out.push({ expr: `${k}: ${JSON.stringify(v)}`, value: v, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
   }
   return out;
 }

@@ -181,6 +181,17 @@ export function runStatus(conditions: Condition[], ctx: VarContext): RunStatus {
 
 /** Whether one condition lets the task run: a `when`, or a keyword the walk turned into a condition. */
 function evaluateGate(c: Condition, ctx: VarContext): Eval<boolean> {
+  // run_once runs the task for the first host of the batch: on an inventory of one host, that is this host.
+  if (c.keyword === 'run_once') {
+    const v = ctx.template(c.value);
+    if (onlyHost(ctx) || (v.ok && ansibleBool(v.value) === false)) return { ok: true, value: true };
+  }
+  // delegate_to this very host (groups['kube_control_plane'][0] on a one-node lab) runs the task here.
+  if (c.keyword === 'delegate_to') {
+    const to = ctx.template(c.value);
+    const me = ctx.template('{{ inventory_hostname }}');
+    if (to.ok && me.ok && typeof to.value === 'string' && to.value === me.value) return { ok: true, value: true };
+  }
   if (c.unmodelled) return { ok: false, reason: c.unmodelled };
   if (c.keyword === 'tags') {
     // Taggable.evaluate_tags with Ansible's defaults (run: all, skip: none); tags may be templates.
@@ -205,6 +216,15 @@ function evaluateGate(c: Condition, ctx: VarContext): Eval<boolean> {
     return b === null ? { ok: false, reason: `check_mode ${JSON.stringify(r.value)} is not a boolean` } : { ok: true, value: !b };
   }
   return evaluateCondition(c.expr, ctx.resolver);
+}
+
+function onlyHost(ctx: VarContext): boolean {
+  try {
+    const g = ctx.resolver('groups')?.value as Record<string, unknown> | undefined;
+    return Array.isArray(g?.all) && g.all.length === 1;
+  } catch {
+    return false;
+  }
 }
 
 // Actions that run inside ansible-playbook the same way in check mode; every other module changes nothing in check mode.
