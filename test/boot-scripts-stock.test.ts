@@ -4,7 +4,7 @@
 // the project's desired-state.yaml: the boot-time scripts of those packages
 // (networking.service's `sh -c 'if [ -f ... ]; then ifup ...; fi'`,
 // ifupdown-pre.service, /etc/network/if-*.d/resolved, chrony's hooks, the
-// units of cron, ssh, containerd/docker, NetworkManager, ...) turn no swap
+// units of cron, ssh, containerd, NetworkManager, ...) turn no swap
 // on, write no sysctl and remove no module, so the plan has no warning and
 // no boot-script line. The desired state's `kubespray:` block is left out:
 // no kubespray checkout is installed, and its warning is about the desired
