@@ -14,7 +14,8 @@ import type { Facts } from '../facts/linux.js';
 import type { SysctlTree } from '../sysctl/order.js';
 import { orderingFindings } from '../sysctl/kubespray-order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter } from 'yaml';
+import { parseAnsibleYaml } from './yaml11.js';
 import { HostError } from '../errors.js';
 import { KubesprayCheckout, topLevelVars } from './checkout.js';
 import { parseInventory } from './inventory.js';
@@ -199,7 +200,7 @@ export function targetVarsReader(host: TargetFs): VarsReader {
       const text = await host.readFile(abs).catch(() => null);
       if (text === null) return [];
       const lines = new LineCounter();
-      const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
+      const doc = parseAnsibleYaml(text, lines);
       if (doc.errors.length > 0) throw new HostError(`${abs}: ${doc.errors[0]!.message.split('\n')[0]}`, abs);
       return topLevelVars({ rel: abs, doc, lines });
     },
