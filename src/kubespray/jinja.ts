@@ -732,7 +732,19 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
   union: (a, b) => uniqueOf([...iterable(a, 'union'), ...iterable(b, 'union')], true),
   intersect: (a, b) => uniqueOf(iterable(a, 'intersect').filter((x) => iterable(b, 'intersect').some((y) => pyEq(x, y))), true),
   difference: (a, b) => uniqueOf(iterable(a, 'difference').filter((x) => !iterable(b, 'difference').some((y) => pyEq(x, y))), true),
-  flatten: (v, levels) => iterable(v, 'flatten').flat(levels === undefined || levels === null ? Infinity : Number(levels)).filter((x) => x !== null && x !== 'None' && x !== 'null'),
+  flatten: (v, ...args) => {
+    // ansible's flatten(mylist, levels=None, skip_nulls=True): None, 'None' and 'null' dropped at every level it flattens.
+    const { pos, kw } = kwargs(args);
+    const levels = kw.levels ?? pos[0] ?? null;
+    const skip = pyTruth(kw.skip_nulls ?? pos[1] ?? true);
+    const go = (xs: unknown[], depth: number | null): unknown[] =>
+      xs.flatMap((x) => {
+        if (skip && (x === null || x === 'None' || x === 'null')) return [];
+        if (Array.isArray(x) && (depth === null || depth >= 1)) return go(x, depth === null ? null : depth - 1);
+        return [x];
+      });
+    return go(iterable(v, 'flatten'), levels === null ? null : Number(levels));
+  },
   ternary: (v, yes, no, none) => (need(v, 'ternary') === null && none !== undefined ? none : pyTruth(v) ? yes : no),
   to_json: (v, ...args) => {
     const { kw } = kwargs(args);
