@@ -193,6 +193,9 @@ const TEMPLATES: string[] = [
   "{{ 'node1' | upper }} {{ 'NoDe' | lower }} {{ 'abc' | reverse }}",
   "{{ (list_mixed | first) ~ (list_mixed | last) }}",
   "{{ '/etc/sysctl.d/99-sysctl.conf' | dirname }} {{ '/etc/sysctl.d/99-sysctl.conf' | basename }}",
+  // extract, as kubespray's defaults use it (groups[...] | map('extract', hostvars, ...))
+  "{{ ['kube_control_plane', 'etcd'] | map('extract', groups) | list }}",
+  "{{ 'etcd' | extract(groups, 1) }}",
 ];
 
 describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them', () => {

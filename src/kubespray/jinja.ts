@@ -556,7 +556,7 @@ function callTest(name: string, v: unknown, args: unknown[]): boolean {
 
 function kwargs(args: unknown[]): { pos: unknown[]; kw: Record<string, unknown> } {
   const last = args[args.length - 1] as Record<string, unknown> | undefined;
-  if (last && typeof last === 'object' && (last as { __keywords?: boolean }).__keywords) {
+  if (last && typeof last === 'object' && Object.hasOwn(last, '__keywords') && (last as { __keywords?: boolean }).__keywords === true) {
     const { __keywords, ...kw } = last;
     void __keywords;
     return { pos: args.slice(0, -1), kw };
@@ -696,7 +696,7 @@ function regexSearch(v: unknown, re: unknown, ...args: unknown[]): unknown {
 const NOT_MODELLED_FILTERS = [
   'attr', 'batch', 'center', 'dictsort', 'e', 'escape', 'filesizeformat', 'forceescape', 'format', 'groupby', 'pprint',
   'random', 'slice', 'striptags', 'title', 'tojson', 'truncate', 'urlencode', 'urlize', 'wordwrap', 'xmlattr',
-  'checksum', 'comment', 'expanduser', 'expandvars', 'extract', 'fileglob', 'hash', 'human_readable', 'human_to_bytes',
+  'checksum', 'comment', 'expanduser', 'expandvars', 'fileglob', 'hash', 'human_readable', 'human_to_bytes',
   'password_hash', 'realpath', 'relpath', 'shuffle', 'strftime', 'subelements', 'to_datetime', 'to_nice_yaml', 'to_uuid',
   'to_yaml', 'type_debug', 'unvault', 'vault', 'urlsplit', 'urldecode', 'log', 'pow', 'root', 'symmetric_difference',
   'zip', 'zip_longest', 'from_yaml_all', 'md5', 'sha1', 'regex_escape', 'path_join', 'splitext', 'win_basename',
@@ -826,6 +826,17 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
     return s === '' ? "''" : /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'"'"'`)}'`;
   },
   indent,
+  // extract(item, container, morekeys): container[item][k1][k2]..., each step a Jinja2 getitem.
+  extract: (item, container, more) => {
+    const keys = [item, ...(more === undefined || more === null ? [] : Array.isArray(more) ? more : [more])];
+    let v: unknown = container;
+    for (const k of keys) {
+      need(v, 'extract');
+      const x = v as Record<string, unknown>;
+      v = v && typeof v === 'object' && Object.hasOwn(v, String(k)) ? x[String(k)] : Array.isArray(v) && typeof k === 'number' ? v[k < 0 ? v.length + k : k] : makeMissing(`(extract ${String(k)})`, null);
+    }
+    return v;
+  },
 };
 for (const name of NOT_MODELLED_FILTERS) {
   FILTERS[name] = () => {
