@@ -17,7 +17,7 @@ import { Host } from '../src/host.js';
 import { KubesprayCheckout } from '../src/kubespray/checkout.js';
 import { walkRole } from '../src/kubespray/tasks.js';
 import { parseInventory } from '../src/kubespray/inventory.js';
-import { targetVarsReader } from '../src/kubespray/report.js';
+import { factMap, targetVarsReader } from '../src/kubespray/report.js';
 import { auditWhoFixes } from '../src/kubespray/who-fixes.js';
 import { auditMemory } from '../src/kubespray/preflight.js';
 import { ansiblePython } from './helpers/ansible-python.js';
@@ -331,14 +331,14 @@ const temps: string[] = [];
 afterAll(async () => {
   await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
 });
-async function audit(files: Record<string, string>) {
+async function audit(files: Record<string, string>, facts: Record<string, unknown> = FACTS) {
   const root = await mkdtemp(path.join(tmpdir(), 'ks-lang-'));
   temps.push(root);
   buildTree(root, Object.fromEntries(Object.entries(files).map(([k, v]) => [k.replace(/^\//, ''), v])));
   const host = new Host({ root });
   const ck = new KubesprayCheckout(host, KS);
   const inv = parseInventory((await host.readFile(`${INV}/inventory.ini`))!, `${INV}/inventory.ini`);
-  const opts = { facts: FACTS, host: { inventory: inv, inventoryDir: INV, host: 'node1' }, reader: targetVarsReader(host) };
+  const opts = { facts, host: { inventory: inv, inventoryDir: INV, host: 'node1' }, reader: targetVarsReader(host) };
   return { who: await auditWhoFixes(ck, opts), memory: await auditMemory(ck, opts) };
 }
 
@@ -404,5 +404,15 @@ describe('rewrites of real kubespray tasks and vars, verdicts as ansible-core re
       }),
     );
     expect(who.sysctl_file?.path).toBe(want);
+  });
+
+  it('facts beyond the six (ansible_os_family, ansible_architecture, as setup reports them on Debian): conditions on them are decided', async () => {
+    // The native facts of a Debian 12 x86_64 host (test/facts-native.test.ts compares them with `ansible -m setup`).
+    const facts = factMap({ ...FACTS, default_ipv4: null, extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' } });
+    const sysctl = (when: string) => ({ [`${KS}/${P}/tasks/0080-system-configurations.yml`]: `---\n- name: Enable ip forwarding\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: ${when}\n` });
+    expect((await audit(tree(sysctl("ansible_os_family == 'Debian' and ansible_architecture in ['x86_64', 'aarch64']")), facts)).who.ip_forward.who).toBe('kubespray');
+    expect((await audit(tree(sysctl("ansible_os_family == 'RedHat'")), facts)).who.ip_forward.who).toBe('operator');
+    // A fact no source reported stays undefined: unknown, never false.
+    expect((await audit(tree(sysctl("ansible_pkg_mgr == 'apt'")), facts)).who.ip_forward.who).toBe('unknown');
   });
 });

@@ -67,7 +67,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     try {
       if (desired.facts.source === 'ansible') {
         facts = await gatherAnsibleFacts(host, ks!);
-        report.facts = { ...facts, evidence: ['facts.source ansible: ansible -m setup'] };
+        report.facts = { ...sixFields(facts), evidence: ['facts.source ansible: ansible -m setup'] };
       } else {
         const core = await ansibleCoreFor(host, ks?.dir);
         const system = await systemDistroVersion(host);
@@ -75,7 +75,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
         facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled }, seen.facts);
         const distro = system !== null ? `distro ${system} (the target's system python3-distro, which ansible imports first)` : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
         report.facts = {
-          ...facts,
+          ...sixFields(facts),
           evidence: [core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`, `distribution_version by ${distro}`],
         };
       }
@@ -179,10 +179,18 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   return report;
 }
 
+/** facts.json's fields: the extra facts feed only the audit. */
+function sixFields(f: Facts): Facts {
+  const { extra, ...six } = f;
+  void extra;
+  return six;
+}
+
 /** Facts under the names Ansible gives them (without the ansible_ prefix). */
 export function factMap(f: Facts): FactMap {
   const major = f.distribution_version.split('.')[0];
   return {
+    ...(f.extra ?? {}),
     memtotal_mb: f.memtotal_mb,
     processor_vcpus: f.processor_vcpus,
     distribution: f.distribution,
