@@ -193,6 +193,10 @@ const TEMPLATES: string[] = [
   "{{ 'node1' | upper }} {{ 'NoDe' | lower }} {{ 'abc' | reverse }}",
   "{{ (list_mixed | first) ~ (list_mixed | last) }}",
   "{{ '/etc/sysctl.d/99-sysctl.conf' | dirname }} {{ '/etc/sysctl.d/99-sysctl.conf' | basename }}",
+  // ansible.utils.ipwrap, as kubespray_defaults wraps main_ip/access_ip (v2.31.0 roles/kubespray_defaults/defaults/main/main.yml)
+  "{{ main_ips | ansible.utils.ipwrap }}",
+  "{{ ['192.0.2.10/24', '2001:DB8:0:0:1:0:0:1', '1:0:0:2:0:0:0:3/64', '::', 'node1', '0:0:0:0:0:0:0:1'] | ansible.utils.ipwrap }}",
+  "{{ '2001:db8:0:1:1:1:1:1' | ipwrap }}",
   // extract, as kubespray's defaults use it (groups[...] | map('extract', hostvars, ...))
   "{{ ['kube_control_plane', 'etcd'] | map('extract', groups) | list }}",
   "{{ 'etcd' | extract(groups, 1) }}",
@@ -220,7 +224,7 @@ describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them
 });
 
 describe('what ansible refuses is unknown, never an answer', () => {
-  const BAD = ["{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", '{{ 3 | random }}'];
+  const BAD = ["{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", '{{ 3 | random }}', "{{ '10.1' | ansible.utils.ipwrap }}", "{{ 'cafe' | ipwrap }}"];
   let oracle: Answer[];
   beforeAll(async () => {
     oracle = await ask(BAD.map((text) => ({ op: 'template' as const, text, vars: VARS })));

@@ -8,8 +8,9 @@
 // `is undefined` or `default` leaves it on the evaluation's record and the
 // result is `unknown`, naming what was missing. That is how Ansible behaves
 // too: `when: not x` with x undefined is an error, not false.
+import { isIPv6 } from 'node:net';
 import nunjucks from 'nunjucks';
-import { NotModelled, pyExpand, pyFindall, pyJsonDumps, pyRegex, pyReplace, pySplit, pySplitlines, pyStrip, pySub, pyUnicodeEscape } from './python.js';
+import { NotModelled, ipwrap, pyExpand, pyFindall, pyJsonDumps, pyRegex, pyReplace, pySplit, pySplitlines, pyStrip, pySub, pyUnicodeEscape } from './python.js';
 import { parseAnsibleYaml } from './yaml11.js';
 
 // ---- the result of an evaluation -------------------------------------------
@@ -703,7 +704,7 @@ const NOT_MODELLED_FILTERS = [
   'win_dirname', 'win_splitdrive', 'to_nice_json',
 ];
 // Filters from collections outside ansible-core (ansible.utils, community.general): not modelled.
-const COLLECTION_FILTERS = ['ansible.utils.ipaddr', 'ansible.utils.ipwrap', 'ansible.utils.ipv4', 'ansible.utils.ipv6', 'ansible.utils.fact_diff', 'ansible.netcommon.ipaddr', 'ipaddr', 'ipwrap', 'ipv4', 'ipv6', 'json_query', 'community.general.json_query', 'fact_diff'];
+const COLLECTION_FILTERS = ['ansible.utils.ipaddr', 'ansible.utils.ipv4', 'ansible.utils.ipv6', 'ansible.utils.fact_diff', 'ansible.netcommon.ipaddr', 'ipaddr', 'ipv4', 'ipv6', 'json_query', 'community.general.json_query', 'fact_diff'];
 
 const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
   bool: (v) => toBool(v),
@@ -843,6 +844,12 @@ for (const name of NOT_MODELLED_FILTERS) {
     throw new NotModelled(`filter ${name} is not modelled`);
   };
 }
+// ansible.utils.ipwrap (also found by its short name when the collection is installed), for the values netaddr reads plainly.
+FILTERS['ansible.utils.ipwrap'] = (v, ...args) => {
+  if (args.length > 0) throw new NotModelled('ipwrap with a query is not modelled');
+  return ipwrap(need(v, 'ipwrap'), isIPv6);
+};
+FILTERS.ipwrap = FILTERS['ansible.utils.ipwrap'];
 for (const name of COLLECTION_FILTERS) {
   FILTERS[name] = () => {
     throw new NotModelled(`filter ${name} (from a collection outside ansible-core) is not modelled`);

@@ -329,3 +329,56 @@ export function pySplitlines(s: string): string[] {
   if (out[out.length - 1] === '') out.pop();
   return out;
 }
+
+// ---- ansible.utils.ipwrap (netaddr) -----------------------------------------------
+
+const V4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** An IPv6 address as netaddr prints it: lower case, the longest run of two or more zero groups (the first on a tie) as ::. */
+function ipv6Text(addr: string): string {
+  const [head, tail] = addr.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail !== undefined && tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  const nums = groups.map((g) => parseInt(g, 16).toString(16));
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (nums[i] !== '0') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && nums[j] === '0') j++;
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  if (best < 0) return nums.join(':');
+  return `${nums.slice(0, best).join(':')}::${nums.slice(best + bestLen).join(':')}`;
+}
+
+/**
+ * ansible.utils.ipwrap for the values it can be sure of: an IPv6 address (or
+ * address/prefix) in brackets, a dotted-quad IPv4 address or network and a host
+ * name unchanged. netaddr also reads "123", "10.1" or "0x1" as addresses
+ * (0.0.0.123, 10.1.0.0): such forms, zone ids and blanks are not modelled.
+ */
+export function ipwrap(v: unknown, isIPv6: (s: string) => boolean): unknown {
+  if (Array.isArray(v)) return v.map((x) => ipwrap(x, isIPv6));
+  if (v === null || v === '' || v === false) return v;
+  if (typeof v !== 'string') throw new NotModelled(`ipwrap of a ${typeof v} is not modelled`);
+  const parts = v.split('/');
+  const [addr, prefix] = parts as [string, string | undefined];
+  if (parts.length <= 2) {
+    if (V4.test(addr) && (prefix === undefined || /^(\d|[12]\d|3[0-2])$/.test(prefix))) return v;
+    if (addr.includes(':') && !addr.includes('.') && !addr.includes('%') && isIPv6(addr) && (prefix === undefined || /^(\d|[1-9]\d|1[01]\d|12[0-8])$/.test(prefix))) {
+      return `[${ipv6Text(addr)}]${prefix === undefined ? '' : `/${prefix}`}`;
+    }
+  }
+  // A name with a letter no IPv4/IPv6 spelling has (x is 0x..., a-f are hex digits): netaddr reads no address.
+  if (/^[A-Za-z0-9._-]+$/.test(v) && /[g-wyzG-WYZ_-]/.test(v)) return v;
+  throw new NotModelled(`ipwrap of ${JSON.stringify(v)} (netaddr's reading) is not modelled`);
+}
