@@ -10,7 +10,7 @@
 // too: `when: not x` with x undefined is an error, not false.
 import { isIPv6 } from 'node:net';
 import nunjucks from 'nunjucks';
-import { NotModelled, ipwrap, pyExpand, pyFindall, pyJsonDumps, pyRegex, pyReplace, pySplit, pySplitlines, pyStrip, pySub, pyUnicodeEscape } from './python.js';
+import { NotModelled, ipaddr, ipwrap, pyExpand, pyFindall, pyJsonDumps, pyRegex, pyReplace, pySplit, pySplitlines, pyStrip, pySub, pyUnicodeEscape } from './python.js';
 import { parseAnsibleYaml } from './yaml11.js';
 
 // ---- the result of an evaluation -------------------------------------------
@@ -704,7 +704,7 @@ const NOT_MODELLED_FILTERS = [
   'win_dirname', 'win_splitdrive', 'to_nice_json',
 ];
 // Filters from collections outside ansible-core (ansible.utils, community.general): not modelled.
-const COLLECTION_FILTERS = ['ansible.utils.ipaddr', 'ansible.utils.ipv4', 'ansible.utils.ipv6', 'ansible.utils.fact_diff', 'ansible.netcommon.ipaddr', 'ipaddr', 'ipv4', 'ipv6', 'json_query', 'community.general.json_query', 'fact_diff'];
+const COLLECTION_FILTERS = ['ansible.utils.ipv4', 'ansible.utils.ipv6', 'ansible.utils.fact_diff', 'ansible.netcommon.ipaddr', 'ipv4', 'ipv6', 'json_query', 'community.general.json_query', 'fact_diff'];
 
 const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
   bool: (v) => toBool(v),
@@ -850,6 +850,11 @@ FILTERS['ansible.utils.ipwrap'] = (v, ...args) => {
   return ipwrap(need(v, 'ipwrap'), isIPv6);
 };
 FILTERS.ipwrap = FILTERS['ansible.utils.ipwrap'];
+FILTERS['ansible.utils.ipaddr'] = (v, q, ...rest) => {
+  if (rest.length > 0) throw new NotModelled('ipaddr with a version argument is not modelled');
+  return ipaddr(need(v, 'ipaddr'), q === undefined ? '' : q);
+};
+FILTERS.ipaddr = FILTERS['ansible.utils.ipaddr'];
 for (const name of COLLECTION_FILTERS) {
   FILTERS[name] = () => {
     throw new NotModelled(`filter ${name} (from a collection outside ansible-core) is not modelled`);

@@ -382,3 +382,64 @@ export function ipwrap(v: unknown, isIPv6: (s: string) => boolean): unknown {
   if (/^[A-Za-z0-9._-]+$/.test(v) && /[g-wyzG-WYZ_-]/.test(v)) return v;
   throw new NotModelled(`ipwrap of ${JSON.stringify(v)} (netaddr's reading) is not modelled`);
 }
+
+// ---- ansible.utils.ipaddr, IPv4 (netaddr.IPNetwork) -----------------------------------
+
+const v4Int = (s: string): number => s.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+const v4Text = (n: number): string => [24, 16, 8, 0].map((b) => Math.floor(n / 2 ** b) % 256).join('.');
+
+/**
+ * ansible.utils.ipaddr for dotted-quad IPv4 values (optionally /prefix) and
+ * the queries kubespray uses: none, address/ip, net, prefix, network,
+ * an index (ipaddr(3): the third address of the network, with its prefix)
+ * and a network to look the value up in. Lists keep the truthy answers.
+ * IPv6, netaddr's loose spellings and other queries are not modelled.
+ */
+export function ipaddr(value: unknown, query: unknown = ''): unknown {
+  if (Array.isArray(value)) return value.map((x) => ipaddr(x, query)).filter((x) => x !== null && x !== false && x !== '');
+  if (value === null || value === false || value === '' || value === true) return false;
+  if (typeof value !== 'string') throw new NotModelled(`ipaddr of a ${typeof value} is not modelled`);
+  const [addr, prefix, extra] = value.split('/') as [string, string | undefined, string | undefined];
+  if (extra !== undefined || !V4.test(addr) || (prefix !== undefined && !/^(\d|[12]\d|3[0-2])$/.test(prefix))) {
+    // A host name netaddr cannot read is simply not an address.
+    if (/^[A-Za-z0-9._-]+$/.test(value) && /[g-wyzG-WYZ_-]/.test(value)) return false;
+    throw new NotModelled(`ipaddr of ${JSON.stringify(value)} (IPv6 or netaddr's looser reading) is not modelled`);
+  }
+  const vtype = prefix === undefined ? 'address' : 'network';
+  const plen = prefix === undefined ? 32 : Number(prefix);
+  const ip = v4Int(addr);
+  const size = 2 ** (32 - plen);
+  const network = Math.floor(ip / size) * size;
+  const broadcast = 32 - plen <= 1 ? null : network + size - 1;
+  if (typeof query === 'number' || (typeof query === 'string' && /^-?\d+$/.test(query))) {
+    const n = Number(query);
+    if (size === 1) return vtype === 'address' ? addr : value;
+    const i = n < 0 ? size + n : n;
+    return i < 0 || i >= size ? false : `${v4Text(network + i)}/${plen}`;
+  }
+  switch (query) {
+    case '':
+    case null:
+    case undefined:
+      return vtype === 'address' ? addr : value;
+    case 'address':
+    case 'ip':
+      if (size === 1 || ip !== network || broadcast === null) return addr;
+      return null;
+    case 'net':
+      return size > 1 && ip === network ? `${v4Text(network)}/${plen}` : null;
+    case 'prefix':
+      return plen;
+    case 'network':
+      return v4Text(network);
+  }
+  if (typeof query === 'string' && /^[\d.]+\/\d+$/.test(query)) {
+    const inner = ipaddr(query, 'network');
+    const q = ipaddr(query, 'prefix') as number;
+    const qsize = 2 ** (32 - q);
+    const qnet = v4Int(inner as string);
+    // cidr_lookup: the value (the whole network it names) lies inside the query's network.
+    return network >= qnet && network + size <= qnet + qsize ? value : null;
+  }
+  throw new NotModelled(`ipaddr('${String(query)}') is not modelled`);
+}
