@@ -210,6 +210,10 @@ const TEMPLATES: string[] = [
   "{{ ['192.0.2.1', 'node1', '10.0.0.0/8', '192.0.2.0/24'] | ipaddr('address') }}",
   "{{ '192.0.2.7/24' | ipaddr }} {{ '192.0.2.7/24' | ipaddr('network') }} {{ '192.0.2.0/30' | ipaddr(-1) }} {{ '192.0.2.0/30' | ipaddr(9) }}",
   "{{ '192.0.2.1' | ipaddr('address') }} {{ '192.0.2.0/31' | ipaddr('address') }} {{ 'node1' | ipaddr }}",
+  // master roles/kubespray_defaults/defaults/main/main.yml:572 (a chained conditional expression)
+  // (master's kube_version has no leading v; a v here fails in ansible too: 'v' < 1)
+  "{% set kube_version = kube_version | regex_replace('^v', '') %}{{ 'v1alpha1' if kube_version is version('1.30.0', '<') else 'v1beta1' if kube_version is version('1.32.0', '<') else 'v1' }}",
+  "{{ 'a' if false else 'b' if false else 'c' if true else 'd' }}",
   // extract, as kubespray's defaults use it (groups[...] | map('extract', hostvars, ...))
   "{{ ['kube_control_plane', 'etcd'] | map('extract', groups) | list }}",
   "{{ 'etcd' | extract(groups, 1) }}",

@@ -318,6 +318,21 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     peekToken(): { type: string; value: string } | null;
     pushToken(t: unknown): void;
   };
+  // Jinja2's parse_condexpr: the else branch is itself a conditional expression,
+  // so `'a' if x else 'b' if y else 'c'` parses (nunjucks stops after the first else).
+  const ppi = pp as typeof pp & { parseOr(): ExprNode; parseInlineIf(): ExprNode };
+  ppi.parseInlineIf = function (this: typeof ppi): ExprNode {
+    let node = this.parseOr();
+    while (this.skipSymbol('if')) {
+      const cond = this.parseOr();
+      const body = node;
+      node = new N.InlineIf!(body.lineno, body.colno);
+      node.body = body;
+      node.cond = cond;
+      node.else_ = this.skipSymbol('else') ? this.parseInlineIf() : null;
+    }
+    return node;
+  };
   pp.parseIs = function (this: typeof pp) {
     let node = this.parseCompare();
     if (!this.skipSymbol('is')) return node;
