@@ -60,6 +60,8 @@ describe('native facts through Host', () => {
       distribution_version: '12',
       kernel: '6.1.0-31-cloud-amd64',
       default_ipv4: '192.0.2.10',
+      // ansible's os_family of Debian, platform.system() and uname -m (x86_64 stays x86_64).
+      extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' },
     });
     // No lsb_release in this root: the model (src/facts/lsb-release.ts) finds none on PATH, as running it would, and runs nothing.
     expect(calls.map((c) => [c.cmd, ...c.args].join(' '))).toEqual(['uname -m', 'uname -r', 'ip -4 route get 8.8.8.8']);
@@ -111,5 +113,12 @@ describe('on this machine', () => {
     const native = await gatherNativeFacts(host);
     const viaAnsible = await gatherAnsibleFacts(host, { dir, inventory: path.join(dir, 'inventory.ini'), node: 'node1' });
     for (const k of FACT_FIELDS) expect({ [k]: native[k] }).toEqual({ [k]: viaAnsible[k] });
+    // The further facts kubespray's conditions read: setup's whole answer is kept, and each one
+    // modelled natively has setup's value.
+    for (const k of ['os_family', 'distribution_major_version', 'distribution_release', 'architecture', 'pkg_mgr', 'service_mgr', 'system']) {
+      expect(viaAnsible.extra, k).toHaveProperty(k);
+    }
+    expect(Object.keys(native.extra ?? {}).sort()).toEqual(['architecture', 'machine', 'os_family', 'system']);
+    for (const [k, v] of Object.entries(native.extra ?? {})) expect({ [k]: v }).toEqual({ [k]: viaAnsible.extra![k] });
   }, 120_000);
 });

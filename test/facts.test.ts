@@ -129,6 +129,16 @@ describe('ansible -m setup output', () => {
       distribution_version: '12',
       kernel: '6.1.0-31-cloud-amd64',
       default_ipv4: '192.0.2.10',
+      // All of ansible_facts, without the prefix, for the audit's conditions.
+      extra: {
+        default_ipv4: { address: '192.0.2.10', interface: 'eth0' },
+        distribution: 'Debian',
+        distribution_version: '12',
+        kernel: '6.1.0-31-cloud-amd64',
+        memtotal_mb: 1967,
+        processor_vcpus: 2,
+        hostname: 'x{y}',
+      },
     });
   });
   it('reports an unreachable node with its message', () => {

@@ -231,7 +231,7 @@ describe('the task walk', () => {
         '    - b.yml',
         '',
       ].join('\n'),
-      'roles/extra/tasks/swap.yml': '- name: Off\n  command: swapoff -a\n',
+      'roles/extra/tasks/swap.yml': '- name: "Off"\n  command: swapoff -a\n', // quoted: a bare Off is YAML 1.1 false
       [`${P}/tasks/a.yml`]: '- name: A\n  debug: { msg: a }\n',
       [`${P}/tasks/b.yml`]: '- name: B\n  debug: { msg: b }\n',
     });

@@ -37,6 +37,8 @@ export function parseSetupOutput(stdout: string, node: string): Facts {
     distribution_version: need<string>('ansible_distribution_version', 'string'),
     kernel: need<string>('ansible_kernel', 'string'),
     default_ipv4: typeof def?.address === 'string' ? def.address : null,
+    // Everything setup reported, under the names ansible_facts uses (kubespray's conditions read many).
+    extra: Object.fromEntries(Object.entries(f).map(([k, v]) => [k.replace(/^ansible_/, ''), v])),
   };
 }
 

@@ -10,6 +10,41 @@ export interface Facts {
   kernel: string;
   /** Address of the default IPv4 route (ansible_default_ipv4.address); null when there is none. */
   default_ipv4: string | null;
+  /**
+   * More of ansible_facts (names without the ansible_ prefix) for the kubespray
+   * audit's conditions (os_family, architecture, ...): all of them from
+   * `ansible -m setup`, the ones modelled exactly from the native reading.
+   * Not written to facts.json; a name left out is undefined to the audit (unknown).
+   */
+  extra?: Record<string, unknown>;
+}
+
+// distribution.py Distribution.OS_FAMILY_MAP (ansible-core 2.14): os_family is the family of the distribution, else the distribution.
+const OS_FAMILY_MAP: Record<string, string[]> = {
+  RedHat: ['RedHat', 'RHEL', 'Fedora', 'CentOS', 'Scientific', 'SLC', 'Ascendos', 'CloudLinux', 'PSBM', 'OracleLinux', 'OVS', 'OEL', 'Amazon', 'Virtuozzo', 'XenServer', 'Alibaba', 'EulerOS', 'openEuler', 'AlmaLinux', 'Rocky', 'TencentOS', 'EuroLinux', 'Kylin Linux Advanced Server'],
+  Debian: ['Debian', 'Ubuntu', 'Raspbian', 'Neon', 'KDE neon', 'Linux Mint', 'SteamOS', 'Devuan', 'Kali', 'Cumulus Linux', 'Pop!_OS', 'Parrot', 'Pardus GNU/Linux', 'Uos', 'Deepin', 'OSMC'],
+  Suse: ['SuSE', 'SLES', 'SLED', 'openSUSE', 'openSUSE Tumbleweed', 'SLES_SAP', 'SUSE_LINUX', 'openSUSE Leap'],
+  Archlinux: ['Archlinux', 'Antergos', 'Manjaro'],
+  Mandrake: ['Mandrake', 'Mandriva'],
+  Solaris: ['Solaris', 'Nexenta', 'OmniOS', 'OpenIndiana', 'SmartOS'],
+  Slackware: ['Slackware'],
+  Altlinux: ['Altlinux'],
+  SGML: ['SGML'],
+  Gentoo: ['Gentoo', 'Funtoo'],
+  Alpine: ['Alpine'],
+  AIX: ['AIX'],
+  'HP-UX': ['HPUX'],
+  Darwin: ['MacOSX'],
+  FreeBSD: ['FreeBSD', 'TrueOS'],
+  ClearLinux: ['Clear Linux OS', 'Clear Linux Mix'],
+  DragonFly: ['DragonflyBSD', 'DragonFlyBSD', 'Gentoo/DragonflyBSD', 'Gentoo/DragonFlyBSD'],
+  NetBSD: ['NetBSD'],
+};
+
+/** ansible_os_family for a distribution name. */
+export function osFamily(distribution: string): string {
+  for (const [family, names] of Object.entries(OS_FAMILY_MAP)) if (names.includes(distribution)) return family;
+  return distribution;
 }
 
 export const FACT_FIELDS = ['memtotal_mb', 'processor_vcpus', 'distribution', 'distribution_version', 'kernel', 'default_ipv4'] as const;

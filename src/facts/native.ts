@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { TargetFs, TargetHost, Host } from '../host.js';
 import { HostError } from '../errors.js';
-import { DEFAULT_ROUTE_TARGET_V4, memtotalMb, parseRouteGet, processorVcpus } from './linux.js';
+import { DEFAULT_ROUTE_TARGET_V4, memtotalMb, osFamily, parseRouteGet, processorVcpus } from './linux.js';
 import type { Facts } from './linux.js';
 import { EXTRA_FILES, OSDIST_LIST, linuxDistribution } from './distribution.js';
 import type { DistributionInputs } from './distribution.js';
@@ -55,6 +55,15 @@ export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}
     distribution_version: dist.distribution_version,
     kernel,
     default_ipv4: def.address ?? null,
+    // What follows from the same readings exactly as ansible computes it; anything else stays undefined.
+    extra: {
+      os_family: osFamily(dist.distribution),
+      // platform.system() and platform.machine() on Linux: uname's sysname and machine.
+      system: 'Linux',
+      // platform.py: x86_64 stays, an i386..i686 (or i86pc) machine is reported as i386.
+      architecture: architecture !== 'x86_64' && /i([3456]86|86pc)/.test(architecture) ? 'i386' : architecture,
+      machine: architecture,
+    },
   };
 }
 

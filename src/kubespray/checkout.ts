@@ -2,7 +2,9 @@
 // top-level variables of a vars file (src/kubespray/vars.ts layers them). The checkout is a target path read only
 // through Host, so it works live and on an image (--root).
 import path from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq } from 'yaml';
+import type { parseDocument } from 'yaml';
+import { parseAnsibleYaml } from './yaml11.js';
 import type { Node } from 'yaml';
 import type { TargetFs, Host } from '../host.js';
 import { HostError } from '../errors.js';
@@ -49,7 +51,7 @@ export class KubesprayCheckout {
     let file: YamlFile | null = null;
     if (text !== null) {
       const lines = new LineCounter();
-      const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
+      const doc = parseAnsibleYaml(text, lines);
       if (doc.errors.length > 0) {
         throw new HostError(`${this.target(norm)}: ${doc.errors[0]!.message.split('\n')[0]}`, this.target(norm));
       }

@@ -1,7 +1,8 @@
 // Ansible INI inventory, parsed the way ansible-core's inventory/ini.py reads
 // it: [group], [group:children], [group:vars], hosts with key=value vars and
 // [a:b] ranges. Pure: the caller hands in the text.
-import { LineCounter, isMap, parseDocument } from 'yaml';
+import { LineCounter, isMap } from 'yaml';
+import { parseAnsibleYaml } from './yaml11.js';
 import { HostError } from '../errors.js';
 
 export interface InventoryHost {
@@ -304,7 +305,7 @@ export function groupNames(inv: Inventory, host: string): string[] {
  */
 export function parseInventory(text: string, file: string): Inventory {
   const lines = new LineCounter();
-  const doc = /\.(ya?ml|json)$/.test(file) || !/^\s*\[/m.test(text) ? parseDocument(text, { lineCounter: lines, uniqueKeys: false }) : null;
+  const doc = /\.(ya?ml|json)$/.test(file) || !/^\s*\[/m.test(text) ? parseAnsibleYaml(text, lines) : null;
   if (doc && doc.errors.length === 0 && isMap(doc.contents)) {
     const lineOfKey = (p: string[]): number => {
       const n = doc.getIn(p, true) as { range?: [number] } | undefined;

@@ -14,7 +14,8 @@ import type { Facts } from '../facts/linux.js';
 import type { SysctlTree } from '../sysctl/order.js';
 import { orderingFindings } from '../sysctl/kubespray-order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter } from 'yaml';
+import { parseAnsibleYaml } from './yaml11.js';
 import { HostError } from '../errors.js';
 import { KubesprayCheckout, topLevelVars } from './checkout.js';
 import { parseInventory } from './inventory.js';
@@ -66,7 +67,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     try {
       if (desired.facts.source === 'ansible') {
         facts = await gatherAnsibleFacts(host, ks!);
-        report.facts = { ...facts, evidence: ['facts.source ansible: ansible -m setup'] };
+        report.facts = { ...sixFields(facts), evidence: ['facts.source ansible: ansible -m setup'] };
       } else {
         const core = await ansibleCoreFor(host, ks?.dir);
         const system = await systemDistroVersion(host);
@@ -74,7 +75,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
         facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled }, seen.facts);
         const distro = system !== null ? `distro ${system} (the target's system python3-distro, which ansible imports first)` : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
         report.facts = {
-          ...facts,
+          ...sixFields(facts),
           evidence: [core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`, `distribution_version by ${distro}`],
         };
       }
@@ -195,10 +196,18 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   return report;
 }
 
+/** facts.json's fields: the extra facts feed only the audit. */
+function sixFields(f: Facts): Facts {
+  const { extra, ...six } = f;
+  void extra;
+  return six;
+}
+
 /** Facts under the names Ansible gives them (without the ansible_ prefix). */
 export function factMap(f: Facts): FactMap {
   const major = f.distribution_version.split('.')[0];
   return {
+    ...(f.extra ?? {}),
     memtotal_mb: f.memtotal_mb,
     processor_vcpus: f.processor_vcpus,
     distribution: f.distribution,
@@ -216,7 +225,7 @@ export function targetVarsReader(host: TargetFs): VarsReader {
       const text = await host.readFile(abs).catch(() => null);
       if (text === null) return [];
       const lines = new LineCounter();
-      const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
+      const doc = parseAnsibleYaml(text, lines);
       if (doc.errors.length > 0) throw new HostError(`${abs}: ${doc.errors[0]!.message.split('\n')[0]}`, abs);
       return topLevelVars({ rel: abs, doc, lines });
     },

@@ -8,6 +8,7 @@ import type { Node, YAMLMap } from 'yaml';
 import { KubesprayCheckout, lineOf } from './checkout.js';
 import type { YamlFile } from './checkout.js';
 import { HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS } from './keywords.js';
+import { freeFormArgs, splitModuleString } from './kv-args.js';
 
 export interface TaskRef {
   /** Relative to the checkout. */
@@ -139,19 +140,24 @@ function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<st
     if (raw !== undefined) return null;
     const a = task.action ?? task.local_action;
     if (typeof a === 'string') {
-      const [m, ...rest] = a.trim().split(/\s+/);
-      raw = m;
-      value = rest.join(' ');
+      const split = splitModuleString(a);
+      raw = split.module;
+      value = split.args;
     } else if (a && typeof a === 'object') {
       const { module, ...others } = a as Record<string, unknown>;
-      raw = typeof module === 'string' ? module : undefined;
-      value = others;
+      if (typeof module === 'string') {
+        // action: { module: 'sysctl name=x', value: 1 }: the words after the module are key=value too.
+        const split = splitModuleString(module);
+        raw = split.module;
+        value = { ...others, ...freeFormArgs(split.module, split.args) };
+      }
     }
   }
   if (raw === undefined) return null;
   let args: Record<string, unknown> = {};
   if (value && typeof value === 'object' && !Array.isArray(value)) args = { ...(value as Record<string, unknown>) };
-  else if (typeof value === 'string') args = { _raw_params: value };
+  // key=value words are named arguments (parse_kv); command/shell/raw/script keep the rest as _raw_params.
+  else if (typeof value === 'string') args = freeFormArgs(raw, value);
   if (task.args && typeof task.args === 'object') args = { ...(task.args as Record<string, unknown>), ...args };
   return { raw, args };
 }
@@ -208,7 +214,14 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
   const walkTask = async (file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> => {
     const task = node.toJSON() as Record<string, unknown>;
     const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
-    const mod0 = 'block' in task ? null : moduleOf(task);
+    let mod0: ReturnType<typeof moduleOf> = null;
+    try {
+      mod0 = 'block' in task ? null : moduleOf(task);
+    } catch (e) {
+      // Ansible refuses the task (an unbalanced quote or {{ in key=value arguments): what it does is unknown.
+      result.issues.push({ ref, message: `arguments cannot be parsed as Ansible does: ${(e as Error).message}`, unfollowed: true });
+      return;
+    }
     const m0 = mod0 ? canonicalModule(mod0.raw) : '';
     const level: Condition['level'] = 'block' in task ? 'block' : m0 === 'import_tasks' || m0 === 'import_role' ? 'import' : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0) ? 'include' : 'task';
     const at = (key: string): number => lineOf(file, (node.get(key, true) as Node | undefined) ?? node);
