@@ -64,6 +64,8 @@ export interface LivePortsObserved {
   comeback?: Record<string, Comeback>;
   /** Holders in a per-user manager, by "UID:unit": the account (null when /etc/passwd has no such UID) and the user manager's facts. */
   userUnits?: Record<string, UserUnitFacts>;
+  /** Per unit a stop acts on: the .path/.timer/.socket units that trigger it (manager and unit files); absent when not read. */
+  triggers?: Record<string, string[]>;
 }
 
 export interface UserUnitFacts {
@@ -102,8 +104,8 @@ export interface OfflinePortsObserved {
   sockets: OfflineSocket[];
   disableUnits: OfflineUnit[];
   candidates: OfflineCandidate[];
-  /** Fragment paths, to tell whether a mask link can be placed in /etc. */
-  fragments: Record<string, string>;
+  /** Per unit: its own regular unit file at /etc/systemd/system/NAME, where the mask link goes (set aside by a mask). */
+  etcFiles: Record<string, string>;
   /** Per unit: what still starts it at boot once it (and its socket or service) is disabled. */
   comeback: Record<string, Comeback>;
   /** Per unit: what starts it at boot now (its own links included); absent when nothing does. */

@@ -206,6 +206,10 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
           const scope = s.user ? ['--user', '-M', `${s.user}@`] : [];
           const of = s.user ? ` (${s.user}'s manager)` : '';
           steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...(s.user ? { user: s.user } : {}) }, async () => void (await host.runChecked('systemctl', [...scope, 'start', ...s.units]))) });
+        } else if (s.step === 'daemon-reload') {
+          // The run reloaded after changing unit files through the door (a mask over an admin's unit file): so does the undo.
+          if (s.user) userReloads.add(s.user);
+          else unitLinksChanged = true;
         } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
           if (s.user) userReloads.add(s.user);
           else unitLinksChanged = true;

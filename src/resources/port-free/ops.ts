@@ -12,6 +12,8 @@ export interface StopOp {
   /** Units to stop, disable (and mask), socket before its service so it cannot re-activate it. */
   units: string[];
   socket: string | null;
+  /** The units of `units` that only trigger the others (.path, .timer, .socket): stopped before them, in a call of their own. */
+  triggers?: string[];
   /** Decided by the diff: mask: true, or mask: auto with a way back at boot. */
   mask: boolean;
   /** What would still start the units at boot after the disable (the reasons mask: auto masks for). */
