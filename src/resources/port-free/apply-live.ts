@@ -75,11 +75,14 @@ export async function applyLive(
         // Triggers first, in a call of their own: a .path or .timer still active starts the unit again as soon as it stops.
         const triggers = todo.filter((u) => op.triggers?.includes(u));
         const rest = todo.filter((u) => !triggers.includes(u));
-        for (const batch of [triggers, rest]) {
-          if (batch.length === 0) continue;
-          ctx.progress(`PortFree: port ${op.port}: systemctl ${[...scope, 'stop', ...batch].join(' ')}`);
-          await door.runtime({ step: 'unit-stop', units: batch, ...who }, () => host.runChecked('systemctl', [...scope, 'stop', ...batch], { timeoutMs }));
-        }
+        // One journaled step, so a rollback starts them in one transaction (a socket before its service).
+        await door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
+          for (const batch of [triggers, rest]) {
+            if (batch.length === 0) continue;
+            ctx.progress(`PortFree: port ${op.port}: systemctl ${[...scope, 'stop', ...batch].join(' ')}`);
+            await host.runChecked('systemctl', [...scope, 'stop', ...batch], { timeoutMs });
+          }
+        });
         const beforeDisable = await snap();
         await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'disable', ...todo], { timeoutMs }), () => changedLinks(beforeDisable));
         if (op.mask) {

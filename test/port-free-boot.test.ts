@@ -1,0 +1,162 @@
+// PortFree on a booted Debian 12 (systemd as PID 1 in a container with a
+// private network, test/helpers/nspawn.ts): setups an admin writes, applied
+// with the bundle, then the same root file system booted again. Every
+// expectation is systemd's own word inside the container (`ss`,
+// `systemctl is-enabled/is-active`) or the bytes on disk, never our output.
+//
+// - api.service: the admin's unit file in /etc/systemd/system, wanted by an
+//   enabled stack.target: only a mask keeps it down, and `systemctl mask`
+//   refuses ("File ... already exists").
+// - watch.service, started by watch.path whose PathExists=/etc/passwd always
+//   holds: stopped before its trigger, it is back at once.
+// - tick.service, started by tick.timer (OnUnitInactiveSec=1s).
+// - ctl.service, enabled, also triggered by ctl.socket (a unix socket).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { boot, freshRootfs, nspawnAvailable, type Booted } from './helpers/nspawn.js';
+
+const DIST = path.resolve('dist');
+const ETC = 'etc/systemd/system';
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+const API = `[Unit]
+Description=Admin's own API server
+
+[Service]
+ExecStart=/usr/bin/python3 -m http.server 6443
+Restart=always
+RestartSec=1
+`;
+const STACK = `[Unit]
+Description=Admin's stack
+Wants=api.service
+
+[Install]
+WantedBy=multi-user.target
+`;
+const listener = (port: number) => `[Service]\nExecStart=/usr/bin/python3 -m http.server ${port}\n`;
+const PLANT: Record<string, string | { link: string }> = {
+  [`${ETC}/api.service`]: API,
+  [`${ETC}/stack.target`]: STACK,
+  [`${ETC}/multi-user.target.wants/stack.target`]: { link: '/etc/systemd/system/stack.target' },
+  [`${ETC}/watch.service`]: listener(10250),
+  [`${ETC}/watch.path`]: '[Path]\nPathExists=/etc/passwd\n\n[Install]\nWantedBy=paths.target\n',
+  [`${ETC}/paths.target.wants/watch.path`]: { link: '/etc/systemd/system/watch.path' },
+  [`${ETC}/tick.service`]: listener(10257),
+  [`${ETC}/tick.timer`]: '[Timer]\nOnBootSec=1s\nOnUnitInactiveSec=1s\nAccuracySec=100ms\n\n[Install]\nWantedBy=timers.target\n',
+  [`${ETC}/timers.target.wants/tick.timer`]: { link: '/etc/systemd/system/tick.timer' },
+  [`${ETC}/ctl.service`]: `${listener(10259)}\n[Install]\nWantedBy=multi-user.target\n`,
+  [`${ETC}/multi-user.target.wants/ctl.service`]: { link: '/etc/systemd/system/ctl.service' },
+  [`${ETC}/ctl.socket`]: '[Socket]\nListenStream=/run/ctl.sock\n\n[Install]\nWantedBy=sockets.target\n',
+  [`${ETC}/sockets.target.wants/ctl.socket`]: { link: '/etc/systemd/system/ctl.socket' },
+  'root/ds.yaml': 'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [6443, 10250, 10257, 10259]\n    mask: auto\n    timeout_seconds: 20\n',
+};
+const PORTS = [6443, 10250, 10257, 10259];
+
+function plant(root: string): void {
+  for (const [rel, v] of Object.entries(PLANT)) {
+    const p = path.join(root, rel);
+    mkdirSync(path.dirname(p), { recursive: true });
+    if (typeof v === 'string') writeFileSync(p, v);
+    else symlinkSync(v.link, p);
+  }
+}
+
+const skip = nspawnAvailable();
+if (skip !== null) throw new Error(`port-free-boot needs a booted container: ${skip}`);
+
+async function listening(h: Booted): Promise<number[]> {
+  const r = await h.run(['ss', '-Htln']);
+  const ports = r.stdout.split('\n').map((l) => Number(/:(\d+)\s+\S+:\S+\s*$/.exec(l.trim())?.[1])).filter((p) => PORTS.includes(p));
+  return [...new Set(ports)].sort((a, b) => a - b);
+}
+const state = async (h: Booted, verb: string, unit: string) => (await h.run(['systemctl', verb, unit])).stdout.trim();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until every wanted port listens (the setups start on their own at boot), or the time is up. */
+async function settle(h: Booted, want: number[], ms = 15_000): Promise<number[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const now = await listening(h);
+    if (want.every((p) => now.includes(p)) || Date.now() > end) return now;
+    await sleep(250);
+  }
+}
+
+describe('PortFree on a booted host: admin units in /etc, and units started by their triggers', () => {
+  let root = '';
+  let h: Booted;
+  const seen: Record<string, unknown> = {};
+  const originalApi = Buffer.from(API);
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(DIST, 'reconcile.mjs'))) throw new Error('run npm run -s bundle first');
+    root = freshRootfs();
+    plant(root);
+    h = await boot(root, { [DIST]: '/opt/khr' });
+    seen.before = await settle(h, PORTS);
+    const apply = await h.run(['node', '/opt/khr/reconcile.mjs', '--apply', '-f', '/root/ds.yaml'], { timeoutMs: 180_000 });
+    seen.apply = apply;
+    // Something that knocks on the trigger's door once the stop is done.
+    await h.run(['python3', '-c', 'import socket\ntry:\n s=socket.socket(socket.AF_UNIX); s.connect("/run/ctl.sock")\nexcept OSError: pass']);
+    await sleep(2500); // past the timer's OnUnitInactiveSec= and the API's RestartSec=
+    seen.afterApply = await listening(h);
+    seen.enabled = Object.fromEntries(await Promise.all(['api.service', 'watch.path', 'watch.service', 'tick.timer', 'tick.service', 'ctl.socket', 'ctl.service'].map(async (u) => [u, await state(h, 'is-enabled', u)])));
+    seen.apiEntry = lstatSync(path.join(root, ETC, 'api.service')).isSymbolicLink() ? readFileSync(path.join(root, ETC, 'api.service'), { encoding: null }).length : 'file';
+    const aside = path.join(root, 'var/lib/k8s-host-reconcile/set-aside/etc/systemd/system/api.service');
+    seen.aside = existsSync(aside) ? sha(readFileSync(aside)) : null;
+    await h.poweroff();
+    h = await boot(root, { [DIST]: '/opt/khr' });
+    await sleep(4000); // the timer fires at OnBootSec=1s, the path at once, the target's wants at boot
+    seen.afterReboot = await listening(h);
+    seen.planAfterReboot = (await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 })).exitCode;
+    seen.rollback = await h.run(['node', '/opt/khr/reconcile.mjs', '--rollback', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
+    seen.afterRollback = await settle(h, PORTS);
+    seen.apiAfterRollback = state(h, 'is-enabled', 'api.service');
+  }, 600_000);
+
+  afterAll(async () => {
+    await h?.poweroff().catch(() => undefined);
+    if (root) rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+
+  it('the planted setups hold their ports at boot', () => {
+    expect(seen.before).toEqual(PORTS);
+  });
+
+  it('apply exits 0 and every port stays free, a unix-socket knock and the timer notwithstanding', () => {
+    const a = seen.apply as { exitCode: number; stdout: string; stderr: string };
+    expect(a.exitCode, `${a.stdout}\n${a.stderr}`).toBe(0);
+    expect(seen.afterApply).toEqual([]);
+  });
+
+  it('the admin unit in /etc is masked (systemd says so) and its file is kept outside the search path', () => {
+    const e = seen.enabled as Record<string, string>;
+    expect(e['api.service']).toBe('masked');
+    expect(seen.apiEntry).toBe(0); // the entry reads as /dev/null
+    expect(seen.aside).toBe(sha(originalApi));
+  });
+
+  it('the triggers are disabled, so nothing starts their units at boot', () => {
+    const e = seen.enabled as Record<string, string>;
+    for (const u of ['watch.path', 'tick.timer', 'ctl.socket', 'ctl.service']) expect(['disabled', 'masked'], u).toContain(e[u]);
+  });
+
+  it('after the reboot every port is still free, and a plan finds nothing to do', () => {
+    expect(seen.afterReboot).toEqual([]);
+    expect(seen.planAfterReboot).toBe(0);
+  });
+
+  it('--rollback puts the admin file back byte for byte with its mode, and the units listen again', async () => {
+    const r = seen.rollback as { exitCode: number; stdout: string; stderr: string };
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const p = path.join(root, ETC, 'api.service');
+    expect(lstatSync(p).isFile()).toBe(true);
+    expect(sha(readFileSync(p))).toBe(sha(originalApi));
+    expect(lstatSync(p).mode & 0o7777).toBe(0o644);
+    expect(await seen.apiAfterRollback).toBe('static');
+    expect(seen.afterRollback).toEqual(PORTS);
+  });
+});
