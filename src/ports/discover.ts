@@ -14,7 +14,7 @@ import { disableLinks, enablementOf } from '../systemd/unit-links.js';
 import { findActivation } from './activation.js';
 import { mainPidOf, unitFacts } from './unit-facts.js';
 import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
-import { accountOf, userComeback, userManagerUid, userScope } from './user-manager.js';
+import { accountOf, userComeback, userManagerUid, userRouteOf, userSystemctl } from './user-manager.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
@@ -72,8 +72,9 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
         const key = `${uid}:${userService}`;
         if (!userUnits[key]) {
           const account = await accountOf(host, uid);
-          const facts = account ? await unitFacts(host, userService, userScope(account.name)) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
-          userUnits[key] = { uid, unit: userService, account, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
+          const route = await userRouteOf(host, uid);
+          const facts = account ? await unitFacts(host, userService, userSystemctl({ ...account, route })) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
+          userUnits[key] = { uid, unit: userService, account, route, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
         }
         holder.ancestry = await readAncestry(host, pid);
         const main = mainPidOf(userUnits[key]!.facts);

@@ -8,7 +8,7 @@ import type { SupervisorPrograms } from './supervisor.js';
 import type { ServiceCandidate, SocketUnit } from './socket-units.js';
 import type { UnitEnablement } from '../systemd/unit-links.js';
 import type { Comeback } from './stays-free.js';
-import type { UserAccount } from './user-manager.js';
+import type { UserAccount, UserRoute } from './user-manager.js';
 
 export interface PortHolder {
   pid: number;
@@ -72,6 +72,8 @@ export interface UserUnitFacts {
   uid: number;
   unit: string;
   account: UserAccount | null;
+  /** How the manager was (and will be) asked. */
+  route: UserRoute;
   facts: UnitFacts;
   /** What in that user's unit tree would start it again once disabled; null when the account is unknown. */
   comeback: Comeback | null;

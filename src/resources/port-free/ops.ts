@@ -1,5 +1,6 @@
 // PortFree's change operations: what apply does for each change.
 import type { Change } from '../types.js';
+import type { UserRoute } from '../../ports/user-manager.js';
 
 export interface StopOp {
   kind: 'stop';
@@ -19,7 +20,7 @@ export interface StopOp {
   /** What would still start the units at boot after the disable (the reasons mask: auto masks for). */
   comeback?: string[];
   /** Set for a holder in a per-user manager: every systemctl call goes to that user's manager. */
-  user?: { name: string; uid: number; home: string; lingers: boolean };
+  user?: { name: string; uid: number; gid: number; home: string; lingers: boolean; route: UserRoute };
   /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
   proof: string;
 }
