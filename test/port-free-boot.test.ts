@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { boot, freshRootfs, nspawnAvailable, type Booted } from './helpers/nspawn.js';
 
 const DIST = path.resolve('dist');
@@ -158,5 +159,102 @@ describe('PortFree on a booted host: admin units in /etc, and units started by t
     expect(lstatSync(p).mode & 0o7777).toBe(0o644);
     expect(await seen.apiAfterRollback).toBe('static');
     expect(seen.afterRollback).toEqual(PORTS);
+  });
+});
+
+// A lingering user's service on a minimal server: dbus and libpam-systemd
+// (logind, linger) but no dbus-user-session, so `systemctl --user -M alice@`
+// has no bus to reach. Her unit file is in ~/.config/systemd/user, where
+// the mask link must go, and her dev-stack.target wants it.
+const ALICE_API = `[Unit]
+Description=Alice's API test server
+
+[Service]
+ExecStart=/usr/bin/python3 -m http.server 6443
+Restart=always
+RestartSec=1
+
+[Install]
+WantedBy=default.target
+`;
+const CONF = 'home/alice/.config/systemd/user';
+
+function plantAlice(root: string): void {
+  const add = (rel: string, text: string) => {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text, { flag: 'a' });
+  };
+  add('etc/passwd', 'alice:x:1000:1000:Alice:/home/alice:/bin/bash\n');
+  add('etc/shadow', 'alice:!:19000:0:99999:7:::\n');
+  add('etc/group', 'alice:x:1000:\n');
+  add('var/lib/systemd/linger/alice', '');
+  add(`${CONF}/api-server.service`, ALICE_API);
+  add(`${CONF}/dev-stack.target`, "[Unit]\nDescription=Alice's stack\nWants=api-server.service\n\n[Install]\nWantedBy=default.target\n");
+  mkdirSync(path.join(root, CONF, 'default.target.wants'), { recursive: true });
+  symlinkSync('/home/alice/.config/systemd/user/api-server.service', path.join(root, CONF, 'default.target.wants/api-server.service'));
+  symlinkSync('/home/alice/.config/systemd/user/dev-stack.target', path.join(root, CONF, 'default.target.wants/dev-stack.target'));
+  spawnSync('chown', ['-R', '1000:1000', path.join(root, 'home/alice')]);
+  add('root/ds.yaml', 'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [6443]\n    mask: auto\n    timeout_seconds: 20\n');
+}
+
+describe('PortFree on a booted host: a lingering user\'s service without a user D-Bus', () => {
+  let root = '';
+  let h: Booted;
+  const seen: Record<string, unknown> = {};
+  const asAlice = ['setpriv', '--reuid=1000', '--regid=1000', '--init-groups', 'env', '-i', 'XDG_RUNTIME_DIR=/run/user/1000', 'systemctl', '--user'];
+
+  beforeAll(async () => {
+    root = freshRootfs();
+    plantAlice(root);
+    h = await boot(root, { [DIST]: '/opt/khr' });
+    seen.before = await settle(h, [6443]);
+    seen.busRoute = await h.run(['systemctl', '--user', '-M', 'alice@', 'is-active', 'api-server.service']);
+    seen.apply = await h.run(['node', '/opt/khr/reconcile.mjs', '--apply', '-f', '/root/ds.yaml'], { timeoutMs: 180_000 });
+    await sleep(2000); // past RestartSec=
+    seen.afterApply = await listening(h);
+    seen.enabled = (await h.run([...asAlice, 'is-enabled', 'api-server.service'])).stdout.trim();
+    await h.poweroff();
+    h = await boot(root, { [DIST]: '/opt/khr' });
+    await settle(h, [6443], 4000);
+    seen.manager = await state(h, 'is-active', 'user@1000.service');
+    seen.afterReboot = await listening(h);
+    seen.rollback = await h.run(['node', '/opt/khr/reconcile.mjs', '--rollback', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
+    seen.afterRollback = await settle(h, [6443]);
+    seen.enabledAfterRollback = (await h.run([...asAlice, 'is-enabled', 'api-server.service'])).stdout.trim();
+  }, 600_000);
+
+  afterAll(async () => {
+    await h?.poweroff().catch(() => undefined);
+    if (root) rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+
+  it('the premise: her service holds 6443 at boot, and systemctl --user -M alice@ cannot reach her manager', () => {
+    expect(seen.before).toEqual([6443]);
+    const b = seen.busRoute as { exitCode: number; stderr: string };
+    expect(b.exitCode).not.toBe(0);
+    expect(b.stderr).toContain('Transport endpoint is not connected');
+  });
+
+  it('apply exits 0; the port stays free; her manager says the unit is masked', () => {
+    const a = seen.apply as { exitCode: number; stdout: string; stderr: string };
+    expect(a.exitCode, `${a.stdout}\n${a.stderr}`).toBe(0);
+    expect(seen.afterApply).toEqual([]);
+    expect(seen.enabled).toBe('masked');
+  });
+
+  it('after the reboot her manager runs again (linger) and 6443 is still free', () => {
+    expect(seen.manager).toBe('active');
+    expect(seen.afterReboot).toEqual([]);
+  });
+
+  it('--rollback takes the same route: her unit file is back byte for byte and listens again', () => {
+    const r = seen.rollback as { exitCode: number; stdout: string; stderr: string };
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const p = path.join(root, CONF, 'api-server.service');
+    expect(lstatSync(p).isFile()).toBe(true);
+    expect(sha(readFileSync(p))).toBe(sha(Buffer.from(ALICE_API)));
+    expect(lstatSync(p).uid).toBe(1000);
+    expect(seen.enabledAfterRollback).toBe('enabled');
+    expect(seen.afterRollback).toEqual([6443]);
   });
 });
