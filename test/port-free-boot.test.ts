@@ -13,6 +13,7 @@
 // - ctl.service, enabled, also triggered by ctl.socket (a unix socket).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -256,5 +257,109 @@ describe('PortFree on a booted host: a lingering user\'s service without a user 
     expect(lstatSync(p).uid).toBe(1000);
     expect(seen.enabledAfterRollback).toBe('enabled');
     expect(seen.afterRollback).toEqual([6443]);
+  });
+});
+
+// An old daemon started by its SysV init script, linked into /etc/rc?.d by
+// Debian's own update-rc.d: systemd-sysv-generator runs it in
+// legacy-api.service (Type=forking, GuessMainPID=no, so MainPID=0).
+const INIT = `#!/bin/sh
+### BEGIN INIT INFO
+# Provides:          legacy-api
+# Required-Start:    $remote_fs
+# Required-Stop:     $remote_fs
+# Default-Start:     2 3 4 5
+# Default-Stop:      0 1 6
+# Short-Description: Legacy API server
+### END INIT INFO
+PIDFILE=/run/legacy-api.pid
+case "$1" in
+  start) start-stop-daemon --start --background --make-pidfile --pidfile $PIDFILE --exec /usr/bin/python3 -- -m http.server 10250 ;;
+  stop) start-stop-daemon --stop --pidfile $PIDFILE --remove-pidfile --retry 5 ;;
+  restart) $0 stop; $0 start ;;
+  *) echo "Usage: $0 {start|stop|restart}"; exit 2 ;;
+esac
+`;
+
+/** Every /etc/rc?.d link to the script, as "rc2.d/S01legacy-api". */
+function rcLinks(root: string): string[] {
+  const out: string[] = [];
+  for (const l of ['0', '1', '2', '3', '4', '5', '6', 'S']) {
+    const d = path.join(root, 'etc', `rc${l}.d`);
+    if (!existsSync(d)) continue;
+    for (const n of readdirSync(d)) if (n.endsWith('legacy-api')) out.push(`rc${l}.d/${n}`);
+  }
+  return out.sort();
+}
+
+describe('PortFree on a booted host: a daemon started by a SysV init script', () => {
+  let root = '';
+  let h: Booted;
+  const seen: Record<string, unknown> = {};
+
+  beforeAll(async () => {
+    root = freshRootfs();
+    writeFileSync(path.join(root, 'etc/init.d/legacy-api'), INIT, { mode: 0o755 });
+    const u = spawnSync('chroot', [root, 'update-rc.d', 'legacy-api', 'defaults'], { encoding: 'utf8' });
+    if (u.status !== 0) throw new Error(`update-rc.d: ${u.stderr}`);
+    writeFileSync(path.join(root, 'root/ds.yaml'), 'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [10250]\n    mask: auto\n    timeout_seconds: 20\n');
+    seen.linksBefore = rcLinks(root);
+    h = await boot(root, { [DIST]: '/opt/khr' });
+    seen.before = await settle(h, [10250]);
+    seen.unit = (await h.run(['systemctl', 'show', '-p', 'MainPID', '-p', 'SourcePath', 'legacy-api.service'])).stdout;
+    seen.plan = await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
+    seen.apply = await h.run(['node', '/opt/khr/reconcile.mjs', '--apply', '-f', '/root/ds.yaml'], { timeoutMs: 180_000 });
+    seen.afterApply = await listening(h);
+    seen.linksAfter = rcLinks(root);
+    seen.enabled = await state(h, 'is-enabled', 'legacy-api.service');
+    await h.poweroff();
+    h = await boot(root, { [DIST]: '/opt/khr' });
+    await sleep(2000);
+    seen.afterReboot = await listening(h);
+    seen.planAfterReboot = (await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 })).exitCode;
+    seen.rollback = await h.run(['node', '/opt/khr/reconcile.mjs', '--rollback', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
+    seen.afterRollback = await settle(h, [10250]);
+    seen.linksAfterRollback = rcLinks(root);
+  }, 600_000);
+
+  afterAll(async () => {
+    await h?.poweroff().catch(() => undefined);
+    if (root) rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+
+  it('the premise: the script holds 10250 from the generated unit, which has no main PID', () => {
+    expect(seen.before).toEqual([10250]);
+    expect(seen.unit).toContain('MainPID=0');
+    expect(seen.unit).toContain('SourcePath=/etc/init.d/legacy-api');
+    expect((seen.linksBefore as string[]).filter((l) => /\/S\d\d/.test(l))).toEqual(['rc2.d/S01legacy-api', 'rc3.d/S01legacy-api', 'rc4.d/S01legacy-api', 'rc5.d/S01legacy-api']);
+  });
+
+  it('the plan names the script and stops its unit', () => {
+    const p = seen.plan as { exitCode: number; stdout: string };
+    expect(p.exitCode).toBe(2);
+    const line = p.stdout.split('\n').find((l) => l.includes('port 10250')) ?? '';
+    expect(line).toContain('/etc/init.d/legacy-api');
+    expect(line).toContain('stop and disable legacy-api.service');
+  });
+
+  it('apply exits 0, the port is free, and the rc?.d links are what update-rc.d disable leaves: every S link a K link', () => {
+    const a = seen.apply as { exitCode: number; stdout: string; stderr: string };
+    expect(a.exitCode, `${a.stdout}\n${a.stderr}`).toBe(0);
+    expect(seen.afterApply).toEqual([]);
+    const expected = (seen.linksBefore as string[]).map((l) => l.replace(/\/S(\d\d)/, '/K$1')).sort();
+    expect(seen.linksAfter).toEqual([...new Set(expected)].sort());
+    expect(seen.enabled).toBe('disabled');
+  });
+
+  it('after the reboot 10250 is still free and a plan finds nothing to do', () => {
+    expect(seen.afterReboot).toEqual([]);
+    expect(seen.planAfterReboot).toBe(0);
+  });
+
+  it('--rollback puts the S links back and the script runs again', () => {
+    const r = seen.rollback as { exitCode: number; stdout: string; stderr: string };
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(seen.linksAfterRollback).toEqual(seen.linksBefore);
+    expect(seen.afterRollback).toEqual([10250]);
   });
 });

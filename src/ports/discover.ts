@@ -20,6 +20,7 @@ import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
 import { liveTriggers, withTriggers } from './triggers.js';
 import { maskSpotOf } from '../systemd/unit-mask.js';
+import { generatorLinksTo } from '../systemd/sysv.js';
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 
 async function readComm(host: TargetFs, pid: number): Promise<string | null> {
@@ -110,7 +111,8 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
   const show = (u: string) => shows.get(u) ?? (shows.set(u, showReverse(host, u)), shows.get(u)!);
   const held = stopGroups(busy, undefined).flat();
   const triggers = held.length > 0 ? await liveTriggers(show, await systemUnitGraph(host, held), held) : {};
-  const comeback = await liveComeback(host, busy, triggers, show);
+  const sysv = new Set(Object.values(units).filter((f) => f.sysv).map((f) => f.unit));
+  const comeback = await liveComeback(host, busy, triggers, show, sysv);
   return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits, triggers };
 }
 
@@ -135,7 +137,13 @@ export function stopGroups(busy: BusyPort[], triggers: Record<string, string[]> 
  * disable GROUP` has removed its links, plus any reverse dependency the
  * running manager reports that the unit files do not explain.
  */
-async function liveComeback(host: TargetHost, busy: BusyPort[], triggers: Record<string, string[]>, showOf: (unit: string) => Promise<Map<string, string> | null>): Promise<Record<string, Comeback>> {
+async function liveComeback(
+  host: TargetHost,
+  busy: BusyPort[],
+  triggers: Record<string, string[]>,
+  showOf: (unit: string) => Promise<Map<string, string> | null>,
+  sysv: ReadonlySet<string>,
+): Promise<Record<string, Comeback>> {
   const groups = stopGroups(busy, triggers);
   const out: Record<string, Comeback> = {};
   if (groups.length === 0) return out;
@@ -143,7 +151,8 @@ async function liveComeback(host: TargetHost, busy: BusyPort[], triggers: Record
   for (const g of groups) {
     const key = g.join(' ');
     if (out[key]) continue;
-    const removed = await disableLinks(host, g);
+    // For an init script, disable turns its S links into K links, and the generator then writes no .wants link for it.
+    const removed = [...(await disableLinks(host, g)), ...generatorLinksTo(graph, g.filter((u) => sysv.has(u)))];
     const cb = await wouldStartAgain(host, g, removed, graph);
     const removedSet = new Set(removed);
     for (const u of g) {

@@ -7,6 +7,7 @@ import { readProcess } from './proc.js';
 import { isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from './command-line.js';
 import type { UnitFacts } from './identity.js';
 import { effectiveList, parseUnitText, type UnitDirective } from '../systemd/unit-file.js';
+import { sysvScriptOf } from '../systemd/sysv.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
 export async function unitFacts(host: TargetHost, unit: string, via: Systemctl = SYSTEM_SYSTEMCTL): Promise<UnitFacts> {
@@ -57,6 +58,7 @@ export async function unitFacts(host: TargetHost, unit: string, via: Systemctl =
         continue;
       }
       directives.push(...parseUnitText(text, f));
+      if (f === fragment) facts.sysv = sysvScriptOf(f, text);
     }
     facts.execStart = [];
     for (const d of effectiveList(directives, 'Service', 'ExecStart')) {

@@ -11,6 +11,7 @@ import { loadUnitGraph, userUnitPath } from '../../systemd/unit-loader.js';
 import { userConfigDir, userLinkSnapshot, userSystemctl } from '../../ports/user-manager.js';
 import { SYSTEM_SYSTEMCTL, systemctlArgv } from '../../systemd/systemctl-show.js';
 import { maskOver, maskSpotOf } from '../../systemd/unit-mask.js';
+import { rcLinkSnapshot } from '../../systemd/sysv.js';
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { comebackOf, graphUnknown } from '../../ports/stays-free.js';
 
@@ -69,7 +70,8 @@ export async function applyLive(
         const sc = (rest: string[]) => host.runChecked(...systemctlArgv(via, rest), { timeoutMs });
         // The journal names the route too: the rollback asks the user's manager the same way.
         const who = op.user ? { user: op.user.name, ...(op.user.route === 'private' ? { route: 'private' as const, uid: op.user.uid, gid: op.user.gid } : {}) } : {};
-        const snap = () => (op.user ? userLinkSnapshot(host, op.user.home) : unitLinkSnapshot(host));
+        // The system's links include /etc/rc?.d: disabling an init script's unit renames them (update-rc.d).
+        const snap = async () => (op.user ? userLinkSnapshot(host, op.user.home) : new Map([...(await unitLinkSnapshot(host)), ...(await rcLinkSnapshot(host))]));
         // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
         const restart = await restartDelayMs(host, todo, via);
         const door = ctx.door;

@@ -11,6 +11,7 @@ import type { BusyPort, LivePortsObserved, PortHolder } from '../../ports/observ
 import { operatorChange, type PortFreeOp } from './ops.js';
 import { diffUserPort } from './diff-user.js';
 import { withTriggers } from '../../ports/triggers.js';
+import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
   const where = h.placement?.unit ? ` in ${h.placement.unit}` : '';
@@ -170,11 +171,13 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   const goFirst = triggers.length > 0 ? `; ${triggers.join(' and ')} trigger${triggers.length > 1 ? '' : 's'} ${held.join(' and ')}, so ${triggers.length > 1 ? 'they go' : 'it goes'} first` : '';
   const because =
     spec.mask === 'auto' && mask ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})` : !mask && reasons.length > 0 ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)` : '';
+  const scripts = units.flatMap((u) => (o.units[u]?.sysv ? [`${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`] : []));
+  const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}`,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}`,
     op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(triggers.length > 0 ? { triggers } : {}), ...(reasons.length > 0 ? { comeback: reasons } : {}) },
   };
 }
