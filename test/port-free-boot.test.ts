@@ -99,6 +99,7 @@ describe('PortFree on a booted host: admin units in /etc, and units started by t
     plant(root);
     h = await boot(root, { [DIST]: '/opt/khr' });
     seen.before = await settle(h, PORTS);
+    seen.plan = await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
     const apply = await h.run(['node', '/opt/khr/reconcile.mjs', '--apply', '-f', '/root/ds.yaml'], { timeoutMs: 180_000 });
     seen.apply = apply;
     // Something that knocks on the trigger's door once the stop is done.
@@ -126,6 +127,15 @@ describe('PortFree on a booted host: admin units in /etc, and units started by t
 
   it('the planted setups hold their ports at boot', () => {
     expect(seen.before).toEqual(PORTS);
+  });
+
+  it('the plan says where the admin file goes, and that the triggers go first', () => {
+    const out = (seen.plan as { stdout: string }).stdout.split('\n');
+    const line = (port: number) => out.find((l) => l.includes(`port ${port} `)) ?? '';
+    expect(line(6443)).toContain('/etc/systemd/system/api.service is moved to /var/lib/k8s-host-reconcile/set-aside/etc/systemd/system/api.service');
+    expect(line(10250)).toContain('watch.path triggers watch.service, so it goes first');
+    expect(line(10257)).toContain('tick.timer triggers tick.service, so it goes first');
+    expect(line(10259)).toContain('ctl.socket triggers ctl.service, so it goes first');
   });
 
   it('apply exits 0 and every port stays free, a unix-socket knock and the timer notwithstanding', () => {

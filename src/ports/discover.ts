@@ -112,8 +112,14 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
   const held = stopGroups(busy, undefined).flat();
   const triggers = held.length > 0 ? await liveTriggers(show, await systemUnitGraph(host, held), held) : {};
   const sysv = new Set(Object.values(units).filter((f) => f.sysv).map((f) => f.unit));
+  // An admin's unit file where a mask link would go: the plan says a mask sets it aside.
+  const etcFiles: Record<string, string> = {};
+  for (const u of stopGroups(busy, triggers).flat()) {
+    const spot = await maskSpotOf(host, SYSTEMD_SYSTEM_ETC, u);
+    if (spot.kind === 'taken' && spot.file) etcFiles[u] = spot.path;
+  }
   const comeback = await liveComeback(host, busy, triggers, show, sysv);
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits, triggers };
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits, triggers, etcFiles };
 }
 
 /**

@@ -66,6 +66,8 @@ export interface LivePortsObserved {
   userUnits?: Record<string, UserUnitFacts>;
   /** Per unit a stop acts on: the .path/.timer/.socket units that trigger it (manager and unit files); absent when not read. */
   triggers?: Record<string, string[]>;
+  /** Per unit a stop acts on: its own regular unit file at /etc/systemd/system/NAME, which a mask sets aside. */
+  etcFiles?: Record<string, string>;
 }
 
 export interface UserUnitFacts {

@@ -11,6 +11,7 @@ import type { BusyPort, LivePortsObserved, PortHolder } from '../../ports/observ
 import { operatorChange, type PortFreeOp } from './ops.js';
 import { diffUserPort } from './diff-user.js';
 import { withTriggers } from '../../ports/triggers.js';
+import { setAsidePath } from '../../systemd/unit-mask.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -173,11 +174,13 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
     spec.mask === 'auto' && mask ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})` : !mask && reasons.length > 0 ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)` : '';
   const scripts = units.flatMap((u) => (o.units[u]?.sysv ? [`${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`] : []));
   const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
+  const asides = mask ? units.flatMap((u) => (o.etcFiles?.[u] ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`] : [])) : [];
+  const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}`,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}`,
     op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(triggers.length > 0 ? { triggers } : {}), ...(reasons.length > 0 ? { comeback: reasons } : {}) },
   };
 }
