@@ -86,7 +86,7 @@ describe('systemctl show and list-sockets output', () => {
       return a;
     };
     const host = new Host({ root: '/nonexistent-fixture', live: true, runner });
-    expect(await systemctlValue(host, 'RestartUSec', 'a.service', ['--user', '-M', 'alice@'])).toBe('100ms');
+    expect(await systemctlValue(host, 'RestartUSec', 'a.service', { cmd: 'systemctl', args: ['--user', '-M', 'alice@'] })).toBe('100ms');
     expect(await systemctlValue(host, 'RestartUSec', 'b.service')).toBeNull();
     expect(await systemctlValue(host, 'MainPID', 'c.service')).toBeNull();
     expect(calls[0]).toEqual(['systemctl', '--user', '-M', 'alice@', 'show', '-p', 'RestartUSec', '--value', 'a.service']);

@@ -344,18 +344,23 @@ describe('the disable rules, unit by unit', () => {
     expect(linksRemovedBy(links, new Set(['agent.service']))).toEqual([links[0]!.path, links[1]!.path]);
   });
 
-  it('a unit file of its own in /etc: systemctl mask refuses, and we hand it to a person', async () => {
+  it('a unit file of its own in /etc: systemctl mask refuses; it is masked as a move out of the search path and systemctl mask would (issue 26)', async () => {
     const { ours, theirs } = await twin(async (r) => {
       await put(r, `${ETC}/agent.service`, service('WantedBy=multi-user.target'));
       await systemctlRoot(r, 'enable', 'agent.service');
     });
+    const text = await fs.readFile(path.join(theirs, ETC, 'agent.service'), 'utf8');
     expect(await portFreeOffline(ours, portSpec({ disable_units: ['agent.service'], mask: true }))).toEqual([
       'disable-agent.service:disable',
-      'mask-agent.service:operator',
+      'mask-agent.service:mask',
     ]);
     await systemctlRoot(theirs, 'disable', 'agent.service');
     await expect(systemctlRoot(theirs, 'mask', 'agent.service')).rejects.toThrow(/already exists/);
+    // The file moved out of the unit search path, then systemctl's own mask.
+    await fs.rm(path.join(theirs, ETC, 'agent.service'));
+    await systemctlRoot(theirs, 'mask', 'agent.service');
     expect(await snapshot(ours)).toEqual(await snapshot(theirs));
+    expect(await fs.readFile(path.join(ours, 'var/lib/k8s-host-reconcile/set-aside', ETC, 'agent.service'), 'utf8')).toBe(text);
   });
 
   it('disableLinks on a tree matches what systemctl removed from its twin', async () => {

@@ -5,7 +5,7 @@
 // before any of it decides what is removed or restored. Pure.
 import path from 'node:path';
 import { ReconcileError } from '../errors.js';
-import type { JournalRecord, LinkDelta, PriorEntry, RuntimeStep } from './journal.js';
+import type { JournalRecord, LinkDelta, PriorEntry, RuntimeStep, UserOf } from './journal.js';
 
 /** Where a journal lies, as target paths with their links resolved inside the root. */
 export interface JournalPlace {
@@ -54,6 +54,7 @@ const MODULE = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,55}$/;
 // useradd's default NAME_REGEX, plus the '$' of machine accounts.
 const USER = /^[a-z_][a-z0-9_-]{0,31}\$?$/;
 const KERNEL_FS = ['/proc', '/sys', '/dev'];
+const USER_KEYS = ['user', 'route', 'uid', 'gid'];
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -171,11 +172,21 @@ function units(v: unknown): string[] {
   });
 }
 
-function user(o: Record<string, unknown>): { user?: string } {
-  if (o.user === undefined) return {};
+/** Whose manager a unit step went to; route 'private': asked as UID:GID on the user manager's own socket. */
+function user(o: Record<string, unknown>): UserOf {
+  if (o.user === undefined) {
+    if (o.route !== undefined || o.uid !== undefined || o.gid !== undefined) bad('action.route, uid and gid need action.user');
+    return {};
+  }
   const u = str(o.user, 'action.user');
   if (!USER.test(u)) bad(`action.user ${JSON.stringify(u)} is not a user name`);
-  return { user: u };
+  if (o.route === undefined) {
+    if (o.uid !== undefined || o.gid !== undefined) bad('action.uid and gid belong to route "private"');
+    return { user: u };
+  }
+  oneOf(o.route, 'action.route', ['private'] as const);
+  // Never root's: the private route runs systemctl as that user.
+  return { user: u, route: 'private', uid: int(o.uid, 'action.uid', 1, 0xfffffffe), gid: int(o.gid, 'action.gid', 0, 0xfffffffe) };
 }
 
 function runtimeStep(v: unknown): RuntimeStep {
@@ -202,10 +213,10 @@ function runtimeStep(v: unknown): RuntimeStep {
       return { step, module: m };
     }
     case 'daemon-reload':
-      keys(v, 'action', ['step'], ['user']);
+      keys(v, 'action', ['step'], USER_KEYS);
       return { step, ...user(v) };
     default:
-      keys(v, 'action', ['step', 'units'], ['user']);
+      keys(v, 'action', ['step', 'units'], USER_KEYS);
       return { step, units: units(v.units), ...user(v) };
   }
 }

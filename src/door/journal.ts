@@ -21,12 +21,20 @@ export type RuntimeStep =
   | { step: 'swapoff'; device: string }
   | { step: 'swapon'; device: string }
   | { step: 'modprobe'; module: string }
-  // `user`: the units are that user's (systemctl --user -M USER@).
-  | { step: 'unit-stop'; units: string[]; user?: string }
-  | { step: 'unit-start'; units: string[]; user?: string }
-  | { step: 'unit-disable'; units: string[]; user?: string }
-  | { step: 'unit-mask'; units: string[]; user?: string }
-  | { step: 'daemon-reload'; user?: string };
+  // `user`: the units are that user's (systemctl --user -M USER@); with
+  // route 'private', asked as UID:GID on the manager's private socket.
+  | ({ step: 'unit-stop'; units: string[] } & UserOf)
+  | ({ step: 'unit-start'; units: string[] } & UserOf)
+  | ({ step: 'unit-disable'; units: string[] } & UserOf)
+  | ({ step: 'unit-mask'; units: string[] } & UserOf)
+  | ({ step: 'daemon-reload' } & UserOf);
+
+export interface UserOf {
+  user?: string;
+  route?: 'private';
+  uid?: number;
+  gid?: number;
+}
 
 /** What a unit-disable or unit-mask changed under /etc/systemd/system, read before and after. */
 export interface LinkDelta {

@@ -14,10 +14,14 @@ import { disableLinks, enablementOf } from '../systemd/unit-links.js';
 import { findActivation } from './activation.js';
 import { mainPidOf, unitFacts } from './unit-facts.js';
 import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
-import { accountOf, userComeback, userManagerUid, userScope } from './user-manager.js';
+import { accountOf, userComeback, userManagerUid, userRouteOf, userSystemctl } from './user-manager.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
+import { liveTriggers, withTriggers } from './triggers.js';
+import { maskSpotOf } from '../systemd/unit-mask.js';
+import { generatorLinksTo } from '../systemd/sysv.js';
+import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 
 async function readComm(host: TargetFs, pid: number): Promise<string | null> {
   try {
@@ -69,8 +73,9 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
         const key = `${uid}:${userService}`;
         if (!userUnits[key]) {
           const account = await accountOf(host, uid);
-          const facts = account ? await unitFacts(host, userService, userScope(account.name)) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
-          userUnits[key] = { uid, unit: userService, account, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
+          const route = await userRouteOf(host, uid);
+          const facts = account ? await unitFacts(host, userService, userSystemctl({ ...account, route })) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
+          userUnits[key] = { uid, unit: userService, account, route, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
         }
         holder.ancestry = await readAncestry(host, pid);
         const main = mainPidOf(userUnits[key]!.facts);
@@ -101,18 +106,33 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     }
   }
   const supervisor = Object.keys(units).some((u) => SUPERVISOR_UNIT_STEMS.has(stemOf(u))) ? await loadSupervisorPrograms(host) : null;
-  const comeback = await liveComeback(host, busy);
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits };
+  // The manager's reverse dependencies, asked once per unit: for the triggers, then for what starts it again.
+  const shows = new Map<string, Promise<Map<string, string> | null>>();
+  const show = (u: string) => shows.get(u) ?? (shows.set(u, showReverse(host, u)), shows.get(u)!);
+  const held = stopGroups(busy, undefined).flat();
+  const triggers = held.length > 0 ? await liveTriggers(show, await systemUnitGraph(host, held), held) : {};
+  const sysv = new Set(Object.values(units).filter((f) => f.sysv).map((f) => f.unit));
+  // An admin's unit file where a mask link would go: the plan says a mask sets it aside.
+  const etcFiles: Record<string, string> = {};
+  for (const u of stopGroups(busy, triggers).flat()) {
+    const spot = await maskSpotOf(host, SYSTEMD_SYSTEM_ETC, u);
+    if (spot.kind === 'taken' && spot.file) etcFiles[u] = spot.path;
+  }
+  const comeback = await liveComeback(host, busy, triggers, show, sysv);
+  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits, triggers, etcFiles };
 }
 
-/** The units a stop of each busy port would disable together: the socket and its service, or the holders' services. */
-export function stopGroups(busy: BusyPort[]): string[][] {
+/**
+ * The units a stop of each busy port would disable together: the socket and
+ * its service, or the holders' services, each group led by its triggers.
+ */
+export function stopGroups(busy: BusyPort[], triggers: Record<string, string[]> | undefined): string[][] {
   const out: string[][] = [];
   for (const b of busy) {
-    if (b.activation) out.push([b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])]);
+    if (b.activation) out.push(withTriggers([b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])], triggers));
     else {
       const units = [...new Set(b.holders.map((h) => h.placement?.unit ?? null))];
-      if (units.length > 0 && units.every((u): u is string => u !== null && userManagerUid(u) === null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(units);
+      if (units.length > 0 && units.every((u): u is string => u !== null && userManagerUid(u) === null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(withTriggers(units, triggers));
     }
   }
   return out;
@@ -123,19 +143,26 @@ export function stopGroups(busy: BusyPort[]): string[][] {
  * disable GROUP` has removed its links, plus any reverse dependency the
  * running manager reports that the unit files do not explain.
  */
-async function liveComeback(host: TargetHost, busy: BusyPort[]): Promise<Record<string, Comeback>> {
-  const groups = stopGroups(busy);
+async function liveComeback(
+  host: TargetHost,
+  busy: BusyPort[],
+  triggers: Record<string, string[]>,
+  showOf: (unit: string) => Promise<Map<string, string> | null>,
+  sysv: ReadonlySet<string>,
+): Promise<Record<string, Comeback>> {
+  const groups = stopGroups(busy, triggers);
   const out: Record<string, Comeback> = {};
   if (groups.length === 0) return out;
   const graph = await systemUnitGraph(host, groups.flat());
   for (const g of groups) {
     const key = g.join(' ');
     if (out[key]) continue;
-    const removed = await disableLinks(host, g);
+    // For an init script, disable turns its S links into K links, and the generator then writes no .wants link for it.
+    const removed = [...(await disableLinks(host, g)), ...generatorLinksTo(graph, g.filter((u) => sysv.has(u)))];
     const cb = await wouldStartAgain(host, g, removed, graph);
     const removedSet = new Set(removed);
     for (const u of g) {
-      const show = await showReverse(host, u);
+      const show = await showOf(u);
       if (show === null) {
         cb.unknown ??= `systemctl show could not list what depends on ${u}`;
         continue;
@@ -157,10 +184,11 @@ export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promis
     ...candidates.map((c) => c.unit),
   ]);
   const en = await enablementOf(host, names);
-  const fragments: Record<string, string> = {};
+  // An admin's unit file where a mask link would go: a mask sets it aside first.
+  const etcFiles: Record<string, string> = {};
   for (const n of names) {
-    const u = units.get(n);
-    if (u) fragments[n] = u.fragment;
+    const spot = await maskSpotOf(host, SYSTEMD_SYSTEM_ETC, n);
+    if (spot.kind === 'taken' && spot.file) etcFiles[n] = spot.path;
   }
   // What starts each unit at boot now, and what still would once it (with its socket or service) is disabled.
   const graph = await systemUnitGraph(host, names);
@@ -189,7 +217,7 @@ export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promis
       enablement: en.get(u)!,
     })),
     candidates: candidates.map((c) => ({ candidate: c, enablement: en.get(c.unit)! })),
-    fragments,
+    etcFiles,
     comeback,
     reachNow,
     graphUnknown: graphUnknown(graph),

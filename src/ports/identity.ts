@@ -36,6 +36,8 @@ export interface UnitFacts {
   execError: string | null;
   /** The main process (argv, exe), when it could be read. */
   main: ProcInfo | null;
+  /** The /etc/init.d script systemd-sysv-generator made this unit from (its fragment says so); absent or null for any other unit. */
+  sysv?: string | null;
 }
 
 /** The holder and its ancestors, nearest first, as read from /proc. */
@@ -103,6 +105,10 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
 
   const main = mainOf(facts);
   if (main !== null && main.pid === pid) return { own: true, unit, proof: `pid ${pid} is ${main.how}` };
+  // A generated SysV unit has no main process by design (GuessMainPID=no) and runs nothing but its script.
+  if (main === null && facts.sysv) {
+    return { own: true, unit, proof: `pid ${pid} runs in ${unit}, which systemd-sysv-generator made for the init script ${facts.sysv} (SourcePath=; Type=forking without a main PID), and that unit runs nothing but the script` };
+  }
   if (main === null) {
     const pf = facts.pidFileError ? `; ${facts.pidFileError}` : '';
     return not(`${unit} has no main process (MainPID=0${facts.type ? `, Type=${facts.type}` : ''}${pf}), so it is a process left in its cgroup, not one it runs`, false);

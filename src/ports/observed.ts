@@ -8,7 +8,7 @@ import type { SupervisorPrograms } from './supervisor.js';
 import type { ServiceCandidate, SocketUnit } from './socket-units.js';
 import type { UnitEnablement } from '../systemd/unit-links.js';
 import type { Comeback } from './stays-free.js';
-import type { UserAccount } from './user-manager.js';
+import type { UserAccount, UserRoute } from './user-manager.js';
 
 export interface PortHolder {
   pid: number;
@@ -64,12 +64,18 @@ export interface LivePortsObserved {
   comeback?: Record<string, Comeback>;
   /** Holders in a per-user manager, by "UID:unit": the account (null when /etc/passwd has no such UID) and the user manager's facts. */
   userUnits?: Record<string, UserUnitFacts>;
+  /** Per unit a stop acts on: the .path/.timer/.socket units that trigger it (manager and unit files); absent when not read. */
+  triggers?: Record<string, string[]>;
+  /** Per unit a stop acts on: its own regular unit file at /etc/systemd/system/NAME, which a mask sets aside. */
+  etcFiles?: Record<string, string>;
 }
 
 export interface UserUnitFacts {
   uid: number;
   unit: string;
   account: UserAccount | null;
+  /** How the manager was (and will be) asked. */
+  route: UserRoute;
   facts: UnitFacts;
   /** What in that user's unit tree would start it again once disabled; null when the account is unknown. */
   comeback: Comeback | null;
@@ -102,8 +108,8 @@ export interface OfflinePortsObserved {
   sockets: OfflineSocket[];
   disableUnits: OfflineUnit[];
   candidates: OfflineCandidate[];
-  /** Fragment paths, to tell whether a mask link can be placed in /etc. */
-  fragments: Record<string, string>;
+  /** Per unit: its own regular unit file at /etc/systemd/system/NAME, where the mask link goes (set aside by a mask). */
+  etcFiles: Record<string, string>;
   /** Per unit: what still starts it at boot once it (and its socket or service) is disabled. */
   comeback: Record<string, Comeback>;
   /** Per unit: what starts it at boot now (its own links included); absent when nothing does. */

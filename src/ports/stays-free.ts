@@ -11,6 +11,7 @@ import type { TargetFs, TargetHost, Host } from '../host.js';
 import { loadUnitGraph, type LoaderProblem, type UnitGraph } from '../systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
+import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../systemd/systemctl-show.js';
 
 export interface Comeback {
   /** The units stopped and disabled together. */
@@ -86,9 +87,9 @@ export function unexplainedLive(graph: UnitGraph, unit: string, show: Map<string
 }
 
 /** `systemctl show -p WantedBy ... UNIT` through Host.run; null when systemctl cannot answer. */
-export async function showReverse(host: TargetHost, unit: string, scope: string[] = []): Promise<Map<string, string> | null> {
+export async function showReverse(host: TargetHost, unit: string, via: Systemctl = SYSTEM_SYSTEMCTL): Promise<Map<string, string> | null> {
   try {
-    const r = await host.run('systemctl', [...scope, 'show', ...REVERSE_PROPS.flatMap((p) => ['-p', p]), unit]);
+    const r = await host.run(...systemctlArgv(via, ['show', ...REVERSE_PROPS.flatMap((p) => ['-p', p]), unit]));
     return r.exitCode === 0 ? parseShowProperties(r.stdout) : null;
   } catch {
     return null;

@@ -2,18 +2,20 @@
 // ExecStart= read from exactly the unit files the manager loaded.
 import type { TargetFs, TargetHost } from '../host.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
+import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../systemd/systemctl-show.js';
 import { readProcess } from './proc.js';
 import { isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from './command-line.js';
 import type { UnitFacts } from './identity.js';
 import { effectiveList, parseUnitText, type UnitDirective } from '../systemd/unit-file.js';
+import { sysvScriptOf } from '../systemd/sysv.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
-export async function unitFacts(host: TargetHost, unit: string, scope: string[] = []): Promise<UnitFacts> {
+export async function unitFacts(host: TargetHost, unit: string, via: Systemctl = SYSTEM_SYSTEMCTL): Promise<UnitFacts> {
   const facts: UnitFacts = { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
   const props = ['MainPID', 'Type', 'PIDFile', 'FragmentPath', 'DropInPaths'];
   let show: Map<string, string>;
   try {
-    const r = await host.run('systemctl', [...scope, 'show', ...props.flatMap((p) => ['-p', p]), unit]);
+    const r = await host.run(...systemctlArgv(via, ['show', ...props.flatMap((p) => ['-p', p]), unit]));
     if (r.exitCode !== 0) return { ...facts, error: `systemctl show ${unit} exited ${r.exitCode}: ${r.stderr.trim() || r.stdout.trim()}` };
     show = parseShowProperties(r.stdout);
   } catch (e) {
@@ -56,6 +58,7 @@ export async function unitFacts(host: TargetHost, unit: string, scope: string[] 
         continue;
       }
       directives.push(...parseUnitText(text, f));
+      if (f === fragment) facts.sysv = sysvScriptOf(f, text);
     }
     facts.execStart = [];
     for (const d of effectiveList(directives, 'Service', 'ExecStart')) {

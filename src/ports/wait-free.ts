@@ -3,15 +3,15 @@
 import type { TargetFs, TargetHost } from '../host.js';
 import { readListeners } from '../observe/listeners.js';
 import { parseTimespanMs } from '../systemd/systemctl-output.js';
-import { systemctlValue } from '../systemd/systemctl-show.js';
+import { SYSTEM_SYSTEMCTL, systemctlValue, type Systemctl } from '../systemd/systemctl-show.js';
 
 const POLL_MS = 200;
 
 /** The longest RestartUSec= of `units`, in ms (0 when none is known). */
-export async function restartDelayMs(host: TargetHost, units: string[], scope: string[] = []): Promise<number> {
+export async function restartDelayMs(host: TargetHost, units: string[], via: Systemctl = SYSTEM_SYSTEMCTL): Promise<number> {
   let max = 0;
   for (const u of units) {
-    const v = await systemctlValue(host, 'RestartUSec', u, scope);
+    const v = await systemctlValue(host, 'RestartUSec', u, via);
     const ms = v === null ? null : parseTimespanMs(v);
     if (ms !== null) max = Math.max(max, ms);
   }

@@ -6,13 +6,15 @@ import path from 'node:path';
 import type { Host } from '../host.js';
 import { ReconcileError } from '../errors.js';
 import { WriteDoor, sha256 } from '../door/door.js';
-import { actionsOf, readRunJournal, type JournalAction, type JournalRecord, type LinkDelta, type PriorEntry } from '../door/journal.js';
+import { actionsOf, readRunJournal, type JournalAction, type JournalRecord, type LinkDelta, type PriorEntry, type UserOf } from '../door/journal.js';
 import { RUN_ID } from '../door/journal-check.js';
 import { readOwnFile } from '../door/own-file.js';
 import { LOCK_PATH } from '../door/lock.js';
 import { checkedRunsDirs, runsDirOf, jsonText, type RunsDirs } from './reports.js';
 import { bytesOf, utf8Bytes } from '../bytes.js';
 import { FORMAT_VERSION } from './render.js';
+import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../systemd/systemctl-show.js';
+import { busSystemctl, parsePasswdAccounts, userSystemctl } from '../ports/user-manager.js';
 
 export interface UndoStep {
   /** One line: what will be put back. */
@@ -227,7 +229,7 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   // A file written twice in one run (two resources commenting out lines of one script): the
   // earlier write is judged against what undoing the later one leaves there, not the file now.
   const leftByLater = new Map<string, Current>();
-  const userReloads = new Set<string>(); // users whose unit links the run changed: their managers reload
+  const userReloads = new Map<string, UserOf>(); // users whose unit links the run changed: their managers reload
   for (const a of actionsOf(run.records).reverse()) {
     if (a.outcome === 'failed' || !isEdit(a)) continue;
     const r = a.record;
@@ -298,11 +300,16 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
         } else if (s.step === 'modprobe') {
           notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
         } else if (s.step === 'unit-stop') {
-          const scope = s.user ? ['--user', '-M', `${s.user}@`] : [];
+          const via = await managerOf(host, s);
           const of = s.user ? ` (${s.user}'s manager)` : '';
-          steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...(s.user ? { user: s.user } : {}) }, async () => void (await host.runChecked('systemctl', [...scope, 'start', ...s.units]))) });
+          if (typeof via === 'string') steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', conflict: via });
+          else steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...userOf(s) }, async () => void (await host.runChecked(...systemctlArgv(via, ['start', ...s.units])))) });
+        } else if (s.step === 'daemon-reload') {
+          // The run reloaded after changing unit files through the door (a mask over an admin's unit file): so does the undo.
+          if (s.user) userReloads.set(s.user, userOf(s));
+          else unitLinksChanged = true;
         } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
-          if (s.user) userReloads.add(s.user);
+          if (s.user) userReloads.set(s.user, userOf(s));
           else unitLinksChanged = true;
           steps.push(...linkSteps(a.result, `systemctl ${s.step === 'unit-mask' ? 'mask' : 'disable'} ${s.units.join(' ')}`));
         }
@@ -313,12 +320,33 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   if (runtimeOk && unitLinksChanged) {
     steps.push({ summary: 'systemctl daemon-reload', phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))) });
   }
-  for (const user of runtimeOk ? userReloads : []) {
-    const scope = ['--user', '-M', `${user}@`];
-    steps.push({ summary: `systemctl ${scope.join(' ')} daemon-reload`, phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload', user }, async () => void (await host.runChecked('systemctl', [...scope, 'daemon-reload']))) });
+  for (const [user, who] of runtimeOk ? userReloads : []) {
+    const via = await managerOf(host, who);
+    if (typeof via === 'string') steps.push({ summary: `daemon-reload of ${user}'s manager`, phase: 'reload', conflict: via });
+    else steps.push({ summary: `${systemctlArgv(via, ['daemon-reload']).flat().join(' ')}`, phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload', ...who }, async () => void (await host.runChecked(...systemctlArgv(via, ['daemon-reload'])))) });
   }
   // Files and links first (in reverse), then reload, swapon and unit starts.
   return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null, incomplete };
+}
+
+/** The user part of a journaled step, as it is journaled again by the undo. */
+function userOf(s: UserOf): UserOf {
+  return s.user ? { user: s.user, ...(s.route === 'private' ? { route: s.route, uid: s.uid, gid: s.gid } : {}) } : {};
+}
+
+/**
+ * How to ask the manager a journaled step went to: the system's, the user's
+ * through -M USER@, or (route 'private') as the user on the manager's own socket.
+ * The journal is untrusted input: a private route is taken only for an account
+ * /etc/passwd still has with that name, UID and GID; else the step is a
+ * conflict naming why.
+ */
+async function managerOf(host: Host, s: UserOf): Promise<Systemctl | string> {
+  if (!s.user) return SYSTEM_SYSTEMCTL;
+  if (s.route !== 'private') return busSystemctl(s.user);
+  const a = parsePasswdAccounts((await host.readFile('/etc/passwd')) ?? '').find((x) => x.name === s.user);
+  if (!a || a.uid !== s.uid || a.gid !== s.gid) return `the run reached ${s.user}'s manager as UID ${String(s.uid)}:${String(s.gid)}, which /etc/passwd no longer says ${s.user} is; do it by hand as that user`;
+  return userSystemctl({ ...a, route: 'private' });
 }
 
 export interface RollbackOutcome {

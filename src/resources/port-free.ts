@@ -6,6 +6,8 @@ import type { PortFreeSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { removeUnitLinks } from '../systemd/unit-links.js';
+import { maskOver } from '../systemd/unit-mask.js';
+import type { TargetFs } from '../host.js';
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 import { observeLive, observeOffline } from '../ports/discover.js';
 import type { PortFreeObserved } from '../ports/observed.js';
@@ -14,13 +16,13 @@ import { diffLivePort } from './port-free/diff-live.js';
 import { diffOffline } from './port-free/diff-offline.js';
 import { applyLive, portsReport } from './port-free/apply-live.js';
 
-async function applyOffline(door: WriteDoor, changes: Change<PortFreeOp>[]): Promise<void> {
+async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<PortFreeOp>[]): Promise<void> {
   for (const c of changes) {
     const op = c.op;
     if (op.kind === 'disable-links') {
       await removeUnitLinks(door, op.links);
     } else if (op.kind === 'mask-link') {
-      await door.symlink(`${SYSTEMD_SYSTEM_ETC}/${op.unit}`, '/dev/null');
+      await maskOver(door, host, SYSTEMD_SYSTEM_ETC, op.unit);
     }
   }
 }
@@ -43,7 +45,7 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
 
   async apply(host, spec, changes, ctx) {
     if (!host.live) {
-      await applyOffline(ctx.door, changes);
+      await applyOffline(ctx.door, host, changes);
       return;
     }
     const ops = changes.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');

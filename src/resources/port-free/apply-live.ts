@@ -1,5 +1,6 @@
 // PortFree's live apply: record each holder, stop, disable (and mask) its
 // units through the door's runtime steps, then wait for the ports to stay free.
+import path from 'node:path';
 import type { TargetHost, Host } from '../../host.js';
 import type { PortFreeSpec } from '../../desired-state.js';
 import type { ApplyContext } from '../types.js';
@@ -7,7 +8,11 @@ import { linkDelta, unitLinkSnapshot } from '../../systemd/unit-links.js';
 import { restartDelayMs, waitFree } from '../../ports/wait-free.js';
 import type { StopOp } from './ops.js';
 import { loadUnitGraph, userUnitPath } from '../../systemd/unit-loader.js';
-import { userLinkSnapshot, userScope } from '../../ports/user-manager.js';
+import { userConfigDir, userLinkSnapshot, userSystemctl } from '../../ports/user-manager.js';
+import { SYSTEM_SYSTEMCTL, systemctlArgv } from '../../systemd/systemctl-show.js';
+import { maskOver, maskSpotOf } from '../../systemd/unit-mask.js';
+import { rcLinkSnapshot } from '../../systemd/sysv.js';
+import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { comebackOf, graphUnknown } from '../../ports/stays-free.js';
 
 export interface FreedPort {
@@ -61,21 +66,45 @@ export async function applyLive(
       const key = (u: string) => (op.user ? `${op.user.name}@:${u}` : u);
       const todo = op.units.filter((u) => !done.has(key(u)));
       if (todo.length > 0) {
-        const scope = op.user ? userScope(op.user.name) : [];
-        const who = op.user ? { user: op.user.name } : {};
-        const snap = () => (op.user ? userLinkSnapshot(host, op.user.home) : unitLinkSnapshot(host));
+        const via = op.user ? userSystemctl(op.user) : SYSTEM_SYSTEMCTL;
+        const sc = (rest: string[]) => host.runChecked(...systemctlArgv(via, rest), { timeoutMs });
+        // The journal names the route too: the rollback asks the user's manager the same way.
+        const who = op.user ? { user: op.user.name, ...(op.user.route === 'private' ? { route: 'private' as const, uid: op.user.uid, gid: op.user.gid } : {}) } : {};
+        // The system's links include /etc/rc?.d: disabling an init script's unit renames them (update-rc.d).
+        const snap = async () => (op.user ? userLinkSnapshot(host, op.user.home) : new Map([...(await unitLinkSnapshot(host)), ...(await rcLinkSnapshot(host))]));
         // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
-        const restart = await restartDelayMs(host, todo, scope);
-        ctx.progress(`PortFree: port ${op.port}: systemctl ${[...scope, 'stop', ...todo].join(' ')}`);
+        const restart = await restartDelayMs(host, todo, via);
         const door = ctx.door;
         // The journal gets the links systemctl itself changed, read before and after, so a rollback puts back exactly those.
         const changedLinks = async (before: Map<string, string>) => linkDelta(before, await snap());
-        await door.runtime({ step: 'unit-stop', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'stop', ...todo], { timeoutMs }));
+        // Triggers first, in a call of their own: a .path or .timer still active starts the unit again as soon as it stops.
+        const triggers = todo.filter((u) => op.triggers?.includes(u));
+        const rest = todo.filter((u) => !triggers.includes(u));
+        // One journaled step, so a rollback starts them in one transaction (a socket before its service).
+        await door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
+          for (const batch of [triggers, rest]) {
+            if (batch.length === 0) continue;
+            ctx.progress(`PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch]).flat().join(' ')}`);
+            await sc(['stop', ...batch]);
+          }
+        });
         const beforeDisable = await snap();
-        await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'disable', ...todo], { timeoutMs }), () => changedLinks(beforeDisable));
+        await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => sc(['disable', ...todo]), () => changedLinks(beforeDisable));
         if (op.mask) {
-          const beforeMask = await snap();
-          await door.runtime({ step: 'unit-mask', units: todo, ...who }, () => host.runChecked('systemctl', [...scope, 'mask', ...todo], { timeoutMs }), () => changedLinks(beforeMask));
+          // A unit whose own file holds the mask link's place (an admin's unit in /etc): set aside and masked through the door.
+          const dir = op.user ? userConfigDir(op.user.home) : SYSTEMD_SYSTEM_ETC;
+          const over: string[] = [];
+          for (const u of todo) if ((await maskSpotOf(host, dir, u)).kind === 'taken') over.push(u);
+          const plain = todo.filter((u) => !over.includes(u));
+          if (plain.length > 0) {
+            const beforeMask = await snap();
+            await door.runtime({ step: 'unit-mask', units: plain, ...who }, () => sc(['mask', ...plain]), () => changedLinks(beforeMask));
+          }
+          for (const u of over) {
+            const aside = await maskOver(door, host, dir, u);
+            ctx.progress(`PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`);
+          }
+          if (over.length > 0) await door.runtime({ step: 'daemon-reload', ...who }, () => sc(['daemon-reload']));
         }
         for (const u of todo) done.set(key(u), restart);
         if (!op.mask && !op.user) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);

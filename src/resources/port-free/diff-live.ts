@@ -10,6 +10,9 @@ import { SUPERVISOR_UNIT_STEMS, stemOf } from '../../ports/discover.js';
 import type { BusyPort, LivePortsObserved, PortHolder } from '../../ports/observed.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
 import { diffUserPort } from './diff-user.js';
+import { withTriggers } from '../../ports/triggers.js';
+import { setAsidePath } from '../../systemd/unit-mask.js';
+import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
   const where = h.placement?.unit ? ` in ${h.placement.unit}` : '';
@@ -151,6 +154,10 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
     reportUnit = units[0]!;
     proof = proofs.join('; ');
   }
+  // A trigger would start the unit again the moment it stops: it goes first, in the same group.
+  const held = units;
+  units = withTriggers(held, o.triggers);
+  const triggers = units.filter((u) => !held.includes(u));
   const protectedWhy = units.map((u) => protectionOf(u, spec, o.selfUnit)).filter((p): p is string => p !== null);
   if (protectedWhy.length > 0) {
     return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, `${protectedWhy.join('; ')}; it is never stopped automatically`, opBase);
@@ -162,13 +169,18 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   const mask = spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null));
   const verbs = mask ? 'stop, disable and mask' : 'stop and disable';
   const via = socket ? ` (socket-activated by ${socket})` : '';
+  const goFirst = triggers.length > 0 ? `; ${triggers.join(' and ')} trigger${triggers.length > 1 ? '' : 's'} ${held.join(' and ')}, so ${triggers.length > 1 ? 'they go' : 'it goes'} first` : '';
   const because =
     spec.mask === 'auto' && mask ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})` : !mask && reasons.length > 0 ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)` : '';
+  const scripts = units.flatMap((u) => (o.units[u]?.sysv ? [`${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`] : []));
+  const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
+  const asides = mask ? units.flatMap((u) => (o.etcFiles?.[u] ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`] : [])) : [];
+  const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}: ${verbs} ${units.join(' and ')}${because}`,
-    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(reasons.length > 0 ? { comeback: reasons } : {}) },
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}`,
+    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(triggers.length > 0 ? { triggers } : {}), ...(reasons.length > 0 ? { comeback: reasons } : {}) },
   };
 }

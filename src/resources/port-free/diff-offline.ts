@@ -8,6 +8,7 @@ import type { UnitDirective } from '../../systemd/unit-file.js';
 import type { UnitEnablement } from '../../systemd/unit-links.js';
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
+import { setAsidePath } from '../../systemd/unit-mask.js';
 
 function fileLine(d: UnitDirective): string {
   return `${d.file}:${d.line}`;
@@ -43,15 +44,11 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
     const vendorOnly = !known && en.vendorLinks.length > 0;
     const stillStarts = reasons.length > 0 || vendorOnly;
     if (spec.mask === true || (spec.mask === 'auto' && stillStarts)) {
-      const frag = o.fragments[unit];
       const because = spec.mask === 'auto' ? `: ${reasons.length > 0 ? reasons.join('; ') : `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove`}` : '';
-      // A unit file in /etc blocks the mask link (systemctl mask refuses too),
-      // unless it is a linked file that the disable above already unlinks.
-      if (frag !== undefined && frag.startsWith(`${SYSTEMD_SYSTEM_ETC}/`) && !frag.includes('.d/') && !links.includes(frag)) {
-        changes.push(operatorChange(`mask-${unit}`, `mask ${unit}${because}`, `its unit file ${frag} is in ${SYSTEMD_SYSTEM_ETC}, where the mask link would have to replace it`, { port: null, unit, pid: null }));
-      } else {
-        changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)${because}`, op: { kind: 'mask-link', unit } });
-      }
+      // A unit file in /etc holds the mask link's place (systemctl mask refuses): it is set aside, then masked.
+      const own = o.etcFiles[unit] ?? null;
+      const aside = own !== null ? `; its unit file ${own} is moved to ${setAsidePath(own)}, out of the unit search path (--rollback puts it back)` : '';
+      changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)${aside}${because}`, op: { kind: 'mask-link', unit } });
     } else if (reasons.length > 0) {
       changes.push(operatorChange(`comeback-${unit}`, `${unit} ${why}`, `${reasons.join('; ')}: disabling it is not enough; set mask: auto (or true) to mask it, or remove that dependency`, { port: null, unit, pid: null }));
     } else if (vendorOnly) {

@@ -7,7 +7,7 @@ import type { Change } from '../types.js';
 import { attribute } from '../../ports/identity.js';
 import { protectionOf } from '../../ports/protection.js';
 import type { BusyPort, LivePortsObserved } from '../../ports/observed.js';
-import { lingerSentence, userManagerUid } from '../../ports/user-manager.js';
+import { describeRoute, lingerSentence, userManagerUid } from '../../ports/user-manager.js';
 import { operatorChange, type OperatorOp, type PortFreeOp } from './ops.js';
 
 /** The change for a port whose holders all sit in one service of one user manager; null when they do not. */
@@ -49,7 +49,7 @@ export function diffUserPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
     id,
     action: 'stop',
     runtime: true,
-    summary: `${summary}; ${proofs.join('; ')}: ${verbs} ${entry.unit} through systemctl --user -M ${a.name}@${because}; ${lingerSentence(a)}`,
-    op: { kind: 'stop', port: b.port, pid, comm, unit: entry.unit, units: [entry.unit], socket: null, mask, proof: proofs.join('; '), user: { name: a.name, uid: a.uid, home: a.home, lingers: a.lingers }, ...(reasons.length > 0 ? { comeback: reasons } : {}) },
+    summary: `${summary}; ${proofs.join('; ')}: ${verbs} ${entry.unit} through ${describeRoute({ ...a, route: entry.route })}${because}; ${lingerSentence(a)}`,
+    op: { kind: 'stop', port: b.port, pid, comm, unit: entry.unit, units: [entry.unit], socket: null, mask, proof: proofs.join('; '), user: { name: a.name, uid: a.uid, gid: a.gid, home: a.home, lingers: a.lingers, route: entry.route }, ...(reasons.length > 0 ? { comeback: reasons } : {}) },
   };
 }

@@ -1,5 +1,6 @@
 // PortFree's change operations: what apply does for each change.
 import type { Change } from '../types.js';
+import type { UserRoute } from '../../ports/user-manager.js';
 
 export interface StopOp {
   kind: 'stop';
@@ -12,12 +13,14 @@ export interface StopOp {
   /** Units to stop, disable (and mask), socket before its service so it cannot re-activate it. */
   units: string[];
   socket: string | null;
+  /** The units of `units` that only trigger the others (.path, .timer, .socket): stopped before them, in a call of their own. */
+  triggers?: string[];
   /** Decided by the diff: mask: true, or mask: auto with a way back at boot. */
   mask: boolean;
   /** What would still start the units at boot after the disable (the reasons mask: auto masks for). */
   comeback?: string[];
   /** Set for a holder in a per-user manager: every systemctl call goes to that user's manager. */
-  user?: { name: string; uid: number; home: string; lingers: boolean };
+  user?: { name: string; uid: number; gid: number; home: string; lingers: boolean; route: UserRoute };
   /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
   proof: string;
 }
