@@ -19,7 +19,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 const CACHE_DIR = process.env.NSPAWN_CACHE_DIR ?? '/var/cache/k8s-host-reconcile/nspawn';
 const RECIPE_VERSION = 1;
 /** What the tests need inside: a booting systemd, logind for lingering users (dbus, libpam-systemd; no dbus-user-session), node for the bundle, python3 for listeners. */
-const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'libpam-systemd', 'nodejs', 'python3', 'iproute2', 'procps', 'init-system-helpers', 'util-linux'];
+const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'libpam-systemd', 'nodejs', 'python3', 'iproute2', 'procps', 'init-system-helpers', 'util-linux', 'cron'];
 
 function mmdebstrapArgs(target: string): string[] {
   return ['--variant=apt', `--include=${PACKAGES.join(',')}`, 'bookworm', target];
