@@ -24,7 +24,8 @@ const temp = (p = 'safety-') => {
 };
 
 function reconcile(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env } });
+  // A hang is killed after 60 s and shows as a null exit code.
+  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -211,7 +212,14 @@ describe('SIGKILL at every journal step of an apply', () => {
           problems.push(`step ${n}: journal unreadable: ${(e as Error).message}`);
         }
       }
-      const rb = reconcile(['--rollback', journals[0]!, '-f', desired, '--root', root]);
+      // The killed run's journal has no end record: rollback says so and changes nothing unless forced.
+      // (The killed run's stale lock is taken over and released: the one entry that may go.)
+      const lockFree = (rel: string) => rel === 'run/k8s-host-reconcile.lock';
+      const unforced = snapshot(root, lockFree);
+      const refused = reconcile(['--rollback', journals[0]!, '-f', desired, '--root', root]);
+      if (refused.code !== 1 || !refused.stdout.includes('incomplete')) problems.push(`step ${n}: rollback of an incomplete journal without --force: exit ${refused.code}: ${refused.stdout}${refused.stderr}`);
+      if (JSON.stringify(snapshot(root, lockFree)) !== JSON.stringify(unforced)) problems.push(`step ${n}: a refused rollback changed the tree`);
+      const rb = reconcile(['--rollback', journals[0]!, '--force', '-f', desired, '--root', root]);
       if (rb.code !== 0) problems.push(`step ${n}: rollback exit ${rb.code}: ${rb.stdout}${rb.stderr}`);
       if (!rb.stderr.includes(`run ${journals[0]} was interrupted after record ${n}`)) problems.push(`step ${n}: the next run did not say the run was interrupted: ${rb.stderr}`);
       const restored: Snapshot = snapshot(root, toolOwned);
@@ -323,4 +331,53 @@ find "$1" \\( -name 'k8s-host-reconcile.lock*' -o -name '*.tmp-*' -o -name '.*.r
     expect(r.stderr).toMatch(/reconcile: cannot write \/root\/ks\/preflight\/runs\/[^/]+\/plan\.json: no space left on device \(ENOSPC\)\n$/);
     expect(r.out).toEqual(['exit 1', '/run']);
   });
+});
+
+describe('SIGKILL at every journal step of a rollback', () => {
+  it('the rollback never tears a file; a second rollback puts the original back exactly, /run made for the lock included; an apply after it converges', () => {
+    const master = lab();
+    // An image without /run: the apply's lock makes it, and undoing the apply removes it, also after a kill.
+    rmSync(path.join(master.root, 'run'), { recursive: true });
+    const original = snapshot(master.root, toolOwned);
+    const desiredOf = (root: string) => path.join(root, 'root/desired-state.yaml');
+    expect(reconcile(['--apply', '-f', desiredOf(master.root), '--root', master.root]).code).toBe(0);
+    const converged = snapshot(master.root, toolOwned);
+    const [applied] = readdirSync(path.join(master.root, 'root/ks/preflight/runs'));
+    // A full, unkilled rollback of a copy tells how many records a rollback journal has.
+    const full = temp('safety-rb-full-');
+    spawnSync('cp', ['-a', `${master.root}/.`, full]);
+    expect(reconcile(['--rollback', applied!, '-f', desiredOf(full), '--root', full]).code).toBe(0);
+    const rollbackRun = readdirSync(path.join(full, 'root/ks/preflight/runs')).find((d) => d !== applied)!;
+    const steps = parseJournal(readFileSync(path.join(full, 'root/ks/preflight/runs', rollbackRun, 'journal'), 'utf8')).records.length;
+    expect(steps).toBeGreaterThan(10);
+
+    const problems: string[] = [];
+    for (let n = 1; n < steps; n++) {
+      const root = temp(`safety-rb-kill-${n}-`);
+      spawnSync('cp', ['-a', `${master.root}/.`, root]);
+      const desired = desiredOf(root);
+      const killed = reconcile(['--rollback', applied!, '-f', desired, '--root', root], { RECONCILE_TEST_SIGNAL_AFTER_RECORD: `SIGKILL:${n}` });
+      if (killed.signal !== 'SIGKILL') problems.push(`step ${n}: not killed (${killed.code}): ${killed.stdout}${killed.stderr}`);
+      // Every entry is as the apply left it or as the rollback puts it back (a temp file of the killed rollback aside).
+      const now = snapshot(root, toolOwned);
+      for (const p of new Set([...Object.keys(now), ...Object.keys(original)])) {
+        if (now[p] !== original[p] && now[p] !== converged[p] && !p.includes('.reconcile-')) problems.push(`step ${n}: ${p} is torn: ${now[p]}`);
+      }
+      // Odd steps: a second rollback of the same run; even steps: an apply. Either ends consistent.
+      if (n % 2 === 1) {
+        const again = reconcile(['--rollback', applied!, '-f', desired, '--root', root]);
+        if (again.code !== 0) problems.push(`step ${n}: second rollback exit ${again.code}: ${again.stdout}${again.stderr}`);
+        if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(original)) problems.push(`step ${n}: second rollback left ${JSON.stringify(Object.entries(snapshot(root, toolOwned)).filter(([k, v]) => original[k] !== v))}`);
+      } else {
+        const again = reconcile(['--apply', '-f', desired, '--root', root]);
+        if (again.code !== 0) problems.push(`step ${n}: apply after the killed rollback exit ${again.code}: ${again.stderr.slice(-400)}`);
+        if (!again.stderr.includes('was interrupted after record')) problems.push(`step ${n}: the apply did not say the rollback was interrupted`);
+        if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(converged)) problems.push(`step ${n}: apply after the killed rollback left ${JSON.stringify(Object.entries(snapshot(root, toolOwned)).filter(([k, v]) => converged[k] !== v))}`);
+      }
+      const plan = reconcile(['--plan', '-f', desired, '--root', root]);
+      if (plan.code !== (n % 2 === 1 ? 2 : 0)) problems.push(`step ${n}: plan afterwards exit ${plan.code}`);
+      rmSync(root, { recursive: true, force: true });
+    }
+    expect(problems).toEqual([]);
+  }, 900_000);
 });

@@ -60,6 +60,12 @@ const MARKER = 'rolled-back.json';
 const MAX_BACKUP_BYTES = 256 * 1024 * 1024;
 
 interface RunInfo {
+  /**
+   * The sha256 each backup must have: the door copies a file once per run,
+   * before its first change, so a backup holds the first prior content the
+   * journal records under that name (a file written twice keeps the original).
+   */
+  kept: Map<string, string>;
   id: string;
   /** Target path of runs/<id>, resolved inside the root. */
   dir: string;
@@ -74,7 +80,11 @@ async function readRun(host: Host, dirs: RunsDirs, id: string): Promise<RunInfo 
   if (r.kind === 'missing') return null;
   if (r.kind === 'other') throw new ReconcileError(`cannot roll back run ${id}: ${r.target} is ${r.what}; it was not opened; nothing was changed`);
   const { records, torn, end } = r.journal;
-  return { id, dir: path.posix.join(dirs.runsDir, id), journal: r.target, records, torn, end };
+  const kept = new Map<string, string>();
+  for (const x of records) {
+    if ((x.kind === 'write' || x.kind === 'link' || x.kind === 'remove') && x.prior.entry === 'file' && x.prior.backup !== null && !kept.has(x.prior.backup)) kept.set(x.prior.backup, x.prior.sha256);
+  }
+  return { id, dir: path.posix.join(dirs.runsDir, id), journal: r.target, records, torn, end, kept };
 }
 
 function isEdit(a: JournalAction): boolean {
@@ -138,7 +148,8 @@ async function verifiedBackup(host: Host, run: RunInfo, p: string, prior: Extrac
   if (f.kind === 'missing') return `the backup ${from} is missing; ${p} was not restored`;
   if (f.kind === 'other') return `the backup ${from} is ${f.what}, not the regular file the run kept; ${p} was not restored`;
   const got = sha256(f.bytes);
-  if (got !== prior.sha256) return `the backup ${from} is not what the run kept (sha256 ${got}, the journal recorded ${prior.sha256}); ${p} was not restored`;
+  const want = run.kept.get(prior.backup) ?? prior.sha256;
+  if (got !== want) return `the backup ${from} is not what the run kept (sha256 ${got}, the journal recorded ${want}); ${p} was not restored`;
   return { bytes: f.bytes };
 }
 

@@ -21,6 +21,7 @@ import type { BeforeState } from './before-state.js';
 import { checkedRunsDirs, jsonText, newRunJournal, recordBeforeState, writeReport, writeRunFile, type RunJournal } from './reports.js';
 import { WriteDoor } from '../door/door.js';
 import { LOCK_PATH, acquireLock } from '../door/lock.js';
+import { madeDirs, missingDirs, removeMadeDirs } from '../door/lock-dirs.js';
 import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type UnfinishedRun } from '../door/interrupted.js';
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
@@ -115,28 +116,6 @@ function withPlanWarnings(plan: Plan, extra: Awaited<ReturnType<typeof hostRepor
   return { ...extra, findings: [...planWarnings(plan), ...extra.findings] };
 }
 
-/** The directories on the way to `dir` (resolved inside the root) that do not exist yet, outermost first. */
-async function missingDirs(host: Host, dir: string): Promise<string[]> {
-  const out: string[] = [];
-  let at = '';
-  for (const part of (await host.realTarget(dir)).split('/').filter(Boolean)) {
-    at += '/' + part;
-    if (out.length > 0 || (await host.lstat(at)) === null) out.push(at);
-  }
-  return out;
-}
-
-/** Of `missing`, those that are directories now (the lock made them), with their mode. */
-async function madeDirs(host: Host, missing: string[]): Promise<Array<{ path: string; mode: number }>> {
-  host.forgetLinks();
-  const out: Array<{ path: string; mode: number }> = [];
-  for (const p of missing) {
-    const st = await host.lstat(p);
-    if (st?.isDirectory()) out.push({ path: p, mode: st.mode & 0o7777 });
-  }
-  return out;
-}
-
 /** Every unfinished run's journal read and checked before this run writes anything; entries not ours are named. */
 async function unfinishedRuns(host: Host, desired: DesiredState, progress: (m: string) => void): Promise<UnfinishedRun[]> {
   const seen = await findUnfinishedRuns(host, await checkedRunsDirs(host, desired.reports_dir));
@@ -149,6 +128,7 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
   const lockDirs = preview ? [] : await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = preview ? null : await acquireLock(host, 'rollback', progress);
   let held = lock !== null;
+  let journaled = false; // once this run's journal records the lock's directories, they are removed through it
   const unlock = async () => {
     if (!held) return;
     held = false;
@@ -176,6 +156,7 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
     try {
       const made = await madeDirs(host, lockDirs);
       await door.noteMadeDirs(made);
+      journaled = true;
       for (const i of await settleInterruptedRuns(host, unfinished, journal.id, progress)) progress(describeInterrupted(i));
       outcome = await executeRollback(door, plan, unlock);
       // What this rollback's own lock made goes with it, once the lock is gone.
@@ -190,6 +171,7 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
     return outcome.failed.length === 0 ? 0 : 1;
   } finally {
     await unlock();
+    if (!journaled) await removeMadeDirs(host, await madeDirs(host, lockDirs));
   }
 }
 
@@ -225,6 +207,7 @@ async function runApply(
 ): Promise<number> {
   const lockDirs = await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = await acquireLock(host, 'apply', progress);
+  let journaled = false;
   try {
     // Everything is observed before the run directory exists: a host file the
     // tool cannot read or judge, or an earlier run's journal that is not what
@@ -238,6 +221,7 @@ async function runApply(
     try {
       // The lock's directory, when this run made it, is the run's to undo.
       await door.noteMadeDirs(await madeDirs(host, lockDirs));
+      journaled = true;
       let code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra, unfinished });
       if (finish) code = await finish(door, code);
       await door.end(code === 0 ? 'ok' : 'failed');
@@ -250,6 +234,8 @@ async function runApply(
     }
   } finally {
     await lock.release();
+    // Stopped before its journal existed: nothing records the lock's directories, so they go now.
+    if (!journaled) await removeMadeDirs(host, await madeDirs(host, lockDirs));
   }
 }
 
