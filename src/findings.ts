@@ -1,3 +1,5 @@
+import type { Withdrawal } from './promises.js';
+
 /** Something the plan tells a person that is not a change: a risk, a verdict, a reason something was skipped. */
 export interface Finding {
   level: 'info' | 'warning' | 'error';
@@ -9,4 +11,6 @@ export interface Finding {
    * variable, an include). `--plan` exits 2 while such a finding stands.
    */
   unknown?: boolean;
+  /** The plan's promises this unknown takes back (src/promises.ts). */
+  withdraws?: Withdrawal[];
 }

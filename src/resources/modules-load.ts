@@ -10,6 +10,8 @@ import { HostError } from '../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../modprobe/modprobe-d.js';
 import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
 import { modulesConcern, withBootScripts } from './boot-script-hook.js';
+import { modulePromise } from '../promises.js';
+import { canonicalModuleName } from '../observe/modules.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
@@ -132,6 +134,7 @@ export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
   after: [],
+  promised: (spec) => spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
   warnings: (_spec, o) => (o.skipped ?? []).map((k) => `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),

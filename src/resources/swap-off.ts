@@ -14,6 +14,7 @@ import { removeUnitLinks } from '../systemd/unit-links.js';
 import { readZramDevices } from '../swap/zram.js';
 import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 import { swapConcern, withBootScripts } from './boot-script-hook.js';
+import { SWAP_PROMISE } from '../promises.js';
 import type { RefusedSwapFile, SwapObserved } from './swap-off/observed.js';
 
 export const FSTAB = '/etc/fstab';
@@ -211,6 +212,7 @@ export async function applySwap(host: TargetHost, changes: Change<SwapOp>[], doo
 const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   type: 'SwapOff',
   after: [],
+  promised: () => [{ id: SWAP_PROMISE, kind: 'swap', subject: 'swap', expect: 'off' }],
   observe: (host) => observeSwap(host),
   diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
   apply: (host, _spec, changes, ctx) => applySwap(host, changes, ctx.door),
