@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
-# packages; the unit tests' oracles need kmod, util-linux, systemd and
+# packages, the boot farm systemd-nspawn (systemd-container); the unit tests' oracles need kmod, util-linux, systemd and
 # python3, and lsb-release (the facts model reads what its script reads); `npm
 # run deb` and its test need dpkg-deb, go-md2man (the man
 # page) and lintian. Install whatever is missing (as root), or say exactly
@@ -10,6 +10,7 @@ set -euo pipefail
 declare -A need=(
   [qemu-system-x86_64]=qemu-system-x86
   [mmdebstrap]=mmdebstrap
+  [systemd-nspawn]=systemd-container
   [ansible]=ansible-core
   [debugfs]=e2fsprogs
   [mkfs.ext4]=e2fsprogs
