@@ -86,12 +86,38 @@ async function runRecipe(entries, label) {
     const b2 = await host.boot('boot2', { ...common, LATE: Math.max(recipe.late, 1) });
     bootTimes.push(b1, b2);
     const verdict = judge(host.out, recipe.listens);
+    verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.promises));
     return { ...verdict, recipe, seconds: (Date.now() - t0) / 1000, boots: [b1, b2], dir: host.dir };
   } catch (e) {
     return { broken: [], problems: [`${label}: ${e.message}`], recipe, seconds: (Date.now() - t0) / 1000, boots: [], dir: host.dir };
   } finally {
     host.dispose(process.env.BOOT_KEEP === '1');
   }
+}
+
+/**
+ * Issue 27: a defect "passes because the code was fixed, not because the
+ * promise was withdrawn". A `kept` entry's promise (its port; ip_forward when
+ * every sysctl entry of the host is kept) taken back by any line is a failure.
+ */
+function needlessWithdrawals(entries, recipe, promises) {
+  const out = [];
+  const withdrawn = (id) => promises.find((p) => p.id === id && p.withdrawn_by.length > 0);
+  const describe = (p) => p.withdrawn_by.map((w) => (w.by === 'unknown' ? w.line.replace(/;.*$/, '') : `operator ${w.resource} ${w.line}`)).join(' | ');
+  for (const part of recipe.parts) {
+    const e = entries.find((x) => x.id === part.id);
+    if (!e?.kept || part.port === undefined) continue;
+    const p = withdrawn(`port:${part.port}`);
+    if (p) out.push({ promise: p.id, phase: `withdrawn, though ${e.id} needs no person`, observed: describe(p) });
+  }
+  const sysctlEntries = entries.filter((e) => !e.port);
+  if (sysctlEntries.length > 0 && sysctlEntries.every((e) => e.kept)) {
+    for (const k of KEYS) {
+      const p = withdrawn(`sysctl:${k}`);
+      if (p) out.push({ promise: p.id, phase: `withdrawn, though ${sysctlEntries.map((e) => e.id).join(', ')} need${sysctlEntries.length === 1 ? 's' : ''} no person`, observed: describe(p) });
+    }
+  }
+  return out;
 }
 
 const sig = (b) => `${b.promise} ${b.phase}`;

@@ -19,6 +19,7 @@ const lingering = (user, port) => ({
 export default [
   {
     id: 'forking-with-pidfile',
+    kept: true,
     wild: 'classic daemons with Type=forking and PIDFile= (nginx, haproxy, older vendor units)',
     port: true,
     recipe: ({ port }) => ({
@@ -28,6 +29,7 @@ export default [
   },
   {
     id: 'forking-without-pidfile',
+    kept: true,
     wild: 'Type=forking units written without PIDFile= (systemd guesses the main PID)',
     port: true,
     recipe: ({ port }) => ({
@@ -37,6 +39,7 @@ export default [
   },
   {
     id: 'killmode-process-leftover',
+    kept: true,
     // KillMode=process: stopping the unit kills only its main process; the listener it started stays in the cgroup.
     wild: 'units with KillMode=process (ssh.service, old wrappers that start a daemon in the background)',
     port: true,
@@ -47,6 +50,7 @@ export default [
   },
   {
     id: 'unit-helper-child',
+    kept: true,
     // The main process forks a helper that holds the port and waits for it.
     wild: 'daemons whose listener is a worker child (master/worker designs, shell wrappers without exec)',
     port: true,
@@ -94,6 +98,7 @@ export default [
   },
   {
     id: 'sysv-init-script',
+    kept: true,
     // An /etc/init.d script with rc?.d links: systemd-sysv-generator makes a Type=forking unit with GuessMainPID=no.
     wild: 'vendor init scripts that never got a unit (old agents, appliances, in-house scripts from the sysvinit days)',
     port: true,
@@ -117,6 +122,7 @@ export default [
   },
   {
     id: 'linger-user-with-bus',
+    kept: true,
     // A lingering user's manager (user@UID.service) runs the service; dbus-user-session gives the user a bus.
     wild: 'rootless services: "loginctl enable-linger" plus systemctl --user (podman, syncthing, users\' own APIs)',
     port: true,
@@ -125,6 +131,7 @@ export default [
   },
   {
     id: 'linger-user-without-bus',
+    kept: true,
     // Issue 27's second defect: the same without dbus-user-session (minimal servers): no user bus, only the manager's private socket.
     wild: 'minimal servers without dbus-user-session where a user lingers (debootstrap/cloud images)',
     port: true,

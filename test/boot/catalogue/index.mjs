@@ -15,3 +15,9 @@ export function byId(id) {
   if (!e) throw new Error(`no catalogue entry ${id}`);
   return e;
 }
+
+// `kept: true`: a program can make this entry's promise hold with no person
+// deciding (a unit to stop, disable or mask; a sysctl.d line to override), so
+// the plan must keep the promise, not hand it to an operator or an unknown.
+// Entries without it (cron, supervisor, at, rc.local and other scripts) are
+// left to a person by design: the operator line names them.

@@ -13,43 +13,51 @@ const IFACES = 'auto lo\niface lo inet loopback\n\nsource /etc/network/interface
 export default [
   {
     id: 'sysctl-d-etc',
+    kept: true,
     wild: 'router or VPN hardening guides: /etc/sysctl.d/60-*.conf with ip_forward = 0',
     recipe: () => ({ files: { '/etc/sysctl.d/60-no-routing.conf': `# hardening baseline\n${FWD0}` } }),
   },
   {
     id: 'sysctl-d-etc-after-ours',
+    kept: true,
     // Sorts after k8s.conf, so it wins at boot unless it is dealt with.
     wild: 'CIS-style baselines named 99-*.conf or zz-*.conf so they win',
     recipe: () => ({ files: { '/etc/sysctl.d/99-zz-baseline.conf': `# CIS 3.1.1\n${FWD0}` } }),
   },
   {
     id: 'sysctl-d-usr-lib',
+    kept: true,
     wild: 'a package\'s default in /usr/lib/sysctl.d (e.g. a hardening or appliance package)',
     recipe: () => ({ files: { '/usr/lib/sysctl.d/50-appliance.conf': FWD0 } }),
   },
   {
     id: 'sysctl-d-lib',
+    kept: true,
     wild: 'older packages that still ship /lib/sysctl.d files',
     recipe: () => ({ files: { '/lib/sysctl.d/55-legacy-vendor.conf': FWD0 } }),
   },
   {
     id: 'sysctl-d-usr-local-lib',
+    kept: true,
     wild: 'locally built software installed under /usr/local (make install of a network tool)',
     recipe: () => ({ files: { '/usr/local/lib/sysctl.d/40-local-build.conf': FWD0 } }),
   },
   {
     id: 'sysctl-d-etc-link-to-vendor',
+    kept: true,
     // /etc/sysctl.d/NAME as a symlink to a file elsewhere.
     wild: 'config management that links /etc/sysctl.d entries to a checked-out repo',
     recipe: () => ({ files: { '/srv/baseline/sysctl/70-net.conf': FWD0, '/etc/sysctl.d/70-net.conf': { link: '/srv/baseline/sysctl/70-net.conf' } } }),
   },
   {
     id: 'sysctl-conf',
+    kept: true,
     wild: '/etc/sysctl.conf edited by hand (the Debian file\'s own "#net.ipv4.ip_forward=1" line, set to 0)',
     recipe: () => ({ files: { '/etc/sysctl.conf': '# /etc/sysctl.conf - Configuration file for setting system variables\n\n# Uncomment the next line to enable packet forwarding for IPv4\nnet.ipv4.ip_forward=0\n' } }),
   },
   {
     id: 'sysctl-d-coupled-conf-all-forwarding',
+    kept: true,
     // net.ipv4.conf.all.forwarding = 0 turns ip_forward off too (the kernel couples them).
     wild: 'per-interface forwarding baselines that set conf.all.forwarding',
     recipe: () => ({ files: { '/etc/sysctl.d/65-forwarding.conf': 'net.ipv4.conf.all.forwarding = 0\n' } }),
@@ -128,12 +136,14 @@ export default [
   },
   {
     id: 'nm-dispatcher-hook',
+    kept: true,
     // Benign here: NetworkManager is not installed, so nothing runs the hook (left behind by a removed package).
     wild: 'NetworkManager dispatcher scripts (laptops turned servers, RHEL habits); often left after NM is removed',
     recipe: () => ({ files: { '/etc/NetworkManager/dispatcher.d/90-forwarding': exe('#!/bin/sh\n[ "$2" = up ] && sysctl -w net.ipv4.ip_forward=0\nexit 0\n') } }),
   },
   {
     id: 'networkd-ipforward',
+    kept: true,
     // systemd-networkd's IPForward= on a .network file; networkd only ever turns forwarding on.
     wild: 'systemd-networkd hosts with IPForward= in a .network file (cloud images, routers)',
     recipe: () => ({
@@ -143,12 +153,14 @@ export default [
   },
   {
     id: 'benign-other-keys',
+    kept: true,
     // Keys the desired state does not name: no promise is about them.
     wild: 'performance tuning (somaxconn, tcp_fin_timeout) on every web server',
     recipe: () => ({ files: { '/etc/sysctl.d/30-web.conf': 'net.core.somaxconn = 4096\nnet.ipv4.tcp_fin_timeout = 15\n' } }),
   },
   {
     id: 'sysctl-d-sets-wanted-value',
+    kept: true,
     // Already 1: agrees with the desired state.
     wild: 'hosts that ran Docker or a VPN before (their sysctl.d file turns forwarding on)',
     recipe: () => ({ files: { '/etc/sysctl.d/99-docker-fwd.conf': 'net.ipv4.ip_forward = 1\n' } }),

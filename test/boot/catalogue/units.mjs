@@ -13,6 +13,7 @@ const wants = (target, unit, from = `/etc/systemd/system/${unit}`) => ({ [`/etc/
 export default [
   {
     id: 'etc-unit-enabled',
+    kept: true,
     // An admin's own service: the usual place, /etc/systemd/system, enabled for multi-user.target.
     wild: 'hand-written units for an in-house API or a tarball etcd (etcd.io install guides put etcd.service in /etc/systemd/system)',
     port: true,
@@ -23,6 +24,7 @@ export default [
   },
   {
     id: 'etc-unit-wanted-by-enabled-target',
+    kept: true,
     // Issue 27's first defect: the unit's file is in /etc, and an enabled target Wants= it; disabling is not enough, and
     // systemctl mask refuses ("already exists").
     wild: 'an admin groups services under a site target (app.target with Wants= lines), common in hand-built stacks',
@@ -38,6 +40,7 @@ export default [
   },
   {
     id: 'lib-vendor-unit-enabled',
+    kept: true,
     // A package's unit in /lib/systemd/system, enabled by its postinst (deb-systemd-helper) with a link in /etc.
     wild: 'any Debian package with a daemon (the layout etcd-server, prometheus, grafana use)',
     port: true,
@@ -48,6 +51,7 @@ export default [
   },
   {
     id: 'usr-lib-unit-enabled',
+    kept: true,
     // A unit under /usr/lib/systemd/system (merged-/usr path), enabled through a link naming /usr/lib.
     wild: 'packages built for merged /usr (Debian 12 and later), and vendor repos (e.g. a third-party apt repo\'s agent)',
     port: true,
@@ -58,6 +62,7 @@ export default [
   },
   {
     id: 'linked-unit-from-opt',
+    kept: true,
     // systemctl link: the unit file stays with the application under /opt, /etc/systemd/system has a symlink to it.
     wild: 'vendor tarballs installed under /opt that run "systemctl link /opt/app/app.service" (e.g. some monitoring agents)',
     port: true,
@@ -72,6 +77,7 @@ export default [
   },
   {
     id: 'alias-unit',
+    kept: true,
     // Enabled under its Alias= name: the .wants link and the alias link name another name than the file.
     wild: 'packages that keep an old name as Alias= (e.g. Debian\'s ssh.service Alias=sshd.service)',
     port: true,
@@ -86,6 +92,7 @@ export default [
   },
   {
     id: 'template-instance',
+    kept: true,
     // A template enabled as an instance: the port is the instance name.
     wild: 'per-port or per-tenant templates (postgresql@, openvpn@, an admin\'s api@PORT.service)',
     port: true,
@@ -96,6 +103,7 @@ export default [
   },
   {
     id: 'dropin-replaces-execstart',
+    kept: true,
     // A vendor unit that does nothing on a port, and an /etc drop-in that empties ExecStart= and sets another.
     wild: 'systemctl edit overrides (docker.service -H tcp://0.0.0.0:PORT drop-ins are the classic)',
     port: true,
@@ -110,6 +118,7 @@ export default [
   },
   {
     id: 'wantedby-default-target',
+    kept: true,
     // WantedBy=default.target instead of multi-user.target (graphical.target here, the container's default).
     wild: 'units copied from desktop or user-unit guides that say WantedBy=default.target',
     port: true,
@@ -120,6 +129,7 @@ export default [
   },
   {
     id: 'requires-from-enabled-unit',
+    kept: true,
     // Not enabled itself: another enabled unit Requires= it.
     wild: 'a frontend unit with Requires=backend.service (the backend never enabled on its own)',
     port: true,
@@ -134,6 +144,7 @@ export default [
   },
   {
     id: 'upholds-from-enabled-unit',
+    kept: true,
     // Upholds= (systemd 249+): while the upholder is active, the upheld unit is restarted whenever it stops.
     wild: 'newer units that keep a companion running with Upholds= instead of Restart=',
     port: true,
@@ -148,6 +159,7 @@ export default [
   },
   {
     id: 'socket-activated',
+    kept: true,
     // The port is held by PID 1 for a .socket unit; the service runs only on a connection.
     wild: 'socket-activated daemons (cups, docker.socket, an admin\'s inetd-style service)',
     port: true,
@@ -162,6 +174,7 @@ export default [
   },
   {
     id: 'timer-starts-service',
+    kept: true,
     // A .timer starts the service shortly after boot.
     wild: 'delayed-start timers (OnBootSec=) for services that should wait for the network',
     port: true,
@@ -177,6 +190,7 @@ export default [
   },
   {
     id: 'path-unit-starts-service',
+    kept: true,
     // A .path unit whose condition always holds: it starts the service again the moment it stops (issue 26).
     wild: 'path units watching a config or spool directory (PathExists=, DirectoryNotEmpty=)',
     port: true,
@@ -191,6 +205,7 @@ export default [
   },
   {
     id: 'generator-made-unit',
+    kept: true,
     // A generator writes the unit and its .wants link into /run/systemd/generator at every boot.
     wild: 'generators shipped by packages or admins (systemd-fstab-generator style; e.g. an admin\'s generator for per-host services)',
     port: true,
