@@ -128,15 +128,18 @@ async function shrink(entries, broken) {
   const want = new Set(broken.map(sig));
   let current = entries;
   let progress = true;
+  const jobs = Number(process.env.BOOT_JOBS ?? 2);
   while (progress && current.length > 1) {
     progress = false;
-    for (const e of current) {
-      const candidate = current.filter((x) => x !== e);
-      const r = await runRecipe(candidate, 'shrink');
-      if (r.broken.some((b) => want.has(sig(b)))) {
-        current = candidate;
+    // Candidates boot `jobs` at a time; the first (in entry order) that still breaks the promise wins.
+    const candidates = current.map((e) => current.filter((x) => x !== e));
+    for (let i = 0; i < candidates.length && !progress; i += jobs) {
+      const batch = candidates.slice(i, i + jobs);
+      const runs = await Promise.all(batch.map((c) => runRecipe(c, 'shrink')));
+      const k = runs.findIndex((r) => r.broken.some((b) => want.has(sig(b))));
+      if (k >= 0) {
+        current = batch[k];
         progress = true;
-        break;
       }
     }
   }
