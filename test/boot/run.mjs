@@ -78,6 +78,7 @@ async function runRecipe(entries, label) {
   const recipe = compose(entries);
   recipe.files['/usr/local/sbin/tinyd'] = { mode: 0o755, content: TINYD };
   const host = new FarmHost(path.join(workDir, `h${++hostCount}`), lower, `${hostCount}`);
+  mounted.add(host.root);
   const t0 = Date.now();
   try {
     host.plant(recipe, DESIRED);
@@ -87,11 +88,15 @@ async function runRecipe(entries, label) {
     bootTimes.push(b1, b2);
     const verdict = judge(host.out, recipe.listens);
     verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.promises));
+    // Ports move when entries are dropped: a port promise is named by the entry holding the port.
+    const holder = (id) => recipe.parts.find((p) => p.port !== undefined && `port:${p.port}` === id)?.id;
+    for (const b of verdict.broken) b.sig = `${holder(b.promise) ? `${holder(b.promise)}'s port` : b.promise} ${b.kind ?? b.phase}`;
     return { ...verdict, recipe, seconds: (Date.now() - t0) / 1000, boots: [b1, b2], dir: host.dir };
   } catch (e) {
     return { broken: [], problems: [`${label}: ${e.message}`], recipe, seconds: (Date.now() - t0) / 1000, boots: [], dir: host.dir };
   } finally {
     host.dispose(process.env.BOOT_KEEP === '1');
+    mounted.delete(host.root);
   }
 }
 
@@ -108,24 +113,24 @@ function needlessWithdrawals(entries, recipe, promises) {
     const e = entries.find((x) => x.id === part.id);
     if (!e?.kept || part.port === undefined) continue;
     const p = withdrawn(`port:${part.port}`);
-    if (p) out.push({ promise: p.id, phase: `withdrawn, though ${e.id} needs no person`, observed: describe(p) });
+    if (p) out.push({ promise: p.id, phase: `withdrawn, though ${e.id} needs no person`, kind: 'withdrawn', observed: describe(p) });
   }
   const sysctlEntries = entries.filter((e) => !e.port);
   if (sysctlEntries.length > 0 && sysctlEntries.every((e) => e.kept)) {
     for (const k of KEYS) {
       const p = withdrawn(`sysctl:${k}`);
-      if (p) out.push({ promise: p.id, phase: `withdrawn, though ${sysctlEntries.map((e) => e.id).join(', ')} need${sysctlEntries.length === 1 ? 's' : ''} no person`, observed: describe(p) });
+      if (p) out.push({ promise: p.id, phase: `withdrawn, though ${sysctlEntries.map((e) => e.id).join(', ')} need${sysctlEntries.length === 1 ? 's' : ''} no person`, kind: 'withdrawn', observed: describe(p) });
     }
   }
   return out;
 }
 
-const sig = (b) => `${b.promise} ${b.phase}`;
+const sig = (b) => b.sig;
 const failedRun = (r) => r.broken.length > 0 || r.problems.length > 0;
 
 /** Delta debugging over entries: drop one at a time while the same promise still breaks. */
-async function shrink(entries, broken) {
-  const want = new Set(broken.map(sig));
+async function shrink(entries, target) {
+  const want = new Set([target]);
   let current = entries;
   let progress = true;
   const jobs = Number(process.env.BOOT_JOBS ?? 2);
@@ -169,6 +174,15 @@ async function pool(items, jobs, fn) {
   return results;
 }
 
+// Interrupted: unmount what is mounted (the containers power off by themselves), then stop.
+const mounted = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const root of mounted) spawnSync('umount', ['--lazy', root]);
+    process.exit(130);
+  });
+}
+
 async function main() {
   preflight();
   const t0 = Date.now();
@@ -209,14 +223,17 @@ async function main() {
     }
     failed++;
     if (r.broken.length === 0 || process.env.BOOT_SHRINK === '0') continue;
-    const known = minimal.find((m) => m.entries.every((e) => h.entries.includes(e)) && r.broken.some((b) => m.sigs.includes(sig(b))));
-    if (known) {
-      say(`seed ${h.seed}: the same broken promise as minimal recipe #${minimal.indexOf(known) + 1} (${known.entries.map((e) => e.id).join(', ')})`);
-      continue;
+    // Each broken promise is shrunk on its own, unless a known minimal recipe inside this host breaks it already.
+    for (const target of [...new Set(r.broken.map(sig))]) {
+      const known = minimal.find((m) => m.sig === target && m.entries.every((e) => h.entries.includes(e)));
+      if (known) {
+        say(`seed ${h.seed}: ${target}: as minimal recipe #${minimal.indexOf(known) + 1} (${known.entries.map((e) => e.id).join(', ')})`);
+        continue;
+      }
+      const small = await shrink(h.entries, target);
+      minimal.push({ entries: small, sig: target });
+      say(`minimal recipe #${minimal.length} (from seed ${h.seed}): ${target}:\n${describeRecipe(small)}`);
     }
-    const small = await shrink(h.entries, r.broken);
-    minimal.push({ entries: small, sigs: r.broken.map(sig) });
-    say(`minimal recipe #${minimal.length} (from seed ${h.seed}), breaks ${r.broken.map(sig).join('; ')}:\n${describeRecipe(small)}`);
   }
   // What took promises back, over all hosts: an unknown on a stock file shows on every host (a false alarm to fix).
   const lines = new Map();
