@@ -81,8 +81,8 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
   relevant: (u) => u.what === 'program' || u.what === 'sysctl',
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
   withdraws: (spec, h) => {
-    if (h === null) return Object.keys(spec.settings).map((k) => atBoot(sysctlPromise(normalizeSysctlKey(k))));
-    if (h.action.kind !== 'sysctl-write') return [];
+    // An unknown, or a hit of another kind (a file loaded): every wanted key, as the plan cannot tell which.
+    if (h === null || h.action.kind !== 'sysctl-write') return Object.keys(spec.settings).map((k) => atBoot(sysctlPromise(normalizeSysctlKey(k))));
     return undone(spec, h.action.key, h.action.value).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
   },
 };
