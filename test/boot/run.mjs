@@ -90,7 +90,10 @@ async function runRecipe(entries, label) {
     verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.promises));
     // Ports move when entries are dropped: a port promise is named by the entry holding the port.
     const holder = (id) => recipe.parts.find((p) => p.port !== undefined && `port:${p.port}` === id)?.id;
-    for (const b of verdict.broken) b.sig = `${holder(b.promise) ? `${holder(b.promise)}'s port` : b.promise} ${b.kind ?? b.phase}`;
+    for (const b of verdict.broken) {
+      b.holder = holder(b.promise);
+      b.sig = `${b.holder ? `${b.holder}'s port` : b.promise} ${b.kind ?? b.phase}`;
+    }
     return { ...verdict, recipe, seconds: (Date.now() - t0) / 1000, boots: [b1, b2], dir: host.dir };
   } catch (e) {
     return { broken: [], problems: [`${label}: ${e.message}`], recipe, seconds: (Date.now() - t0) / 1000, boots: [], dir: host.dir };
@@ -135,10 +138,16 @@ const sig = (b) => b.sig;
 const failedRun = (r) => r.broken.length > 0 || r.problems.length > 0;
 
 /** Delta debugging over entries: drop one at a time while the same promise still breaks. */
-async function shrink(entries, target) {
+async function shrink(entries, target, holderId) {
   const want = new Set([target]);
   let current = entries;
   let progress = true;
+  // A port's promise names its entry: that entry alone is the likeliest minimal recipe, tried first.
+  const alone = entries.filter((e) => e.id === holderId);
+  if (alone.length === 1 && entries.length > 1) {
+    const r = await runRecipe(alone, 'shrink');
+    if (r.broken.some((b) => want.has(sig(b)))) return alone;
+  }
   const jobs = Number(process.env.BOOT_JOBS ?? 2);
   while (progress && current.length > 1) {
     progress = false;
@@ -249,7 +258,7 @@ async function main() {
         say(`seed ${h.seed}: ${target}: as minimal recipe #${minimal.indexOf(known) + 1} (${known.entries.map((e) => e.id).join(', ')})`);
         continue;
       }
-      const small = await shrink(h.entries, target);
+      const small = await shrink(h.entries, target, r.broken.find((b) => sig(b) === target)?.holder);
       minimal.push({ entries: small, sig: target });
       say(`minimal recipe #${minimal.length} (from seed ${h.seed}): ${target}:\n${describeRecipe(small)}`);
     }
