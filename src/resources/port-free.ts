@@ -36,15 +36,8 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
     return host.live ? observeLive(host, spec) : observeOffline(host, spec);
   },
 
-  // What starts a unit at boot could not be told from the image's unit files: say so, with why. It decides whether
-  // the ports stay free at boot, so it takes those promises back (an unknown, in the verdict).
-  unknowns: (spec, o) =>
-    o.mode === 'offline' && o.graphUnknown !== null && o.sockets.length + o.disableUnits.length + o.candidates.length > 0
-      ? [{
-          message: `PortFree: what would start the units above again at boot is unknown (${o.graphUnknown}); only their own links and vendor links were judged`,
-          withdraws: spec.ports.map((p) => ({ promise: portPromise(p), from: 'boot' as const })),
-        }]
-      : [],
+  // What starts a unit at boot could not be told from the image's unit files: say so, with why.
+  warnings: (_spec, o) => (o.mode === 'offline' && o.graphUnknown !== null && (o.sockets.length + o.disableUnits.length + o.candidates.length > 0) ? [`PortFree: what would start the units above again at boot is unknown (${o.graphUnknown}); only their own links and vendor links were judged`] : []),
 
   diff(spec, observed, ctx) {
     if (observed.mode === 'live') return observed.busy.map((b) => diffLivePort(spec, observed, b));
