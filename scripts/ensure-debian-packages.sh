@@ -3,7 +3,7 @@
 # packages; the unit tests' oracles need kmod, util-linux, systemd and
 # python3, and lsb-release (the facts model reads what its script reads);
 # systemd-nspawn (systemd-container) boots a stock root to check ExecStart=
-# words against systemd; `npm run deb` and its test need dpkg-deb,
+# words against systemd, and the boot farm's hosts; `npm run deb` and its test need dpkg-deb,
 # go-md2man (the man page) and lintian. Install whatever is missing (as root), or say exactly
 # what to do.
 set -euo pipefail
@@ -11,6 +11,7 @@ set -euo pipefail
 declare -A need=(
   [qemu-system-x86_64]=qemu-system-x86
   [mmdebstrap]=mmdebstrap
+  [systemd-nspawn]=systemd-container
   [ansible]=ansible-core
   [debugfs]=e2fsprogs
   [mkfs.ext4]=e2fsprogs

@@ -1,3 +1,5 @@
+import type { Withdrawal } from './promises.js';
+
 /** Something the plan tells a person that is not a change: a risk, a verdict, a reason something was skipped. */
 export interface Finding {
   level: 'info' | 'warning' | 'error';
@@ -14,4 +16,6 @@ export interface Finding {
    * `--plan` exits 1 while such a finding stands.
    */
   stops?: boolean;
+  /** The plan's promises this unknown takes back (src/promises.ts). */
+  withdraws?: Withdrawal[];
 }

@@ -368,7 +368,7 @@ describe('a failing preflight is an error (issue 28)', () => {
     expect(stops[0]!.message).toContain('kubespray will stop at "Control plane needs memory"');
     expect(r.findings.some((f) => f.level === 'info' && /passes/.test(f.message) && f.message.includes('Control plane'))).toBe(false);
     expect(planExitCode(0, 0, r.findings)).toBe(1);
-    const plan = { live: true, root: '/', resources: [] };
+    const plan = { live: true, root: '/', resources: [], promises: [] };
     const text = renderPlan(plan, paletteFor({}), { findings: r.findings });
     expect(text).not.toContain('No changes. The host matches the desired state.');
     expect(text).toMatch(/Error: kubespray's preflight will stop on this host \(1 failing assert, the errors above\)\. Plan: 0 changes pending/);

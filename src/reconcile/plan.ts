@@ -108,7 +108,13 @@ export function pendingCount(plan: Plan): number {
   return plan.resources.reduce((n, r) => n + actionable(r.changes).length, 0);
 }
 
-/** Each provider's warnings about what it observed, as plan findings naming the resource. */
+/**
+ * Each provider's warnings about what it observed, as plan findings naming the
+ * resource; its unknowns are loud: `unknown`, with the promises they withdraw.
+ */
 export function planWarnings(plan: Plan): Finding[] {
-  return plan.resources.flatMap((r) => (r.provider.warnings?.(r.spec, r.observed) ?? []).map((message) => ({ level: 'warning' as const, message: `${r.name}: ${message}` })));
+  return plan.resources.flatMap((r): Finding[] => [
+    ...(r.provider.warnings?.(r.spec, r.observed) ?? []).map((message) => ({ level: 'warning' as const, message: `${r.name}: ${message}` })),
+    ...(r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u) => ({ level: 'warning' as const, message: `${r.name}: ${u.message}`, unknown: true, withdraws: u.withdraws })),
+  ]);
 }

@@ -10,6 +10,8 @@ import type { ApplyResult } from './apply.js';
 import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
 import type { Finding } from '../findings.js';
+import type { Withdrawal } from '../promises.js';
+import { changeWithdrawals, planPromises, type PlanPromise } from './promises.js';
 
 export { FORMAT_VERSION } from '../version.js';
 
@@ -71,6 +73,7 @@ function renderChange(c: JsonChange, p: Palette): string[] {
   const tag = c.operator !== null ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
   const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
   if (c.operator !== null) lines.push(`      reason: ${c.operator}`);
+  if (c.withdraws.length > 0) lines.push(`      withdraws: ${describeWithdrawals(c.withdraws)}`);
   if (c.path !== null) {
     // The document's contents are already display text (jsonChanges): diff them as they are.
     for (const l of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
@@ -81,15 +84,29 @@ function renderChange(c: JsonChange, p: Palette): string[] {
   return lines;
 }
 
+function describeWithdrawals(ws: Withdrawal[]): string {
+  return ws.map((w) => `${w.promise} (${w.from === 'apply' ? 'after apply and at boot' : 'at the next boot'})`).join(', ');
+}
+
 /** The part of the plan document (`--json`) the text is rendered from. */
 export interface PlanDocument {
   live: boolean;
   root: string;
   resources: JsonResource[];
+  /** What the plan leaves true after apply and at the next boot, and what takes each back (README "Promises"). */
+  promises: PlanPromise[];
 }
 
 export function planDocument(plan: Plan): PlanDocument {
-  return { live: plan.live, root: plan.root, resources: jsonPlan(plan) };
+  return { live: plan.live, root: plan.root, resources: jsonPlan(plan), promises: planPromises(plan) };
+}
+
+function describePromise(p: PlanPromise): string {
+  const what = p.kind === 'port' ? `port ${p.subject} free` : p.kind === 'sysctl' ? `${p.subject} = ${p.expect}` : p.kind === 'swap' ? 'swap off' : `${p.subject} loaded`;
+  const when = p.after_apply && p.at_boot ? 'after apply and at the next boot' : p.after_apply ? 'after apply; not promised at the next boot' : 'not promised';
+  // An unknown's line is its finding's message (it starts "unknown:"); an operator line's is its change id.
+  const by = p.withdrawn_by.map((w) => (w.by === 'unknown' ? `${w.resource}: ${w.line}` : `operator line ${w.resource} ${w.line}`));
+  return `${what}: ${when}${by.length > 0 ? `; withdrawn by ${by.join('; ')}` : ''}`;
 }
 
 const isPending = (c: JsonChange) => c.operator === null && !c.deferred;
@@ -125,6 +142,13 @@ export function renderPlan(
     for (const n of r.notes) out.push(p.dim(`  ${n}`));
     for (const c of r.changes) out.push(...renderChange(c, p));
   }
+  if (plan.promises.length > 0) {
+    out.push('', p.bold('Promises'));
+    for (const pr of plan.promises) {
+      const kept = pr.after_apply && pr.at_boot;
+      out.push(`  ${kept ? '=' : p.warn('!')} ${describePromise(pr)}`);
+    }
+  }
   if (extras.findings?.length) {
     out.push('', p.bold('Findings'));
     for (const f of extras.findings) {
@@ -137,26 +161,32 @@ export function renderPlan(
   const pending = all.filter(isPending).length;
   const operator = all.filter((c) => c.operator !== null).length;
   out.push('');
-  const unknown = (extras.findings ?? []).filter((f) => f.unknown).length;
+  const unknown = (extras.findings ?? []).filter((f) => f.unknown && !f.withdraws).length;
+  // An unknown boot-time line the scan cannot judge withdraws promises: the next boot is not known to be safe.
+  const withdrawing = (extras.findings ?? []).filter((f) => f.unknown && f.withdraws).length;
   const stops = (extras.findings ?? []).filter((f) => f.stops).length;
+  const unknownText = [
+    unknown ? `${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged` : null,
+    withdrawing ? `${withdrawing} unknown${withdrawing === 1 ? '' : 's'} withdraw${withdrawing === 1 ? 's' : ''} promises for the next boot` : null,
+  ].filter((x): x is string => x !== null).join(', ');
   if (stops > 0) {
     // --plan exits 1 for these, whatever else is pending.
     out.push(
       p.del(`Error: kubespray's preflight will stop on this host (${stops} failing assert${stops === 1 ? '' : 's'}, the errors above).`) +
         ` Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
         (operator ? `, ${operator} need${operator === 1 ? 's' : ''} an operator` : '') +
-        (unknown ? `, ${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged` : '') +
+        (unknownText ? `, ${unknownText}` : '') +
         '.',
     );
-  } else if (pending === 0 && operator === 0 && unknown === 0) out.push(p.add('No changes. The host matches the desired state.'));
+  } else if (pending === 0 && operator === 0 && unknown === 0 && withdrawing === 0) out.push(p.add('No changes. The host matches the desired state.'));
   else if (pending === 0 && operator === 0) {
     // --plan exits 2 for these: say why the exit code is not 0.
-    out.push(p.warn(`No changes, but ${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged (the "unknown" warnings above).`));
+    out.push(p.warn(`No changes, but ${unknownText} (the "unknown" warnings above).`));
   } else {
     out.push(
       `Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
         (operator ? `, ${p.warn(`${operator} need${operator === 1 ? 's' : ''} an operator`)}` : '') +
-        (unknown ? `, ${p.warn(`${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged`)}` : '') +
+        (unknownText ? `, ${p.warn(unknownText)}` : '') +
         '.',
     );
   }
@@ -164,7 +194,7 @@ export function renderPlan(
   return out.join('\n') + '\n';
 }
 
-export function renderApplyResult(result: ApplyResult, verify: VerifyError[], operator: number, p: Palette, written: string[]): string {
+export function renderApplyResult(result: ApplyResult, verify: VerifyError[], operator: number, p: Palette, written: string[], withdrawn: PlanPromise[] = []): string {
   const out: string[] = [''];
   const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
@@ -174,8 +204,11 @@ export function renderApplyResult(result: ApplyResult, verify: VerifyError[], op
   const clean = result.failures.length === 0 && verify.length === 0;
   // "everything else was converged" only when it was: a failure or a verification error says otherwise.
   if (operator) out.push(p.warn(`${plural(operator, 'change')} need${operator === 1 ? 's' : ''} an operator (see "!" lines above)${clean ? '; everything else was converged' : ''}.`));
+  if (withdrawn.length > 0) {
+    out.push(p.warn(`${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${withdrawn.map((w) => w.id).join(', ')}.`));
+  }
   for (const w of written) out.push(p.dim(`wrote ${w}`));
-  if (clean && operator === 0) {
+  if (clean && operator === 0 && withdrawn.length === 0) {
     out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${plural(n, 'change')} applied and verified.`));
   } else {
     const parts = [`${plural(n, 'change')} applied`];
@@ -184,6 +217,7 @@ export function renderApplyResult(result: ApplyResult, verify: VerifyError[], op
     if (other > 0) parts.push(plural(other, 'other failure'));
     if (verify.length > 0) parts.push(`${verify.length} not verified`);
     if (operator > 0) parts.push(`${operator} for an operator`);
+    if (withdrawn.length > 0) parts.push(`${withdrawn.length} not known to hold at the next boot`);
     out.push(p.del(`Apply incomplete: ${parts.join(', ')}; see ${clean ? 'the "!" lines' : 'the errors'} above.`));
   }
   return out.join('\n') + '\n';
@@ -196,13 +230,15 @@ export interface JsonChange {
   runtime: boolean;
   deferred: boolean;
   operator: string | null;
+  /** An operator line: the promises it takes back (empty otherwise). */
+  withdraws: Withdrawal[];
   path: string | null;
   before: string | null;
   after: string | null;
   detail: unknown;
 }
 
-export function jsonChanges(changes: Change[]): JsonChange[] {
+export function jsonChanges(changes: Change[], withdraws: (c: Change) => Withdrawal[] = (c) => c.withdraws ?? []): JsonChange[] {
   return changes.map((c) => ({
     id: c.id,
     action: c.action,
@@ -210,6 +246,7 @@ export function jsonChanges(changes: Change[]): JsonChange[] {
     runtime: c.runtime ?? false,
     deferred: c.action === 'deferred',
     operator: c.operator ?? null,
+    withdraws: c.action === 'operator' ? withdraws(c) : [],
     path: c.file?.path ?? null,
     // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here; the write uses the bytes.
     before: c.file && c.file.before !== null ? displayText(c.file.before) : null,
@@ -233,7 +270,7 @@ export function jsonPlan(plan: Plan): JsonResource[] {
     name: r.name,
     type: r.type,
     in_sync: actionable(r.changes).length === 0 && !r.changes.some((c) => c.operator),
-    changes: jsonChanges(r.changes),
+    changes: jsonChanges(r.changes, (c) => changeWithdrawals(r, c)),
     observed: r.provider.summarize?.(r.spec, r.observed) ?? null,
     notes: r.provider.notes?.(r.spec, r.observed) ?? [],
   }));

@@ -26,6 +26,7 @@ import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type Un
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
+import { planPromises, withdrawnByUnknown } from './promises.js';
 import { runFirstBoot } from '../first-boot/run.js';
 
 export { TOOL_VERSION } from '../version.js';
@@ -282,12 +283,15 @@ async function finishApply(
   const after = await makePlan(host, desired);
   const verify = verifyConverged(after);
   const operator = operatorChanges(after).length;
-  const ok = result.failures.length === 0 && verify.length === 0 && operator === 0;
+  // A promise an unknown takes back is not a converged host: the next boot is not known to keep it.
+  const withdrawn = withdrawnByUnknown(planPromises(after));
+  const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
   const doc = {
     ...document('apply', host, plan, before, extra.findings, { pending: pendingCount(plan), operator }),
     applied: result.applied,
     failures: [...result.failures, ...verify.map((v) => ({ resource: v.resource, message: v.message }))],
     after: jsonPlan(after),
+    promises_after: planPromises(after),
     verified: ok,
     reports_written: written,
     backups: door.backups(),
@@ -299,7 +303,7 @@ async function finishApply(
     progress(`warning: ${(e as Error).message}; the result below is the only record of this run besides its journal`);
   }
   if (req.json) io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  else io.stdout.write(renderApplyResult(result, verify, operator, paletteFor(io.stdout, io.env), written));
+  else io.stdout.write(renderApplyResult(result, verify, operator, paletteFor(io.stdout, io.env), written, withdrawn));
   return ok ? 0 : 1;
 }
 
@@ -316,6 +320,7 @@ export function document(mode: 'plan' | 'apply', host: Host, plan: Plan, before:
     /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
     kubespray_preflight_failures: findings.filter((f) => f.stops).length,
     resources: jsonPlan(plan),
+    promises: planPromises(plan),
     findings,
   };
 }

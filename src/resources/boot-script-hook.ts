@@ -21,6 +21,7 @@ import { followKey, loadWrites } from '../sysctl/order.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import { SWAP_SERVICES } from '../swap/units.js';
+import { SWAP_PROMISE, modulePromise, sysctlPromise, type ProviderUnknown, type Withdrawal } from '../promises.js';
 
 export interface ScriptSpec extends BaseSpec {
   /** Comment out boot-script lines that undo this resource, instead of leaving them to an operator. */
@@ -46,7 +47,11 @@ export interface ScriptConcern<S> {
   relevant(u: BootScriptUnknown, spec?: S): boolean;
   /** The reason in the marker line. */
   marker(spec: S): string;
+  /** The promises a hit (or, with null, an unknown line) takes back at the next boot. */
+  withdraws(spec: S, hit: BootScriptHit | null): Withdrawal[];
 }
+
+const atBoot = (promise: string): Withdrawal => ({ promise, from: 'boot' });
 
 function words(argv: Array<string | null>): string {
   return argv.map((w) => w ?? '…').join(' ');
@@ -61,20 +66,24 @@ export const swapConcern: ScriptConcern<ScriptSpec> = {
   },
   relevant: (u) => u.what === 'program' || u.what === 'swapon',
   marker: () => scriptMarker('swap disabled for Kubernetes (kubelet needs swap off)'),
+  withdraws: () => [atBoot(SWAP_PROMISE)],
 };
 
 export interface SysctlLike extends ScriptSpec {
   settings: Record<string, string | number>;
 }
 
+/** The wanted keys a write undoes: it changes them, directly or through a key the kernel couples with them, to another value. */
+function undone(spec: SysctlLike, key: string, value: string): Array<{ wanted: string; v: string | number }> {
+  return Object.entries(spec.settings)
+    .map(([k, v]) => ({ wanted: normalizeSysctlKey(k), v }))
+    .filter(({ wanted, v }) => keysAffecting(wanted).includes(key) && !sameKernelValue(value, String(v)));
+}
+
 /** A write undoes a wanted key when it changes it, directly or through a key the kernel couples with it, to another value. */
 function undoes(spec: SysctlLike, key: string, value: string): string | null {
-  for (const [k, v] of Object.entries(spec.settings)) {
-    const wanted = normalizeSysctlKey(k);
-    if (!keysAffecting(wanted).includes(key) || sameKernelValue(value, String(v))) continue;
-    return `sets ${key} = ${value}${key === wanted ? '' : ` (the kernel couples it with ${wanted})`}, undoing ${wanted} = ${v}`;
-  }
-  return null;
+  const first = undone(spec, key, value)[0];
+  return first ? `sets ${key} = ${value}${key === first.wanted ? '' : ` (the kernel couples it with ${first.wanted})`}, undoing ${first.wanted} = ${first.v}` : null;
 }
 
 /**
@@ -121,6 +130,11 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
     return Object.keys(spec.settings).some((k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)));
   },
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
+  withdraws: (spec, h) => {
+    // An unknown, or a hit of another kind (a file loaded): every wanted key, as the plan cannot tell which.
+    if (h === null || h.action.kind !== 'sysctl-write') return Object.keys(spec.settings).map((k) => atBoot(sysctlPromise(normalizeSysctlKey(k))));
+    return undone(spec, h.action.key, h.action.value).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
+  },
 };
 
 export interface ModulesLike extends ScriptSpec {
@@ -135,6 +149,8 @@ export const modulesConcern: ScriptConcern<ModulesLike> = {
   },
   relevant: (u) => u.what === 'program' || u.what === 'module',
   marker: () => scriptMarker('this line would remove a module Kubernetes needs'),
+  withdraws: (spec, h) =>
+    h === null ? spec.modules.map((m) => atBoot(modulePromise(canonicalModuleName(m)))) : h.action.kind === 'module-remove' ? [atBoot(modulePromise(h.action.module))] : [],
 };
 
 /** Optional so an observation made without the scan (a test's hand-made one) still diffs. */
@@ -171,6 +187,7 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
       summary: `${where(h)} ${why}; ${h.runBy}: \`${h.text}\``,
       operator: `${where(h)}: ${how}`,
       op: { kind: 'boot-script-operator', file: h.file, line: h.line },
+      withdraws: concern.withdraws(spec, h),
     });
   }
   for (const [file, list] of byFile) {
@@ -202,6 +219,16 @@ export function scriptWarnings<S extends ScriptSpec>(scripts: BootScripts, conce
     const at = g.lines.length === 0 ? g.file : g.lines.length === 1 ? `${g.file}:${g.lines[0]}` : `${g.file} lines ${g.lines.join(', ')}`;
     return `unknown: ${at}: ${g.message}; whether it undoes this resource at boot cannot be judged`;
   });
+}
+
+/**
+ * The same groups as scriptWarnings, as unknowns: a line the scan cannot
+ * judge decides whether the resource holds at the next boot, so each takes
+ * back the resource's promises at boot (the plan cannot tell which).
+ */
+export function scriptUnknowns<S extends ScriptSpec>(spec: S, scripts: BootScripts, concern: ScriptConcern<S>): ProviderUnknown[] {
+  const withdraws = concern.withdraws(spec, null);
+  return scriptWarnings(scripts, concern, spec).map((message) => ({ message, withdraws }));
 }
 
 /** Writes each planned comment-out through the door; a file another resource of this run commented out first is taken as it is now. */
@@ -242,7 +269,7 @@ export function withBootScripts<S extends C, C extends ScriptSpec, O extends obj
       const planned = new Map(own.flatMap((c) => (c.file && c.file.after !== null && c.file.after !== undefined ? [[c.file.path, c.file.after] as const] : [])));
       return [...own, ...(o.bootScripts ? scriptChanges(spec, o.bootScripts, concern, planned) : [])];
     },
-    warnings: (spec, o) => [...(p.warnings?.(spec, o) ?? []), ...(o.bootScripts ? scriptWarnings(o.bootScripts, concern, spec) : [])],
+    unknowns: (spec, o) => [...(p.unknowns?.(spec, o) ?? []), ...(o.bootScripts ? scriptUnknowns(spec, o.bootScripts, concern) : [])],
     apply: async (host, spec, changes, ctx) => {
       const mine = changes.filter((c): c is Change<BootScriptOp> => isScriptOp(c.op));
       const theirs = changes.filter((c): c is Change<Op> => !isScriptOp(c.op));

@@ -13,6 +13,7 @@ import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
 import { modulesConcern, withBootScripts } from './boot-script-hook.js';
 import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
 import { notRegularWarning } from '../systemd/conf-entry.js';
+import { modulePromise } from '../promises.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
@@ -165,6 +166,7 @@ export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
   after: [],
+  promised: (spec) => spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
   warnings: (_spec, o) => (o.skipped ?? []).map((k) => k.notRegular ? notRegularWarning(k.path, k.notRegular, k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load') : `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),

@@ -15,6 +15,7 @@ import type { PortFreeOp, StopOp } from './port-free/ops.js';
 import { diffLivePort } from './port-free/diff-live.js';
 import { diffOffline } from './port-free/diff-offline.js';
 import { applyLive, portsReport } from './port-free/apply-live.js';
+import { portPromise } from '../promises.js';
 
 async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<PortFreeOp>[]): Promise<void> {
   for (const c of changes) {
@@ -30,6 +31,8 @@ async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<Por
 export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFreeOp> = {
   type: 'PortFree',
   after: [],
+
+  promised: (spec) => spec.ports.map((p) => ({ id: portPromise(p), kind: 'port', subject: String(p), expect: 'free' })),
 
   async observe(host, spec) {
     return host.live ? observeLive(host, spec) : observeOffline(host, spec);

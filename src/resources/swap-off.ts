@@ -21,6 +21,7 @@ import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 import { swapConcern, withBootScripts } from './boot-script-hook.js';
 import type { ManagerSwapUnit, RefusedSwapFile, SwapObserved, SwapOrigin } from './swap-off/observed.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
+import { SWAP_PROMISE } from '../promises.js';
 
 export const FSTAB = '/etc/fstab';
 
@@ -369,8 +370,10 @@ export async function applySwap(host: TargetHost, changes: Change<SwapOp>[], doo
 const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   type: 'SwapOff',
   after: [],
+  promised: () => [{ id: SWAP_PROMISE, kind: 'swap', subject: 'swap', expect: 'off' }],
   observe: (host, spec) => observeSwap(host, spec),
-  warnings: (_spec, o) => (o.graphUnknown ? [`whether a .swap unit or swap service starts at boot is unknown: ${o.graphUnknown}`] : []),
+  // A unit graph the scan could not read decides whether swap comes back at boot: the promise is taken back.
+  unknowns: (_spec, o) => (o.graphUnknown ? [{ message: `whether a .swap unit or swap service starts at boot is unknown: ${o.graphUnknown}`, withdraws: [{ promise: SWAP_PROMISE, from: 'boot' }] }] : []),
   diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
   apply: (host, _spec, changes, ctx) => applySwap(host, changes, ctx.door),
 };

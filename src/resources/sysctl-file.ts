@@ -9,7 +9,8 @@ import type { SysctlFileSpec } from '../desired-state.js';
 import type { WriteDoor } from '../door/door.js';
 import type { Change, Provider } from './types.js';
 import { ReconcileError } from '../errors.js';
-import { readLiveSysctl, sysctlProcPath } from '../observe/sysctl-live.js';
+import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../observe/sysctl-live.js';
+import { sysctlPromise } from '../promises.js';
 import { sameSysctlValue } from '../sysctl/parse.js';
 import { verdicts } from '../sysctl/order.js';
 import type { SysctlVerdict } from '../sysctl/order.js';
@@ -96,6 +97,11 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   after: ['ModulesLoad'],
   observe,
   diff,
+  promised: (spec) =>
+    Object.entries(spec.settings).map(([k, v]) => {
+      const key = normalizeSysctlKey(k);
+      return { id: sysctlPromise(key), kind: 'sysctl' as const, subject: key, expect: String(v) };
+    }),
   summarize: (_spec, observed) => ({ ...summarizeVerdicts(observed), rehearsal: observed.rehearsal }),
   notes: rehearsalNotes,
   // The rehearsal, run again over the written files, must show every key right under both programs.

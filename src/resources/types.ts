@@ -3,6 +3,7 @@
 import type { Host, TargetHost } from '../host.js';
 import type { WriteDoor } from '../door/door.js';
 import type { ByteString } from '../bytes.js';
+import type { Promised, ProviderUnknown, Withdrawal } from '../promises.js';
 
 /**
  * A file a change would write, with both contents so the plan can show a
@@ -42,6 +43,11 @@ interface ChangeBase<Op> {
    * operator, leaves unestablished (a modprobe the kernel will refuse).
    */
   unmet?: string[];
+  /**
+   * The promises an operator line takes back (src/promises.ts). Absent on an
+   * operator line: every promise of its resource, from apply on.
+   */
+  withdraws?: Withdrawal[];
 }
 
 export type Change<Op = unknown> =
@@ -124,6 +130,14 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * ignores), each naming the file. Shown as warnings in plan and apply.
    */
   warnings?(spec: Spec, observed: Observed): string[];
+  /** Optional, pure: what this resource promises to leave true after apply and at the next boot. */
+  promised?(spec: Spec): Promised[];
+  /**
+   * Optional, pure: what could not be judged and decides whether a promise
+   * holds (a boot script this scan cannot read). Each is a loud `unknown`
+   * finding: `--plan` exits 2 and apply 1 while it stands.
+   */
+  unknowns?(spec: Spec, observed: Observed): ProviderUnknown[];
   /** Optional, pure: lines the plan shows under the resource (e.g. SysctlFile's rehearsed outcome). */
   notes?(spec: Spec, observed: Observed): string[];
   /**

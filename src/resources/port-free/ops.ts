@@ -1,6 +1,7 @@
 // PortFree's change operations: what apply does for each change.
 import type { Change } from '../types.js';
 import type { UserRoute } from '../../ports/user-manager.js';
+import { portPromise } from '../../promises.js';
 
 export interface StopOp {
   kind: 'stop';
@@ -55,5 +56,7 @@ export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp 
 
 export function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
   // The renderer prints `operator` as the reason, so the summary only names what was found.
-  return { id, action: 'operator', summary, operator: reason, op: { kind: 'operator', ...op } };
+  // A line about one port takes back that port's promise; one about a unit (offline), every port's.
+  const withdraws = op.port !== null ? [{ promise: portPromise(op.port), from: 'apply' as const }] : undefined;
+  return { id, action: 'operator', summary, operator: reason, op: { kind: 'operator', ...op }, ...(withdraws ? { withdraws } : {}) };
 }

@@ -9,6 +9,7 @@ import type { SysctlConfFile } from '../../sysctl/order.js';
 import { findConflicts, modelPhrase, type SysctlConflict } from '../../sysctl/conflicts.js';
 import { commentOutLines, disabledMarker, moduleFor, overrideHeader, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
 import type { SysctlFileObserved, SysctlOp } from './observed.js';
+import { sysctlPromise } from '../../promises.js';
 
 /** Under /etc, or under where /etc really is when /etc itself is a link (an image with /etc -> etc.real). */
 function isUnderEtc(p: string, etcReal: string): boolean {
@@ -47,6 +48,8 @@ export function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { 
         summary: `${model === 'boot' ? 'systemd-sysctl at boot' : 'sysctl --system'} would not read ${ownedPath}`,
         operator: `${problem}; choose another file name or remove the other entry`,
         op: { kind: 'owned-not-read', problem },
+        // The running kernel gets the values from apply; the file is what the next boot and sysctl --system miss.
+        withdraws: [...wanted.keys()].map((k) => ({ promise: sysctlPromise(k), from: 'boot' as const })),
       });
     }
   }
@@ -78,6 +81,7 @@ export function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { 
       summary: `the rehearsal shows ${u.key} = ${u.value ?? 'unset'} ${modelPhrase([u.model])} even with every planned change (wanted ${wanted.get(u.key)})`,
       operator: `no configuration line explains it (bisection in the namespace found none); check ${u.key} by hand with ${u.model === 'boot' ? 'systemd-sysctl' : 'sysctl --system'}`,
       op: { kind: 'conflict', conflict: { key: u.key, wanted: wanted.get(u.key)!, value: u.value, file: '', line: 0, realPath: '', models: [u.model], explanation: 'rehearsal' } },
+      withdraws: [{ promise: sysctlPromise(u.key), from: 'boot' }],
     });
   }
   const byTarget = new Map<string, { target: string; source: SysctlConfFile; replaceLink: boolean; list: typeof conflicts }>();
@@ -101,6 +105,7 @@ export function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { 
             ? `conflict_policy is fail: remove or comment out ${c.realPath}:${c.line}, or set conflict_policy: resolve`
             : `${c.realPath} is outside /etc and is not a sysctl.d entry that can be overridden; remove line ${c.line} by hand`,
         op: { kind: 'conflict', conflict: stripSource(c) },
+        withdraws: [{ promise: sysctlPromise(c.key), from: 'boot' }],
       });
       continue;
     }

@@ -1,0 +1,76 @@
+// The plan's promises: what each resource says it leaves true after apply and
+// at the next boot, and which operator or unknown line takes each back. Pure,
+// over the plan; the boot farm (test/boot/) checks them against a real boot.
+import type { Change } from '../resources/types.js';
+import type { Promised, PromiseMoment, Withdrawal } from '../promises.js';
+import type { ResourcePlan, Plan } from './plan.js';
+
+export interface WithdrawnBy {
+  by: 'operator' | 'unknown';
+  resource: string;
+  /** The operator change's id, or the unknown's message (which names file and line). */
+  line: string;
+  from: PromiseMoment;
+}
+
+export interface PlanPromise extends Promised {
+  resource: string;
+  /** Holds once apply has run (live: the running system; offline: the image). */
+  after_apply: boolean;
+  /** Holds after the next boot. */
+  at_boot: boolean;
+  /** A port promise taken back: what holds it (the operator line's summary). */
+  held_by: string | null;
+  withdrawn_by: WithdrawnBy[];
+}
+
+export interface PlanUnknown {
+  resource: string;
+  message: string;
+  withdraws: Withdrawal[];
+}
+
+/** What an operator line takes back: what its provider named, else every promise of its resource from apply on. */
+export function changeWithdrawals(r: Pick<ResourcePlan, 'spec' | 'provider'>, c: Change): Withdrawal[] {
+  if (c.action !== 'operator') return [];
+  if (c.withdraws) return c.withdraws;
+  return (r.provider.promised?.(r.spec) ?? []).map((p: Promised) => ({ promise: p.id, from: 'apply' as const }));
+}
+
+export function planUnknowns(plan: Plan): PlanUnknown[] {
+  return plan.resources.flatMap((r) => (r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u: { message: string; withdraws: Withdrawal[] }) => ({ resource: r.name, ...u })));
+}
+
+export function planPromises(plan: Plan): PlanPromise[] {
+  const promises: PlanPromise[] = [];
+  const byId = new Map<string, PlanPromise>();
+  for (const r of plan.resources) {
+    for (const p of r.provider.promised?.(r.spec) ?? []) {
+      const entry: PlanPromise = { ...p, resource: r.name, after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] };
+      promises.push(entry);
+      byId.set(`${r.name}\0${p.id}`, entry);
+    }
+  }
+  const withdraw = (resource: string, w: Withdrawal, by: WithdrawnBy, heldBy: string | null) => {
+    const p = byId.get(`${resource}\0${w.promise}`);
+    if (!p) return;
+    p.withdrawn_by.push(by);
+    p.at_boot = false;
+    if (w.from === 'apply') p.after_apply = false;
+    if (p.kind === 'port' && heldBy !== null && p.held_by === null) p.held_by = heldBy;
+  };
+  for (const r of plan.resources) {
+    for (const c of r.changes) {
+      for (const w of changeWithdrawals(r, c)) withdraw(r.name, w, { by: 'operator', resource: r.name, line: c.id, from: w.from }, w.from === 'apply' ? c.summary : null);
+    }
+  }
+  for (const u of planUnknowns(plan)) {
+    for (const w of u.withdraws) withdraw(u.resource, w, { by: 'unknown', resource: u.resource, line: u.message, from: w.from }, null);
+  }
+  return promises;
+}
+
+/** Promises an unknown (not a person's decision) takes back: these keep `--plan` at 2 and apply at 1. */
+export function withdrawnByUnknown(promises: PlanPromise[]): PlanPromise[] {
+  return promises.filter((p) => p.withdrawn_by.some((w) => w.by === 'unknown'));
+}

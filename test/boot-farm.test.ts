@@ -1,0 +1,133 @@
+// The boot farm's own parts that need no boot: the generator's coverage and
+// composition, and the judge's rule (issue 27: a broken promise is an observed
+// state that differs from a promise no operator or unknown line took back),
+// with `ss` itself as the oracle for the listener parse.
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+// @ts-expect-error plain ESM without types
+import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
+// @ts-expect-error plain ESM without types
+import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
+// @ts-expect-error plain ESM without types
+import { judge, listeningPorts } from './boot/lib/judge.mjs';
+
+type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
+const dirs: string[] = [];
+const servers: Server[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const s of servers.splice(0)) s.close();
+});
+
+describe('the catalogue and the generator', () => {
+  it('has at least 40 entries, each with where it is seen in the wild, and the three defects of issue 27', () => {
+    expect(CATALOGUE.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(CATALOGUE.map((e: Entry) => e.id)).size).toBe(CATALOGUE.length);
+    for (const e of CATALOGUE as Entry[]) expect(e.wild.length, e.id).toBeGreaterThan(20);
+    const ids = CATALOGUE.map((e: Entry) => e.id);
+    expect(ids).toEqual(expect.arrayContaining(['etc-unit-wanted-by-enabled-target', 'linger-user-without-bus', 'swap-unit-wanted-by-local-fs']));
+    expect(QEMU.every((e: Entry) => e.tier === 'qemu')).toBe(true);
+  });
+
+  it('the default seed count uses every nspawn entry at least 3 times, 3 to 6 per host, ports never over the six', () => {
+    const n = seedsFor(NSPAWN, 3);
+    const used = new Map<string, number>();
+    for (const h of hosts(NSPAWN, n) as Array<{ seed: number; entries: Entry[] }>) {
+      expect(h.entries.length).toBeGreaterThanOrEqual(3);
+      expect(h.entries.length).toBeLessThanOrEqual(6);
+      expect(new Set(h.entries).size).toBe(h.entries.length);
+      expect(h.entries.filter((e) => e.port).length).toBeLessThanOrEqual(6);
+      for (const e of h.entries) for (const c of e.conflicts ?? []) expect(h.entries.map((x) => x.id)).not.toContain(c);
+      for (const e of h.entries) used.set(e.id, (used.get(e.id) ?? 0) + 1);
+      const r = compose(h.entries);
+      const ports = r.parts.filter((p: { port?: number }) => p.port !== undefined).map((p: { port: number }) => p.port);
+      expect(new Set(ports).size).toBe(ports.length);
+      for (const p of ports) expect(CONTROL_PLANE_PORTS).toContain(p);
+    }
+    for (const e of NSPAWN as Entry[]) expect(used.get(e.id) ?? 0, e.id).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a seed\'s host depends on the seed alone (BOOT_SEED=S replays the same host)', () => {
+    const short = hosts(NSPAWN, 12).map((h: { entries: Entry[] }) => h.entries.map((e) => e.id));
+    const long = hosts(NSPAWN, 40).slice(0, 12).map((h: { entries: Entry[] }) => h.entries.map((e) => e.id));
+    expect(long).toEqual(short);
+  });
+});
+
+function outDir(plan: unknown, states: { before: string; after: string; boot: string; ipf: [string, string, string] }, rc = { plan: 2, apply: 0 }): string {
+  const d = mkdtempSync(path.join(tmpdir(), 'farm-judge-'));
+  dirs.push(d);
+  const put = (rel: string, text: string) => {
+    mkdirSync(path.dirname(path.join(d, rel)), { recursive: true });
+    writeFileSync(path.join(d, rel), text);
+  };
+  put('boot1/plan.json', JSON.stringify(plan));
+  put('boot1/plan.rc', `${rc.plan}\n`);
+  put('boot1/apply.json', JSON.stringify({ failures: [] }));
+  put('boot1/apply.rc', `${rc.apply}\n`);
+  put('boot1/before/ss.txt', states.before);
+  put('boot1/before/sysctl.txt', `net.ipv4.ip_forward=${states.ipf[0]}\n`);
+  put('boot1/after-apply/ss.txt', states.after);
+  put('boot1/after-apply/sysctl.txt', `net.ipv4.ip_forward=${states.ipf[1]}\n`);
+  put('boot2/at-boot/ss.txt', states.boot);
+  put('boot2/at-boot/sysctl.txt', `net.ipv4.ip_forward=${states.ipf[2]}\n`);
+  return d;
+}
+
+const L6443 = 'LISTEN 0      5      0.0.0.0:6443 0.0.0.0:* users:(("tinyd",pid=51,fd=3))\n';
+const promise = (id: string, kind: string, subject: string, expect_: string, withdrawn: Array<{ by: string; line: string; from: string }> = []) => ({
+  id, kind, subject, expect: expect_, resource: 'R', held_by: null, withdrawn_by: withdrawn,
+  after_apply: !withdrawn.some((w) => w.from === 'apply'), at_boot: withdrawn.length === 0,
+});
+
+describe('the judge', () => {
+  it('reads listening ports as ss prints them (a listener this test opens)', async () => {
+    const server = createServer();
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const ss = execFileSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+    expect(listeningPorts(ss).has(port)).toBe(true);
+    expect(listeningPorts(ss).has(1)).toBe(false);
+  });
+
+  it('a port back after the reboot breaks the promise; the same port under an operator line does not', () => {
+    const kept = outDir({ promises: [promise('port:6443', 'port', '6443', 'free')] }, { before: L6443, after: '', boot: L6443, ipf: ['0', '1', '1'] }, { plan: 2, apply: 0 });
+    const r = judge(kept, [6443]);
+    expect(r.broken).toEqual([{ promise: 'port:6443', phase: 'at boot', observed: expect.stringContaining('port 6443 is listening') }]);
+    expect(r.problems).toEqual([]);
+    const withdrawn = outDir(
+      { promises: [promise('port:6443', 'port', '6443', 'free', [{ by: 'operator', line: 'port-6443', from: 'apply' }])] },
+      { before: L6443, after: L6443, boot: L6443, ipf: ['0', '1', '1'] },
+      { plan: 2, apply: 1 },
+    );
+    expect(judge(withdrawn, [6443])).toMatchObject({ broken: [], problems: [] });
+  });
+
+  it('a sysctl promise withdrawn at boot only is still checked after apply', () => {
+    const d = outDir(
+      { promises: [promise('sysctl:net.ipv4.ip_forward', 'sysctl', 'net.ipv4.ip_forward', '1', [{ by: 'unknown', line: 'unknown: /etc/rc.local:3', from: 'boot' }])] },
+      { before: '', after: '', boot: '', ipf: ['0', '0', '0'] },
+      { plan: 2, apply: 1 },
+    );
+    expect(judge(d, []).broken).toEqual([{ promise: 'sysctl:net.ipv4.ip_forward', phase: 'after apply', observed: 'net.ipv4.ip_forward = 0' }]);
+  });
+
+  it('withdrawn promises with --plan exit 0 or --apply exit 0 are problems; a recipe that did not take is one', () => {
+    const d = outDir(
+      { promises: [promise('port:6443', 'port', '6443', 'free', [{ by: 'unknown', line: 'unknown: x', from: 'boot' }])] },
+      { before: '', after: '', boot: '', ipf: ['0', '1', '1'] },
+      { plan: 0, apply: 0 },
+    );
+    const r = judge(d, [6443]);
+    expect(r.problems).toEqual([
+      'the recipe did not take: nothing listens on 6443 before the tool runs',
+      'promises are withdrawn but --plan exited 0',
+      'promises are withdrawn but --apply exited 0',
+    ]);
+  });
+});

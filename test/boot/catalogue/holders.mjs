@@ -1,0 +1,156 @@
+// Whose process holds the port: a unit's main process in its shapes, a
+// process a unit leaves behind, a supervisor's program, cron and at, a SysV
+// script, a lingering user's manager, a login session.
+const D = '/usr/local/sbin/tinyd';
+const wants = (unit, from = `/etc/systemd/system/${unit}`) => ({ [`/etc/systemd/system/multi-user.target.wants/${unit}`]: { link: from } });
+const unit = (desc, service) => `[Unit]\nDescription=${desc}\n\n[Service]\n${service.join('\n')}\n\n[Install]\nWantedBy=multi-user.target\n`;
+const userUnit = (port) => `[Unit]\nDescription=user API\n\n[Service]\nExecStart=${D} ${port}\nRestart=always\n\n[Install]\nWantedBy=default.target\n`;
+// A lingering user with an enabled user unit (what "loginctl enable-linger" and "systemctl --user enable" leave on disk).
+const lingering = (user, port) => ({
+  files: {
+    [`/home/${user}/.config/systemd/user/user-api.service`]: userUnit(port),
+    [`/home/${user}/.config/systemd/user/default.target.wants/user-api.service`]: { link: `/home/${user}/.config/systemd/user/user-api.service` },
+    [`/var/lib/systemd/linger/${user}`]: '',
+  },
+  setup: [`id ${user} >/dev/null 2>&1 || useradd -m -s /bin/bash ${user}`, `chown -R ${user}:${user} /home/${user}`],
+  listens: [port],
+});
+
+export default [
+  {
+    id: 'forking-with-pidfile',
+    kept: true,
+    wild: 'classic daemons with Type=forking and PIDFile= (nginx, haproxy, older vendor units)',
+    port: true,
+    recipe: ({ port }) => ({
+      files: { '/etc/systemd/system/forkpid.service': unit('forking with a PID file', ['Type=forking', 'PIDFile=/run/forkpid.pid', `ExecStart=${D} --daemon --pidfile /run/forkpid.pid ${port}`]), ...wants('forkpid.service') },
+      listens: [port],
+    }),
+  },
+  {
+    id: 'forking-without-pidfile',
+    kept: true,
+    wild: 'Type=forking units written without PIDFile= (systemd guesses the main PID)',
+    port: true,
+    recipe: ({ port }) => ({
+      files: { '/etc/systemd/system/forkguess.service': unit('forking, main PID guessed', ['Type=forking', `ExecStart=${D} --daemon ${port}`]), ...wants('forkguess.service') },
+      listens: [port],
+    }),
+  },
+  {
+    id: 'killmode-process-leftover',
+    kept: true,
+    // KillMode=process: stopping the unit kills only its main process; the listener it started stays in the cgroup.
+    wild: 'units with KillMode=process (ssh.service, old wrappers that start a daemon in the background)',
+    port: true,
+    recipe: ({ port }) => ({
+      files: { '/etc/systemd/system/wrapper.service': unit('wrapper that backgrounds the daemon', ['KillMode=process', `ExecStart=/bin/sh -c '${D} ${port} & exec sleep infinity'`]), ...wants('wrapper.service') },
+      listens: [port],
+    }),
+  },
+  {
+    id: 'unit-helper-child',
+    kept: true,
+    // The main process forks a helper that holds the port and waits for it.
+    wild: 'daemons whose listener is a worker child (master/worker designs, shell wrappers without exec)',
+    port: true,
+    recipe: ({ port }) => ({
+      files: { '/etc/systemd/system/helperd.service': unit('listener is a child', [`ExecStart=${D} --child ${port}`, 'Restart=always']), ...wants('helperd.service') },
+      listens: [port],
+    }),
+  },
+  {
+    id: 'supervisor-program',
+    // Debian's supervisor package runs it from /etc/supervisor/conf.d.
+    wild: 'supervisord-managed apps (Python/Django stacks, queue workers, dev API servers)',
+    port: true,
+    late: 2,
+    recipe: ({ port }) => ({
+      files: { '/etc/supervisor/conf.d/superapi.conf': `[program:superapi]\ncommand=${D} ${port}\nautostart=true\nautorestart=true\n` },
+      listens: [port],
+    }),
+  },
+  {
+    id: 'cron-reboot-system',
+    wild: '@reboot lines in /etc/cron.d (admins starting a tool without writing a unit)',
+    port: true,
+    late: 3,
+    recipe: ({ port }) => ({ files: { '/etc/cron.d/cronapi': `# started at boot by cron\n@reboot root ${D} ${port}\n` }, listens: [port] }),
+  },
+  {
+    id: 'cron-reboot-user-crontab',
+    wild: 'a user\'s own "crontab -e" with @reboot (users without root starting their service)',
+    port: true,
+    late: 3,
+    recipe: ({ port }) => ({
+      files: { '/var/spool/cron/crontabs/carol': { mode: 0o600, content: `# user crontab\n@reboot ${D} ${port}\n` } },
+      setup: ['id carol >/dev/null 2>&1 || useradd -m carol', 'chown carol:crontab /var/spool/cron/crontabs/carol'],
+      listens: [port],
+    }),
+  },
+  {
+    id: 'at-job-from-rc-local',
+    // rc.local queues an at job (atd runs it at once): the listener is atd's child.
+    wild: 'at jobs queued from boot scripts to start something detached ("echo cmd | at now")',
+    port: true,
+    late: 3,
+    recipe: ({ port }) => ({ rcLocal: [`echo '${D} ${port}' | at now 2>/dev/null`], listens: [port] }),
+  },
+  {
+    id: 'sysv-init-script',
+    kept: true,
+    // An /etc/init.d script with rc?.d links: systemd-sysv-generator makes a Type=forking unit with GuessMainPID=no.
+    wild: 'vendor init scripts that never got a unit (old agents, appliances, in-house scripts from the sysvinit days)',
+    port: true,
+    recipe: ({ port }) => ({
+      files: {
+        '/etc/init.d/legacyd': {
+          mode: 0o755,
+          content: [
+            '#!/bin/sh', '### BEGIN INIT INFO', '# Provides:          legacyd', '# Required-Start:    $remote_fs $syslog', '# Required-Stop:     $remote_fs $syslog',
+            '# Default-Start:     2 3 4 5', '# Default-Stop:      0 1 6', '# Short-Description: legacy daemon', '### END INIT INFO',
+            'case "$1" in',
+            `  start) ${D} --daemon --pidfile /run/legacyd.pid ${port} ;;`,
+            '  stop) [ -f /run/legacyd.pid ] && kill "$(cat /run/legacyd.pid)"; rm -f /run/legacyd.pid ;;',
+            '  restart) "$0" stop; "$0" start ;;', '  status) [ -f /run/legacyd.pid ] && kill -0 "$(cat /run/legacyd.pid)" ;;', 'esac', 'exit 0', '',
+          ].join('\n'),
+        },
+      },
+      setup: ['update-rc.d legacyd defaults >/dev/null'],
+      listens: [port],
+    }),
+  },
+  {
+    id: 'linger-user-with-bus',
+    kept: true,
+    // A lingering user's manager (user@UID.service) runs the service; dbus-user-session gives the user a bus.
+    wild: 'rootless services: "loginctl enable-linger" plus systemctl --user (podman, syncthing, users\' own APIs)',
+    port: true,
+    recipe: ({ port }) => lingering('alice', port),
+    conflicts: ['linger-user-without-bus'],
+  },
+  {
+    id: 'linger-user-without-bus',
+    kept: true,
+    // Issue 27's second defect: the same without dbus-user-session (minimal servers): no user bus, only the manager's private socket.
+    wild: 'minimal servers without dbus-user-session where a user lingers (debootstrap/cloud images)',
+    port: true,
+    recipe: ({ port }) => {
+      const r = lingering('dave', port);
+      return { ...r, setup: ['dpkg -r dbus-user-session >/dev/null', ...r.setup] };
+    },
+    conflicts: ['linger-user-with-bus'],
+  },
+  {
+    id: 'login-session-from-rc-local',
+    // su - from rc.local opens a PAM session (pam_systemd): the listener lives in session-N.scope.
+    wild: 'boot scripts that "su - user -c \'cmd &\'" to run a daemon as a user',
+    port: true,
+    late: 3,
+    recipe: ({ port }) => ({
+      rcLocal: [`su - erin -c 'setsid ${D} ${port} >/dev/null 2>&1 < /dev/null &'`],
+      setup: ['id erin >/dev/null 2>&1 || useradd -m -s /bin/sh erin'],
+      listens: [port],
+    }),
+  },
+];
