@@ -266,7 +266,8 @@ async function main() {
   // What took promises back, over all hosts: an unknown on a stock file shows on every host (a false alarm to fix).
   const lines = new Map();
   for (const { r } of results) for (const p of r.promises ?? []) for (const w of p.withdrawn_by) {
-    const key = `${w.by}: ${w.by === 'unknown' ? w.line.replace(/;.*$/, '') : `${w.resource} ${w.line}`} (withdraws ${p.id})`;
+    // An unknown's line starts "unknown:" already.
+    const key = `${w.by === 'unknown' ? w.line.replace(/;.*$/, '') : `operator: ${w.resource} ${w.line}`} (withdraws ${p.id})`;
     lines.set(key, (lines.get(key) ?? 0) + 1);
   }
   if (lines.size > 0) say(`withdrawals (hosts):\n${[...lines].sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${String(n).padStart(3)}  ${k}`).join('\n')}`);
