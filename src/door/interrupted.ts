@@ -7,6 +7,8 @@
 // before the new run writes anything (an invalid record stops it with
 // nothing changed), and settled only once its own journal is open.
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { LOCK_PATH } from './lock.js';
 import type { Host } from '../host.js';
 import { Journal, actionsOf, readRunJournal, type JournalRecord } from './journal.js';
 import { openOwnFile } from './own-file.js';
@@ -28,6 +30,8 @@ export interface UnfinishedRun {
   /** Bytes of its complete lines: a torn last line is cut before the end record is added, or the two would read as one garbled line. */
   complete: number;
   torn: boolean;
+  /** Directories it journaled as made for its lock (/run in an image): a killed run leaves them, the next run removes them when empty. */
+  lockDirs: string[];
 }
 
 export interface RunsSeen {
@@ -53,6 +57,12 @@ export function describeInterrupted(i: InterruptedRun): string {
  * `currentRun`'s, changing nothing. A journal record that is not what the
  * door writes throws JournalError (`file:line: message`).
  */
+/** `dir` is the lock's directory or one on its way. */
+function holdsLock(dir: string): boolean {
+  const lockDir = path.posix.dirname(LOCK_PATH);
+  return dir === lockDir || lockDir.startsWith(dir + '/');
+}
+
 export async function findUnfinishedRuns(host: Host, dirs: { runsDir: string; reportsDir: string }, currentRun?: string): Promise<RunsSeen> {
   const out: RunsSeen = { unfinished: [], skipped: [] };
   for (const e of (await host.readDir(dirs.runsDir)) ?? []) {
@@ -67,7 +77,8 @@ export async function findUnfinishedRuns(host: Host, dirs: { runsDir: string; re
     if (end !== null) continue;
     const temps: string[] = [];
     for (const a of actionsOf(records)) if (a.outcome === 'unknown' && 'tmp' in a.record) temps.push(a.record.tmp);
-    out.unfinished.push({ id: e.name, journal: read.target, lastRecord: records.at(-1) ?? null, temps, complete: read.complete, torn: read.journal.torn });
+    const lockDirs = records.flatMap((r) => (r.kind === 'mkdir' && holdsLock(r.path) ? [r.path] : []));
+    out.unfinished.push({ id: e.name, journal: read.target, lastRecord: records.at(-1) ?? null, temps, complete: read.complete, torn: read.journal.torn, lockDirs });
   }
   return out;
 }

@@ -209,11 +209,12 @@ async function runApply(
   const lockDirs = await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = await acquireLock(host, 'apply', progress);
   let journaled = false;
+  let unfinished: UnfinishedRun[] = [];
   try {
     // Everything is observed before the run directory exists: a host file the
     // tool cannot read or judge, or an earlier run's journal that is not what
     // the door writes, stops the run with nothing written at all.
-    const unfinished = await unfinishedRuns(host, desired, progress);
+    unfinished = await unfinishedRuns(host, desired, progress);
     const plan = await makePlan(host, desired);
     const before = host.live ? await observeBeforeState(host, plan) : null;
     const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
@@ -237,6 +238,8 @@ async function runApply(
     await lock.release();
     // Stopped before its journal existed: nothing records the lock's directories, so they go now.
     if (!journaled) await removeMadeDirs(host, await madeDirs(host, lockDirs));
+    // A killed run's lock directories, journaled by it, go once no lock is in them (rmdir: only when empty).
+    await removeMadeDirs(host, unfinished.flatMap((u) => u.lockDirs.map((d) => ({ path: d }))));
   }
 }
 
