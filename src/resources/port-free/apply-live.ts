@@ -1,5 +1,5 @@
-// PortFree's live apply: record each holder, stop, disable (and mask) its
-// units through the door's runtime steps, then wait for the ports to stay free.
+// PortFree's live apply: record each holder, stop and disable its units (or
+// disable, mask, then stop) through the door's runtime steps, then wait for the ports to stay free.
 import path from 'node:path';
 import type { TargetHost, Host } from '../../host.js';
 import type { PortFreeSpec } from '../../desired-state.js';
@@ -81,13 +81,18 @@ export async function applyLive(
         const triggers = todo.filter((u) => op.triggers?.includes(u));
         const rest = todo.filter((u) => !triggers.includes(u));
         // One journaled step, so a rollback starts them in one transaction (a socket before its service).
-        await door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
-          for (const batch of [triggers, rest]) {
-            if (batch.length === 0) continue;
-            ctx.progress(`PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch]).flat().join(' ')}`);
-            await sc(['stop', ...batch]);
-          }
-        });
+        const stop = () =>
+          door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
+            for (const batch of [triggers, rest]) {
+              if (batch.length === 0) continue;
+              ctx.progress(`PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch]).flat().join(' ')}`);
+              await sc(['stop', ...batch]);
+            }
+          });
+        // A unit that is masked is mask-first: the manager starts an unmasked unit again the moment it stops when
+        // another active unit upholds it (Upholds=, systemd 249+) or a starter pulls it in; a masked one it refuses.
+        // The rollback undoes links before it starts units, so this order undoes cleanly.
+        if (!op.mask) await stop();
         const beforeDisable = await snap();
         await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => sc(['disable', ...todo]), () => changedLinks(beforeDisable));
         if (op.mask) {
@@ -105,6 +110,7 @@ export async function applyLive(
             ctx.progress(`PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`);
           }
           if (over.length > 0) await door.runtime({ step: 'daemon-reload', ...who }, () => sc(['daemon-reload']));
+          await stop();
         }
         for (const u of todo) done.set(key(u), restart);
         if (!op.mask && !op.user) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
