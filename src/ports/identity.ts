@@ -142,7 +142,8 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
       allowed.set(p.pid, cmds);
       continue;
     }
-    if (!cmds.some((c) => argvMatches(p.argv, c))) {
+    // A "#!" script shows its interpreter in front of the command line ExecStart= wrote.
+    if (!cmds.some((c) => argvMatches(p.argv, c) || (p.script != null && argvMatches(p.script, c)))) {
       const where = facts.execStart.map((e) => `${e.file}:${e.line}${e.script ? ` and ${e.script.path}` : ''}`).join(', ') || 'none';
       const via = p === self ? 'but is itself' : `through ${describe(p)}, which is`;
       return not(
