@@ -134,6 +134,8 @@ interface FakeUnit {
   PIDFile?: string;
   /** Unit-file text, written to a temp file that FragmentPath names. */
   file: string;
+  /** FragmentPath= as the manager says it, when not that temp file (a transient unit's). */
+  fragmentPath?: string;
 }
 
 /**
@@ -153,7 +155,7 @@ function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, 
     const unit = args[args.length - 1]!;
     const u = units[unit];
     if (cmd === 'systemctl' && args[0] === 'show' && u && args.includes('MainPID')) {
-      const out = [`MainPID=${u.MainPID}`, `Type=${u.Type ?? 'simple'}`, `PIDFile=${u.PIDFile ?? ''}`, `FragmentPath=${fragments[unit]}`, 'DropInPaths='].join('\n');
+      const out = [`MainPID=${u.MainPID}`, `Type=${u.Type ?? 'simple'}`, `PIDFile=${u.PIDFile ?? ''}`, `FragmentPath=${u.fragmentPath ?? fragments[unit]}`, 'DropInPaths='].join('\n');
       return { command: '', exitCode: 0, stdout: `${out}\n`, stderr: '' };
     }
     if (cmd === 'systemctl' && args[0] === 'show') return { command: '', exitCode: 0, stdout: '0\n', stderr: '' };
@@ -270,6 +272,26 @@ describe('PortFree stops a unit only for its own process', () => {
       'systemctl is-enabled wrapper.service',
     ]);
     expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapper.service', pid: l.pid } } });
+  });
+
+  it('a transient unit (systemd-run): stopped now, and the port\'s promise for the next boot is withdrawn by an unknown naming it', async () => {
+    // systemd.unit(5): transient units' files are in /run/systemd/transient and vanish at reboot; whatever ran systemd-run makes it again.
+    const r = path.join(dir, 'transient.report');
+    run(NODE, [path.join(dir, 'listen.js'), r]);
+    const l = await report(r);
+    const { host } = fakeHost(new Map([[l.pid, 'transient-api.service']]), {
+      'transient-api.service': { MainPID: l.pid, file: '', fragmentPath: '/run/systemd/transient/transient-api.service' },
+    });
+    const s = spec([l.port]);
+    const { o, change } = await planFor(host, s);
+    expect(change.action).toBe('stop');
+    const unknowns = portFreeProvider.unknowns!(s, o);
+    expect(unknowns).toHaveLength(1);
+    expect(unknowns[0]!.withdraws).toEqual([{ promise: `port:${l.port}`, from: 'boot' }]);
+    expect(unknowns[0]!.message).toContain('transient-api.service, a transient unit (FragmentPath=/run/systemd/transient/transient-api.service');
+    // A unit with a file of its own is no such line.
+    const plain = fakeHost(new Map([[l.pid, 'agent.service']]), { 'agent.service': { MainPID: l.pid, file: '[Service]\nExecStart=/bin/true\n' } });
+    expect(portFreeProvider.unknowns!(s, (await planFor(plain.host, s)).o)).toEqual([]);
   });
 
   it('a wrapper script file (no exec): its commands count as the unit\'s, run directly or as `sh FILE`', async () => {

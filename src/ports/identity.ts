@@ -36,6 +36,8 @@ export interface UnitFacts {
   execError: string | null;
   /** The main process (argv, exe), when it could be read. */
   main: ProcInfo | null;
+  /** FragmentPath=, when the manager named one (a transient unit's is under /run/systemd/transient). */
+  fragment?: string | null;
   /** The /etc/init.d script systemd-sysv-generator made this unit from (its fragment says so); absent or null for any other unit. */
   sysv?: string | null;
 }
