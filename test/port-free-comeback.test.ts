@@ -215,7 +215,7 @@ describe('PortFree live: stays-free proof from the unit graph', () => {
     await ctx.door.end('ok');
     expect(outcome?.error).toBeUndefined();
     expect(outcome?.reports?.['ports.json']).toMatchObject({ port, unit: 'agent.service', pid: process.pid });
-    expect(calls.filter((c) => /^systemctl (stop|disable|mask)/.test(c))).toEqual(['systemctl stop agent.service', 'systemctl disable agent.service', 'systemctl mask agent.service']);
+    expect(calls.filter((c) => /^systemctl (stop|disable|mask)/.test(c))).toEqual(['systemctl disable agent.service', 'systemctl mask agent.service', 'systemctl stop agent.service']); // masked first: nothing can start it again once stopped
     expect(readlinkSync(path.join(root, ETC, 'agent.service'))).toBe('/dev/null');
     expect(await startedAtBoot(root, 'agent.service')).toBe(false);
     const journal = readFileSync(path.join(root, 'root/ks/preflight/runs/run-live/journal'), 'utf8');
@@ -349,9 +349,9 @@ describe('PortFree live: a holder in a lingering user\'s manager', () => {
     expect(outcome?.error).toBeUndefined();
     expect(outcome?.reports?.['ports.json']).toMatchObject({ port, unit: 'api.service', user: 'alice', pid: process.pid });
     expect(calls.filter((c) => /(stop|disable|mask) /.test(c))).toEqual([
-      'systemctl --user -M alice@ stop api.service',
       'systemctl --user -M alice@ disable api.service',
       'systemctl --user -M alice@ mask api.service',
+      'systemctl --user -M alice@ stop api.service',
     ]);
     const journal = readFileSync(path.join(root, 'root/ks/preflight/runs/run-user/journal'), 'utf8');
     expect(journal).toContain('"step":"unit-mask","units":["api.service"],"user":"alice"');

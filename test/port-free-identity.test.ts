@@ -134,6 +134,8 @@ interface FakeUnit {
   PIDFile?: string;
   /** Unit-file text, written to a temp file that FragmentPath names. */
   file: string;
+  /** FragmentPath= as the manager says it, when not that temp file (a transient unit's). */
+  fragmentPath?: string;
 }
 
 /**
@@ -141,7 +143,7 @@ interface FakeUnit {
  * service's cgroup, and whose systemctl is a recorder answering `show` from
  * `units`. `files` maps target paths (crontabs, /etc/passwd) to fixture files.
  */
-function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, files: Record<string, string> = {}, onStop: () => Promise<void> = async () => {}) {
+function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, files: Record<string, string> = {}, onStop: () => Promise<void> = async () => {}, onKill: () => Promise<void> = async () => {}) {
   const calls: string[][] = [];
   const fragments: Record<string, string> = {};
   for (const [name, u] of Object.entries(units)) {
@@ -153,11 +155,12 @@ function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, 
     const unit = args[args.length - 1]!;
     const u = units[unit];
     if (cmd === 'systemctl' && args[0] === 'show' && u && args.includes('MainPID')) {
-      const out = [`MainPID=${u.MainPID}`, `Type=${u.Type ?? 'simple'}`, `PIDFile=${u.PIDFile ?? ''}`, `FragmentPath=${fragments[unit]}`, 'DropInPaths='].join('\n');
+      const out = [`MainPID=${u.MainPID}`, `Type=${u.Type ?? 'simple'}`, `PIDFile=${u.PIDFile ?? ''}`, `FragmentPath=${u.fragmentPath ?? fragments[unit]}`, 'DropInPaths='].join('\n');
       return { command: '', exitCode: 0, stdout: `${out}\n`, stderr: '' };
     }
     if (cmd === 'systemctl' && args[0] === 'show') return { command: '', exitCode: 0, stdout: '0\n', stderr: '' };
     if (cmd === 'systemctl' && args[0] === 'stop') await onStop();
+    if (cmd === 'systemctl' && args[0] === 'kill') await onKill();
     return { command: [cmd, ...args].join(' '), exitCode: 0, stdout: '', stderr: '' };
   };
   const host = new Host({ runner });
@@ -230,6 +233,65 @@ describe('PortFree stops a unit only for its own process', () => {
       'systemctl is-enabled wrapped.service',
     ]);
     expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapped.service', pid: l.pid } } });
+  });
+
+  it('KillMode=process wrapper: a "#!" script it backgrounds is its own; a stop leaves it, so the unit\'s cgroup gets SIGTERM', async () => {
+    // The kernel runs a "#!" script as [INTERPRETER, SCRIPT, ARGS] (binfmt_script); ExecStart= wrote "SCRIPT ARGS".
+    const r = path.join(dir, 'killmode.report');
+    const daemon = path.join(dir, 'tinyd');
+    writeFileSync(daemon, `#!${NODE}\n${LISTEN_JS}`);
+    chmodSync(daemon, 0o755);
+    const script = `${daemon} ${r} & exec sleep 1000`;
+    const sh = run('/bin/sh', ['-c', script]);
+    const l = await report(r);
+    expect(readFileSync(`/proc/${l.pid}/cmdline`, 'utf8').split('\0').slice(0, 2)).toEqual([NODE, daemon]);
+    const unitFile = `[Unit]\nDescription=wrapper\n\n[Service]\nKillMode=process\nExecStart=/bin/sh -c '${script}'\n`;
+    // What systemd does: `stop` with KillMode=process ends the main process only; `kill --kill-whom=all` the whole cgroup.
+    let killed = false;
+    const stop = async () => void process.kill(sh.pid!, 'SIGKILL');
+    const kill = async () => {
+      killed = true;
+      process.kill(l.pid, 'SIGTERM');
+      await new Promise((res) => setTimeout(res, 200));
+    };
+    const { host, calls } = fakeHost(new Map([[sh.pid!, 'wrapper.service'], [l.pid, 'wrapper.service']]), {
+      'wrapper.service': { MainPID: sh.pid!, file: unitFile },
+    }, {}, stop, kill);
+    const s = spec([l.port]);
+    const { change } = await planFor(host, s);
+    expect(change.action).toBe('stop');
+    expect(change.summary).toContain(`pid ${l.pid} was started by wrapper.service's ExecStart (${sh.pid} -> ${l.pid}): stop and disable wrapper.service`);
+
+    const before = calls.length;
+    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
+    expect(killed).toBe(true);
+    expect(calls.slice(before).filter((c) => c[1] !== 'show').map((c) => c.join(' '))).toEqual([
+      'systemctl stop wrapper.service',
+      'systemctl kill --kill-whom=all --signal=SIGTERM wrapper.service',
+      'systemctl disable wrapper.service',
+      'systemctl is-enabled wrapper.service',
+    ]);
+    expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapper.service', pid: l.pid } } });
+  });
+
+  it('a transient unit (systemd-run): stopped now, and the port\'s promise for the next boot is withdrawn by an unknown naming it', async () => {
+    // systemd.unit(5): transient units' files are in /run/systemd/transient and vanish at reboot; whatever ran systemd-run makes it again.
+    const r = path.join(dir, 'transient.report');
+    run(NODE, [path.join(dir, 'listen.js'), r]);
+    const l = await report(r);
+    const { host } = fakeHost(new Map([[l.pid, 'transient-api.service']]), {
+      'transient-api.service': { MainPID: l.pid, file: '', fragmentPath: '/run/systemd/transient/transient-api.service' },
+    });
+    const s = spec([l.port]);
+    const { o, change } = await planFor(host, s);
+    expect(change.action).toBe('stop');
+    const unknowns = portFreeProvider.unknowns!(s, o);
+    expect(unknowns).toHaveLength(1);
+    expect(unknowns[0]!.withdraws).toEqual([{ promise: `port:${l.port}`, from: 'boot' }]);
+    expect(unknowns[0]!.message).toContain('transient-api.service, a transient unit (FragmentPath=/run/systemd/transient/transient-api.service');
+    // A unit with a file of its own is no such line.
+    const plain = fakeHost(new Map([[l.pid, 'agent.service']]), { 'agent.service': { MainPID: l.pid, file: '[Service]\nExecStart=/bin/true\n' } });
+    expect(portFreeProvider.unknowns!(s, (await planFor(plain.host, s)).o)).toEqual([]);
   });
 
   it('a wrapper script file (no exec): its commands count as the unit\'s, run directly or as `sh FILE`', async () => {

@@ -244,6 +244,34 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(outcome?.reports?.['ports.json']).toBeUndefined();
   });
 
+  it('an upheld unit (Upholds=, systemd 249+) is masked before it is stopped, so its upholder cannot start it again', async () => {
+    // What the manager does (systemd.unit(5) Upholds=): while the upholder is active, a stopped upheld
+    // unit is started again at once, unless it is masked (a masked unit cannot be started).
+    const a = await listen('127.0.0.1');
+    let masked = false;
+    const { calls, runner } = recorder(async ({ args }) => {
+      if (args[0] === 'show') return { exitCode: 0, stdout: '100ms\n' };
+      if (args[0] === 'mask') masked = true;
+      if (args[0] === 'stop') {
+        await close(a.server);
+        if (!masked) await listen('127.0.0.1', false, a.port); // keeper.service starts it again
+      }
+      return { exitCode: 0 };
+    });
+    const host = new Host({ runner });
+    const s = spec([a.port], { mask: 'auto', timeout_seconds: 3 });
+    const o = await observedAsService(host, s, () => 'companion.service');
+    const upheld = 'companion.service is still upheld by keeper.service (Upholds= at /etc/systemd/system/keeper.service:3), which is enabled';
+    o.comeback = { 'companion.service': { group: ['companion.service'], reasons: [upheld], unknown: null } };
+    const changes = portFreeProvider.diff(s, o, { live: true });
+    expect(changes[0]!.summary).toContain('stop, disable and mask companion.service');
+    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
+    expect(outcome?.error).toBeUndefined();
+    const order = calls.map((c) => c.args[0]).filter((v) => v === 'stop' || v === 'mask');
+    expect(order).toEqual(['mask', 'stop']);
+    expect(new Set((await readListeners(host)).map((l) => l.port)).has(a.port)).toBe(false);
+  });
+
   it('a systemctl failure is reported with its command, and the other port still converges', async () => {
     const a = await listen('127.0.0.1');
     const b = await listen('127.0.0.1');

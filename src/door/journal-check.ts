@@ -191,7 +191,7 @@ function user(o: Record<string, unknown>): UserOf {
 
 function runtimeStep(v: unknown): RuntimeStep {
   if (!isObj(v)) return bad('action must be an object');
-  const step = oneOf(v.step, 'action.step', ['sysctl', 'swapoff', 'swapon', 'modprobe', 'unit-stop', 'unit-start', 'unit-disable', 'unit-mask', 'daemon-reload'] as const);
+  const step = oneOf(v.step, 'action.step', ['sysctl', 'swapoff', 'swapon', 'modprobe', 'unit-stop', 'unit-start', 'unit-kill', 'unit-disable', 'unit-mask', 'daemon-reload'] as const);
   switch (step) {
     case 'sysctl': {
       keys(v, 'action', ['step', 'key', 'path', 'before', 'value']);

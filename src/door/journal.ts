@@ -25,6 +25,8 @@ export type RuntimeStep =
   // route 'private', asked as UID:GID on the manager's private socket.
   | ({ step: 'unit-stop'; units: string[] } & UserOf)
   | ({ step: 'unit-start'; units: string[] } & UserOf)
+  // SIGTERM to every process left in the units' cgroups after a stop (KillMode=process or none); the unit-stop's undo starts them again.
+  | ({ step: 'unit-kill'; units: string[] } & UserOf)
   | ({ step: 'unit-disable'; units: string[] } & UserOf)
   | ({ step: 'unit-mask'; units: string[] } & UserOf)
   | ({ step: 'daemon-reload' } & UserOf);

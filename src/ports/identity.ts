@@ -36,6 +36,8 @@ export interface UnitFacts {
   execError: string | null;
   /** The main process (argv, exe), when it could be read. */
   main: ProcInfo | null;
+  /** FragmentPath=, when the manager named one (a transient unit's is under /run/systemd/transient). */
+  fragment?: string | null;
   /** The /etc/init.d script systemd-sysv-generator made this unit from (its fragment says so); absent or null for any other unit. */
   sysv?: string | null;
 }
@@ -142,7 +144,8 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
       allowed.set(p.pid, cmds);
       continue;
     }
-    if (!cmds.some((c) => argvMatches(p.argv, c))) {
+    // A "#!" script shows its interpreter in front of the command line ExecStart= wrote.
+    if (!cmds.some((c) => argvMatches(p.argv, c) || (p.script != null && argvMatches(p.script, c)))) {
       const where = facts.execStart.map((e) => `${e.file}:${e.line}${e.script ? ` and ${e.script.path}` : ''}`).join(', ') || 'none';
       const via = p === self ? 'but is itself' : `through ${describe(p)}, which is`;
       return not(

@@ -2,6 +2,7 @@
 // Parsing is pure; readProcess/readAncestry go through Host (live only).
 import type { TargetFs, Host } from '../host.js';
 import { socketInodeOfLink } from './proc-fd.js';
+import { parseShebang, scriptCandidates, scriptCommand } from './shebang.js';
 
 export interface ProcInfo {
   pid: number;
@@ -14,6 +15,11 @@ export interface ProcInfo {
   exe: string | null;
   /** Real UID from /proc/PID/status; null when unreadable. */
   uid: number | null;
+  /**
+   * When the process runs a "#!" script: the command line as its caller wrote
+   * it (SCRIPT ARGS), without the interpreter the kernel put in front.
+   */
+  script?: string[] | null;
 }
 
 /**
@@ -70,14 +76,33 @@ export async function readProcess(host: TargetFs, pid: number): Promise<ProcInfo
   if (stat === null) return null;
   const cmdline = await readOr(host, `/proc/${pid}/cmdline`);
   const status = await readOr(host, `/proc/${pid}/status`);
+  const argv = cmdline === null ? null : parseCmdline(cmdline);
   return {
     pid,
     ppid: parsed?.ppid ?? null,
     comm: parsed?.comm ?? null,
-    argv: cmdline === null ? null : parseCmdline(cmdline),
+    argv,
     exe: await host.readLink(`/proc/${pid}/exe`),
     uid: status === null ? null : parseStatusUid(status),
+    script: argv === null ? null : await scriptOf(host, argv),
   };
+}
+
+/** The "SCRIPT ARGS" a process runs through a "#!" interpreter, read from the script's first line. */
+async function scriptOf(host: TargetFs, argv: string[]): Promise<string[] | null> {
+  for (const file of scriptCandidates(argv)) {
+    let head: Buffer | null;
+    try {
+      // Only the first line matters: argv may name any file (a data file, a device).
+      head = await host.readHead(file, 258);
+    } catch {
+      head = null;
+    }
+    const shebang = head === null ? null : parseShebang(head.toString('utf8'));
+    const cmd = shebang === null ? null : scriptCommand(argv, file, shebang);
+    if (cmd !== null) return cmd;
+  }
+  return null;
 }
 
 /** Longest parent chain followed; a deeper one is reported as cut short. */

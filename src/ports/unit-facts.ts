@@ -41,6 +41,7 @@ export async function unitFacts(host: TargetHost, unit: string, via: Systemctl =
   }
   // ExecStart= from exactly the files the manager loaded, read with the unit-file grammar.
   const fragment = show.get('FragmentPath') || null;
+  facts.fragment = fragment;
   if (fragment === null) facts.execError = `systemctl shows no unit file (FragmentPath=) for ${unit}`;
   else {
     const files = [fragment, ...(show.get('DropInPaths') ?? '').split(/\s+/).filter(Boolean)];

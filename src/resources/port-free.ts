@@ -16,6 +16,7 @@ import { diffLivePort } from './port-free/diff-live.js';
 import { diffOffline } from './port-free/diff-offline.js';
 import { applyLive, portsReport } from './port-free/apply-live.js';
 import { portPromise } from '../promises.js';
+import { transientUnknowns } from './port-free/transient.js';
 
 async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<PortFreeOp>[]): Promise<void> {
   for (const c of changes) {
@@ -40,6 +41,8 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
 
   // What starts a unit at boot could not be told from the image's unit files: say so, with why.
   warnings: (_spec, o) => (o.mode === 'offline' && o.graphUnknown !== null && (o.sockets.length + o.disableUnits.length + o.candidates.length > 0) ? [`PortFree: what would start the units above again at boot is unknown (${o.graphUnknown}); only their own links and vendor links were judged`] : []),
+
+  unknowns: (_spec, o) => (o.mode === 'live' ? transientUnknowns(o) : []),
 
   diff(spec, observed, ctx) {
     if (observed.mode === 'live') return observed.busy.map((b) => diffLivePort(spec, observed, b));

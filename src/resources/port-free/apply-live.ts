@@ -1,5 +1,5 @@
-// PortFree's live apply: record each holder, stop, disable (and mask) its
-// units through the door's runtime steps, then wait for the ports to stay free.
+// PortFree's live apply: record each holder, stop and disable its units (or
+// disable, mask, then stop) through the door's runtime steps, then wait for the ports to stay free.
 import path from 'node:path';
 import type { TargetHost, Host } from '../../host.js';
 import type { PortFreeSpec } from '../../desired-state.js';
@@ -14,6 +14,9 @@ import { maskOver, maskSpotOf } from '../../systemd/unit-mask.js';
 import { rcLinkSnapshot } from '../../systemd/sysv.js';
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { comebackOf, graphUnknown } from '../../ports/stays-free.js';
+import { readListeners } from '../../observe/listeners.js';
+import { findSocketHolders } from '../../ports/proc-fd.js';
+import { parseCgroup } from '../../systemd/cgroup.js';
 
 export interface FreedPort {
   port: number;
@@ -81,13 +84,22 @@ export async function applyLive(
         const triggers = todo.filter((u) => op.triggers?.includes(u));
         const rest = todo.filter((u) => !triggers.includes(u));
         // One journaled step, so a rollback starts them in one transaction (a socket before its service).
-        await door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
-          for (const batch of [triggers, rest]) {
-            if (batch.length === 0) continue;
-            ctx.progress(`PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch]).flat().join(' ')}`);
-            await sc(['stop', ...batch]);
-          }
-        });
+        const stop = () =>
+          door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
+            for (const batch of [triggers, rest]) {
+              if (batch.length === 0) continue;
+              ctx.progress(`PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch]).flat().join(' ')}`);
+              await sc(['stop', ...batch]);
+            }
+          }).then(() => killLeftovers(host, op.port, op.user ? [] : rest, ctx, (units) =>
+            door.runtime({ step: 'unit-kill', units }, async () => {
+              ctx.progress(`PortFree: port ${op.port}: still held in ${units.join(' and ')}'s cgroup after the stop (KillMode=process or none): ${systemctlArgv(via, ['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]).flat().join(' ')}`);
+              await sc(['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
+            })));
+        // A unit that is masked is mask-first: the manager starts an unmasked unit again the moment it stops when
+        // another active unit upholds it (Upholds=, systemd 249+) or a starter pulls it in; a masked one it refuses.
+        // The rollback undoes links before it starts units, so this order undoes cleanly.
+        if (!op.mask) await stop();
         const beforeDisable = await snap();
         await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => sc(['disable', ...todo]), () => changedLinks(beforeDisable));
         if (op.mask) {
@@ -105,6 +117,7 @@ export async function applyLive(
             ctx.progress(`PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`);
           }
           if (over.length > 0) await door.runtime({ step: 'daemon-reload', ...who }, () => sc(['daemon-reload']));
+          await stop();
         }
         for (const u of todo) done.set(key(u), restart);
         if (!op.mask && !op.user) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
@@ -128,6 +141,29 @@ export async function applyLive(
     return { freed, error: `PortFree: ${errors.join('; ')}${ok}` };
   }
   return { freed };
+}
+
+/**
+ * A unit with KillMode=process (or none) leaves the rest of its cgroup running
+ * when it stops. When the port is still held by a process whose cgroup is one
+ * of the stopped services (the kernel's record that the unit started it; the
+ * plan proved it is the unit's own), the rest of that unit's cgroup gets
+ * SIGTERM through the manager, and nothing outside the unit does.
+ */
+async function killLeftovers(host: Host, port: number, services: string[], ctx: ApplyContext, kill: (units: string[]) => Promise<unknown>): Promise<void> {
+  if (services.length === 0) return;
+  const inodes = (await readListeners(host)).filter((l) => l.port === port).map((l) => l.inode);
+  if (inodes.length === 0) return;
+  const scan = await findSocketHolders(host, inodes);
+  const left = new Set<string>();
+  for (const pid of new Set([...scan.holders.values()].flat())) {
+    const cg = await host.readKernel(`/proc/${pid}/cgroup`).catch(() => null);
+    const unit = cg === null ? null : (parseCgroup(cg)?.unit ?? null);
+    if (unit !== null && services.includes(unit)) left.add(unit);
+  }
+  if (left.size === 0) return;
+  await kill([...left]);
+  ctx.progress(`PortFree: port ${port}: sent SIGTERM to what was left in ${[...left].join(' and ')}`);
 }
 
 /** Per port: why a unit PortFree stopped would still start at boot (the unit files as they are now). */
