@@ -27,7 +27,9 @@ import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { execActions, readShellScript } from './shell-lines.js';
-import type { ScriptAction } from './commands.js';
+import { unwrap, type ScriptAction } from './commands.js';
+import { programKind } from './shebang.js';
+import { isShell, type Word } from '../ports/command-line.js';
 
 export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'unit';
 
@@ -133,7 +135,106 @@ async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction,
   sink.out.hits.push({ ...where, action: a });
 }
 
-async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string): Promise<void> {
+/**
+ * Programs a runner starts are followed into when they are shell scripts in
+ * the root: the scan reads them as it reads rc.local, with who runs them.
+ * `seen` holds the scripts on the way (a script that runs itself stops
+ * there); deeper than FOLLOW_DEPTH is an unknown.
+ */
+interface Follow {
+  depth: number;
+  seen: ReadonlySet<string>;
+  /** The service whose command line started the chain. */
+  unit?: string;
+}
+
+const FOLLOW_DEPTH = 4;
+
+/** PATH of systemd's services and of Debian's /etc/crontab: where a bare program name is looked up. */
+const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+/** Programs Debian's packages install (not /usr/local): judged by their name as before, never an unknown of their own. */
+function distributionPath(p: string): boolean {
+  const n = path.posix.normalize(p);
+  return !n.startsWith('/usr/local/') && ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/', '/lib32/', '/libx32/'].some((d) => n.startsWith(d));
+}
+
+/** The file a program word names: an absolute path as written, a bare name through SEARCH_PATH; null when none exists. */
+async function locate(host: TargetFs, prog: string): Promise<string | null> {
+  if (prog.startsWith('/')) return prog;
+  if (prog.includes('/')) return null; // relative to a working directory this scan does not know
+  for (const d of SEARCH_PATH) {
+    const f = path.posix.join(d, prog);
+    const s = await realStat(host, f).catch(() => null);
+    if (s !== null && s.st.isFile() && (s.st.mode & 0o111) !== 0) return f;
+  }
+  return null;
+}
+
+/**
+ * A command a runner starts, followed into the program it runs: a POSIX
+ * shell script in the root (its "#!" names sh, dash or bash, or `sh FILE`)
+ * is read with the runner's description; an ELF binary or a program Debian
+ * installs is judged by its name alone (commands.ts); a script in another
+ * language outside Debian's paths, or one that cannot be read, is unknown.
+ * `viaShell`: the command is run by a shell, which runs a file without "#!"
+ * as a shell script itself (POSIX, on ENOEXEC); systemd's execve() does not.
+ */
+async function followProgram(host: TargetFs, sink: Sink, source: ScriptSource, words: Word[], runBy: string, at: { file: string; line: number }, f: Follow, viaShell: boolean): Promise<void> {
+  const argv = unwrap(words);
+  if (argv === null || argv.length === 0 || argv[0] === null || argv[0] === undefined) return;
+  let prog: string = argv[0];
+  let forceShell = false;
+  if (isShell(prog)) {
+    // sh [-opts] FILE [args]: the shell reads FILE whatever its "#!" (sh -c is read by commands.ts).
+    const i = argv.findIndex((w, k) => k > 0 && (w === null || !w.startsWith('-')));
+    const file = i > 0 ? argv[i] : undefined;
+    if (file === undefined || argv.slice(1, i).some((w) => w !== null && /^-[a-zA-Z]*c/.test(w))) return;
+    if (file === null) {
+      sink.out.unknown.push({ source, file: at.file, line: at.line, what: 'program', message: `${runBy}: ${path.posix.basename(prog)} runs a script whose name is known only at run time` });
+      return;
+    }
+    prog = file;
+    forceShell = true;
+  }
+  const file = await locate(host, prog);
+  if (file === null) return;
+  const distro = distributionPath(file);
+  const unknown = (message: string): void => {
+    if (!distro) sink.out.unknown.push({ source, file: at.file, line: at.line, what: 'program', message: `${runBy}: ${message}` });
+  };
+  let real: string;
+  let head: Buffer | null;
+  try {
+    real = await host.realTarget(file);
+    head = await host.readHead(file, 256);
+  } catch (e) {
+    return unknown(`runs ${file}, which cannot be read (${(e as Error).message})`);
+  }
+  if (head === null) return; // missing: the command fails and runs nothing
+  if (f.seen.has(real)) return;
+  const kind = programKind(head);
+  if (kind.kind === 'elf') return;
+  if (kind.kind === 'script' && !forceShell) return unknown(`runs ${file}, a ${kind.interpreter} script this scan does not read`);
+  if (kind.kind === 'no-shebang' && !forceShell && !viaShell) return;
+  if (f.depth >= FOLLOW_DEPTH) return unknown(`runs ${file}, a shell script nested more than ${FOLLOW_DEPTH} deep`);
+  let text: ByteString | null;
+  try {
+    text = await host.readBytes(file);
+  } catch (e) {
+    return unknown(`runs ${file}, which cannot be read (${(e as Error).message})`);
+  }
+  if (text === null) return;
+  sink.out.read.push(file);
+  const unknownsBefore = sink.out.unknown.length;
+  const before = sink.out.hits.length;
+  await addCommands(host, sink, source, file, text, `${runBy} via ${file}`, undefined, undefined, { depth: f.depth + 1, seen: new Set([...f.seen, real]), ...(f.unit !== undefined ? { unit: f.unit } : {}) });
+  if (sink.out.hits.length > before) sink.out.contents[file] = text;
+  // Debian's own scripts: what they run is judged by name (as before this scan followed programs), so their unknowns are not the host's.
+  if (distro) sink.out.unknown.length = unknownsBefore;
+}
+
+async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string, follow: Follow = { depth: 0, seen: new Set() }): Promise<void> {
   const r = readShellScript(text);
   for (const p of r.problems) {
     sink.out.unknown.push({ source, file, line: lineMap ? lineMap(p.line) : p.line, what: 'program', message: p.message });
@@ -149,9 +250,13 @@ async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, fil
         last: lineMap ? lineMap(c.last) : c.last,
         text: '',
         runBy,
+        ...(follow.unit !== undefined ? { unit: follow.unit } : {}),
         neutralisable: whole ?? c.neutralisable,
       }, a);
     }
+  }
+  for (const c of r.programs) {
+    await followProgram(host, sink, source, c.words, runBy, { file, line: lineMap ? lineMap(c.line) : c.line }, follow, true);
   }
 }
 
@@ -176,7 +281,7 @@ async function scanExecutable(host: TargetFs, sink: Sink, source: ScriptSource, 
     return;
   }
   const before = sink.out.hits.length;
-  await addCommands(host, sink, source, file, text, runBy);
+  await addCommands(host, sink, source, file, text, runBy, undefined, undefined, { depth: 0, seen: new Set([await host.realTarget(file)]) });
   if (sink.out.hits.length > before) sink.out.contents[file] = text;
 }
 
@@ -273,6 +378,7 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
             neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
           }, a, `${key}= of ${name}: `);
         }
+        await followProgram(host, sink, 'unit', words, `${key}= of ${name} (${why})`, { file: d.file, line: d.line }, { depth: 0, seen: new Set(), unit: name }, false);
       }
     }
   }
