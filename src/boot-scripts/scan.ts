@@ -11,6 +11,10 @@
 //   command through `sh -c`; a timed swapon brings swap back minutes after boot.
 // - /etc/network/if-*.d/*: ifupdown runs each directory with run-parts(8),
 //   which runs only executable files named [A-Za-z0-9_-]+.
+// - /etc/network/interfaces and what it sources (interfaces(5)): the
+//   pre-up/up/post-up lines of the interfaces ifupdown brings up at boot
+//   (networking.service's `ifup -a` for auto/allow-auto, udev for
+//   allow-hotplug, lo always), each run through /bin/sh -c.
 // - ExecStartPre=/ExecStart=/ExecStartPost= of services that start at boot:
 //   reached from default.target in the unit graph of src/systemd/ (Wants= and
 //   the like in [Unit] and drop-ins, link directories, socket/timer/path
@@ -29,9 +33,10 @@ import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { execActions, readShellScript } from './shell-lines.js';
 import { unwrap, type ScriptAction } from './commands.js';
 import { programKind } from './shebang.js';
+import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
 import { isShell, type Word } from '../ports/command-line.js';
 
-export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'unit';
+export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'interfaces' | 'unit';
 
 export const RC_LOCAL = '/etc/rc.local';
 export const NETWORK_DIR = '/etc/network';
@@ -329,6 +334,136 @@ async function scanIfUpdown(host: TargetFs, sink: Sink): Promise<void> {
   }
 }
 
+export const INTERFACES = '/etc/network/interfaces';
+const IFUP = ['/usr/sbin/ifup', '/sbin/ifup'];
+/** How deep `source` may nest before the scan stops with an unknown (ifupdown itself has no bound; a loop is a mistake). */
+const SOURCE_DEPTH = 8;
+
+/** The paths a `source` / `source-directory` pattern names, expanded as glob(3) does, sorted; or why it cannot be known. */
+async function expandSource(host: TargetFs, pattern: string, from: string): Promise<string[] | string> {
+  const kind = globKind(pattern);
+  if (kind === 'unknown') return `source ${pattern}: wordexp(3) expands more than globs here (variables, quotes, substitutions), which this scan does not`;
+  const abs = pattern.startsWith('/') ? pattern : path.posix.join(path.posix.dirname(from), pattern);
+  if (kind === 'plain') return [path.posix.normalize(abs)];
+  let paths = ['/'];
+  for (const part of path.posix.normalize(abs).split('/').filter((x) => x !== '')) {
+    const next: string[] = [];
+    for (const dir of paths) {
+      if (globKind(part) === 'plain') {
+        next.push(path.posix.join(dir, part));
+        continue;
+      }
+      const names = ((await host.readDir(dir)) ?? []).map((e) => e.name).filter((n) => matchComponent(part, n));
+      next.push(...names.sort().map((n) => path.posix.join(dir, n)));
+    }
+    paths = next;
+  }
+  const out: string[] = [];
+  for (const p of paths) if ((await host.lstat(p)) !== null) out.push(p);
+  return out;
+}
+
+interface IfaceAt {
+  stanza: IfaceStanza;
+  file: string;
+}
+
+/** Every stanza of the interfaces file and what it sources, in ifupdown's order, with the files read. */
+async function loadInterfaces(host: TargetFs, sink: Sink, file: string, depth: number, seen: Set<string>, acc: { ifaces: IfaceAt[]; allow: Map<string, string>; unsure: string | null; texts: Map<string, ByteString> }): Promise<void> {
+  let text: ByteString | null;
+  try {
+    text = await host.readBytes(file);
+  } catch (e) {
+    sink.out.unknown.push({ source: 'interfaces', file, line: 0, what: 'program', message: `ifupdown reads it at boot, and it cannot be read (${(e as Error).message})` });
+    return;
+  }
+  if (text === null) return;
+  const real = await host.realTarget(file);
+  if (seen.has(real)) return;
+  seen.add(real);
+  sink.out.read.push(file);
+  acc.texts.set(file, text);
+  for (const e of readInterfaces(text)) {
+    if (e.kind === 'iface') acc.ifaces.push({ stanza: e.stanza, file });
+    else if (e.kind === 'allow') {
+      if (e.cls !== 'auto' && e.cls !== 'hotplug') continue;
+      for (const n of e.names) {
+        // A pattern ("/eth*/=eth") matches names known only when ifupdown runs.
+        if (n.startsWith('/')) acc.unsure ??= `${file}:${e.line} selects interfaces by the pattern ${n}`;
+        else if (!acc.allow.has(n)) acc.allow.set(n, `${e.cls === 'auto' ? 'auto' : 'allow-hotplug'} ${n} (${file}:${e.line})`);
+      }
+    } else if (e.kind === 'mapping') acc.unsure ??= `${file}:${e.line} maps interfaces by a script`;
+    else if (e.kind === 'rename') acc.unsure ??= `${file}:${e.line} renames interfaces`;
+    else {
+      const paths = await expandSource(host, e.pattern, file);
+      if (typeof paths === 'string') {
+        sink.out.unknown.push({ source: 'interfaces', file, line: e.line, what: 'program', message: paths });
+        continue;
+      }
+      if (depth >= SOURCE_DEPTH) {
+        sink.out.unknown.push({ source: 'interfaces', file, line: e.line, what: 'program', message: `source nested more than ${SOURCE_DEPTH} deep` });
+        continue;
+      }
+      for (const p of paths) {
+        if (!e.directory) {
+          await loadInterfaces(host, sink, p, depth + 1, seen, acc);
+          continue;
+        }
+        const names = ((await host.readDir(p)) ?? []).map((d) => d.name).filter(sourceDirectoryName).sort();
+        for (const n of names) await loadInterfaces(host, sink, path.posix.join(p, n), depth + 1, seen, acc);
+      }
+    }
+  }
+}
+
+/**
+ * The pre-up/up/post-up lines of /etc/network/interfaces (and what it
+ * sources) for the interfaces ifupdown brings up at boot: lo (ifupdown
+ * 0.8 always brings it up with `ifup -a`), those named by auto/allow-auto
+ * (networking.service) and allow-hotplug (udev, at boot for the devices
+ * present). When a mapping, a rename or a pattern decides at run time which
+ * stanza comes up, every stanza is read: a line named in the plan is better
+ * than a miss. Down lines run when the interface goes down, and the next
+ * boot starts from the kernel's defaults again, so they are not read.
+ */
+async function scanInterfaces(host: TargetFs, sink: Sink): Promise<void> {
+  let installed = false;
+  for (const p of IFUP) if ((await realStat(host, p).catch(() => null)) !== null) installed = true;
+  if (!installed) return; // nothing reads the file at boot without ifupdown
+  const acc = { ifaces: [] as IfaceAt[], allow: new Map<string, string>(), unsure: null as string | null, texts: new Map<string, ByteString>() };
+  const done = new Set<string>();
+  await loadInterfaces(host, sink, INTERFACES, 0, new Set(), acc);
+  if (!acc.allow.has('lo')) acc.allow.set('lo', 'lo, which ifupdown always brings up at boot');
+  const byName = new Map<string, IfaceAt[]>();
+  for (const i of acc.ifaces) byName.set(i.stanza.name, [...(byName.get(i.stanza.name) ?? []), i]);
+  for (const i of acc.ifaces) {
+    const why = acc.allow.get(i.stanza.name) ?? (acc.unsure !== null ? `it may be brought up at boot: ${acc.unsure}` : null);
+    if (why === null) continue;
+    // inherits: the options of the named stanza come with this one (ifupdown copies them).
+    const chain: IfaceAt[] = [i];
+    for (let at = i; at.stanza.inherits !== null && chain.length < 8; ) {
+      const parent = byName.get(at.stanza.inherits)?.[0];
+      if (parent === undefined || chain.includes(parent)) break;
+      chain.push(parent);
+      at = parent;
+    }
+    for (const st of chain) {
+      for (const o of st.stanza.options) {
+        if (!UP_OPTIONS.has(o.key)) continue;
+        // One option line, read once even when several interfaces inherit it.
+        if (done.has(`${st.file}:${o.first}`)) continue;
+        done.add(`${st.file}:${o.first}`);
+        const before = sink.out.hits.length;
+        const runBy = `ifupdown runs it through /bin/sh (${o.key} of iface ${i.stanza.name} ${i.stanza.family} ${i.stanza.method}${st === i ? '' : `, inherited from ${st.stanza.name}`}) when it brings ${i.stanza.name} up at boot: ${why}`;
+        // Commenting out every physical line of the option removes exactly it: ifupdown skips "#" lines and a comment never continues.
+        await addCommands(host, sink, 'interfaces', st.file, o.value, runBy, () => o.first, true);
+        for (const h of sink.out.hits.slice(before)) h.last = o.last;
+        if (sink.out.hits.length > before) sink.out.contents[st.file] = acc.texts.get(st.file)!;
+      }
+    }
+  }
+}
+
 const EXEC_KEYS = ['ExecStartPre', 'ExecStart', 'ExecStartPost'] as const;
 
 /** Services named by a link in a dependency directory of any unit directory (template instances as their template), /dev/null links too. */
@@ -394,6 +529,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanRcLocal(host, sink);
   await scanCrontabs(host, sink);
   await scanIfUpdown(host, sink);
+  await scanInterfaces(host, sink);
   await scanUnits(host, sink);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
