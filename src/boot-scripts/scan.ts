@@ -20,6 +20,8 @@
 //   the like in [Unit] and drop-ins, link directories, socket/timer/path
 //   triggers), and, conservatively, any service named by a link in a
 //   .wants/.requires/.upholds directory even where the graph does not reach it.
+// - what any of these starts: a program that is a POSIX shell script in the
+//   root is read too, with the runner's description (followProgram).
 import path from 'node:path';
 import type { TargetFs, Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
