@@ -134,3 +134,27 @@ describe('a script in another language is a loud unknown naming the unit', () =>
     });
   }
 });
+
+describe("a shell script of a Debian package's paths", () => {
+  it('is read (the kernel runs it by its "#!" as any other), but not commented out: the next upgrade of the package would put the line back', () => {
+    const pkgRoot = mkdtempSync(path.join(tmpdir(), 'boot-follow-pkg-'));
+    try {
+      buildTree(pkgRoot, {
+        'etc/fstab': '',
+        'usr/lib/pkgx/setup': `#!/bin/sh\n${WRITE0}\n`,
+        'etc/systemd/system/pkgx.service': '[Service]\nType=oneshot\nExecStart=/usr/lib/pkgx/setup\n[Install]\nWantedBy=multi-user.target\n',
+        'etc/systemd/system/multi-user.target.wants/pkgx.service': { link: '/etc/systemd/system/pkgx.service' },
+      });
+      chmodSync(path.join(pkgRoot, 'usr/lib/pkgx/setup'), 0o755);
+      const desired = path.join(pkgRoot, 'desired.yaml');
+      writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    neutralise_scripts: true\n    settings:\n      net.ipv4.ip_forward: 1\n');
+      const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', pkgRoot], { encoding: 'utf8' });
+      const doc = JSON.parse(r.stdout) as PlanDoc;
+      const lines = doc.resources.find((x) => x.type === 'SysctlFile')!.changes.filter((c) => c.id.startsWith('boot-script:'));
+      expect(lines.map((c) => [c.id, c.action])).toEqual([['boot-script:/usr/lib/pkgx/setup:2', 'operator']]);
+      expect(JSON.stringify(lines[0])).toContain('Debian package');
+    } finally {
+      rmSync(pkgRoot, { recursive: true, force: true });
+    }
+  });
+});

@@ -237,6 +237,8 @@ async function followProgram(host: TargetFs, sink: Sink, source: ScriptSource, w
   const before = sink.out.hits.length;
   await addCommands(host, sink, source, file, text, `${runBy} via ${file}`, undefined, undefined, { depth: f.depth + 1, seen: new Set([...f.seen, real]), ...(f.unit !== undefined ? { unit: f.unit } : {}) });
   if (sink.out.hits.length > before) sink.out.contents[file] = text;
+  // A package's file: commenting a line out there lasts until the next upgrade of the package.
+  if (distro) for (const h of sink.out.hits.slice(before)) h.neutralisable = `${file} belongs to a Debian package, whose next upgrade puts the line back: change what runs it (${runBy})`;
   // Debian's own scripts: what they run is judged by name (as before this scan followed programs), so their unknowns are not the host's.
   if (distro) sink.out.unknown.length = unknownsBefore;
 }
