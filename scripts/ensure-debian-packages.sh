@@ -3,7 +3,8 @@
 # packages; the unit tests' oracles need kmod, util-linux, systemd and
 # python3, and lsb-release (the facts model reads what its script reads);
 # systemd-nspawn (systemd-container) boots a stock root to check ExecStart=
-# words against systemd, and the boot farm's hosts; `npm run deb` and its test need dpkg-deb,
+# words against systemd, and the boot farm's hosts; ifupdown's ifquery reads
+# interfaces(5) files for the boot-script test (it is only run with -i FILE); `npm run deb` and its test need dpkg-deb,
 # go-md2man (the man page) and lintian. Install whatever is missing (as root), or say exactly
 # what to do.
 set -euo pipefail
@@ -31,6 +32,8 @@ declare -A need=(
   [dpkg-deb]=dpkg
   [go-md2man]=go-md2man
   [lintian]=lintian
+  [ifquery]=ifupdown
+  [dash]=dash
 )
 missing=()
 for cmd in "${!need[@]}"; do

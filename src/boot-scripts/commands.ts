@@ -76,7 +76,7 @@ const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number
  * wrapper. null: the wrapper only looks the name up (`command -v swapon`)
  * or runs nothing.
  */
-function unwrap(words: Word[]): Word[] | null {
+export function unwrap(words: Word[]): Word[] | null {
   let w = words;
   for (let guard = 0; guard < 8; guard++) {
     const prog = w[0];

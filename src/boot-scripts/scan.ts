@@ -11,11 +11,17 @@
 //   command through `sh -c`; a timed swapon brings swap back minutes after boot.
 // - /etc/network/if-*.d/*: ifupdown runs each directory with run-parts(8),
 //   which runs only executable files named [A-Za-z0-9_-]+.
+// - /etc/network/interfaces and what it sources (interfaces(5)): the
+//   pre-up/up/post-up lines of the interfaces ifupdown brings up at boot
+//   (networking.service's `ifup -a` for auto/allow-auto, udev for
+//   allow-hotplug, lo always), each run through /bin/sh -c.
 // - ExecStartPre=/ExecStart=/ExecStartPost= of services that start at boot:
 //   reached from default.target in the unit graph of src/systemd/ (Wants= and
 //   the like in [Unit] and drop-ins, link directories, socket/timer/path
 //   triggers), and, conservatively, any service named by a link in a
 //   .wants/.requires/.upholds directory even where the graph does not reach it.
+// - what any of these starts: a program that is a POSIX shell script in the
+//   root is read too, with the runner's description (followProgram).
 import path from 'node:path';
 import type { TargetFs, Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
@@ -27,9 +33,12 @@ import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { execActions, readShellScript } from './shell-lines.js';
-import type { ScriptAction } from './commands.js';
+import { unwrap, type ScriptAction } from './commands.js';
+import { programKind } from './shebang.js';
+import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
+import { isShell, type Word } from '../ports/command-line.js';
 
-export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'unit';
+export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'interfaces' | 'unit';
 
 export const RC_LOCAL = '/etc/rc.local';
 export const NETWORK_DIR = '/etc/network';
@@ -133,7 +142,108 @@ async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction,
   sink.out.hits.push({ ...where, action: a });
 }
 
-async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string): Promise<void> {
+/**
+ * Programs a runner starts are followed into when they are shell scripts in
+ * the root: the scan reads them as it reads rc.local, with who runs them.
+ * `seen` holds the scripts on the way (a script that runs itself stops
+ * there); deeper than FOLLOW_DEPTH is an unknown.
+ */
+interface Follow {
+  depth: number;
+  seen: ReadonlySet<string>;
+  /** The service whose command line started the chain. */
+  unit?: string;
+}
+
+const FOLLOW_DEPTH = 4;
+
+/** PATH of systemd's services and of Debian's /etc/crontab: where a bare program name is looked up. */
+const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+/** Programs Debian's packages install (not /usr/local): judged by their name as before, never an unknown of their own. */
+function distributionPath(p: string): boolean {
+  const n = path.posix.normalize(p);
+  return !n.startsWith('/usr/local/') && ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/', '/lib32/', '/libx32/'].some((d) => n.startsWith(d));
+}
+
+/** The file a program word names: an absolute path as written, a bare name through SEARCH_PATH; null when none exists. */
+async function locate(host: TargetFs, prog: string): Promise<string | null> {
+  if (prog.startsWith('/')) return prog;
+  if (prog.includes('/')) return null; // relative to a working directory this scan does not know
+  for (const d of SEARCH_PATH) {
+    const f = path.posix.join(d, prog);
+    const s = await realStat(host, f).catch(() => null);
+    if (s !== null && s.st.isFile() && (s.st.mode & 0o111) !== 0) return f;
+  }
+  return null;
+}
+
+/**
+ * A command a runner starts, followed into the program it runs: a POSIX
+ * shell script in the root (its "#!" names sh, dash or bash, or `sh FILE`)
+ * is read with the runner's description; an ELF binary or a program Debian
+ * installs is judged by its name alone (commands.ts); a script in another
+ * language outside Debian's paths, or one that cannot be read, is unknown.
+ * `viaShell`: the command is run by a shell, which runs a file without "#!"
+ * as a shell script itself (POSIX, on ENOEXEC); systemd's execve() does not.
+ */
+async function followProgram(host: TargetFs, sink: Sink, source: ScriptSource, words: Word[], runBy: string, at: { file: string; line: number }, f: Follow, viaShell: boolean): Promise<void> {
+  const argv = unwrap(words);
+  if (argv === null || argv.length === 0 || argv[0] === null || argv[0] === undefined) return;
+  let prog: string = argv[0];
+  let forceShell = false;
+  if (isShell(prog)) {
+    // sh [-opts] FILE [args]: the shell reads FILE whatever its "#!" (sh -c is read by commands.ts).
+    const i = argv.findIndex((w, k) => k > 0 && (w === null || !w.startsWith('-')));
+    const file = i > 0 ? argv[i] : undefined;
+    if (file === undefined || argv.slice(1, i).some((w) => w !== null && /^-[a-zA-Z]*c/.test(w))) return;
+    if (file === null) {
+      sink.out.unknown.push({ source, file: at.file, line: at.line, what: 'program', message: `${runBy}: ${path.posix.basename(prog)} runs a script whose name is known only at run time` });
+      return;
+    }
+    prog = file;
+    forceShell = true;
+  }
+  const file = await locate(host, prog);
+  if (file === null) return;
+  const distro = distributionPath(file);
+  const unknown = (message: string): void => {
+    if (!distro) sink.out.unknown.push({ source, file: at.file, line: at.line, what: 'program', message: `${runBy}: ${message}` });
+  };
+  let real: string;
+  let head: Buffer | null;
+  try {
+    real = await host.realTarget(file);
+    head = await host.readHead(file, 256);
+  } catch (e) {
+    return unknown(`runs ${file}, which cannot be read (${(e as Error).message})`);
+  }
+  if (head === null) return; // missing: the command fails and runs nothing
+  if (f.seen.has(real)) return;
+  const kind = programKind(head);
+  if (kind.kind === 'elf') return;
+  if (kind.kind === 'script' && !forceShell) return unknown(`runs ${file}, a ${kind.interpreter} script this scan does not read`);
+  if (kind.kind === 'no-shebang' && !forceShell && !viaShell) return;
+  if (f.depth >= FOLLOW_DEPTH) return unknown(`runs ${file}, a shell script nested more than ${FOLLOW_DEPTH} deep`);
+  let text: ByteString | null;
+  try {
+    text = await host.readBytes(file);
+  } catch (e) {
+    return unknown(`runs ${file}, which cannot be read (${(e as Error).message})`);
+  }
+  if (text === null) return;
+  sink.out.read.push(file);
+  const unknownsBefore = sink.out.unknown.length;
+  const before = sink.out.hits.length;
+  await addCommands(host, sink, source, file, text, `${runBy} via ${file}`, undefined, undefined, { depth: f.depth + 1, seen: new Set([...f.seen, real]), ...(f.unit !== undefined ? { unit: f.unit } : {}) });
+  if (sink.out.hits.length > before) sink.out.contents[file] = text;
+  // A package's file: commenting a line out there lasts until the next upgrade of the package.
+  if (distro) for (const h of sink.out.hits.slice(before)) h.neutralisable = `${file} belongs to a Debian package, whose next upgrade puts the line back: change what runs it (${runBy})`;
+  // Debian's own scripts: what they run is judged by name (as before this scan followed programs), so their unknowns are not the host's.
+  if (distro) sink.out.unknown.length = unknownsBefore;
+}
+
+async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string, follow: Follow = { depth: 0, seen: new Set() }): Promise<void> {
   const r = readShellScript(text);
   for (const p of r.problems) {
     sink.out.unknown.push({ source, file, line: lineMap ? lineMap(p.line) : p.line, what: 'program', message: p.message });
@@ -149,9 +259,13 @@ async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, fil
         last: lineMap ? lineMap(c.last) : c.last,
         text: '',
         runBy,
+        ...(follow.unit !== undefined ? { unit: follow.unit } : {}),
         neutralisable: whole ?? c.neutralisable,
       }, a);
     }
+  }
+  for (const c of r.programs) {
+    await followProgram(host, sink, source, c.words, runBy, { file, line: lineMap ? lineMap(c.line) : c.line }, follow, true);
   }
 }
 
@@ -176,7 +290,7 @@ async function scanExecutable(host: TargetFs, sink: Sink, source: ScriptSource, 
     return;
   }
   const before = sink.out.hits.length;
-  await addCommands(host, sink, source, file, text, runBy);
+  await addCommands(host, sink, source, file, text, runBy, undefined, undefined, { depth: 0, seen: new Set([await host.realTarget(file)]) });
   if (sink.out.hits.length > before) sink.out.contents[file] = text;
 }
 
@@ -220,6 +334,136 @@ async function scanIfUpdown(host: TargetFs, sink: Sink): Promise<void> {
       const s = await realStat(host, file);
       if (s === null || !s.st.isFile() || (s.st.mode & 0o111) === 0) continue;
       await scanExecutable(host, sink, 'if-updown', file, `ifupdown runs it (run-parts ${dir}) on ${phase} of an interface, at boot too`);
+    }
+  }
+}
+
+export const INTERFACES = '/etc/network/interfaces';
+const IFUP = ['/usr/sbin/ifup', '/sbin/ifup'];
+/** How deep `source` may nest before the scan stops with an unknown (ifupdown itself has no bound; a loop is a mistake). */
+const SOURCE_DEPTH = 8;
+
+/** The paths a `source` / `source-directory` pattern names, expanded as glob(3) does, sorted; or why it cannot be known. */
+async function expandSource(host: TargetFs, pattern: string, from: string): Promise<string[] | string> {
+  const kind = globKind(pattern);
+  if (kind === 'unknown') return `source ${pattern}: wordexp(3) expands more than globs here (variables, quotes, substitutions), which this scan does not`;
+  const abs = pattern.startsWith('/') ? pattern : path.posix.join(path.posix.dirname(from), pattern);
+  if (kind === 'plain') return [path.posix.normalize(abs)];
+  let paths = ['/'];
+  for (const part of path.posix.normalize(abs).split('/').filter((x) => x !== '')) {
+    const next: string[] = [];
+    for (const dir of paths) {
+      if (globKind(part) === 'plain') {
+        next.push(path.posix.join(dir, part));
+        continue;
+      }
+      const names = ((await host.readDir(dir)) ?? []).map((e) => e.name).filter((n) => matchComponent(part, n));
+      next.push(...names.sort().map((n) => path.posix.join(dir, n)));
+    }
+    paths = next;
+  }
+  const out: string[] = [];
+  for (const p of paths) if ((await host.lstat(p)) !== null) out.push(p);
+  return out;
+}
+
+interface IfaceAt {
+  stanza: IfaceStanza;
+  file: string;
+}
+
+/** Every stanza of the interfaces file and what it sources, in ifupdown's order, with the files read. */
+async function loadInterfaces(host: TargetFs, sink: Sink, file: string, depth: number, seen: Set<string>, acc: { ifaces: IfaceAt[]; allow: Map<string, string>; unsure: string | null; texts: Map<string, ByteString> }): Promise<void> {
+  let text: ByteString | null;
+  try {
+    text = await host.readBytes(file);
+  } catch (e) {
+    sink.out.unknown.push({ source: 'interfaces', file, line: 0, what: 'program', message: `ifupdown reads it at boot, and it cannot be read (${(e as Error).message})` });
+    return;
+  }
+  if (text === null) return;
+  const real = await host.realTarget(file);
+  if (seen.has(real)) return;
+  seen.add(real);
+  sink.out.read.push(file);
+  acc.texts.set(file, text);
+  for (const e of readInterfaces(text)) {
+    if (e.kind === 'iface') acc.ifaces.push({ stanza: e.stanza, file });
+    else if (e.kind === 'allow') {
+      if (e.cls !== 'auto' && e.cls !== 'hotplug') continue;
+      for (const n of e.names) {
+        // A pattern ("/eth*/=eth") matches names known only when ifupdown runs.
+        if (n.startsWith('/')) acc.unsure ??= `${file}:${e.line} selects interfaces by the pattern ${n}`;
+        else if (!acc.allow.has(n)) acc.allow.set(n, `${e.cls === 'auto' ? 'auto' : 'allow-hotplug'} ${n} (${file}:${e.line})`);
+      }
+    } else if (e.kind === 'mapping') acc.unsure ??= `${file}:${e.line} maps interfaces by a script`;
+    else if (e.kind === 'rename') acc.unsure ??= `${file}:${e.line} renames interfaces`;
+    else {
+      const paths = await expandSource(host, e.pattern, file);
+      if (typeof paths === 'string') {
+        sink.out.unknown.push({ source: 'interfaces', file, line: e.line, what: 'program', message: paths });
+        continue;
+      }
+      if (depth >= SOURCE_DEPTH) {
+        sink.out.unknown.push({ source: 'interfaces', file, line: e.line, what: 'program', message: `source nested more than ${SOURCE_DEPTH} deep` });
+        continue;
+      }
+      for (const p of paths) {
+        if (!e.directory) {
+          await loadInterfaces(host, sink, p, depth + 1, seen, acc);
+          continue;
+        }
+        const names = ((await host.readDir(p)) ?? []).map((d) => d.name).filter(sourceDirectoryName).sort();
+        for (const n of names) await loadInterfaces(host, sink, path.posix.join(p, n), depth + 1, seen, acc);
+      }
+    }
+  }
+}
+
+/**
+ * The pre-up/up/post-up lines of /etc/network/interfaces (and what it
+ * sources) for the interfaces ifupdown brings up at boot: lo (ifupdown
+ * 0.8 always brings it up with `ifup -a`), those named by auto/allow-auto
+ * (networking.service) and allow-hotplug (udev, at boot for the devices
+ * present). When a mapping, a rename or a pattern decides at run time which
+ * stanza comes up, every stanza is read: a line named in the plan is better
+ * than a miss. Down lines run when the interface goes down, and the next
+ * boot starts from the kernel's defaults again, so they are not read.
+ */
+async function scanInterfaces(host: TargetFs, sink: Sink): Promise<void> {
+  let installed = false;
+  for (const p of IFUP) if ((await realStat(host, p).catch(() => null)) !== null) installed = true;
+  if (!installed) return; // nothing reads the file at boot without ifupdown
+  const acc = { ifaces: [] as IfaceAt[], allow: new Map<string, string>(), unsure: null as string | null, texts: new Map<string, ByteString>() };
+  const done = new Set<string>();
+  await loadInterfaces(host, sink, INTERFACES, 0, new Set(), acc);
+  if (!acc.allow.has('lo')) acc.allow.set('lo', 'lo, which ifupdown always brings up at boot');
+  const byName = new Map<string, IfaceAt[]>();
+  for (const i of acc.ifaces) byName.set(i.stanza.name, [...(byName.get(i.stanza.name) ?? []), i]);
+  for (const i of acc.ifaces) {
+    const why = acc.allow.get(i.stanza.name) ?? (acc.unsure !== null ? `it may be brought up at boot: ${acc.unsure}` : null);
+    if (why === null) continue;
+    // inherits: the options of the named stanza come with this one (ifupdown copies them).
+    const chain: IfaceAt[] = [i];
+    for (let at = i; at.stanza.inherits !== null && chain.length < 8; ) {
+      const parent = byName.get(at.stanza.inherits)?.[0];
+      if (parent === undefined || chain.includes(parent)) break;
+      chain.push(parent);
+      at = parent;
+    }
+    for (const st of chain) {
+      for (const o of st.stanza.options) {
+        if (!UP_OPTIONS.has(o.key)) continue;
+        // One option line, read once even when several interfaces inherit it.
+        if (done.has(`${st.file}:${o.first}`)) continue;
+        done.add(`${st.file}:${o.first}`);
+        const before = sink.out.hits.length;
+        const runBy = `ifupdown runs it through /bin/sh (${o.key} of iface ${i.stanza.name} ${i.stanza.family} ${i.stanza.method}${st === i ? '' : `, inherited from ${st.stanza.name}`}) when it brings ${i.stanza.name} up at boot: ${why}`;
+        // Commenting out every physical line of the option removes exactly it: ifupdown skips "#" lines and a comment never continues.
+        await addCommands(host, sink, 'interfaces', st.file, o.value, runBy, () => o.first, true);
+        for (const h of sink.out.hits.slice(before)) h.last = o.last;
+        if (sink.out.hits.length > before) sink.out.contents[st.file] = acc.texts.get(st.file)!;
+      }
     }
   }
 }
@@ -273,6 +517,7 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
             neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
           }, a, `${key}= of ${name}: `);
         }
+        await followProgram(host, sink, 'unit', words, `${key}= of ${name} (${why})`, { file: d.file, line: d.line }, { depth: 0, seen: new Set(), unit: name }, false);
       }
     }
   }
@@ -288,6 +533,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanRcLocal(host, sink);
   await scanCrontabs(host, sink);
   await scanIfUpdown(host, sink);
+  await scanInterfaces(host, sink);
   await scanUnits(host, sink);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);

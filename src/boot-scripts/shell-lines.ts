@@ -36,6 +36,12 @@ export interface ScriptCommand {
   neutralisable: true | string;
 }
 
+/** Every simple command with its words resolved, for following the programs it runs into their files (scan.ts). */
+export interface ScriptProgram {
+  words: Word[];
+  line: number;
+}
+
 export interface ScriptProblem {
   line: number;
   message: string;
@@ -277,7 +283,7 @@ function assignmentName(t: ShellToken): string {
 }
 
 /** Reads a shell script (byte string) for commands that touch swap, sysctls or modules. */
-export function readShellScript(source: string, depth = 0): { commands: ScriptCommand[]; problems: ScriptProblem[] } {
+export function readShellScript(source: string, depth = 0): { commands: ScriptCommand[]; problems: ScriptProblem[]; programs: ScriptProgram[] } {
   const text = blankHeredocs(source);
   const tokens = shellTokens(text);
   const lineOf = lineIndex(text);
@@ -287,6 +293,7 @@ export function readShellScript(source: string, depth = 0): { commands: ScriptCo
   const heredocs = tokens.filter((t) => t.redirect !== undefined && /^<<-?$/.test(t.redirect));
   const stmts = statements(tokens);
   const commands: ScriptCommand[] = [];
+  const programs: ScriptProgram[] = [];
   const all = shellSimpleCommandsAt(text, tokens);
   const vars = new ShellVariables(all);
   const resolved = all.map((c) => (c.wordTokens ?? []).map((t) => vars.word(t, c.at)));
@@ -295,6 +302,7 @@ export function readShellScript(source: string, depth = 0): { commands: ScriptCo
     // "[" and "[[" (test) look like globs to the tokenizer, which makes them unknown; as a command name they are the test builtin.
     if (c.words[0] === null && (c.nameText === '[' || c.nameText === '[[')) return;
     const words = resolved[i]!;
+    programs.push({ words, line: lineOf(c.at) });
     const io: CommandIo = { redirects: (c.redirects ?? []).map((r): ResolvedRedirect => ({ op: r.op, fd: r.fd, target: r.target ? vars.word(r.target, c.at) : null, prefix: r.target?.prefix ?? '', pattern: r.target ? vars.pattern(r.target, c.at) : null })) };
     if (c.pipeIn) {
       const prev = all[i - 1];
@@ -313,7 +321,7 @@ export function readShellScript(source: string, depth = 0): { commands: ScriptCo
     else if (cut && cut.at <= st.end) neutralisable = `an unterminated quote at line ${lineOf(cut.at)}`;
     commands.push({ words, actions, line: lineOf(c.at), first, last, neutralisable });
   });
-  return { commands, problems };
+  return { commands, problems, programs };
 }
 
 /** The reader `sh -c SCRIPT` gets: the same grammar, a fresh set of variables (the script is a new shell), nesting bounded. */

@@ -3,19 +3,16 @@
 // SCRIPT being the path the caller passed to execve. So a command line written
 // as "SCRIPT ARGS" (in ExecStart=, a shell line) shows up in /proc with the
 // interpreter in front; the script's own first line says which. Pure.
+import { parseShebang as readShebang } from '../boot-scripts/shebang.js';
 
 /** The interpreter words of a script's "#!" line: [path] or [path, arg]; null when there is none. */
 export function parseShebang(head: string): string[] | null {
-  if (!head.startsWith('#!')) return null;
   // The kernel reads at most the first 256 bytes; a longer line is cut there (Linux 5.1+ refuses it; either way not ours to guess).
   const nl = head.indexOf('\n');
   if (nl < 0 || nl > 256) return null;
-  const line = head.slice(2, nl).replace(/^[ \t]+|[ \t\r]+$/g, '');
-  if (line === '') return null;
-  const m = /^(\S+)(?:[ \t]+(.*))?$/.exec(line);
-  if (m === null) return null;
-  // Everything after the interpreter is one argument, spaces and all.
-  return m[2] !== undefined && m[2] !== '' ? [m[1]!, m[2]] : [m[1]!];
+  // The line itself is read by the one binfmt_script reader (boot-scripts/shebang.ts).
+  const s = readShebang(head.slice(0, nl));
+  return s === null ? null : s.arg === null ? [s.interpreter] : [s.interpreter, s.arg];
 }
 
 /**
