@@ -58,7 +58,7 @@ describe('the catalogue and the generator', () => {
   });
 });
 
-function outDir(plan: unknown, states: { before: string; after: string; boot: string; ipf: [string, string, string] }, rc = { plan: 2, apply: 0 }): string {
+function outDir(plan: unknown, states: { before: string; after: string; boot: string; ipf: [string, string, string] }, rc = { plan: 2, apply: 0 }, promisesAfter?: unknown[]): string {
   const d = mkdtempSync(path.join(tmpdir(), 'farm-judge-'));
   dirs.push(d);
   const put = (rel: string, text: string) => {
@@ -67,7 +67,7 @@ function outDir(plan: unknown, states: { before: string; after: string; boot: st
   };
   put('boot1/plan.json', JSON.stringify(plan));
   put('boot1/plan.rc', `${rc.plan}\n`);
-  put('boot1/apply.json', JSON.stringify({ failures: [] }));
+  put('boot1/apply.json', JSON.stringify({ failures: [], ...(promisesAfter ? { promises_after: promisesAfter } : {}) }));
   put('boot1/apply.rc', `${rc.apply}\n`);
   put('boot1/before/ss.txt', states.before);
   put('boot1/before/sysctl.txt', `net.ipv4.ip_forward=${states.ipf[0]}\n`);
@@ -115,6 +115,18 @@ describe('the judge', () => {
       { plan: 2, apply: 1 },
     );
     expect(judge(d, []).broken).toEqual([{ promise: 'sysctl:net.ipv4.ip_forward', phase: 'after apply', observed: 'net.ipv4.ip_forward = 0' }]);
+  });
+
+  it("a withdrawal the apply removed: apply may exit 0, and the promise is checked at boot as apply's own list makes it", () => {
+    const unknownAtBoot = [{ by: 'unknown', line: 'unknown: /etc/systemd/system/d.service:5', from: 'boot' }];
+    const plan = { promises: [promise('sysctl:net.ipv4.ip_forward', 'sysctl', 'net.ipv4.ip_forward', '1', unknownAtBoot)] };
+    const after = [promise('sysctl:net.ipv4.ip_forward', 'sysctl', 'net.ipv4.ip_forward', '1')];
+    const held = outDir(plan, { before: '', after: '', boot: '', ipf: ['0', '1', '1'] }, { plan: 2, apply: 0 }, after);
+    expect(judge(held, [])).toMatchObject({ broken: [], problems: [] });
+    const reverted = outDir(plan, { before: '', after: '', boot: '', ipf: ['0', '1', '0'] }, { plan: 2, apply: 0 }, after);
+    expect(judge(reverted, []).broken).toEqual([{ promise: 'sysctl:net.ipv4.ip_forward', phase: 'at boot', observed: 'net.ipv4.ip_forward = 0' }]);
+    const still = outDir(plan, { before: '', after: '', boot: '', ipf: ['0', '1', '1'] }, { plan: 2, apply: 0 }, plan.promises);
+    expect(judge(still, []).problems).toEqual(['promises are withdrawn but --apply exited 0']);
   });
 
   it('withdrawn promises with --plan exit 0 or --apply exit 0 are problems; a recipe that did not take is one', () => {
