@@ -358,6 +358,35 @@ export const ROLE_CASES: Case[] = [
   },
 ];
 
+// v2.23.0 playbooks/cluster.yml:20-29, the play that runs preinstall (the same roles in v2.20 .. master).
+const PREINSTALL_PLAY = `- name: Prepare for etcd install
+  hosts: k8s_cluster:etcd
+  gather_facts: False
+  roles:
+    - { role: kubespray_defaults }
+    - { role: kubernetes/preinstall, tags: preinstall }
+    - { role: "container-engine", tags: "container-engine", when: deploy_container_engine }
+    - { role: download, tags: download, when: "not skip_downloads" }
+`;
+ROLE_CASES.push({
+  name: 'the other roles of the play (container-engine with its dependency, download): their defaults are seen, the running role\'s own win',
+  source: 'v2.23.0 playbooks/cluster.yml:20-29; roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:287-293 (containerd_version, download_localhost), 0080-system-configurations.yml',
+  ks: {
+    ...PRE_DEFAULTS,
+    'playbooks/cluster.yml': PREINSTALL_PLAY,
+    'roles/kubespray_defaults/defaults/main.yml': 'deploy_container_engine: true\nskip_downloads: false\ncontainer_manager: containerd\n',
+    'roles/kubespray_defaults/tasks/main.yml': '- debug: msg=defaults\n',
+    [`${P}/tasks/main.yml`]: `${IP_FORWARD}- name: Pin containerd\n  command: "echo {{ containerd_version }} {{ download_dir }}"\n  when: not download_localhost\n- name: Never with download_run_once\n  command: /bin/false\n  when: download_run_once\n`,
+    'roles/container-engine/meta/main.yml': 'dependencies:\n  - role: container-engine/containerd\n    when: container_manager == "containerd"\n',
+    'roles/container-engine/tasks/main.yml': '- debug: msg=engine\n',
+    'roles/container-engine/containerd/defaults/main.yml': 'containerd_version: 1.6.21\ndownload_dir: /tmp/containerd\n',
+    'roles/container-engine/containerd/tasks/main.yml': '- debug: msg=containerd\n',
+    'roles/download/defaults/main.yml': 'download_localhost: false\ndownload_run_once: false\ndownload_dir: /tmp/releases\nsysctl_file_path: /etc/sysctl.d/70-download.conf\n',
+    'roles/download/tasks/main.yml': '- debug: msg=download\n',
+  },
+  unknown: 0,
+});
+
 describe('include_role and import_role, compared with ansible-playbook', () => {
   for (const c of ROLE_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
 });
