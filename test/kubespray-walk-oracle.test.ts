@@ -369,6 +369,24 @@ const PREINSTALL_PLAY = `- name: Prepare for etcd install
     - { role: download, tags: download, when: "not skip_downloads" }
 `;
 ROLE_CASES.push({
+  name: 'vars: on include_role and include_tasks are include params (over set_fact, also one set inside); on import_role they are task vars (under it)',
+  source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, moved into a role of its own and into a task file',
+  ks: {
+    ...PRE_DEFAULTS,
+    [`${P}/tasks/main.yml`]: [
+      '- set_fact:\n    sysctl_file_path: /etc/sysctl.d/10-set-fact.conf',
+      '- include_role:\n    name: sysctl_helper\n  vars:\n    sysctl_file_path: /etc/sysctl.d/20-include-role.conf',
+      '- import_role:\n    name: sysctl_helper\n    tasks_from: again\n  vars:\n    sysctl_file_path: /etc/sysctl.d/30-import-role.conf',
+      '- include_tasks: forward.yml\n  vars:\n    sysctl_file_path: /etc/sysctl.d/40-include-tasks.conf',
+      '',
+    ].join('\n'),
+    [`${P}/tasks/forward.yml`]: IP_FORWARD,
+    [`${HELPER}/tasks/main.yml`]: `${IP_FORWARD}- set_fact:\n    sysctl_file_path: /etc/sysctl.d/50-inner-set-fact.conf\n${IP_FORWARD.replace('Enable ip forwarding', 'Enable ip forwarding after set_fact')}`,
+    [`${HELPER}/tasks/again.yml`]: IP_FORWARD.replace('Enable ip forwarding', 'Enable ip forwarding imported'),
+  },
+  unknown: 0,
+});
+ROLE_CASES.push({
   name: 'the other roles of the play (container-engine with its dependency, download): their defaults are seen, the running role\'s own win',
   source: 'v2.23.0 playbooks/cluster.yml:20-29; roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:287-293 (containerd_version, download_localhost), 0080-system-configurations.yml',
   ks: {
