@@ -249,6 +249,19 @@ describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them
   });
 });
 
+describe('a method of an undefined dict names the undefined variable, as Ansible does', () => {
+  // v2.20.0 roles/network_plugin/calico/tasks/check.yml:39 when the download role's defaults are not loaded
+  const text = '{{ calico_version in undefined_checksums.keys() }}';
+  it(text, async () => {
+    const [a] = await ask([{ op: 'template', text, vars: VARS }]);
+    expect(a!.ok).toBe(false);
+    if (a!.ok) return;
+    expect(a!.error).toContain("'undefined_checksums' is undefined");
+    const ours = templateValue(text, (n) => (Object.hasOwn(VARS, n) ? { value: VARS[n] } : undefined));
+    expect(ours.ok ? '' : ours.reason).toContain("'undefined_checksums' is undefined");
+  }, 60_000);
+});
+
 describe('what ansible refuses is unknown, never an answer', () => {
   // type_debug where Python's type depends on what JS does not keep: str or AnsibleUnicode, int or float, list or tuple
   const BAD = ["{{ download_always_pull | type_debug }}", '{{ 3 | type_debug }}', '{{ [1] | type_debug }}', "{{ calico_crds_archive_checksums.keys() | type_debug }}", "{{ calico_crds_archive_checksums | type_debug }}", "{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", "{{ 'fd85:ee78::1000/116' | ipaddr('net') }}", "{{ '10.1' | ipaddr }}", '{{ 3 | random }}', "{{ '10.1' | ansible.utils.ipwrap }}", "{{ 'cafe' | ipwrap }}"];

@@ -215,6 +215,13 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     }
     return memberLookup.call(this, obj, key, ...rest);
   };
+  const callWrap = rt.callWrap as (...a: unknown[]) => unknown;
+  // d.keys() on an undefined d: Jinja2 says the name is undefined, not that a member is no function.
+  rt.callWrap = function (this: unknown, obj: unknown, ...rest: unknown[]) {
+    const miss = missingInfo(obj);
+    if (miss) throw new JinjaUndefinedError(`'${miss.parent?.path ?? miss.path}' is undefined`);
+    return callWrap.call(this, obj, ...rest);
+  };
   const suppressValue = rt.suppressValue!;
   // Output keeps the native value (Ansible's single-expression templates return it) and prints like Python.
   rt.suppressValue = function (this: unknown, val: unknown, autoescape: unknown) {
