@@ -46,6 +46,7 @@ describe('native facts through Host', () => {
     const root = await tree({
       'proc/meminfo': 'MemTotal:        2014128 kB\nMemFree:          100000 kB\n',
       'proc/cpuinfo': CPUINFO,
+      'proc/1/comm': 'systemd\n',
       'usr/lib/os-release': OS_RELEASE,
       'etc/debian_version': '12.15\n',
     });
@@ -61,7 +62,9 @@ describe('native facts through Host', () => {
       kernel: '6.1.0-31-cloud-amd64',
       default_ipv4: '192.0.2.10',
       // ansible's os_family of Debian, platform.system() and uname -m (x86_64 stays x86_64).
-      extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' },
+      // service_mgr: pid 1 is systemd (the target's /proc/1/comm); pkg_mgr: apt on the Debian family, no rpm to ask;
+      // distribution_release: os-release's PRETTY_NAME "(bookworm)" (ansible-core's service_mgr.py, pkg_mgr.py, distribution.py).
+      extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64', distribution_release: 'bookworm', service_mgr: 'systemd', pkg_mgr: 'apt' },
     });
     // No lsb_release in this root: the model (src/facts/lsb-release.ts) finds none on PATH, as running it would, and runs nothing.
     expect(calls.map((c) => [c.cmd, ...c.args].join(' '))).toEqual(['uname -m', 'uname -r', 'ip -4 route get 8.8.8.8']);
@@ -118,7 +121,9 @@ describe('on this machine', () => {
     for (const k of ['os_family', 'distribution_major_version', 'distribution_release', 'architecture', 'pkg_mgr', 'service_mgr', 'system']) {
       expect(viaAnsible.extra, k).toHaveProperty(k);
     }
-    expect(Object.keys(native.extra ?? {}).sort()).toEqual(['architecture', 'machine', 'os_family', 'system']);
+    // service_mgr, pkg_mgr and distribution_release are modelled too (src/facts/managers.ts, distribution.ts): on this Debian
+    // machine each is certain, so each must be there with setup's value.
+    expect(Object.keys(native.extra ?? {}).sort()).toEqual(['architecture', 'distribution_release', 'machine', 'os_family', 'pkg_mgr', 'service_mgr', 'system']);
     for (const [k, v] of Object.entries(native.extra ?? {})) expect({ [k]: v }).toEqual({ [k]: viaAnsible.extra![k] });
   }, 120_000);
 });

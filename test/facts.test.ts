@@ -83,7 +83,17 @@ function inputs(p: Partial<DistributionInputs> & { files?: Record<string, string
 describe('distribution and distribution_version', () => {
   const debian = { '/etc/os-release': DEBIAN_OS_RELEASE, '/etc/debian_version': '12.15\n' };
   it('Debian 12 without a system distro package: bundled distro 1.6 gives "12"', () => {
-    expect(linuxDistribution(inputs({ files: debian }))).toEqual({ distribution: 'Debian', distribution_version: '12' });
+    // distribution_release: Debian's PRETTY_NAME "(bookworm)", as setup reports it (test/facts-native.test.ts on this machine).
+    expect(linuxDistribution(inputs({ files: debian }))).toEqual({ distribution: 'Debian', distribution_version: '12', distribution_release: 'bookworm' });
+  });
+  it('distribution_release: VERSION_CODENAME, overridden by Debian\'s PRETTY_NAME; left out where ansible would ask distro.codename() or dpkg', () => {
+    const noPretty = DEBIAN_OS_RELEASE.replace(/^PRETTY_NAME=.*\n/, '').replace('VERSION_CODENAME=bookworm', 'VERSION_CODENAME=trixie');
+    expect(linuxDistribution(inputs({ files: { '/etc/os-release': noPretty } })).distribution_release).toBe('trixie');
+    expect(linuxDistribution(inputs({ files: { '/etc/os-release': DEBIAN_OS_RELEASE.replace('VERSION_CODENAME=bookworm', 'VERSION_CODENAME=other') } })).distribution_release).toBe('bookworm');
+    const bare = noPretty.replace(/^VERSION_CODENAME=.*\n/m, '');
+    expect(linuxDistribution(inputs({ files: { '/etc/os-release': bare } })).distribution_release).toBeUndefined();
+    const ubuntu = 'NAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\nUBUNTU_CODENAME=jammy\n';
+    expect(linuxDistribution(inputs({ files: { '/etc/os-release': ubuntu } })).distribution_release).toBe('jammy');
   });
   it('lsb_release on bookworm says 12 too, so it changes nothing', () => {
     const lsb = 'Distributor ID:\tDebian\nDescription:\tDebian GNU/Linux 12 (bookworm)\nRelease:\t12\nCodename:\tbookworm\n';

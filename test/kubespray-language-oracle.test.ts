@@ -122,6 +122,10 @@ const VARS: Record<string, unknown> = {
   kube_service_subnets: '10.233.0.0/18,fd85:ee78:d8a6:8607::1000/116',
   kube_service_addresses: '10.233.0.0/18',
   kube_pods_subnet: '10.233.64.0/18',
+  download_run_once: false,
+  download_always_pull: 'false',
+  calico_version: 'v3.23.3',
+  calico_crds_archive_checksums: { 'v3.23.3': 'd25f5c9f', 'v3.23.2': '4e2e4c5d' },
 };
 
 const TEMPLATES: string[] = [
@@ -217,6 +221,11 @@ const TEMPLATES: string[] = [
   // extract, as kubespray's defaults use it (groups[...] | map('extract', hostvars, ...))
   "{{ ['kube_control_plane', 'etcd'] | map('extract', groups) | list }}",
   "{{ 'etcd' | extract(groups, 1) }}",
+  // v2.24.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:48, the item as with_items templates it
+  "{{ download_run_once | type_debug == 'bool' }} {{ (download_always_pull | bool) | type_debug }}",
+  "{{ none | type_debug }} {{ 1.5 | type_debug }} {{ (3 > 2) | type_debug }}",
+  // v2.20.0 roles/network_plugin/calico/tasks/check.yml:39 (dict methods)
+  "{{ calico_version in calico_crds_archive_checksums.keys() }} {{ calico_crds_archive_checksums.values() | list }} {{ calico_crds_archive_checksums.items() | list | first | first }}",
 ];
 
 describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them', () => {
@@ -240,8 +249,22 @@ describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them
   });
 });
 
+describe('a method of an undefined dict names the undefined variable, as Ansible does', () => {
+  // v2.20.0 roles/network_plugin/calico/tasks/check.yml:39 when the download role's defaults are not loaded
+  const text = '{{ calico_version in undefined_checksums.keys() }}';
+  it(text, async () => {
+    const [a] = await ask([{ op: 'template', text, vars: VARS }]);
+    expect(a!.ok).toBe(false);
+    if (a!.ok) return;
+    expect(a!.error).toContain("'undefined_checksums' is undefined");
+    const ours = templateValue(text, (n) => (Object.hasOwn(VARS, n) ? { value: VARS[n] } : undefined));
+    expect(ours.ok ? '' : ours.reason).toContain("'undefined_checksums' is undefined");
+  }, 60_000);
+});
+
 describe('what ansible refuses is unknown, never an answer', () => {
-  const BAD = ["{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", "{{ 'fd85:ee78::1000/116' | ipaddr('net') }}", "{{ '10.1' | ipaddr }}", '{{ 3 | random }}', "{{ '10.1' | ansible.utils.ipwrap }}", "{{ 'cafe' | ipwrap }}"];
+  // type_debug where Python's type depends on what JS does not keep: str or AnsibleUnicode, int or float, list or tuple
+  const BAD = ["{{ download_always_pull | type_debug }}", '{{ 3 | type_debug }}', '{{ [1] | type_debug }}', "{{ calico_crds_archive_checksums.keys() | type_debug }}", "{{ calico_crds_archive_checksums | type_debug }}", "{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", "{{ 'fd85:ee78::1000/116' | ipaddr('net') }}", "{{ '10.1' | ipaddr }}", '{{ 3 | random }}', "{{ '10.1' | ansible.utils.ipwrap }}", "{{ 'cafe' | ipwrap }}"];
   let oracle: Answer[];
   beforeAll(async () => {
     oracle = await ask(BAD.map((text) => ({ op: 'template' as const, text, vars: VARS })));

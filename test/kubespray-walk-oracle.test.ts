@@ -358,6 +358,53 @@ export const ROLE_CASES: Case[] = [
   },
 ];
 
+// v2.23.0 playbooks/cluster.yml:20-29, the play that runs preinstall (the same roles in v2.20 .. master).
+const PREINSTALL_PLAY = `- name: Prepare for etcd install
+  hosts: k8s_cluster:etcd
+  gather_facts: False
+  roles:
+    - { role: kubespray_defaults }
+    - { role: kubernetes/preinstall, tags: preinstall }
+    - { role: "container-engine", tags: "container-engine", when: deploy_container_engine }
+    - { role: download, tags: download, when: "not skip_downloads" }
+`;
+ROLE_CASES.push({
+  name: 'vars: on include_role and include_tasks are include params (over set_fact, also one set inside); on import_role they are task vars (under it)',
+  source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, moved into a role of its own and into a task file',
+  ks: {
+    ...PRE_DEFAULTS,
+    [`${P}/tasks/main.yml`]: [
+      '- set_fact:\n    sysctl_file_path: /etc/sysctl.d/10-set-fact.conf',
+      '- include_role:\n    name: sysctl_helper\n  vars:\n    sysctl_file_path: /etc/sysctl.d/20-include-role.conf',
+      '- import_role:\n    name: sysctl_helper\n    tasks_from: again\n  vars:\n    sysctl_file_path: /etc/sysctl.d/30-import-role.conf',
+      '- include_tasks: forward.yml\n  vars:\n    sysctl_file_path: /etc/sysctl.d/40-include-tasks.conf',
+      '',
+    ].join('\n'),
+    [`${P}/tasks/forward.yml`]: IP_FORWARD,
+    [`${HELPER}/tasks/main.yml`]: `${IP_FORWARD}- set_fact:\n    sysctl_file_path: /etc/sysctl.d/50-inner-set-fact.conf\n${IP_FORWARD.replace('Enable ip forwarding', 'Enable ip forwarding after set_fact')}`,
+    [`${HELPER}/tasks/again.yml`]: IP_FORWARD.replace('Enable ip forwarding', 'Enable ip forwarding imported'),
+  },
+  unknown: 0,
+});
+ROLE_CASES.push({
+  name: 'the other roles of the play (container-engine with its dependency, download): their defaults are seen, the running role\'s own win',
+  source: 'v2.23.0 playbooks/cluster.yml:20-29; roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:287-293 (containerd_version, download_localhost), 0080-system-configurations.yml',
+  ks: {
+    ...PRE_DEFAULTS,
+    'playbooks/cluster.yml': PREINSTALL_PLAY,
+    'roles/kubespray_defaults/defaults/main.yml': 'deploy_container_engine: true\nskip_downloads: false\ncontainer_manager: containerd\n',
+    'roles/kubespray_defaults/tasks/main.yml': '- debug: msg=defaults\n',
+    [`${P}/tasks/main.yml`]: `${IP_FORWARD}- name: Pin containerd\n  command: "echo {{ containerd_version }} {{ download_dir }}"\n  when: not download_localhost\n- name: Never with download_run_once\n  command: /bin/false\n  when: download_run_once\n`,
+    'roles/container-engine/meta/main.yml': 'dependencies:\n  - role: container-engine/containerd\n    when: container_manager == "containerd"\n',
+    'roles/container-engine/tasks/main.yml': '- debug: msg=engine\n',
+    'roles/container-engine/containerd/defaults/main.yml': 'containerd_version: 1.6.21\ndownload_dir: /tmp/containerd\n',
+    'roles/container-engine/containerd/tasks/main.yml': '- debug: msg=containerd\n',
+    'roles/download/defaults/main.yml': 'download_localhost: false\ndownload_run_once: false\ndownload_dir: /tmp/releases\nsysctl_file_path: /etc/sysctl.d/70-download.conf\n',
+    'roles/download/tasks/main.yml': '- debug: msg=download\n',
+  },
+  unknown: 0,
+});
+
 describe('include_role and import_role, compared with ansible-playbook', () => {
   for (const c of ROLE_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
 });

@@ -29,6 +29,13 @@ export interface DistributionInputs {
 export interface Distribution {
   distribution: string;
   distribution_version: string;
+  /**
+   * Where it is certain: os-release's VERSION_CODENAME (or UBUNTU_CODENAME)
+   * as get_distribution_codename reads it, and the Debian parser's
+   * PRETTY_NAME "(codename)". Absent where ansible would ask distro.codename(),
+   * dpkg's tzdata, or a parser that sets its own.
+   */
+  distribution_release?: string;
 }
 
 /** distro's bundled version inside ansible-core 2.14 (module_utils/distro/_distro.py). */
@@ -444,6 +451,9 @@ export function linuxDistribution(inp: DistributionInputs): Distribution {
     distribution: getDistribution(d) || 'NA',
     distribution_version: getDistributionVersion(d) || 'NA',
   };
+  // _guess_distribution's release: sys_info.get_distribution_codename (distro.codename() after these is not modelled).
+  let release: string | undefined = d.osRelease.version_codename ?? d.osRelease.ubuntu_codename;
+  let parserSetsRelease = false;
   for (const { path, name, allowEmpty } of OSDIST_LIST) {
     const raw = inp.files[path];
     const has = raw !== null && raw !== undefined && (allowEmpty || raw.length > 0);
@@ -471,8 +481,16 @@ export function linuxDistribution(inp: DistributionInputs): Distribution {
     if (parsed) {
       facts.distribution = name;
       Object.assign(facts, found);
+      if (name !== 'Debian') parserSetsRelease = true; // other parsers may set their own release: not modelled
+      else if (data.includes('Debian') || data.includes('Raspbian')) {
+        // parse_distribution_file_Debian: PRETTY_NAME's "(codename)"; failing that, with no guess, dpkg --status tzdata.
+        const m = /PRETTY_NAME=[^(]+ \(?([^)]+?)\)/.exec(data);
+        if (m) release = m[1];
+      }
       break;
     }
   }
-  return { distribution: facts.distribution!, distribution_version: facts.distribution_version! };
+  const out: Distribution = { distribution: facts.distribution!, distribution_version: facts.distribution_version! };
+  if (release !== undefined && !parserSetsRelease) out.distribution_release = release;
+  return out;
 }

@@ -11,6 +11,7 @@ import type { Facts } from './linux.js';
 import { EXTRA_FILES, OSDIST_LIST, linuxDistribution } from './distribution.js';
 import type { DistributionInputs } from './distribution.js';
 import { lsbReleaseOutput } from './lsb-release.js';
+import { managerInputs, pkgMgr, serviceMgr } from './managers.js';
 import { readMeminfo } from '../observe/meminfo.js';
 import { readKernelRelease } from '../observe/kernel-release.js';
 
@@ -47,6 +48,10 @@ export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}
   // network/linux.py: get_bin_path('ip') then `ip -4 route get 8.8.8.8`; no ip, no default_ipv4.
   const route = await host.run('ip', ['-4', 'route', 'get', DEFAULT_ROUTE_TARGET_V4], { env: { LANG: 'C', LC_ALL: 'C' } });
   const def = parseRouteGet(route.stdout);
+  const family = osFamily(dist.distribution);
+  const managers = await managerInputs(host);
+  const service = serviceMgr(managers);
+  const pkg = pkgMgr(managers, family);
 
   return {
     memtotal_mb: memtotal,
@@ -57,7 +62,10 @@ export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}
     default_ipv4: def.address ?? null,
     // What follows from the same readings exactly as ansible computes it; anything else stays undefined.
     extra: {
-      os_family: osFamily(dist.distribution),
+      os_family: family,
+      ...(dist.distribution_release !== undefined ? { distribution_release: dist.distribution_release } : {}),
+      ...(service !== undefined ? { service_mgr: service } : {}),
+      ...(pkg !== undefined ? { pkg_mgr: pkg } : {}),
       // platform.system() and platform.machine() on Linux: uname's sysname and machine.
       system: 'Linux',
       // platform.py: x86_64 stays, an i386..i686 (or i86pc) machine is reported as i386.

@@ -215,6 +215,13 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     }
     return memberLookup.call(this, obj, key, ...rest);
   };
+  const callWrap = rt.callWrap as (...a: unknown[]) => unknown;
+  // d.keys() on an undefined d: Jinja2 says the name is undefined, not that a member is no function.
+  rt.callWrap = function (this: unknown, obj: unknown, ...rest: unknown[]) {
+    const miss = missingInfo(obj);
+    if (miss) throw new JinjaUndefinedError(`'${miss.parent?.path ?? miss.path}' is undefined`);
+    return callWrap.call(this, obj, ...rest);
+  };
   const suppressValue = rt.suppressValue!;
   // Output keeps the native value (Ansible's single-expression templates return it) and prints like Python.
   rt.suppressValue = function (this: unknown, val: unknown, autoescape: unknown) {
@@ -714,7 +721,7 @@ const NOT_MODELLED_FILTERS = [
   'random', 'slice', 'striptags', 'title', 'tojson', 'truncate', 'urlencode', 'urlize', 'wordwrap', 'xmlattr',
   'checksum', 'comment', 'expanduser', 'expandvars', 'fileglob', 'hash', 'human_readable', 'human_to_bytes',
   'password_hash', 'realpath', 'relpath', 'shuffle', 'strftime', 'subelements', 'to_datetime', 'to_nice_yaml', 'to_uuid',
-  'to_yaml', 'type_debug', 'unvault', 'vault', 'urlsplit', 'urldecode', 'log', 'pow', 'root', 'symmetric_difference',
+  'to_yaml', 'unvault', 'vault', 'urlsplit', 'urldecode', 'log', 'pow', 'root', 'symmetric_difference',
   'zip', 'zip_longest', 'from_yaml_all', 'md5', 'sha1', 'regex_escape', 'path_join', 'splitext', 'win_basename',
   'win_dirname', 'win_splitdrive', 'to_nice_json',
 ];
@@ -722,6 +729,21 @@ const NOT_MODELLED_FILTERS = [
 const COLLECTION_FILTERS = ['ansible.utils.ipv4', 'ansible.utils.ipv6', 'ansible.utils.fact_diff', 'ansible.netcommon.ipaddr', 'ipv4', 'ipv6', 'json_query', 'community.general.json_query', 'fact_diff'];
 
 const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
+  // Python's type name. A string's depends on where it came from (AnsibleUnicode
+  // read from YAML, str from a template, AnsibleUnsafeText from a module) and a
+  // whole number's on whether Python held 1 or 1.0, a sequence's and a mapping's
+  // on what made it (list, tuple, dict_keys; dict, HostVars): all untold by a JS value.
+  type_debug: (v) => {
+    need(v, 'type_debug');
+    if (v === null) return 'NoneType';
+    if (typeof v === 'boolean') return 'bool';
+    if (typeof v === 'number' && !Number.isInteger(v)) return 'float';
+    if (Array.isArray(v)) throw new NotModelled('type_debug of a sequence (list, tuple, dict_keys, ...) is not modelled');
+    if (v && typeof v === 'object') throw new NotModelled('type_debug of a mapping (dict, HostVars, ...) is not modelled');
+    if (typeof v === 'string') throw new NotModelled('type_debug of a string (str, AnsibleUnicode or AnsibleUnsafeText by where it came from) is not modelled');
+    if (typeof v === 'number') throw new NotModelled('type_debug of a whole number (int, or float if Python held 1.0) is not modelled');
+    throw new NotModelled('type_debug of this value is not modelled');
+  },
   bool: (v) => toBool(v),
   int: (v, d, b) => toInt(v, d, b),
   float: (v, d = 0) => {

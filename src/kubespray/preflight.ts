@@ -16,7 +16,7 @@ import { childNodes, evaluateCondition, evaluateExpression, parseExpression } fr
 import type { ExprNode } from './jinja.js';
 import { buildVarContext } from './vars.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
-import { includedRoleContexts, runStatus, setFactValue } from './who-fixes.js';
+import { includedRoleContexts, runStatus, setFactValue, taskContext } from './who-fixes.js';
 import type { RunStatus } from './who-fixes.js';
 import { walkRole } from './tasks.js';
 import type { Task, TaskRef } from './tasks.js';
@@ -227,8 +227,7 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
 }
 
 function taskVars(t: Task, ctx: VarContext): VarContext {
-  const defs = t.vars.flatMap((layer) => Object.entries(layer).map(([name, value]) => ({ name, value, file: t.ref.file, line: t.ref.line })));
-  return defs.length > 0 ? ctx.child(defs, { taskVars: true }) : ctx;
+  return taskContext(ctx, t);
 }
 
 function applySetFact(t: Task, tctx: VarContext, ctx: VarContext): void {

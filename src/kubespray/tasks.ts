@@ -40,6 +40,13 @@ export interface Task {
   changedWhen?: unknown;
   /** Task and enclosing block vars, innermost last. */
   vars: Record<string, unknown>[];
+  /**
+   * `vars:` of the dynamic includes (include_tasks, include_role, include) around
+   * the task, outermost first: include params, which outrank set_fact and
+   * register results (ansible-playbook shows it; import_role's and
+   * import_tasks' vars are task vars, below them).
+   */
+  params: Record<string, unknown>[];
   /** The innermost check_mode written on the task, its blocks or imports (or an include's apply). */
   checkMode: Condition | null;
   /** loop_control.loop_var: the name each loop item gets (item by default). */
@@ -228,9 +235,11 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     const whenNode = node.get('when', true) as Node | undefined;
     const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
     const taskVars = task.vars && typeof task.vars === 'object' && !Array.isArray(task.vars) ? [task.vars as Record<string, unknown>] : [];
+    const dynamic = m0 === 'include_tasks' || m0 === 'include_role' || m0 === 'include';
     const scope: Scope = {
       conds: [...inherited.conds, ...own],
-      vars: [...inherited.vars, ...taskVars],
+      vars: dynamic ? inherited.vars : [...inherited.vars, ...taskVars],
+      params: dynamic ? [...inherited.params, ...taskVars] : inherited.params,
       tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
       // include_tasks/include_role refuse check_mode (unmodelledKeywords says so); it reaches nothing.
       checkMode: 'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role' ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
@@ -270,6 +279,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       return {
         conds: [...into.conds, ...asConditions(a.when).map((expr) => ({ expr, file: file.rel, line, level: 'block' as const }))],
         vars: a.vars && typeof a.vars === 'object' ? [...into.vars, a.vars as Record<string, unknown>] : into.vars,
+        params: into.params,
         tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
         checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
         keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', '', file.rel, () => line)],
@@ -333,19 +343,21 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       failedWhen: task.failed_when,
       changedWhen: task.changed_when,
       vars: scope.vars,
+      params: scope.params,
       checkMode: scope.checkMode,
       loopVar: typeof loopControl.loop_var === 'string' ? loopControl.loop_var : 'item',
       ...(varsRole ? { varsRole } : {}),
     });
   };
 
-  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [], tags: [], checkMode: null, keywords: [] }, null);
+  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [], params: [], tags: [], checkMode: null, keywords: [] }, null);
   return result;
 }
 
 interface Scope {
   conds: Condition[];
   vars: Record<string, unknown>[];
+  params: Record<string, unknown>[];
   /** Tags of the task and everything around it: Ansible extends a task's tags with its parents'. */
   tags: { expr: unknown; file: string; line: number }[];
   checkMode: Condition | null;

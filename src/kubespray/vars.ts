@@ -1,6 +1,7 @@
 // The variables a kubespray task sees, layered in Ansible's precedence order
 // (lowest first) for the parts that decide our verdicts:
-//   1. role defaults of the other roles in the play (kubespray_defaults)
+//   1. role defaults of the other roles in the play (kubespray_defaults, and
+//      container-engine, download ... as playbooks/cluster.yml lists them)
 //   2. the running role's dependencies' defaults, then its own defaults
 //   3. inventory file vars of `all`, then of the host's other groups
 //      (parents before children)
@@ -162,6 +163,27 @@ export async function sharedDefaultsRole(ck: KubesprayCheckout): Promise<string 
   return null;
 }
 
+/**
+ * The roles of kubespray's play that runs `role` (playbooks/cluster.yml, or
+ * cluster.yml on old trees), in play order: Ansible shows a task every play
+ * role's defaults (Play.get_roles(), each with its dependencies), the running
+ * role's on top. Null when no such play is found.
+ */
+export async function playRolesOf(ck: KubesprayCheckout, role: string): Promise<string[] | null> {
+  for (const rel of ['playbooks/cluster.yml', 'cluster.yml']) {
+    const f = await ck.yaml(rel).catch(() => null);
+    const plays = f?.doc.toJSON() as unknown;
+    if (!Array.isArray(plays)) continue;
+    for (const play of plays) {
+      const roles = play && typeof play === 'object' ? (play as Record<string, unknown>).roles : undefined;
+      if (!Array.isArray(roles)) continue;
+      const names = roles.map((r) => (typeof r === 'string' ? r : r && typeof r === 'object' ? ((r as Record<string, unknown>).role ?? (r as Record<string, unknown>).name) : undefined));
+      if (names.includes(role)) return names.filter((n): n is string => typeof n === 'string');
+    }
+  }
+  return null;
+}
+
 /** Every var of a group_vars/<name> or host_vars/<name> entry: a file (with or without extension) or a directory of files. */
 async function inventoryVarsFiles(read: VarsReader, dir: string, name: string): Promise<VarDefinition[]> {
   const out: VarDefinition[] = [];
@@ -204,9 +226,14 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
   const layers: Definition[] = [];
   const shared = await sharedDefaultsRole(ck);
   const deps = await roleDependencies(ck, role);
-  const playRoles = [...(shared && shared !== role ? [shared] : []), role];
-  // 1-2: other play roles' defaults, then the running role's dependencies and its own.
-  for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleDefaultsOf(ck, r)));
+  const fromPlay = await playRolesOf(ck, role);
+  const playRoles = fromPlay ?? [...(shared && shared !== role ? [shared] : []), role];
+  // 1-2: the play roles' defaults (each after its dependencies'), then the running role's dependencies and its own.
+  for (const r of playRoles.filter((r) => r !== role)) {
+    if (r.includes('{{') || !(await ck.exists(`roles/${r}`))) continue;
+    for (const d of await roleDependencies(ck, r)) layers.push(...(await roleDefaultsOf(ck, d)));
+    layers.push(...(await roleDefaultsOf(ck, r)));
+  }
   for (const r of deps) layers.push(...(await roleDefaultsOf(ck, r)));
   layers.push(...(await roleDefaultsOf(ck, role)));
   const inc = o.included;
@@ -262,8 +289,12 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
   );
   if (o.host) magic.push({ name: 'inventory_dir', value: o.host.inventoryDir, file: '(inventory)', line: 0 });
   layers.push(...magic);
-  // 7: role vars
-  for (const r of playRoles.filter((r) => r !== role)) layers.push(...(await roleVarsOf(ck, r)));
+  // 7: role vars (every play role's, as private_role_vars is off by default)
+  for (const r of playRoles.filter((r) => r !== role)) {
+    if (r.includes('{{') || !(await ck.exists(`roles/${r}`))) continue;
+    for (const d of await roleDependencies(ck, r)) layers.push(...(await roleVarsOf(ck, d)));
+    layers.push(...(await roleVarsOf(ck, r)));
+  }
   for (const r of deps) layers.push(...(await roleVarsOf(ck, r)));
   layers.push(...(await roleVarsOf(ck, role)));
   if (inc) {

@@ -155,11 +155,11 @@ export interface EvaluatedTask {
   ctx: VarContext;
 }
 
-function taskContext(ctx: VarContext, t: Task): VarContext {
-  if (t.vars.length === 0) return ctx;
-  const defs: Definition[] = [];
-  for (const layer of t.vars) for (const [name, value] of Object.entries(layer)) defs.push({ name, value, file: t.ref.file, line: t.ref.line });
-  return ctx.child(defs, { taskVars: true });
+/** Block and task vars under set_fact/register results, the including tasks' include params over them. */
+export function taskContext(ctx: VarContext, t: Task): VarContext {
+  const defs = (layers: Record<string, unknown>[]): Definition[] => layers.flatMap((layer) => Object.entries(layer).map(([name, value]) => ({ name, value, file: t.ref.file, line: t.ref.line })));
+  const withVars = t.vars.length === 0 ? ctx : ctx.child(defs(t.vars), { taskVars: true });
+  return t.params.length === 0 ? withVars : withVars.child(defs(t.params));
 }
 
 /** Ansible evaluates `when` items in order and skips at the first false; an error before that fails the task. */

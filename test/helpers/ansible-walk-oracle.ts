@@ -101,6 +101,10 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
       for (const m of mods) await copyFile(path.join(HERE, 'ansible-walk/stub.py'), path.join(dir, `${m}.py`));
     }
     const shared = Object.keys(tree).some((p) => p.startsWith('ks/roles/kubespray_defaults/')) ? ['kubespray_defaults'] : [];
+    // A tree with kubespray's playbooks/cluster.yml runs each role with the other roles of its play there.
+    const cluster = typeof tree['ks/playbooks/cluster.yml'] === 'string' ? (parseAllDocuments(tree['ks/playbooks/cluster.yml'] as string)[0]!.toJSON() as { roles?: unknown[] }[]) : [];
+    const playOf = (role: string): unknown[] =>
+      cluster.find((p) => p.roles?.some((r) => (typeof r === 'string' ? r : (r as { role?: string }).role) === role))?.roles ?? [...shared, role].map((r) => ({ role: r }));
     // One play per role, as kubespray's playbooks run preinstall and node in separate plays (facts stay across plays).
     const play = (o.prelude ? `- import_playbook: ${o.prelude}\n` : '') + o.roles
       .map((role) =>
@@ -110,7 +114,7 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
           '  pre_tasks:',
           `    - fake_facts: { facts: ${JSON.stringify(o.facts)} }`,
           '  roles:',
-          ...[...shared, role].map((r) => `    - { role: ${r} }`),
+          ...playOf(role).map((r) => `    - ${JSON.stringify(typeof r === 'string' ? { role: r } : r)}`),
           '',
         ].join('\n'),
       )
