@@ -87,7 +87,8 @@ async function runRecipe(entries, label) {
     const b2 = await host.boot('boot2', { ...common, LATE: Math.max(recipe.late, 1) });
     bootTimes.push(b1, b2);
     const verdict = judge(host.out, recipe.listens);
-    verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.promises));
+    // Judged on what the tool ends with: a withdrawal its own apply removed (the unit running an unread script is masked) is none.
+    verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.final));
     // Ports move when entries are dropped: a port promise is named by the entry holding the port.
     const holder = (id) => recipe.parts.find((p) => p.port !== undefined && `port:${p.port}` === id)?.id;
     for (const b of verdict.broken) {

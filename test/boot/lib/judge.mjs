@@ -104,5 +104,6 @@ export function judge(out, listens) {
       if (d !== null) broken.push({ promise: p.id, phase, observed: d });
     }
   }
-  return { broken, problems, promises, planRc, applyRc, failures };
+  // `final`: what the tool ends with for the next boot (the plan apply observed afterwards, else the plan).
+  return { broken, problems, promises, final: after ?? promises, planRc, applyRc, failures };
 }
