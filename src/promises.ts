@@ -29,6 +29,12 @@ export interface Promised {
 export interface ProviderUnknown {
   message: string;
   withdraws: Withdrawal[];
+  /**
+   * What shows it is gone once apply has run, but the unknown is not (a
+   * transient unit stopped: what makes it again at boot is not traced). The
+   * plan apply observes afterwards keeps its withdrawals.
+   */
+  outlivesApply?: boolean;
 }
 
 export const portPromise = (port: number): string => `port:${port}`;

@@ -2,7 +2,7 @@
 // at the next boot, and which operator or unknown line takes each back. Pure,
 // over the plan; the boot farm (test/boot/) checks them against a real boot.
 import type { Change } from '../resources/types.js';
-import type { Promised, PromiseMoment, Withdrawal } from '../promises.js';
+import type { Promised, PromiseMoment, ProviderUnknown, Withdrawal } from '../promises.js';
 import type { ResourcePlan, Plan } from './plan.js';
 
 export interface WithdrawnBy {
@@ -28,6 +28,7 @@ export interface PlanUnknown {
   resource: string;
   message: string;
   withdraws: Withdrawal[];
+  outlivesApply?: boolean;
 }
 
 /** What an operator line takes back: what its provider named, else every promise of its resource from apply on. */
@@ -38,10 +39,14 @@ export function changeWithdrawals(r: Pick<ResourcePlan, 'spec' | 'provider'>, c:
 }
 
 export function planUnknowns(plan: Plan): PlanUnknown[] {
-  return plan.resources.flatMap((r) => (r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u: { message: string; withdraws: Withdrawal[] }) => ({ resource: r.name, ...u })));
+  return plan.resources.flatMap((r) => (r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u: ProviderUnknown) => ({ resource: r.name, ...u })));
 }
 
-export function planPromises(plan: Plan): PlanPromise[] {
+/**
+ * `carried`: unknowns of the plan made before apply that outlive it
+ * (outlivesApply), taken into the plan apply observes afterwards.
+ */
+export function planPromises(plan: Plan, carried: PlanUnknown[] = []): PlanPromise[] {
   const promises: PlanPromise[] = [];
   const byId = new Map<string, PlanPromise>();
   for (const r of plan.resources) {
@@ -53,7 +58,7 @@ export function planPromises(plan: Plan): PlanPromise[] {
   }
   const withdraw = (resource: string, w: Withdrawal, by: WithdrawnBy, heldBy: string | null) => {
     const p = byId.get(`${resource}\0${w.promise}`);
-    if (!p) return;
+    if (!p || p.withdrawn_by.some((x) => x.by === by.by && x.resource === by.resource && x.line === by.line && x.from === by.from)) return;
     p.withdrawn_by.push(by);
     p.at_boot = false;
     if (w.from === 'apply') p.after_apply = false;
@@ -64,7 +69,7 @@ export function planPromises(plan: Plan): PlanPromise[] {
       for (const w of changeWithdrawals(r, c)) withdraw(r.name, w, { by: 'operator', resource: r.name, line: c.id, from: w.from }, w.from === 'apply' ? c.summary : null);
     }
   }
-  for (const u of planUnknowns(plan)) {
+  for (const u of [...planUnknowns(plan), ...carried]) {
     for (const w of u.withdraws) withdraw(u.resource, w, { by: 'unknown', resource: u.resource, line: u.message, from: w.from }, null);
   }
   return promises;

@@ -26,7 +26,7 @@ import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type Un
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
-import { planPromises, withdrawnByUnknown } from './promises.js';
+import { planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
 import { runFirstBoot } from '../first-boot/run.js';
 
 export { TOOL_VERSION } from '../version.js';
@@ -287,14 +287,16 @@ async function finishApply(
   const verify = verifyConverged(after);
   const operator = operatorChanges(after).length;
   // A promise an unknown takes back is not a converged host: the next boot is not known to keep it.
-  const withdrawn = withdrawnByUnknown(planPromises(after));
+  // An unknown that outlives apply (what showed it is gone, the cause is not) keeps its withdrawals.
+  const promisesAfter = planPromises(after, planUnknowns(plan).filter((u) => u.outlivesApply));
+  const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
   const doc = {
     ...document('apply', host, plan, before, extra.findings, { pending: pendingCount(plan), operator }),
     applied: result.applied,
     failures: [...result.failures, ...verify.map((v) => ({ resource: v.resource, message: v.message }))],
     after: jsonPlan(after),
-    promises_after: planPromises(after),
+    promises_after: promisesAfter,
     verified: ok,
     reports_written: written,
     backups: door.backups(),

@@ -20,6 +20,8 @@ export function transientUnknowns(o: LivePortsObserved): ProviderUnknown[] {
       out.push({
         message: `port ${b.port} is held by ${u}, a transient unit (FragmentPath=${fragment}, made at run time by systemd-run or over the manager's bus); stopping it frees the port now, but what makes it again at the next boot is not traced (a boot script such as /etc/rc.local, a cron @reboot line or a unit's ExecStart= running systemd-run --unit=${u.replace(/\.service$/, '')}, or a program): find it and remove it`,
         withdraws: [{ promise: portPromise(b.port), from: 'boot' }],
+        // Stopping the unit hides it from the next observation; what makes it at boot is still there.
+        outlivesApply: true,
       });
     }
   }
