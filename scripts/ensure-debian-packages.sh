@@ -26,7 +26,6 @@ declare -A need=(
   [setpriv]=util-linux
   [mkswap]=util-linux
   [systemd-analyze]=systemd
-  [systemd-nspawn]=systemd-container
   [python3]=python3
   [lsb_release]=lsb-release
   [dpkg-deb]=dpkg
