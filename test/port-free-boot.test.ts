@@ -18,6 +18,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, wr
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { boot, freshRootfs, nspawnAvailable, type Booted } from './helpers/nspawn.js';
+import { lsbInitScript } from './helpers/sysv-script.js';
 
 const DIST = path.resolve('dist');
 const ETC = 'etc/systemd/system';
@@ -273,23 +274,14 @@ describe('PortFree on a booted host: a lingering user\'s service without a user 
 // An old daemon started by its SysV init script, linked into /etc/rc?.d by
 // Debian's own update-rc.d: systemd-sysv-generator runs it in
 // legacy-api.service (Type=forking, GuessMainPID=no, so MainPID=0).
-const INIT = `#!/bin/sh
-### BEGIN INIT INFO
-# Provides:          legacy-api
-# Required-Start:    $remote_fs
-# Required-Stop:     $remote_fs
-# Default-Start:     2 3 4 5
-# Default-Stop:      0 1 6
-# Short-Description: Legacy API server
-### END INIT INFO
-PIDFILE=/run/legacy-api.pid
+const INIT = lsbInitScript('legacy-api', 'Legacy API server', `PIDFILE=/run/legacy-api.pid
 case "$1" in
   start) start-stop-daemon --start --background --make-pidfile --pidfile $PIDFILE --exec /usr/bin/python3 -- -m http.server 10250 ;;
   stop) start-stop-daemon --stop --pidfile $PIDFILE --remove-pidfile --retry 5 ;;
   restart) $0 stop; $0 start ;;
   *) echo "Usage: $0 {start|stop|restart}"; exit 2 ;;
 esac
-`;
+`);
 
 /** Every /etc/rc?.d link to the script, as "rc2.d/S01legacy-api". */
 function rcLinks(root: string): string[] {

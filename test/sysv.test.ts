@@ -14,18 +14,10 @@ import { Host } from '../src/host.js';
 import { loadUnitGraph } from '../src/systemd/unit-loader.js';
 import { generatorLinksTo, sysvScriptOf, SYSV_GENERATOR_DIR } from '../src/systemd/sysv.js';
 import { SYSTEM_UNIT_PATH } from '../src/systemd/unit-dirs.js';
+import { lsbInitScript } from './helpers/sysv-script.js';
 
-const INIT = `#!/bin/sh
-### BEGIN INIT INFO
-# Provides:          legacy-api
-# Required-Start:    $remote_fs
-# Required-Stop:     $remote_fs
-# Default-Start:     2 3 4 5
-# Default-Stop:      0 1 6
-# Short-Description: Legacy API server
-### END INIT INFO
-exit 0
-`;
+const INIT = lsbInitScript('legacy-api', 'Legacy API server', `exit 0
+`);
 
 let root = '';
 function inChroot(...argv: string[]): string {
