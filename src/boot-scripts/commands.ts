@@ -25,6 +25,15 @@ export type ScriptAction =
   /** modprobe -r / rmmod of a module (canonical name: "_" for "-"). */
   | { kind: 'module-remove'; module: string; program: 'modprobe -r' | 'rmmod' }
   /**
+   * systemd-run makes a transient unit of the system manager (its file lives
+   * in /run/systemd/transient and is made again each time the line runs).
+   * `unit`: the name it gets (systemd-run(1): a name without a suffix gets
+   * ".service", ".scope" with --scope); null when --unit is absent (a
+   * random run-*.service) or known only at run time. The command it runs is
+   * read as any other (unwrap looks through systemd-run).
+   */
+  | { kind: 'transient-unit'; unit: string | null; scope: boolean }
+  /**
    * What the command does depends on a word known only at run time. For a
    * sysctl, `path` narrows which key it may be: a /proc/sys path where "*"
    * stands for text known only at run time (any characters, "/" too).
@@ -57,7 +66,7 @@ function basename(p: string): string {
 }
 
 /** Options of the wrappers below that take a value as the next word. */
-const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number }> = {
+const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number; shortValues?: Set<string> }> = {
   command: { valueOptions: new Set() },
   nohup: { valueOptions: new Set() },
   setsid: { valueOptions: new Set() },
@@ -69,7 +78,86 @@ const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number
   // timeout DURATION COMMAND: one leading argument after the options.
   timeout: { valueOptions: new Set(['-s', '--signal', '-k', '--kill-after']), leadingArgs: 1 },
   busybox: { valueOptions: new Set() },
+  // systemd-run(1) of systemd 252, getopt "+hrH:M:E:p:tPqGdSu:" (options end at the first operand).
+  'systemd-run': {
+    valueOptions: new Set([
+      '-u', '--unit', '-p', '--property', '--description', '--slice', '--uid', '--gid', '--nice', '-E', '--setenv', '--working-directory',
+      '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar',
+      '--timer-property', '--path-property', '--socket-property', '--service-type', '-H', '--host', '-M', '--machine',
+    ]),
+    shortValues: new Set(['u', 'p', 'E', 'H', 'M']),
+  },
 };
+
+/** A cluster of short options ("-qu") whose last letter takes its value from the next word. */
+function takesNextWord(a: string, shortValues: Set<string> | undefined): boolean {
+  if (shortValues === undefined || a.startsWith('--') || a.length < 2) return false;
+  for (let j = 1; j < a.length; j++) if (shortValues.has(a[j]!)) return j === a.length - 1;
+  return false;
+}
+
+/**
+ * The transient units a command's systemd-run makes in the system manager
+ * (one per systemd-run in its chain of wrappers: `nohup systemd-run ...`).
+ * --user, --host and --machine make it in another manager: none here.
+ */
+export function transientUnits(words: Word[]): ScriptAction[] {
+  const out: ScriptAction[] = [];
+  let w: Word[] | null = words;
+  for (let guard = 0; guard < 8 && w !== null && w.length > 0; guard++) {
+    const prog = w[0];
+    if (prog === null || prog === undefined || !WRAPPERS[basename(prog)]) break;
+    if (basename(prog) === 'systemd-run') {
+      const t = systemdRunUnit(w);
+      if (t !== null) out.push(t);
+    }
+    const next = unwrapOnce(w);
+    if (next === null || next === w) break;
+    w = next;
+  }
+  return out;
+}
+
+/** The unit types of systemd.unit(5): a name ending in one keeps it. */
+const UNIT_SUFFIXES = new Set(['service', 'socket', 'device', 'mount', 'automount', 'swap', 'target', 'path', 'timer', 'slice', 'scope']);
+
+function systemdRunUnit(w: Word[]): ScriptAction | null {
+  let unit: Word | undefined;
+  let scope = false;
+  for (let i = 1; i < w.length; i++) {
+    const a = w[i];
+    if (a === null || a === undefined) {
+      // An option known only at run time may be --unit or --user: the name is unknown.
+      unit = null;
+      break;
+    }
+    if (a === '--' || !a.startsWith('-') || a === '-') break;
+    if (a === '--user' || a === '--host' || a === '--machine' || a.startsWith('--host=') || a.startsWith('--machine=')) return null;
+    if (a === '--scope') scope = true;
+    if (a === '--unit' || a === '-u') unit = w[i + 1] ?? null;
+    else if (a.startsWith('--unit=')) unit = a.slice('--unit='.length);
+    else if (!a.startsWith('--')) {
+      // A cluster: -H/-M name another host; -uNAME, or u last with the name in the next word.
+      for (let j = 1; j < a.length; j++) {
+        const o = a[j]!;
+        if (o === 'H' || o === 'M') return null;
+        if (o === 'u') {
+          unit = j + 1 < a.length ? a.slice(j + 1) : (w[i + 1] ?? null);
+          break;
+        }
+        if (WRAPPERS['systemd-run']!.shortValues!.has(o)) break;
+      }
+    }
+    if (WRAPPERS['systemd-run']!.valueOptions.has(a) || takesNextWord(a, WRAPPERS['systemd-run']!.shortValues)) i++;
+  }
+  if (unit === undefined) return { kind: 'transient-unit', unit: null, scope };
+  if (unit === null) return { kind: 'transient-unit', unit: null, scope };
+  // systemd-run appends the type's suffix to a name without one (unit_name_mangle_with_suffix).
+  const suffix = scope ? '.scope' : '.service';
+  const dot = unit.lastIndexOf('.');
+  const named = dot > 0 && UNIT_SUFFIXES.has(unit.slice(dot + 1)) ? unit : unit + suffix;
+  return { kind: 'transient-unit', unit: named, scope };
+}
 
 /**
  * The command a wrapper runs, or the words unchanged when words[0] is no
@@ -79,44 +167,51 @@ const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number
 export function unwrap(words: Word[]): Word[] | null {
   let w = words;
   for (let guard = 0; guard < 8; guard++) {
-    const prog = w[0];
-    if (prog === null || prog === undefined) return w;
-    const name = basename(prog);
-    const spec = WRAPPERS[name];
-    if (!spec) return w;
-    let i = 1;
-    let leading = spec.leadingArgs ?? 0;
-    while (i < w.length) {
-      const a = w[i];
-      if (a === null || a === undefined) return [null];
-      if (a === '--') {
-        i++;
-        break;
-      }
-      if (name === 'command' && (a === '-v' || a === '-V')) return null;
-      if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
-        i++;
-        continue;
-      }
-      if (name === 'nice' && /^-\d+$/.test(a)) {
-        i++;
-        continue;
-      }
-      if (a.startsWith('-') && a !== '-') {
-        i += spec.valueOptions.has(a) ? 2 : 1;
-        continue;
-      }
-      if (leading > 0) {
-        leading--;
-        i++;
-        continue;
-      }
-      break;
-    }
-    if (i >= w.length) return null;
-    w = w.slice(i);
+    const next = unwrapOnce(w);
+    if (next === null || next === w) return next;
+    w = next;
   }
   return w;
+}
+
+/** One wrapper looked through: the words it runs; the same array when words[0] is no wrapper; [null] when known only at run time. */
+function unwrapOnce(w: Word[]): Word[] | null {
+  const prog = w[0];
+  if (prog === null || prog === undefined) return w;
+  const name = basename(prog);
+  const spec = WRAPPERS[name];
+  if (!spec) return w;
+  let i = 1;
+  let leading = spec.leadingArgs ?? 0;
+  while (i < w.length) {
+    const a = w[i];
+    if (a === null || a === undefined) return [null];
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (name === 'command' && (a === '-v' || a === '-V')) return null;
+    if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
+      i++;
+      continue;
+    }
+    if (name === 'nice' && /^-\d+$/.test(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-') && a !== '-') {
+      i += spec.valueOptions.has(a) || takesNextWord(a, spec.shortValues) ? 2 : 1;
+      continue;
+    }
+    if (leading > 0) {
+      leading--;
+      i++;
+      continue;
+    }
+    break;
+  }
+  if (i >= w.length) return null;
+  return w.slice(i);
 }
 
 /** swapon options that only show or explain, never turn swap on (swapon(8)). */
@@ -363,6 +458,11 @@ function rmmodActions(argv: Word[]): ScriptAction[] {
  * tool keeps, apart from what it writes into /proc/sys.
  */
 export function commandActions(words: Word[], io: CommandIo = {}, readScript?: ScriptReader): ScriptAction[] {
+  const made = transientUnits(words);
+  return made.length === 0 ? programActions(words, io, readScript) : [...made, ...programActions(words, io, readScript)];
+}
+
+function programActions(words: Word[], io: CommandIo, readScript?: ScriptReader): ScriptAction[] {
   const argv = unwrap(words);
   if (argv === null || argv.length === 0) return [];
   const prog = argv[0];

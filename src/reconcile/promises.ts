@@ -42,11 +42,17 @@ export function planUnknowns(plan: Plan): PlanUnknown[] {
   return plan.resources.flatMap((r) => (r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u: ProviderUnknown) => ({ resource: r.name, ...u })));
 }
 
+/** Operator lines of a plan whose cause outlives apply (Change.outlivesApply), with their resources. */
+export function outlivingOperators(plan: Plan): Array<{ resource: ResourcePlan; change: Change }> {
+  return plan.resources.flatMap((r) => r.changes.filter((c) => c.action === 'operator' && c.outlivesApply === true).map((change) => ({ resource: r, change })));
+}
+
 /**
  * `carried`: unknowns of the plan made before apply that outlive it
- * (outlivesApply), taken into the plan apply observes afterwards.
+ * (outlivesApply), taken into the plan apply observes afterwards;
+ * `carriedOperators`: the same for operator lines.
  */
-export function planPromises(plan: Plan, carried: PlanUnknown[] = []): PlanPromise[] {
+export function planPromises(plan: Plan, carried: PlanUnknown[] = [], carriedOperators: Array<{ resource: ResourcePlan; change: Change }> = []): PlanPromise[] {
   const promises: PlanPromise[] = [];
   const byId = new Map<string, PlanPromise>();
   for (const r of plan.resources) {
@@ -64,10 +70,9 @@ export function planPromises(plan: Plan, carried: PlanUnknown[] = []): PlanPromi
     if (w.from === 'apply') p.after_apply = false;
     if (p.kind === 'port' && heldBy !== null && p.held_by === null) p.held_by = heldBy;
   };
-  for (const r of plan.resources) {
-    for (const c of r.changes) {
-      for (const w of changeWithdrawals(r, c)) withdraw(r.name, w, { by: 'operator', resource: r.name, line: c.id, from: w.from }, w.from === 'apply' ? c.summary : null);
-    }
+  const operatorLines = [...plan.resources.flatMap((r) => r.changes.map((c) => ({ resource: r, change: c }))), ...carriedOperators];
+  for (const { resource: r, change: c } of operatorLines) {
+    for (const w of changeWithdrawals(r, c)) withdraw(r.name, w, { by: 'operator', resource: r.name, line: c.id, from: w.from }, w.from === 'apply' ? c.summary : null);
   }
   for (const u of [...planUnknowns(plan), ...carried]) {
     for (const w of u.withdraws) withdraw(u.resource, w, { by: 'unknown', resource: u.resource, line: u.message, from: w.from }, null);

@@ -26,7 +26,7 @@ import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type Un
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { Finding } from '../findings.js';
 import { hostReports } from './host-reports.js';
-import { planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
+import { outlivingOperators, planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
 import { runFirstBoot } from '../first-boot/run.js';
 
 export { TOOL_VERSION } from '../version.js';
@@ -285,10 +285,11 @@ async function finishApply(
   progress('observing again to verify');
   const after = await makePlan(host, desired);
   const verify = verifyConverged(after);
-  const operator = operatorChanges(after).length;
+  // An operator line or unknown that outlives apply (what showed it is gone, the cause is not) keeps its withdrawals.
+  const carriedOperators = outlivingOperators(plan).filter(({ change }) => !operatorChanges(after).some((o) => o.change.id === change.id));
+  const operator = operatorChanges(after).length + carriedOperators.length;
   // A promise an unknown takes back is not a converged host: the next boot is not known to keep it.
-  // An unknown that outlives apply (what showed it is gone, the cause is not) keeps its withdrawals.
-  const promisesAfter = planPromises(after, planUnknowns(plan).filter((u) => u.outlivesApply));
+  const promisesAfter = planPromises(after, planUnknowns(plan).filter((u) => u.outlivesApply), carriedOperators);
   const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
   const doc = {

@@ -16,7 +16,7 @@ import { diffLivePort } from './port-free/diff-live.js';
 import { diffOffline } from './port-free/diff-offline.js';
 import { applyLive, portsReport } from './port-free/apply-live.js';
 import { portPromise } from '../promises.js';
-import { transientUnknowns } from './port-free/transient.js';
+import { transientMakerChanges, transientMakers, transientUnknowns, type TransientMaker } from './port-free/transient.js';
 
 async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<PortFreeOp>[]): Promise<void> {
   for (const c of changes) {
@@ -29,14 +29,17 @@ async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<Por
   }
 }
 
-export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFreeOp> = {
+export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { transientMakers?: TransientMaker[] }, PortFreeOp> = {
   type: 'PortFree',
   after: [],
 
   promised: (spec) => spec.ports.map((p) => ({ id: portPromise(p), kind: 'port', subject: String(p), expect: 'free' })),
 
   async observe(host, spec) {
-    return host.live ? observeLive(host, spec) : observeOffline(host, spec);
+    if (!host.live) return observeOffline(host, spec);
+    const o = await observeLive(host, spec);
+    const makers = await transientMakers(host, o);
+    return makers === undefined ? o : { ...o, transientMakers: makers };
   },
 
   // What starts a unit at boot could not be told from the image's unit files: say so, with why.
@@ -45,7 +48,7 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved, PortFree
   unknowns: (_spec, o) => (o.mode === 'live' ? transientUnknowns(o) : []),
 
   diff(spec, observed, ctx) {
-    if (observed.mode === 'live') return observed.busy.map((b) => diffLivePort(spec, observed, b));
+    if (observed.mode === 'live') return [...observed.busy.map((b) => diffLivePort(spec, observed, b)), ...transientMakerChanges(observed)];
     return diffOffline(spec, observed, ctx?.firstBoot === true);
   },
 

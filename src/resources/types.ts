@@ -48,6 +48,12 @@ interface ChangeBase<Op> {
    * operator line: every promise of its resource, from apply on.
    */
   withdraws?: Withdrawal[];
+  /**
+   * An operator line whose cause outlives apply while what showed it does
+   * not (a boot script that makes a transient unit again, once apply has
+   * stopped that unit): apply carries it into promises_after and its exit code.
+   */
+  outlivesApply?: boolean;
 }
 
 export type Change<Op = unknown> =

@@ -234,4 +234,26 @@ export default [
       listens: [port],
     }),
   },
+  {
+    id: 'transient-systemd-run-unnamed',
+    // systemd-run without --unit: a random run-*.service name, so no line can be matched to the holder by name.
+    wild: 'quick "systemd-run /opt/tool/bin/tool" lines pasted from chat into rc.local to get a daemon logged to the journal',
+    port: true,
+    late: 2,
+    recipe: ({ port }) => ({
+      rcLocal: [`systemd-run -p Restart=always ${D} ${port}`],
+      listens: [port],
+    }),
+  },
+  {
+    id: 'transient-systemd-run-cron-reboot',
+    // cron's @reboot runs systemd-run, so the daemon gets a unit (and the journal) without a unit file.
+    wild: '@reboot root systemd-run --unit=... lines in /etc/cron.d, written by admins who want journald logging without a unit file',
+    port: true,
+    late: 3,
+    recipe: ({ port }) => ({
+      files: { '/etc/cron.d/cronrun': `# started at boot by cron, logged by journald\n@reboot root systemd-run --unit=cron-api ${D} ${port}\n` },
+      listens: [port],
+    }),
+  },
 ];
