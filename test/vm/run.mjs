@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ensureBase } from './lib/base.mjs';
+import { basePath, ensureBase } from './lib/base.mjs';
 import { prepareRoot, buildImage, boot, readResults, hostReconcile, BUNDLE, BOOT_TIMEOUT_S } from './lib/vm.mjs';
 import { containerDesired, containerLower, lackedPackages, mountOverlay, unmountOverlay, bootContainer, copyResults, guardChecks } from './lib/nspawn.mjs';
 import { hostState, stateDiff } from '../boot/lib/host-state.mjs';
@@ -48,7 +48,7 @@ function requireTools() {
 // One base build per suite (and extra package list) even when scenarios run in parallel.
 const bases = new Map();
 function baseFor(suite, extra = []) {
-  const key = `${suite ?? 'default'} ${extra.join(',')}`;
+  const key = basePath(suite, extra);
   if (!bases.has(key)) bases.set(key, ensureBase(suite, extra));
   return bases.get(key);
 }

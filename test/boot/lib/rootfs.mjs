@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { buildOnce } from '../../vm/lib/util.mjs';
 
 export const CACHE_DIR = process.env.BOOT_CACHE_DIR ?? '/var/cache/k8s-host-reconcile/boot';
 
@@ -33,22 +34,23 @@ export function rootfsTar() {
   return path.join(CACHE_DIR, `rootfs-${rootfsKey()}.tar`);
 }
 
-/** The cached tarball, built first when absent (a cold cache takes minutes). Never blocks the event loop: a VM suite run keeps reading its consoles meanwhile. */
+/** The cached tarball, built first when absent (a cold cache takes minutes; another process's build is waited for). Never blocks the event loop: a VM suite run keeps reading its consoles meanwhile. */
 export async function ensureRootfsTar(say = (m) => process.stderr.write(`boot: ${m}\n`)) {
   const tar = rootfsTar();
   if (fs.existsSync(tar)) return tar;
   fs.mkdirSync(CACHE_DIR, { recursive: true });
-  const partial = `${tar}.partial-${process.pid}.tar`;
-  say(`building ${tar} with mmdebstrap (cold cache)`);
-  const t0 = Date.now();
-  try {
-    await run('mmdebstrap', mmdebstrapArgs(partial), 30 * 60_000);
-    fs.renameSync(partial, tar);
-  } finally {
-    fs.rmSync(partial, { force: true });
-  }
-  say(`rootfs built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  return tar;
+  return buildOnce(tar, async () => {
+    const partial = `${tar}.partial-${process.pid}.tar`;
+    say(`building ${tar} with mmdebstrap (cold cache)`);
+    const t0 = Date.now();
+    try {
+      await run('mmdebstrap', mmdebstrapArgs(partial), 30 * 60_000);
+      fs.renameSync(partial, tar);
+    } finally {
+      fs.rmSync(partial, { force: true });
+    }
+    say(`rootfs built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }, say);
 }
 
 function run(cmd, args, timeout) {
