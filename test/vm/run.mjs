@@ -105,7 +105,7 @@ async function runScenario(name, landed) {
     let b;
     let results;
     if (nspawn) {
-      b = await bootContainer({ root, machine: `vmtest-${name}`.slice(0, 60), consoleLog, timeoutS: BOOT_TIMEOUT_S });
+      b = await bootContainer({ root, machine: `vmtest-${process.pid}-${name}`.slice(0, 60), consoleLog, timeoutS: BOOT_TIMEOUT_S });
       results = copyResults(root, path.join(work, 'out'));
       unmountOverlay(work);
     } else {

@@ -44,18 +44,34 @@ export function containerLower() {
   return ensureLower((m) => say(`farm rootfs: ${m}`));
 }
 
+// Interrupted: unmount what is mounted (the containers end with nspawn), then stop.
+const mounted = new Set();
+let onSignal;
+function unmountOnSignal() {
+  if (onSignal) return;
+  onSignal = (sig) => {
+    for (const root of mounted) spawnSync('umount', ['--lazy', root]);
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}
+
 /** An overlay on `lower` at WORK/root; returns the merged root. */
 export function mountOverlay(lower, work) {
   const root = path.join(work, 'root');
   for (const d of ['upper', 'ovl-work', 'root']) fs.mkdirSync(path.join(work, d), { recursive: true });
+  unmountOnSignal();
   const r = spawnSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${work}/upper,workdir=${work}/ovl-work`, root], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`overlay mount failed: ${r.stderr}`);
+  mounted.add(root);
   return root;
 }
 
 export function unmountOverlay(work) {
   const root = path.join(work, 'root');
   if (spawnSync('mountpoint', ['-q', root]).status === 0) spawnSync('umount', [root]);
+  if (spawnSync('mountpoint', ['-q', root]).status !== 0) mounted.delete(root);
 }
 
 // systemd-nspawn exits 133 when the container's manager reboots
