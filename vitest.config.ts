@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 // @ts-expect-error: a plain .mjs build script without type declarations
 import { viteValidatorPlugin } from './scripts/build/desired-state-validator.mjs';
@@ -8,5 +9,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Vitest's default is cores - 1: one file at a time on CI's two cores, while most files spend their
+    // time in one single-threaded child (the bundle, ansible, an nspawn boot). Two at a time there.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

@@ -15,13 +15,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { NSPAWN, byId } from './catalogue/index.mjs';
 import { compose, hosts, seedsFor } from './lib/generate.mjs';
 import { FarmHost, writeFiles } from './lib/boot.mjs';
 import { judge } from './lib/judge.mjs';
-import { CACHE_DIR, ensureRootfsTar, rootfsKey } from './lib/rootfs.mjs';
+import { ensureLower } from './lib/rootfs.mjs';
 import { hostState, stateDiff } from './lib/host-state.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -54,18 +54,6 @@ function preflight() {
     if (spawnSync('sh', ['-c', `command -v ${cmd}`]).status !== 0) throw new Error(`${cmd} is missing (apt-get install systemd-container mmdebstrap)`);
   }
   if (!fs.existsSync(path.resolve(HERE, '../../dist/reconcile.mjs'))) throw new Error('dist/reconcile.mjs is missing: npm run -s bundle');
-}
-
-/** The extracted root file system, kept next to its tarball: the read-only layer of every host. */
-function lowerDir() {
-  const tar = ensureRootfsTar();
-  const dir = path.join(CACHE_DIR, `rootfs-${rootfsKey()}.d`);
-  if (fs.existsSync(path.join(dir, '.extracted'))) return dir;
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  execFileSync('tar', ['-C', dir, '--numeric-owner', '-xpf', tar]);
-  fs.writeFileSync(path.join(dir, '.extracted'), '');
-  return dir;
 }
 
 const TINYD = fs.readFileSync(path.join(HERE, 'lib/tinyd.py'), 'utf8');
@@ -206,7 +194,7 @@ async function main() {
   preflight();
   const t0 = Date.now();
   const before = hostState();
-  lower = lowerDir();
+  lower = await ensureLower();
   workDir = fs.mkdtempSync(path.join(process.env.BOOT_WORK_DIR ?? '/var/tmp', 'k8s-host-reconcile-boot-'));
   let plan;
   if (process.env.BOOT_ENTRIES) plan = [{ seed: 'entries', entries: process.env.BOOT_ENTRIES.split(',').map(byId) }];

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { buildOnce } from '../../vm/lib/util.mjs';
 
 export const CACHE_DIR = process.env.BOOT_CACHE_DIR ?? '/var/cache/k8s-host-reconcile/boot';
 
@@ -33,30 +34,64 @@ export function rootfsTar() {
   return path.join(CACHE_DIR, `rootfs-${rootfsKey()}.tar`);
 }
 
-/** The cached tarball, built first when absent (a cold cache takes minutes). */
-export function ensureRootfsTar(say = (m) => process.stderr.write(`boot: ${m}\n`)) {
+/** The cached tarball, built first when absent (a cold cache takes minutes; another process's build is waited for). Never blocks the event loop: a VM suite run keeps reading its consoles meanwhile. */
+export async function ensureRootfsTar(say = (m) => process.stderr.write(`boot: ${m}\n`)) {
   const tar = rootfsTar();
   if (fs.existsSync(tar)) return tar;
   fs.mkdirSync(CACHE_DIR, { recursive: true });
-  const partial = `${tar}.partial-${process.pid}.tar`;
-  say(`building ${tar} with mmdebstrap (cold cache)`);
-  const t0 = Date.now();
-  try {
-    const r = spawnSync('mmdebstrap', mmdebstrapArgs(partial), { stdio: ['ignore', 'inherit', 'inherit'], timeout: 30 * 60_000 });
-    if (r.status !== 0) throw new Error(`mmdebstrap failed (exit ${r.status})`);
-    fs.renameSync(partial, tar);
-  } finally {
-    fs.rmSync(partial, { force: true });
-  }
-  say(`rootfs built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  return tar;
+  return buildOnce(tar, async () => {
+    const partial = `${tar}.partial-${process.pid}.tar`;
+    say(`building ${tar} with mmdebstrap (cold cache)`);
+    const t0 = Date.now();
+    try {
+      await run('mmdebstrap', mmdebstrapArgs(partial), 30 * 60_000);
+      fs.renameSync(partial, tar);
+    } finally {
+      fs.rmSync(partial, { force: true });
+    }
+    say(`rootfs built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }, say);
 }
 
-/** Extracts the tarball into DIR/lower once per run (the overlays' read-only layer). */
-export function extractLower(tar, dir) {
-  const lower = path.join(dir, 'lower');
-  if (fs.existsSync(path.join(lower, 'etc/os-release')) || fs.existsSync(path.join(lower, 'usr/lib/os-release'))) return lower;
-  fs.mkdirSync(lower, { recursive: true });
-  execFileSync('tar', ['-C', lower, '--numeric-owner', '-xpf', tar], { stdio: 'inherit' });
-  return lower;
+function run(cmd, args, timeout) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 2, 2] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`${cmd} failed (exit ${code}${signal ? `, ${signal}` : ''})`));
+    });
+  });
+}
+
+/**
+ * The extracted root file system, kept next to its tarball: the read-only
+ * lower layer of every overlay (the farm's hosts, the VM suite's nspawn-tier
+ * scenarios). Extracted into a directory of this process and renamed into
+ * place, so two runs starting at once never see a half-extracted tree.
+ */
+export async function ensureLower(say) {
+  const tar = await ensureRootfsTar(say);
+  const dir = path.join(CACHE_DIR, `rootfs-${rootfsKey()}.d`);
+  if (fs.existsSync(path.join(dir, '.extracted'))) return dir;
+  // A tree left by an interrupted run of the old recipe (extracted in place, no marker).
+  if (fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+  const partial = `${dir}.partial-${process.pid}`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  fs.mkdirSync(partial, { recursive: true });
+  try {
+    await run('tar', ['-C', partial, '--numeric-owner', '-xpf', tar], 10 * 60_000);
+    fs.writeFileSync(path.join(partial, '.extracted'), '');
+    try {
+      fs.renameSync(partial, dir);
+    } catch (e) {
+      // Another run renamed its copy first: use that one.
+      if (!fs.existsSync(path.join(dir, '.extracted'))) throw e;
+    }
+  } finally {
+    fs.rmSync(partial, { recursive: true, force: true });
+  }
+  return dir;
 }

@@ -144,7 +144,15 @@ function snapshot() {
 
 // The VM has no NIC; a dummy interface with a TEST-NET-1 address gives the
 // host a default route, which ansible's default_ipv4 needs.
+// In the nspawn tier the container shares this machine's kernel: a dummy link
+// would make that kernel load the dummy module, so the address and the route
+// go on the container's own lo.
 function network(dir) {
+  if (scenario.tier === 'nspawn') {
+    recorded(dir, 'net-addr', 'ip', ['addr', 'add', '192.0.2.10/24', 'dev', 'lo']);
+    recorded(dir, 'net-route', 'ip', ['route', 'add', 'default', 'dev', 'lo', 'src', '192.0.2.10']);
+    return;
+  }
   recorded(dir, 'net-link', 'ip', ['link', 'add', 'dummy0', 'type', 'dummy']);
   recorded(dir, 'net-addr', 'ip', ['addr', 'add', '192.0.2.10/24', 'dev', 'dummy0']);
   recorded(dir, 'net-up', 'ip', ['link', 'set', 'dummy0', 'up']);
@@ -218,9 +226,41 @@ function rollbackSteps(dir) {
   saveFiles(dir, 'files-after.json');
 }
 
+// The nspawn tier's guard, probed from inside: swapon/swapoff of a path that
+// does not exist and finit_module/delete_module of nothing. Refused, they fail
+// with EPERM; allowed, with ENOENT or EBADF; none of them can change anything.
+const GUARD_PROBE = `
+import ctypes, errno, json
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *args):
+    ctypes.set_errno(0)
+    r = libc.syscall(nr, *args)
+    return 'ok' if r == 0 else errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
+nowhere = b'/nonexistent/vmtest-guard-probe'
+status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)
+print(json.dumps({
+    'swapon': call(167, nowhere, 0),
+    'swapoff': call(168, nowhere),
+    'finit_module': call(313, -1, b'', 0),
+    'delete_module': call(176, b'vmtest_no_such_module', 0o4000),
+    'cap_sys_module_in_bounding_set': bool(int(status['CapBnd'].strip(), 16) >> 16 & 1),
+    'seccomp': 'Seccomp: ' + status.get('Seccomp', '?').strip(),
+}))
+`;
+
+function guardProbe(dir) {
+  const r = recorded(dir, 'guard-probe', 'python3', ['-c', GUARD_PROBE]);
+  try {
+    writeJson(dir, 'guard.json', JSON.parse(r.stdout));
+  } catch (e) {
+    log(`guard probe output not parsable: ${e.message}`);
+  }
+}
+
 function boot1() {
   const dir = path.join(RESULTS, 'boot1');
   log('boot 1: measuring');
+  if (scenario.tier === 'nspawn') guardProbe(dir);
   const missing = waitPorts(scenario.wait_ports ?? [], 120);
   network(dir);
   const ls = listeners();

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { run, say } from './util.mjs';
+import { buildOnce, run, say } from './util.mjs';
 
 export const CACHE_DIR = process.env.VMTEST_CACHE_DIR ?? '/var/cache/k8s-host-reconcile/vm';
 
@@ -40,7 +40,8 @@ export function basePath(suite = DEFAULT_SUITE, extra = []) {
   return path.join(CACHE_DIR, `base-${baseKey(suite, extra)}.tar`);
 }
 
-// Returns the cached tarball, building it first when absent. Throws on failure.
+// Returns the cached tarball, building it first when absent (or waiting for
+// another process building it). Throws on failure.
 export async function ensureBase(suite = DEFAULT_SUITE, extra = []) {
   const tar = basePath(suite, extra);
   if (fs.existsSync(tar)) {
@@ -48,15 +49,16 @@ export async function ensureBase(suite = DEFAULT_SUITE, extra = []) {
     return tar;
   }
   fs.mkdirSync(CACHE_DIR, { recursive: true });
-  const partial = `${tar}.partial-${process.pid}.tar`;
-  say(`base rootfs: building ${tar} (${suite}${extra.length ? ` + ${extra.join(' ')}` : ''}) with mmdebstrap (cold cache)`);
-  const t0 = Date.now();
-  try {
-    await run('mmdebstrap', mmdebstrapArgs(partial, suite, extra), { prefix: 'mmdebstrap', timeout: 30 * 60_000 });
-    fs.renameSync(partial, tar);
-  } finally {
-    fs.rmSync(partial, { force: true });
-  }
-  say(`base rootfs: built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  return tar;
+  return buildOnce(tar, async () => {
+    const partial = `${tar}.partial-${process.pid}.tar`;
+    say(`base rootfs: building ${tar} (${suite}${extra.length ? ` + ${extra.join(' ')}` : ''}) with mmdebstrap (cold cache)`);
+    const t0 = Date.now();
+    try {
+      await run('mmdebstrap', mmdebstrapArgs(partial, suite, extra), { prefix: 'mmdebstrap', timeout: 30 * 60_000 });
+      fs.renameSync(partial, tar);
+    } finally {
+      fs.rmSync(partial, { force: true });
+    }
+    say(`base rootfs: built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  });
 }

@@ -31,6 +31,7 @@ function loadBoot(dir) {
     filesAfter: readJson(path.join(dir, 'files-after.json')),
     ansible: readJson(path.join(dir, 'ansible-setup.json')),
     firstBootUnit: readJson(path.join(dir, 'first-boot-unit.json')),
+    guard: readJson(path.join(dir, 'guard.json')),
     firstBootJournal: fs.existsSync(path.join(dir, 'first-boot-journal.txt')) ? fs.readFileSync(path.join(dir, 'first-boot-journal.txt'), 'utf8') : undefined,
     preflight,
     commands,

@@ -67,14 +67,19 @@ function kubesprayFixture() {
   return path.join(VM_DIR, 'fixtures/kubespray');
 }
 
+// `baseTar`: extracted into `root` first; null for the nspawn tier, whose root
+// is already an overlay on the farm's extracted tree.
 export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTypes, desired }) {
   fs.mkdirSync(root, { recursive: true });
-  say('extracting base rootfs');
-  await run('tar', ['--xattrs', '--xattrs-include=*', '--numeric-owner', '-xpf', baseTar, '-C', root]);
+  if (baseTar) {
+    say('extracting base rootfs');
+    await run('tar', ['--xattrs', '--xattrs-include=*', '--numeric-owner', '-xpf', baseTar, '-C', root]);
+  }
 
-  // Boot plumbing: root on the virtio disk, a fixed machine-id so the first
-  // boot does not run first-boot presets, a quiet serial console.
-  write(root, 'etc/fstab', '/dev/vda / ext4 rw,errors=remount-ro 0 1\n');
+  // Boot plumbing: root on the virtio disk (a container has its root
+  // already), a fixed machine-id so the first boot does not run first-boot
+  // presets, a quiet serial console.
+  if (guest.tier !== 'nspawn') write(root, 'etc/fstab', '/dev/vda / ext4 rw,errors=remount-ro 0 1\n');
   write(root, 'etc/hostname', 'node1\n');
   write(root, 'etc/hosts', '127.0.0.1 localhost\n127.0.1.1 node1\n');
   write(root, 'etc/machine-id', 'c0ffee00c0ffee00c0ffee00c0ffee00\n', 0o444);

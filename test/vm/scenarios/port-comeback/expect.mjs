@@ -18,6 +18,8 @@ const AGENT_PATH = `${AGENT} is still wanted by ${TARGET} (Wants= at /etc/system
 const REPORT_TRIGGER = `${TIMER} triggers ${REPORT}, so it goes first: stop and disable ${TIMER} and ${REPORT}`;
 
 export const guest = {
+  // Units, triggers and listeners only: booted in systemd-nspawn (lib/nspawn.mjs), not qemu.
+  tier: 'nspawn',
   wait_ports: [10250, 10257],
   units: [AGENT, REPORT, TIMER, TARGET],
   sysctl_keys: [],

@@ -12,6 +12,8 @@ const FILE = '/etc/cron.d/legacy-etcd';
 const LINE = `${FILE}:6: @reboot root python3 -m http.server ${PORT}`;
 
 export const guest = {
+  // Units, triggers and listeners only: booted in systemd-nspawn (lib/nspawn.mjs), not qemu.
+  tier: 'nspawn',
   wait_ports: [PORT],
   units: [CRON],
   sysctl_keys: [],

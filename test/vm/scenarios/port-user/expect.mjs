@@ -14,6 +14,8 @@ const PATH = `${UNIT} is still wanted by dev-stack.target (Wants= at ${CONF}/dev
 const LINGER = "alice lingers (/var/lib/systemd/linger/alice exists), so alice's manager (user@1000.service) starts at boot";
 
 export const guest = {
+  // Units, triggers and listeners only: booted in systemd-nspawn (lib/nspawn.mjs), not qemu.
+  tier: 'nspawn',
   wait_ports: [PORT],
   units: [MANAGER],
   sysctl_keys: [],

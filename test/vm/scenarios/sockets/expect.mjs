@@ -8,6 +8,8 @@ const ACTIVATED = 'legacy-etcd.service';
 const V6 = 'legacy-apiserver.service';
 
 export const guest = {
+  // Units, triggers and listeners only: booted in systemd-nspawn (lib/nspawn.mjs), not qemu.
+  tier: 'nspawn',
   wait_ports: [2379, 6443],
   units: [SOCKET, ACTIVATED, V6],
   sysctl_keys: [],
