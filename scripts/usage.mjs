@@ -27,3 +27,29 @@ for (const r of docRegions()) {
   }
 }
 process.exitCode = missing ? 1 : 0;
+
+// The README's sample plan: what the bundle prints for the fixture host
+// (test/readme.test.ts runs the same plan and compares).
+import { spawnSync } from 'node:child_process';
+import { SAMPLE, sampleBlock } from '../test/helpers/readme-sample.mjs';
+spawnSync(process.execPath, [path.join(repo, 'scripts/bundle.mjs')], { cwd: repo, stdio: 'inherit' });
+const run = spawnSync(process.execPath, [path.join(repo, 'dist/reconcile.mjs'), ...SAMPLE.args(repo)], { cwd: repo, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+if (run.status !== 2) {
+  process.stderr.write(`docs:usage: the sample plan exited ${run.status}, not 2:\n${run.stderr}`);
+  process.exitCode = 1;
+} else {
+  const readme = path.join(repo, 'README.md');
+  const text = fs.readFileSync(readme, 'utf8');
+  const at = text.indexOf(SAMPLE.begin);
+  const to = text.indexOf(SAMPLE.end);
+  if (at < 0 || to < at) {
+    process.stderr.write(`docs:usage: README.md has no ${SAMPLE.begin} ... ${SAMPLE.end} region\n`);
+    process.exitCode = 1;
+  } else {
+    const next = text.slice(0, at) + sampleBlock(run.stdout, repo) + text.slice(to);
+    if (next !== text) {
+      fs.writeFileSync(readme, next);
+      process.stdout.write('README.md: the sample plan rewritten\n');
+    }
+  }
+}

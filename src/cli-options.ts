@@ -244,7 +244,7 @@ export function manReference(): string {
   return `# COMMANDS\n\n${commands.join('\n\n')}\n\n# OPTIONS\n\n${options.join('\n\n')}\n\n# EXIT STATUS\n\n${exits.join('\n\n')}\n`;
 }
 
-// The README's usage tables (between `<!-- usage:commands -->` markers).
+// The README's usage tables (between its `<!-- usage:table -->` markers).
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 export function readmeUsage(): string {
   const commands = COMMANDS.map((c) => `| \`reconcile ${c.name}${c.operands ? ` ${c.operands}` : ''}\` | \`${c.alias}\` | ${cell(c.summary)} |`);
