@@ -6,8 +6,9 @@
 // `npm run docs:usage` rewrites them).
 
 export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot';
-// `report` (the fleet report, src/report/) joins CommandName, COMMANDS and
-// cli.ts's dispatch when that entry point exists.
+// `report DIR...` (the fleet report, src/report/) joins CommandName and
+// COMMANDS (no alias: it has no flag form; its options in OPTIONS) and
+// cli.ts's dispatch (marked there) when that entry point exists.
 
 export type OptionName = 'file' | 'root' | 'json' | 'force' | 'plan' | 'help' | 'version' | 'providers';
 
@@ -29,8 +30,8 @@ export interface ExitCode {
 
 export interface CommandSpec {
   readonly name: CommandName;
-  /** The flag form, kept as an alias with the same behaviour and exit codes. */
-  readonly alias: `--${string}`;
+  /** The flag form, kept as an alias with the same behaviour and exit codes (a command older than the subcommands has one). */
+  readonly alias?: `--${string}`;
   /** Positional arguments in the synopsis (`[RUN_ID]`). */
   readonly operands?: string;
   /** At most this many operands. */
@@ -130,7 +131,8 @@ export const COMMANDS: readonly CommandSpec[] = [
 ];
 
 export const commandByName = (name: string): CommandSpec | undefined => COMMANDS.find((c) => c.name === name);
-export const commandByAlias = (flag: string): CommandSpec | undefined => COMMANDS.find((c) => c.alias === flag);
+/** The commands that have a flag form. */
+export const ALIASED = COMMANDS.filter((c): c is CommandSpec & { alias: `--${string}` } => c.alias !== undefined);
 export const option = (name: OptionName): OptionSpec => {
   const o = OPTIONS.find((x) => x.name === name);
   if (!o) throw new Error(`no option ${name}`);
@@ -141,7 +143,7 @@ export const option = (name: OptionName): OptionSpec => {
 export function parseArgsOptions(): Record<string, { type: 'boolean' | 'string'; short?: string }> {
   const table: Record<string, { type: 'boolean' | 'string'; short?: string }> = {};
   for (const o of OPTIONS) table[o.name] = { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}) };
-  for (const c of COMMANDS) table[c.alias.slice(2)] = { type: 'boolean' };
+  for (const c of ALIASED) table[c.alias.slice(2)] = { type: 'boolean' };
   return table;
 }
 
@@ -178,7 +180,7 @@ Global options:
 ${columns(GLOBAL_OPTIONS.map((n): [string, string] => [flagWords(option(n)), n === 'help' ? 'show this help, or with a command its own' : option(n).summary]))}
 
 Each command also has a flag form, with the same behaviour and exit codes:
-  ${COMMANDS.map((c) => c.alias).join(', ')}
+  ${ALIASED.map((c) => c.alias).join(', ')}
   (reconcile --plan -f FILE runs as reconcile plan -f FILE does).
 
 Run 'reconcile COMMAND --help' for a command's options and exit codes.
@@ -197,8 +199,7 @@ ${columns(c.options.map((n): [string, string] => [flagWords(option(n)), option(n
 Exit codes:
 ${columns(c.exits.map((e): [string, string] => [String(e.code), e.meaning]))}
 
-Flag form: reconcile ${c.alias}${c.operands ? ` ${c.operands}` : ''} [OPTIONS]
-`;
+${c.alias ? `\nFlag form: reconcile ${c.alias}${c.operands ? ` ${c.operands}` : ''} [OPTIONS]\n` : ''}`;
 }
 
 function wrap(text: string, width: number): string {
@@ -233,12 +234,12 @@ const optionPlace = (o: OptionSpec): string => o.name === 'help' ? 'every comman
 export function manSynopsis(): string {
   const lines = COMMANDS.map((c) => ['**reconcile**', `**${c.name}**`, ...(c.operands ? [c.operands.replace(/([A-Z_]+)/, '*$1*')] : []), ...commandOptions(c).map(manSynopsisWord)].join(' '));
   return `# SYNOPSIS\n\n${[...lines, '**reconcile** **--help** | **--version** | **--providers**', '**reconcile** *COMMAND* **--help**'].join('\n\n')}\n\n` +
-    `Each command also has a flag form, with the same behaviour and exit codes: ${COMMANDS.map((c) => `**${c.alias}** for **${c.name}**`).join(', ')}.\n`;
+    `Each command also has a flag form, with the same behaviour and exit codes: ${ALIASED.map((c) => `**${c.alias}** for **${c.name}**`).join(', ')}.\n`;
 }
 
 /** From `# COMMANDS` up to `# FILES`: commands, options and exit status. */
 export function manReference(): string {
-  const commands = COMMANDS.map((c) => `**${c.name}**${c.operands ? ` ${c.operands.replace(/([A-Z_]+)/, '*$1*')}` : ''}\n:   ${sentence(c.summary)} ${c.description} Options: ${c.options.map((n) => `**--${n}**`).join(', ')}. Flag form: **${c.alias}**.`);
+  const commands = COMMANDS.map((c) => `**${c.name}**${c.operands ? ` ${c.operands.replace(/([A-Z_]+)/, '*$1*')}` : ''}\n:   ${sentence(c.summary)} ${c.description} Options: ${c.options.map((n) => `**--${n}**`).join(', ')}.${c.alias ? ` Flag form: **${c.alias}**.` : ''}`);
   const options = OPTIONS.map((o) => `${manFlag(o)}\n:   ${sentence(o.summary)}${o.detail ? ` ${o.detail}` : ''} With: ${optionPlace(o)}.`);
   const exits = COMMANDS.map((c) => `**${c.name}**\n:   ${c.exits.map((e) => `${e.code}: ${e.meaning}`).join('; ')}.`);
   return `# COMMANDS\n\n${commands.join('\n\n')}\n\n# OPTIONS\n\n${options.join('\n\n')}\n\n# EXIT STATUS\n\n${exits.join('\n\n')}\n`;
@@ -247,7 +248,7 @@ export function manReference(): string {
 // The README's usage tables (between its `<!-- usage:table -->` markers).
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 export function readmeUsage(): string {
-  const commands = COMMANDS.map((c) => `| \`reconcile ${c.name}${c.operands ? ` ${c.operands}` : ''}\` | \`${c.alias}\` | ${cell(c.summary)} |`);
+  const commands = COMMANDS.map((c) => `| \`reconcile ${c.name}${c.operands ? ` ${c.operands}` : ''}\` | ${c.alias ? `\`${c.alias}\`` : '—'} | ${cell(c.summary)} |`);
   const options = OPTIONS.map((o) => {
     return `| \`${flagWords(o)}\` | ${optionPlace(o)} | ${cell(sentence(o.summary))}${o.detail ? ` ${cell(o.detail)}` : ''} |`;
   });

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InputError, ReconcileError, RunAbortedError, describeFsError } from './errors.js';
-import { COMMANDS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions } from './cli-options.js';
+import { ALIASED, COMMANDS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions } from './cli-options.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 
@@ -41,10 +41,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return 1;
     }
   }
-  const args: Record<string, string | boolean | undefined> = sub ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
+  // A command without a flag form runs here, on its own: the fleet report
+  // (`reconcile report DIR...`, src/report/) is dispatched at this point.
+  const args: Record<string, string | boolean | undefined> = sub?.alias ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
   const operands = sub ? parsed.positionals.slice(1) : parsed.positionals;
   // The command a flag form names (rollback's --plan previews a rollback, so rollback first).
-  const command = sub ?? (args.rollback ? commandByName('rollback') : COMMANDS.find((c) => args[c.alias.slice(2)]));
+  const command = sub ?? (args.rollback ? commandByName('rollback') : ALIASED.find((c) => args[c.alias.slice(2)]));
   const USAGE = errorUsage(command);
   const json = Boolean(args.json);
   const fail = (message: string, e?: unknown): number => {
@@ -93,7 +95,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
-    io.stderr.write(`reconcile: give one command (${COMMANDS.map((c) => c.name).join(', ')}) or its flag form (${COMMANDS.map((c) => c.alias).join(', ')})\n${USAGE}`);
+    io.stderr.write(`reconcile: give one command (${COMMANDS.map((c) => c.name).join(', ')}) or its flag form (${ALIASED.map((c) => c.alias).join(', ')})\n${USAGE}`);
     return 1;
   }
   if (args.force && !args.rollback) {
