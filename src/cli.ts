@@ -95,7 +95,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
-    io.stderr.write(`reconcile: give one command (${COMMANDS.map((c) => c.name).join(', ')}) or its flag form (${ALIASED.map((c) => c.alias).join(', ')})\n${USAGE}`);
+    io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})\n${USAGE}`);
     return 1;
   }
   if (args.force && !args.rollback) {

@@ -83,7 +83,7 @@ describe('subcommands and their flag forms', () => {
       [['plan', 'extra'], 'reconcile plan: unexpected argument extra'],
       [['rollback', 'r1', 'r2'], 'reconcile rollback: unexpected argument r2'],
       [['frobnicate'], 'no command frobnicate'],
-      [[], 'give one command'],
+      [[], 'give exactly one of --plan, --apply or --rollback, or a command (plan, apply, rollback, facts, first-boot)'],
     ] as const) {
       const r = await cli([...args]);
       expect(r.code, args.join(' ')).toBe(1);
