@@ -273,8 +273,8 @@ ${topEntries(p).join('\n')}`);
   const inTheWay = why.length ? `\n## What stands in the way\n\n${why.join('\n\n')}\n` : '';
   const md = `# Benchmarks\n\nWritten by \`npm run bench\` (medians of hyperfine runs; each ratio's yardstick measured in the same run).\n\nMachine: ${machine}\n\n${loadLine}\n\n${table}\n${inTheWay}`;
   writeFileSync(path.join(repo, 'BENCHMARKS.md'), md);
-  // README's Performance section carries the same table between its markers.
-  const readme = path.join(repo, 'README.md');
+  // docs/performance.md carries the same table between its markers.
+  const readme = path.join(repo, 'docs/performance.md');
   const text = readFileSync(readme, 'utf8');
   const start = '<!-- bench:table -->';
   const end = '<!-- /bench:table -->';

@@ -4,14 +4,31 @@
 // The program is /usr/lib/k8s-host-reconcile/reconcile.mjs with
 // /usr/bin/reconcile linking to it: node decides ESM by the real file's
 // extension, and an extensionless ESM file would not load on node 18.
-import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+// What the build runs, checked first: a missing tool is one line naming its
+// Debian package (`npm run deb` installs them first: predeb), never a stack.
+const tools = { 'go-md2man': 'go-md2man', 'dpkg-deb': 'dpkg' };
+const absent = Object.keys(tools).filter((t) => spawnSync('sh', ['-c', 'command -v "$1"', 'sh', t]).status !== 0);
+if (absent.length) {
+  const pkgs = [...new Set(absent.map((t) => tools[t]))];
+  process.stderr.write(`deb: ${absent.join(' and ')} missing: apt-get install ${pkgs.join(' ')} (or run npm run deb as root, which installs ${pkgs.length === 1 ? 'it' : 'them'})\n`);
+  process.exit(1);
+}
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch {
+  process.stderr.write('deb: the npm package esbuild is missing: run npm ci\n');
+  process.exit(1);
+}
+
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const NAME = 'k8s-host-reconcile';
 const version = pkg.version;

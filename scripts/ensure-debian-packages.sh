@@ -1,15 +1,39 @@
 #!/usr/bin/env bash
-# The VM suite needs qemu, mmdebstrap, debugfs and ansible from Debian's
-# packages; the unit tests' oracles need kmod, util-linux, systemd and
-# python3, and lsb-release (the facts model reads what its script reads);
-# systemd-nspawn (systemd-container) boots a stock root to check ExecStart=
-# words against systemd, and the boot farm's hosts; ifupdown's ifquery reads
-# interfaces(5) files for the boot-script test (it is only run with -i FILE); `npm run deb` and its test need dpkg-deb,
-# go-md2man (the man page) and lintian. Install whatever is missing (as root), or say exactly
-# what to do.
+# The Debian packages each npm script needs, installed when missing (as root),
+# or one line naming them and the command that installs them (exit 1).
+#
+#   bash scripts/ensure-debian-packages.sh [GROUP...]   (no group: all of them)
+#
+# unit:  the unit tests' oracles: kmod, util-linux, systemd, procps, python3,
+#        lsb-release (the facts model reads what its script reads), ifupdown's
+#        ifquery (read with -i FILE), dash, ansible-core (the Ansible oracles),
+#        systemd-nspawn (systemd-container: a stock root checks ExecStart= words
+#        against systemd), mmdebstrap (the stock roots), and dpkg-deb, go-md2man
+#        and lintian for the package test
+# vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
+# boot:  the boot farm: systemd-nspawn and mmdebstrap
+# deb:   `npm run deb`: dpkg-deb and go-md2man (the man page)
+# bench: `npm run bench`: hyperfine (ansible-core, when present, is a yardstick)
+# npm:   no Debian package: only the check below
+# Each npm script names its groups in its pre-script (package.json). Every
+# group first checks that `npm ci` has installed the project's own packages.
 set -euo pipefail
 
-declare -A need=(
+here="${BASH_SOURCE[0]}"
+[[ $here == */* ]] || here="./$here"
+repo="$(cd "${here%/*}/.." && pwd)"
+npm_missing="$(cd "$repo" && node -e '
+  const fs = require("fs");
+  const p = JSON.parse(fs.readFileSync("package.json", "utf8"));
+  const names = Object.keys({ ...p.dependencies, ...p.devDependencies });
+  process.stdout.write(names.filter((n) => !fs.existsSync(`node_modules/${n}/package.json`)).join(" "));
+')"
+if [ -n "$npm_missing" ]; then
+  echo "npm packages missing: $npm_missing; run: npm ci" >&2
+  exit 1
+fi
+
+declare -A package=(
   [qemu-system-x86_64]=qemu-system-x86
   [mmdebstrap]=mmdebstrap
   [systemd-nspawn]=systemd-container
@@ -33,18 +57,40 @@ declare -A need=(
   [lintian]=lintian
   [ifquery]=ifupdown
   [dash]=dash
+  [hyperfine]=hyperfine
 )
+declare -A group=(
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian"
+  [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
+  [boot]="systemd-nspawn mmdebstrap"
+  [deb]="dpkg-deb go-md2man"
+  [bench]="hyperfine"
+  [npm]=""
+)
+
+groups=("$@")
+[ ${#groups[@]} -eq 0 ] && groups=(unit vm boot deb)
+cmds=()
+for g in "${groups[@]}"; do
+  if [ -z "${group[$g]+x}" ]; then
+    echo "ensure-debian-packages: no group $g (the groups: ${!group[*]})" >&2
+    exit 2
+  fi
+  read -r -a words <<<"${group[$g]}"
+  cmds+=(${words[@]+"${words[@]}"})
+done
+
 missing=()
-for cmd in "${!need[@]}"; do
-  command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
+for cmd in ${cmds[@]+"${cmds[@]}"}; do
+  command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 || missing+=("${package[$cmd]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 mapfile -t pkgs < <(printf '%s\n' "${missing[@]}" | sort -u)
-if [ "$(id -u)" != 0 ]; then
-  echo "test dependencies missing: ${pkgs[*]}; run as root, or: sudo apt-get update && sudo apt-get install -y ${pkgs[*]}" >&2
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "Debian packages missing (${groups[*]}): ${pkgs[*]}; run as root on Debian, or: sudo apt-get update && sudo apt-get install -y ${pkgs[*]}" >&2
   exit 1
 fi
-echo "installing test dependencies: ${pkgs[*]}" >&2
+echo "installing Debian packages (${groups[*]}): ${pkgs[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y "${pkgs[@]}"

@@ -3,55 +3,51 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InputError, ReconcileError, RunAbortedError, describeFsError } from './errors.js';
+import { ALIASED, COMMANDS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions } from './cli-options.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
-
-const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
-       reconcile --first-boot [-f FILE] [--json]
-       reconcile --rollback [RUN_ID] [--plan] [--force] [-f FILE] [--root DIR] [--json]
-       reconcile --facts [-f FILE] [--json]
-
-  --plan        show what would change (exit 0 in sync, 2 changes pending, 1 error)
-  --apply       converge the host and verify (exit 0 converged and verified, 1 otherwise)
-  --rollback    undo a run (default: the last applied run with changes); with --plan, preview it
-  --force       with --rollback: overwrite files that changed after the run
-  --facts       print the facts kubespray judges this host by (facts.json), and the memory verdict; plans nothing
-  -f, --file    desired state (default ./desired-state.yaml)
-  --root DIR    converge an unbooted root file system instead of the running host
-  --json        print one JSON document (format_version, per-resource changes)
-  --first-boot  the image's first-boot run (its unit runs it): wait for candidate services,
-                then --apply (first_boot: apply) or --plan (verify), then disable the unit
-  --providers   print the resource types this build supports, as JSON
-  --version     print the version
-`;
 
 export async function main(argv: string[], io: Io): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        plan: { type: 'boolean' },
-        apply: { type: 'boolean' },
-        file: { type: 'string', short: 'f' },
-        root: { type: 'string' },
-        json: { type: 'boolean' },
-        rollback: { type: 'boolean' },
-        'first-boot': { type: 'boolean' },
-        facts: { type: 'boolean' },
-        force: { type: 'boolean' },
-        providers: { type: 'boolean' },
-        version: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });
   } catch (e) {
-    io.stderr.write(`reconcile: ${(e as Error).message}\n${USAGE}`);
+    io.stderr.write(`reconcile: ${(e as Error).message}\n${errorUsage(undefined)}`);
     return 1;
   }
-  const args = parsed.values;
+  const given = Object.keys(parsed.values);
+  // `reconcile help [COMMAND]`: the same pages as --help.
+  if (parsed.positionals[0] === 'help') {
+    const named = parsed.positionals[1];
+    const c = named === undefined ? undefined : commandByName(named);
+    if (parsed.positionals.length > 2 || (named !== undefined && !c) || given.length > 0) {
+      io.stderr.write(`reconcile: help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}\n${errorUsage(undefined)}`);
+      return 1;
+    }
+    io.stdout.write(c ? commandHelp(c) : mainHelp());
+    return 0;
+  }
+  // The subcommand form becomes its flag form once its own options are checked:
+  // `reconcile plan -f X` runs exactly as `reconcile --plan -f X` does.
+  const sub = parsed.positionals[0] === undefined ? undefined : commandByName(parsed.positionals[0]);
+  if (sub) {
+    const stray = given.find((name) => !(sub.options as readonly string[]).includes(name));
+    if (stray !== undefined) {
+      io.stderr.write(`reconcile ${sub.name}: --${stray} is not an option of ${sub.name}\n${errorUsage(sub)}`);
+      return 1;
+    }
+    if (parsed.positionals.length - 1 > sub.maxOperands) {
+      io.stderr.write(`reconcile ${sub.name}: unexpected argument ${parsed.positionals.at(-1)}\n${errorUsage(sub)}`);
+      return 1;
+    }
+  }
+  // A command without a flag form runs here, on its own: the fleet report
+  // (`reconcile report DIR...`, src/report/) is dispatched at this point.
+  const args: Record<string, string | boolean | undefined> = sub?.alias ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
+  const operands = sub ? parsed.positionals.slice(1) : parsed.positionals;
+  // The command a flag form names (rollback's --plan previews a rollback, so rollback first).
+  const command = sub ?? (args.rollback ? commandByName('rollback') : ALIASED.find((c) => args[c.alias.slice(2)]));
+  const USAGE = errorUsage(command);
   const json = Boolean(args.json);
   const fail = (message: string, e?: unknown): number => {
     const applied = e instanceof RunAbortedError ? e.applied : [];
@@ -65,12 +61,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     return 1;
   };
-  if (parsed.positionals.length > (args.rollback ? 1 : 0)) {
-    io.stderr.write(`reconcile: unexpected argument ${parsed.positionals.at(-1)}${args.rollback ? '' : ' (a run id goes with --rollback)'}\n${USAGE}`);
+  if (operands.length > (args.rollback ? 1 : 0)) {
+    const word = operands.at(-1)!;
+    const why = command ? (args.rollback ? '' : ' (a run id goes with --rollback)') : ` (no command ${word}; the commands: ${COMMANDS.map((c) => c.name).join(', ')})`;
+    io.stderr.write(`reconcile: unexpected argument ${word}${why}\n${USAGE}`);
     return 1;
   }
   if (args.help) {
-    io.stdout.write(USAGE);
+    io.stdout.write(command ? commandHelp(command) : mainHelp());
     return 0;
   }
   if (args.version) {
@@ -97,7 +95,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
-    io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback\n${USAGE}`);
+    io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})\n${USAGE}`);
     return 1;
   }
   if (args.force && !args.rollback) {
@@ -110,10 +108,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       {
         mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
         ...(firstBoot ? { firstBoot: true } : {}),
-        file: args.file ?? 'desired-state.yaml',
-        root: args.root,
+        file: typeof args.file === 'string' ? args.file : 'desired-state.yaml',
+        root: typeof args.root === 'string' ? args.root : undefined,
         json,
-        ...(args.rollback ? { rollback: { run: parsed.positionals[0], force: Boolean(args.force) } } : {}),
+        ...(args.rollback ? { rollback: { run: operands[0], force: Boolean(args.force) } } : {}),
       },
       io,
     );

@@ -4,7 +4,7 @@
 // worded from the schema's own x-message where it has one
 // (schema/desired-state.schema.json) and from the JSON type names otherwise.
 // Each document here has exactly one thing wrong, so the expected list is the
-// one message the README's desired-state reference promises for it.
+// one message the desired-state reference (docs/desired-state.md) promises for it.
 import { describe, expect, it } from 'vitest';
 import { parseDesiredState } from '../src/reconcile/load.js';
 import { humanPath, validateAgainstSchema } from '../src/reconcile/validate.js';
@@ -123,7 +123,7 @@ describe('validateAgainstSchema on its own', () => {
 });
 
 describe('humanPath', () => {
-  it('writes JSON-pointer segments the way the README names keys', () => {
+  it('writes JSON-pointer segments the way docs/desired-state.md names keys', () => {
     expect(humanPath([])).toBe('');
     expect(humanPath(['resources', '2', 'ports', '0'])).toBe('resources[2].ports[0]');
     expect(humanPath(['facts', 'source'])).toBe('facts.source');

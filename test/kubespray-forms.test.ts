@@ -1,5 +1,5 @@
 // One small tree in kubespray's layout per form the audit met in kubespray
-// v2.20.0 .. master (see the table in README.md): each fact name in the
+// v2.20.0 .. master (see the table in docs/kubespray-audit.md): each fact name in the
 // memory assert, each group-membership form, `when: false` on a task, a block
 // and an import, defaults in three roles, group_vars over a default, a YAML
 // inventory, a unit found by a registered result, and templates that cannot

@@ -1,4 +1,4 @@
-// The plan's promises (README "Promises"): what it leaves true after apply and
+// The plan's promises (docs/output.md, "Promises"): what it leaves true after apply and
 // at the next boot, and which operator or unknown line takes each back. An
 // unknown boot-time line decides whether a wanted value holds at boot, so it
 // withdraws that promise and keeps --plan at 2 and apply at 1, as the

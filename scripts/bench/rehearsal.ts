@@ -1,4 +1,4 @@
-// Cost of the boot rehearsal on this machine (README, "Boot rehearsal"):
+// Cost of the boot rehearsal on this machine (docs/resources.md, "Boot rehearsal"):
 // fixture trees under a temp dir, the real programs in private namespaces,
 // N rounds each; prints the median wall time and the namespace runs. Needs
 // root. Never touches this machine's sysctl files or values.

@@ -93,7 +93,7 @@ export interface PlanDocument {
   live: boolean;
   root: string;
   resources: JsonResource[];
-  /** What the plan leaves true after apply and at the next boot, and what takes each back (README "Promises"). */
+  /** What the plan leaves true after apply and at the next boot, and what takes each back (docs/output.md, "Promises"). */
   promises: PlanPromise[];
 }
 

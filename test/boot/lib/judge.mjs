@@ -86,7 +86,7 @@ export function judge(out, listens) {
   }
   const withdrawnAny = promises.some((p) => p.withdrawn_by.length > 0);
   if (withdrawnAny && planRc !== 2) problems.push(`promises are withdrawn but --plan exited ${planRc}`);
-  // Apply observes again and says what holds from then on (promises_after, README "Promises"): a withdrawal
+  // Apply observes again and says what holds from then on (promises_after, docs/output.md, "Promises"): a withdrawal
   // the apply removed (a unit running an unread script, masked by PortFree) is gone there, and its exit says so.
   const after = Array.isArray(apply?.promises_after) ? apply.promises_after : null;
   if ((after ?? promises).some((p) => p.withdrawn_by.length > 0) && applyRc === 0) problems.push('promises are withdrawn but --apply exited 0');

@@ -14,7 +14,7 @@ export function desired(doc) {
   return doc;
 }
 
-// The marker format is the documented one (README, "Boot-time scripts").
+// The marker format is the documented one (docs/boot-scripts.md).
 const SWAP_MARK = '# k8s-host-reconcile: swap disabled for Kubernetes (kubelet needs swap off); the next line was active';
 const SYSCTL_MARK = '# k8s-host-reconcile: this line would undo sysctl values Kubernetes needs; the next line was active';
 const RC_AFTER = [RC_LINES[0], RC_LINES[1], SWAP_MARK, '#' + RC_LINES[2], SYSCTL_MARK, '#' + RC_LINES[3], RC_LINES[4]].join('\n') + '\n';

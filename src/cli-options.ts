@@ -1,0 +1,298 @@
+// The CLI's surface, once: its commands, their options and exit codes. The
+// parser (cli.ts), `--help`, the man page's SYNOPSIS/COMMANDS/OPTIONS/EXIT
+// STATUS (docs/reconcile.1.md) and the README's usage tables are all rendered
+// from these tables, so they cannot say different things
+// (test/cli-options.test.ts compares the files with what renders here;
+// `npm run docs:usage` rewrites them).
+
+export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot';
+// `report DIR...` (the fleet report, src/report/) joins CommandName and
+// COMMANDS (no alias: it has no flag form; its options in OPTIONS) and
+// cli.ts's dispatch (marked there) when that entry point exists.
+
+export type OptionName = 'file' | 'root' | 'json' | 'force' | 'plan' | 'help' | 'version' | 'providers';
+
+export interface OptionSpec {
+  readonly name: OptionName;
+  readonly short?: string;
+  /** The value's placeholder; none for a switch. */
+  readonly value?: string;
+  /** One line, for `--help`. */
+  readonly summary: string;
+  /** What the man page and the README add to the summary (whole sentences). */
+  readonly detail?: string;
+}
+
+export interface ExitCode {
+  readonly code: 0 | 1 | 2;
+  readonly meaning: string;
+}
+
+export interface CommandSpec {
+  readonly name: CommandName;
+  /** The flag form, kept as an alias with the same behaviour and exit codes (a command older than the subcommands has one). */
+  readonly alias?: `--${string}`;
+  /** Positional arguments in the synopsis (`[RUN_ID]`). */
+  readonly operands?: string;
+  /** At most this many operands. */
+  readonly maxOperands: number;
+  readonly summary: string;
+  /** A paragraph for the command's own help and the man page. */
+  readonly description: string;
+  readonly options: readonly OptionName[];
+  readonly exits: readonly ExitCode[];
+}
+
+export const OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'file', short: 'f', value: 'FILE',
+    summary: 'desired state (default ./desired-state.yaml)',
+    detail: "The package's default is /usr/share/k8s-host-reconcile/desired-state.yaml.",
+  },
+  {
+    name: 'root', value: 'DIR',
+    summary: 'work on the unbooted root file system at DIR (an image) instead of the running host',
+    detail: 'DIR must be an existing directory other than / (an empty value, a missing path, a file, or a link to / is refused and never created). Nothing of the build machine is read or changed; runtime steps are deferred to boot.',
+  },
+  {
+    name: 'json',
+    summary: 'print one JSON document (format_version, per-resource changes) instead of text',
+  },
+  {
+    name: 'plan',
+    summary: 'only show what the rollback would undo',
+  },
+  {
+    name: 'force',
+    summary: 'also put back files that changed after the run',
+    detail: 'It also undoes what an incomplete journal records; it never restores a backup that is not what the run kept.',
+  },
+  { name: 'help', short: 'h', summary: 'show this help' },
+  { name: 'version', summary: 'print the version' },
+  { name: 'providers', summary: 'print the resource types and report features this build supports, as a JSON array' },
+];
+
+/** Options that go with no command. */
+export const GLOBAL_OPTIONS: readonly OptionName[] = ['help', 'version', 'providers'];
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'plan', alias: '--plan', maxOperands: 0,
+    summary: 'show what would change; changes nothing',
+    description: 'Observe the host, compare it with the desired state and print every change apply would make, with a unified diff of each file it would write, what is left to an operator, and what the plan promises after apply and after the next boot.',
+    options: ['file', 'root', 'json', 'help'],
+    exits: [
+      { code: 0, meaning: 'the host is in sync' },
+      { code: 1, meaning: "error (bad input, unreadable host), or kubespray's own preflight will stop on this host" },
+      { code: 2, meaning: 'changes pending, an operator must act, or an unknown takes back a promise' },
+    ],
+  },
+  {
+    name: 'apply', alias: '--apply', maxOperands: 0,
+    summary: 'converge the host and verify',
+    description: 'Record the host as it was first (before.json), converge it through the write door (every change journaled), observe it again and verify that nothing is left to do. On a live host it needs root and is refused before anything happens otherwise.',
+    options: ['file', 'root', 'json', 'help'],
+    exits: [
+      { code: 0, meaning: 'converged and verified' },
+      { code: 1, meaning: 'anything else: an error, operator action required, a promise not known to hold at the next boot, another run holding the lock' },
+    ],
+  },
+  {
+    name: 'rollback', alias: '--rollback', operands: '[RUN_ID]', maxOperands: 1,
+    summary: 'undo a run from its journal (default: the newest apply that changed something)',
+    description: 'Undo a run in reverse order through the same write door: restore every file it changed, remove what it created, put back links and masks, and on a live host set sysctls back, turn swap back on and start the units it stopped. Modules are never unloaded.',
+    options: ['plan', 'force', 'file', 'root', 'json', 'help'],
+    exits: [
+      { code: 0, meaning: 'undone, or nothing to undo (with --plan: nothing to undo)' },
+      { code: 1, meaning: 'a file changed after the run or an incomplete journal (without --force), a backup that is not what the run kept, a failed step, no such run, the lock held' },
+      { code: 2, meaning: 'with --plan: steps to undo' },
+    ],
+  },
+  {
+    name: 'facts', alias: '--facts', maxOperands: 0,
+    summary: 'print the facts kubespray judges this host by, and the memory verdict; plans nothing',
+    description: 'Gather facts.json for the running host as the ansible-core that will run kubespray would, and evaluate the memory check of its preflight. Reads only; plans and changes nothing.',
+    options: ['file', 'json', 'help'],
+    exits: [
+      { code: 0, meaning: 'facts printed' },
+      { code: 1, meaning: 'error' },
+    ],
+  },
+  {
+    name: 'first-boot', alias: '--first-boot', maxOperands: 0,
+    summary: "the image's first-boot run (its unit runs it)",
+    description: 'Wait for candidate services to bind a wanted port or stop, then apply (first_boot: apply) or plan (first_boot: verify) on the booted host, write first-boot.json, and on success disable the unit.',
+    options: ['file', 'json', 'help'],
+    exits: [
+      { code: 0, meaning: 'converged (apply) or in sync (verify); the unit is disabled' },
+      { code: 1, meaning: 'anything else; the unit stays enabled and runs again at the next boot' },
+    ],
+  },
+];
+
+export const commandByName = (name: string): CommandSpec | undefined => COMMANDS.find((c) => c.name === name);
+/** The commands that have a flag form. */
+export const ALIASED = COMMANDS.filter((c): c is CommandSpec & { alias: `--${string}` } => c.alias !== undefined);
+export const option = (name: OptionName): OptionSpec => {
+  const o = OPTIONS.find((x) => x.name === name);
+  if (!o) throw new Error(`no option ${name}`);
+  return o;
+};
+
+/** node:util parseArgs's option table: every option, and every command's flag form. */
+export function parseArgsOptions(): Record<string, { type: 'boolean' | 'string'; short?: string }> {
+  const table: Record<string, { type: 'boolean' | 'string'; short?: string }> = {};
+  for (const o of OPTIONS) table[o.name] = { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}) };
+  for (const c of ALIASED) table[c.alias.slice(2)] = { type: 'boolean' };
+  return table;
+}
+
+// ---- renderings ----
+
+const flagWords = (o: OptionSpec): string => `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value ? ` ${o.value}` : ''}`;
+const synopsisWord = (o: OptionSpec): string => `[${o.short ? `-${o.short}` : `--${o.name}`}${o.value ? ` ${o.value}` : ''}]`;
+const commandOptions = (c: CommandSpec): OptionSpec[] => c.options.filter((n) => n !== 'help').map(option);
+
+/** One usage line per command: `reconcile plan [-f FILE] [--root DIR] [--json]`. */
+export function usageLine(c: CommandSpec): string {
+  return ['reconcile', c.name, ...(c.operands ? [c.operands] : []), ...commandOptions(c).map(synopsisWord)].join(' ');
+}
+
+// Two columns, the second wrapped under itself to stay within 80 columns.
+function columns(rows: [string, string][], indent = 2): string {
+  const width = Math.max(...rows.map(([a]) => a.length)) + 2;
+  const hang = ' '.repeat(indent + width);
+  return rows.map(([a, b]) => `${' '.repeat(indent)}${a.padEnd(width)}${wrap(b, 79 - indent - width).split('\n').join(`\n${hang}`)}`).join('\n');
+}
+
+/** `reconcile --help`. */
+export function mainHelp(): string {
+  return `Usage: reconcile COMMAND [OPTIONS]
+
+Make a used Debian host or image safe to install Kubernetes on with kubespray:
+swap off, overlay and br_netfilter loaded, the forwarding sysctls at 1, the
+control-plane ports free; now, and at every later boot.
+
+Commands:
+${columns([...COMMANDS.map((c): [string, string] => [c.name, c.summary]), ['help [COMMAND]', 'show the help of a command']])}
+
+Global options:
+${columns(GLOBAL_OPTIONS.map((n): [string, string] => [flagWords(option(n)), n === 'help' ? 'show this help, or with a command its own' : option(n).summary]))}
+
+Each command also has a flag form, with the same behaviour and exit codes:
+  ${ALIASED.map((c) => c.alias).join(', ')}
+  (reconcile --plan -f FILE runs as reconcile plan -f FILE does).
+
+Run 'reconcile COMMAND --help' for a command's options and exit codes.
+`;
+}
+
+/** `reconcile COMMAND --help`. */
+export function commandHelp(c: CommandSpec): string {
+  return `Usage: ${usageLine(c)}
+
+${wrap(c.description, 78)}
+
+Options:
+${columns(c.options.map((n): [string, string] => [flagWords(option(n)), option(n).summary]))}
+
+Exit codes:
+${columns(c.exits.map((e): [string, string] => [String(e.code), e.meaning]))}
+
+${c.alias ? `\nFlag form: reconcile ${c.alias}${c.operands ? ` ${c.operands}` : ''} [OPTIONS]\n` : ''}`;
+}
+
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.join('\n');
+}
+
+/** The short usage shown under an error: the command's line, or every command's. */
+export function errorUsage(c: CommandSpec | undefined): string {
+  const lines = (c ? [c] : COMMANDS).map(usageLine);
+  return `usage: ${lines.join('\n       ')}\nRun 'reconcile ${c ? `${c.name} ` : ''}--help' for more.\n`;
+}
+
+// The man page (go-md2man's Markdown): two generated regions of docs/reconcile.1.md.
+const manFlag = (o: OptionSpec): string => `${o.short ? `**-${o.short}**, ` : ''}**--${o.name}**${o.value ? ` *${o.value}*` : ''}`;
+const manSynopsisWord = (o: OptionSpec): string => `[${o.short ? `**-${o.short}**` : `**--${o.name}**`}${o.value ? ` *${o.value}*` : ''}]`;
+const sentence = (s: string): string => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.endsWith('.') ? '' : '.'}`;
+/** Where an option goes, in words: the commands that take it, or alone. */
+const optionPlace = (o: OptionSpec): string => o.name === 'help' ? 'every command, and alone'
+  : GLOBAL_OPTIONS.includes(o.name) ? 'alone'
+  : COMMANDS.filter((c) => c.options.includes(o.name)).map((c) => c.name).join(', ');
+
+/** From `# SYNOPSIS` up to the next section. */
+export function manSynopsis(): string {
+  const lines = COMMANDS.map((c) => ['**reconcile**', `**${c.name}**`, ...(c.operands ? [c.operands.replace(/([A-Z_]+)/, '*$1*')] : []), ...commandOptions(c).map(manSynopsisWord)].join(' '));
+  return `# SYNOPSIS\n\n${[...lines, '**reconcile** **--help** | **--version** | **--providers**', '**reconcile** *COMMAND* **--help**'].join('\n\n')}\n\n` +
+    `Each command also has a flag form, with the same behaviour and exit codes: ${ALIASED.map((c) => `**${c.alias}** for **${c.name}**`).join(', ')}.\n`;
+}
+
+/** From `# COMMANDS` up to `# FILES`: commands, options and exit status. */
+export function manReference(): string {
+  const commands = COMMANDS.map((c) => `**${c.name}**${c.operands ? ` ${c.operands.replace(/([A-Z_]+)/, '*$1*')}` : ''}\n:   ${sentence(c.summary)} ${c.description} Options: ${c.options.map((n) => `**--${n}**`).join(', ')}.${c.alias ? ` Flag form: **${c.alias}**.` : ''}`);
+  const options = OPTIONS.map((o) => `${manFlag(o)}\n:   ${sentence(o.summary)}${o.detail ? ` ${o.detail}` : ''} With: ${optionPlace(o)}.`);
+  const exits = COMMANDS.map((c) => `**${c.name}**\n:   ${c.exits.map((e) => `${e.code}: ${e.meaning}`).join('; ')}.`);
+  return `# COMMANDS\n\n${commands.join('\n\n')}\n\n# OPTIONS\n\n${options.join('\n\n')}\n\n# EXIT STATUS\n\n${exits.join('\n\n')}\n`;
+}
+
+// The README's usage tables (between its `<!-- usage:table -->` markers).
+const cell = (s: string): string => s.replace(/\|/g, '\\|');
+export function readmeUsage(): string {
+  const commands = COMMANDS.map((c) => `| \`reconcile ${c.name}${c.operands ? ` ${c.operands}` : ''}\` | ${c.alias ? `\`${c.alias}\`` : '—'} | ${cell(c.summary)} |`);
+  const options = OPTIONS.map((o) => {
+    return `| \`${flagWords(o)}\` | ${optionPlace(o)} | ${cell(sentence(o.summary))}${o.detail ? ` ${cell(o.detail)}` : ''} |`;
+  });
+  return [
+    '| command | flag form | what it does |',
+    '|---|---|---|',
+    ...commands,
+    '',
+    '| option | with | meaning |',
+    '|---|---|---|',
+    ...options,
+  ].join('\n');
+}
+
+/**
+ * The generated regions of the project's documents: from `begin` (included)
+ * up to `end`, the file holds exactly `text`.
+ */
+export interface DocRegion {
+  readonly file: string;
+  readonly begin: string;
+  readonly end: string;
+  readonly text: string;
+}
+
+export function docRegions(): DocRegion[] {
+  return [
+    { file: 'README.md', begin: '<!-- usage:table -->\n', end: '<!-- /usage:table -->', text: `<!-- usage:table -->\n${readmeUsage()}\n` },
+    { file: 'docs/reconcile.1.md', begin: '# SYNOPSIS\n', end: '# DESCRIPTION\n', text: `${manSynopsis()}\n` },
+    { file: 'docs/reconcile.1.md', begin: '# COMMANDS\n', end: '# FILES\n', text: `${manReference()}\n` },
+  ];
+}
+
+/** A document's current text of a region, or null when a marker is missing. */
+export function regionIn(doc: string, r: DocRegion): string | null {
+  const at = doc.indexOf(r.begin);
+  const to = at < 0 ? -1 : doc.indexOf(r.end, at + r.begin.length);
+  return to < 0 ? null : doc.slice(at, to);
+}
+
+/** The document with the region rewritten (the markers must be there). */
+export function withRegion(doc: string, r: DocRegion): string {
+  const now = regionIn(doc, r);
+  if (now === null) throw new Error(`${r.file}: no ${JSON.stringify(r.begin.trim())} ... ${JSON.stringify(r.end.trim())} region`);
+  const at = doc.indexOf(r.begin);
+  return doc.slice(0, at) + r.text + doc.slice(at + now.length);
+}
