@@ -26,6 +26,11 @@ const USAGE = `usage: reconcile --plan | --apply [-f FILE] [--root DIR] [--json]
 `;
 
 export async function main(argv: string[], io: Io): Promise<number> {
+  // The fleet report reads documents on the controller, not a host: its own arguments and module.
+  if (argv[0] === 'report') {
+    const { runReport } = await import('./report/index.js');
+    return runReport(argv.slice(1), io);
+  }
   let parsed;
   try {
     parsed = parseArgs({
