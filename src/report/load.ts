@@ -6,7 +6,7 @@
 import { readdirSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { readRegular } from '../regular-file.js';
-import { describeFsError } from '../errors.js';
+import { ReconcileError, describeFsError } from '../errors.js';
 import { readHostDocument, type HostSummary } from './document.js';
 
 export const HOST_DOCUMENT = 'reconcile.json';
@@ -87,7 +87,7 @@ export function loadFleet(dirs: string[]): { ok: true; hosts: HostSummary[] } | 
       // No link followed, no fifo waited on, a size cap: the fetched tree came from the hosts.
       text = new TextDecoder('utf-8', { fatal: true }).decode(readRegular(file, file, { limit: MAX_DOCUMENT_BYTES }).bytes);
     } catch (e) {
-      const message = e instanceof TypeError ? 'not UTF-8 text' : (e as NodeJS.ErrnoException).code ? describeFsError(e) : (e as Error).message;
+      const message = e instanceof TypeError ? 'not UTF-8 text' : e instanceof ReconcileError ? e.message : describeFsError(e);
       issues.push({ file, field: '', message });
       continue;
     }
