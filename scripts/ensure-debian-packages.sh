@@ -5,7 +5,9 @@
 # systemd-nspawn (systemd-container) boots a stock root to check ExecStart=
 # words against systemd, and the boot farm's hosts; ifupdown's ifquery reads
 # interfaces(5) files for the boot-script test (it is only run with -i FILE); `npm run deb` and its test need dpkg-deb,
-# go-md2man (the man page) and lintian. Install whatever is missing (as root), or say exactly
+# go-md2man (the man page) and lintian; the fleet report's browser test drives Debian's chromium
+# (headless); the container fleet test reaches its hosts with ssh and ansible-galaxy installs the
+# collection. Install whatever is missing (as root), or say exactly
 # what to do.
 set -euo pipefail
 
@@ -33,6 +35,10 @@ declare -A need=(
   [lintian]=lintian
   [ifquery]=ifupdown
   [dash]=dash
+  [chromium]=chromium
+  [ssh]=openssh-client
+  [ssh-keygen]=openssh-client
+  [ansible-galaxy]=ansible-core
 )
 missing=()
 for cmd in "${!need[@]}"; do
