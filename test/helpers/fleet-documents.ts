@@ -58,6 +58,18 @@ export const FLEET: FleetHost[] = [
   { name: 'node-bad-desired', mode: 'apply', files: {}, invalidDesired: true, expect: 'failed' },
 ];
 
+/** The host's offline tree at `root`: an fstab with a swap file, and its files. */
+export function plantTree(root: string, h: FleetHost): string {
+  mkdirSync(path.join(root, 'etc/systemd/system'), { recursive: true });
+  writeFileSync(path.join(root, 'etc/fstab'), FSTAB);
+  for (const [p, f] of Object.entries(h.files)) {
+    mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
+    writeFileSync(path.join(root, p), f.content);
+    chmodSync(path.join(root, p), f.mode ?? 0o644);
+  }
+  return root;
+}
+
 /** Builds every host's tree under work/trees and its document under work/fetched/<host>/reconcile.json. */
 export async function makeFleetDocuments(work: string, hosts: FleetHost[] = FLEET): Promise<string> {
   const fetched = path.join(work, 'fetched');
@@ -66,14 +78,7 @@ export async function makeFleetDocuments(work: string, hosts: FleetHost[] = FLEE
   writeFileSync(good, FLEET_DESIRED);
   writeFileSync(bad, FLEET_DESIRED.replace('  - type: SwapOff\n', '  - type: SwapOff\n    persist: yes\n'));
   for (const h of hosts) {
-    const root = path.join(work, 'trees', h.name);
-    mkdirSync(path.join(root, 'etc/systemd/system'), { recursive: true });
-    writeFileSync(path.join(root, 'etc/fstab'), FSTAB);
-    for (const [p, f] of Object.entries(h.files)) {
-      mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
-      writeFileSync(path.join(root, p), f.content);
-      chmodSync(path.join(root, p), f.mode ?? 0o644);
-    }
+    const root = plantTree(path.join(work, 'trees', h.name), h);
     const io = captureIo();
     await main([`--${h.mode}`, '--json', '-f', h.invalidDesired ? bad : good, '--root', root], io.value);
     mkdirSync(path.join(fetched, h.name), { recursive: true });
