@@ -65,6 +65,17 @@ function networkPreflight() {
   if (missing.length > 0) throw new Error(`kernel modules ${missing.join(', ')} are not loaded, and this test loads none on this machine: modprobe -a ${missing.join(' ')} first`);
 }
 
+/**
+ * inotify instances are counted per user of this machine (fs.inotify.max_user_instances, 128 on Debian),
+ * and every container's root is this machine's root: 20 booted systemd hosts use about 6 each, and a
+ * host that gets none stalls at boot. Units that only wait for a person at a console (password
+ * prompts) and root's user manager (started by each SSH login) are masked: 4 per host remain. None of
+ * them holds a port or writes a sysctl.
+ */
+const INOTIFY_SPARING = Object.fromEntries(
+  ['systemd-ask-password-console.path', 'systemd-ask-password-wall.path', 'user@0.service'].map((u) => [`/etc/systemd/system/${u}`, { link: '/dev/null' }]),
+);
+
 // --- inside the private network namespace -----------------------------------------------------------------
 
 const children = new Map();
@@ -72,6 +83,14 @@ const mounted = [];
 function cleanup() {
   for (const c of children.values()) c.kill('SIGKILL');
   for (const h of mounted) spawnSync('umount', ['--lazy', h.root]);
+}
+
+/** Asks every container to power off (nspawn turns SIGTERM into a halt for systemd), then forces what is left. */
+async function stopAll(graceMs) {
+  for (const c of children.values()) c.kill('SIGTERM');
+  const t = Date.now();
+  while (children.size > 0 && Date.now() - t < graceMs) await new Promise((res) => setTimeout(res, 250));
+  cleanup();
 }
 
 function boot(host, i) {
@@ -88,11 +107,25 @@ function boot(host, i) {
   return child;
 }
 
+function run(cmd, args, timeoutMs) {
+  return new Promise((resolve) => {
+    const c = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (d) => (err += d));
+    const t = setTimeout(() => c.kill('SIGKILL'), timeoutMs);
+    c.on('exit', (code) => {
+      clearTimeout(t);
+      resolve({ code, err });
+    });
+  });
+}
+
+/** Up when SSH answers and systemd has no job left (is-system-running --wait returns on running or degraded). */
 async function waitSsh(addr, key, deadline) {
   for (;;) {
-    const r = spawnSync('ssh', [...sshOpts(key), '-o', 'ConnectTimeout=2', `root@${addr}`, 'systemctl is-system-running --wait >/dev/null 2>&1; true'], { encoding: 'utf8', timeout: 120_000 });
-    if (r.status === 0) return;
-    if (Date.now() > deadline) throw new Error(`${addr}: no SSH after boot: ${r.stderr.trim()}`);
+    const r = await run('ssh', [...sshOpts(key), '-o', 'ConnectTimeout=2', `root@${addr}`, 'systemctl is-system-running --wait >/dev/null 2>&1; true'], 120_000);
+    if (r.code === 0) return;
+    if (Date.now() > deadline) throw new Error(`${addr}: no SSH after boot: ${r.err.trim()}`);
     await new Promise((res) => setTimeout(res, 1000));
   }
 }
@@ -164,12 +197,13 @@ async function inNamespace() {
         '/etc/hostname': `fleet-${String(i).padStart(2, '0')}\n`,
         '/etc/network/interfaces.d/host0': `auto host0\niface host0 inet static\n    address ${ip(i)}/24\n`,
         '/root/.ssh/authorized_keys': { content: fs.readFileSync(`${key}.pub`, 'utf8'), mode: 0o600 },
+        ...INOTIFY_SPARING,
       });
       fs.chmodSync(path.join(host.root, 'root/.ssh'), 0o700);
       hosts.push({ i, name: `fleet-${String(i).padStart(2, '0')}`, addr: ip(i), recipe, host });
       boot(host, i);
     }
-    const deadline = Date.now() + 600_000;
+    const deadline = Date.now() + 300_000;
     await Promise.all(hosts.map((h) => waitSsh(h.addr, key, deadline)));
     say(`booted ${n} hosts, all reachable over SSH, in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -224,10 +258,7 @@ async function inNamespace() {
     }
     if (times.length > 1) say(`time: forks -> seconds for ${n} hosts: ${times.map(([f, s]) => `${f}: ${s.toFixed(1)}`).join(', ')}`);
   } finally {
-    for (const c of children.values()) c.kill('SIGTERM');
-    const t = Date.now();
-    while (children.size > 0 && Date.now() - t < 60_000) await new Promise((res) => setTimeout(res, 250));
-    cleanup();
+    await stopAll(60_000);
     for (const h of mounted) h.dispose(process.env.FLEET_KEEP === '1');
     if (process.env.FLEET_KEEP !== '1') fs.rmSync(work, { recursive: true, force: true });
     else say(`kept ${work}`);
@@ -239,7 +270,7 @@ async function inNamespace() {
 
 async function main() {
   if (process.env.FLEET_IN_NETNS === '1') {
-    for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => { cleanup(); process.exit(130); });
+    for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => void stopAll(30_000).then(() => process.exit(130)));
     const { passed, failed } = await inNamespace();
     fs.writeFileSync(process.env.FLEET_RESULT, JSON.stringify({ passed, failed }));
     return;
