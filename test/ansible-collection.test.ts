@@ -88,11 +88,12 @@ async function play(check: boolean) {
   const r = await execa('ansible-playbook', ['-i', 'inventory.ini', 'site.yml', '--forks', '5', ...(check ? ['--check'] : [])], {
     cwd: work, reject: false, timeout: SLOW, env: { ...env(), ANSIBLE_STDOUT_CALLBACK: 'json' },
   });
+  if (!r.stdout.trim().startsWith('{')) throw new Error(`ansible-playbook printed no JSON (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
   const doc = JSON.parse(r.stdout) as {
     stats: Record<string, { failures: number; changed: number }>;
     plays: { play: { name: string }; tasks: { task: { name: string }; hosts: Record<string, TaskHost> }[] }[];
   };
-  const task = (playName: string, prefix: string) => doc.plays.find((p) => p.play.name.startsWith(playName))?.tasks.find((t) => t.task.name.startsWith(prefix))?.hosts ?? {};
+  const task = (playName: string, prefix: string) => doc.plays.find((p) => p.play.name.startsWith(playName))?.tasks.find((t) => t.task.name.includes(prefix))?.hosts ?? {};
   return { exitCode: r.exitCode, stderr: r.stderr, stats: doc.stats, task };
 }
 
