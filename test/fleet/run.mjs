@@ -50,7 +50,7 @@ function lowerDir() {
 /**
  * The containers' links are a bridge and veth pairs. The test never loads a
  * module: on a kernel where bridge or veth are modules, they must be loaded
- * already (CI does it before the run; test/fleet/README in docs/fleets.md).
+ * already (.ci/run does it before the tests; docs/fleets.md).
  */
 function networkPreflight() {
   if (!fs.existsSync('/proc/modules')) return; // no loadable modules: all built in
