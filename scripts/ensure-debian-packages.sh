@@ -8,11 +8,15 @@
 #        lsb-release (the facts model reads what its script reads), ifupdown's
 #        ifquery (read with -i FILE), dash, ansible-core (the Ansible oracles),
 #        systemd-nspawn (systemd-container: a stock root checks ExecStart= words
-#        against systemd), mmdebstrap (the stock roots), and dpkg-deb, go-md2man
-#        and lintian for the package test
+#        against systemd), mmdebstrap (the stock roots), dpkg-deb, go-md2man
+#        and lintian for the package test, chromium (the fleet report's page in
+#        a real browser, headless) and ansible-galaxy (the collection's test)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
 # boot:  the boot farm: systemd-nspawn and mmdebstrap
 # deb:   `npm run deb`: dpkg-deb and go-md2man (the man page)
+# fleet: the container fleet test: systemd-nspawn, mmdebstrap, ip, ssh and
+#        ssh-keygen (openssh-client), ansible-playbook and ansible-galaxy
+# collection: `npm run collection`: ansible-galaxy builds the tarball
 # bench: `npm run bench`: hyperfine (ansible-core, when present, is a yardstick)
 # npm:   no Debian package: only the check below
 # Each npm script names its groups in its pre-script (package.json). Every
@@ -58,18 +62,24 @@ declare -A package=(
   [ifquery]=ifupdown
   [dash]=dash
   [hyperfine]=hyperfine
+  [chromium]=chromium
+  [ssh]=openssh-client
+  [ssh-keygen]=openssh-client
+  [ansible-galaxy]=ansible-core
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"
   [bench]="hyperfine"
+  [fleet]="systemd-nspawn mmdebstrap ip ssh ssh-keygen ansible ansible-galaxy"
+  [collection]="ansible-galaxy"
   [npm]=""
 )
 
 groups=("$@")
-[ ${#groups[@]} -eq 0 ] && groups=(unit vm boot deb)
+[ ${#groups[@]} -eq 0 ] && groups=(unit vm boot deb fleet)
 cmds=()
 for g in "${groups[@]}"; do
   if [ -z "${group[$g]+x}" ]; then

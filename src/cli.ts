@@ -8,6 +8,11 @@ import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 
 export async function main(argv: string[], io: Io): Promise<number> {
+  // The fleet report reads documents on the controller, not a host: its own arguments and module.
+  if (argv[0] === 'report') {
+    const { runReport } = await import('./report/index.js');
+    return runReport(argv.slice(1), io);
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });

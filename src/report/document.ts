@@ -1,0 +1,228 @@
+// One host's --json document (plan, apply, or the CLI's error document), read
+// as untrusted input: every field the verdict depends on is checked, and a
+// problem names the field by its path. Pure: text in, a summary or an issue out.
+import { FORMAT_VERSION } from '../version.js';
+
+/**
+ * What a host needs, worst first: `failed` (the run failed or kubespray's own
+ * preflight will stop), `operator` (a person must act), `unknown` (something
+ * that decides a promise could not be judged), `changes` (the tool will fix it:
+ * a plan with pending changes), `ready` (nothing pending; an apply verified).
+ */
+export type Verdict = 'failed' | 'operator' | 'unknown' | 'changes' | 'ready';
+export const VERDICTS: readonly Verdict[] = ['failed', 'operator', 'unknown', 'changes', 'ready'];
+
+export interface OperatorLine {
+  resource: string;
+  summary: string;
+  /** Why the tool leaves it to a person. */
+  reason: string;
+  /** The promises it takes back, e.g. "port:6443 (after apply and at boot)". */
+  withdraws: string[];
+}
+
+export interface HostSummary {
+  host: string;
+  /** The document this summary was read from, as given on the command line. */
+  file: string;
+  mode: 'plan' | 'apply' | 'error';
+  verdict: Verdict;
+  /** plan: changes pending; apply: changes applied. */
+  changes: number;
+  operator: OperatorLine[];
+  /** Lines that could not be judged (each names file and line), deduplicated. */
+  unknowns: string[];
+  /** Why a host failed: the CLI's error, apply failures, kubespray preflight stops. */
+  errors: string[];
+}
+
+/** A problem in a document: the field's path ("resources[2].changes[0].operator"), empty for the document. */
+export interface DocumentIssue {
+  field: string;
+  message: string;
+}
+
+class FieldError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+  }
+}
+
+type Json = unknown;
+
+const kind = (v: Json): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+function obj(v: Json, at: string): Record<string, Json> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FieldError(at, `expected an object, found ${kind(v)}`);
+  return v as Record<string, Json>;
+}
+function arr(v: Json, at: string): Json[] {
+  if (!Array.isArray(v)) throw new FieldError(at, `expected an array, found ${kind(v)}`);
+  return v;
+}
+function str(v: Json, at: string): string {
+  if (typeof v !== 'string') throw new FieldError(at, `expected a string, found ${kind(v)}`);
+  return v;
+}
+function bool(v: Json, at: string): boolean {
+  if (typeof v !== 'boolean') throw new FieldError(at, `expected true or false, found ${kind(v)}`);
+  return v;
+}
+function count(v: Json, at: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new FieldError(at, `expected a count (a whole number >= 0), found ${typeof v === 'number' ? v : kind(v)}`);
+  return v;
+}
+const join = (base: string, key: string | number) => (typeof key === 'number' ? `${base}[${key}]` : base ? `${base}.${key}` : key);
+/** A field that must be present. */
+const field = <T>(o: Record<string, Json>, base: string, key: string, read: (v: Json, at: string) => T): T => {
+  if (!Object.hasOwn(o, key)) throw new FieldError(join(base, key), 'missing');
+  return read(o[key], join(base, key));
+};
+/** A field that may be absent (older documents, optional keys); null when absent. */
+const optional = <T>(o: Record<string, Json>, base: string, key: string, read: (v: Json, at: string) => T): T | null =>
+  Object.hasOwn(o, key) && o[key] !== undefined ? read(o[key], join(base, key)) : null;
+const each = <T>(v: Json, at: string, read: (v: Json, at: string) => T): T[] => arr(v, at).map((x, i) => read(x, join(at, i)));
+
+function withdrawText(v: Json, at: string): string {
+  const w = obj(v, at);
+  const promise = field(w, at, 'promise', str);
+  const from = field(w, at, 'from', str);
+  if (from !== 'apply' && from !== 'boot') throw new FieldError(join(at, 'from'), `expected "apply" or "boot", found ${JSON.stringify(from)}`);
+  return `${promise} (${from === 'apply' ? 'after apply and at boot' : 'at the next boot'})`;
+}
+
+/** The resources list of a plan (or an apply's `after`): its changes' operator lines and the pending count. */
+function readResources(v: Json, at: string): { operator: OperatorLine[]; pending: number } {
+  const operator: OperatorLine[] = [];
+  let pending = 0;
+  each(v, at, (r, rAt) => {
+    const res = obj(r, rAt);
+    const name = field(res, rAt, 'name', str);
+    each(field(res, rAt, 'changes', (x) => x), join(rAt, 'changes'), (c, cAt) => {
+      const ch = obj(c, cAt);
+      const summary = field(ch, cAt, 'summary', str);
+      const op = field(ch, cAt, 'operator', (x, a) => (x === null ? null : str(x, a)));
+      const action = field(ch, cAt, 'action', str);
+      if (op !== null) operator.push({ resource: name, summary, reason: op, withdraws: each(optional(ch, cAt, 'withdraws', (x) => x) ?? [], join(cAt, 'withdraws'), withdrawText) });
+      // As the CLI counts pending_changes: every action but an operator's or one deferred to boot.
+      if (action !== 'operator' && action !== 'deferred') pending++;
+    });
+  });
+  return { operator, pending };
+}
+
+interface Finding {
+  message: string;
+  unknown: boolean;
+  stops: boolean;
+}
+function readFindings(v: Json, at: string): Finding[] {
+  return each(v, at, (f, fAt) => {
+    const o = obj(f, fAt);
+    return {
+      message: field(o, fAt, 'message', str),
+      unknown: optional(o, fAt, 'unknown', bool) ?? false,
+      stops: optional(o, fAt, 'stops', bool) ?? false,
+    };
+  });
+}
+
+/** The lines of promises that an unknown took back (apply: `promises_after`). */
+function unknownWithdrawals(v: Json, at: string): string[] {
+  const lines: string[] = [];
+  each(v, at, (p, pAt) => {
+    each(field(obj(p, pAt), pAt, 'withdrawn_by', (x) => x), join(pAt, 'withdrawn_by'), (w, wAt) => {
+      const o = obj(w, wAt);
+      const by = field(o, wAt, 'by', str);
+      if (by !== 'operator' && by !== 'unknown') throw new FieldError(join(wAt, 'by'), `expected "operator" or "unknown", found ${JSON.stringify(by)}`);
+      if (by === 'unknown') lines.push(`${field(o, wAt, 'resource', str)}: ${field(o, wAt, 'line', str)}`);
+    });
+  });
+  return lines;
+}
+
+const uniq = (xs: string[]) => [...new Set(xs)];
+
+function worst(s: { errors: string[]; operator: OperatorLine[]; unknowns: string[]; changes: number }, mode: 'plan' | 'apply'): Verdict {
+  if (s.errors.length > 0) return 'failed';
+  if (s.operator.length > 0) return 'operator';
+  if (s.unknowns.length > 0) return 'unknown';
+  return mode === 'plan' && s.changes > 0 ? 'changes' : 'ready';
+}
+
+function summarize(doc: Json, host: string, file: string): HostSummary {
+  const d = obj(doc, '');
+  const version = field(d, '', 'format_version', str);
+  // A newer major version may mean something else by the same fields: refuse rather than guess.
+  if (version.split('.')[0] !== FORMAT_VERSION.split('.')[0]) {
+    throw new FieldError('format_version', `this report reads format ${FORMAT_VERSION.split('.')[0]}.x, found ${JSON.stringify(version)}`);
+  }
+  const base = { host, file };
+  if (Object.hasOwn(d, 'error')) {
+    const error = field(d, '', 'error', str);
+    const failed = each(optional(d, '', 'failed', (x) => x) ?? [], 'failed', (f, at) => {
+      const o = obj(f, at);
+      return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
+    });
+    return { ...base, mode: 'error', verdict: 'failed', changes: 0, operator: [], unknowns: [], errors: [error, ...failed] };
+  }
+  const mode = field(d, '', 'mode', str);
+  if (mode !== 'plan' && mode !== 'apply') throw new FieldError('mode', `expected "plan" or "apply" (or an "error" document), found ${JSON.stringify(mode)}`);
+  const findings = readFindings(field(d, '', 'findings', (x) => x), 'findings');
+  const stops = findings.filter((f) => f.stops).map((f) => `kubespray's preflight stops: ${f.message}`);
+  const claimedStops = field(d, '', 'kubespray_preflight_failures', count);
+  if (claimedStops !== stops.length) {
+    throw new FieldError('kubespray_preflight_failures', `says ${claimedStops}, but findings has ${stops.length} finding(s) with stops: true`);
+  }
+  const planned = readResources(field(d, '', 'resources', (x) => x), 'resources');
+  const claimedPending = field(d, '', 'pending_changes', count);
+  if (claimedPending !== planned.pending) {
+    throw new FieldError('pending_changes', `says ${claimedPending}, but resources lists ${planned.pending} pending change(s)`);
+  }
+  const claimedOperator = field(d, '', 'operator_required', count);
+  if (mode === 'plan') {
+    if (claimedOperator !== planned.operator.length) {
+      throw new FieldError('operator_required', `says ${claimedOperator}, but resources lists ${planned.operator.length} operator change(s)`);
+    }
+    const unknowns = uniq(findings.filter((f) => f.unknown).map((f) => f.message));
+    const s = { ...base, mode: 'plan' as const, changes: planned.pending, operator: planned.operator, unknowns, errors: stops };
+    return { ...s, verdict: worst(s, mode) };
+  }
+  // apply: what is left is what the second observation (`after`) found, not the plan's.
+  const left = readResources(field(d, '', 'after', (x) => x), 'after');
+  if (claimedOperator !== left.operator.length) {
+    throw new FieldError('operator_required', `says ${claimedOperator}, but after lists ${left.operator.length} operator change(s)`);
+  }
+  const applied = each(field(d, '', 'applied', (x) => x), 'applied', (a, at) => each(field(obj(a, at), at, 'changes', (x) => x), join(at, 'changes'), str).length)
+    .reduce((x, y) => x + y, 0);
+  const failures = each(field(d, '', 'failures', (x) => x), 'failures', (f, at) => {
+    const o = obj(f, at);
+    return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
+  });
+  const unknowns = uniq(unknownWithdrawals(field(d, '', 'promises_after', (x) => x), 'promises_after'));
+  const verified = field(d, '', 'verified', bool);
+  const errors = [...stops, ...failures];
+  // The CLI's verified is the conjunction of these; a document that says otherwise is not trusted.
+  const clean = failures.length === 0 && left.operator.length === 0 && unknowns.length === 0;
+  if (verified !== clean) {
+    throw new FieldError('verified', `says ${verified}, but the document lists ${failures.length} failure(s), ${left.operator.length} operator change(s) and ${unknowns.length} unknown(s) after apply`);
+  }
+  const s = { ...base, mode: 'apply' as const, changes: applied, operator: left.operator, unknowns, errors };
+  return { ...s, verdict: worst(s, mode) };
+}
+
+/** Reads one document's text. `host` and `file` only label the result. */
+export function readHostDocument(text: string, host: string, file: string): { ok: true; summary: HostSummary } | { ok: false; issue: DocumentIssue } {
+  let doc: Json;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, issue: { field: '', message: `not JSON: ${(e as Error).message}` } };
+  }
+  try {
+    return { ok: true, summary: summarize(doc, host, file) };
+  } catch (e) {
+    if (e instanceof FieldError) return { ok: false, issue: { field: e.field, message: e.message } };
+    throw e;
+  }
+}

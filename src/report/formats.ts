@@ -1,0 +1,82 @@
+// The fleet report's text table, CSV and JSON, from the host summaries. Pure.
+// Every string in a summary came from a host: the text form shows control
+// characters escaped (no terminal escape reaches the operator's screen), the
+// CSV quotes per RFC 4180 and keeps spreadsheet formulas out.
+import { FORMAT_VERSION } from '../version.js';
+import { VERDICTS, type HostSummary, type Verdict } from './document.js';
+
+export function verdictCounts(hosts: HostSummary[]): Record<Verdict, number> {
+  const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  for (const h of hosts) counts[h.verdict]++;
+  return counts;
+}
+
+/** Worst verdict first, then by host name (byte order, as `sort` in the C locale). */
+export function orderHosts(hosts: HostSummary[]): HostSummary[] {
+  const rank = (v: Verdict) => VERDICTS.indexOf(v);
+  return [...hosts].sort((a, b) => rank(a.verdict) - rank(b.verdict) || (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
+}
+
+/** One line of untrusted text for a terminal: control characters (C0, DEL, C1) shown as \xNN. */
+export function terminalSafe(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+export function operatorText(o: HostSummary['operator'][number]): string {
+  return `${o.resource}: ${o.summary} (reason: ${o.reason})`;
+}
+
+export function countsLine(hosts: HostSummary[]): string {
+  const c = verdictCounts(hosts);
+  return `${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${VERDICTS.filter((v) => c[v] > 0).map((v) => `${c[v]} ${v}`).join(', ') || 'none'}`;
+}
+
+/** The table: one row per host, its operator lines (!), unknowns (?) and errors (x) indented under it. */
+export function renderTable(hosts: HostSummary[]): string {
+  const head = ['HOST', 'VERDICT', 'CHANGES', 'OPERATOR', 'UNKNOWNS'];
+  const rows = orderHosts(hosts).map((h) => ({
+    cells: [terminalSafe(h.host), h.verdict, String(h.changes), String(h.operator.length), String(h.unknowns.length)],
+    detail: [
+      ...h.errors.map((e) => `x ${e}`),
+      ...h.operator.map((o) => `! ${operatorText(o)}`),
+      ...h.unknowns.map((u) => `? ${u}`),
+    ].map((l) => `    ${terminalSafe(l)}`),
+  }));
+  const width = head.map((t, i) => Math.max(t.length, ...rows.map((r) => r.cells[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(width[i]!))).join('  ');
+  const out = [line(head)];
+  for (const r of rows) out.push(line(r.cells), ...r.detail);
+  out.push('', countsLine(hosts));
+  return out.join('\n') + '\n';
+}
+
+/**
+ * A CSV cell (RFC 4180): quoted when it holds a comma, quote, CR or LF. A
+ * cell a spreadsheet would run as a formula (= + - @, tab, CR first) gets a
+ * leading apostrophe (OWASP's advice on CSV injection); host text is untrusted.
+ */
+export function csvCell(s: string): string {
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export const CSV_COLUMNS = ['host', 'verdict', 'mode', 'changes', 'operator_count', 'unknown_count', 'operator_lines', 'unknowns', 'errors', 'file'] as const;
+
+/** One row per host; a list cell holds its items one per line. CRLF line ends, as RFC 4180 says. */
+export function renderCsv(hosts: HostSummary[]): string {
+  const rows = orderHosts(hosts).map((h) => [
+    h.host, h.verdict, h.mode, String(h.changes), String(h.operator.length), String(h.unknowns.length),
+    h.operator.map(operatorText).join('\n'), h.unknowns.join('\n'), h.errors.join('\n'), h.file,
+  ]);
+  return [CSV_COLUMNS as readonly string[], ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}
+
+export interface FleetDocument {
+  format_version: string;
+  counts: Record<Verdict, number>;
+  hosts: HostSummary[];
+}
+
+export function fleetDocument(hosts: HostSummary[]): FleetDocument {
+  return { format_version: FORMAT_VERSION, counts: verdictCounts(hosts), hosts: orderHosts(hosts) };
+}

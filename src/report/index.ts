@@ -1,0 +1,82 @@
+// `reconcile report DIR…`: the fetched per-host documents of a fleet in, one
+// table on stdout and fleet-report.{csv,json,html} in the output directory.
+// Nothing is written when any document is unusable: a fleet report that
+// leaves hosts out would say the fleet is better than it is.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeFsError } from '../errors.js';
+import { fleetDocument, renderCsv, renderTable } from './formats.js';
+import { renderHtml } from './html.js';
+import { formatReportIssue, loadFleet } from './load.js';
+
+export interface ReportIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+}
+
+export const REPORT_USAGE = `usage: reconcile report [-o DIR] [--json] DIR...
+
+  Reads the per-host documents fetched by the Ansible role (DIR/HOST/reconcile.json,
+  or DIR/reconcile.json for one host), prints one table (host, verdict, changes,
+  operator lines, unknowns), and writes fleet-report.csv, fleet-report.json and
+  fleet-report.html (one self-contained page) to the output directory.
+
+  -o, --out DIR  where the three files go (default: the current directory)
+  --json         print the JSON document instead of the table
+  verdicts       failed, operator, unknown, changes, ready (worst first)
+  exit           0 every host ready, 2 some host is not, 1 a document is unusable
+`;
+
+export const REPORT_FILES = ['fleet-report.csv', 'fleet-report.json', 'fleet-report.html'] as const;
+
+export async function runReport(argv: string[], io: ReportIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (e) {
+    io.stderr.write(`reconcile report: ${(e as Error).message}\n${REPORT_USAGE}`);
+    return 1;
+  }
+  if (parsed.values.help) {
+    io.stdout.write(REPORT_USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length === 0) {
+    io.stderr.write(`reconcile report: give at least one directory of fetched documents\n${REPORT_USAGE}`);
+    return 1;
+  }
+  const fleet = loadFleet(parsed.positionals);
+  if (!fleet.ok) {
+    io.stderr.write(`reconcile report: ${fleet.issues.length} unusable document${fleet.issues.length === 1 ? '' : 's'} or director${fleet.issues.length === 1 ? 'y' : 'ies'}; nothing was written\n`);
+    for (const i of fleet.issues) io.stderr.write(`reconcile report: ${formatReportIssue(i)}\n`);
+    return 1;
+  }
+  const doc = fleetDocument(fleet.hosts);
+  const out = parsed.values.out ?? '.';
+  const contents: Record<(typeof REPORT_FILES)[number], string> = {
+    'fleet-report.csv': renderCsv(fleet.hosts),
+    'fleet-report.json': JSON.stringify(doc, null, 2) + '\n',
+    'fleet-report.html': renderHtml(fleet.hosts),
+  };
+  try {
+    mkdirSync(out, { recursive: true });
+    for (const [name, text] of Object.entries(contents)) {
+      // Whole files only: a reader never sees half a report.
+      const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
+      writeFileSync(tmp, text, { mode: 0o644 });
+      renameSync(tmp, path.join(out, name));
+    }
+  } catch (e) {
+    io.stderr.write(`reconcile report: cannot write to ${out}: ${describeFsError(e)}\n`);
+    return 1;
+  }
+  io.stdout.write(parsed.values.json ? contents['fleet-report.json'] : renderTable(fleet.hosts));
+  if (!parsed.values.json) io.stdout.write(`wrote ${REPORT_FILES.map((f) => path.join(out, f)).join(', ')}\n`);
+  return fleet.hosts.every((h) => h.verdict === 'ready') ? 0 : 2;
+}
