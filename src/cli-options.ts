@@ -5,12 +5,9 @@
 // (test/cli-options.test.ts compares the files with what renders here;
 // `npm run docs:usage` rewrites them).
 
-export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot';
-// `report DIR...` (the fleet report, src/report/) joins CommandName and
-// COMMANDS (no alias: it has no flag form; its options in OPTIONS) and
-// cli.ts's dispatch (marked there) when that entry point exists.
+export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot' | 'report';
 
-export type OptionName = 'file' | 'root' | 'json' | 'force' | 'plan' | 'help' | 'version' | 'providers';
+export type OptionName = 'file' | 'root' | 'json' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
 
 export interface OptionSpec {
   readonly name: OptionName;
@@ -66,6 +63,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'force',
     summary: 'also put back files that changed after the run',
     detail: 'It also undoes what an incomplete journal records; it never restores a backup that is not what the run kept.',
+  },
+  {
+    name: 'out', short: 'o', value: 'DIR',
+    summary: 'where the report writes fleet-report.csv, .json and .html (default: the current directory)',
   },
   { name: 'help', short: 'h', summary: 'show this help' },
   { name: 'version', summary: 'print the version' },
@@ -126,6 +127,17 @@ export const COMMANDS: readonly CommandSpec[] = [
     exits: [
       { code: 0, meaning: 'converged (apply) or in sync (verify); the unit is disabled' },
       { code: 1, meaning: 'anything else; the unit stays enabled and runs again at the next boot' },
+    ],
+  },
+  {
+    name: 'report', operands: 'DIR...', maxOperands: Number.POSITIVE_INFINITY,
+    summary: 'one table of a fleet from the per-host documents the Ansible role fetched',
+    description: 'Read the fetched per-host documents (DIR/HOST/reconcile.json, or DIR/reconcile.json for one host) on the controller, print one table (host, verdict, changes, operator lines, unknowns; verdicts worst first: failed, operator, unknown, changes, ready) and write fleet-report.csv, fleet-report.json and one self-contained fleet-report.html. Every document is untrusted input: an unusable one is named with its field and nothing is written.',
+    options: ['out', 'json', 'help'],
+    exits: [
+      { code: 0, meaning: 'every host is ready' },
+      { code: 1, meaning: 'a document or directory is unusable; nothing was written' },
+      { code: 2, meaning: 'some host is not ready' },
     ],
   },
 ];

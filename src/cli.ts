@@ -8,11 +8,6 @@ import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 
 export async function main(argv: string[], io: Io): Promise<number> {
-  // The fleet report reads documents on the controller, not a host: its own arguments and module.
-  if (argv[0] === 'report') {
-    const { runReport } = await import('./report/index.js');
-    return runReport(argv.slice(1), io);
-  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });
@@ -47,7 +42,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
   }
   // A command without a flag form runs here, on its own: the fleet report
-  // (`reconcile report DIR...`, src/report/) is dispatched at this point.
+  // reads documents on the controller, not a host (src/report/).
+  if (sub?.name === 'report') {
+    if (parsed.values.help) {
+      io.stdout.write(commandHelp(sub));
+      return 0;
+    }
+    const { runReport } = await import('./report/index.js');
+    const out = parsed.values.out;
+    return runReport([...(typeof out === 'string' ? ['--out', out] : []), ...(parsed.values.json ? ['--json'] : []), '--', ...parsed.positionals.slice(1)], io);
+  }
   const args: Record<string, string | boolean | undefined> = sub?.alias ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
   const operands = sub ? parsed.positionals.slice(1) : parsed.positionals;
   // The command a flag form names (rollback's --plan previews a rollback, so rollback first).
