@@ -1,8 +1,7 @@
 // observe all -> diff all, in dependency order. Observation touches nothing.
 import type { Host } from '../host.js';
-import type { DesiredState, ResourceSpec } from '../desired-state.js';
+import { resourceName, type DesiredState, type ResourceSpec } from '../desired-state.js';
 import type { Change, DiffContext, Provider } from '../resources/types.js';
-import { resourceName } from '../resources/types.js';
 import { PROVIDERS, type AnyProvider, type ProviderRegistry } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
 import type { Finding } from '../findings.js';

@@ -4,6 +4,10 @@ import type { Host, TargetHost } from '../host.js';
 import type { WriteDoor } from '../door/door.js';
 import type { ByteString } from '../bytes.js';
 import type { Promised, ProviderUnknown, Withdrawal } from '../promises.js';
+import type { BaseSpec } from '../desired-state.js';
+
+// The spec every resource shares lives with the desired state, below every reader of it (sysctl/ names resources too).
+export type { BaseSpec } from '../desired-state.js';
 
 /**
  * A file a change would write, with both contents so the plan can show a
@@ -105,12 +109,6 @@ export interface ChangeNeed {
   fact: string;
 }
 
-export interface BaseSpec {
-  type: string;
-  /** Optional label; defaults to the type. */
-  name?: string;
-}
-
 export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, Op = unknown> {
   type: Spec['type'];
   /** Types that must be applied before this one (ModulesLoad before SysctlFile). */
@@ -155,8 +153,4 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   needs?(spec: Spec, change: Change<Op>): ChangeNeed[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
-}
-
-export function resourceName(spec: BaseSpec): string {
-  return spec.name ?? spec.type;
 }

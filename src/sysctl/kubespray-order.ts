@@ -5,9 +5,8 @@
 // observed.
 import path from 'node:path';
 import type { Finding } from '../findings.js';
-import type { SysctlFileSpec } from '../desired-state.js';
+import { resourceName, type SysctlFileSpec } from '../desired-state.js';
 import type { SysctlAssignmentByKubespray } from '../kubespray/who-fixes.js';
-import { resourceName } from '../resources/types.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from './parse.js';
 import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from './order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from './order.js';
