@@ -6,7 +6,7 @@ import { Host } from '../src/host.js';
 import type { CommandRunner } from '../src/host.js';
 import type { DesiredState } from '../src/desired-state.js';
 import { kubesprayReport } from '../src/kubespray/report.js';
-import { ansibleSysctlEdit } from '../src/sysctl/kubespray-order.js';
+import { ansibleSysctlEdit } from '../src/kubespray/sysctl-order.js';
 import type { KubesprayReport } from '../src/kubespray/report.js';
 import { document, planExitCode } from '../src/reconcile/run.js';
 import type { Plan } from '../src/reconcile/plan.js';
