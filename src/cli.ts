@@ -79,8 +79,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   if (args.providers) {
     // The engine loads only for what needs it: --version and --help stay at node's own start-up cost.
-    const [{ PROVIDERS }, { REPORT_FEATURES }] = await Promise.all([import('./resources/index.js'), import('./reconcile/host-reports.js')]);
-    io.stdout.write(JSON.stringify([...Object.keys(PROVIDERS), ...REPORT_FEATURES]) + '\n');
+    const [{ desiredTypes }, { REPORT_FEATURES }] = await Promise.all([import('./resources/index.js'), import('./reconcile/host-reports.js')]);
+    io.stdout.write(JSON.stringify([...desiredTypes(), ...REPORT_FEATURES]) + '\n');
     return 0;
   }
   if (args.facts && (args.plan || args.apply || args.rollback || args.root !== undefined)) {

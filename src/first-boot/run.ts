@@ -12,7 +12,7 @@ import { utf8Bytes, displayText } from '../bytes.js';
 import { WriteDoor } from '../door/door.js';
 import { acquireLock } from '../door/lock.js';
 import { newRunJournal, writeReport } from '../reconcile/reports.js';
-import { FIRST_BOOT_REPORT, FIRST_BOOT_UNIT, STAMP, WANTS_LINK } from './unit.js';
+import { FIRST_BOOT_REPORT, FIRST_BOOT_UNIT, STAMP, WANTS_LINK } from '../resources/first-boot/unit.js';
 import { waitForCandidates, type CandidateWait } from './wait.js';
 
 export interface FirstBootOutcome {

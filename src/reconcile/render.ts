@@ -261,7 +261,7 @@ export interface JsonResource {
   in_sync: boolean;
   changes: JsonChange[];
   observed: unknown;
-  /** Lines the plan shows under the resource (the provider's notes, e.g. SysctlFile's rehearsal). */
+  /** Lines the plan shows under the resource (the provider's notes, e.g. a rehearsal's outcome). */
   notes: string[];
 }
 

@@ -7,11 +7,12 @@ import type { TargetFs } from '../host.js';
 import type { FirstBootMode } from '../desired-state.js';
 import type { ByteString } from '../bytes.js';
 import { utf8Bytes } from '../bytes.js';
-import type { BaseSpec, Change, Provider } from '../resources/types.js';
+import type { BaseSpec, Change, Provider } from './types.js';
 import {
   FIRST_BOOT_UNIT, IMAGE_BUNDLE, IMAGE_DESIRED, PACKAGED_PROGRAM, STAMP, UNIT_PATH, WANTS_LINK, firstBootUnit,
-} from './unit.js';
-import type { RunningBundle } from './bundle.js';
+} from './first-boot/unit.js';
+import type { RunningBundle } from './first-boot/bundle.js';
+import { firstBootSpec } from './first-boot/spec.js';
 
 export interface FirstBootSpec extends BaseSpec {
   type: 'FirstBoot';
@@ -78,6 +79,11 @@ export const firstBootProvider: Provider<FirstBootSpec, FirstBootObserved, First
   type: 'FirstBoot',
   // Independent of the others: a bake that fails elsewhere still says what its first boot would do.
   after: [],
+  // Not in the desired state: derived from the plan of the resources that are.
+  derive: firstBootSpec,
+  // Its .wants link keeps multi-user.target.wants from being emptied (and removed) by a disable only to be
+  // created again, so an interrupted bake never leaves that directory missing.
+  applyFirst: true,
 
   async observe(host) {
     const packaged = await isFileIn(host, PACKAGED_PROGRAM);
