@@ -1,9 +1,25 @@
 // Image mode: decides whether the image needs a first-boot run and what it
 // will do, from the plan of the desired-state resources. Pure but for
 // reading the desired state's bytes and the running bundle.
-import type { FirstBootSpec } from '../first-boot.js';
-import type { DeriveInput, FirstBootPart, PlannedResource } from '../types.js';
-import { runningBundle } from './bundle.js';
+import type { FirstBootMode } from '../../desired-state.js';
+import type { ByteString } from '../../bytes.js';
+import type { BaseSpec, DeriveInput, FirstBootPart, PlannedResource } from '../types.js';
+import { runningBundle, type RunningBundle } from './bundle.js';
+
+export interface FirstBootSpec extends BaseSpec {
+  type: 'FirstBoot';
+  mode: Exclude<FirstBootMode, 'off'>;
+  /** The bake's desired state, byte for byte, and where it was read from. */
+  desired: { source: string; bytes: ByteString };
+  /** The running bundle; null when run from the sources. */
+  bundle: RunningBundle | null;
+  /** Candidate services the bake found: the unit starts after them and the run waits for them. */
+  candidates: string[];
+  /** What the first boot will do, one line each (the deferred changes of the other resources). */
+  work: string[];
+  /** The longest wait for one candidate or port (PortFree's timeout_seconds), 0 with none to wait for. */
+  portTimeoutSec: number;
+}
 
 /** A provider's share: its own answer, else each deferred change is one line of work. */
 function partOf(r: PlannedResource): FirstBootPart | null {
