@@ -105,11 +105,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   try {
-    const { runReconcile } = await import('./reconcile/run.js');
-    return await runReconcile(
+    // --first-boot: the image's one-shot first-boot run (live; what it does comes from first_boot).
+    const run = firstBoot ? (await import('./first-boot/run.js')).firstBootRun : (await import('./reconcile/run.js')).runReconcile;
+    return await run(
       {
         mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
-        ...(firstBoot ? { firstBoot: true } : {}),
         file: args.file ?? 'desired-state.yaml',
         root: args.root,
         json,

@@ -8,9 +8,9 @@ import type { DesiredState } from '../src/desired-state.js';
 import { kubesprayReport } from '../src/kubespray/report.js';
 import { ansibleSysctlEdit } from '../src/kubespray/sysctl-order.js';
 import type { KubesprayReport } from '../src/kubespray/report.js';
-import { document, planExitCode } from '../src/reconcile/run.js';
+import { planExitCode } from '../src/reconcile/run.js';
 import type { Plan } from '../src/reconcile/plan.js';
-import { paletteFor, renderPlan } from '../src/reconcile/render.js';
+import { paletteFor, planDocument, renderPlan } from '../src/reconcile/render.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');
 const temps: string[] = [];
@@ -368,11 +368,12 @@ describe('a failing preflight is an error (issue 28)', () => {
     expect(stops[0]!.message).toContain('kubespray will stop at "Control plane needs memory"');
     expect(r.findings.some((f) => f.level === 'info' && /passes/.test(f.message) && f.message.includes('Control plane'))).toBe(false);
     expect(planExitCode(0, 0, r.findings)).toBe(1);
-    const plan = { live: true, root: '/', resources: [], promises: [] };
-    const text = renderPlan(plan, paletteFor({}), { findings: r.findings });
+    const plan: Plan = { live: true, root: '/', resources: [] };
+    const doc = planDocument(plan, { findings: r.findings });
+    const text = renderPlan(doc, paletteFor({}));
     expect(text).not.toContain('No changes. The host matches the desired state.');
     expect(text).toMatch(/Error: kubespray's preflight will stop on this host \(1 failing assert, the errors above\)\. Plan: 0 changes pending/);
-    const json = JSON.parse(JSON.stringify(document('plan', { live: true, root: '/' } as Host, plan as unknown as Plan, null, r.findings, { pending: 0, operator: 0 })));
+    const json = JSON.parse(JSON.stringify(doc));
     expect(json.kubespray_preflight_failures).toBe(1);
     expect(json.findings.filter((f: { stops?: boolean }) => f.stops).length).toBe(1);
   });
