@@ -2,8 +2,7 @@
 // kernel or a command line. The desired state comes from a pipeline and is
 // not trusted: each rule here says what the value's real consumer accepts,
 // and each function returns the reason a value is refused (null: accepted).
-// Pure; each provider's grammar trait applies its rules, and
-// reconcile/load.ts locates the problems.
+// Pure; the providers' grammar traits apply them, reconcile/load.ts locates.
 import path from 'node:path';
 import { canonicalModuleName } from './observe/modules.js';
 

@@ -14,6 +14,8 @@ import { verifyConverged } from '../src/reconcile/verify.js';
 import { InputError } from '../src/errors.js';
 import { openDoor } from './helpers/door.js';
 import { hostnameProvider } from './helpers/hostname-provider.js';
+import type { FirstBootSpec } from '../src/resources/first-boot.js';
+import type { BaseSpec } from '../src/desired-state.js';
 
 // The one line that adds it.
 const REGISTRY: ProviderRegistry = { ...PROVIDERS, Hostname: hostnameProvider };
@@ -76,9 +78,9 @@ describe('a provider registered with one line', () => {
     const plan = await makePlan(new Host({ root }), desired('apply'), REGISTRY);
     expect(plan.resources.map((r) => r.type)).toEqual(['Hostname', 'FirstBoot']);
     expect(applyOrder(plan.resources).map((r) => r.type)).toEqual(['FirstBoot', 'Hostname']);
-    const firstBoot = plan.resources[1]!;
-    expect((firstBoot.spec as { work: string[] }).work).toEqual(['Hostname: the kernel takes node-1 from /etc/hostname']);
+    const firstBoot = { spec: plan.resources[1]!.spec as BaseSpec as FirstBootSpec };
+    expect(firstBoot.spec.work).toEqual(['Hostname: the kernel takes node-1 from /etc/hostname']);
     expect(readFileSync(desired('apply').source, 'utf8')).toBe('the bytes the image gets a copy of\n');
-    expect((firstBoot.spec as { desired: { bytes: string } }).desired.bytes).toBe('the bytes the image gets a copy of\n');
+    expect(firstBoot.spec.desired.bytes).toBe('the bytes the image gets a copy of\n');
   });
 });
