@@ -39,7 +39,7 @@ execFileSync(process.execPath, [path.join(repo, 'scripts/bundle.mjs')], { cwd: r
 
 // The unit text comes from the same module the bake uses.
 const unitModule = path.join(repo, 'dist', 'deb', 'unit.mjs');
-await build({ entryPoints: [path.join(repo, 'src/first-boot/unit.ts')], outfile: unitModule, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
+await build({ entryPoints: [path.join(repo, 'src/resources/first-boot/unit.ts')], outfile: unitModule, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
 const { firstBootUnit, FIRST_BOOT_UNIT, PACKAGED_PROGRAM } = await import(unitModule);
 
 fs.rmSync(stage, { recursive: true, force: true });

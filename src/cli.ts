@@ -86,8 +86,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   if (args.providers) {
     // The engine loads only for what needs it: --version and --help stay at node's own start-up cost.
-    const [{ PROVIDERS }, { REPORT_FEATURES }] = await Promise.all([import('./resources/index.js'), import('./reconcile/host-reports.js')]);
-    io.stdout.write(JSON.stringify([...Object.keys(PROVIDERS), ...REPORT_FEATURES]) + '\n');
+    const [{ desiredTypes }, { REPORT_FEATURES }] = await Promise.all([import('./resources/index.js'), import('./reconcile/host-reports.js')]);
+    io.stdout.write(JSON.stringify([...desiredTypes(), ...REPORT_FEATURES]) + '\n');
     return 0;
   }
   if (args.facts && (args.plan || args.apply || args.rollback || args.root !== undefined)) {
@@ -112,11 +112,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   try {
-    const { runReconcile } = await import('./reconcile/run.js');
-    return await runReconcile(
+    // --first-boot: the image's one-shot first-boot run (live; what it does comes from first_boot).
+    const run = firstBoot ? (await import('./first-boot/run.js')).firstBootRun : (await import('./reconcile/run.js')).runReconcile;
+    return await run(
       {
         mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
-        ...(firstBoot ? { firstBoot: true } : {}),
         file: typeof args.file === 'string' ? args.file : 'desired-state.yaml',
         root: typeof args.root === 'string' ? args.root : undefined,
         json,

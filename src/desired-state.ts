@@ -1,7 +1,17 @@
 // The desired state as the reconciler sees it after load + validate
 // (defaults from the JSON Schema already filled in).
-import type { BaseSpec } from './resources/types.js';
 import type { InputIssue } from './errors.js';
+
+export interface BaseSpec {
+  type: string;
+  /** Optional label; defaults to the type. */
+  name?: string;
+}
+
+/** How a resource is named in plans, reports and messages. */
+export function resourceName(spec: BaseSpec): string {
+  return spec.name ?? spec.type;
+}
 
 export const CONTROL_PLANE_PORTS = [2379, 2380, 6443, 10250, 10257, 10259] as const;
 

@@ -78,7 +78,7 @@ export const groups = {
     tests: ['test/desired-state.test.ts', 'test/desired-state-grammar.test.ts', 'test/desired-state-domain.test.ts', 'test/desired-state-messages-domain.test.ts'],
   },
   grammar: {
-    mutate: ['src/reconcile/grammar.ts'],
+    mutate: ['src/grammar.ts'],
     tests: ['test/desired-state.test.ts', 'test/desired-state-grammar.test.ts', 'test/desired-state-domain.test.ts', 'test/desired-state-messages-domain.test.ts', 'test/desired-state-files-domain.test.ts'],
   },
 };

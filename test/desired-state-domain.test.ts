@@ -5,7 +5,7 @@
 // reports must never land in. Each refusal is checked with its message: the
 // message is what the operator reads.
 import { describe, expect, it } from 'vitest';
-import { moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../src/reconcile/grammar.js';
+import { moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../src/grammar.js';
 import { parseDesiredState } from '../src/reconcile/load.js';
 import { InputError } from '../src/errors.js';
 

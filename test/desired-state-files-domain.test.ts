@@ -7,7 +7,7 @@
 // so the two must agree on every name.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { ownedFileProblem } from '../src/reconcile/grammar.js';
+import { ownedFileProblem } from '../src/grammar.js';
 
 type Dir = '/etc/sysctl.d' | '/etc/modules-load.d';
 

@@ -5,7 +5,7 @@
 // before any of it decides what is removed or restored. Pure.
 import path from 'node:path';
 import { ReconcileError } from '../errors.js';
-import type { JournalRecord, LinkDelta, PriorEntry, RuntimeStep, UserOf } from './journal.js';
+import type { JournalRecord, LinkDelta, PriorEntry, RuntimeStep, UserOf } from './journal-records.js';
 
 /** Where a journal lies, as target paths with their links resolved inside the root. */
 export interface JournalPlace {

@@ -12,8 +12,10 @@ import { utf8Bytes, displayText } from '../bytes.js';
 import { WriteDoor } from '../door/door.js';
 import { acquireLock } from '../door/lock.js';
 import { newRunJournal, writeReport } from '../reconcile/reports.js';
-import { FIRST_BOOT_REPORT, FIRST_BOOT_UNIT, STAMP, WANTS_LINK } from './unit.js';
+import { FIRST_BOOT_REPORT, FIRST_BOOT_UNIT, STAMP, WANTS_LINK } from '../resources/first-boot/unit.js';
 import { waitForCandidates, type CandidateWait } from './wait.js';
+import { TOOL_VERSION } from '../version.js';
+import { applyRun, openRun, planRun, type Io, type RunRequest } from '../reconcile/run.js';
 
 export interface FirstBootOutcome {
   format_version: '1.0';
@@ -118,4 +120,14 @@ export async function runFirstBoot(host: Host, desired: DesiredState, progress: 
   }
   progress(`first boot (${desired.first_boot}): ${code === 0 ? 'done' : 'FAILED'}; details in ${path.posix.join(desired.reports_dir, FIRST_BOOT_REPORT)}`);
   return code;
+}
+
+/** `reconcile --first-boot`: opens the run as any other, then the first boot takes the engine's apply or plan. */
+export async function firstBootRun(req: RunRequest, io: Io): Promise<number> {
+  const run = await openRun(req, io);
+  return runFirstBoot(run.host, run.desired, run.progress, {
+    apply: (record) => applyRun({ ...run, req: { ...req, mode: 'apply' } }, record),
+    plan: () => planRun({ ...run, req: { ...req, mode: 'plan' } }),
+    tool: TOOL_VERSION,
+  });
 }

@@ -12,7 +12,7 @@ import { BUNDLED_DISTRO_VERSION } from '../facts/distribution.js';
 import { gatherAnsibleFacts } from '../facts/ansible.js';
 import type { Facts } from '../facts/linux.js';
 import type { SysctlTree } from '../sysctl/order.js';
-import { orderingFindings } from '../sysctl/kubespray-order.js';
+import { orderingFindings } from './sysctl-order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
 import { LineCounter } from 'yaml';
 import { parseAnsibleYaml } from './yaml11.js';

@@ -57,7 +57,7 @@ export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Prom
   for (const r of applyOrder(plan.resources)) {
     const all = actionable(r.changes);
     if (all.length === 0) continue;
-    const blocked = new Map<string, string[]>(); // "ModulesLoad's module:br_netfilter|failed" -> change ids
+    const blocked = new Map<string, string[]>(); // "<type>'s <fact>|failed" -> change ids (a module a sysctl write needs)
     const todo = all.filter((c) => {
       const needs = needsOf(r.provider, r.spec, c);
       const w = brokenNeed(needs.filter((n) => n.fact !== null), withheld);

@@ -1,20 +1,15 @@
 // The host as it was before anything changed: the lab's before.json fields.
-// Each comes from what a provider observed for the plan when one did (SwapOff's
-// SwapTotal, SysctlFile's live values, ModulesLoad's module states, PortFree's
-// listeners); only a field no planned resource observed is read here, with the
-// same observer the provider would use.
+// Each comes from what a provider observed for the plan when one did (its
+// `facts`: SwapTotal, live sysctl values, module states, listeners); only a
+// field no planned resource observed is read here, with the same observer
+// the provider would use.
 import type { TargetFs } from '../host.js';
 import { CONTROL_PLANE_PORTS } from '../desired-state.js';
 import { readMeminfo } from '../observe/meminfo.js';
-import { normalizeSysctlKey, readLiveSysctl } from '../observe/sysctl-live.js';
+import { readLiveSysctl } from '../observe/sysctl-live.js';
 import { canonicalModuleName, moduleStates } from '../observe/modules.js';
 import { busyPorts, readListeners } from '../observe/listeners.js';
-import type { SwapObserved } from '../resources/swap-off/observed.js';
-import type { SysctlFileObserved } from '../resources/sysctl-file/observed.js';
-import type { ModulesObserved } from '../modprobe/observe.js';
-import type { PortFreeObserved } from '../ports/observed.js';
-import type { PortFreeSpec } from '../desired-state.js';
-import type { Plan } from './plan.js';
+import { planFacts, type Plan } from './plan.js';
 
 export interface BeforeState {
   /** SwapTotal of /proc/meminfo, kB. */
@@ -38,30 +33,18 @@ export interface ObservedBefore {
   busyPorts?: number[];
 }
 
-/** Pure: the before-state fields the planned resources observed. */
+/** Pure: the before-state fields the planned resources observed (their providers' `facts`). */
 export function observedBefore(plan: Plan): ObservedBefore {
+  const facts = planFacts(plan);
   const out: ObservedBefore = {};
-  const ports = new Set<number>();
-  const seenPorts = new Set<number>();
-  for (const r of plan.resources) {
-    if (r.type === 'SwapOff') {
-      const o = r.observed as SwapObserved;
-      if (o.swapTotalKb !== null && out.swapTotalKb === undefined) out.swapTotalKb = o.swapTotalKb;
-    } else if (r.type === 'SysctlFile') {
-      const runtime = (r.observed as SysctlFileObserved).runtime;
-      for (const [k, v] of Object.entries(runtime ?? {})) if (normalizeSysctlKey(k) === IP_FORWARD && out.ipForward === undefined) out.ipForward = v;
-    } else if (r.type === 'ModulesLoad') {
-      const s = (r.observed as ModulesObserved).states?.find((m) => m.name === canonicalModuleName('br_netfilter'));
-      if (s && out.brNetfilter === undefined) out.brNetfilter = s.loaded;
-    } else if (r.type === 'PortFree') {
-      const o = r.observed as PortFreeObserved;
-      if (o.mode !== 'live') continue;
-      for (const p of (r.spec as PortFreeSpec).ports) seenPorts.add(p);
-      for (const b of o.busy) ports.add(b.port);
-    }
-  }
-  // Only when the PortFree resources looked at every control-plane port is their answer the whole field.
-  if (CONTROL_PLANE_PORTS.every((p) => seenPorts.has(p))) out.busyPorts = CONTROL_PLANE_PORTS.filter((p) => ports.has(p)).sort((a, b) => a - b);
+  if (facts.swapTotalKb !== undefined) out.swapTotalKb = facts.swapTotalKb;
+  if (facts.sysctls?.has(IP_FORWARD)) out.ipForward = facts.sysctls.get(IP_FORWARD);
+  const br = facts.modules?.get(canonicalModuleName('br_netfilter'));
+  if (br !== undefined) out.brNetfilter = br;
+  // Only when the resources looked at every control-plane port is their answer the whole field.
+  const seen = new Set(facts.listeners?.ports ?? []);
+  const busy = new Set(facts.listeners?.busy ?? []);
+  if (CONTROL_PLANE_PORTS.every((p) => seen.has(p))) out.busyPorts = CONTROL_PLANE_PORTS.filter((p) => busy.has(p)).sort((a, b) => a - b);
   return out;
 }
 

@@ -1,14 +1,13 @@
 // Checks of the desired state that need the host: done before anything is
 // observed for the plan, and reported like the other desired-state problems
 // (file:line:col path: message), because the fix is in the desired state.
+// What each check is about comes from the providers' traits (claims, hostChecks).
 import path from 'node:path';
 import type { Host } from '../host.js';
 import type { DesiredState } from '../desired-state.js';
 import { InputError } from '../errors.js';
 import type { InputIssue } from '../errors.js';
-import { canonicalModuleName } from '../observe/modules.js';
-import { normalizeSysctlKey, sysctlProcPath } from '../observe/sysctl-live.js';
-import { moduleFor } from '../sysctl/owned-file.js';
+import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
 
 /**
  * Links Debian's packages ship in the directories we own files in. Replacing
@@ -48,37 +47,29 @@ async function packageLinkProblem(host: Host, file: string): Promise<string | nu
   return `${file} is ${pkg}'s link to ${link}: replacing it with our file would stop ${applies} from applying at boot; choose another file name (e.g. k8s.conf)`;
 }
 
-export async function hostInputIssues(host: Host, desired: DesiredState): Promise<InputIssue[]> {
+/**
+ * Every file a resource claims must not be a package's link; then each
+ * provider's own checks (hostChecks), in the desired state's order.
+ */
+export async function hostInputIssues(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<InputIssue[]> {
   const where = desired.where ?? ((pointer: string[]) => ({ file: desired.source, line: 1, column: 1, path: pointer.join('.'), message: '' }));
   const out: InputIssue[] = [];
-  const loaded = new Set(
-    desired.resources.flatMap((r) => (r.type === 'ModulesLoad' ? r.modules.map(canonicalModuleName) : [])),
-  );
+  const promised = desired.resources.flatMap((r) => registry[r.type]?.promised?.(r) ?? []);
   for (const [i, r] of desired.resources.entries()) {
-    if (r.type !== 'SysctlFile' && r.type !== 'ModulesLoad') continue;
-    const problem = await packageLinkProblem(host, r.file);
-    if (problem) out.push({ ...where(['resources', String(i), 'file']), message: problem });
-    if (r.type !== 'SysctlFile' || !host.live) continue;
-    for (const key of Object.keys(r.settings)) {
-      const proc = sysctlProcPath(key);
-      const st = await host.lstat(proc);
-      const at = where(['resources', String(i), 'settings', key], true);
-      if (st?.isDirectory()) {
-        out.push({ ...at, message: `${proc} is a directory of keys, not a key` });
-      } else if (st === null) {
-        const mod = moduleFor(normalizeSysctlKey(key));
-        if (mod && loaded.has(canonicalModuleName(mod))) continue; // appears once the ModulesLoad resource loads it
-        out.push({
-          ...at,
-          message: `${proc} does not exist in the running kernel${mod ? `; it appears once ${mod} is loaded: list ${mod} in a ModulesLoad resource` : ''}`,
-        });
-      }
+    const provider = registry[r.type];
+    for (const claim of provider?.claims?.(r) ?? []) {
+      if (claim.kind !== 'file') continue;
+      const problem = await packageLinkProblem(host, claim.subject);
+      if (problem) out.push({ ...where(['resources', String(i), ...claim.at]), message: problem });
+    }
+    for (const issue of (await provider?.hostChecks?.(host, r, { promised })) ?? []) {
+      out.push({ ...where(['resources', String(i), ...issue.at], issue.atKey), message: issue.message });
     }
   }
   return out;
 }
 
-export async function assertHostInputs(host: Host, desired: DesiredState): Promise<void> {
-  const issues = await hostInputIssues(host, desired);
+export async function assertHostInputs(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<void> {
+  const issues = await hostInputIssues(host, desired, registry);
   if (issues.length > 0) throw new InputError(issues);
 }

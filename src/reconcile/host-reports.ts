@@ -4,11 +4,7 @@ import type { Host } from '../host.js';
 import type { DesiredState } from '../desired-state.js';
 import type { Finding } from '../findings.js';
 import { kubesprayReport, type PlanObservations } from '../kubespray/report.js';
-import type { ObservedFacts } from '../facts/native.js';
-import type { SysctlFileObserved } from '../resources/sysctl-file/observed.js';
-import type { SwapObserved } from '../resources/swap-off/observed.js';
-import type { ModulesObserved } from '../modprobe/observe.js';
-import type { Plan } from './plan.js';
+import { planFacts, type Plan } from './plan.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
 export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
@@ -20,24 +16,18 @@ export interface HostReports {
 }
 
 /**
- * Pure: what the planned resources observed that the reports need: the
- * sysctl.d tree (SysctlFile), MemTotal (SwapOff, live) and the running
- * kernel's release (ModulesLoad, live). A field no resource observed is left out.
+ * Pure: what the planned resources observed that the reports need (their
+ * providers' `facts`): the sysctl.d tree, MemTotal and the running kernel's
+ * release. A field no resource observed is left out.
  */
 export function planObservations(plan: Plan | null): PlanObservations {
+  const f = planFacts(plan);
   const out: PlanObservations = {};
-  const facts: ObservedFacts = {};
-  for (const r of plan?.resources ?? []) {
-    if (r.type === 'SysctlFile') out.sysctlTree ??= (r.observed as SysctlFileObserved).tree;
-    else if (r.type === 'SwapOff') {
-      const o = r.observed as SwapObserved;
-      if (o.live && facts.memTotalKb === undefined) facts.memTotalKb = o.memTotalKb;
-    } else if (r.type === 'ModulesLoad') {
-      const o = r.observed as ModulesObserved;
-      if (o.live && facts.kernelRelease === undefined) facts.kernelRelease = o.kernelRelease;
-    }
-  }
-  out.facts = facts;
+  if (f.sysctlTree !== undefined) out.sysctlTree = f.sysctlTree;
+  out.facts = {
+    ...(f.memTotalKb !== undefined ? { memTotalKb: f.memTotalKb } : {}),
+    ...(f.kernelRelease !== undefined ? { kernelRelease: f.kernelRelease } : {}),
+  };
   return out;
 }
 

@@ -8,8 +8,9 @@ import { FileTooLargeError, NotRegularFileError, readRegular } from '../regular-
 import type { InputIssue } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { humanPath, validateAgainstSchema } from './validate.js';
-import { canonicalModuleName, moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from './grammar.js';
-import { normalizeSysctlKey } from '../observe/sysctl-live.js';
+import { nameProblem, reportsDirProblem } from '../grammar.js';
+import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
+import type { Claim } from '../resources/types.js';
 
 /** Larger documents are refused before parsing: a desired state is a page of YAML, not data. */
 export const MAX_DESIRED_STATE_BYTES = 1024 * 1024;
@@ -42,7 +43,7 @@ function tooLarge(file: string): InputIssue {
 }
 
 /** Pure: text -> DesiredState, or InputError listing every problem. */
-export function parseDesiredState(text: string, file: string): DesiredState {
+export function parseDesiredState(text: string, file: string, registry: ProviderRegistry = PROVIDERS): DesiredState {
   if (Buffer.byteLength(text, 'utf8') > MAX_DESIRED_STATE_BYTES) throw new InputError([tooLarge(file)]);
   const lineCounter = new LineCounter();
   // Integers as BigInt: a sysctl value such as 18446744073692774399 must reach the file exactly.
@@ -70,17 +71,16 @@ export function parseDesiredState(text: string, file: string): DesiredState {
     throw new InputError([{ file, line: pos.line, column: pos.col, path: '', message: why }]);
   }
   const { data, issues: numberIssues } = exactNumbers(js);
-  const grammar = [...numberIssues, ...grammarIssues(data)].map((g) => ({ ...locate(g.pointer, g.atKey), path: humanPath(g.pointer), message: g.message }));
-  // Before the schema fills defaults: which resources wrote `file` themselves (for locations).
-  const explicitFile = new Set<number>();
-  if (isObj(data) && Array.isArray(data.resources)) data.resources.forEach((r: unknown, i: number) => isObj(r) && 'file' in r && explicitFile.add(i));
+  const grammar = [...numberIssues, ...grammarIssues(data, registry)].map((g) => ({ ...locate(g.pointer, g.atKey), path: humanPath(g.pointer), message: g.message }));
+  // Before the schema fills defaults: the keys each resource wrote itself (for locations).
+  const explicit: Array<Set<string>> = isObj(data) && Array.isArray(data.resources) ? data.resources.map((r: unknown) => new Set(isObj(r) ? Object.keys(r) : [])) : [];
   const grammarPaths = new Set(grammar.map((g) => g.path));
   const schemaIssues = validateAgainstSchema(data)
     .map((v) => ({ ...locate(v.pointer, v.atKey), path: v.path, message: v.message }))
     // The grammar's reason is the more precise one for the same key.
     .filter((i) => !grammarPaths.has(i.path));
   const issues = [...grammar, ...schemaIssues];
-  if (issues.length === 0) issues.push(...semanticIssues(data as RawDesired, locate, explicitFile));
+  if (issues.length === 0) issues.push(...semanticIssues(data as RawDesired, locate, explicit, registry));
   if (issues.length > 0) throw new InputError(sortIssues(issues));
   const raw = data as RawDesired;
   const where = (pointer: string[], atKey = false): InputIssue => ({ ...locate(pointer, atKey), path: humanPath(pointer), message: '' });
@@ -137,8 +137,8 @@ function exactNumbers(js: unknown): { data: unknown; issues: RawIssue[] } {
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The grammar of each value (grammar.ts), on the document as parsed: shapes are the schema's job. */
-function grammarIssues(data: unknown): RawIssue[] {
+/** The grammar of each value (grammar.ts; a resource's from its provider), on the document as parsed: shapes are the schema's job. */
+function grammarIssues(data: unknown, registry: ProviderRegistry): RawIssue[] {
   const out: RawIssue[] = [];
   if (!isObj(data)) return out;
   const add = (pointer: string[], message: string | null, atKey = false) => {
@@ -150,41 +150,24 @@ function grammarIssues(data: unknown): RawIssue[] {
     if (!isObj(r)) return;
     const at = (...p: string[]) => ['resources', String(i), ...p];
     if (typeof r.name === 'string') add(at('name'), nameProblem(r.name));
-    if (r.type === 'ModulesLoad') {
-      if (typeof r.file === 'string') add(at('file'), ownedFileProblem(r.file, '/etc/modules-load.d'));
-      const modules: unknown = r.modules;
-      if (Array.isArray(modules)) {
-        const seen = new Map<string, number>();
-        modules.forEach((m: unknown, j: number) => {
-          if (typeof m !== 'string') return;
-          const problem = moduleNameProblem(m);
-          add(at('modules', String(j)), problem);
-          if (problem) return;
-          const first = seen.get(canonicalModuleName(m));
-          if (first !== undefined && modules[first] !== m) {
-            add(at('modules', String(j)), `is the same module as modules[${first}] (${JSON.stringify(modules[first])}): kmod treats '-' and '_' alike`);
-          } else seen.set(canonicalModuleName(m), j);
-        });
-      }
-    }
-    if (r.type === 'SysctlFile') {
-      if (typeof r.file === 'string') add(at('file'), ownedFileProblem(r.file, '/etc/sysctl.d'));
-      if (isObj(r.settings)) {
-        for (const [k, v] of Object.entries(r.settings)) {
-          add(at('settings', k), sysctlKeyProblem(k), true);
-          if (typeof v === 'string' && !/^-?\d+$/.test(v)) add(at('settings', k), sysctlStringValueProblem(v));
-        }
-      }
-    }
+    const provider = typeof r.type === 'string' && Object.hasOwn(registry, r.type) ? registry[r.type] : undefined;
+    for (const issue of provider?.grammar?.(r) ?? []) add(at(...issue.at), issue.message, issue.atKey);
   });
   return out;
 }
 
+/** How a second claim of the same thing is told, by kind. */
+const CLAIM_RULE: Record<Claim['kind'], { verb: string; rule: string }> = {
+  file: { verb: 'manages', rule: 'one file has one owner' },
+  sysctl: { verb: 'sets', rule: 'one key has one value' },
+};
+
 /**
- * Rules a JSON Schema cannot say: one resource per type and name, and no
- * file or sysctl key managed twice (each problem names both places).
+ * Rules a JSON Schema cannot say: one resource per type and name, and
+ * nothing a provider claims (a file, a sysctl key) claimed twice (each
+ * problem names both places).
  */
-function semanticIssues(d: RawDesired, locate: Locate, explicitFile: Set<number>): InputIssue[] {
+function semanticIssues(d: RawDesired, locate: Locate, explicit: Array<Set<string>>, registry: ProviderRegistry): InputIssue[] {
   const out: InputIssue[] = [];
   const seen = new Map<string, number>();
   const pos = (p: string[], atKey = false) => {
@@ -203,27 +186,20 @@ function semanticIssues(d: RawDesired, locate: Locate, explicitFile: Set<number>
     } else seen.set(key, i);
   });
   // The same file from two resources: each run would rewrite the other's content, and nothing converges.
-  const files = new Map<string, string[]>();
-  const keys = new Map<string, string[]>();
+  const claimed = new Map<string, { pointer: string[]; atKey: boolean }>();
   d.resources.forEach((r, i) => {
-    if (r.type !== 'SysctlFile' && r.type !== 'ModulesLoad') return;
     // A resource already reported as a duplicate above is not reported twice.
     if (![...seen.values()].includes(i)) return;
-    const filePtr = explicitFile.has(i) ? ['resources', String(i), 'file'] : ['resources', String(i)];
-    const f = path.posix.normalize(r.file);
-    const prev = files.get(f);
-    if (prev) {
-      out.push({ ...locate(filePtr, false), path: humanPath(filePtr), message: `manages ${f}, which ${humanPath(prev)} (${pos(prev)}) manages too; one file has one owner` });
-    } else files.set(f, filePtr);
-    if (r.type === 'SysctlFile') {
-      for (const k of Object.keys(r.settings)) {
-        const canon = normalizeSysctlKey(k);
-        const ptr = ['resources', String(i), 'settings', k];
-        const before = keys.get(canon);
-        if (before) {
-          out.push({ ...locate(ptr, true), path: humanPath(ptr), message: `sets ${canon}, which ${humanPath(before)} (${pos(before, true)}) sets too; one key has one value` });
-        } else keys.set(canon, ptr);
-      }
+    for (const c of registry[r.type]?.claims?.(r) ?? []) {
+      const subject = c.kind === 'file' ? path.posix.normalize(c.subject) : c.subject;
+      // A file the schema filled in is told at the resource itself (a default key, at its own place).
+      const pointer = c.kind === 'file' && c.at.length > 0 && !explicit[i]?.has(c.at[0]!) ? ['resources', String(i)] : ['resources', String(i), ...c.at];
+      const atKey = c.atKey ?? false;
+      const before = claimed.get(`${c.kind}\0${subject}`);
+      const { verb, rule } = CLAIM_RULE[c.kind];
+      if (before) {
+        out.push({ ...locate(pointer, atKey), path: humanPath(pointer), message: `${verb} ${subject}, which ${humanPath(before.pointer)} (${pos(before.pointer, before.atKey)}) ${verb} too; ${rule}` });
+      } else claimed.set(`${c.kind}\0${subject}`, { pointer, atKey });
     }
   });
   return out;

@@ -1,23 +1,19 @@
 // observe all -> diff all, in dependency order. Observation touches nothing.
 import type { Host } from '../host.js';
-import type { DesiredState, ResourceSpec } from '../desired-state.js';
-import type { Change, DiffContext, Provider } from '../resources/types.js';
-import { resourceName } from '../resources/types.js';
+import { resourceName, type DesiredState, type ResourceSpec } from '../desired-state.js';
+import type { BaseSpec, Change, DiffContext, HostFacts, PlannedResource, Provider } from '../resources/types.js';
 import { PROVIDERS, type AnyProvider, type ProviderRegistry } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { assertHostInputs } from './host-checks.js';
-import { firstBootProvider, type FirstBootSpec } from '../first-boot/bake.js';
-import { firstBootSpec } from '../first-boot/plan.js';
+import { readDesiredStateFile } from './load.js';
+import { bytesOf } from '../bytes.js';
 
-export interface ResourcePlan {
-  name: string;
-  type: string;
-  /** A desired-state resource, or the first-boot install the engine adds in image mode. */
-  spec: ResourceSpec | FirstBootSpec;
+export interface ResourcePlan extends PlannedResource {
+  /** A desired-state resource, or one a provider derives from their plan (the first-boot install in image mode). */
+  spec: ResourceSpec | BaseSpec;
   provider: Provider<any, any, any>;
   observed: unknown;
-  changes: Change[];
 }
 
 export interface Plan {
@@ -72,27 +68,24 @@ export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unkn
 }
 
 export async function makePlan(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<Plan> {
-  await assertHostInputs(host, desired);
+  await assertHostInputs(host, desired, registry);
   const firstBoot = !host.live && desired.first_boot !== 'off';
   const plan = diffAll(await observeAll(host, desired, registry), { live: host.live, root: host.root, firstBoot }, registry);
-  // Image mode: what the running system must finish is installed as a first-boot run, planned like a
-  // resource and listed after the desired ones (their positions stay those of the desired state).
-  const spec = firstBoot ? firstBootSpec(desired, plan.resources) : null;
-  if (spec) {
-    const observed = await firstBootProvider.observe(host, spec);
-    plan.resources.push({ name: 'FirstBoot', type: 'FirstBoot', spec, provider: firstBootProvider, observed, changes: firstBootProvider.diff(spec, observed, { live: false }) });
+  // A provider that derives its resource from the desired ones' plan (image mode's first-boot run) is
+  // planned after them: their positions stay those of the desired state.
+  const desiredPlan = [...plan.resources];
+  for (const provider of Object.values(registry)) {
+    const spec = provider.derive?.({ desired, live: host.live, resources: desiredPlan, desiredBytes: () => bytesOf(readDesiredStateFile(desired.source)) });
+    if (!spec) continue;
+    const observed = await provider.observe(host, spec);
+    plan.resources.push({ name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: host.live }) });
   }
   return plan;
 }
 
-/**
- * The order apply takes: the plan's, except that the first-boot install goes
- * first. Its .wants link then keeps multi-user.target.wants from being
- * emptied (and removed) by a disable only to be created again, so an
- * interrupted bake never leaves that directory missing.
- */
+/** The order apply takes: the plan's, except that a provider that asks for it (`applyFirst`) goes first. */
 export function applyOrder(resources: ResourcePlan[]): ResourcePlan[] {
-  return [...resources.filter((r) => r.type === 'FirstBoot'), ...resources.filter((r) => r.type !== 'FirstBoot')];
+  return [...resources.filter((r) => r.provider.applyFirst), ...resources.filter((r) => !r.provider.applyFirst)];
 }
 
 /** Changes this run would carry out (not the operator's, not those deferred to boot). */
@@ -117,4 +110,26 @@ export function planWarnings(plan: Plan): Finding[] {
     ...(r.provider.warnings?.(r.spec, r.observed) ?? []).map((message) => ({ level: 'warning' as const, message: `${r.name}: ${message}` })),
     ...(r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u) => ({ level: 'warning' as const, message: `${r.name}: ${u.message}`, unknown: true, withdraws: u.withdraws })),
   ]);
+}
+
+/**
+ * Pure: what the planned resources' observations say about the host (each
+ * provider's `facts`), merged in plan order: the first resource to tell a
+ * fact gives it, a map's keys one by one; the ports looked at and found
+ * busy add up. A fact no resource observed is left out.
+ */
+export function planFacts(plan: Plan | null): HostFacts {
+  const out: HostFacts = {};
+  for (const r of plan?.resources ?? []) {
+    const f = r.provider.facts?.(r.spec, r.observed);
+    if (!f) continue;
+    if (out.swapTotalKb === undefined && f.swapTotalKb !== undefined) out.swapTotalKb = f.swapTotalKb;
+    if (out.memTotalKb === undefined && f.memTotalKb !== undefined) out.memTotalKb = f.memTotalKb;
+    if (out.kernelRelease === undefined && f.kernelRelease !== undefined) out.kernelRelease = f.kernelRelease;
+    if (out.sysctlTree === undefined && f.sysctlTree !== undefined) out.sysctlTree = f.sysctlTree;
+    if (f.sysctls) out.sysctls = new Map([...f.sysctls, ...(out.sysctls ?? [])]);
+    if (f.modules) out.modules = new Map([...f.modules, ...(out.modules ?? [])]);
+    if (f.listeners) out.listeners = { ports: [...(out.listeners?.ports ?? []), ...f.listeners.ports], busy: [...(out.listeners?.busy ?? []), ...f.listeners.busy] };
+  }
+  return out;
 }

@@ -5,7 +5,7 @@ import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
 import type { Plan } from './plan.js';
-import { actionable } from './plan.js';
+import { actionable, operatorChanges, pendingCount } from './plan.js';
 import type { ApplyResult } from './apply.js';
 import type { BeforeState } from './before-state.js';
 import type { VerifyError } from '../errors.js';
@@ -13,8 +13,9 @@ import type { Finding } from '../findings.js';
 import type { Withdrawal } from '../promises.js';
 import { changeWithdrawals, planPromises, type PlanPromise } from './promises.js';
 
-export { FORMAT_VERSION } from '../version.js';
+import { FORMAT_VERSION, TOOL_VERSION } from '../version.js';
 
+export { FORMAT_VERSION };
 
 export interface Palette {
   add(s: string): string;
@@ -88,17 +89,57 @@ function describeWithdrawals(ws: Withdrawal[]): string {
   return ws.map((w) => `${w.promise} (${w.from === 'apply' ? 'after apply and at boot' : 'at the next boot'})`).join(', ');
 }
 
-/** The part of the plan document (`--json`) the text is rendered from. */
+/**
+ * The plan document: what `--plan --json` prints, what an apply stores as its
+ * run's plan.json, and what the text plan is rendered from. An apply's
+ * result.json is the same document (after apply, without `reports`) with
+ * what apply did.
+ */
 export interface PlanDocument {
+  format_version: string;
+  tool: { name: 'k8s-host-reconcile'; version: string };
+  mode: 'plan' | 'apply';
   live: boolean;
   root: string;
+  before_state: BeforeState | null;
+  pending_changes: number;
+  operator_required: number;
+  /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
+  kubespray_preflight_failures: number;
   resources: JsonResource[];
   /** What the plan leaves true after apply and at the next boot, and what takes each back (docs/output.md, "Promises"). */
   promises: PlanPromise[];
+  findings: Finding[];
+  /** Report files (facts.json, who-fixes.json) as they will be written; absent from result.json. */
+  reports?: Record<string, unknown>;
 }
 
-export function planDocument(plan: Plan): PlanDocument {
-  return { live: plan.live, root: plan.root, resources: jsonPlan(plan), promises: planPromises(plan) };
+export interface PlanDocumentParts {
+  mode?: 'plan' | 'apply';
+  before?: BeforeState | null;
+  findings?: Finding[];
+  reports?: Record<string, unknown>;
+  /** Operator lines counted elsewhere (result.json: those the plan after apply still has). */
+  operator?: number;
+}
+
+export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDocument {
+  const findings = parts.findings ?? [];
+  return {
+    format_version: FORMAT_VERSION,
+    tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
+    mode: parts.mode ?? 'plan',
+    live: plan.live,
+    root: plan.root,
+    before_state: parts.before ?? null,
+    pending_changes: pendingCount(plan),
+    operator_required: parts.operator ?? operatorChanges(plan).length,
+    kubespray_preflight_failures: findings.filter((f) => f.stops).length,
+    resources: jsonPlan(plan),
+    promises: planPromises(plan),
+    findings,
+    ...(parts.reports ? { reports: parts.reports } : {}),
+  };
 }
 
 function describePromise(p: PlanPromise): string {
@@ -111,15 +152,13 @@ function describePromise(p: PlanPromise): string {
 
 const isPending = (c: JsonChange) => c.operator === null && !c.deferred;
 
-export function renderPlan(
-  plan: PlanDocument,
-  p: Palette,
-  extras: { before?: BeforeState | null; findings?: Finding[]; facts?: Record<string, unknown> | null } = {},
-): string {
+/** The text plan, from the plan document alone. */
+export function renderPlan(plan: PlanDocument, p: Palette): string {
+  const extras = { findings: plan.findings, facts: (plan.reports?.['facts.json'] as Record<string, unknown> | undefined) ?? null };
   const out: string[] = [];
   out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${plan.root}`}`));
-  if (extras.before) {
-    const b = extras.before;
+  if (plan.before_state) {
+    const b = plan.before_state;
     out.push(
       p.dim(`  before: swap_total_kb=${b.swap_total_kb} ip_forward=${b.ip_forward} br_netfilter=${b.br_netfilter} busy_ports=[${b.busy_ports.join(', ')}]`),
     );
@@ -261,7 +300,7 @@ export interface JsonResource {
   in_sync: boolean;
   changes: JsonChange[];
   observed: unknown;
-  /** Lines the plan shows under the resource (the provider's notes, e.g. SysctlFile's rehearsal). */
+  /** Lines the plan shows under the resource (the provider's notes, e.g. a rehearsal's outcome). */
   notes: string[];
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { WriteDoor } from '../door/door.js';
 import type { TargetFs } from '../host.js';
 import { ReconcileError } from '../errors.js';
-import { reportsDirProblem } from './grammar.js';
+import { reportsDirProblem } from '../grammar.js';
 import { utf8Bytes } from '../bytes.js';
 import type { BeforeState } from './before-state.js';
 

@@ -11,7 +11,7 @@ import { ReconcileError, RunAbortedError } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
 import { assertHostInputs } from './host-checks.js';
-import { makePlan, operatorChanges, pendingCount, planWarnings } from './plan.js';
+import { makePlan, operatorChanges, planWarnings } from './plan.js';
 import type { Plan } from './plan.js';
 import { applyPlan } from './apply.js';
 import type { ApplyResult } from './apply.js';
@@ -24,10 +24,10 @@ import { LOCK_PATH, acquireLock } from '../door/lock.js';
 import { madeDirs, missingDirs, removeMadeDirs } from '../door/lock-dirs.js';
 import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type UnfinishedRun } from '../door/interrupted.js';
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
+import type { PlanDocument } from './render.js';
 import type { Finding } from '../findings.js';
-import { hostReports } from './host-reports.js';
+import { hostReports, type HostReports } from './host-reports.js';
 import { outlivingOperators, planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
-import { runFirstBoot } from '../first-boot/run.js';
 
 export { TOOL_VERSION } from '../version.js';
 import { TOOL_VERSION } from '../version.js';
@@ -39,8 +39,6 @@ export interface RunRequest {
   json: boolean;
   /** --rollback [RUN_ID]: undo a run instead (with mode plan: preview it). */
   rollback?: { run?: string; force: boolean };
-  /** --first-boot: the image's one-shot first-boot run (live; mode comes from first_boot). */
-  firstBoot?: boolean;
 }
 
 /**
@@ -73,7 +71,20 @@ export interface Io {
   isRoot?: () => boolean;
 }
 
-export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
+/** One run: what each of its steps needs, made once by openRun. */
+export interface RunContext {
+  req: RunRequest;
+  io: Io;
+  host: Host;
+  desired: DesiredState;
+  progress: (m: string) => void;
+}
+
+/**
+ * The desired state loaded and checked against the host, and the right to
+ * write: everything a run needs before it reads anything for a plan.
+ */
+export async function openRun(req: RunRequest, io: Io): Promise<RunContext> {
   const root = checkRoot(req.root);
   const desired = await loadDesiredState(req.file);
   const host = new Host({ root, runner: io.runner });
@@ -85,21 +96,18 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
   if (writes && host.live && !isRoot()) {
     throw new ReconcileError(`--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`);
   }
-  const progress = (m: string) => io.stderr.write(`reconcile: ${m}\n`);
-  if (req.rollback) return runRollback(host, desired, req, req.rollback, io, progress);
-  if (req.firstBoot) {
-    return runFirstBoot(host, desired, progress, {
-      apply: (finish) => runApply(host, desired, { ...req, mode: 'apply' }, io, progress, finish),
-      plan: () => runPlan(host, desired, { ...req, mode: 'plan' }, io, progress),
-      tool: TOOL_VERSION,
-    });
-  }
-  if (req.mode === 'facts') return runFacts(host, desired, req, io, progress);
-  return req.mode === 'plan' ? runPlan(host, desired, req, io, progress) : runApply(host, desired, req, io, progress);
+  return { req, io, host, desired, progress: (m: string) => io.stderr.write(`reconcile: ${m}\n`) };
+}
+
+export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
+  const run = await openRun(req, io);
+  if (req.rollback) return runRollback(run, req.rollback);
+  if (req.mode === 'facts') return runFacts(run);
+  return req.mode === 'plan' ? planRun(run) : applyRun(run);
 }
 
 /** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
-async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+async function runFacts({ host, desired, req, io, progress }: RunContext): Promise<number> {
   const extra = await hostReports(host, desired, progress, null);
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
@@ -113,7 +121,7 @@ async function runFacts(host: Host, desired: DesiredState, req: RunRequest, io: 
 }
 
 /** The providers' warnings join the findings, first: they are about the host itself. */
-function withPlanWarnings(plan: Plan, extra: Awaited<ReturnType<typeof hostReports>>): Awaited<ReturnType<typeof hostReports>> {
+function withPlanWarnings(plan: Plan, extra: HostReports): HostReports {
   return { ...extra, findings: [...planWarnings(plan), ...extra.findings] };
 }
 
@@ -124,7 +132,7 @@ async function unfinishedRuns(host: Host, desired: DesiredState, progress: (m: s
   return seen.unfinished;
 }
 
-async function runRollback(host: Host, desired: DesiredState, req: RunRequest, rb: { run?: string; force: boolean }, io: Io, progress: (m: string) => void): Promise<number> {
+async function runRollback({ host, desired, req, io, progress }: RunContext, rb: { run?: string; force: boolean }): Promise<number> {
   const preview = req.mode === 'plan';
   const lockDirs = preview ? [] : await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = preview ? null : await acquireLock(host, 'rollback', progress);
@@ -176,19 +184,27 @@ async function runRollback(host: Host, desired: DesiredState, req: RunRequest, r
   }
 }
 
-async function runPlan(host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void): Promise<number> {
+/** What a run observed before anything changed, in the plan document it prints and stores. */
+interface Observed {
+  plan: Plan;
+  before: BeforeState | null;
+  extra: HostReports;
+  doc: PlanDocument;
+}
+
+async function observeForPlan({ host, desired, req, progress }: RunContext): Promise<Observed> {
   const plan = await makePlan(host, desired);
   const before = host.live ? await observeBeforeState(host, plan) : null;
   const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
-  const pending = pendingCount(plan);
-  const operator = operatorChanges(plan).length;
-  if (req.json) {
-    io.stdout.write(JSON.stringify({ ...document('plan', host, plan, before, extra.findings, { pending, operator }), reports: extra.reports }, null, 2) + '\n');
-  } else {
-    const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
-    io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
-  }
-  return planExitCode(pending, operator, extra.findings);
+  return { plan, before, extra, doc: planDocument(plan, { mode: req.mode === 'apply' ? 'apply' : 'plan', before, findings: extra.findings, reports: extra.reports }) };
+}
+
+/** --plan: the plan document, as JSON or as text; nothing written. */
+export async function planRun(run: RunContext): Promise<number> {
+  const { doc, extra } = await observeForPlan(run);
+  if (run.req.json) run.io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  else run.io.stdout.write(renderPlan(doc, paletteFor(run.io.stdout, run.io.env)));
+  return planExitCode(doc.pending_changes, doc.operator_required, extra.findings);
 }
 
 /**
@@ -201,11 +217,19 @@ export function planExitCode(pending: number, operator: number, findings: Findin
   return pending > 0 || operator > 0 || findings.some((f) => f.unknown) ? 2 : 0;
 }
 
-async function runApply(
-  host: Host, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
-  /** Runs inside the run's door after apply and verify (the first boot's own record); returns the final exit code. */
-  finish?: (door: WriteDoor, code: number) => Promise<number>,
-): Promise<number> {
+/** An apply inside its write door: the run, what it observed before anything changed, and its journal. */
+interface DoorRun extends RunContext, Observed {
+  door: WriteDoor;
+  journal: RunJournal;
+  unfinished: UnfinishedRun[];
+}
+
+/**
+ * --apply. `record`: runs inside the run's door after apply and verify (the
+ * first boot's own record) and returns the final exit code.
+ */
+export async function applyRun(run: RunContext, record?: (door: WriteDoor, code: number) => Promise<number>): Promise<number> {
+  const { host, desired, progress } = run;
   const lockDirs = await missingDirs(host, path.posix.dirname(LOCK_PATH));
   const lock = await acquireLock(host, 'apply', progress);
   let journaled = false;
@@ -215,22 +239,20 @@ async function runApply(
     // tool cannot read or judge, or an earlier run's journal that is not what
     // the door writes, stops the run with nothing written at all.
     unfinished = await unfinishedRuns(host, desired, progress);
-    const plan = await makePlan(host, desired);
-    const before = host.live ? await observeBeforeState(host, plan) : null;
-    const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
+    const observed = await observeForPlan({ ...run, req: { ...run.req, mode: 'apply' } });
     const journal = newRunJournal(desired.reports_dir);
     const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
     try {
       // The lock's directory, when this run made it, is the run's to undo.
       await door.noteMadeDirs(await madeDirs(host, lockDirs));
       journaled = true;
-      let code = await applyWithDoor(host, door, journal, desired, req, io, progress, { before, plan, extra, unfinished });
-      if (finish) code = await finish(door, code);
+      let code = await applyWithDoor({ ...run, ...observed, door, journal, unfinished });
+      if (record) code = await record(door, code);
       await door.end(code === 0 ? 'ok' : 'failed');
       return code;
     } catch (e) {
       // The first boot's record says it failed even when the apply stopped half-way.
-      if (finish) await finish(door, 1).catch(() => undefined);
+      if (record) await record(door, 1).catch(() => undefined);
       await door.end('failed', (e as Error).message).catch(() => undefined);
       throw e;
     }
@@ -243,36 +265,27 @@ async function runApply(
   }
 }
 
-async function applyWithDoor(
-  host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
-  seen: { before: BeforeState | null; plan: Plan; extra: Awaited<ReturnType<typeof hostReports>>; unfinished: UnfinishedRun[] },
-): Promise<number> {
-  const { before, plan, extra } = seen;
-  for (const i of await settleInterruptedRuns(host, seen.unfinished, journal.id, progress)) progress(describeInterrupted(i));
+async function applyWithDoor(run: DoorRun): Promise<number> {
+  const { host, door, journal, desired, req, io, progress, before, plan, doc } = run;
+  for (const i of await settleInterruptedRuns(host, run.unfinished, journal.id, progress)) progress(describeInterrupted(i));
   const written: string[] = [];
   // The first observation is the truth: recorded before anything changes.
   if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);
-  await writeRunFile(door, 'plan.json', { resources: jsonPlan(plan) });
-  if (!req.json) {
-    const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
-    io.stdout.write(renderPlan(planDocument(plan), paletteFor(io.stdout, io.env), { before, findings: extra.findings, facts }));
-  }
+  await writeRunFile(door, 'plan.json', doc);
+  if (!req.json) io.stdout.write(renderPlan(doc, paletteFor(io.stdout, io.env)));
 
   const result = await applyPlan(host, plan, { progress, door });
   try {
-    return await finishApply(host, door, journal, desired, req, io, progress, { plan, before, extra, result, written });
+    return await finishApply(run, result, written);
   } catch (e) {
     // What was applied and what failed is always told, even when nothing more can be written.
     throw new RunAbortedError((e as Error).message, result.applied, result.failures);
   }
 }
 
-async function finishApply(
-  host: Host, door: WriteDoor, journal: RunJournal, desired: DesiredState, req: RunRequest, io: Io, progress: (m: string) => void,
-  s: { plan: Plan; before: BeforeState | null; extra: Awaited<ReturnType<typeof hostReports>>; result: ApplyResult; written: string[] },
-): Promise<number> {
-  const { plan, before, extra, result } = s;
-  const written: string[] = [...s.written];
+async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: string[]): Promise<number> {
+  const { host, door, journal, desired, req, io, progress, plan, before, extra } = run;
+  const written: string[] = [...writtenBefore];
   for (const [name, value] of Object.entries({ ...result.reports, ...extra.reports })) {
     try {
       const at = await writeReport(door, desired.reports_dir, name, value);
@@ -293,7 +306,7 @@ async function finishApply(
   const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
   const doc = {
-    ...document('apply', host, plan, before, extra.findings, { pending: pendingCount(plan), operator }),
+    ...planDocument(plan, { mode: 'apply', before, findings: extra.findings, operator }),
     applied: result.applied,
     failures: [...result.failures, ...verify.map((v) => ({ resource: v.resource, message: v.message }))],
     after: jsonPlan(after),
@@ -311,24 +324,6 @@ async function finishApply(
   if (req.json) io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   else io.stdout.write(renderApplyResult(result, verify, operator, paletteFor(io.stdout, io.env), written, withdrawn));
   return ok ? 0 : 1;
-}
-
-export function document(mode: 'plan' | 'apply', host: Host, plan: Plan, before: BeforeState | null, findings: Finding[], counts: { pending: number; operator: number }) {
-  return {
-    format_version: FORMAT_VERSION,
-    tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
-    mode,
-    live: host.live,
-    root: host.root,
-    before_state: before,
-    pending_changes: counts.pending,
-    operator_required: counts.operator,
-    /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
-    kubespray_preflight_failures: findings.filter((f) => f.stops).length,
-    resources: jsonPlan(plan),
-    promises: planPromises(plan),
-    findings,
-  };
 }
 
 export type { ApplyResult };

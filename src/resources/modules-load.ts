@@ -4,7 +4,7 @@
 // them silently at the next boot.
 import type { TargetHost } from '../host.js';
 import type { ModulesLoadSpec } from '../desired-state.js';
-import type { ApplyOutcome, Change, Provider } from './types.js';
+import type { ApplyOutcome, Change, Provider, SpecIssue } from './types.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
@@ -14,6 +14,7 @@ import { modulesConcern, withBootScripts } from './boot-script-hook.js';
 import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
 import { notRegularWarning } from '../systemd/conf-entry.js';
 import { modulePromise } from '../promises.js';
+import { moduleNameProblem, ownedFileProblem } from '../grammar.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
@@ -163,6 +164,29 @@ export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[
   };
 }
 
+/** Its file's place and each module's name; a module twice under kmod's '-'/'_' equivalence. */
+function grammar(raw: Record<string, unknown>): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  const add = (at: string[], message: string | null) => {
+    if (message) out.push({ at, atKey: false, message });
+  };
+  if (typeof raw.file === 'string') add(['file'], ownedFileProblem(raw.file, '/etc/modules-load.d'));
+  const modules: unknown = raw.modules;
+  if (!Array.isArray(modules)) return out;
+  const seen = new Map<string, number>();
+  modules.forEach((m: unknown, j: number) => {
+    if (typeof m !== 'string') return;
+    const problem = moduleNameProblem(m);
+    add(['modules', String(j)], problem);
+    if (problem) return;
+    const first = seen.get(canonicalModuleName(m));
+    if (first !== undefined && modules[first] !== m) {
+      add(['modules', String(j)], `is the same module as modules[${first}] (${JSON.stringify(modules[first])}): kmod treats '-' and '_' alike`);
+    } else seen.set(canonicalModuleName(m), j);
+  });
+  return out;
+}
+
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
   after: [],
@@ -171,6 +195,14 @@ const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
   warnings: (_spec, o) => (o.skipped ?? []).map((k) => k.notRegular ? notRegularWarning(k.path, k.notRegular, k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load') : `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
   apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
+  grammar,
+  claims: (spec) => [{ kind: 'file', subject: spec.file, at: ['file'] }],
+  // Before.json's br_netfilter and facts.json's kernel release, as the running host showed them (the first state of a name counts).
+  facts: (_spec, o) => {
+    const modules = new Map<string, boolean>();
+    for (const m of o.states ?? []) if (!modules.has(m.name)) modules.set(m.name, m.loaded);
+    return o.live ? { modules, kernelRelease: o.kernelRelease } : { modules };
+  },
 };
 
 /** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */

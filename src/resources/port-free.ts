@@ -2,7 +2,7 @@
 // unit behind each listener, never by killing a PID (Restart=always would
 // bring it straight back). Offline it disables, in the image, the units that
 // would take a wanted port at boot.
-import type { PortFreeSpec } from '../desired-state.js';
+import { resourceName, type PortFreeSpec } from '../desired-state.js';
 import type { Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { removeUnitLinks } from '../systemd/unit-links.js';
@@ -34,6 +34,17 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
   after: [],
 
   promised: (spec) => spec.ports.map((p) => ({ id: portPromise(p), kind: 'port', subject: String(p), expect: 'free' })),
+
+  // Before.json's busy_ports: what was listening on the running host before anything changed.
+  facts: (spec, o) => (o.mode === 'live' ? { listeners: { ports: spec.ports, busy: o.busy.map((b) => b.port) } } : {}),
+
+  // Who listens on a port is known only once services run: the image's first boot frees the ports,
+  // after waiting for the candidates the bake found.
+  atFirstBoot: (spec, changes) => ({
+    work: [`${resourceName(spec)}: free ${spec.ports.join(', ')} from whatever holds them then`],
+    candidates: changes.flatMap((c) => (c.op.kind === 'first-boot-wait' ? [c.op.unit] : [])),
+    timeoutSec: spec.timeout_seconds,
+  }),
 
   async observe(host, spec) {
     if (!host.live) return observeOffline(host, spec);

@@ -377,6 +377,8 @@ const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   warnings: (_spec, o) => (o.graphUnknown ? [`whether a .swap unit or swap service starts at boot is unknown: ${o.graphUnknown}`] : []),
   diff: (spec, observed, ctx) => diffSwap(spec, observed, ctx),
   apply: (host, _spec, changes, ctx) => applySwap(host, changes, ctx.door),
+  // Before.json's swap_total_kb and facts.json's memory, as the running host showed them.
+  facts: (_spec, o) => ({ ...(o.swapTotalKb !== null ? { swapTotalKb: o.swapTotalKb } : {}), ...(o.live ? { memTotalKb: o.memTotalKb } : {}) }),
 };
 
 /** With the boot-script scan (issue 17): script lines that would undo this resource at boot. */

@@ -22,6 +22,7 @@ import { rehearsalFailures, rehearsalNotes, rehearse } from './sysctl-file/rehea
 import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
 import { moduleFact } from './modules-load.js';
 import { notRegularWarning } from '../systemd/conf-entry.js';
+import { sysctlFileClaims, sysctlFileGrammar, sysctlFileHostChecks } from './sysctl-file/spec-checks.js';
 
 async function observe(host: TargetHost, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
   const { tree, dirs, issues, skipped } = await observeSysctlTree(host);
@@ -119,6 +120,15 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   },
   async apply(host, spec, changes, ctx) {
     await apply(host, spec, changes, ctx.door);
+  },
+  grammar: sysctlFileGrammar,
+  claims: sysctlFileClaims,
+  hostChecks: sysctlFileHostChecks,
+  // The ordering audit reads the tree; before.json the live values (the first entry of a key counts).
+  facts: (_spec, o) => {
+    const sysctls = new Map<string, string | null>();
+    for (const [k, v] of Object.entries(o.runtime ?? {})) if (!sysctls.has(normalizeSysctlKey(k))) sysctls.set(normalizeSysctlKey(k), v);
+    return { sysctlTree: o.tree, sysctls };
   },
 };
 

@@ -1,9 +1,14 @@
 // The resource contract every provider implements (after mgmt's CheckApply
 // split into a read, a pure comparison and an act).
-import type { Host, TargetHost } from '../host.js';
+import type { Host, TargetFs, TargetHost } from '../host.js';
 import type { WriteDoor } from '../door/door.js';
 import type { ByteString } from '../bytes.js';
 import type { Promised, ProviderUnknown, Withdrawal } from '../promises.js';
+import type { BaseSpec, DesiredState } from '../desired-state.js';
+import type { SysctlTree } from '../sysctl/order.js';
+
+// The spec every resource shares lives with the desired state, below every reader of it (sysctl/ names resources too).
+export type { BaseSpec } from '../desired-state.js';
 
 /**
  * A file a change would write, with both contents so the plan can show a
@@ -111,12 +116,6 @@ export interface ChangeNeed {
   fact: string;
 }
 
-export interface BaseSpec {
-  type: string;
-  /** Optional label; defaults to the type. */
-  name?: string;
-}
-
 export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, Op = unknown> {
   type: Spec['type'];
   /** Types that must be applied before this one (ModulesLoad before SysctlFile). */
@@ -161,8 +160,111 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   needs?(spec: Spec, change: Change<Op>): ChangeNeed[];
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
+
+  // Traits: what the engine asks every provider that has one, never naming it.
+
+  /**
+   * Optional, pure: the grammar of the spec's values on the document as
+   * parsed, before the schema fills defaults (shapes are the schema's job;
+   * for the same key the grammar's reason wins).
+   */
+  grammar?(raw: Record<string, unknown>): SpecIssue[];
+  /**
+   * Optional, pure: what the spec alone may own or set (a file, a sysctl
+   * key). A second resource claiming the same is a desired-state error naming
+   * both places; a file claimed must not be a package's link.
+   */
+  claims?(spec: Spec): Claim[];
+  /**
+   * Optional: desired-state problems only the host reveals (a sysctl key the
+   * running kernel lacks), checked before anything is observed or written.
+   * `promised`: what every desired resource promises (a module ModulesLoad loads).
+   */
+  hostChecks?(host: TargetFs, spec: Spec, ctx: { promised: Promised[] }): Promise<SpecIssue[]>;
+  /**
+   * Optional, pure: what the observation says about the host for the reports
+   * (before.json, facts.json, the ordering audit), so they never read it twice.
+   */
+  facts?(spec: Spec, observed: Observed): HostFacts;
+  /**
+   * Optional, pure: what the first boot of an image must finish for this
+   * resource (image mode). A provider with it speaks for its deferred changes;
+   * of one without it, each deferred change is one line of work.
+   */
+  atFirstBoot?(spec: Spec, changes: Change<Op>[]): FirstBootPart;
+  /**
+   * Optional: the engine derives this provider's one resource from the plan
+   * of the desired ones (FirstBoot), instead of reading it from the desired
+   * state; null: none this run. Planned after the desired resources.
+   */
+  derive?(input: DeriveInput): Spec | null;
+  /** Optional: applied before every other resource (FirstBoot: see reconcile/plan.ts applyOrder). */
+  applyFirst?: boolean;
 }
 
-export function resourceName(spec: BaseSpec): string {
-  return spec.name ?? spec.type;
+/** A problem with a spec, at a key below the resource (JSON pointer segments). */
+export interface SpecIssue {
+  at: string[];
+  /** The key itself, not its value, is wrong. */
+  atKey?: boolean;
+  message: string;
+}
+
+/**
+ * Something one resource alone may own. `file`: a path as written (compared
+ * normalised; one file has one owner); `sysctl`: a key in its canonical
+ * dotted form (one key has one value).
+ */
+export interface Claim {
+  kind: 'file' | 'sysctl';
+  subject: string;
+  /** Where the spec says it (below the resource); a file the schema filled in is told at the resource. */
+  at: string[];
+  atKey?: boolean;
+}
+
+/** Host readings a provider's observation holds; the first resource in plan order to hold one gives it (a map's, key by key). */
+export interface HostFacts {
+  /** SwapTotal of /proc/meminfo, kB. */
+  swapTotalKb?: number;
+  /** MemTotal of /proc/meminfo, kB (null: the kernel printed none). */
+  memTotalKb?: number | null;
+  /** The running kernel's release (null: it has none). */
+  kernelRelease?: string | null;
+  /** Live sysctl values by canonical dotted key (null: the kernel lacks the key). */
+  sysctls?: ReadonlyMap<string, string | null>;
+  /** Whether each module is loaded (or built in), by name as observed. */
+  modules?: ReadonlyMap<string, boolean>;
+  /** Ports looked at on the running host, and those a LISTEN socket holds. */
+  listeners?: { ports: number[]; busy: number[] };
+  /** The sysctl.d tree as systemd-sysctl and sysctl --system read it. */
+  sysctlTree?: SysctlTree;
+}
+
+/** One resource's share of an image's first-boot run. */
+export interface FirstBootPart {
+  /** What the first boot does, one line each. */
+  work: string[];
+  /** Services the first-boot unit starts after and waits for. */
+  candidates: string[];
+  /** The longest wait for one candidate, seconds. */
+  timeoutSec: number;
+}
+
+/** A planned resource, as a derived provider sees the plan. */
+export interface PlannedResource {
+  name: string;
+  type: string;
+  spec: BaseSpec;
+  provider: Provider<any, any, any>;
+  changes: Change[];
+}
+
+export interface DeriveInput {
+  desired: DesiredState;
+  live: boolean;
+  /** The desired resources' plan, in plan order. */
+  resources: PlannedResource[];
+  /** The desired-state file's bytes, read when asked. */
+  desiredBytes(): ByteString;
 }

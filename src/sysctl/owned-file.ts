@@ -1,8 +1,7 @@
 // The sysctl.d file SysctlFile owns, and the text edits it makes to others:
 // a conflicting line commented out under a marker, or an /etc override copy.
 // Pure.
-import type { SysctlFileSpec } from '../desired-state.js';
-import { resourceName } from '../resources/types.js';
+import { resourceName, type SysctlFileSpec } from '../desired-state.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import type { SysctlConfFile } from './order.js';
 

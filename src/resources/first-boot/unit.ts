@@ -7,7 +7,7 @@
 // is written only when the first-boot run succeeded, so a failed first boot
 // stays visible (the unit failed, still enabled) and runs again at the next
 // boot, after an operator fixed the cause.
-import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
+import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 
 export const FIRST_BOOT_UNIT = 'k8s-host-reconcile-first-boot.service';
 export const UNIT_PATH = `${SYSTEMD_SYSTEM_ETC}/${FIRST_BOOT_UNIT}`;

@@ -4,29 +4,15 @@
 // `first_boot` is apply or verify and the plan leaves such work. Everything
 // goes through the write door, so the journal has it and --rollback removes it.
 import type { TargetFs } from '../host.js';
-import type { FirstBootMode } from '../desired-state.js';
 import type { ByteString } from '../bytes.js';
 import { utf8Bytes } from '../bytes.js';
-import type { BaseSpec, Change, Provider } from '../resources/types.js';
+import type { Change, Provider } from './types.js';
 import {
   FIRST_BOOT_UNIT, IMAGE_BUNDLE, IMAGE_DESIRED, PACKAGED_PROGRAM, STAMP, UNIT_PATH, WANTS_LINK, firstBootUnit,
-} from './unit.js';
-import type { RunningBundle } from './bundle.js';
+} from './first-boot/unit.js';
+import { firstBootSpec, type FirstBootSpec } from './first-boot/spec.js';
 
-export interface FirstBootSpec extends BaseSpec {
-  type: 'FirstBoot';
-  mode: Exclude<FirstBootMode, 'off'>;
-  /** The bake's desired state, byte for byte, and where it was read from. */
-  desired: { source: string; bytes: ByteString };
-  /** The running bundle; null when run from the sources. */
-  bundle: RunningBundle | null;
-  /** Candidate services the bake found: the unit starts after them and the run waits for them. */
-  candidates: string[];
-  /** What the first boot will do, one line each (the deferred changes of the other resources). */
-  work: string[];
-  /** PortFree's timeout_seconds (the longest wait for one candidate or port), 0 without PortFree. */
-  portTimeoutSec: number;
-}
+export type { FirstBootSpec };
 
 export interface FirstBootObserved {
   /** /usr/bin/reconcile is in the image (the Debian package): nothing to copy. */
@@ -78,6 +64,11 @@ export const firstBootProvider: Provider<FirstBootSpec, FirstBootObserved, First
   type: 'FirstBoot',
   // Independent of the others: a bake that fails elsewhere still says what its first boot would do.
   after: [],
+  // Not in the desired state: derived from the plan of the resources that are.
+  derive: firstBootSpec,
+  // Its .wants link keeps multi-user.target.wants from being emptied (and removed) by a disable only to be
+  // created again, so an interrupted bake never leaves that directory missing.
+  applyFirst: true,
 
   async observe(host) {
     const packaged = await isFileIn(host, PACKAGED_PROGRAM);

@@ -2,9 +2,9 @@
 // kernel or a command line. The desired state comes from a pipeline and is
 // not trusted: each rule here says what the value's real consumer accepts,
 // and each function returns the reason a value is refused (null: accepted).
-// Pure; load.ts locates the problems.
+// Pure; the providers' grammar traits apply them, reconcile/load.ts locates.
 import path from 'node:path';
-import { canonicalModuleName } from '../observe/modules.js';
+import { canonicalModuleName } from './observe/modules.js';
 
 /** `name` is printed in plans and written in our files' header line: a plain label. */
 export const NAME_MAX = 63;
@@ -86,7 +86,7 @@ export function moduleNameProblem(name: string): string | null {
 
 export { canonicalModuleName };
 
-/** The file a SysctlFile or ModulesLoad resource owns: DIR/NAME.conf, read by its consumer. */
+/** The file a resource owns in a consumer's drop-in directory: DIR/NAME.conf. */
 export function ownedFileProblem(file: string, dir: '/etc/sysctl.d' | '/etc/modules-load.d'): string | null {
   const want = `must be a file ${dir}/NAME.conf`;
   if (path.posix.dirname(file) !== dir) return want;

@@ -3,7 +3,7 @@
 // build that planned it.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { bytesOf, type ByteString } from '../bytes.js';
+import { bytesOf, type ByteString } from '../../bytes.js';
 
 export interface RunningBundle {
   /** Where it runs from on the build machine (for messages). */

@@ -5,14 +5,13 @@
 // observed.
 import path from 'node:path';
 import type { Finding } from '../findings.js';
-import type { SysctlFileSpec } from '../desired-state.js';
-import type { SysctlAssignmentByKubespray } from '../kubespray/who-fixes.js';
-import { resourceName } from '../resources/types.js';
-import { parseSysctlText, sameSysctlValue, sysctlLines } from './parse.js';
-import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from './order.js';
-import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from './order.js';
-import { modelPhrase } from './conflicts.js';
-import { renderOwnedFile } from './owned-file.js';
+import { resourceName, type SysctlFileSpec } from '../desired-state.js';
+import type { SysctlAssignmentByKubespray } from './who-fixes.js';
+import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
+import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from '../sysctl/order.js';
+import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from '../sysctl/order.js';
+import { modelPhrase } from '../sysctl/conflicts.js';
+import { renderOwnedFile } from '../sysctl/owned-file.js';
 
 /** Kubespray's sysctl_file on the host: its raw symlink text (null for no link) and where its bytes live. */
 export interface KubesprayFile {

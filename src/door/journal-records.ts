@@ -1,0 +1,59 @@
+// What one line of a run's journal holds: the record shapes the door writes
+// (journal.ts) and the checker reads back (journal-check.ts). Types only.
+
+/** How an entry on disk looked before an action replaced or removed it. */
+export type PriorEntry =
+  | { entry: 'absent' }
+  | { entry: 'file'; backup: string | null; mode: number; uid: number; gid: number; sha256: string }
+  | { entry: 'symlink'; link: string; backup?: string };
+
+/** Runtime steps (live only), each with what undoing it needs. */
+export type RuntimeStep =
+  | { step: 'sysctl'; key: string; path: string; before: string | null; value: string }
+  | { step: 'swapoff'; device: string }
+  | { step: 'swapon'; device: string }
+  | { step: 'modprobe'; module: string }
+  // `user`: the units are that user's (systemctl --user -M USER@); with
+  // route 'private', asked as UID:GID on the manager's private socket.
+  | ({ step: 'unit-stop'; units: string[] } & UserOf)
+  | ({ step: 'unit-start'; units: string[] } & UserOf)
+  // SIGTERM to every process left in the units' cgroups after a stop (KillMode=process or none); the unit-stop's undo starts them again.
+  | ({ step: 'unit-kill'; units: string[] } & UserOf)
+  | ({ step: 'unit-disable'; units: string[] } & UserOf)
+  | ({ step: 'unit-mask'; units: string[] } & UserOf)
+  | ({ step: 'daemon-reload' } & UserOf);
+
+export interface UserOf {
+  user?: string;
+  route?: 'private';
+  uid?: number;
+  gid?: number;
+}
+
+/** What a unit-disable or unit-mask changed under /etc/systemd/system, read before and after. */
+export interface LinkDelta {
+  removed: Array<{ path: string; link: string }>;
+  added: Array<{ path: string; link: string }>;
+}
+
+interface Stamp {
+  seq: number;
+  at: string;
+}
+
+export type JournalRecord = Stamp &
+  (
+    | { kind: 'begin'; mode: 'apply' | 'rollback'; run: string; pid: number; root: string; live: boolean; tool: string; rollback_of?: string }
+    | { kind: 'mkdir'; path: string; mode: number }
+    | { kind: 'write'; path: string; prior: PriorEntry; mode: number; uid: number; gid: number; sha256: string; tmp: string; report: boolean }
+    | { kind: 'remove'; path: string; prior: PriorEntry }
+    | { kind: 'link'; path: string; link: string; prior: PriorEntry; tmp: string }
+    | { kind: 'rmdir'; path: string; mode: number; uid: number; gid: number }
+    | { kind: 'runtime'; action: RuntimeStep }
+    | { kind: 'done'; of: number; result?: LinkDelta }
+    | { kind: 'failed'; of: number; error: string }
+    | { kind: 'end'; status: 'ok' | 'failed' | 'interrupted'; note?: string }
+  );
+
+type Body<R> = R extends Stamp ? Omit<R, 'seq' | 'at'> : never;
+export type JournalEntry = Body<JournalRecord>;
