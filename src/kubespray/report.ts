@@ -203,16 +203,18 @@ function sixFields(f: Facts): Facts {
   return six;
 }
 
-/** Facts under the names Ansible gives them (without the ansible_ prefix). */
+/**
+ * Facts under the names Ansible gives them (without the ansible_ prefix).
+ * distribution_major_version is what the source gave (setup, or natively where
+ * certain: src/facts/distribution.ts), never re-derived here.
+ */
 export function factMap(f: Facts): FactMap {
-  const major = f.distribution_version.split('.')[0];
   return {
     ...(f.extra ?? {}),
     memtotal_mb: f.memtotal_mb,
     processor_vcpus: f.processor_vcpus,
     distribution: f.distribution,
     distribution_version: f.distribution_version,
-    distribution_major_version: major,
     kernel: f.kernel,
     ...(f.default_ipv4 !== null ? { default_ipv4: { address: f.default_ipv4 } } : {}),
   };
