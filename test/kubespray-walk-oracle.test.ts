@@ -107,6 +107,7 @@ export async function expectAgreement(c: Case): Promise<Row[]> {
   for (const r of rows) if (r.argsAudit) expect(r.argsAudit, r.at).toEqual(r.argsAnsible);
   const unknown = rows.filter((r) => r.audit === 'unknown' || r.audit === 'at run time');
   expect(unknown.length, JSON.stringify(rows, null, 1)).toBe(c.unknown);
+  if (process.env.WALK_ORACLE_ROWS) console.log(c.name, JSON.stringify(rows.map((r) => [r.at, r.module, r.audit, r.ansible, r.argsAudit])));
   return rows;
 }
 
@@ -610,4 +611,200 @@ describe('preflight asserts, compared with ansible-playbook', () => {
       expect(rows.some((r) => r.ansible.startsWith('fail') && r.audit === r.ansible)).toBe(true);
     }, 120_000);
   }
+});
+
+// ---- YAML 1.1 ----------------------------------------------------------------------------
+
+export const YAML11_CASES: Case[] = [
+  {
+    name: 'group_vars kubelet_fail_swap_on: no and ignore_assert_errors: No (YAML 1.1 booleans) skip the imports they guard',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/main.yml:2-6 (import of 0010-swapoff.yml when kubelet_fail_swap_on), 0010-swapoff.yml, 0080-system-configurations.yml',
+    ks: {
+      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'kubelet_fail_swap_on: true\ndns_late: false\n',
+      [`${P}/tasks/main.yml`]: '- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when:\n    - not dns_late\n    - kubelet_fail_swap_on\n- import_tasks: 0080-system-configurations.yml\n  when: not ignore_assert_errors\n',
+      [`${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
+      [`${P}/tasks/0080-system-configurations.yml`]: IP_FORWARD,
+    },
+    inv: { 'group_vars/all.yml': 'kubelet_fail_swap_on: no\nignore_assert_errors: No\n' },
+    unknown: 0,
+  },
+  {
+    name: 'when: yes, when: off and masked: yes written as YAML 1.1 booleans in the tasks themselves',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml:72-78',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: SWAPOFF.replace('    masked: true\n', '    masked: yes\n').replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: yes\n') + IP_FORWARD + '  when: off\n',
+    },
+    unknown: 0,
+  },
+  {
+    name: 'an INI inventory var swap_now=no is the string "no" (true), host_vars persist_br: off is false, a quoted "no" in group_vars is a string',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml; roles/kubernetes/node/tasks/main.yml:82-93',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: swap_now\n').replace('    masked: true\n', '    masked: true\n  when: mask_swap\n'),
+      [`${N}/tasks/main.yml`]: BR_NETFILTER.replace('    state: present\n', '    state: present\n  when: persist_br\n'),
+    },
+    inventory: INV.replace('node1 ansible_connection=local', 'node1 ansible_connection=local swap_now=no'),
+    inv: { 'host_vars/node1.yml': 'persist_br: off\n', 'group_vars/kube_node.yml': 'mask_swap: "no"\n' },
+    unknown: 0,
+  },
+];
+
+describe('YAML 1.1 in roles and inventories, compared with ansible-playbook', () => {
+  for (const c of YAML11_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- more task keywords ----------------------------------------------------------------------
+
+export const MORE_KEYWORD_CASES: Case[] = [
+  {
+    name: 'tags: never on a block (an inner task tagged always still runs), on include_role and on import_role (always inside runs)',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml:82-93 moved into roles of their own',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- block:\n${indent(SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  tags: always\n'), 4)}  tags: never\n- include_role:\n    name: sysctl_helper\n  tags: never\n- import_role:\n    name: br_helper\n  tags: [never]\n`,
+      [`${HELPER}/tasks/main.yml`]: IP_FORWARD,
+      ['roles/br_helper/tasks/main.yml']: BR_NETFILTER.replace('    state: present\n', '    state: present\n  tags: [always]\n'),
+    },
+    unknown: 0,
+  },
+  {
+    name: 'check_mode from a group_vars value (yes) templated on a block; check_mode: no inside it; a templated false on a task',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml:72-78',
+    ks: {
+      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'dry_run: false\n',
+      [`${P}/tasks/main.yml`]: `- block:\n${indent(SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  check_mode: no\n'), 4)}  check_mode: "{{ dry_run }}"\n${IP_FORWARD}  check_mode: "{{ not dry_run }}"\n`,
+    },
+    inv: { 'group_vars/all.yml': 'dry_run: yes\n' },
+    unknown: 0,
+  },
+  {
+    name: 'check_mode: true on import_role, apply: check_mode on include_role; the task after them runs for real',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, roles/kubernetes/node/tasks/main.yml:82-93 moved into roles of their own',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- import_role:\n    name: sysctl_helper\n  check_mode: true\n- include_role:\n    name: br_helper\n    apply:\n      check_mode: yes\n- name: Disable swap\n  command: /sbin/swapoff -a\n`,
+      [`${HELPER}/tasks/main.yml`]: IP_FORWARD,
+      ['roles/br_helper/tasks/main.yml']: BR_NETFILTER,
+    },
+    unknown: 0,
+  },
+];
+
+describe('more task keywords (tags, check_mode on blocks and roles), compared with ansible-playbook', () => {
+  for (const c of MORE_KEYWORD_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- free-form key=value ---------------------------------------------------------------------
+
+export const KV_CASES: Case[] = [
+  {
+    name: 'sysctl, modprobe and command in free form: the arguments parse_kv gives the module',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, 0010-swapoff.yml; roles/kubernetes/node/tasks/main.yml:82-86',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: '- name: Enable ip forwarding\n  ansible.posix.sysctl: sysctl_file="{{ sysctl_file_path }}" name=net.ipv4.ip_forward value=1 state=present reload=yes\n- name: Disable swap\n  command: /sbin/swapoff -a removes=/etc/fstab\n',
+      [`${N}/tasks/main.yml`]: '- name: Enable br_netfilter module\n  community.general.modprobe: name=br_netfilter state=present\n',
+    },
+    unknown: 0,
+  },
+  {
+    name: 'action: with a free-form module line, systemd_service masked=yes (a string to the module), copy dest=... content=...',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml:72-78; roles/kubernetes/node/tasks/main.yml:88-93',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: '- name: Enable ip forwarding\n  action: sysctl name=net.ipv4.ip_forward value=1 sysctl_file={{ sysctl_file_path }}\n- name: Mask swap.target\n  systemd_service: name=swap.target masked=yes\n',
+      [`${N}/tasks/main.yml`]: '- name: Persist br_netfilter module\n  copy: dest=/etc/modules-load.d/kubespray-br_netfilter.conf content=br_netfilter mode=0644\n',
+    },
+    unknown: 0,
+  },
+  {
+    name: 'quoted values, a template with a space and a default filter, and args: beside a free-form line',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78; roles/kubernetes/node/tasks/main.yml:82-86',
+    ks: {
+      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'sysctl_dir: /etc/sysctl.d\nsysctl_base: 90-kubespray.conf\n',
+      [`${P}/tasks/main.yml`]: `- name: Enable ip forwarding\n  ansible.posix.sysctl: name="net.ipv4.ip_forward" value='1' sysctl_file="{{ sysctl_dir }}/{{ sysctl_base }}"\n- name: Disable swap\n  command: /sbin/swapoff -a\n  args:\n    removes: /etc/fstab\n`,
+      [`${N}/tasks/main.yml`]: `- name: Enable br_netfilter module\n  community.general.modprobe: name={{ br_module | default("br_netfilter") }} state="present"\n`,
+    },
+    unknown: 0,
+  },
+];
+
+describe('free-form key=value arguments, compared with ansible-playbook', () => {
+  for (const c of KV_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- Jinja2 string literals --------------------------------------------------------------------
+
+export const LITERAL_CASES: Case[] = [
+  {
+    name: 'sysctl_file_path from a regex_replace back-reference (\\1/60-\\2): the file Ansible writes to',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78 with a variant of roles/kubespray-defaults/defaults/main/download.yml:133',
+    ks: {
+      [`${P}/defaults/main.yml`]: "sysctl_file_path: \"{{ '/etc/sysctl.d/99-sysctl.conf' | regex_replace('^(/etc/sysctl.d)/99-(.*)$', '\\\\1/60-\\\\2') }}\"\nminimal_master_memory_mb: 1500\nignore_assert_errors: false\n",
+      [`${P}/tasks/main.yml`]: IP_FORWARD,
+    },
+    unknown: 0,
+  },
+  {
+    name: 'kube_major_version as v2.25.0 computes it (v\\1.\\2) in a file name; a \\t inside {{ }} is kept',
+    source: 'v2.25.0 roles/kubespray-defaults/defaults/main/download.yml:133; roles/kubernetes/node/tasks/main.yml:88-93',
+    ks: {
+      [`${N}/defaults/main.yml`]: "kube_version: v1.29.5\nkube_major_version: \"{{ kube_version | regex_replace('^v([0-9])+\\\\.([0-9]+)\\\\.[0-9]+', 'v\\\\1.\\\\2') }}\"\n",
+      [`${N}/tasks/main.yml`]: `- name: Persist br_netfilter module\n  copy:\n    dest: "/etc/modules-load.d/kubespray-{{ kube_major_version }}.conf"\n    content: br_netfilter\n- name: Echo\n  command: "echo {{ 'a\\\\tb' }}"\n`,
+    },
+    unknown: 0,
+  },
+  {
+    name: "a '\\\\.' regex in a module name; a '\\\\t' in a when (a Jinja2 block decodes it: 3 characters)",
+    source: 'v2.25.0 roles/kubernetes/node/tasks/main.yml:82-86; roles/kubernetes/preinstall/tasks/0090-etchosts.yml:52 (a [ \\\\t]+ literal in a block)',
+    ks: {
+      ...PRE_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `${IP_FORWARD}  when: "('a\\\\tb' | length) == 3"\n- name: Disable swap\n  command: /sbin/swapoff -a\n  when: "('a\\\\tb' | length) == 4"\n`,
+      [`${N}/tasks/main.yml`]: `- name: Enable br_netfilter module\n  community.general.modprobe:\n    name: "{{ 'br.netfilter' | regex_replace('\\\\.', '_') }}"\n    state: present\n`,
+    },
+    unknown: 0,
+  },
+];
+
+describe('Jinja2 string literals in real tasks, compared with ansible-playbook', () => {
+  for (const c of LITERAL_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- filters and tests --------------------------------------------------------------------------
+
+export const FILTER_CASES: Case[] = [
+  {
+    name: 'version on the kernel release, split, match and default in when',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:66 (kernel version); v2.25.0 0010-swapoff.yml, node/tasks/main.yml:82-86',
+    ks: {
+      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'kube_modules: overlay,br_netfilter\n',
+      [`${P}/tasks/main.yml`]: `${IP_FORWARD}  when: ansible_kernel.split('-')[0] is version('4.9.17', '>=')\n- name: Disable swap\n  command: /sbin/swapoff -a\n  when: (kube_network_plugin | default('calico')) is match('cal')\n- name: Disable swap on old kernels\n  command: /sbin/swapoff -a -v\n  when: ansible_kernel is version('6.2', '>=')\n- name: Enable br_netfilter module\n  community.general.modprobe:\n    name: br_netfilter\n    state: present\n  when: "'br_netfilter' in (kube_modules | split(','))"\n`,
+    },
+    unknown: 0,
+  },
+  {
+    name: 'ansible.utils ipaddr (IPv4 and IPv6 service subnets) and ipwrap in arguments',
+    source: 'master roles/kubespray_defaults/defaults/main/main.yml:156, 304 (skydns_server, kube_apiserver_ip); v2.25.0 0080-system-configurations.yml:72-78',
+    ks: {
+      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + "kube_service_subnets: fd85:ee78:d8a6:8607::1000/116,10.233.0.0/18\nkube_apiserver_ip: \"{{ kube_service_subnets.split(',') | last | ansible.utils.ipaddr('net') | ansible.utils.ipaddr(1) | ansible.utils.ipaddr('address') }}\"\nskydns_server: \"{{ kube_service_subnets.split(',') | first | ansible.utils.ipaddr('net') | ansible.utils.ipaddr(3) | ansible.utils.ipaddr('address') }}\"\n",
+      [`${P}/tasks/main.yml`]: `${IP_FORWARD}  when: kube_apiserver_ip == '10.233.0.1'\n- name: Record the DNS server\n  command: "echo {{ skydns_server | ansible.utils.ipwrap }}"\n- name: Never for a v4 DNS server\n  command: /bin/false\n  when: skydns_server | ansible.utils.ipaddr('10.0.0.0/8')\n`,
+    },
+    unknown: 0,
+  },
+  {
+    name: 'divisibleby, dict2items, combine, b64decode, union, sameas and defined in conditions and arguments',
+    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:80-85 (divisibleby), 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml:82-86',
+    ks: {
+      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'sysctl_settings:\n  net.ipv4.ip_forward: 1\n',
+      [`${P}/tasks/main.yml`]: `${IP_FORWARD}  when: "(sysctl_settings | combine({'vm.overcommit_memory': 1}) | dict2items | length) == 2"\n- name: Disable swap\n  command: "/sbin/swapoff {{ ['-a'] | union(['-v', '-a']) | join(' ') }}"\n  when: groups['kube_control_plane'] | length is not divisibleby 2\n- name: Never\n  command: /bin/false\n  when: (undefined_thing is defined) or (1 is sameas true)\n`,
+      [`${N}/tasks/main.yml`]: `- name: Enable br_netfilter module\n  community.general.modprobe:\n    name: "{{ 'YnJfbmV0ZmlsdGVy' | b64decode }}"\n    state: present\n`,
+    },
+    unknown: 0,
+  },
+];
+
+describe('filters and tests in real tasks, compared with ansible-playbook', () => {
+  for (const c of FILTER_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
 });
