@@ -13,7 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Host } from '../src/host.js';
 import { KubesprayCheckout } from '../src/kubespray/checkout.js';
 import { parseInventory } from '../src/kubespray/inventory.js';
-import { targetVarsReader } from '../src/kubespray/report.js';
+import { preflightFindings, targetVarsReader } from '../src/kubespray/report.js';
+import { planExitCode } from '../src/reconcile/run.js';
+import type { Facts } from '../src/facts/linux.js';
 import { evaluateAuditedRoles } from '../src/kubespray/who-fixes.js';
 import { auditMemory } from '../src/kubespray/preflight.js';
 import { applyLegacyGroups } from '../src/kubespray/legacy-groups.js';
@@ -45,6 +47,10 @@ export interface Case {
   unknown: number;
   /** A playbook imported before the roles (legacy_groups.yml). */
   prelude?: string;
+  /** The inventory host the play runs on (node1 unless given). */
+  host?: string;
+  /** Setup facts beside FACTS. */
+  facts?: Record<string, unknown>;
 }
 
 interface Row {
@@ -65,13 +71,14 @@ afterAll(async () => {
   for (const r of roots) await rm(r, { recursive: true, force: true });
 });
 
-async function compare(c: Case): Promise<{ rows: Row[]; oracle: OracleRecord[] }> {
+async function compare(c: Case): Promise<{ rows: Row[]; oracle: OracleRecord[]; exitCode: number; audit: () => ReturnType<typeof auditMemory> }> {
   const tree: Tree = { 'inv/hosts.ini': c.inventory ?? INV };
   for (const [p, t] of Object.entries(c.ks)) tree[`ks/${p}`] = t;
   for (const [p, t] of Object.entries(c.inv ?? {})) tree[`inv/${p}`] = t;
   const roles = ['kubernetes/preinstall', 'kubernetes/node'].filter((r) => `roles/${r}/tasks/main.yml` in c.ks);
-  const facts = { ...FACTS, memtotal_mb: c.memtotal ?? FACTS.memtotal_mb };
-  const oracle = await runWalkOracle(tree, { roles, inventory: 'inv/hosts.ini', host: 'node1', facts, prelude: c.prelude });
+  const facts = { ...FACTS, ...c.facts, memtotal_mb: c.memtotal ?? FACTS.memtotal_mb };
+  const hostName = c.host ?? 'node1';
+  const oracle = await runWalkOracle(tree, { roles, inventory: 'inv/hosts.ini', host: hostName, facts, prelude: c.prelude });
   expect(oracle.exitCode === 0 || oracle.exitCode === 2, oracle.stdout).toBe(true);
 
   const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-ours-'));
@@ -81,7 +88,8 @@ async function compare(c: Case): Promise<{ rows: Row[]; oracle: OracleRecord[] }
   const ck = new KubesprayCheckout(host, '/ks');
   const inventory = parseInventory(await readFile(path.join(root, 'inv/hosts.ini'), 'latin1'), '/inv/hosts.ini');
   if (c.prelude) await applyLegacyGroups(ck, inventory);
-  const { evaluated } = await evaluateAuditedRoles(ck, { facts, host: { inventory, inventoryDir: '/inv', host: 'node1' }, reader: targetVarsReader(host) }, roles);
+  const opts = { facts, host: { inventory, inventoryDir: '/inv', host: hostName }, reader: targetVarsReader(host) };
+  const { evaluated } = await evaluateAuditedRoles(ck, opts, roles);
   const rows: Row[] = [];
   for (const e of evaluated) {
     if (!STUBBED.includes(e.task.module)) continue;
@@ -96,12 +104,12 @@ async function compare(c: Case): Promise<{ rows: Row[]; oracle: OracleRecord[] }
     }
     rows.push(row);
   }
-  return { rows, oracle: oracle.records };
+  return { rows, oracle: oracle.records, exitCode: oracle.exitCode, audit: () => auditMemory(ck, opts) };
 }
 
 /** The audit agrees with Ansible on every stubbed task, or says unknown (exactly `c.unknown` times). */
-export async function expectAgreement(c: Case): Promise<Row[]> {
-  const { rows } = await compare(c);
+export async function expectAgreement(c: Case, compared?: Awaited<ReturnType<typeof compare>>): Promise<Row[]> {
+  const { rows } = compared ?? (await compare(c));
   const wrong = rows.filter((r) => (r.audit === 'yes' && r.ansible !== 'acted') || (r.audit === 'no' && r.ansible !== 'not'));
   expect(wrong, JSON.stringify(rows, null, 1)).toEqual([]);
   for (const r of rows) if (r.argsAudit) expect(r.argsAudit, r.at).toEqual(r.argsAnsible);
@@ -807,4 +815,128 @@ export const FILTER_CASES: Case[] = [
 
 describe('filters and tests in real tasks, compared with ansible-playbook', () => {
   for (const c of FILTER_CASES) it(c.name, async () => void (await expectAgreement(c)), 120_000);
+});
+
+// ---- a failing preflight stops the host ---------------------------------------------------------
+
+// v2.31.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:16-36, 78-82 as kubespray runs them (no ignore_errors).
+const VERIFY_231 = `- name: Stop if non systemd OS type
+  assert:
+    that: ansible_service_mgr == "systemd"
+  when: not ignore_assert_errors
+
+- name: Stop if the os does not support
+  assert:
+    that: (allow_unsupported_distribution_setup | default(false)) or ansible_distribution in supported_os_distributions
+    msg: "{{ ansible_distribution }} is not a known OS"
+  when: not ignore_assert_errors
+
+- name: Stop if memory is too small for control plane nodes
+  assert:
+    that: ansible_memtotal_mb >= minimal_master_memory_mb
+  when:
+    - not ignore_assert_errors
+    - ('kube_control_plane' in group_names)
+
+- name: Stop if memory is too small for nodes
+  assert:
+    that: ansible_memtotal_mb >= minimal_node_memory_mb
+  when:
+    - not ignore_assert_errors
+    - ('kube_node' in group_names)
+
+- name: Stop if bad hostname
+  assert:
+    that: inventory_hostname is match("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+    msg: "Hostname must consist of lower case alphanumeric characters, '.' or '-', and must start and end with an alphanumeric character"
+  when: not ignore_assert_errors
+`;
+// v2.31.0 roles/kubernetes/preinstall/tasks/main.yml:1-18 (swapoff before the checks, system configurations after).
+const MAIN_231 = `- name: Disable swap
+  import_tasks: 0010-swapoff.yml
+  when:
+    - not dns_late
+    - kubelet_fail_swap_on
+
+- name: Check settings
+  import_tasks: 0040-verify-settings.yml
+  when:
+    - not dns_late
+  tags:
+    - asserts
+
+- name: System configurations
+  import_tasks: 0080-system-configurations.yml
+`;
+const STOP_TREE = {
+  [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS + 'dns_late: false\nkubelet_fail_swap_on: true\n',
+  [`${P}/tasks/main.yml`]: MAIN_231,
+  [`${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
+  [`${P}/tasks/0040-verify-settings.yml`]: VERIFY_231,
+  [`${P}/tasks/0080-system-configurations.yml`]: IP_FORWARD,
+};
+const SYSTEMD = { service_mgr: 'systemd' };
+
+export const STOP_CASES: (Case & { stops: string | null })[] = [
+  {
+    name: '1024 MB on a control plane node: ansible-playbook fails the host at the memory assert (what follows does not run); --plan exits 1',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/main.yml:1-18, 0040-verify-settings.yml:16-36',
+    ks: STOP_TREE,
+    facts: SYSTEMD,
+    memtotal: 1024,
+    unknown: 0,
+    stops: `${P}/tasks/0040-verify-settings.yml:12`,
+  },
+  {
+    name: 'a host named Node_1: the hostname assert fails with its msg; --plan exits 1',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:78-82',
+    ks: STOP_TREE,
+    facts: SYSTEMD,
+    memtotal: 4096,
+    inventory: INV.replace(/node1/g, 'Node_1'),
+    host: 'Node_1',
+    unknown: 0,
+    stops: `${P}/tasks/0040-verify-settings.yml:26`,
+  },
+  {
+    name: '4096 MB and a good name: every assert passes, ansible-playbook goes on to ip_forward; nothing stops',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/main.yml:1-18, 0040-verify-settings.yml',
+    ks: STOP_TREE,
+    facts: SYSTEMD,
+    memtotal: 4096,
+    unknown: 0,
+    stops: null,
+  },
+  {
+    name: 'ignore_assert_errors: yes in group_vars (YAML 1.1): 1024 MB and a bad name stop nothing',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml; roles/kubespray_defaults ignore_assert_errors',
+    ks: STOP_TREE,
+    facts: SYSTEMD,
+    memtotal: 1024,
+    inventory: INV.replace(/node1/g, 'Node_1'),
+    host: 'Node_1',
+    inv: { 'group_vars/all.yml': 'ignore_assert_errors: yes\n' },
+    unknown: 0,
+    stops: null,
+  },
+];
+
+describe('a failing preflight stops the host, compared with ansible-playbook', () => {
+  for (const c of STOP_CASES) {
+    it(c.name, async () => {
+      const compared = await compare(c);
+      // Task by task (swap before the checks, ip_forward after) as Ansible ran them.
+      await expectAgreement(c, compared);
+      const failed = compared.oracle.find((r) => r.status === 'failed');
+      expect(failed ? `${failed.file}:${failed.line}` : null, compared.oracle.map((r) => `${r.file}:${r.line} ${r.status}`).join('\n')).toBe(c.stops);
+      expect(compared.exitCode).toBe(c.stops ? 2 : 0);
+      const memory = await compared.audit();
+      const first = memory.asserts.find((a) => a.result === 'fail' || a.result === 'unknown');
+      expect(first ? `${first.ref.file}:${first.ref.line} ${first.result}` : null).toBe(c.stops ? `${c.stops} fail` : null);
+      if (first) expect(first.failed!.msg).toBe(failed!.msg ?? 'Assertion failed');
+      const facts: Facts = { memtotal_mb: c.memtotal!, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.5', kernel: FACTS.kernel, default_ipv4: null };
+      const findings = preflightFindings(memory, c.host ?? 'node1', facts);
+      expect(planExitCode(0, 0, findings)).toBe(c.stops ? 1 : 0);
+    }, 120_000);
+  }
 });

@@ -139,8 +139,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
       findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
     }
     if (facts && hostCtx) {
-      memoryFindings(memory, ks.node, facts, findings);
-      assertFindings(memory, findings);
+      findings.push(...preflightFindings(memory, ks.node, facts));
     }
   }
 
@@ -256,6 +255,14 @@ async function inventoryContext(host: TargetFs, ks: NonNullable<DesiredState['ku
     findings.push({ level: 'warning', unknown: true, message: `inventory ${ks.inventory}: ${(e as Error).message}` });
     return null;
   }
+}
+
+/** The preflight's findings: a failing assert is an error that stops kubespray (`stops`), one not judged is unknown. */
+export function preflightFindings(memory: MemoryAudit, node: string, facts: Facts): Finding[] {
+  const findings: Finding[] = [];
+  memoryFindings(memory, node, facts, findings);
+  assertFindings(memory, findings);
+  return findings;
 }
 
 function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, findings: Finding[]): void {
