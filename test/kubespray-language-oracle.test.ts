@@ -275,6 +275,24 @@ describe('a method of an undefined dict names the undefined variable, as Ansible
   }, 60_000);
 });
 
+describe('a lookup plugin is unknown, named as a lookup (never "\'lookup\' is undefined")', () => {
+  // master roles/kubespray_defaults/defaults/main/main.yml:509 and download.yml:69 (env on the controller; vars)
+  const LOOKUPS = ["{{ lookup('env', 'OS_CACERT') }}", "{{ lookup('vars', 'kube_version') }}", "{{ query('env', 'HOME') | length > 0 }}"];
+  let oracle: Answer[];
+  beforeAll(async () => {
+    oracle = await ask(LOOKUPS.map((text) => ({ op: 'template' as const, text, vars: VARS })));
+  }, 60_000);
+  LOOKUPS.forEach((text, i) => {
+    it(text, () => {
+      expect(oracle[i]!.ok).toBe(true); // ansible answers: lookup is defined there
+      const ours = templateValue(text, (n) => (Object.hasOwn(VARS, n) ? { value: VARS[n] } : undefined));
+      expect(ours.ok).toBe(false);
+      if (ours.ok) return;
+      expect(ours.reason).toMatch(/^(lookup|query)\("(env|vars)", \.\.\.\): an Ansible lookup plugin runs on the controller; not modelled$/);
+    });
+  });
+});
+
 describe('what ansible refuses is unknown, never an answer', () => {
   // type_debug where Python's type depends on what JS does not keep: str or AnsibleUnicode, int or float, list or tuple
   const BAD = ["{{ download_always_pull | type_debug }}", '{{ 3 | type_debug }}', '{{ [1] | type_debug }}', "{{ calico_crds_archive_checksums.keys() | type_debug }}", "{{ calico_crds_archive_checksums | type_debug }}", "{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", "{{ '2001:db8::1/064' | ipaddr }}", "{{ '::1.2.3.4' | ipaddr }}", "{{ 'fe80::1%eth0' | ipaddr }}", "{{ '10.1' | ipaddr }}", '{{ 3 | random }}', "{{ '10.1' | ansible.utils.ipwrap }}", "{{ 'cafe' | ipwrap }}"];
