@@ -940,3 +940,24 @@ describe('a failing preflight stops the host, compared with ansible-playbook', (
     }, 120_000);
   }
 });
+
+describe('a failing assert inside a block with rescue, compared with ansible-playbook', () => {
+  const c: Case = {
+    name: 'the rescue section takes the failure: what follows the block is unknown to the audit (ansible-playbook runs it)',
+    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:12-17 in a block with rescue; 0080-system-configurations.yml',
+    ks: {
+      [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS,
+      [`${P}/tasks/main.yml`]: `- block:\n${indent(VERIFY_231.split('\n\n')[2]!, 4)}\n  rescue:\n    - debug: msg=rescued\n${IP_FORWARD}`,
+    },
+    memtotal: 1024,
+    // ip_forward: the audit does not model rescue/always and says so.
+    unknown: 1,
+  };
+  it(c.name, async () => {
+    const compared = await compare(c);
+    const rows = await expectAgreement(c, compared);
+    expect(compared.oracle.some((r) => r.status === 'failed')).toBe(true);
+    expect(rows.find((r) => r.module === 'sysctl')).toMatchObject({ audit: 'unknown', ansible: 'acted' });
+    expect(rows.find((r) => r.module === 'sysctl')!.unknownReason).toContain('has rescue or always sections');
+  }, 120_000);
+});
