@@ -49,12 +49,13 @@ await build({
 });
 const A = await import(out);
 
-const FACTS = { memtotal_mb: 1978, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.11', distribution_major_version: '12', kernel: '6.1.0-31-amd64', os_family: 'Debian', distribution_release: 'bookworm', service_mgr: 'systemd', pkg_mgr: 'apt' };
+const FACTS = { memtotal_mb: 1978, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.11', distribution_major_version: '12', kernel: '6.1.0-31-amd64', os_family: 'Debian', distribution_release: 'bookworm', service_mgr: 'systemd', pkg_mgr: 'apt', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' };
 const INI = '[kube_control_plane]\nnode1\n\n[etcd]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n';
 
 /** Which class of issue 28 an unknown's reason belongs to. */
 function cause(reason) {
   if (/filter not found|filter \S+ .*not modelled|test not found|test \S+ is not modelled/.test(reason)) return 'filter/test';
+  if (/lookup plugin/.test(reason)) return 'lookup';
   if (/YAML|boolean/.test(reason)) return 'yaml';
   if (/is only known at run time|registered|at run time/.test(reason)) return 'run time';
   if (/is undefined/.test(reason)) return 'undefined';

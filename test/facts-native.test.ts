@@ -64,7 +64,8 @@ describe('native facts through Host', () => {
       // ansible's os_family of Debian, platform.system() and uname -m (x86_64 stays x86_64).
       // service_mgr: pid 1 is systemd (the target's /proc/1/comm); pkg_mgr: apt on the Debian family, no rpm to ask;
       // distribution_release: os-release's PRETTY_NAME "(bookworm)" (ansible-core's service_mgr.py, pkg_mgr.py, distribution.py).
-      extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64', distribution_release: 'bookworm', service_mgr: 'systemd', pkg_mgr: 'apt' },
+      // distribution_major_version: the guessed version up to its first dot, which Debian's parser keeps.
+      extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64', distribution_release: 'bookworm', distribution_major_version: '12', service_mgr: 'systemd', pkg_mgr: 'apt' },
     });
     // No lsb_release in this root: the model (src/facts/lsb-release.ts) finds none on PATH, as running it would, and runs nothing.
     expect(calls.map((c) => [c.cmd, ...c.args].join(' '))).toEqual(['uname -m', 'uname -r', 'ip -4 route get 8.8.8.8']);
@@ -73,7 +74,8 @@ describe('native facts through Host', () => {
     await mkdir(path.join(root, 'usr/lib/python3/dist-packages/distro'), { recursive: true });
     await writeFile(path.join(root, 'usr/lib/python3/dist-packages/distro/__init__.py'), '');
     await mkdir(path.join(root, 'usr/lib/python3/dist-packages/distro-1.8.0.dist-info'));
-    expect((await gatherNativeFacts(host)).distribution_version).toBe('12.15');
+    const withDistro = await gatherNativeFacts(host);
+    expect([withDistro.distribution_version, withDistro.extra?.distribution_major_version]).toEqual(['12.15', '12']);
   });
 
   it('refuses offline: the build machine must not leak into an image', async () => {
@@ -123,7 +125,7 @@ describe('on this machine', () => {
     }
     // service_mgr, pkg_mgr and distribution_release are modelled too (src/facts/managers.ts, distribution.ts): on this Debian
     // machine each is certain, so each must be there with setup's value.
-    expect(Object.keys(native.extra ?? {}).sort()).toEqual(['architecture', 'distribution_release', 'machine', 'os_family', 'pkg_mgr', 'service_mgr', 'system']);
+    expect(Object.keys(native.extra ?? {}).sort()).toEqual(['architecture', 'distribution_major_version', 'distribution_release', 'machine', 'os_family', 'pkg_mgr', 'service_mgr', 'system']);
     for (const [k, v] of Object.entries(native.extra ?? {})) expect({ [k]: v }).toEqual({ [k]: viaAnsible.extra![k] });
   }, 120_000);
 });

@@ -84,7 +84,7 @@ describe('distribution and distribution_version', () => {
   const debian = { '/etc/os-release': DEBIAN_OS_RELEASE, '/etc/debian_version': '12.15\n' };
   it('Debian 12 without a system distro package: bundled distro 1.6 gives "12"', () => {
     // distribution_release: Debian's PRETTY_NAME "(bookworm)", as setup reports it (test/facts-native.test.ts on this machine).
-    expect(linuxDistribution(inputs({ files: debian }))).toEqual({ distribution: 'Debian', distribution_version: '12', distribution_release: 'bookworm' });
+    expect(linuxDistribution(inputs({ files: debian }))).toEqual({ distribution: 'Debian', distribution_version: '12', distribution_release: 'bookworm', distribution_major_version: '12' });
   });
   it('distribution_release: VERSION_CODENAME, overridden by Debian\'s PRETTY_NAME; left out where ansible would ask distro.codename() or dpkg', () => {
     const noPretty = DEBIAN_OS_RELEASE.replace(/^PRETTY_NAME=.*\n/, '').replace('VERSION_CODENAME=bookworm', 'VERSION_CODENAME=trixie');
@@ -108,6 +108,8 @@ describe('distribution and distribution_version', () => {
     expect(linuxDistribution(inputs({ files: { '/etc/os-release': os, '/etc/debian_version': 'bookworm/sid\n' }, systemDistroVersion: '1.8.0' }))).toEqual({
       distribution: 'Ubuntu',
       distribution_version: '22.04',
+      // _guess_distribution splits the version; the Debian parser's Ubuntu branch sets no major of its own.
+      distribution_major_version: '22',
     });
   });
   it('Rocky: redhat-release names the distribution by its first word', () => {
@@ -115,7 +117,12 @@ describe('distribution and distribution_version', () => {
     const rel = 'Rocky Linux release 9.3 (Blue Onyx)\n';
     expect(
       linuxDistribution(inputs({ files: { '/etc/os-release': os, '/etc/redhat-release': rel }, etcFiles: { 'redhat-release': rel.trim(), 'rocky-release': rel.trim() } })),
-    ).toEqual({ distribution: 'Rocky', distribution_version: '9.3' });
+    ).toEqual({ distribution: 'Rocky', distribution_version: '9.3', distribution_major_version: '9' });
+  });
+  it('distribution_major_version: the guessed version up to its first dot (12 from 12.15 with distro >= 1.8); left out where a parser may set its own', () => {
+    expect(linuxDistribution(inputs({ files: debian, systemDistroVersion: '1.8.0' })).distribution_major_version).toBe('12');
+    const devuan = 'PRETTY_NAME="Devuan GNU/Linux 5 (daedalus)"\nNAME="Devuan GNU/Linux"\nVERSION_ID="5"\nID=devuan\nID_LIKE=debian\n';
+    expect(linuxDistribution(inputs({ files: { '/etc/os-release': devuan } })).distribution_major_version).toBeUndefined();
   });
   it('Alpine takes the whole alpine-release file as the version', () => {
     expect(linuxDistribution(inputs({ files: { '/etc/os-release': 'ID=alpine\nVERSION_ID=3.19.1\n', '/etc/alpine-release': '3.19.1\n' } }))).toEqual({

@@ -36,6 +36,12 @@ export interface Distribution {
    * dpkg's tzdata, or a parser that sets its own.
    */
   distribution_release?: string;
+  /**
+   * _guess_distribution's version split at the first dot ('NA' when empty),
+   * which the Debian parser (for Debian, Raspbian and Ubuntu data) and the
+   * search-string ones keep; absent where another parser may set its own.
+   */
+  distribution_major_version?: string;
 }
 
 /** distro's bundled version inside ansible-core 2.14 (module_utils/distro/_distro.py). */
@@ -454,6 +460,7 @@ export function linuxDistribution(inp: DistributionInputs): Distribution {
   // _guess_distribution's release: sys_info.get_distribution_codename (distro.codename() after these is not modelled).
   let release: string | undefined = d.osRelease.version_codename ?? d.osRelease.ubuntu_codename;
   let parserSetsRelease = false;
+  let parserSetsMajor = false;
   for (const { path, name, allowEmpty } of OSDIST_LIST) {
     const raw = inp.files[path];
     const has = raw !== null && raw !== undefined && (allowEmpty || raw.length > 0);
@@ -482,6 +489,8 @@ export function linuxDistribution(inp: DistributionInputs): Distribution {
       facts.distribution = name;
       Object.assign(facts, found);
       if (name !== 'Debian') parserSetsRelease = true; // other parsers may set their own release: not modelled
+      // parse_distribution_file_Debian sets a major version only in its branches after Debian/Raspbian and Ubuntu.
+      if (name in PARSERS && !(name === 'Debian' && /Debian|Raspbian|Ubuntu/.test(data))) parserSetsMajor = true;
       else if (data.includes('Debian') || data.includes('Raspbian')) {
         // parse_distribution_file_Debian: PRETTY_NAME's "(codename)"; failing that, with no guess, dpkg --status tzdata.
         const m = /PRETTY_NAME=[^(]+ \(?([^)]+?)\)/.exec(data);
@@ -492,5 +501,6 @@ export function linuxDistribution(inp: DistributionInputs): Distribution {
   }
   const out: Distribution = { distribution: facts.distribution!, distribution_version: facts.distribution_version! };
   if (release !== undefined && !parserSetsRelease) out.distribution_release = release;
+  if (!parserSetsMajor) out.distribution_major_version = (getDistributionVersion(d) || 'NA').split('.')[0] || 'NA';
   return out;
 }

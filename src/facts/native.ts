@@ -64,6 +64,7 @@ export async function gatherNativeFacts(host: TargetHost, model: FactsModel = {}
     extra: {
       os_family: family,
       ...(dist.distribution_release !== undefined ? { distribution_release: dist.distribution_release } : {}),
+      ...(dist.distribution_major_version !== undefined ? { distribution_major_version: dist.distribution_major_version } : {}),
       ...(service !== undefined ? { service_mgr: service } : {}),
       ...(pkg !== undefined ? { pkg_mgr: pkg } : {}),
       // platform.system() and platform.machine() on Linux: uname's sysname and machine.

@@ -54,6 +54,8 @@ function missingInfo(v: unknown): MissingInfo | undefined {
   }
 }
 
+const LOOKUP_GLOBALS: ReadonlySet<string> = new Set(['lookup', 'query', 'q']);
+
 export function isMissing(v: unknown): boolean {
   return missingInfo(v) !== undefined;
 }
@@ -219,6 +221,12 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
   // d.keys() on an undefined d: Jinja2 says the name is undefined, not that a member is no function.
   rt.callWrap = function (this: unknown, obj: unknown, ...rest: unknown[]) {
     const miss = missingInfo(obj);
+    // lookup()/query()/q() are Ansible's globals: plugins run on the controller (env, file, pipe, ...), not modelled.
+    if (miss && !miss.parent && LOOKUP_GLOBALS.has(miss.path)) {
+      const args = Array.isArray(rest[2]) ? (rest[2] as unknown[]) : [];
+      miss.absolved = true;
+      throw new NotModelled(`${miss.path}(${args.length > 0 ? JSON.stringify(args[0]) : ''}, ...): an Ansible lookup plugin runs on the controller; not modelled`);
+    }
     if (miss) throw new JinjaUndefinedError(`'${miss.parent?.path ?? miss.path}' is undefined`);
     return callWrap.call(this, obj, ...rest);
   };

@@ -16,8 +16,8 @@ import { childNodes, evaluateCondition, evaluateExpression, parseExpression } fr
 import type { ExprNode } from './jinja.js';
 import { buildVarContext } from './vars.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
-import { includedRoleContexts, runStatus, setFactValue, taskContext } from './who-fixes.js';
-import type { RunStatus } from './who-fixes.js';
+import { includedRoleContexts, runStatus, setFactValue, stopAfter, taskContext } from './who-fixes.js';
+import type { RunStatus, StopStatus } from './who-fixes.js';
 import { walkRole } from './tasks.js';
 import type { Task, TaskRef } from './tasks.js';
 import type { VarContext } from './vars.js';
@@ -174,6 +174,8 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
   });
   const verdicts: MemoryVerdict[] = [];
   const asserts: AssertVerdict[] = [];
+  // A failing assert ends the host: the asserts after it are not reached (stopAfter).
+  let stop: StopStatus | null = null;
   for (const t of role.tasks) {
     const tctx = await scoped(t);
     // set_fact before an assert changes what it reads, as the who-fixes walk does.
@@ -183,7 +185,13 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
       ctx.set({ name: t.register, runtime: true, file: t.ref.file, line: t.ref.line, how: `(registered by "${t.ref.name}")` });
     }
     if (t.module !== 'assert') continue;
-    asserts.push(evaluateAssert(t, tctx, o.facts !== undefined));
+    const judged = evaluateAssert(t, tctx, o.facts !== undefined);
+    const reached: AssertVerdict = !stop
+      ? judged
+      : stop.runs === 'no'
+        ? { ...judged, status: stop, result: 'skipped', failed: undefined, reason: `not reached: ${String(stop.because.expr)}` }
+        : { ...judged, status: stop, result: 'unknown', failed: undefined, reason: `whether it is reached cannot be evaluated: ${String(stop.because.expr)}: ${stop.reason}` };
+    asserts.push(reached);
     const mctx = taskVars(t, tctx);
     const that = Array.isArray(t.args.that) ? t.args.that : [t.args.that];
     for (const cond of that) {
@@ -201,7 +209,7 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
       } else minimumReason = `the right side of ${String(cond)} is not a variable or a number`;
       const group = t.conditions.map((c) => groupOf(parseExpression(String(c.expr)))).find((g) => g !== null) ?? null;
       const a: MemoryAssert = { ref: t.ref, that: String(cond), fact: hit.fact, variable, minimum, minimumReason, group, when: t.when };
-      const status = runStatus(t.conditions, mctx);
+      const status = stop ?? runStatus(t.conditions, mctx);
       let passes: boolean | null = null;
       let reason: string | undefined;
       if (status.runs === 'yes') {
@@ -213,6 +221,7 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
       }
       verdicts.push({ assert: a, status, passes, reason });
     }
+    if (!stop && reached.result === 'fail') stop = stopAfter(t, reached, mctx);
   }
   let minimalMasterMemoryMb: MemoryAudit['minimalMasterMemoryMb'] = null;
   let minimalReason: string | undefined;

@@ -383,62 +383,112 @@ export function ipwrap(v: unknown, isIPv6: (s: string) => boolean): unknown {
   throw new NotModelled(`ipwrap of ${JSON.stringify(v)} (netaddr's reading) is not modelled`);
 }
 
-// ---- ansible.utils.ipaddr, IPv4 (netaddr.IPNetwork) -----------------------------------
+// ---- ansible.utils.ipaddr (netaddr.IPNetwork), IPv4 and IPv6 ---------------------------
 
-const v4Int = (s: string): number => s.split('.').reduce((a, o) => a * 256 + Number(o), 0);
-const v4Text = (n: number): string => [24, 16, 8, 0].map((b) => Math.floor(n / 2 ** b) % 256).join('.');
+interface IpNet {
+  version: 4 | 6;
+  /** The address as written (not the network), as an integer. */
+  ip: bigint;
+  plen: number;
+}
+const WIDTH = { 4: 32, 6: 128 } as const;
+
+const v4Big = (s: string): bigint => s.split('.').reduce((a, o) => a * 256n + BigInt(o), 0n);
+const v4BigText = (n: bigint): string => [24n, 16n, 8n, 0n].map((b) => String((n >> b) & 255n)).join('.');
+
+/** An IPv6 address in RFC 4291 text (hex groups, at most one ::), no dotted tail or zone; null otherwise. */
+function v6Big(s: string): bigint | null {
+  const halves = s.split('::');
+  if (halves.length > 2) return null;
+  const groups = (h: string): string[] | null => (h === '' ? [] : h.split(':'));
+  const head = groups(halves[0]!);
+  const tail = halves.length === 2 ? groups(halves[1]!) : [];
+  if (!head || !tail) return null;
+  const all = [...head, ...tail];
+  if (!all.every((g) => /^[0-9A-Fa-f]{1,4}$/.test(g))) return null;
+  if (halves.length === 2 ? all.length > 7 : all.length !== 8) return null;
+  const words = halves.length === 2 ? [...head, ...Array<string>(8 - all.length).fill('0'), ...tail] : head;
+  return words.reduce((a, g) => (a << 16n) | BigInt(parseInt(g, 16)), 0n);
+}
+
+/** An IPv6 integer as netaddr prints it: compact (the longest run of two or more zero words as ::), ::ffff:0:0/96 in dotted form. */
+function v6BigText(n: bigint): string {
+  if (n >> 32n === 0xffffn) return `::ffff:${v4BigText(n & 0xffffffffn)}`;
+  const words = Array.from({ length: 8 }, (_, i) => ((n >> BigInt(16 * (7 - i))) & 0xffffn).toString(16));
+  return ipv6Text(words.join(':'));
+}
+
+const ipText = (version: 4 | 6, n: bigint): string => (version === 4 ? v4BigText(n) : v6BigText(n));
+
+/** What netaddr.IPNetwork reads of the forms modelled here; null for a form it may read otherwise. */
+function parseIpNet(value: string): IpNet | null {
+  const [addr, prefix, extra] = value.split('/') as [string, string | undefined, string | undefined];
+  if (extra !== undefined) return null;
+  if (V4.test(addr) && (prefix === undefined || /^(\d|[12]\d|3[0-2])$/.test(prefix))) return { version: 4, ip: v4Big(addr), plen: prefix === undefined ? 32 : Number(prefix) };
+  const v6 = v6Big(addr);
+  if (v6 !== null && (prefix === undefined || /^(\d|[1-9]\d|1[01]\d|12[0-8])$/.test(prefix))) return { version: 6, ip: v6, plen: prefix === undefined ? 128 : Number(prefix) };
+  return null;
+}
+
+/** Python's truth of one answer, as ipaddr keeps the items of a list. */
+const truthy = (x: unknown): boolean => x !== null && x !== false && x !== '' && x !== 0 && !(Array.isArray(x) && x.length === 0);
 
 /**
- * ansible.utils.ipaddr for dotted-quad IPv4 values (optionally /prefix) and
- * the queries kubespray uses: none, address/ip, net, prefix, network,
- * an index (ipaddr(3): the third address of the network, with its prefix)
- * and a network to look the value up in. Lists keep the truthy answers.
- * IPv6, netaddr's loose spellings and other queries are not modelled.
+ * ansible.utils.ipaddr (ipaddr_utils.py with netaddr) for IPv4 dotted quads
+ * and IPv6 hex addresses, optionally /prefix, and the queries kubespray uses:
+ * none, address/ip, net, prefix, network, an index (ipaddr(3): the third
+ * address of the network, with its prefix) and a network to look the value up
+ * in. Lists keep the truthy answers. netaddr's loose spellings (a bare
+ * integer, "10.1", a netmask prefix, a dotted IPv6 tail) and other queries
+ * are not modelled.
  */
 export function ipaddr(value: unknown, query: unknown = ''): unknown {
-  if (Array.isArray(value)) return value.map((x) => ipaddr(x, query)).filter((x) => x !== null && x !== false && x !== '');
+  if (Array.isArray(value)) return value.map((x) => ipaddr(x, query === '' || query === null || query === undefined ? query : String(query))).filter(truthy);
   if (value === null || value === false || value === '' || value === true) return false;
   if (typeof value !== 'string') throw new NotModelled(`ipaddr of a ${typeof value} is not modelled`);
-  const [addr, prefix, extra] = value.split('/') as [string, string | undefined, string | undefined];
-  if (extra !== undefined || !V4.test(addr) || (prefix !== undefined && !/^(\d|[12]\d|3[0-2])$/.test(prefix))) {
+  const v = parseIpNet(value);
+  if (!v) {
     // A host name netaddr cannot read is simply not an address.
     if (/^[A-Za-z0-9._-]+$/.test(value) && /[g-wyzG-WYZ_-]/.test(value)) return false;
-    throw new NotModelled(`ipaddr of ${JSON.stringify(value)} (IPv6 or netaddr's looser reading) is not modelled`);
+    throw new NotModelled(`ipaddr of ${JSON.stringify(value)} (netaddr's looser reading) is not modelled`);
   }
-  const vtype = prefix === undefined ? 'address' : 'network';
-  const plen = prefix === undefined ? 32 : Number(prefix);
-  const ip = v4Int(addr);
-  const size = 2 ** (32 - plen);
-  const network = Math.floor(ip / size) * size;
-  const broadcast = 32 - plen <= 1 ? null : network + size - 1;
+  const vtype = value.includes('/') ? 'network' : 'address';
+  const width = WIDTH[v.version];
+  const size = 1n << BigInt(width - v.plen);
+  const network = (v.ip / size) * size;
+  // netaddr: a /31 (/127) or /32 (/128) has no broadcast address.
+  const broadcast = width - v.plen <= 1 ? null : network + size - 1n;
+  const addr = ipText(v.version, v.ip);
+  const cidr = `${addr}/${v.plen}`;
   if (typeof query === 'number' || (typeof query === 'string' && /^-?\d+$/.test(query))) {
-    const n = Number(query);
-    if (size === 1) return vtype === 'address' ? addr : value;
-    const i = n < 0 ? size + n : n;
-    return i < 0 || i >= size ? false : `${v4Text(network + i)}/${plen}`;
+    if (size === 1n) return vtype === 'address' ? addr : cidr;
+    const n = BigInt(query);
+    const i = n < 0n ? size + n : n;
+    return i < 0n || i >= size ? false : `${ipText(v.version, network + i)}/${v.plen}`;
   }
   switch (query) {
     case '':
     case null:
     case undefined:
-      return vtype === 'address' ? addr : value;
+      return vtype === 'address' ? addr : cidr;
     case 'address':
     case 'ip':
-      if (size === 1 || ip !== network || broadcast === null) return addr;
+      // _ip_query: the network address of an IPv4 network with a broadcast is no host; IPv6's first address is.
+      if (size === 1n || v.ip !== network || broadcast === null || v.version === 6) return addr;
       return null;
     case 'net':
-      return size > 1 && ip === network ? `${v4Text(network)}/${plen}` : null;
+      return size > 1n && v.ip === network ? `${ipText(v.version, network)}/${v.plen}` : null;
     case 'prefix':
-      return plen;
+      return v.plen;
     case 'network':
-      return v4Text(network);
+      return ipText(v.version, network);
   }
-  if (typeof query === 'string' && /^[\d.]+\/\d+$/.test(query)) {
-    const inner = ipaddr(query, 'network');
-    const q = ipaddr(query, 'prefix') as number;
-    const qsize = 2 ** (32 - q);
-    const qnet = v4Int(inner as string);
-    // cidr_lookup: the value (the whole network it names) lies inside the query's network.
+  const q = typeof query === 'string' ? parseIpNet(query) : null;
+  if (q) {
+    // cidr_lookup: the value (the whole network it names) lies inside the query's network (IPSet membership).
+    if (q.version !== v.version) return null;
+    const qsize = 1n << BigInt(WIDTH[q.version] - q.plen);
+    const qnet = (q.ip / qsize) * qsize;
     return network >= qnet && network + size <= qnet + qsize ? value : null;
   }
   throw new NotModelled(`ipaddr('${String(query)}') is not modelled`);

@@ -139,8 +139,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
       findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
     }
     if (facts && hostCtx) {
-      memoryFindings(memory, ks.node, facts, findings);
-      assertFindings(memory, findings);
+      findings.push(...preflightFindings(memory, ks.node, facts));
     }
   }
 
@@ -203,16 +202,18 @@ function sixFields(f: Facts): Facts {
   return six;
 }
 
-/** Facts under the names Ansible gives them (without the ansible_ prefix). */
+/**
+ * Facts under the names Ansible gives them (without the ansible_ prefix).
+ * distribution_major_version is what the source gave (setup, or natively where
+ * certain: src/facts/distribution.ts), never re-derived here.
+ */
 export function factMap(f: Facts): FactMap {
-  const major = f.distribution_version.split('.')[0];
   return {
     ...(f.extra ?? {}),
     memtotal_mb: f.memtotal_mb,
     processor_vcpus: f.processor_vcpus,
     distribution: f.distribution,
     distribution_version: f.distribution_version,
-    distribution_major_version: major,
     kernel: f.kernel,
     ...(f.default_ipv4 !== null ? { default_ipv4: { address: f.default_ipv4 } } : {}),
   };
@@ -254,6 +255,14 @@ async function inventoryContext(host: TargetFs, ks: NonNullable<DesiredState['ku
     findings.push({ level: 'warning', unknown: true, message: `inventory ${ks.inventory}: ${(e as Error).message}` });
     return null;
   }
+}
+
+/** The preflight's findings: a failing assert is an error that stops kubespray (`stops`), one not judged is unknown. */
+export function preflightFindings(memory: MemoryAudit, node: string, facts: Facts): Finding[] {
+  const findings: Finding[] = [];
+  memoryFindings(memory, node, facts, findings);
+  assertFindings(memory, findings);
+  return findings;
 }
 
 function memoryFindings(memory: MemoryAudit, node: string, facts: Facts, findings: Finding[]): void {

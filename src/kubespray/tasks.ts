@@ -53,6 +53,13 @@ export interface Task {
   loopVar: string;
   /** The role whose defaults and vars the task sees (include_role/import_role change it). */
   varsRole?: { role: string; defaultsFrom: string; varsFrom: string };
+  /** The innermost ignore_errors written on the task, its blocks or imports (or an include's apply); null: none. */
+  ignoreErrors: Condition | null;
+  /**
+   * The block section of a block with rescue or always encloses the task: a
+   * failure there runs those sections instead of simply ending the host.
+   */
+  guarded?: TaskRef;
 }
 
 export interface Condition {
@@ -244,15 +251,21 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       // include_tasks/include_role refuse check_mode (unmodelledKeywords says so); it reaches nothing.
       checkMode: 'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role' ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
       keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, m0, file.rel, at)],
+      // An include's own ignore_errors is about the include; its tasks get one only through apply.
+      ignoreErrors: 'ignore_errors' in task && !dynamic ? { expr: task.ignore_errors, file: file.rel, line: at('ignore_errors'), level, keyword: 'ignore_errors' } : inherited.ignoreErrors,
+      ...(inherited.guarded ? { guarded: inherited.guarded } : {}),
     };
     if ('block' in task) {
       for (const section of ['block', 'rescue', 'always']) {
         const child = node.get(section, true) as Node | undefined;
         if (!isSeq(child)) continue;
+        const handled = section === 'block' && (isSeq(node.get('rescue', true)) || isSeq(node.get('always', true)));
         const inner: Scope =
           section === 'rescue'
             ? { ...scope, conds: [...scope.conds, { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true }] }
-            : scope;
+            : handled
+              ? { ...scope, guarded: ref }
+              : scope;
         await walkList(file, child.items as Node[], inner);
       }
       return;
@@ -283,6 +296,8 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
         tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
         checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
         keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', '', file.rel, () => line)],
+        ignoreErrors: 'ignore_errors' in a ? { expr: a.ignore_errors, file: file.rel, line, level: 'block', keyword: 'ignore_errors' } : into.ignoreErrors,
+        ...(into.guarded ? { guarded: into.guarded } : {}),
       };
     };
     if (ROLE_MODULES.has(module)) {
@@ -345,12 +360,14 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       vars: scope.vars,
       params: scope.params,
       checkMode: scope.checkMode,
+      ignoreErrors: scope.ignoreErrors,
+      ...(scope.guarded ? { guarded: scope.guarded } : {}),
       loopVar: typeof loopControl.loop_var === 'string' ? loopControl.loop_var : 'item',
       ...(varsRole ? { varsRole } : {}),
     });
   };
 
-  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [], params: [], tags: [], checkMode: null, keywords: [] }, null);
+  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [], params: [], tags: [], checkMode: null, keywords: [], ignoreErrors: null }, null);
   return result;
 }
 
@@ -363,6 +380,8 @@ interface Scope {
   checkMode: Condition | null;
   /** Keywords on the task or around it that the audit does not model. */
   keywords: Condition[];
+  ignoreErrors: Condition | null;
+  guarded?: TaskRef;
 }
 
 function ownTags(tags: unknown, file: string, line: number): Scope['tags'] {

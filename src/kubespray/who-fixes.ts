@@ -16,6 +16,9 @@ import { buildVarContext, VarContext } from './vars.js';
 import type { BuildOptions, Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
 import type { Condition, Task, TaskRef, WalkIssue } from './tasks.js';
+// preflight.ts uses this module's runStatus/taskContext; both sides call each other only inside functions.
+import { evaluateAssert } from './preflight.js';
+import type { AssertVerdict } from './preflight.js';
 
 export const AUDITED_ROLES = ['kubernetes/preinstall', 'kubernetes/node'] as const;
 export const PROBLEMS = ['swap', 'br_netfilter', 'ip_forward', 'port_10250'] as const;
@@ -28,6 +31,8 @@ export type RunStatus =
   | { runs: 'no'; because: Condition }
   | { runs: 'at run time'; because: Condition; on: string }
   | { runs: 'unknown'; because: Condition; reason: string };
+/** What an earlier task that ends the host (a failing assert) makes of every later one. */
+export type StopStatus = Extract<RunStatus, { runs: 'no' } | { runs: 'unknown' }>;
 
 export interface Evidence extends TaskRef {
   /** What the task does for the problem, e.g. "swapoff", "persist br_netfilter". */
@@ -688,6 +693,7 @@ export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOpt
   const notes: string[] = [];
   const registered: Registered = new Map();
   let previous: VarContext | null = null;
+  let stop: StopStatus | null = null;
   for (const role of roles) {
     const built = await buildVarContext({ ck, role, ...opts });
     // set_fact and register results are host facts: they stay for the later plays' roles.
@@ -707,7 +713,11 @@ export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOpt
     files.push(...r.files);
     const scoped = includedRoleContexts({ ck, role, ...opts }, ctx);
     for (const t of r.tasks) {
-      const e = evaluateTask(t, await scoped(t));
+      const tctx = await scoped(t);
+      const e = evaluateTask(t, tctx);
+      // After a failing assert the host runs nothing more, in this play or the next.
+      if (stop) e.status = stop;
+      else if (t.module === 'assert' && e.status.runs === 'yes') stop = stopAfter(t, evaluateAssert(t, tctx, opts.facts !== undefined), taskContext(tctx, t));
       evaluated.push(e);
       if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
       if (t.register && e.status.runs !== 'no') {
@@ -717,6 +727,33 @@ export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOpt
     }
   }
   return { evaluated, issues, files, notes, registered };
+}
+
+/**
+ * What a judged assert leaves for the host's later tasks: Ansible ends the
+ * host at a failing one (its first false `that`) unless ignore_errors holds;
+ * inside a block with rescue or always those sections decide what runs next,
+ * which is not modelled (unknown). A passing or unjudged assert: null (an
+ * unjudged one is itself a loud unknown; the walk goes on as if it passed,
+ * as it does for every module it assumes succeeds).
+ */
+export function stopAfter(t: Task, v: AssertVerdict, ctx: VarContext): StopStatus | null {
+  if (v.result !== 'fail') return null;
+  const because: Condition = {
+    expr: `the assert at ${t.ref.file}:${t.ref.line}${t.ref.name ? ` "${t.ref.name}"` : ''} fails (${v.failed!.that}), which ends the host`,
+    file: t.ref.file,
+    line: t.ref.line,
+    level: 'task',
+    keyword: 'assert',
+  };
+  if (t.ignoreErrors) {
+    const r = ctx.template(t.ignoreErrors.expr);
+    const b = r.ok ? ansibleBool(r.value) : null;
+    if (b === true) return null;
+    if (b === null) return { runs: 'unknown', because, reason: `ignore_errors at ${t.ignoreErrors.file}:${t.ignoreErrors.line}: ${r.ok ? `${JSON.stringify(r.value)} is not a boolean` : r.reason}` };
+  }
+  if (t.guarded) return { runs: 'unknown', because, reason: `the block at ${t.guarded.file}:${t.guarded.line} has rescue or always sections, which decide what runs after it (not modelled)` };
+  return { runs: 'no', because };
 }
 
 /** Audits the checkout's preinstall and node roles. Throws only when the checkout cannot be read at all. */

@@ -6,7 +6,7 @@
 // it got and whether it ran in check mode. Nothing on this machine is
 // touched: a task file naming a module that is not stubbed is refused before
 // ansible runs.
-import { mkdtemp, readFile, rm, copyFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, copyFile, mkdir, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { isMap, isSeq, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
 import { buildTree } from './tree.js';
 import type { Tree } from './tree.js';
+import { ansiblePython } from './ansible-python.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -59,6 +60,15 @@ function guard(file: string, text: string): void {
   for (const d of parseAllDocuments(text) as { contents: Node | null }[]) visit(d.contents);
 }
 
+let utilsDir: Promise<string | null> | undefined;
+/** Where the ansible.utils collection of ansible's own Python is installed (null: not installed). */
+function ansibleUtilsDir(): Promise<string | null> {
+  utilsDir ??= execa(ansiblePython(), ['-c', 'import ansible_collections.ansible.utils as m; print(list(m.__path__)[0])'], { reject: false }).then((r) =>
+    r.exitCode === 0 ? r.stdout.trim() : null,
+  );
+  return utilsDir;
+}
+
 export interface OracleRecord {
   path: string;
   /** Relative to the checkout: roles/x/tasks/main.yml */
@@ -100,6 +110,9 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
       buildTree(path.join(root, 'oracle/collections/ansible_collections', coll), { 'MANIFEST.json': JSON.stringify({ collection_info: { namespace: coll.split('/')[0], name: coll.split('/')[1], version: '1.0.0' } }) });
       for (const m of mods) await copyFile(path.join(HERE, 'ansible-walk/stub.py'), path.join(dir, `${m}.py`));
     }
+    // ansible.utils (ipaddr, ipwrap: filters only, nothing runs on the host) from the installation ansible runs with.
+    const utils = await ansibleUtilsDir();
+    if (utils) await symlink(utils, path.join(root, 'oracle/collections/ansible_collections/ansible/utils'));
     const shared = Object.keys(tree).some((p) => p.startsWith('ks/roles/kubespray_defaults/')) ? ['kubespray_defaults'] : [];
     // A tree with kubespray's playbooks/cluster.yml runs each role with the other roles of its play there.
     const cluster = typeof tree['ks/playbooks/cluster.yml'] === 'string' ? (parseAllDocuments(tree['ks/playbooks/cluster.yml'] as string)[0]!.toJSON() as { roles?: unknown[] }[]) : [];
