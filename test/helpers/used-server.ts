@@ -1,5 +1,5 @@
-// A used Debian 12 server as an unbooted root, for the bench and the test that
-// counts work per file (test/scale-per-file.test.ts): merged /usr, a unit tree
+// A used Debian 12 server as an unbooted root, for the bench (scripts/bench.mjs
+// bundles this file) and the test that counts work per file (test/scale-per-file.test.ts): merged /usr, a unit tree
 // of a few hundred units (services with ExecStart= programs, sockets, timers,
 // targets, drop-ins, enablement links), and N sysctl.d files that repeat the
 // keys real fleets repeat: every security baseline sets vm.max_map_count,
@@ -9,7 +9,7 @@
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-const IFACES = ['eth0', 'eth1', 'ens3', 'ens4', 'bond0', 'br0', 'vlan100', 'wg0'];
+const IFACES: readonly string[] = ['eth0', 'eth1', 'ens3', 'ens4', 'bond0', 'br0', 'vlan100', 'wg0'];
 const SYSCTL_DIRS = ['etc/sysctl.d', 'usr/lib/sysctl.d', 'run/sysctl.d'];
 const WANTED = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables'];
 
@@ -35,7 +35,7 @@ fs.protected_fifos = 1
 `;
 
 /** The text of the i-th sysctl.d file: the keys every baseline repeats, per-interface keys, now and then the wanted ones. */
-export function sysctlFileText(i) {
+export function sysctlFileText(i: number): string {
   const a = IFACES[i % IFACES.length];
   const b = IFACES[(i * 3 + 1) % IFACES.length];
   const lines = [
@@ -56,7 +56,10 @@ export function sysctlFileText(i) {
   return `${lines.join('\n')}\n`;
 }
 
-function unitTree(put, link) {
+type Put = (rel: string, data: string | Buffer, mode?: number) => void;
+type Link = (to: string, rel: string) => void;
+
+function unitTree(put: Put, link: Link): void {
   const sys = 'usr/lib/systemd/system';
   const etc = 'etc/systemd/system';
   const targets = ['multi-user.target', 'sysinit.target', 'basic.target', 'network-online.target', 'timers.target', 'sockets.target', 'getty.target', 'local-fs.target', 'network.target', 'graphical.target'];
@@ -87,7 +90,7 @@ function unitTree(put, link) {
   put(`${etc}/backup.service`, `[Unit]\nDescription=Nightly backup\n\n[Service]\nType=oneshot\nExecStart=/bin/sh -c 'tar -czf /var/backups/etc.tgz /etc'\n`);
 }
 
-const KUBESPRAY_FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test/fixtures/kubespray-basic');
+const KUBESPRAY_FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/kubespray-basic');
 
 /**
  * Writes the used server under root with n sysctl.d files (spread over the three
@@ -96,19 +99,19 @@ const KUBESPRAY_FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pat
  * (the repository's small fixture), the audit and kubespray's own sysctl file
  * are judged against the same tree.
  */
-export function usedServerTree(root, n, { kubespray = true } = {}) {
-  const put = (rel, data, mode = 0o644) => {
+export function usedServerTree(root: string, n: number, { kubespray = true, kubesprayFixture = KUBESPRAY_FIXTURE }: { kubespray?: boolean; kubesprayFixture?: string } = {}): string {
+  const put: Put = (rel, data, mode = 0o644) => {
     const abs = path.join(root, rel);
     mkdirSync(path.dirname(abs), { recursive: true });
     writeFileSync(abs, data, { mode });
   };
-  const link = (to, rel) => {
+  const link: Link = (to, rel) => {
     const abs = path.join(root, rel);
     mkdirSync(path.dirname(abs), { recursive: true });
     symlinkSync(to, abs);
   };
   for (const d of ['usr/bin', 'usr/sbin', 'usr/lib', 'usr/lib64', 'run', 'root', 'proc', 'sys', 'tmp', 'var/lib', 'etc/default']) mkdirSync(path.join(root, d), { recursive: true });
-  for (const [l, t] of [['bin', 'usr/bin'], ['sbin', 'usr/sbin'], ['lib', 'usr/lib'], ['lib64', 'usr/lib64']]) symlinkSync(t, path.join(root, l));
+  for (const [l, t] of [['bin', 'usr/bin'], ['sbin', 'usr/sbin'], ['lib', 'usr/lib'], ['lib64', 'usr/lib64']] as const) symlinkSync(t, path.join(root, l));
   put('etc/os-release', 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n');
   put('etc/debian_version', '12.8\n');
   put('etc/hostname', 'node1\n');
@@ -128,12 +131,12 @@ export function usedServerTree(root, n, { kubespray = true } = {}) {
   put('etc/network/interfaces', 'auto lo\niface lo inet loopback\n\nauto eth0\niface eth0 inet dhcp\n');
   unitTree(put, link);
   if (kubespray) {
-    cpSync(KUBESPRAY_FIXTURE, path.join(root, 'opt/ks/kubespray'), { recursive: true });
+    cpSync(kubesprayFixture, path.join(root, 'opt/ks/kubespray'), { recursive: true });
     put('root/ks/inventory/lab/inventory.ini', '[kube_control_plane]\nnode1\n\n[etcd]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n');
   }
   for (let i = 0; i < n; i++) {
     const name = `${String(i).padStart(5, '0')}-baseline.conf`;
-    put(path.join(SYSCTL_DIRS[i % SYSCTL_DIRS.length], name), sysctlFileText(i));
+    put(path.join(SYSCTL_DIRS[i % SYSCTL_DIRS.length]!, name), sysctlFileText(i));
     // Now and then a vendor file overridden by an admin's file of the same name (first directory wins).
     if (i % 97 === 5) put(path.join('usr/lib/sysctl.d', name.replace('baseline', 'vendor')), sysctlFileText(i + 1));
     if (i % 97 === 5) put(path.join('etc/sysctl.d', name.replace('baseline', 'vendor')), sysctlFileText(i + 2));
