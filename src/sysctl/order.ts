@@ -149,10 +149,25 @@ function computeApplySequence(tree: SysctlTree, model: SysctlModel): AppliedAssi
   const out: AppliedAssignment[] = [];
   for (const { file, tail } of readOrder(tree, model)) {
     if (file.masked) continue;
-    for (const a of file.assignments) out.push({ assignment: tail ? { ...a, file: file.path } : a, source: file, tail });
+    for (const ap of appliedOf(file, tail)) out.push(ap);
   }
   return out;
 }
+
+/**
+ * A file entry's lines as the program meets them. Made once per entry and
+ * read pass, and shared by every tree holding the entry and by both programs
+ * (a tree of 10,000 files is judged as observed, as planned and as kubespray
+ * leaves it): the same objects, not six copies.
+ */
+function appliedOf(file: SysctlConfFile, tail: boolean): readonly AppliedAssignment[] {
+  const cache = tail ? appliedTail : appliedListed;
+  let list = cache.get(file);
+  if (!list) cache.set(file, (list = file.assignments.map((a) => ({ assignment: tail ? { ...a, file: file.path } : a, source: file, tail }))));
+  return list;
+}
+const appliedListed = new WeakMap<SysctlConfFile, readonly AppliedAssignment[]>();
+const appliedTail = new WeakMap<SysctlConfFile, readonly AppliedAssignment[]>();
 
 /** glob(3) semantics on the /proc/sys path: '*' and '?' stop at '/', [...] classes, '\' escapes. */
 export function sysctlGlobMatches(pattern: string, key: string): boolean {
