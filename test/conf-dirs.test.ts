@@ -12,7 +12,7 @@ import { Host } from '../src/host.js';
 import { observeSysctlTree } from '../src/sysctl/observe.js';
 import { readOrder } from '../src/sysctl/order.js';
 import { effectiveConfFiles } from '../src/modprobe/modprobe-d.js';
-import { listConfDirs } from '../src/systemd/conf-dirs.js';
+import { byteOrder, listConfDirs } from '../src/systemd/conf-dirs.js';
 import { MODULES_LOAD_DIRS } from '../src/modprobe/modules-load-d.js';
 import { readZramDevices } from '../src/swap/zram.js';
 import { buildTree } from './helpers/tree.js';
@@ -75,5 +75,29 @@ describe('conf-dir precedence against systemd-analyze cat-config', () => {
     expect(read.length).toBe(NAMES.length + 1);
     const devices = await readZramDevices(new Host({ root }));
     expect(devices.map((d) => [d.device, d.file])).toEqual([['zram0', read[read.length - 1]]]);
+  });
+});
+
+describe('byteOrder is strcmp over the UTF-8 bytes', () => {
+  /** strcmp(3): the first differing byte, as unsigned char; a prefix sorts first. */
+  function strcmpUtf8(a: string, b: string): number {
+    const x = new TextEncoder().encode(a);
+    const y = new TextEncoder().encode(b);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+    return Math.sign(x.length - y.length);
+  }
+  // Code units from each range where UTF-16 order and UTF-8 byte order part:
+  // ASCII, two- and three-byte BMP, U+E000..U+FFFF (above the surrogates in
+  // code point order, below them in UTF-16), pairs (four bytes) and lone surrogates.
+  const UNITS = ['a', 'Z', '-', '_', '.', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\ud83d\ude00', '\udbff\udfff', '\ud800', '\udc00'];
+
+  it('agrees with strcmp on every pair of short names built from those units', () => {
+    const names: string[] = [''];
+    for (const u of UNITS) names.push(u, `x${u}`, `${u}y`);
+    for (const u of UNITS) for (const v of UNITS) names.push(u + v);
+    const wrong: Array<[string, string]> = [];
+    for (const a of names) for (const b of names) if (byteOrder(a, b) !== strcmpUtf8(a, b)) wrong.push([a, b]);
+    expect(names.length).toBeGreaterThan(250);
+    expect(wrong).toEqual([]);
   });
 });

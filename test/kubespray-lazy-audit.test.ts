@@ -36,9 +36,20 @@ describe('the kubespray audit loads only with a checkout configured', () => {
     expect(r.findings.map((f) => f.message)).toContain('no kubespray section in desired-state: minimal_master_memory_mb and who-fixes.json left out');
   });
 
-  it('with a kubespray section the audit is loaded (here unloadable, so it fails)', async () => {
+  it('with a kubespray section and a checkout the audit is loaded (here unloadable, so it fails)', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'lazy-audit-'));
     temps.push(root);
+    await mkdir(path.join(root, 'opt/ks/roles/kubernetes/preinstall/defaults'), { recursive: true });
+    await writeFile(path.join(root, 'opt/ks/roles/kubernetes/preinstall/defaults/main.yml'), 'minimal_master_memory_mb: 1500\n');
     await expect(kubesprayReport(new Host({ root, live: false }), { source: 'd.yaml', reports_dir: '/r', facts: { source: 'native' }, first_boot: 'apply', resources: [], kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' } })).rejects.toThrow(/mocking a module/);
+  });
+
+  it('with a kubespray section but no checkout there is nothing to audit: no Jinja engine, one warning', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'lazy-audit-'));
+    temps.push(root);
+    const r = await kubesprayReport(new Host({ root, live: false }), { source: 'd.yaml', reports_dir: '/r', facts: { source: 'native' }, first_boot: 'apply', resources: [], kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' } });
+    expect(r.findings.map((f) => f.message)).toContain(
+      'kubespray checkout /opt/ks is missing or incomplete (no roles/kubernetes/preinstall/defaults/main.yml): minimal_master_memory_mb and who-fixes.json left out',
+    );
   });
 });

@@ -9,6 +9,9 @@ import type { Node } from 'yaml';
 import type { TargetFs, Host } from '../host.js';
 import { HostError } from '../errors.js';
 
+/** The file a usable checkout has; checked before the audit (nunjucks, the role walker) is loaded. */
+export const PREINSTALL_DEFAULTS = 'roles/kubernetes/preinstall/defaults/main.yml';
+
 export interface YamlFile {
   /** Path relative to the checkout, e.g. roles/kubernetes/preinstall/tasks/main.yml. */
   rel: string;

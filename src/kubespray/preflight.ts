@@ -22,7 +22,7 @@ import { walkRole } from './tasks.js';
 import type { Task, TaskRef } from './tasks.js';
 import type { VarContext } from './vars.js';
 
-export const PREINSTALL_DEFAULTS = 'roles/kubernetes/preinstall/defaults/main.yml';
+export { PREINSTALL_DEFAULTS } from './checkout.js';
 export const PREINSTALL_ROLE = 'kubernetes/preinstall';
 
 export interface MemoryAssert {

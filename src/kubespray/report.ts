@@ -17,7 +17,7 @@ import { observeSysctlTree } from '../sysctl/observe.js';
 import { LineCounter } from 'yaml';
 import { parseAnsibleYaml } from './yaml11.js';
 import { HostError } from '../errors.js';
-import { KubesprayCheckout, topLevelVars } from './checkout.js';
+import { KubesprayCheckout, PREINSTALL_DEFAULTS, topLevelVars } from './checkout.js';
 import { parseInventory } from './inventory.js';
 import type { MemoryAudit } from './preflight.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
@@ -87,13 +87,6 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     findings.push({ level: 'info', message: 'no kubespray section in desired-state: minimal_master_memory_mb and who-fixes.json left out' });
     return report;
   }
-  // The audit (Jinja through nunjucks, the role walker) loads only when a checkout is configured.
-  const [{ PREINSTALL_DEFAULTS, auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }, { LEGACY_GROUPS_FILES, applyLegacyGroups }] = await Promise.all([
-    import('./preflight.js'),
-    import('./who-fixes.js'),
-    import('./legacy-groups.js'),
-  ]);
-
   // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
   try {
@@ -112,6 +105,12 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     });
     return report;
   }
+  // The audit (Jinja through nunjucks, the role walker) loads only when there is a checkout to audit.
+  const [{ auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }, { LEGACY_GROUPS_FILES, applyLegacyGroups }] = await Promise.all([
+    import('./preflight.js'),
+    import('./who-fixes.js'),
+    import('./legacy-groups.js'),
+  ]);
   const hostCtx = await inventoryContext(host, ks, findings);
   if (hostCtx) {
     // Old releases move kube-master hosts into kube_control_plane (and the like) before any role runs.

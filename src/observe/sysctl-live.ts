@@ -16,6 +16,9 @@ export function sysctlProcPath(key: string): string {
 
 /** Canonical dotted key for a key written either way. */
 export function normalizeSysctlKey(key: string): string {
+  // Without a slash or surrounding space the key is already canonical (the
+  // common case, once per line of every sysctl.d file): both swaps undo each other.
+  if (!key.includes('/') && key === key.trim()) return key;
   return sysctlProcPath(key)
     .slice('/proc/sys/'.length)
     .replace(/[./]/g, (c) => (c === '/' ? '.' : '/'));

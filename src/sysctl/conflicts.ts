@@ -1,9 +1,8 @@
 // Lines that would beat the owned sysctl.d file under either program, each
 // with one sentence a person can act on. Pure.
-import { SYSCTL_MODELS, beatingAssignments } from './order.js';
+import { SYSCTL_MODELS, beatingAssignments, lineKey } from './order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from './order.js';
 import { couplingOf, followerValue } from './couplings.js';
-import { lineId } from './rehearsal.js';
 
 /** One line that would beat ours, with every program under which it does. */
 export interface SysctlConflict {
@@ -53,33 +52,28 @@ function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlMode
   return `${modelPhrase(models)} ${key} would be ${first.assignment.value}: ${where(first)} ${reasons.join(' and ')}`;
 }
 
-/** The tree with the given lines (lineId of the file holding their bytes) gone, as once they are commented out. */
-function withoutLines(tree: SysctlTree, ids: ReadonlySet<string>): SysctlTree {
-  const drop = (f: SysctlConfFile): SysctlConfFile => ({ ...f, assignments: f.assignments.filter((a) => !ids.has(lineId(f.realPath, a.line))) });
-  return { files: tree.files.map(drop), sysctlConf: tree.sysctlConf ? drop(tree.sysctlConf) : null };
-}
-
 /** Every line that would beat the owned file, once the owned file holds the wanted settings. */
 export function findConflicts(prospective: SysctlTree, ownedPath: string, wanted: Map<string, string>): Array<SysctlConflict & { source: SysctlConfFile }> {
   const grouped = new Map<string, { key: string; wanted: string; hits: Array<{ model: SysctlModel; applied: AppliedAssignment; through?: string }> }>();
   // Per program, until nothing new turns up: at boot a repeated value keeps
   // its first slot, so a later duplicate of a beaten line only shows once
   // that line is gone.
+  // Each round reads the tree without the lines found so far (as once they are commented out).
   for (const model of SYSCTL_MODELS) {
-    let tree = prospective;
+    const gone = new Set<string>();
     for (let round = 0; round < 8; round++) {
       const found: string[] = [];
       for (const [key, value] of wanted) {
-        for (const b of beatingAssignments(tree, ownedPath, key, value, model)) {
+        for (const b of beatingAssignments(prospective, ownedPath, key, value, model, gone)) {
           const id = `${b.applied.source.realPath}\0${b.applied.assignment.line}\0${key}`;
           const g = grouped.get(id) ?? { key, wanted: value, hits: [] };
           g.hits.push({ model, applied: b.applied, ...(b.through ? { through: b.through } : {}) });
           grouped.set(id, g);
-          found.push(lineId(b.applied.source.realPath, b.applied.assignment.line));
+          found.push(lineKey(b.applied));
         }
       }
       if (found.length === 0) break;
-      tree = withoutLines(tree, new Set(found));
+      for (const f of found) gone.add(f);
     }
   }
   return [...grouped.values()].map(({ key, wanted: w, hits }) => {

@@ -23,14 +23,18 @@ export interface ObservedSysctlTree {
   skipped: Array<{ path: string; why: string; notRegular?: FileKind }>;
 }
 
-async function readEntry(host: TargetFs, listed: string, isDir: boolean): Promise<SysctlConfFile & { skipped?: string; notRegular?: FileKind }> {
+type ReadEntry = SysctlConfFile & { skipped?: string; notRegular?: FileKind; issues: SysctlParseIssue[] };
+
+async function readEntry(host: TargetFs, listed: string, isDir: boolean): Promise<ReadEntry> {
   const link = await host.readLink(listed);
   if (link !== null && path.posix.normalize(link) === '/dev/null') {
-    return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [] };
+    return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [], issues: [] };
   }
   const r = await readConfEntry(host, listed, isDir);
-  if ('skipped' in r) return { path: listed, masked: false, realPath: listed, content: '', assignments: [], skipped: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) };
-  return { path: listed, masked: false, realPath: r.real, content: r.content, assignments: parseSysctlText(r.content, listed).assignments };
+  if ('skipped' in r) return { path: listed, masked: false, realPath: listed, content: '', assignments: [], issues: [], skipped: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) };
+  // Parsed once: the assignments for the engine, the issues for the plan.
+  const parsed = parseSysctlText(r.content, listed);
+  return { path: listed, masked: false, realPath: r.real, content: r.content, assignments: parsed.assignments, issues: parsed.issues };
 }
 
 export async function observeSysctlTree(host: TargetFs): Promise<ObservedSysctlTree> {
@@ -50,9 +54,9 @@ export async function observeSysctlTree(host: TargetFs): Promise<ObservedSysctlT
     dirs.push(dir);
     for (const de of entries) {
       if (!de.name.endsWith('.conf')) continue;
-      const { skipped: why, notRegular, ...entry } = await readEntry(host, path.posix.join(dir, de.name), de.isDirectory());
+      const { skipped: why, notRegular, issues: own, ...entry } = await readEntry(host, path.posix.join(dir, de.name), de.isDirectory());
       if (why) skipped.push({ path: entry.path, why, ...(notRegular ? { notRegular } : {}) });
-      issues.push(...parseSysctlText(entry.content, entry.path).issues);
+      issues.push(...own);
       files.push(entry);
     }
   }

@@ -94,8 +94,35 @@ function dirRank(dir: string): number {
   return (SYSCTL_DIRS as readonly string[]).indexOf(dir);
 }
 
+/**
+ * Per tree and program, what readOrder, applySequence and the writes' indexes
+ * computed. The engine asks the same tree again for every key, program and
+ * resolution round; on a tree of 10,000 files recomputing made the plan
+ * quadratic in practice. Trees are never changed in place (withFile,
+ * treeAfterWrites and withoutLines make new ones), so a tree object is its
+ * own key; callers must not mutate what comes back.
+ */
+interface Derived {
+  order?: ReadonlyArray<{ file: SysctlConfFile; tail: boolean }>;
+  seq?: AppliedAssignment[];
+  boot?: Map<string, AppliedAssignment>;
+  named?: Set<string>;
+}
+const derivedByTree = new WeakMap<SysctlTree, Record<SysctlModel, Derived>>();
+
+function derived(tree: SysctlTree, model: SysctlModel): Derived {
+  let d = derivedByTree.get(tree);
+  if (!d) derivedByTree.set(tree, (d = { boot: {}, system: {} }));
+  return d[model];
+}
+
 /** Files each program reads, in the order it reads them. */
-export function readOrder(tree: SysctlTree, model: SysctlModel): { file: SysctlConfFile; tail: boolean }[] {
+export function readOrder(tree: SysctlTree, model: SysctlModel): ReadonlyArray<{ file: SysctlConfFile; tail: boolean }> {
+  const d = derived(tree, model);
+  return (d.order ??= computeReadOrder(tree, model));
+}
+
+function computeReadOrder(tree: SysctlTree, model: SysctlModel): { file: SysctlConfFile; tail: boolean }[] {
   const candidates = tree.files
     .filter((f) => dirRank(path.posix.dirname(f.path)) >= 0)
     .filter((f) => f.path.endsWith('.conf'))
@@ -112,15 +139,35 @@ export function effectiveFor(tree: SysctlTree, name: string, model: SysctlModel)
   return readOrder(tree, model).find((o) => !o.tail && path.posix.basename(o.file.path) === name)?.file ?? null;
 }
 
-/** Every assignment in the order the program meets it. */
-export function applySequence(tree: SysctlTree, model: SysctlModel): AppliedAssignment[] {
+/** Every assignment in the order the program meets it (shared: do not mutate). */
+export function applySequence(tree: SysctlTree, model: SysctlModel): readonly AppliedAssignment[] {
+  const d = derived(tree, model);
+  return (d.seq ??= computeApplySequence(tree, model));
+}
+
+function computeApplySequence(tree: SysctlTree, model: SysctlModel): AppliedAssignment[] {
   const out: AppliedAssignment[] = [];
   for (const { file, tail } of readOrder(tree, model)) {
     if (file.masked) continue;
-    for (const a of file.assignments) out.push({ assignment: tail ? { ...a, file: file.path } : a, source: file, tail });
+    for (const ap of appliedOf(file, tail)) out.push(ap);
   }
   return out;
 }
+
+/**
+ * A file entry's lines as the program meets them. Made once per entry and
+ * read pass, and shared by every tree holding the entry and by both programs
+ * (a tree of 10,000 files is judged as observed, as planned and as kubespray
+ * leaves it): the same objects, not six copies.
+ */
+function appliedOf(file: SysctlConfFile, tail: boolean): readonly AppliedAssignment[] {
+  const cache = tail ? appliedTail : appliedListed;
+  let list = cache.get(file);
+  if (!list) cache.set(file, (list = file.assignments.map((a) => ({ assignment: tail ? { ...a, file: file.path } : a, source: file, tail }))));
+  return list;
+}
+const appliedListed = new WeakMap<SysctlConfFile, readonly AppliedAssignment[]>();
+const appliedTail = new WeakMap<SysctlConfFile, readonly AppliedAssignment[]>();
 
 /** glob(3) semantics on the /proc/sys path: '*' and '?' stop at '/', [...] classes, '\' escapes. */
 export function sysctlGlobMatches(pattern: string, key: string): boolean {
@@ -152,8 +199,10 @@ function escapeRe(c: string): string {
   return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** systemd-sysctl's ordered hashmap after parsing every file. */
-function bootOptions(seq: AppliedAssignment[]): Map<string, AppliedAssignment> {
+/** systemd-sysctl's ordered hashmap after parsing every file (shared per sequence: do not mutate). */
+function bootOptions(seq: readonly AppliedAssignment[]): Map<string, AppliedAssignment> {
+  const known = bootMaps.get(seq);
+  if (known) return known;
   const map = new Map<string, AppliedAssignment>();
   for (const ap of seq) {
     const existing = map.get(ap.assignment.key);
@@ -162,7 +211,45 @@ function bootOptions(seq: AppliedAssignment[]): Map<string, AppliedAssignment> {
     map.delete(ap.assignment.key);
     map.set(ap.assignment.key, ap);
   }
+  bootMaps.set(seq, map);
   return map;
+}
+const bootMaps = new WeakMap<readonly AppliedAssignment[], Map<string, AppliedAssignment>>();
+
+/**
+ * Where a sequence names each key (lines without a glob, "-key" lines too)
+ * and where its globs are, by position: a question about one key visits its
+ * own lines, not every line of every file.
+ */
+interface SeqIndex {
+  byKey: Map<string, number[]>;
+  globs: number[];
+}
+const seqIndexes = new WeakMap<readonly AppliedAssignment[], SeqIndex>();
+
+function seqIndex(seq: readonly AppliedAssignment[]): SeqIndex {
+  const known = seqIndexes.get(seq);
+  if (known) return known;
+  const byKey = new Map<string, number[]>();
+  const globs: number[] = [];
+  seq.forEach((ap, i) => {
+    if (ap.assignment.isGlob) globs.push(i);
+    else {
+      const at = byKey.get(ap.assignment.key);
+      if (at) at.push(i);
+      else byKey.set(ap.assignment.key, [i]);
+    }
+  });
+  const index = { byKey, globs };
+  seqIndexes.set(seq, index);
+  return index;
+}
+
+/** The positions of the lines naming one of `keys`, and of every glob, in sequence order. */
+function positionsFor(index: SeqIndex, keys: Iterable<string>): number[] {
+  const at = [...index.globs];
+  for (const k of new Set(keys)) at.push(...(index.byKey.get(k) ?? []));
+  return at.sort((a, b) => a - b);
 }
 
 /** One value a program writes into /proc/sys, in the order it writes them. */
@@ -180,7 +267,74 @@ export interface KernelWrite {
  * list; a glob skips every key any line names.
  */
 export function kernelWrites(tree: SysctlTree, model: SysctlModel, universe: string[]): KernelWrite[] {
+  return writesOf(applySequence(tree, model), model, universe);
+}
+
+/**
+ * kernelWrites keeping only the writes that can change `key`: to it, its
+ * aliases and the groups it follows (keysAffecting). followKey touches the
+ * key at the same writes, in the same order, with the same values: a write
+ * to any other key never touches it, and the coupled groups it follows are
+ * kept whole. Only the lines naming those keys, and the globs, are visited.
+ *
+ * `gone` (lineId-like "realPath\0line" strings) reads the tree as if those
+ * lines were commented out, in every entry that reads their file, without
+ * building that tree: a line's absence changes nothing but its own key.
+ */
+function writesFor(tree: SysctlTree, model: SysctlModel, key: string, gone: ReadonlySet<string> | null = null): KernelWrite[] {
+  const universe = keysAffecting(key);
+  const only = new Set(universe);
   const seq = applySequence(tree, model);
+  const index = seqIndex(seq);
+  const kept = (i: number) => gone === null || !gone.has(lineKey(seq[i]!));
+  // A key is named (by a line the program still reads) when one of its lines is kept.
+  const named = (u: string) => (index.byKey.get(u) ?? []).some(kept);
+  const at = positionsFor(index, only).filter(kept);
+  const out: KernelWrite[] = [];
+  if (model === 'boot') {
+    // systemd's ordered map restricted to these keys and every glob: a key's
+    // entry and its place come from its own lines alone (bootOptions), so
+    // the map's order is the order of each entry's last insertion.
+    const last = new Map<string, { ap: AppliedAssignment; at: number }>();
+    for (const i of at) {
+      const ap = seq[i]!;
+      const existing = last.get(ap.assignment.key);
+      if (existing && existing.ap.assignment.value === ap.assignment.value) continue;
+      last.set(ap.assignment.key, { ap, at: i });
+    }
+    for (const { ap } of [...last.values()].sort((a, b) => a.at - b.at)) {
+      const a = ap.assignment;
+      if (a.value === null) continue;
+      if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
+      // The map holds a key once any kept line names it, a glob line too (its pattern is its key);
+      // every line naming a key of the universe was visited.
+      else for (const u of universe) if (!last.has(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
+    }
+    return out;
+  }
+  for (const i of at) {
+    const ap = seq[i]!;
+    const a = ap.assignment;
+    if (a.excludeOnly || a.value === null) continue;
+    if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
+    else for (const u of universe) if (!named(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
+  }
+  return out;
+}
+
+/** The file whose bytes hold a line, and the line: what commenting it out removes from every entry reading the file. */
+export function lineKey(ap: AppliedAssignment): string {
+  return `${ap.source.realPath}\u0000${ap.assignment.line}`;
+}
+
+/** Positions of the lines (no glob) naming `key` that are not `gone`, in order. */
+function keptLines(seq: readonly AppliedAssignment[], key: string, gone: ReadonlySet<string> | null): number[] {
+  const named = seqIndex(seq).byKey.get(key) ?? [];
+  return gone === null || gone.size === 0 ? named : named.filter((i) => !gone.has(lineKey(seq[i]!)));
+}
+
+/** Every write, globs expanded against `universe`. */
+function writesOf(seq: readonly AppliedAssignment[], model: SysctlModel, universe: string[]): KernelWrite[] {
   const out: KernelWrite[] = [];
   if (model === 'boot') {
     const map = bootOptions(seq);
@@ -196,9 +350,9 @@ export function kernelWrites(tree: SysctlTree, model: SysctlModel, universe: str
 }
 
 /** procps's one list: explicit keys in order, globs only for keys no line of the list names, "-key" never. */
-function listWrites(seq: AppliedAssignment[], universe: string[]): KernelWrite[] {
+function listWrites(seq: readonly AppliedAssignment[], universe: string[]): KernelWrite[] {
   const out: KernelWrite[] = [];
-  const named = new Set(seq.filter((ap) => !ap.assignment.isGlob).map((ap) => ap.assignment.key));
+  const named = seqIndex(seq).byKey;
   for (const ap of seq) {
     const a = ap.assignment;
     if (a.excludeOnly || a.value === null) continue;
@@ -265,19 +419,28 @@ export function followKey(writes: KernelWrite[], key: string, model: SysctlModel
 }
 
 export function verdict(tree: SysctlTree, key: string, model: SysctlModel): SysctlVerdict {
-  const steps = followKey(kernelWrites(tree, model, keysAffecting(key)), key, model);
-  const last = [...steps].reverse().find((s) => s.touched);
+  return verdictWithout(tree, key, model, null);
+}
+
+/** verdict over the tree read without the `gone` lines (lineKey), as once they are commented out. */
+function verdictWithout(tree: SysctlTree, key: string, model: SysctlModel, gone: ReadonlySet<string> | null): SysctlVerdict {
+  const steps = followKey(writesFor(tree, model, key, gone), key, model);
+  let last: KeyStep | undefined;
+  for (let i = steps.length - 1; i >= 0 && !last; i--) if (steps[i]!.touched) last = steps[i];
   if (last) {
     const via = last.write.key !== key ? 'coupled' : last.write.via;
     return { key, model, value: last.value, winner: last.write.applied, via, ...(via === 'coupled' ? { through: last.write.key } : {}) };
   }
   const seq = applySequence(tree, model);
+  const named = keptLines(seq, key, gone);
   if (model === 'boot') {
-    const own = bootOptions(seq).get(key);
+    // The key's own entry in systemd's map: its lines alone decide it (bootOptions).
+    let own: AppliedAssignment | undefined;
+    for (const i of named) if (!(own && own.assignment.value === seq[i]!.assignment.value)) own = seq[i];
     if (own && own.assignment.value === null) return { key, model, value: null, winner: own, via: 'excluded' };
     return { key, model, value: null, winner: null, via: 'none' };
   }
-  const exclude = seq.filter((ap) => !ap.assignment.isGlob && ap.assignment.key === key).pop();
+  const exclude = named.length > 0 ? seq[named[named.length - 1]!] : undefined;
   return exclude ? { key, model, value: null, winner: exclude, via: 'excluded' } : { key, model, value: null, winner: null, via: 'none' };
 }
 
@@ -286,14 +449,6 @@ export function verdicts(tree: SysctlTree, keys: string[]): Record<SysctlModel, 
     boot: keys.map((k) => verdict(tree, k, 'boot')),
     system: keys.map((k) => verdict(tree, k, 'system')),
   };
-}
-
-/** The tree with these lines taken out (as commenting them out would), in every entry that reads their file. */
-function withoutLines(tree: SysctlTree, lines: AppliedAssignment[]): SysctlTree {
-  if (lines.length === 0) return tree;
-  const gone = new Set(lines.map((l) => `${l.source.realPath}\u0000${l.assignment.line}`));
-  const strip = (f: SysctlConfFile): SysctlConfFile => ({ ...f, assignments: f.assignments.filter((a) => !gone.has(`${f.realPath}\u0000${a.line}`)) });
-  return { files: tree.files.map(strip), sysctlConf: tree.sysctlConf ? strip(tree.sysctlConf) : null };
 }
 
 /**
@@ -369,7 +524,8 @@ export interface BeatingAssignment {
  * kernel couples with it that land after the key last holds the wanted
  * value. Removing all of them, and only them, makes the key come out right.
  * Globs on the key itself never appear: both programs skip a key that is
- * named explicitly, and ours names it.
+ * named explicitly, and ours names it. With `gone` (lineKey), the tree is
+ * read as if those lines were commented out.
  */
 export function beatingAssignments(
   tree: SysctlTree,
@@ -377,29 +533,34 @@ export function beatingAssignments(
   key: string,
   wanted: string,
   model: SysctlModel,
+  gone: ReadonlySet<string> | null = null,
 ): BeatingAssignment[] {
   const seq = applySequence(tree, model);
-  const ours = seq.findIndex((ap) => ap.source.path === ownedPath && !ap.tail && ap.assignment.key === key && !ap.assignment.isGlob);
+  // Every line that is not a glob and names the key, in order.
+  const named = keptLines(seq, key, gone);
+  const ours = named.find((i) => seq[i]!.source.path === ownedPath && !seq[i]!.tail) ?? -1;
   if (ours < 0) return [];
-  const final = verdict(tree, key, model);
+  const final = verdictWithout(tree, key, model, gone);
   if (final.value !== null && sameSysctlValue(final.value, wanted)) return [];
   // A later "-key" cancels an explicit value only under systemd.
   const relevant = (ap: AppliedAssignment) =>
     !ap.assignment.isGlob && ap.assignment.key === key && (model === 'boot' || !ap.assignment.excludeOnly);
   let lastGood = ours;
-  seq.forEach((ap, i) => {
+  for (const i of named) {
+    const ap = seq[i]!;
     if (i > ours && relevant(ap) && !ap.assignment.excludeOnly && sameSysctlValue(ap.assignment.value, wanted)) lastGood = i;
-  });
+  }
   const out: BeatingAssignment[] = [];
-  seq.forEach((ap, i) => {
+  for (const i of named) {
+    const ap = seq[i]!;
     if (i > lastGood && relevant(ap) && !sameSysctlValue(ap.assignment.value, wanted)) out.push({ key, wanted, applied: ap, model });
-  });
+  }
   // Coupled writes, in the order the program writes (at boot a key keeps the
   // place of its first assignment when later files repeat the same value),
   // over the tree without the lines named so far: taking those out moves what
   // the program writes (at boot our value goes back to its place), so a
   // coupled write before that place no longer matters.
-  const steps = followKey(kernelWrites(withoutLines(tree, out.map((o) => o.applied)), model, keysAffecting(key)), key, model);
+  const steps = followKey(writesFor(tree, model, key, new Set([...(gone ?? []), ...out.map((o) => lineKey(o.applied))])), key, model);
   let good = -1;
   steps.forEach((s, i) => {
     if (s.touched && s.value !== null && sameSysctlValue(s.value, wanted)) good = i;

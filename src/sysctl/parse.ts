@@ -44,9 +44,19 @@ export interface ParsedSysctlFile {
 
 const GLOB_CHARS = /[*?[]/;
 
-/** systemd's strstrip: the whitespace it removes around lines, keys and values. */
+/** The whitespace systemd's strstrip removes: space, tab, newline, carriage return. */
+function isStripped(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+/** systemd's strstrip: around lines, keys and values. */
 function strip(s: string): string {
-  return s.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
+  const ws = isStripped;
+  let a = 0;
+  let b = s.length;
+  while (a < b && ws(s.charCodeAt(a))) a++;
+  while (b > a && ws(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
 }
 
 export function isSysctlGlob(key: string): boolean {
