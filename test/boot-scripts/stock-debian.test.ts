@@ -1,4 +1,4 @@
-// No false alarms on stock Debian servers (issue 26). A Debian 12 and a
+// No false alarms on stock Debian servers. A Debian 12 and a
 // Debian 13 root, installed by mmdebstrap from Debian's packages with what
 // such servers carry (test/helpers/stock-rootfs.ts), planned offline with
 // the project's desired-state.yaml: the boot-time scripts of those packages
@@ -19,10 +19,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { freshStockRoot, type StockSuite } from './helpers/stock-rootfs.js';
-import { readShellScript, execActions } from '../src/boot-scripts/shell-lines.js';
-import { parseExecLine } from '../src/ports/command-line.js';
-import { IF_DOWN_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_44, IFUPDOWN_PRE_SERVICE_EXEC, NETWORKING_SERVICE_EXEC_0_8_41, NETWORKING_SERVICE_EXEC_0_8_44 } from './helpers/debian-scripts.js';
+import { freshStockRoot, type StockSuite } from '../helpers/stock-rootfs.js';
+import { readShellScript, execActions } from '../../src/boot-scripts/shell-lines.js';
+import { parseExecLine } from '../../src/ports/command-line.js';
+import { IF_DOWN_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_44, IFUPDOWN_PRE_SERVICE_EXEC, NETWORKING_SERVICE_EXEC_0_8_41, NETWORKING_SERVICE_EXEC_0_8_44 } from '../helpers/debian-scripts.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const SUITES: StockSuite[] = ['bookworm', 'trixie'];

@@ -2,7 +2,7 @@
 // as it was (CRLF, Latin-1, a missing final newline), and a file another
 // resource of the same run commented out first is recognised line by line.
 import { describe, expect, it } from 'vitest';
-import { alignCommented, commentOutRanges, isScriptMarker, rangesIn, scriptMarker } from '../src/boot-scripts/neutralise.js';
+import { alignCommented, commentOutRanges, isScriptMarker, rangesIn, scriptMarker } from '../../src/boot-scripts/neutralise.js';
 
 const M = scriptMarker('test reason');
 
@@ -49,7 +49,7 @@ describe('a file another resource of the run wrote first', () => {
 
 describe('unknowns are warnings naming file and lines', () => {
   it('one warning per file and reason, every line named', async () => {
-    const { scriptWarnings, swapConcern } = await import('../src/resources/boot-script-hook.js');
+    const { scriptWarnings, swapConcern } = await import('../../src/resources/boot-script-hook.js');
     const u = (line: number, what: 'program' | 'sysctl', message: string) => ({ source: 'if-updown' as const, file: '/etc/network/if-up.d/ethtool', line, what, message });
     const scripts = { hits: [], contents: {}, read: [], unknown: [u(12, 'program', 'the program is known only at run time'), u(15, 'program', 'the program is known only at run time'), u(20, 'sysctl', 'sysctl -p /x loads a file this scan does not read')] };
     expect(scriptWarnings(scripts, swapConcern)).toEqual([

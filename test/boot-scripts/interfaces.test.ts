@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree, type Tree } from './helpers/tree.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const W0 = '/sbin/sysctl -w net.ipv4.ip_forward=0 >/dev/null';

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree, type Tree } from './helpers/tree.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const SBIN = '/usr/local/sbin';

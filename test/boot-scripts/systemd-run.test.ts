@@ -6,11 +6,11 @@
 // the unit (so its writes count like any other). The boot farm's
 // transient-systemd-run-* entries check the same on a booted host.
 import { describe, expect, it } from 'vitest';
-import { commandActions } from '../src/boot-scripts/commands.js';
-import { transientMakerChanges, transientUnknowns, type TransientMaker } from '../src/resources/port-free/transient.js';
-import { planPromises, outlivingOperators, withdrawnByUnknown } from '../src/reconcile/promises.js';
-import type { LivePortsObserved } from '../src/ports/observed.js';
-import type { Plan } from '../src/reconcile/plan.js';
+import { commandActions } from '../../src/boot-scripts/commands.js';
+import { transientMakerChanges, transientUnknowns, type TransientMaker } from '../../src/resources/port-free/transient.js';
+import { planPromises, outlivingOperators, withdrawnByUnknown } from '../../src/reconcile/promises.js';
+import type { LivePortsObserved } from '../../src/ports/observed.js';
+import type { Plan } from '../../src/reconcile/plan.js';
 
 const words = (s: string) => s.split(' ');
 const made = (s: string) => commandActions(words(s)).filter((a) => a.kind === 'transient-unit');

@@ -1,4 +1,4 @@
-// Boot scripts that write sysctls without `sysctl -w` (issue 26): `sysctl -p
+// Boot scripts that write sysctls without `sysctl -w`: `sysctl -p
 // FILE` (and -f, --load, -pFILE, no FILE), and writes into /proc/sys by
 // redirection or tee. The oracle is the shell and procps themselves: each
 // script runs under dash in a private network namespace (net.* sysctls are
@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree } from './helpers/tree.js';
+import { buildTree } from '../helpers/tree.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const ETC = '/usr/local/etc';

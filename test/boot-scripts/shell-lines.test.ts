@@ -11,10 +11,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readShellScript } from '../src/boot-scripts/shell-lines.js';
-import { commandActions, type ScriptAction } from '../src/boot-scripts/commands.js';
-import { parseCrontab } from '../src/ports/crontab.js';
-import { commentOutRanges, scriptMarker } from '../src/boot-scripts/neutralise.js';
+import { readShellScript } from '../../src/boot-scripts/shell-lines.js';
+import { commandActions, type ScriptAction } from '../../src/boot-scripts/commands.js';
+import { parseCrontab } from '../../src/ports/crontab.js';
+import { commentOutRanges, scriptMarker } from '../../src/boot-scripts/neutralise.js';
 
 const STUBS = ['swapon', 'sysctl', 'modprobe', 'rmmod'] as const;
 let dir: string;
@@ -116,7 +116,7 @@ const CASES: Array<{ name: string; script: string; hits: number }> = [
   { name: 'modprobe -r and rmmod', script: 'modprobe -r br_netfilter\nmodprobe -rv overlay\nmodprobe --remove br-netfilter\nrmmod br_netfilter\nmodprobe overlay\n', hits: 4 },
   { name: 'here-documents are data', script: "cat >/dev/null <<'EOF'\nswapon /in-doc\ndon't\nEOF\nswapon /after-doc\ncat >/dev/null <<-END\n\tswapon /tab-doc\n\tEND\n", hits: 1 },
   { name: 'exec as the last command', script: 'true\nexec swapon /exec\n', hits: 1 },
-  // Issue 26: compound commands and variables assigned from literals.
+  // Compound commands and variables assigned from literals.
   { name: 'case patterns are no commands; the item bodies are', script: 'case swapon in\n  swapon|modprobe) swapon /case ;;\nesac\ncase y in\n  (y) rmmod br_netfilter;;\nesac\n', hits: 2 },
   { name: 'a program named by a variable assigned from a literal', script: 'SWAPON=/sbin/swapon\n$SWAPON /var-swap\nm=br_netfilter\nmodprobe -r "$m"\n', hits: 2 },
   { name: 'braced variables and a value put together from two', script: 'dir=/sbin\nprog=${dir}/swapon\n"$prog" /braced\n', hits: 1 },
@@ -155,7 +155,7 @@ describe('what each command means', () => {
     expect(kinds([null, '-a'])).toEqual([{ kind: 'unknown', what: 'program', why: expect.stringContaining('run time') }]);
     expect(kinds(['sh', '-c', null])).toEqual([{ kind: 'unknown', what: 'program', why: expect.stringContaining('sh -c') }]);
     expect(kinds(['sysctl', '-w', null])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.any(String) }]);
-    // A file named only at run time stays unknown; a named one is loaded and judged (issue 26, test/boot-scripts-sysctl.test.ts).
+    // A file named only at run time stays unknown; a named one is loaded and judged (test/boot-scripts/sysctl-writes.test.ts).
     expect(kinds(['sysctl', '-p', null])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.stringContaining('run time') }]);
     expect(kinds(['sysctl', '-p', '/etc/other.conf'])).toEqual([{ kind: 'sysctl-load', files: ['/etc/other.conf'] }]);
   });
