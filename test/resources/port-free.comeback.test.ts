@@ -1,4 +1,4 @@
-// PortFree and "what would start it again" (issue 17): a holder that another
+// PortFree and "what would start it again": a holder that another
 // unit still starts at boot once its own links are gone. Offline on fixture
 // trees; live against a real listener of this process, with a command runner
 // that runs `systemctl --root=FIXTURE disable|mask` for real on the fixture
@@ -11,15 +11,15 @@ import { mkdtempSync, readlinkSync, rmSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { Host, type CommandRunner } from '../src/host.js';
-import type { PortFreeSpec } from '../src/desired-state.js';
-import { portFreeProvider } from '../src/resources/port-free.js';
-import { planRollback, executeRollback } from '../src/reconcile/rollback.js';
-import { WriteDoor } from '../src/door/door.js';
-import { buildTree, type Tree } from './helpers/tree.js';
-import { applyContext } from './helpers/door.js';
-import { snapshot } from './helpers/snapshot.js';
-import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
+import { Host, type CommandRunner } from '../../src/host.js';
+import type { PortFreeSpec } from '../../src/desired-state.js';
+import { portFreeProvider } from '../../src/resources/port-free.js';
+import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
+import { WriteDoor } from '../../src/door/door.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
+import { applyContext } from '../helpers/door.js';
+import { snapshot } from '../helpers/snapshot.js';
+import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 const servers: net.Server[] = [];

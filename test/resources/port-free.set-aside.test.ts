@@ -1,4 +1,4 @@
-// Issue 26: a unit whose own file is in /etc/systemd/system (where admins
+// PortFree and a unit whose own file is in /etc/systemd/system (where admins
 // write units), and units started by their triggers. Offline on fixture
 // trees, judged by systemd's own tools: `systemctl --root` (is-enabled, and
 // its refusal to mask over the file), and `systemd --test` for what starts at
@@ -6,16 +6,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import type { PortFreeSpec } from '../src/desired-state.js';
-import { portFreeProvider } from '../src/resources/port-free.js';
-import { planRollback, executeRollback } from '../src/reconcile/rollback.js';
-import { WriteDoor } from '../src/door/door.js';
-import { loadUnitGraph } from '../src/systemd/unit-loader.js';
-import { triggersInGraph } from '../src/ports/triggers.js';
-import { applyContext } from './helpers/door.js';
-import { snapshot } from './helpers/snapshot.js';
-import { ETC, LIB, oracle, oracleStarted, systemctlRoot, unitTree } from './helpers/systemd-oracle.js';
+import { Host } from '../../src/host.js';
+import type { PortFreeSpec } from '../../src/desired-state.js';
+import { portFreeProvider } from '../../src/resources/port-free.js';
+import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
+import { WriteDoor } from '../../src/door/door.js';
+import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
+import { triggersInGraph } from '../../src/ports/triggers.js';
+import { applyContext } from '../helpers/door.js';
+import { snapshot } from '../helpers/snapshot.js';
+import { ETC, LIB, oracle, oracleStarted, systemctlRoot, unitTree } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {

@@ -2,16 +2,16 @@
 // ephemeral ports. systemctl never runs for real: the Host's command runner is
 // a recorder, so no unit on this machine can be stopped or disabled.
 import { afterEach, describe, expect, it } from 'vitest';
-import { scratchContext } from './helpers/door.js';
+import { scratchContext } from '../helpers/door.js';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
-import { Host, type CommandRunner, type RunOptions } from '../src/host.js';
-import type { PortFreeSpec } from '../src/desired-state.js';
-import { readListeners } from '../src/observe/listeners.js';
-import { parseCgroup } from '../src/systemd/cgroup.js';
-import { findSocketHolders } from '../src/ports/proc-fd.js';
-import { portFreeProvider } from '../src/resources/port-free.js';
-import type { LivePortsObserved, PortFreeObserved } from '../src/ports/observed.js';
+import { Host, type CommandRunner, type RunOptions } from '../../src/host.js';
+import type { PortFreeSpec } from '../../src/desired-state.js';
+import { readListeners } from '../../src/observe/listeners.js';
+import { parseCgroup } from '../../src/systemd/cgroup.js';
+import { findSocketHolders } from '../../src/ports/proc-fd.js';
+import { portFreeProvider } from '../../src/resources/port-free.js';
+import type { LivePortsObserved, PortFreeObserved } from '../../src/ports/observed.js';
 
 interface Call {
   cmd: string;
@@ -152,7 +152,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
   /**
    * The live observation, re-attributed to a service unit whose main process
    * the holder is (the cgroup and the manager are the only things a test
-   * cannot make for real; test/port-free-identity.test.ts covers the holders
+   * cannot make for real; test/resources/port-free.identity.test.ts covers the holders
    * that are not a unit's own).
    */
   async function observedAsService(host: Host, s: PortFreeSpec, unit: (port: number) => string): Promise<LivePortsObserved> {
@@ -379,7 +379,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = live(await portFreeProvider.observe(host, spec([a.port])));
     expect(o.busy[0]!.holders.map((h) => [h.pid, h.comm, h.placement?.unit])).toEqual([[1, 'systemd', 'init.scope']]);
     expect(o.busy[0]!.activation).toEqual({ socket: 'probe.socket', service: 'probe.service', servicePid: null, source: 'systemctl list-sockets' });
-    // Reads only: the socket lookup, the service's MainPID, then what depends on the socket and the service (issue 17).
+    // Reads only: the socket lookup, the service's MainPID, then what depends on the socket and the service.
     const reverse = '-p WantedBy -p RequiredBy -p UpheldBy -p BoundBy -p PartOf -p TriggeredBy -p ConsistsOf';
     expect(calls.map((c) => c.args.join(' '))).toEqual([
       '--full --no-legend --no-pager'.replace(/^/, 'list-sockets '),

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree } from './helpers/tree.js';
-import { snapshot } from './helpers/snapshot.js';
+import { buildTree } from '../helpers/tree.js';
+import { snapshot } from '../helpers/snapshot.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const roots: string[] = [];
@@ -186,9 +186,9 @@ describe('neutralise_scripts: true', () => {
 
   it('a file a person changed between plan and apply is refused, not merged', async () => {
     const { root, desired } = host();
-    const { Host } = await import('../src/host.js');
-    const { PROVIDERS } = await import('../src/resources/index.js');
-    const { applyContext } = await import('./helpers/door.js');
+    const { Host } = await import('../../src/host.js');
+    const { PROVIDERS } = await import('../../src/resources/index.js');
+    const { applyContext } = await import('../helpers/door.js');
     const spec = { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false, neutralise_scripts: true };
     const h = new Host({ root });
     const p = PROVIDERS['SwapOff']!;
@@ -206,8 +206,8 @@ describe('enabled units: the command lines systemd would run', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'boot-units-'));
     roots.push(root);
     buildTree(root, tree);
-    const { Host } = await import('../src/host.js');
-    const { scanBootScripts } = await import('../src/boot-scripts/scan.js');
+    const { Host } = await import('../../src/host.js');
+    const { scanBootScripts } = await import('../../src/boot-scripts/scan.js');
     return (await scanBootScripts(new Host({ root }))).hits.map((h) => `${h.file}:${h.line} ${h.action.kind}`);
   };
   const svc = (exec: string) => `[Service]\nType=oneshot\n${exec}\n`;
@@ -239,7 +239,7 @@ describe('enabled units: the command lines systemd would run', () => {
   });
 
   it("a service no link names but that starts at boot ([Unit] Wants= of an enabled target, a timer) is read too, as systemd's own loader starts it", async () => {
-    const { oracle, oracleStarted, SKELETON, DEFAULT_LINK, ETC, LIB, NODEFAULT } = await import('./helpers/systemd-oracle.js');
+    const { oracle, oracleStarted, SKELETON, DEFAULT_LINK, ETC, LIB, NODEFAULT } = await import('../helpers/systemd-oracle.js');
     const tree = {
       ...SKELETON,
       ...DEFAULT_LINK,
@@ -261,8 +261,8 @@ describe('enabled units: the command lines systemd would run', () => {
       .map((u) => `/${LIB}/${u}:5 swapon`)
       .sort();
     expect(expected).toEqual([`/${LIB}/helper.service:5 swapon`, `/${LIB}/late.service:5 swapon`]);
-    const { Host } = await import('../src/host.js');
-    const { scanBootScripts } = await import('../src/boot-scripts/scan.js');
+    const { Host } = await import('../../src/host.js');
+    const { scanBootScripts } = await import('../../src/boot-scripts/scan.js');
     const hits = (await scanBootScripts(new Host({ root }))).hits;
     expect(hits.map((h) => `${h.file}:${h.line} ${h.action.kind}`).sort()).toEqual(expected);
     expect(hits.find((h) => h.unit === 'helper.service')!.runBy).toContain('Wants= at /etc/systemd/system/monitoring.target:3');

@@ -1,21 +1,21 @@
-// ModulesLoad and the kernel command line (issue 26): the plan names
+// ModulesLoad and the kernel command line: the plan names
 // module_blacklist= / modprobe.blacklist= as the blocker with file and line,
 // promises no modprobe the kernel will refuse, and the same for an image.
-// What each entry does is the kernel's and libkmod's (test/kernel-cmdline.test.ts).
+// What each entry does is the kernel's and libkmod's (test/modprobe/kernel-cmdline.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import type { ModulesLoadSpec } from '../src/desired-state.js';
-import { diffModules } from '../src/resources/modules-load.js';
-import { observeModules } from '../src/modprobe/observe.js';
-import { applyPlan } from '../src/reconcile/apply.js';
-import type { Plan } from '../src/reconcile/plan.js';
-import type { Change, Provider } from '../src/resources/types.js';
-import { modulesLoadProvider } from '../src/resources/modules-load.js';
-import { sysctlFileProvider } from '../src/resources/sysctl-file.js';
-import { buildTree, type Tree } from './helpers/tree.js';
+import { Host } from '../../src/host.js';
+import type { ModulesLoadSpec } from '../../src/desired-state.js';
+import { diffModules } from '../../src/resources/modules-load.js';
+import { observeModules } from '../../src/modprobe/observe.js';
+import { applyPlan } from '../../src/reconcile/apply.js';
+import type { Plan } from '../../src/reconcile/plan.js';
+import type { Change, Provider } from '../../src/resources/types.js';
+import { modulesLoadProvider } from '../../src/resources/modules-load.js';
+import { sysctlFileProvider } from '../../src/resources/sysctl-file.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };
 const GRUB = 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\nGRUB_CMDLINE_LINUX="module_blacklist=br_netfilter"\n';
