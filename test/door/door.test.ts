@@ -3,11 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { WriteDoor } from '../src/door/door.js';
-import { parseJournal } from '../src/door/journal.js';
-import { bufferOf, bytesOf } from '../src/bytes.js';
-import { HostError } from '../src/errors.js';
+import { Host } from '../../src/host.js';
+import { WriteDoor } from '../../src/door/door.js';
+import { parseJournal } from '../../src/door/journal.js';
+import { bufferOf, bytesOf } from '../../src/bytes.js';
+import { HostError } from '../../src/errors.js';
 
 let root: string;
 let outside: string;
