@@ -2,11 +2,11 @@
 // ansible-core 2.14's own LinuxHardware.get_cpu_facts / distro on the same
 // inputs, so these pin the port to ansible's behaviour, quirks included.
 import { describe, expect, it } from 'vitest';
-import { memtotalMb, parseRouteGet, processorVcpus } from '../src/facts/linux.js';
-import { linuxDistribution, parseOsRelease, shlexPosixSplit } from '../src/facts/distribution.js';
-import type { DistributionInputs } from '../src/facts/distribution.js';
-import { parseSetupOutput } from '../src/facts/ansible.js';
-import { parseMeminfo } from '../src/observe/meminfo.js';
+import { memtotalMb, parseRouteGet, processorVcpus } from '../../src/facts/linux.js';
+import { linuxDistribution, parseOsRelease, shlexPosixSplit } from '../../src/facts/distribution.js';
+import type { DistributionInputs } from '../../src/facts/distribution.js';
+import { parseSetupOutput } from '../../src/facts/ansible.js';
+import { parseMeminfo } from '../../src/observe/meminfo.js';
 
 function x86(sockets: number, cores: number, threads: number, flags = 'fpu vme'): string {
   const out: string[] = [];
@@ -83,7 +83,7 @@ function inputs(p: Partial<DistributionInputs> & { files?: Record<string, string
 describe('distribution and distribution_version', () => {
   const debian = { '/etc/os-release': DEBIAN_OS_RELEASE, '/etc/debian_version': '12.15\n' };
   it('Debian 12 without a system distro package: bundled distro 1.6 gives "12"', () => {
-    // distribution_release: Debian's PRETTY_NAME "(bookworm)", as setup reports it (test/facts-native.test.ts on this machine).
+    // distribution_release: Debian's PRETTY_NAME "(bookworm)", as setup reports it (test/facts/native.test.ts on this machine).
     expect(linuxDistribution(inputs({ files: debian }))).toEqual({ distribution: 'Debian', distribution_version: '12', distribution_release: 'bookworm' });
   });
   it('distribution_release: VERSION_CODENAME, overridden by Debian\'s PRETTY_NAME; left out where ansible would ask distro.codename() or dpkg', () => {

@@ -2,7 +2,7 @@
 // took in v2.20.0 .. master, and which distro that ansible-core bundles (read
 // from ansible-core's release tags: module_utils/distro/_distro.py __version__).
 import { describe, expect, it } from 'vitest';
-import { bundledDistroVersion, coreFromRequirements, parseAnsibleVersion } from '../src/facts/ansible-core.js';
+import { bundledDistroVersion, coreFromRequirements, parseAnsibleVersion } from '../../src/facts/ansible-core.js';
 
 describe('ansible-core version', () => {
   it('reads `ansible --version` in both the core and the pre-2.11 form', () => {

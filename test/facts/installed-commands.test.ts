@@ -9,12 +9,12 @@ import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import type { CommandRunner } from '../src/host.js';
-import { installedAnsibleCore } from '../src/facts/ansible-install.js';
-import { ansibleCoreFor, parseAnsibleVersion } from '../src/facts/ansible-core.js';
-import { lsbReleaseOutput } from '../src/facts/lsb-release.js';
-import { gatherNativeFacts, unameField } from '../src/facts/native.js';
+import { Host } from '../../src/host.js';
+import type { CommandRunner } from '../../src/host.js';
+import { installedAnsibleCore } from '../../src/facts/ansible-install.js';
+import { ansibleCoreFor, parseAnsibleVersion } from '../../src/facts/ansible-core.js';
+import { lsbReleaseOutput } from '../../src/facts/lsb-release.js';
+import { gatherNativeFacts, unameField } from '../../src/facts/native.js';
 
 const temps: string[] = [];
 afterEach(async () => {

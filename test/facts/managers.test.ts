@@ -6,8 +6,8 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pkgMgr, serviceMgr } from '../src/facts/managers.js';
-import { ansiblePython } from './helpers/ansible-python.js';
+import { pkgMgr, serviceMgr } from '../../src/facts/managers.js';
+import { ansiblePython } from '../helpers/ansible-python.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 interface HostCase { name: string; proc1: string | null; sbin_init: string | null; paths: string[]; os_family: string }
@@ -29,7 +29,7 @@ const CASES: HostCase[] = [
 describe('service_mgr and pkg_mgr as ansible-core collects them', () => {
   let oracle: { service_mgr: string | null; pkg_mgr: string | null }[];
   beforeAll(async () => {
-    const r = await execa(ansiblePython(), [path.join(HERE, 'helpers/ansible-managers.py')], { input: JSON.stringify(CASES) });
+    const r = await execa(ansiblePython(), [path.join(HERE, '../helpers/ansible-managers.py')], { input: JSON.stringify(CASES) });
     oracle = JSON.parse(r.stdout);
   }, 60_000);
   CASES.forEach((c, i) => {

@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import type { CommandRunner } from '../src/host.js';
-import { gatherNativeFacts } from '../src/facts/native.js';
-import { gatherAnsibleFacts } from '../src/facts/ansible.js';
-import { FACT_FIELDS } from '../src/facts/linux.js';
+import { Host } from '../../src/host.js';
+import type { CommandRunner } from '../../src/host.js';
+import { gatherNativeFacts } from '../../src/facts/native.js';
+import { gatherAnsibleFacts } from '../../src/facts/ansible.js';
+import { FACT_FIELDS } from '../../src/facts/linux.js';
 
 const temps: string[] = [];
 afterEach(async () => {
