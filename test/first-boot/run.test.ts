@@ -7,11 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host, type CommandRunner } from '../src/host.js';
-import type { DesiredState, PortFreeSpec } from '../src/desired-state.js';
-import { waitForCandidates } from '../src/first-boot/wait.js';
-import { runFirstBoot } from '../src/first-boot/run.js';
-import { openDoor } from './helpers/door.js';
+import { Host, type CommandRunner } from '../../src/host.js';
+import type { DesiredState, PortFreeSpec } from '../../src/desired-state.js';
+import { waitForCandidates } from '../../src/first-boot/wait.js';
+import { runFirstBoot } from '../../src/first-boot/run.js';
+import { openDoor } from '../helpers/door.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -190,7 +190,7 @@ describe('first boot: the record it leaves', () => {
 
 describe('reconcile --first-boot at the CLI edge', () => {
   it('goes alone: with --root, --plan or --apply it is refused before anything runs', async () => {
-    const { main } = await import('../src/cli.js');
+    const { main } = await import('../../src/cli.js');
     for (const extra of [['--root', '/tmp'], ['--plan'], ['--apply']]) {
       let err = '';
       const code = await main(['--first-boot', ...extra], {
