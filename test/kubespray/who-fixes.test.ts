@@ -5,9 +5,12 @@
 // replace, copy, command/shell), written out by hand; a third-party module
 // with a builtin's short name does nothing the builtin does.
 import { describe, expect, it } from 'vitest';
-import { walkRole } from '../src/kubespray/tasks.js';
-import { formatEvidence } from '../src/kubespray/who-fixes.js';
-import { P, N, checkout, audit } from './helpers/kubespray-fixture.js';
+import { walkRole } from '../../src/kubespray/tasks.js';
+import { formatEvidence } from '../../src/kubespray/who-fixes.js';
+import { P, N, checkout, audit } from '../helpers/kubespray-fixture.js';
+import path from 'node:path';
+import { execa } from 'execa';
+import { ansiblePython } from '../helpers/ansible-python.js';
 
 /** Audits a tree whose preinstall and node roles hold these task lists (YAML text), plus extra files. */
 
@@ -459,3 +462,286 @@ describe('shell command lines', () => {
   });
 });
 
+// ---------------------------------------------------------------------------
+// Who fixes what, for task forms that look like a fix: a loop over several units, modules and programs that
+// take the same arguments as the ones that fix but do something else, and
+// sysctl values as ansible.posix.sysctl's _parse_value writes them (a boolean
+// or one of Ansible's boolean words is 1 or 0, other text is stripped, the
+// name is stripped). Each expectation is what the module or program does
+// when Ansible runs it, written out by hand.
+describe('swap', () => {
+  it('a masking task over a loop of units masks each, swap.target among them', async () => {
+    const mask = '- name: Mask\n  ansible.builtin.systemd_service:\n    name: "{{ item }}"\n    masked: true\n  loop: [other.target, swap.target]\n';
+    const w = await audit(SWAPOFF + mask);
+    expect(w.swap.who).toBe('kubespray');
+    expect(w.swap.evidence.map((e) => e.does)).toEqual(['runs /sbin/swapoff -a', 'masks swap.target']);
+  });
+
+  it('community.general.filesystem with fstype swap and state absent wipes a device signature: it removes no fstab entry', async () => {
+    const wipe = '- name: Wipe\n  community.general.filesystem:\n    dev: /dev/sdb1\n    fstype: swap\n    state: absent\n';
+    const w = await audit(SWAPOFF + wipe);
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.evidence.map((e) => e.does)).toEqual(['runs /sbin/swapoff -a']);
+  });
+
+  it('a module other than lineinfile or replace, even one taking their arguments, removes no fstab line', async () => {
+    const other = '- name: Other\n  acme.tools.lineinfile2:\n    path: /etc/fstab\n    regexp: swap\n    state: absent\n';
+    expect((await audit(SWAPOFF + other)).swap.who).toBe('operator');
+    // the same arguments to lineinfile do remove the lines
+    const lif = '- name: Fstab\n  ansible.builtin.lineinfile:\n    path: /etc/fstab\n    regexp: swap\n    state: absent\n';
+    expect((await audit(SWAPOFF + lif)).swap.who).toBe('kubespray');
+  });
+
+  it('awk over /etc/fstab prints the lines without swap; it edits nothing (sed -i does)', async () => {
+    const awk = "- name: Awk\n  ansible.builtin.shell: awk '!/swap/' /etc/fstab\n";
+    expect((await audit(SWAPOFF + awk)).swap.who).toBe('operator');
+    const sed = "- name: Sed\n  ansible.builtin.shell: sed -i '/swap/d' /etc/fstab\n";
+    expect((await audit(SWAPOFF + sed)).swap.who).toBe('kubespray');
+  });
+});
+
+describe('br_netfilter', () => {
+  it('a command that only names br_netfilter (echo) loads nothing', async () => {
+    const echo = '- name: Echo\n  ansible.builtin.command: echo br_netfilter\n';
+    const w = await audit('', echo + PERSIST);
+    expect(w.br_netfilter.who).toBe('operator');
+    expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['persists br_netfilter in /etc/modules-load.d/k8s.conf']);
+  });
+
+  it('copy with src: takes the file from the role\'s files/, not templates/: a template of that name naming br_netfilter persists nothing', async () => {
+    const copy = '- name: Copy\n  ansible.builtin.copy:\n    src: k8s.conf\n    dest: /etc/modules-load.d/k8s.conf\n';
+    const w = await audit('', MODPROBE + copy, { [`${N}/templates/k8s.conf`]: 'br_netfilter\n', [`${N}/files/k8s.conf`]: 'overlay\n' });
+    expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['loads br_netfilter (modprobe)']);
+    // file with src: and state link makes a symbolic link to that path, it writes no module name
+    const link = '- name: Link\n  ansible.builtin.file:\n    src: k8s.conf\n    dest: /etc/modules-load.d/k8s.conf\n    state: link\n';
+    const l = await audit('', MODPROBE + link, { [`${N}/templates/k8s.conf`]: 'br_netfilter\n' });
+    expect(l.br_netfilter.evidence.map((e) => e.does)).toEqual(['loads br_netfilter (modprobe)']);
+    // the same file as a template task does persist it
+    const tpl = '- name: Tpl\n  ansible.builtin.template:\n    src: k8s.conf\n    dest: /etc/modules-load.d/k8s.conf\n';
+    expect((await audit('', MODPROBE + tpl, { [`${N}/templates/k8s.conf`]: 'br_netfilter\n' })).br_netfilter.who).toBe('kubespray');
+  });
+});
+
+describe('ip_forward: the value ansible.posix.sysctl writes', () => {
+  const forward = (value: string, name = 'net.ipv4.ip_forward') => `- name: F\n  ansible.posix.sysctl:\n    name: ${name}\n    value: ${value}\n`;
+
+  it("a boolean, or one of Ansible's boolean words, is written as 1", async () => {
+    for (const v of ['true', 'yes', '"yes"', '"on"', '"Y"', '"t"', '"TRUE"']) {
+      const w = await audit(forward(v));
+      expect(w.ip_forward.who, v).toBe('kubespray');
+      expect(w.sysctl_keys.map((k) => [k.key, k.value]), v).toEqual([['net.ipv4.ip_forward', '1']]);
+    }
+  });
+
+  it('false and "off" are written as 0: not credited', async () => {
+    for (const v of ['false', '"off"', '"0"']) {
+      const w = await audit(forward(v));
+      expect(w.ip_forward.who, v).toBe('operator');
+      expect(w.sysctl_keys.map((k) => k.value), v).toEqual(['0']);
+    }
+  });
+
+  it('a boolean word with blanks around it is not one (the word is compared before stripping): "yes" is written, which the kernel refuses', async () => {
+    const w = await audit(forward('" yes"'));
+    expect(w.ip_forward.who).toBe('operator');
+    expect(w.sysctl_keys.map((k) => k.value)).toEqual(['yes']);
+  });
+
+  it('the name is stripped', async () => {
+    const w = await audit(forward('"1"', '" net.ipv4.ip_forward "'));
+    expect(w.ip_forward.who).toBe('kubespray');
+    expect(w.sysctl_keys.map((k) => k.key)).toEqual(['net.ipv4.ip_forward']);
+  });
+});
+
+describe('port 10250', () => {
+  it('stopping a unit named by a registered result that did not look the port up frees nothing', async () => {
+    const t = [
+      '- name: Which',
+      '  ansible.builtin.command: cat /etc/hostname',
+      '  register: found',
+      '- name: Stop it',
+      '  ansible.builtin.systemd_service:',
+      '    name: "{{ found.stdout }}"',
+      '    state: stopped',
+      '',
+    ].join('\n');
+    const w = await audit(t);
+    expect(w.port_10250.who).toBe('operator');
+    expect(w.port_10250.evidence).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Who fixes what, where a detail of the shell or of Ansible decides. Each expectation is what
+// the shell, the program or the Ansible module does when the task runs,
+// written out by hand: a command substitution ends before the program it
+// prefixes, curl -k is not fuser -k, ansible-core's boolean() knows only 1 and
+// 0 among numbers, only set_fact sets variables, a module's str argument given
+// a list names no unit.
+// ss prints the process holding the port; its output is what a later task stops.
+const FIND = "- name: Find\n  ansible.builtin.shell: ss -ltnpH 'sport = :10250'\n  register: owner\n";
+const does = (evidence: { does: string }[]) => evidence.map((e) => e.does);
+
+describe('swap', () => {
+  it('an assignment from a command substitution prefixes the command: X=$(cat f) swapoff -a runs swapoff', async () => {
+    const w = await audit('- name: Off\n  ansible.builtin.shell: X=$(cat /etc/hostname) swapoff -a\n');
+    expect(does(w.swap.evidence)).toEqual(['runs X=$(cat /etc/hostname) swapoff -a']);
+  });
+
+  it('a command that renders empty unless a run-time result says otherwise could run swapoff: unknown', async () => {
+    const reg = '- name: Probe\n  ansible.builtin.command: cat /proc/swaps\n  register: swaps\n';
+    const cond = '- name: Maybe off\n  ansible.builtin.shell: "{% if not swaps %}swapoff -a{% endif %}"\n';
+    expect((await audit(reg + cond)).swap.who).toBe('unknown');
+  });
+
+  it('command (no shell) running cat with a run-time argument runs cat, whatever the argument: no swap fix', async () => {
+    const reg = '- name: Probe\n  ansible.builtin.command: cat /proc/swaps\n  register: swaps\n';
+    const cat = '- name: Cat\n  ansible.builtin.command: cat {{ swaps.stdout }}\n';
+    const w = await audit(reg + cat);
+    expect(w.swap.who).toBe('operator');
+  });
+
+  it('a shell command that is a registered result\'s stdout runs whatever that printed, swapoff perhaps: unknown (was operator)', async () => {
+    const reg = '- name: Probe\n  ansible.builtin.command: cat /etc/swap-command\n  register: swap_cmd\n';
+    const w = await audit(reg + '- name: Run\n  ansible.builtin.shell: "{{ swap_cmd.stdout }}"\n');
+    expect(w.swap.who).toBe('unknown');
+    expect(w.swap.reason).toContain('_raw_params {{ swap_cmd.stdout }} cannot be evaluated');
+  });
+
+  it('shell with cmd: taken from a run-time result could run swapoff: unknown', async () => {
+    const reg = '- name: Probe\n  ansible.builtin.command: cat /etc/swap-command\n  register: swap_cmd\n';
+    const run = '- name: Run\n  ansible.builtin.shell:\n    cmd: "{{ swap_cmd.stdout }}"\n';
+    expect((await audit(reg + run)).swap.who).toBe('unknown');
+  });
+});
+
+describe('port 10250', () => {
+  it('curl -k (insecure TLS) asking the kubelet on 10250 frees nothing', async () => {
+    const w = await audit('- name: Health\n  ansible.builtin.command: curl -k https://127.0.0.1:10250/healthz\n');
+    expect(w.port_10250.who).toBe('operator');
+  });
+
+  it('fuser without -k only reports the holder, even with a log file whose name has -k in it', async () => {
+    const w = await audit('- name: Who\n  ansible.builtin.shell: fuser -v 10250/tcp 2>/tmp/fuser-kubelet.log\n');
+    expect(w.port_10250.who).toBe('operator');
+  });
+
+  it('fuser -k on port 8080 frees 8080, even run from a directory called 10250', async () => {
+    const w = await audit('- name: Kill\n  ansible.builtin.command: /srv/10250/fuser -k 8080/tcp\n');
+    expect(w.port_10250.who).toBe('operator');
+  });
+
+  it('ss run from a directory called 10250, asked about no port, finds no owner of 10250: stopping its output is no fix', async () => {
+    const find = '- name: Find\n  ansible.builtin.command: /srv/10250/ss -ltnpH\n  register: owner\n';
+    const stop = '- name: Stop\n  ansible.builtin.systemd:\n    name: "{{ owner.stdout }}"\n    state: stopped\n';
+    expect((await audit(find + stop)).port_10250.who).toBe('operator');
+    // the same stop after ss asked about 10250 stops its owner
+    expect((await audit(FIND + stop)).port_10250.who).toBe('kubespray');
+  });
+
+  it('echo stop after ss names port 10250 stops nothing', async () => {
+    const w = await audit("- name: Say\n  ansible.builtin.shell: ss -ltn 'sport = :10250' && echo stop\n");
+    expect(w.port_10250.who).toBe('operator');
+  });
+
+  it('enabled: 0 is false to ansible-core\'s boolean(): the unit found on 10250 is disabled', async () => {
+    const stop = '- name: Disable\n  ansible.builtin.systemd:\n    name: "{{ owner.stdout }}"\n    enabled: 0\n';
+    const w = await audit(FIND + stop);
+    expect(w.port_10250.who).toBe('kubespray');
+  });
+
+  it('enabled: 2 is no boolean to ansible-core (the module fails): nothing is disabled', async () => {
+    const stop = '- name: Disable\n  ansible.builtin.systemd:\n    name: "{{ owner.stdout }}"\n    enabled: 2\n';
+    const w = await audit(FIND + stop);
+    expect(w.port_10250.who).toBe('operator');
+  });
+
+  it('systemd name: given a list names no unit (the str argument becomes "[...]"): nothing is stopped', async () => {
+    const stop = '- name: Stop\n  ansible.builtin.systemd:\n    name: ["{{ owner.stdout }}"]\n    state: stopped\n';
+    const w = await audit(FIND + stop);
+    expect(w.port_10250.who).toBe('operator');
+  });
+});
+
+describe('br_netfilter', () => {
+  it('modprobe with state: true fails its choices (absent, present): nothing is loaded', async () => {
+    const load = '- name: Load\n  community.general.modprobe:\n    name: br_netfilter\n    state: true\n';
+    const w = await audit('', load + PERSIST);
+    expect(does(w.br_netfilter.evidence)).toEqual(['persists br_netfilter in /etc/modules-load.d/k8s.conf']);
+  });
+});
+
+describe('ip_forward and the sysctl file', () => {
+  it('a name templated around item is rendered per item: net.ipv4.{{ item }} over [ip_forward]', async () => {
+    const t = '- name: Fwd\n  ansible.posix.sysctl:\n    name: "net.ipv4.{{ item }}"\n    value: "1"\n  loop: [ip_forward]\n';
+    expect((await audit(t)).ip_forward.who).toBe('kubespray');
+  });
+
+  it('the file of the task that writes ip_forward among a loop of keys is the one chosen, over a file more tasks use', async () => {
+    const fwd = '- name: Fwd\n  ansible.posix.sysctl:\n    name: "{{ item }}"\n    value: "1"\n    sysctl_file: /etc/sysctl.d/99-k8s.conf\n  loop: [net.ipv4.ip_forward, net.bridge.bridge-nf-call-iptables]\n';
+    const other = (n: string) => `- name: O${n}\n  ansible.posix.sysctl:\n    name: kernel.k${n}\n    value: "1"\n    sysctl_file: /etc/sysctl.d/50-other.conf\n`;
+    const w = await audit(other('1') + other('2') + fwd);
+    expect(w.sysctl_file?.path).toBe('/etc/sysctl.d/99-k8s.conf');
+  });
+
+  it('only set_fact sets variables: a sysctl task\'s value: argument leaves the role default value alone', async () => {
+    const first = '- name: Rp\n  ansible.posix.sysctl:\n    name: net.ipv4.conf.all.rp_filter\n    value: "1"\n';
+    const fwd = '- name: Fwd\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "{{ value }}"\n';
+    const w = await audit(first + fwd, '', { [`${P}/defaults/main.yml`]: '---\nvalue: "0"\n' });
+    expect(w.ip_forward.who).toBe('operator');
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.conf.all.rp_filter', '1'], ['net.ipv4.ip_forward', '0']]);
+  });
+
+  it('a set_fact whose when: is false sets nothing, and no note says it may', async () => {
+    const sf = '- name: Move\n  ansible.builtin.set_fact:\n    ks_sysctl: /etc/sysctl.d/moved.conf\n  when: false\n';
+    const fwd = '- name: Fwd\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n    sysctl_file: "{{ ks_sysctl }}"\n';
+    const w = await audit(sf + fwd, '', { [`${P}/defaults/main.yml`]: '---\nks_sysctl: /etc/sysctl.d/99-sysctl.conf\n' });
+    expect(w.sysctl_file?.path).toBe('/etc/sysctl.d/99-sysctl.conf');
+    expect(w.notes.filter((n) => n.includes('ks_sysctl'))).toEqual([]);
+  });
+});
+
+const FWD_TASKS = '---\n- name: Fwd\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n';
+
+describe('the task walk', () => {
+  it('action: or local_action: given null is refused by ansible-core; the walk lists no module call and goes on', async () => {
+    const tasks = [{ name: 'n', action: null }, { name: 'l', local_action: null }];
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
+    const parsed = (JSON.parse(r.stdout) as { parsed: { error?: string }[] }).parsed;
+    expect(parsed.map((x) => x.error !== undefined)).toEqual([true, true]);
+    const ours = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }), 'kubernetes/preinstall');
+    expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
+  }, 60_000);
+
+  it('a task naming a module key and action: or local_action: is refused by ansible-core (conflicting action statements): no module call', async () => {
+    const tasks = [
+      { name: 'both', 'ansible.builtin.command': '/sbin/swapoff -a', action: 'ansible.builtin.shell echo' },
+      { name: 'both2', 'ansible.builtin.command': '/sbin/swapoff -a', local_action: { module: 'ansible.builtin.shell', _raw_params: 'echo' } },
+    ];
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
+    const parsed = (JSON.parse(r.stdout) as { parsed: { error?: string }[] }).parsed;
+    expect(parsed.map((x) => x.error?.includes('conflicting action statements'))).toEqual([true, true]);
+    const ours = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }), 'kubernetes/preinstall');
+    expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
+  }, 60_000);
+
+  it('include_role tasks_from: fwd.yml is the file fwd.yml (ansible-core tries fwd.yml.yml, fwd.yml.yaml, then fwd.yml)', async () => {
+    const inc = '- name: Inc\n  ansible.builtin.include_role:\n    name: netcfg\n    tasks_from: fwd.yml\n';
+    const w = await audit(inc, '', { 'roles/netcfg/tasks/fwd.yml': FWD_TASKS });
+    expect(w.ip_forward.who).toBe('kubespray');
+  });
+
+  it('include_role tasks_from: fwd.yml-v2 is the file fwd.yml-v2.yml when that exists (the name only contains .yml)', async () => {
+    const inc = '- name: Inc\n  ansible.builtin.include_role:\n    name: netcfg\n    tasks_from: fwd.yml-v2\n';
+    const w = await audit(inc, '', { 'roles/netcfg/tasks/fwd.yml-v2.yml': FWD_TASKS });
+    expect(w.ip_forward.who).toBe('kubespray');
+  });
+
+  it('include_tasks over a loop with a number among the files is not followed (ansible-core finds no file 5): a loud gap, no crash', async () => {
+    const inc = '- name: Inc\n  ansible.builtin.include_tasks: "{{ item }}"\n  loop: [fwd.yml, 5]\n';
+    const w = await audit(inc, '', { [`${P}/tasks/fwd.yml`]: FWD_TASKS });
+    expect(w.ip_forward.who).toBe('unknown');
+    expect(w.notes.some((n) => n.includes('"Inc"') && n.includes('not followed'))).toBe(true);
+  });
+});

@@ -1,16 +1,18 @@
-// Who fixes what, third round: commands whose text the audit cannot fully
+// Who fixes what, where the audit cannot evaluate everything: commands whose text the audit cannot fully
 // evaluate (which programs could still do the job), each module argument that
 // hides a fix when it cannot be evaluated, Ansible's boolean and set_fact
 // rules, and the walk's include levels. Expectations are ansible-core's
 // documented module behaviour, written out by hand over a two-role tree in
 // kubespray's layout.
 import { describe, expect, it } from 'vitest';
-import { walkRole } from '../src/kubespray/tasks.js';
-import { whoFixesJson } from '../src/kubespray/who-fixes.js';
-import type { WhoFixes } from '../src/kubespray/who-fixes.js';
+import { walkRole } from '../../src/kubespray/tasks.js';
+import { whoFixesJson } from '../../src/kubespray/who-fixes.js';
+import type { WhoFixes } from '../../src/kubespray/who-fixes.js';
 import { execa } from 'execa';
-import { ansiblePython } from './helpers/ansible-python.js';
-import { P, PM, NM, checkout, audit } from './helpers/kubespray-fixture.js';
+import { ansiblePython } from '../helpers/ansible-python.js';
+import { P, PM, NM, checkout, audit } from '../helpers/kubespray-fixture.js';
+import { expandItem } from '../../src/kubespray/tasks.js';
+import { N } from '../helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';
@@ -226,5 +228,46 @@ describe('include levels', () => {
     const ck = await checkout({ [PM]: '- name: B\n  block:\n    - name: In\n      command: x\n  rescue: nothing\n  always:\n    - name: Al\n      command: y\n' });
     const r = await walkRole(ck, 'kubernetes/preinstall');
     expect(r.tasks.map((t) => [t.ref.name, t.conditions.length])).toEqual([['In', 0], ['Al', 0]]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Who fixes what at the edges: a loop the audit cannot evaluate, one name with a value per
+// loop item, a half that is present while another task for it is unsure, and
+// Jinja2 attribute lookups on a loop item that is a string. Expectations are
+// ansible-core's and Jinja2's behaviour, written out by hand.
+const PERSIST = '- name: Persist\n  ansible.builtin.copy:\n    dest: /etc/modules-load.d/k8s.conf\n    content: "br_netfilter\\n"\n';
+
+describe('edges', () => {
+  it('a loop that cannot be evaluated fails the task in Ansible: its arguments are not credited, even ones that evaluate', async () => {
+    const t = '- name: Load\n  community.general.modprobe:\n    name: "{{ netfilter }}"\n  loop: "{{ not_defined_list }}"\n';
+    const w = await audit('', t + PERSIST, { [`${N}/defaults/main.yml`]: '---\nnetfilter: br_netfilter\n' });
+    expect(w.br_netfilter.who).toBe('unknown');
+    expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['persists br_netfilter in /etc/modules-load.d/k8s.conf']);
+  });
+
+  it('one name with a value per loop item: Ansible sets it once per item, the last item last', async () => {
+    const t = '- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "{{ item }}"\n  loop: ["0", "1"]\n';
+    const w = await audit(t);
+    expect(w.ip_forward.who).toBe('kubespray');
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.ip_forward', '0'], ['net.ipv4.ip_forward', '1']]);
+  });
+
+  it('a missing half with no task for it is the operator\'s, whatever is unsure about the half that is there', async () => {
+    const w = await audit(SWAPOFF + SWAPOFF.replace('Swap off', 'Swap off again') + '  when: maybe_swap\n');
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.reason).toBe('swap is turned off but no task masks swap.target or removes fstab swap entries, so it comes back at reboot');
+    expect(w.warnings).toEqual([]);
+  });
+
+  it('the evidence shows a modprobe command without the blanks around it', async () => {
+    // One blank before: ansible-core's split_args fails on two ("Unable to parse argument string").
+    const w = await audit('', '- name: L\n  ansible.builtin.shell: " modprobe br_netfilter  "\n' + PERSIST);
+    expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['runs modprobe br_netfilter', 'persists br_netfilter in /etc/modules-load.d/k8s.conf']);
+  });
+
+  it('"{{ item.length }}" over strings: a Python str has no attribute length, so Jinja2 gives undefined', () => {
+    expect(expandItem('{{ item.length }}', ['abc', 'de'])).toEqual([undefined, undefined]);
+    expect(expandItem('{{ item.length }}', [{ length: 3 }])).toEqual([3]);
   });
 });

@@ -2,10 +2,10 @@ import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
-import { walkRole } from '../src/kubespray/tasks.js';
-import { auditWhoFixes, formatEvidence, whoFixesJson } from '../src/kubespray/who-fixes.js';
+import { Host } from '../../src/host.js';
+import { KubesprayCheckout } from '../../src/kubespray/checkout.js';
+import { walkRole } from '../../src/kubespray/tasks.js';
+import { auditWhoFixes, formatEvidence, whoFixesJson } from '../../src/kubespray/who-fixes.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');
 const P = 'roles/kubernetes/preinstall/tasks';

@@ -2,15 +2,15 @@ import { chmod, cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import type { CommandRunner } from '../src/host.js';
-import type { DesiredState } from '../src/desired-state.js';
-import { kubesprayReport } from '../src/kubespray/report.js';
-import { ansibleSysctlEdit } from '../src/sysctl/kubespray-order.js';
-import type { KubesprayReport } from '../src/kubespray/report.js';
-import { document, planExitCode } from '../src/reconcile/run.js';
-import type { Plan } from '../src/reconcile/plan.js';
-import { paletteFor, renderPlan } from '../src/reconcile/render.js';
+import { Host } from '../../src/host.js';
+import type { CommandRunner } from '../../src/host.js';
+import type { DesiredState } from '../../src/desired-state.js';
+import { kubesprayReport } from '../../src/kubespray/report.js';
+import { ansibleSysctlEdit } from '../../src/sysctl/kubespray-order.js';
+import type { KubesprayReport } from '../../src/kubespray/report.js';
+import { document, planExitCode } from '../../src/reconcile/run.js';
+import type { Plan } from '../../src/reconcile/plan.js';
+import { paletteFor, renderPlan } from '../../src/reconcile/render.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');
 const temps: string[] = [];
@@ -353,9 +353,9 @@ describe('ansibleSysctlEdit (ansible.posix.sysctl fix_lines)', () => {
   });
 });
 
-describe('a failing preflight is an error (issue 28)', () => {
+describe('a failing preflight is an error', () => {
   // The control plane memory assert in a form no pattern knows: Ansible evaluates
-  // not (1500 < 1800), false, and stops the host (test/kubespray-walk-oracle.test.ts
+  // not (1500 < 1800), false, and stops the host (test/kubespray/tasks.walk.test.ts
   // checks the same form against ansible-playbook).
   const notLess = (that: string) => ({
     'opt/ks/kubespray/roles/kubernetes/preinstall/tasks/checks.yml': `---\n- name: Control plane needs memory\n  assert:\n    that: ${that}\n  when:\n    - not ignore_assert_errors\n    - ('kube_control_plane' in group_names)\n`,

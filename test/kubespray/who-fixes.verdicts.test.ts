@@ -1,4 +1,4 @@
-// Who fixes what, second round: the messages a person reads (verdict reasons,
+// Who fixes what, as a person reads it: the messages a person reads (verdict reasons,
 // evidence lines, warnings), the forms of each module's arguments Ansible
 // accepts (cmd/argv, integer values, dest/path/name, every modules-load.d
 // directory systemd reads), the order Ansible evaluates `when` items in, and
@@ -6,11 +6,11 @@
 // ansible-core's documented behaviour for the module, written out by hand
 // over a two-role tree in kubespray's layout.
 import { describe, expect, it } from 'vitest';
-import { formatEvidence, runStatus, whoFixesJson } from '../src/kubespray/who-fixes.js';
-import type { Evidence, WhoFixes } from '../src/kubespray/who-fixes.js';
-import type { Condition } from '../src/kubespray/tasks.js';
-import { VarContext } from '../src/kubespray/vars.js';
-import { P, N, PM, NM, audit } from './helpers/kubespray-fixture.js';
+import { formatEvidence, runStatus, whoFixesJson } from '../../src/kubespray/who-fixes.js';
+import type { Evidence, WhoFixes } from '../../src/kubespray/who-fixes.js';
+import type { Condition } from '../../src/kubespray/tasks.js';
+import { VarContext } from '../../src/kubespray/vars.js';
+import { P, N, PM, NM, audit } from '../helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
 const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
-import { parseInventory } from '../src/kubespray/inventory.js';
-import { targetVarsReader } from '../src/kubespray/report.js';
-import { buildVarContext } from '../src/kubespray/vars.js';
-import { buildTree } from './helpers/tree.js';
+import { Host } from '../../src/host.js';
+import { KubesprayCheckout } from '../../src/kubespray/checkout.js';
+import { parseInventory } from '../../src/kubespray/inventory.js';
+import { targetVarsReader } from '../../src/kubespray/report.js';
+import { buildVarContext } from '../../src/kubespray/vars.js';
+import { buildTree } from '../helpers/tree.js';
 
 const VARS = ['v_role', 'v_node', 'v_all_gv', 'v_grp', 'v_host', 'v_pbdir', 'v_rolevars', 'v_dep', 'v_tmpl', 'v_ini_int', 'v_ini_str', 'v_yaml_int', 'v_only_shared', 'v_child_ini', 'v_case'];
 const dump = `{{ {${VARS.map((v) => `'${v}': ${v} | default('UNDEFINED')`).join(', ')}} | to_json }}`;

@@ -4,9 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Host } from '../src/host.js';
-import type { CommandRunner } from '../src/host.js';
-import { kubesprayReport } from '../src/kubespray/report.js';
+import { Host } from '../../src/host.js';
+import type { CommandRunner } from '../../src/host.js';
+import { kubesprayReport } from '../../src/kubespray/report.js';
 
 vi.mock('nunjucks', () => {
   throw new Error('nunjucks (the kubespray audit) was loaded without a kubespray section');

@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalModule, expandItem, walkRole } from '../src/kubespray/tasks.js';
-import { ansiblePython } from './helpers/ansible-python.js';
-import { P, checkout } from './helpers/kubespray-fixture.js';
+import { canonicalModule, expandItem, walkRole } from '../../src/kubespray/tasks.js';
+import { ansiblePython } from '../helpers/ansible-python.js';
+import { P, checkout } from '../helpers/kubespray-fixture.js';
 
 const ROLE = 'kubernetes/preinstall';
 

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateCondition } from '../src/kubespray/jinja.js';
-import { ansiblePython } from './helpers/ansible-python.js';
+import { evaluateCondition } from '../../src/kubespray/jinja.js';
+import { ansiblePython } from '../helpers/ansible-python.js';
 
 const FACTS = { memtotal_mb: 1978, distribution: 'Debian', distribution_version: '12.11', os_family: 'Debian' };
 const VARS: Record<string, unknown> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandHostPattern, groupNames, parseIniInventory, shlexSplit } from '../src/kubespray/inventory.js';
+import { expandHostPattern, groupNames, parseIniInventory, shlexSplit } from '../../src/kubespray/inventory.js';
 
 const INVENTORY = `# lab inventory
 lonely ansible_host=10.0.0.9

@@ -1,4 +1,4 @@
-// The language classes of issue 28 against ansible-core itself
+// The audit's language classes against ansible-core itself
 // (test/helpers/ansible-language.py and ansible-task-args.py, run with the
 // Python ansible runs on): YAML 1.1 as AnsibleLoader reads it, Jinja2 string
 // literals and filters as Templar renders them, and free-form key=value
@@ -10,18 +10,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAnsibleYaml } from '../src/kubespray/yaml11.js';
-import { templateValue, pythonStr } from '../src/kubespray/jinja.js';
-import { parseKv } from '../src/kubespray/kv-args.js';
-import { Host } from '../src/host.js';
-import { KubesprayCheckout } from '../src/kubespray/checkout.js';
-import { walkRole } from '../src/kubespray/tasks.js';
-import { parseInventory } from '../src/kubespray/inventory.js';
-import { factMap, targetVarsReader } from '../src/kubespray/report.js';
-import { auditWhoFixes } from '../src/kubespray/who-fixes.js';
-import { auditMemory } from '../src/kubespray/preflight.js';
-import { ansiblePython } from './helpers/ansible-python.js';
-import { buildTree } from './helpers/tree.js';
+import { parseAnsibleYaml } from '../../src/kubespray/yaml11.js';
+import { templateValue, pythonStr } from '../../src/kubespray/jinja.js';
+import { parseKv } from '../../src/kubespray/kv-args.js';
+import { Host } from '../../src/host.js';
+import { KubesprayCheckout } from '../../src/kubespray/checkout.js';
+import { walkRole } from '../../src/kubespray/tasks.js';
+import { parseInventory } from '../../src/kubespray/inventory.js';
+import { factMap, targetVarsReader } from '../../src/kubespray/report.js';
+import { auditWhoFixes } from '../../src/kubespray/who-fixes.js';
+import { auditMemory } from '../../src/kubespray/preflight.js';
+import { ansiblePython } from '../helpers/ansible-python.js';
+import { buildTree } from '../helpers/tree.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: string };
 type Request = { op: 'yaml'; text: string } | { op: 'template'; text: string; vars?: Record<string, unknown> } | { op: 'kv'; text: string; check_raw?: boolean };
@@ -129,7 +129,7 @@ const VARS: Record<string, unknown> = {
 };
 
 const TEMPLATES: string[] = [
-  // v2.25.0 roles/kubespray-defaults/defaults/main/download.yml:133 (issue 28: evaluated to v1.2)
+  // v2.25.0 roles/kubespray-defaults/defaults/main/download.yml:133 (a wrong reading gives v1.2)
   "{{ kube_version | regex_replace('^v([0-9])+\\.([0-9]+)\\.[0-9]+', 'v\\1.\\2') }}",
   // v2.25.0 roles/kubespray-defaults/defaults/main/download.yml:187
   "youki_{{ youki_version | regex_replace('\\.', '_') }}_linux.tar.gz",
@@ -140,7 +140,7 @@ const TEMPLATES: string[] = [
   // v2.25.0 roles/kubernetes/preinstall/tasks/0120-growpart-azure-centos-7.yml:19-20
   "{{ _root_device | first | regex_replace('([^0-9]+)[0-9]+', '\\1') }}",
   "{{ _root_device | first | regex_replace('[^0-9]+([0-9]+)', '\\1') }}",
-  // a variant of sysctl_file (issue 28: came out as 1/60-2)
+  // a variant of sysctl_file (a wrong reading gives 1/60-2)
   "{{ sysctl_file_path | regex_replace('^(/etc/sysctl.d)/99-(.*)$', '\\1/60-\\2') }}",
   "{{ sysctl_file_path | regex_replace('(?P<dir>.*)/(?P<base>[^/]+)$', '\\g<base> in \\g<dir>') }}",
   // v2.31.0 roles/kubernetes/preinstall/vars/main.yml:5 (the method) and the split filter
@@ -451,7 +451,7 @@ describe('rewrites of real kubespray tasks and vars, verdicts as ansible-core re
   });
 
   it('facts beyond the six (ansible_os_family, ansible_architecture, as setup reports them on Debian): conditions on them are decided', async () => {
-    // The native facts of a Debian 12 x86_64 host (test/facts-native.test.ts compares them with `ansible -m setup`).
+    // The native facts of a Debian 12 x86_64 host (test/facts/native.test.ts compares them with `ansible -m setup`).
     const facts = factMap({ ...FACTS, default_ipv4: null, extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' } });
     const sysctl = (when: string) => ({ [`${KS}/${P}/tasks/0080-system-configurations.yml`]: `---\n- name: Enable ip forwarding\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: ${when}\n` });
     expect((await audit(tree(sysctl("ansible_os_family == 'Debian' and ansible_architecture in ['x86_64', 'aarch64']")), facts)).who.ip_forward.who).toBe('kubespray');
