@@ -1,4 +1,4 @@
-// The kernel command line's module blacklists (issue 26).
+// The kernel command line's module blacklists.
 // - libkmod's modprobe.blacklist=: the oracle is kmod itself. `modprobe -c`
 //   prints the blacklist it builds, and reads /proc/cmdline for it; a private
 //   mount namespace binds a test command line over /proc/cmdline, so kmod
@@ -13,10 +13,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cmdlineBlocks, kernelBlacklist, kernelParams, kmodBlacklist } from '../src/modprobe/kernel-cmdline.js';
-import { expandValue, readBootCmdlines } from '../src/modprobe/boot-cmdline.js';
-import { Host } from '../src/host.js';
-import { buildTree } from './helpers/tree.js';
+import { cmdlineBlocks, kernelBlacklist, kernelParams, kmodBlacklist } from '../../src/modprobe/kernel-cmdline.js';
+import { expandValue, readBootCmdlines } from '../../src/modprobe/boot-cmdline.js';
+import { Host } from '../../src/host.js';
+import { buildTree } from '../helpers/tree.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'kcmdline-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
