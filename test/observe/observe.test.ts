@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseMeminfo } from '../src/observe/meminfo.js';
-import { normalizeSysctlKey, sysctlProcPath } from '../src/observe/sysctl-live.js';
-import { canonicalModuleName, parseModulesBuiltin, parseProcModules } from '../src/observe/modules.js';
-import { busyPorts } from '../src/observe/listeners.js';
+import { parseMeminfo } from '../../src/observe/meminfo.js';
+import { normalizeSysctlKey, sysctlProcPath } from '../../src/observe/sysctl-live.js';
+import { canonicalModuleName, parseModulesBuiltin, parseProcModules } from '../../src/observe/modules.js';
+import { busyPorts } from '../../src/observe/listeners.js';
 
 describe('meminfo', () => {
   it('reads kB fields', () => {
@@ -39,7 +39,7 @@ describe('modules', () => {
   });
 });
 
-// parseProcNetTcp is tested on lines this kernel printed in test/ports-parse.test.ts.
+// parseProcNetTcp is tested on lines this kernel printed in test/ports/parsers.test.ts.
 describe('busy ports', () => {
   it('are the wanted ports some listener holds, once each whatever the family, ascending', () => {
     const listeners = [
