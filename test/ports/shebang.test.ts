@@ -2,7 +2,7 @@
 // fs/binfmt_script.c): the interpreter, then everything after it on the line as ONE argument, then
 // the path the caller passed to execve, then the caller's arguments.
 import { describe, expect, it } from 'vitest';
-import { parseShebang, scriptCommand } from '../src/ports/shebang.js';
+import { parseShebang, scriptCommand } from '../../src/ports/shebang.js';
 
 describe('"#!" scripts', () => {
   it('reads the interpreter and its single optional argument', () => {

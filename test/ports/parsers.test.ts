@@ -1,13 +1,13 @@
 // Pure parsers behind PortFree: /proc/net/tcp{,6}, /proc/PID/cgroup, fd links,
 // unit files, ListenStream=, systemctl output and timespans.
 import { describe, expect, it } from 'vitest';
-import { busyPorts, parseProcNetTcp } from '../src/observe/listeners.js';
-import { parseCgroup, unitKind } from '../src/systemd/cgroup.js';
-import { socketInodeOfLink } from '../src/ports/proc-fd.js';
-import { listenStreamPort, mentionsPort, serviceCandidates, socketUnitOf, type UnitFile } from '../src/ports/socket-units.js';
-import { effectiveList, parseUnitText } from '../src/systemd/unit-file.js';
-import { parseListSockets, parseTimespanMs } from '../src/systemd/systemctl-output.js';
-import { protectionOf } from '../src/ports/protection.js';
+import { busyPorts, parseProcNetTcp } from '../../src/observe/listeners.js';
+import { parseCgroup, unitKind } from '../../src/systemd/cgroup.js';
+import { socketInodeOfLink } from '../../src/ports/proc-fd.js';
+import { listenStreamPort, mentionsPort, serviceCandidates, socketUnitOf, type UnitFile } from '../../src/ports/socket-units.js';
+import { effectiveList, parseUnitText } from '../../src/systemd/unit-file.js';
+import { parseListSockets, parseTimespanMs } from '../../src/systemd/systemctl-output.js';
+import { protectionOf } from '../../src/ports/protection.js';
 
 // Lines as this kernel prints them (captured from node:net listeners).
 const TCP = [

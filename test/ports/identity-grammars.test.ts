@@ -7,10 +7,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCmdline, parseStat, parseStatusUid } from '../src/ports/proc.js';
-import { argvMatches, parseExecLine, shebangShell, shellScriptOf, shellSimpleCommands } from '../src/ports/command-line.js';
-import { cronDName, cronShellCommand, parseCrontab } from '../src/ports/crontab.js';
-import { parseSupervisorConf, shlexSplit } from '../src/ports/supervisor.js';
+import { parseCmdline, parseStat, parseStatusUid } from '../../src/ports/proc.js';
+import { argvMatches, parseExecLine, shebangShell, shellScriptOf, shellSimpleCommands } from '../../src/ports/command-line.js';
+import { cronDName, cronShellCommand, parseCrontab } from '../../src/ports/crontab.js';
+import { parseSupervisorConf, shlexSplit } from '../../src/ports/supervisor.js';
 
 let dir: string;
 const kids: ChildProcess[] = [];

@@ -1,18 +1,18 @@
-// How root reaches a user's manager (issue 26): its session bus when
+// How root reaches a user's manager: its session bus when
 // /run/user/UID/bus is a socket (dbus-user-session), else the manager's own
 // private socket, only when that socket is the user's. And the journal is
 // untrusted input: a rollback takes the private route again only for an
 // account /etc/passwd still has with the journaled UID and GID. (The route
-// itself is proven on a booted host in test/port-free-boot.test.ts.)
+// itself is proven on a booted host in test/resources/port-free.booted.test.ts.)
 import { afterEach, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host, type CommandRunner } from '../src/host.js';
-import { userRouteOf } from '../src/ports/user-manager.js';
-import { planRollback } from '../src/reconcile/rollback.js';
-import { WriteDoor } from '../src/door/door.js';
+import { Host, type CommandRunner } from '../../src/host.js';
+import { userRouteOf } from '../../src/ports/user-manager.js';
+import { planRollback } from '../../src/reconcile/rollback.js';
+import { WriteDoor } from '../../src/door/door.js';
 
 const roots: string[] = [];
 const servers: net.Server[] = [];
