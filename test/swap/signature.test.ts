@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, symlinkSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { swapSignature, SIGNATURE_SPAN } from '../src/swap/signature.js';
-import { Host } from '../src/host.js';
-import { observeSwap, diffSwap } from '../src/resources/swap-off.js';
-import type { SwapOffSpec } from '../src/desired-state.js';
-import { makeSwapFile } from './helpers/swap.js';
+import { swapSignature, SIGNATURE_SPAN } from '../../src/swap/signature.js';
+import { Host } from '../../src/host.js';
+import { observeSwap, diffSwap } from '../../src/resources/swap-off.js';
+import type { SwapOffSpec } from '../../src/desired-state.js';
+import { makeSwapFile } from '../helpers/swap.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'swapsig-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -6,13 +6,13 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { buildTree } from './helpers/tree.js';
-import { Host } from '../src/host.js';
-import { readEnabledSwapUnits, scanSwapUnits } from '../src/swap/units.js';
-import { applySwap, diffSwap, observeSwap } from '../src/resources/swap-off.js';
-import type { SwapOffSpec } from '../src/desired-state.js';
-import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
-import { openDoor } from './helpers/door.js';
+import { buildTree } from '../helpers/tree.js';
+import { Host } from '../../src/host.js';
+import { readEnabledSwapUnits, scanSwapUnits } from '../../src/swap/units.js';
+import { applySwap, diffSwap, observeSwap } from '../../src/resources/swap-off.js';
+import type { SwapOffSpec } from '../../src/desired-state.js';
+import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from '../helpers/systemd-oracle.js';
+import { openDoor } from '../helpers/door.js';
 
 const roots: string[] = [];
 // The links point at /etc/... of the image, absent here: look at the link itself.
@@ -54,7 +54,7 @@ describe('.swap unit files', () => {
   });
 });
 
-// Issue 26: a .swap unit starts at boot through whatever reaches it from
+// A .swap unit starts at boot through whatever reaches it from
 // default.target, not only swap.target. systemd's own loader (`systemd --test`,
 // test/helpers/systemd-oracle.ts) says which swap units the boot starts, before
 // SwapOff's plan is applied to the tree and after.
