@@ -17,14 +17,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { execa } from 'execa';
-import { Host } from '../src/host.js';
-import { observeSysctlTree } from '../src/sysctl/observe.js';
-import { verdict } from '../src/sysctl/order.js';
-import type { SysctlModel } from '../src/sysctl/order.js';
-import { diffCases, globCases } from './helpers/sysctl-cases.js';
-import type { DiffCase } from './helpers/sysctl-cases.js';
+import { Host } from '../../src/host.js';
+import { observeSysctlTree } from '../../src/sysctl/observe.js';
+import { verdict } from '../../src/sysctl/order.js';
+import type { SysctlModel } from '../../src/sysctl/order.js';
+import { diffCases, globCases } from '../helpers/sysctl-cases.js';
+import type { DiffCase } from '../helpers/sysctl-cases.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
 
 let work = '';

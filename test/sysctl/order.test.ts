@@ -5,10 +5,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { observeSysctlTree } from '../src/sysctl/observe.js';
-import { beatingAssignments, readOrder, verdict } from '../src/sysctl/order.js';
-import type { SysctlModel, SysctlTree } from '../src/sysctl/order.js';
+import { Host } from '../../src/host.js';
+import { observeSysctlTree } from '../../src/sysctl/observe.js';
+import { beatingAssignments, readOrder, verdict } from '../../src/sysctl/order.js';
+import type { SysctlModel, SysctlTree } from '../../src/sysctl/order.js';
 
 /** path -> file content, or { link } for a symlink, or { dir: true }. */
 export type FixtureTree = Record<string, string | { link: string } | { dir: true }>;

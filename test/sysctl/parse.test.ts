@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSysctlText, sameSysctlValue } from '../src/sysctl/parse.js';
+import { parseSysctlText, sameSysctlValue } from '../../src/sysctl/parse.js';
 
 describe('parseSysctlText (sysctl.d(5) syntax)', () => {
   it('reads assignments with whitespace around "=" and keeps file:line', () => {
