@@ -11,18 +11,18 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { execa } from 'execa';
-import { Host } from '../src/host.js';
-import { dashPrefixes, expandSpecifiers, loadUnitGraph, splitInstance, type UnitGraph } from '../src/systemd/unit-loader.js';
-import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
-import type { Tree } from './helpers/tree.js';
-import { ETC, LIB, NODEFAULT, SYSTEMD, oracle, oracleStarted, unitTree } from './helpers/systemd-oracle.js';
+import { Host } from '../../src/host.js';
+import { dashPrefixes, expandSpecifiers, loadUnitGraph, splitInstance, type UnitGraph } from '../../src/systemd/unit-loader.js';
+import { bootPaths, describeBootPath } from '../../src/systemd/boot-reach.js';
+import type { Tree } from '../helpers/tree.js';
+import { ETC, LIB, NODEFAULT, SYSTEMD, oracle, oracleStarted, unitTree } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 
 beforeAll(async () => {
   // No skip: without systemd these tests prove nothing.
   const r = await execa(SYSTEMD, ['--version'], { reject: false });
-  if (r.exitCode !== 0) throw new Error(`${SYSTEMD} is required for test/unit-graph-oracle.test.ts (apt-get install systemd): ${r.stderr || r.message}`);
+  if (r.exitCode !== 0) throw new Error(`${SYSTEMD} is required for test/systemd/unit-graph.test.ts (apt-get install systemd): ${r.stderr || r.message}`);
 });
 
 afterEach(() => {

@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { loadUnitGraph } from '../src/systemd/unit-loader.js';
+import { Host } from '../../src/host.js';
+import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'dropins-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

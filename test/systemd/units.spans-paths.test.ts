@@ -1,5 +1,4 @@
-// More of src/systemd/ against systemd's own programs, after round three's
-// first run of the systemd group: multi-digit and two-decimal spans and a
+// More of src/systemd/ against systemd's own programs: multi-digit and two-decimal spans and a
 // blank text (systemd-analyze timespan), a chain of three relations told in
 // one sentence, and a relation back to the default target (systemd --test).
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,12 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { parseTimespanMs } from '../src/systemd/systemctl-output.js';
-import { loadUnitGraph } from '../src/systemd/unit-loader.js';
-import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
-import { buildTree, type Tree } from './helpers/tree.js';
-import { DEFAULT_LINK, LIB, NODEFAULT, SKELETON, oracle, oracleStarted } from './helpers/systemd-oracle.js';
+import { Host } from '../../src/host.js';
+import { parseTimespanMs } from '../../src/systemd/systemctl-output.js';
+import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
+import { bootPaths, describeBootPath } from '../../src/systemd/boot-reach.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
+import { DEFAULT_LINK, LIB, NODEFAULT, SKELETON, oracle, oracleStarted } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {

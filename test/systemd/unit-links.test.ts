@@ -1,5 +1,5 @@
-// src/systemd/unit-links.ts against `systemctl --root=DIR disable` for the
-// cases the older suites leave open: links systemctl's directory walk skips
+// src/systemd/unit-links.ts against `systemctl --root=DIR disable`, case by
+// case: links systemctl's directory walk skips
 // (hidden, backup and invalid names), a symlink loop next to the unit, Also=
 // outside [Install], Also= cycles and blank runs, instances of a template
 // whose link names another file, directories disable leaves empty deeper than
@@ -9,12 +9,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { disableLinks, enablementOf, removeUnitLinks, unitLinkSnapshot } from '../src/systemd/unit-links.js';
-import { applyContext } from './helpers/door.js';
-import { snapshot } from './helpers/snapshot.js';
-import type { Tree } from './helpers/tree.js';
-import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree, plainTree, systemctlRoot } from './helpers/systemd-oracle.js';
+import { Host } from '../../src/host.js';
+import { disableLinks, enablementOf, removeUnitLinks, unitLinkSnapshot } from '../../src/systemd/unit-links.js';
+import { applyContext } from '../helpers/door.js';
+import { snapshot } from '../helpers/snapshot.js';
+import type { Tree } from '../helpers/tree.js';
+import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree, plainTree, systemctlRoot } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {

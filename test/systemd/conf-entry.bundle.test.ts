@@ -1,13 +1,13 @@
 // Configuration entries the real programs cannot read: skipped with a
 // warning naming the path when the programs skip them too (a directory, a
-// dangling link, a link loop: test/sysctl-netns.test.ts shows the programs
+// dangling link, a link loop: test/sysctl/order.namespace.test.ts shows the programs
 // agree), and an error when the file exists but cannot be read, never "empty".
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { snapshot } from './helpers/snapshot.js';
+import { snapshot } from '../helpers/snapshot.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const roots: string[] = [];

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { freshRootfs } from './helpers/nspawn.js';
-import { Host } from '../src/host.js';
-import { loadUnitGraph } from '../src/systemd/unit-loader.js';
-import { generatorLinksTo, sysvScriptOf, SYSV_GENERATOR_DIR } from '../src/systemd/sysv.js';
-import { SYSTEM_UNIT_PATH } from '../src/systemd/unit-dirs.js';
-import { lsbInitScript } from './helpers/sysv-script.js';
+import { freshRootfs } from '../helpers/nspawn.js';
+import { Host } from '../../src/host.js';
+import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
+import { generatorLinksTo, sysvScriptOf, SYSV_GENERATOR_DIR } from '../../src/systemd/sysv.js';
+import { SYSTEM_UNIT_PATH } from '../../src/systemd/unit-dirs.js';
+import { lsbInitScript } from '../helpers/sysv-script.js';
 
 const INIT = lsbInitScript('legacy-api', 'Legacy API server', `exit 0
 `);

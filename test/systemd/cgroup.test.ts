@@ -30,7 +30,7 @@
 // "crio-conmon-ID.scope"; machined "machine-NAME.scope"; systemd-nspawn@.service;
 // kubelet's cgroupfs "/kubepods/..."; LXC "/lxc/NAME", "/lxc.payload.NAME").
 import { describe, expect, it } from 'vitest';
-import { parseCgroup } from '../src/systemd/cgroup.js';
+import { parseCgroup } from '../../src/systemd/cgroup.js';
 
 const ID = '3f4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f';
 const v2 = (p: string) => parseCgroup(`0::${p}\n`)!;

@@ -3,10 +3,10 @@
 // write door clears Host's memo.
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { Host } from '../src/host.js';
-import { loadUnitGraph } from '../src/systemd/unit-loader.js';
-import { systemUnitGraph } from '../src/systemd/system-graph.js';
-import { LIB, NODEFAULT, unitTree } from './helpers/systemd-oracle.js';
+import { Host } from '../../src/host.js';
+import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
+import { systemUnitGraph } from '../../src/systemd/system-graph.js';
+import { LIB, NODEFAULT, unitTree } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {

@@ -1,7 +1,7 @@
 // src/systemd/conf-entry.ts, read through a real Host over a temp tree: what
 // systemd-sysctl, systemd-modules-load and kmod do with a listed entry they
 // cannot read. A directory, a dangling link, a link loop and a link through
-// a regular file are skipped (test/sysctl-netns.test.ts shows systemd-sysctl
+// a regular file are skipped (test/sysctl/order.namespace.test.ts shows systemd-sysctl
 // and procps skipping the first three); anything else that stops the read
 // is an error, never an empty file.
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { HostError } from '../src/errors.js';
-import { readConfEntry } from '../src/systemd/conf-entry.js';
+import { Host } from '../../src/host.js';
+import { HostError } from '../../src/errors.js';
+import { readConfEntry } from '../../src/systemd/conf-entry.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'conf-entry-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -52,7 +52,7 @@ describe('readConfEntry', () => {
   });
 
   it('an entry that exists but is no regular file is never an empty file: Host refuses it naming it, the listing skips it as unknown', async () => {
-    // A unix socket: open(2) fails with ENXIO, as root too. Issue 25: the read is a HostError naming the path and
+    // A unix socket: open(2) fails with ENXIO, as root too. The read is a HostError naming the path and
     // the kind; a configuration directory's reader skips the entry, saying what it is (no content is made up).
     const sock = path.join(root, D, 'socket.conf');
     const server = createServer();

@@ -1,5 +1,4 @@
-// src/systemd/ against systemd's own programs, for the cases the older suites
-// leave open: systemd-analyze timespan for the timespan parser, `systemctl
+// src/systemd/ against systemd's own programs: systemd-analyze timespan for the timespan parser, `systemctl
 // --root` (is-enabled, enable, disable) for masks and link snapshots, and
 // `systemd --test` (test/helpers/systemd-oracle.ts) for unit-file syntax and
 // boot reachability. systemctl and systemd only ever see temp trees.
@@ -7,15 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { execa } from 'execa';
-import { Host, type CommandRunner } from '../src/host.js';
-import { parseListSockets, parseShowProperties, parseTimespanMs } from '../src/systemd/systemctl-output.js';
-import { systemctlValue } from '../src/systemd/systemctl-show.js';
-import { isMaskEntry } from '../src/systemd/unit-dirs.js';
-import { enablementOf, linkDelta, unitLinkSnapshot } from '../src/systemd/unit-links.js';
-import { loadUnitGraph, type UnitGraph } from '../src/systemd/unit-loader.js';
-import { bootPaths, describeBootPath } from '../src/systemd/boot-reach.js';
-import type { Tree } from './helpers/tree.js';
-import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted, plainTree, systemctlRoot } from './helpers/systemd-oracle.js';
+import { Host, type CommandRunner } from '../../src/host.js';
+import { parseListSockets, parseShowProperties, parseTimespanMs } from '../../src/systemd/systemctl-output.js';
+import { systemctlValue } from '../../src/systemd/systemctl-show.js';
+import { isMaskEntry } from '../../src/systemd/unit-dirs.js';
+import { enablementOf, linkDelta, unitLinkSnapshot } from '../../src/systemd/unit-links.js';
+import { loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
+import { bootPaths, describeBootPath } from '../../src/systemd/boot-reach.js';
+import type { Tree } from '../helpers/tree.js';
+import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted, plainTree, systemctlRoot } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {

@@ -4,16 +4,16 @@
 // systemctl on the other, and the two trees are compared entry by entry.
 // systemctl is only ever run with --root on a temp directory.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { applyContext } from './helpers/door.js';
+import { applyContext } from '../helpers/door.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { Host, type CommandRunner } from '../src/host.js';
-import type { PortFreeSpec, SwapOffSpec } from '../src/desired-state.js';
-import { portFreeProvider } from '../src/resources/port-free.js';
-import { swapOffProvider } from '../src/resources/swap-off.js';
-import { disableLinks, linksRemovedBy, templateOf, type ConfigLink } from '../src/systemd/unit-links.js';
+import { Host, type CommandRunner } from '../../src/host.js';
+import type { PortFreeSpec, SwapOffSpec } from '../../src/desired-state.js';
+import { portFreeProvider } from '../../src/resources/port-free.js';
+import { swapOffProvider } from '../../src/resources/swap-off.js';
+import { disableLinks, linksRemovedBy, templateOf, type ConfigLink } from '../../src/systemd/unit-links.js';
 
 const LIB = 'usr/lib/systemd/system';
 const ETC = 'etc/systemd/system';
@@ -31,7 +31,7 @@ async function systemctlRoot(root: string, ...args: string[]): Promise<void> {
 beforeAll(async () => {
   // No skip: CI installs systemd, and without it this suite proves nothing.
   const r = await execa('systemctl', ['--version'], { reject: false });
-  if (r.exitCode !== 0) throw new Error(`systemctl is required for test/unit-links.test.ts (apt-get install systemd): ${r.stderr || r.message}`);
+  if (r.exitCode !== 0) throw new Error(`systemctl is required for test/systemd/unit-links.providers.test.ts (apt-get install systemd): ${r.stderr || r.message}`);
 });
 
 afterEach(async () => {
@@ -344,7 +344,7 @@ describe('the disable rules, unit by unit', () => {
     expect(linksRemovedBy(links, new Set(['agent.service']))).toEqual([links[0]!.path, links[1]!.path]);
   });
 
-  it('a unit file of its own in /etc: systemctl mask refuses; it is masked as a move out of the search path and systemctl mask would (issue 26)', async () => {
+  it('a unit file of its own in /etc: systemctl mask refuses; it is masked as a move out of the search path and systemctl mask would', async () => {
     const { ours, theirs } = await twin(async (r) => {
       await put(r, `${ETC}/agent.service`, service('WantedBy=multi-user.target'));
       await systemctlRoot(r, 'enable', 'agent.service');

@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { Host } from '../src/host.js';
-import { dependencyLinks, extendUnitGraph, loadUnitGraph, userUnitPath, type UnitGraph } from '../src/systemd/unit-loader.js';
-import type { Tree } from './helpers/tree.js';
-import { ETC, LIB, NODEFAULT, oracle, systemctlRoot, unitTree } from './helpers/systemd-oracle.js';
+import { Host } from '../../src/host.js';
+import { dependencyLinks, extendUnitGraph, loadUnitGraph, userUnitPath, type UnitGraph } from '../../src/systemd/unit-loader.js';
+import type { Tree } from '../helpers/tree.js';
+import { ETC, LIB, NODEFAULT, oracle, systemctlRoot, unitTree } from '../helpers/systemd-oracle.js';
 
 const RUN = 'run/systemd/system';
 const roots: string[] = [];
