@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host } from '../src/host.js';
-import { openDoor } from './helpers/door.js';
-import { backupDirOf, newRunJournal, recordBeforeState, writeReport } from '../src/reconcile/reports.js';
+import { Host } from '../../src/host.js';
+import { openDoor } from '../helpers/door.js';
+import { backupDirOf, newRunJournal, recordBeforeState, writeReport } from '../../src/reconcile/reports.js';
 
 let root: string;
 beforeEach(() => {

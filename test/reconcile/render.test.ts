@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { paletteFor, planDocument, renderPlan, unifiedDiff } from '../src/reconcile/render.js';
-import type { Plan } from '../src/reconcile/plan.js';
-import type { Provider } from '../src/resources/types.js';
+import { paletteFor, planDocument, renderPlan, unifiedDiff } from '../../src/reconcile/render.js';
+import type { Plan } from '../../src/reconcile/plan.js';
+import type { Provider } from '../../src/resources/types.js';
 
 const plan: Plan = {
   live: true,

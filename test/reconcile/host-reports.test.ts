@@ -6,17 +6,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dirent } from 'node:fs';
-import { Host } from '../src/host.js';
-import type { DesiredState } from '../src/desired-state.js';
-import { makePlan } from '../src/reconcile/plan.js';
-import { hostReports } from '../src/reconcile/host-reports.js';
-import { applyPlan } from '../src/reconcile/apply.js';
-import { verifyConverged } from '../src/reconcile/verify.js';
-import { applyContext } from './helpers/door.js';
-import { buildTree } from './helpers/tree.js';
-import { observeBeforeState } from '../src/reconcile/before-state.js';
-import { jsonText } from '../src/reconcile/reports.js';
-import { parseDesiredState } from '../src/reconcile/load.js';
+import { Host } from '../../src/host.js';
+import type { DesiredState } from '../../src/desired-state.js';
+import { makePlan } from '../../src/reconcile/plan.js';
+import { hostReports } from '../../src/reconcile/host-reports.js';
+import { applyPlan } from '../../src/reconcile/apply.js';
+import { verifyConverged } from '../../src/reconcile/verify.js';
+import { applyContext } from '../helpers/door.js';
+import { buildTree } from '../helpers/tree.js';
+import { observeBeforeState } from '../../src/reconcile/before-state.js';
+import { jsonText } from '../../src/reconcile/reports.js';
+import { parseDesiredState } from '../../src/reconcile/load.js';
 
 const temps: string[] = [];
 afterEach(async () => {

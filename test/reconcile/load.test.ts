@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { parseDesiredState } from '../src/reconcile/load.js';
-import { InputError } from '../src/errors.js';
-import { errorsOf as errorsOfFile } from './helpers/desired-state-errors.js';
+import { parseDesiredState } from '../../src/reconcile/load.js';
+import { InputError } from '../../src/errors.js';
+import { errorsOf as errorsOfFile } from '../helpers/desired-state-errors.js';
 
-const good = readFileSync(new URL('../desired-state.yaml', import.meta.url), 'utf8');
+const good = readFileSync(new URL('../../desired-state.yaml', import.meta.url), 'utf8');
 const F = 'desired-state.yaml';
 
 function lineOf(text: string, needle: string): number {

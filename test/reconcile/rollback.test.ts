@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildLabImage, FSTAB, BASELINE, SYSCTL_CONF, toolOwned } from './helpers/lab-image.js';
-import { snapshot } from './helpers/snapshot.js';
-import { undoOrder, type UndoStep } from '../src/reconcile/rollback.js';
+import { buildLabImage, FSTAB, BASELINE, SYSCTL_CONF, toolOwned } from '../helpers/lab-image.js';
+import { snapshot } from '../helpers/snapshot.js';
+import { undoOrder, type UndoStep } from '../../src/reconcile/rollback.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const roots: string[] = [];

@@ -5,9 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildLabImage, toolOwned } from './helpers/lab-image.js';
-import { snapshot, type Snapshot } from './helpers/snapshot.js';
-import { parseJournal } from '../src/door/journal.js';
+import { buildLabImage, toolOwned } from '../helpers/lab-image.js';
+import { snapshot, type Snapshot } from '../helpers/snapshot.js';
+import { parseJournal } from '../../src/door/journal.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const dirs: string[] = [];
@@ -235,7 +235,7 @@ describe('SIGKILL at every journal step of an apply', () => {
   }, 600_000);
 });
 
-// Issue 25: the lock path and the runs directory are the image's, so untrusted. Each run below is under a
+// The lock path and the runs directory are the image's, so untrusted. Each run below is under a
 // read-only view of the whole build machine except the root (a private mount namespace: every mount but the
 // root's own bind, /proc and /sys is remounted read-only), and has a deadline: `timeout -s KILL` ends a run that
 // blocks on a fifo (open(2) waits for a writer) or reads a character device without end (/dev/zero).
@@ -309,7 +309,7 @@ exec timeout -s KILL ${DEADLINE_S} "$@"`,
   });
 });
 
-// Issue 25: a temporary of the tool never stays behind, a full disk included. A tmpfs of 1 MiB in a private
+// A temporary of the tool never stays behind, a full disk included. A tmpfs of 1 MiB in a private
 // mount namespace is filled with zeros but for `room` bytes; what the run leaves is listed inside the namespace.
 describe('a full disk leaves no temporary behind', () => {
   const fullDisk = (room: number, prepare = '') => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without type declarations
-import { bundleOptions } from '../scripts/bundle.mjs';
+import { bundleOptions } from '../../scripts/bundle.mjs';
 
 // Loading ajv itself (its compiler) fails this file: validate.ts must not need it at run time.
 vi.mock('ajv', () => {
@@ -16,7 +16,7 @@ vi.mock('ajv', () => {
 
 describe('the desired-state validator', () => {
   it('validates and fills defaults without loading ajv', async () => {
-    const { validateAgainstSchema } = await import('../src/reconcile/validate.js');
+    const { validateAgainstSchema } = await import('../../src/reconcile/validate.js');
     const doc: Record<string, unknown> = { reports_dir: '/var/lib/r', resources: [{ type: 'SwapOff' }] };
     expect(validateAgainstSchema(doc)).toEqual([]);
     expect(doc.facts).toEqual({ source: 'native' });

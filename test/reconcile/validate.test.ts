@@ -6,10 +6,10 @@
 // Each document here has exactly one thing wrong, so the expected list is the
 // one message the README's desired-state reference promises for it.
 import { describe, expect, it } from 'vitest';
-import { parseDesiredState } from '../src/reconcile/load.js';
-import { humanPath, validateAgainstSchema } from '../src/reconcile/validate.js';
-import { InputError } from '../src/errors.js';
-import { errorsOf as errorsOfFile } from './helpers/desired-state-errors.js';
+import { parseDesiredState } from '../../src/reconcile/load.js';
+import { humanPath, validateAgainstSchema } from '../../src/reconcile/validate.js';
+import { InputError } from '../../src/errors.js';
+import { errorsOf as errorsOfFile } from '../helpers/desired-state-errors.js';
 
 const F = 'ds.yaml';
 
