@@ -80,7 +80,7 @@ describe('a port held by a transient unit a boot script makes', () => {
   });
 
   it('a unit file elsewhere than /run/systemd/transient is no transient unit', () => {
-    expect(transientMakerChanges({ ...o, units: { 'api.service': { fragment: '/etc/systemd/system/api.service' } } } as typeof o)).toEqual([]);
+    expect(transientMakerChanges({ ...o, units: { 'api.service': { fragment: '/etc/systemd/system/api.service' } } } as unknown as typeof o)).toEqual([]);
   });
 
   it('without a line that makes it, an unknown; unnamed systemd-run lines are listed as candidates', () => {
