@@ -37,9 +37,10 @@ beforeAll(() => {
   writeFileSync(path.join(root, 'etc/init.d/legacy-api'), INIT, { mode: 0o755 });
   inChroot('update-rc.d', 'legacy-api', 'defaults');
 }, 300_000);
+// Removing a whole Debian root takes more than vitest's 10 s hook default on a loaded machine.
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('systemd-sysv-generator units', () => {
   it('the generator\'s unit names its script; a native unit, or a copy without the generator\'s mark, does not', () => {
