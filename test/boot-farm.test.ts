@@ -1,5 +1,5 @@
 // The boot farm's own parts that need no boot: the generator's coverage and
-// composition, and the judge's rule (issue 27: a broken promise is an observed
+// composition, and the judge's rule (a broken promise is an observed
 // state that differs from a promise no operator or unknown line took back),
 // with `ss` itself as the oracle for the listener parse.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 describe('the catalogue and the generator', () => {
-  it('has at least 40 entries, each with where it is seen in the wild, and the three defects of issue 27', () => {
+  it('has at least 40 entries, each with where it is seen in the wild, and the three defects booted hosts showed', () => {
     expect(CATALOGUE.length).toBeGreaterThanOrEqual(40);
     expect(new Set(CATALOGUE.map((e: Entry) => e.id)).size).toBe(CATALOGUE.length);
     for (const e of CATALOGUE as Entry[]) expect(e.wild.length, e.id).toBeGreaterThan(20);

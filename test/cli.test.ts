@@ -6,6 +6,9 @@ import path from 'node:path';
 import { main } from '../src/cli.js';
 import { captureIo } from './helpers/io.js';
 import { DESIRED, FSTAB, swapModulesTree } from './helpers/swap-modules-tree.js';
+import { mkdtempSync } from 'node:fs';
+import { release, tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync } from 'node:fs';
 
 let root: string;
 let work: string;
@@ -104,5 +107,73 @@ describe('reconcile CLI', () => {
     const r = await cli(['--providers']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(expect.arrayContaining(['SwapOff', 'ModulesLoad']));
+  });
+});
+
+// ---------------------------------------------------------------------------
+// reconcile --facts: the facts kubespray judges this host by, without a plan.
+// Read-only on this machine; the expectations come from the kernel directly.
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: {} } };
+}
+
+describe('reconcile --facts', () => {
+  it('prints facts.json for this host as one JSON document, and plans nothing', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'facts-cli-'));
+    const desired = path.join(dir, 'd.yaml');
+    writeFileSync(desired, 'reports_dir: /tmp/never-written\nfacts:\n  source: native\nresources: []\n');
+    const t = io();
+    expect(await main(['--facts', '--json', '-f', desired], t.io)).toBe(0);
+    const doc = JSON.parse(t.out.join(''));
+    const memKb = Number(/^MemTotal:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]);
+    expect(doc).toMatchObject({ format_version: '1.0', mode: 'facts' });
+    expect(doc.facts.memtotal_mb).toBe(Math.floor(memKb / 1024));
+    expect(doc.facts.kernel).toBe(release());
+    expect(doc).not.toHaveProperty('resources');
+  });
+
+  it('refuses --root and a mode alongside it', async () => {
+    for (const args of [['--facts', '--root', '/tmp'], ['--facts', '--plan']]) {
+      const t = io();
+      expect(await main(args, t.io)).toBe(1);
+      expect(t.err.join('')).toContain('--facts reads the running host');
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// --json carries the ordering engine's verdicts, so pipelines (and the VM
+// suite) can compare the prediction with the kernel after a boot.
+describe('reconcile --plan --json', () => {
+  let work: string;
+  beforeEach(() => {
+    work = mkdtempSync(path.join(tmpdir(), 'sysctl-summary-'));
+    const root = path.join(work, 'root');
+    mkdirSync(path.join(root, 'etc/sysctl.d'), { recursive: true });
+    writeFileSync(path.join(root, 'etc/sysctl.conf'), 'net.ipv4.ip_forward = 1\n');
+    symlinkSync('../sysctl.conf', path.join(root, 'etc/sysctl.d/99-sysctl.conf'));
+    writeFileSync(path.join(root, 'etc/sysctl.d/security-baseline.conf'), '# baseline\nnet.ipv4.ip_forward = 0\n');
+    writeFileSync(path.join(work, 'desired.yaml'), 'reports_dir: /r\nresources:\n  - type: SysctlFile\n    settings:\n      net.ipv4.ip_forward: 1\n');
+  });
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  describe('plan --json observed verdicts', () => {
+    it('predicts each model: 0 at boot (a later file), 1 after sysctl --system (sysctl.conf last)', async () => {
+      let out = '';
+      const code = await main(['--plan', '--json', '--root', path.join(work, 'root'), '-f', path.join(work, 'desired.yaml')], {
+        stdout: { write: (s: string) => (out += s) },
+        stderr: { write: () => true },
+        env: {},
+      });
+      expect(code).toBe(2);
+      const observed = JSON.parse(out).resources[0].observed;
+      expect(observed.runtime).toBeNull();
+      expect(observed.verdicts.boot).toEqual([
+        { key: 'net.ipv4.ip_forward', value: '0', via: 'explicit', winner: '/etc/sysctl.d/security-baseline.conf:2' },
+      ]);
+      expect(observed.verdicts.system).toEqual([{ key: 'net.ipv4.ip_forward', value: '1', via: 'explicit', winner: '/etc/sysctl.conf:1' }]);
+    });
   });
 });

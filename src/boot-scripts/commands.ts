@@ -229,7 +229,7 @@ const SYSCTL_FLAGS = new Set('bneNwqoxaAXVdh'.split(''));
 /**
  * sysctl(8) of procps-ng 4.0 as its getopt reads argv (checked with
  * `sysctl --help` and runs in a private network namespace,
- * test/boot-scripts-sysctl.test.ts): options and operands mix (GNU
+ * test/boot-scripts/sysctl-writes.test.ts): options and operands mix (GNU
  * permutation) until "--"; -p and -f take an optional argument glued to
  * them ("-pFILE"), --load one after "="; with -p/-f/--load every operand is
  * a file to load, in order, and without any the file is /etc/sysctl.conf;

@@ -1,5 +1,5 @@
 // /etc/network/interfaces as ifupdown 0.8 reads it (interfaces(5), checked
-// against `ifquery -i FILE` in test/boot-scripts-interfaces.test.ts). Pure:
+// against `ifquery -i FILE` in test/boot-scripts/interfaces.test.ts). Pure:
 // one file's text in, its stanzas out; following `source` and
 // `source-directory` is the caller's (scan.ts reads through the root).
 //

@@ -9,7 +9,7 @@
 //      group_vars/<group> next to the inventory, then next to the playbook
 //      (ansible-core's VARIABLE_PRECEDENCE; the documented list reads as if
 //      group_vars/all came before the other groups' inventory vars, but
-//      ansible-playbook says otherwise, see test/kubespray-vars-oracle.test.ts)
+//      ansible-playbook says otherwise, see test/kubespray/vars.test.ts)
 //   5. inventory file host vars, host_vars/<host> (inventory, then playbook)
 //   6. facts (ansible_facts, ansible_X)
 //   7. role vars (vars/main) of the play's roles, the running role's last

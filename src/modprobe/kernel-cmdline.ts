@@ -13,7 +13,7 @@
 //   systemd-modules-load probes with KMOD_PROBE_APPLY_BLACKLIST, so the module
 //   is skipped at boot ("is deny-listed") while a manual modprobe loads it.
 //   The module name part must be exactly "modprobe".
-// test/kernel-cmdline.test.ts checks the libkmod side against `modprobe -c`
+// test/modprobe/kernel-cmdline.test.ts checks the libkmod side against `modprobe -c`
 // reading a command line bound over /proc/cmdline in a private namespace.
 
 export type CmdlineBlockKind = 'kernel' | 'kmod';

@@ -2,7 +2,7 @@
 // in a fresh network namespace (write one key, read every key of
 // /proc/sys/net/ipv4 and /proc/sys/net/ipv6 before and after; kernel 6.18),
 // then matched with the kernel sources named below. docs/sysctl-couplings.md
-// holds the table; test/sysctl-couplings.test.ts repeats each experiment.
+// holds the table; test/sysctl/rehearsal.test.ts repeats each experiment.
 //
 // Both kinds only matter because the programs write keys one after another:
 // the last write to ANY key of a coupled group decides, not the last line

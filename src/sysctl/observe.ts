@@ -17,7 +17,7 @@ export interface ObservedSysctlTree {
   /**
    * Entries both programs list but cannot read, and so skip: a directory, a
    * dangling link, a link loop. Each still takes its name from a same-named
-   * file in a later directory (test/sysctl-netns.test.ts shows both programs
+   * file in a later directory (test/sysctl/order.namespace.test.ts shows both programs
    * do). A file that exists but cannot be read is an error instead.
    */
   skipped: Array<{ path: string; why: string; notRegular?: FileKind }>;

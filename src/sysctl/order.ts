@@ -365,7 +365,7 @@ function listWrites(seq: readonly AppliedAssignment[], universe: string[]): Kern
 /**
  * What `sysctl -p A B ...` writes: procps reads the files in turn into the
  * same one list as --system (a glob in B skips a key A names; checked in a
- * private network namespace, test/boot-scripts-sysctl.test.ts).
+ * private network namespace, test/boot-scripts/sysctl-writes.test.ts).
  */
 export function loadWrites(files: Array<{ path: string; content: string }>, universe: string[]): KernelWrite[] {
   const seq = files.flatMap((f) => {

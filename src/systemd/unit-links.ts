@@ -18,7 +18,7 @@ import { isMaskEntry, SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.j
 //    marked ("foo@x.service" for "foo@.service"), or whose resolved target
 //    has a marked name — then any symlink to a link it removed;
 // 3. it removes the directories that leaves empty, up to /etc/systemd/system.
-// test/unit-links.test.ts checks this against `systemctl --root`.
+// test/systemd/unit-links.providers.test.ts checks this against `systemctl --root`.
 
 /**
  * "foo@.service" for "foo@bar.service"; null for a name that is not an instance.

@@ -4,7 +4,7 @@
 // run inside through the container's own manager (`systemd-run --wait
 // --pipe`, entered with nsenter), and a "reboot" is a poweroff and a second
 // boot of the same directory. Small and self-contained until the boot farm
-// (test/boot/, issue 27) brings the shared tier.
+// (test/boot/) brings the shared tier.
 //
 // The base is built with mmdebstrap and cached as a tarball under
 // /var/cache/k8s-host-reconcile/nspawn/, keyed by its recipe; NSPAWN_BASE_DIR

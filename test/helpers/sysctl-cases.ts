@@ -1,7 +1,7 @@
 // The ordering fixtures the netns tests share: each a sysctl.d tree (paths on
 // the target, a string for a file, {link} for a symlink) and the per-namespace
-// net.ipv4 keys it decides. test/sysctl-netns.test.ts compares the engine with
-// the real programs on them; test/sysctl-rehearsal.test.ts compares the
+// net.ipv4 keys it decides. test/sysctl/order.namespace.test.ts compares the engine with
+// the real programs on them; test/sysctl/rehearsal.test.ts compares the
 // rehearsal with the engine.
 export type Tree = Record<string, string | { link: string }>;
 
@@ -68,7 +68,7 @@ export const diffCases: DiffCase[] = [
 
 /**
  * glob(3) forms on one key segment, each decided by the real programs in
- * test/sysctl-netns.test.ts: '?' is one character, [...] a class ('!' or '^'
+ * test/sysctl/order.namespace.test.ts: '?' is one character, [...] a class ('!' or '^'
  * negates, a ']' first is literal), '\' escapes, an unclosed '[' is literal,
  * and a pattern matches the whole key, never a prefix.
  */

@@ -1,5 +1,5 @@
 // A used Debian 12 server as an unbooted root, for the bench (scripts/bench.mjs
-// bundles this file) and the test that counts work per file (test/scale-per-file.test.ts): merged /usr, a unit tree
+// bundles this file) and the test that counts work per file (test/reconcile/scale-per-file.test.ts): merged /usr, a unit tree
 // of a few hundred units (services with ExecStart= programs, sockets, timers,
 // targets, drop-ins, enablement links), and N sysctl.d files that repeat the
 // keys real fleets repeat: every security baseline sets vm.max_map_count,

@@ -1,0 +1,164 @@
+// The plan's promises (docs/output.md, "Promises"): what it leaves true after apply and
+// at the next boot, and which operator or unknown line takes each back. An
+// unknown boot-time line decides whether a wanted value holds at boot, so it
+// withdraws that promise and keeps --plan at 2 and apply at 1, as the
+// kubespray audit's unknowns do. Expectations come from what runs at boot:
+// systemd-rc-local-generator runs an executable /etc/rc.local, and `sysctl -p`
+// of a file named by a variable can set any key, while `sysctl -w KEY=V` sets
+// exactly KEY.
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildTree } from '../helpers/tree.js';
+import { planPromises, withdrawnByUnknown, type PlanUnknown } from '../../src/reconcile/promises.js';
+import type { Plan } from '../../src/reconcile/plan.js';
+
+const BUNDLE = path.resolve('dist/reconcile.mjs');
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+function reconcile(args: string[]) {
+  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const DESIRED = [
+  'reports_dir: /root/ks/preflight',
+  'first_boot: off',
+  'resources:',
+  '  - type: SysctlFile',
+  '    file: /etc/sysctl.d/k8s.conf',
+  '    settings:',
+  '      net.ipv4.ip_forward: 1',
+  '      net.ipv4.tcp_syncookies: 1',
+  '  - type: PortFree',
+  '    ports: [6443]',
+  '',
+].join('\n');
+
+/** An image with nothing to do; `rc` becomes an executable /etc/rc.local. */
+function image(rc: string | null): { root: string; desired: string } {
+  const root = mkdtempSync(path.join(tmpdir(), 'promises-'));
+  roots.push(root);
+  buildTree(root, { 'etc/fstab': 'UUID=1 / ext4 defaults 0 1\n', 'etc/systemd/system/.keep': '' });
+  const desired = path.join(root, 'desired.yaml');
+  writeFileSync(desired, DESIRED);
+  // Converge first, with no script: the owned file is written, nothing else is pending.
+  const first = reconcile(['--apply', '-f', desired, '--root', root]);
+  expect(first.code, first.stdout + first.stderr).toBe(0);
+  if (rc !== null) {
+    writeFileSync(path.join(root, 'etc/rc.local'), rc);
+    chmodSync(path.join(root, 'etc/rc.local'), 0o755);
+  }
+  return { root, desired };
+}
+
+interface Promise_ { id: string; kind: string; subject: string; expect: string; after_apply: boolean; at_boot: boolean; withdrawn_by: Array<{ by: string; line: string; from: string }> }
+const byId = (doc: { promises: Promise_[] }) => Object.fromEntries(doc.promises.map((p) => [p.id, p]));
+
+describe('promises in the plan document', () => {
+  it('a converged image promises every wanted value and port, after apply and at boot, and exits 0', () => {
+    const { root, desired } = image(null);
+    const r = reconcile(['--plan', '--json', '-f', desired, '--root', root]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.promises).toEqual([
+      { id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', expect: '1', resource: 'SysctlFile', after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] },
+      { id: 'sysctl:net.ipv4.tcp_syncookies', kind: 'sysctl', subject: 'net.ipv4.tcp_syncookies', expect: '1', resource: 'SysctlFile', after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] },
+      { id: 'port:6443', kind: 'port', subject: '6443', expect: 'free', resource: 'PortFree', after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] },
+    ]);
+    const text = reconcile(['--plan', '-f', desired, '--root', root]);
+    expect(text.stdout).toContain('Promises\n  = net.ipv4.ip_forward = 1: after apply and at the next boot\n');
+  });
+
+  it('an unknown sysctl -p at boot withdraws every wanted value at boot: --plan exits 2, apply exits 1', () => {
+    const { root, desired } = image('#!/bin/sh -e\n# the previous admin\'s tuning\nsysctl -p "$TUNING_FILE"\nexit 0\n');
+    const r = reconcile(['--plan', '--json', '-f', desired, '--root', root]);
+    expect(r.code).toBe(2);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.pending_changes).toBe(0);
+    expect(doc.operator_required).toBe(0);
+    const p = byId(doc);
+    for (const key of ['net.ipv4.ip_forward', 'net.ipv4.tcp_syncookies']) {
+      const pr = p[`sysctl:${key}`]!;
+      expect(pr.after_apply).toBe(true);
+      expect(pr.at_boot).toBe(false);
+      expect(pr.withdrawn_by).toHaveLength(1);
+      expect(pr.withdrawn_by[0]).toMatchObject({ by: 'unknown', from: 'boot' });
+      expect(pr.withdrawn_by[0]!.line).toContain('/etc/rc.local:3');
+    }
+    // The port is no business of a sysctl line.
+    expect(p['port:6443']).toMatchObject({ after_apply: true, at_boot: true, withdrawn_by: [] });
+    const unknown = doc.findings.filter((f: { unknown?: boolean }) => f.unknown);
+    expect(unknown).toHaveLength(1);
+    expect(unknown[0].message).toContain('/etc/rc.local:3');
+    expect(unknown[0].withdraws).toEqual([
+      { promise: 'sysctl:net.ipv4.ip_forward', from: 'boot' },
+      { promise: 'sysctl:net.ipv4.tcp_syncookies', from: 'boot' },
+    ]);
+
+    const text = reconcile(['--plan', '-f', desired, '--root', root]);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain('No changes, but 1 unknown withdraws promises for the next boot');
+    expect(text.stdout).toContain('  ! net.ipv4.ip_forward = 1: after apply; not promised at the next boot; withdrawn by SysctlFile: unknown: /etc/rc.local:3: ');
+
+    const apply = reconcile(['--apply', '-f', desired, '--root', root]);
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toContain('2 promises are not known to hold at the next boot');
+    expect(apply.stdout).toContain('Apply incomplete');
+    const applyJson = reconcile(['--apply', '--json', '-f', desired, '--root', root]);
+    expect(applyJson.code).toBe(1);
+    expect(JSON.parse(applyJson.stdout).verified).toBe(false);
+  });
+
+  it('an operator line names the one promise it withdraws, and only at boot', () => {
+    const { root, desired } = image('#!/bin/sh -e\nsysctl -w net.ipv4.tcp_syncookies=0\nexit 0\n');
+    const r = reconcile(['--plan', '--json', '-f', desired, '--root', root]);
+    expect(r.code).toBe(2);
+    const doc = JSON.parse(r.stdout);
+    const op = doc.resources.find((x: { type: string }) => x.type === 'SysctlFile').changes.find((c: { id: string }) => c.id === 'boot-script:/etc/rc.local:2');
+    expect(op.action).toBe('operator');
+    expect(op.withdraws).toEqual([{ promise: 'sysctl:net.ipv4.tcp_syncookies', from: 'boot' }]);
+    const p = byId(doc);
+    expect(p['sysctl:net.ipv4.tcp_syncookies']).toMatchObject({ after_apply: true, at_boot: false, withdrawn_by: [{ by: 'operator', line: 'boot-script:/etc/rc.local:2', from: 'boot' }] });
+    expect(p['sysctl:net.ipv4.ip_forward']).toMatchObject({ after_apply: true, at_boot: true, withdrawn_by: [] });
+    const text = reconcile(['--plan', '-f', desired, '--root', root]);
+    expect(text.stdout).toContain('      withdraws: sysctl:net.ipv4.tcp_syncookies (at the next boot)');
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The promises apply ends with (promises_after) come from the plan it observes
+// afterwards. Stopping a transient unit (systemd-run) hides it from that
+// observation, but what makes it again at the next boot is still there
+// (systemd.unit(5): transient units' files live in /run/systemd/transient and
+// are made anew by whatever runs systemd-run), so an unknown that outlives
+// apply keeps taking back the port's promise at boot; the boot farm's
+// transient-systemd-run-from-rc-local entry found the port back after the
+// reboot while apply had promised it free.
+const portFree = {
+  promised: () => [{ id: 'port:2379', kind: 'port', subject: '2379', expect: 'free' }],
+  unknowns: (_s: unknown, o: { held: boolean }) => (o.held ? [transient] : []),
+};
+const transient = {
+  message: 'port 2379 is held by transient-api.service, a transient unit (FragmentPath=/run/systemd/transient/transient-api.service)',
+  withdraws: [{ promise: 'port:2379', from: 'boot' as const }],
+  outlivesApply: true,
+};
+const planOf = (held: boolean) => ({ resources: [{ name: 'PortFree', spec: {}, provider: portFree, observed: { held }, changes: [] }] }) as unknown as Plan;
+
+describe('promises after apply', () => {
+  it('an unknown that outlives apply still takes back the promise at boot once its unit is stopped; seen again, it counts once', () => {
+    const carried: PlanUnknown[] = [{ resource: 'PortFree', ...transient }];
+    const stopped = planPromises(planOf(false), carried);
+    expect(stopped).toMatchObject([{ id: 'port:2379', after_apply: true, at_boot: false, withdrawn_by: [{ by: 'unknown', resource: 'PortFree', line: transient.message, from: 'boot' }] }]);
+    expect(withdrawnByUnknown(stopped)).toHaveLength(1);
+    expect(planPromises(planOf(true), carried)[0]!.withdrawn_by).toHaveLength(1);
+    // Nothing carried: the stopped unit leaves no trace, and the promise reads as kept at boot.
+    expect(planPromises(planOf(false))[0]).toMatchObject({ at_boot: true, withdrawn_by: [] });
+  });
+});

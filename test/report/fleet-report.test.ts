@@ -1,0 +1,164 @@
+// `reconcile report`: documents the real CLI printed for small offline hosts
+// (test/helpers/fleet-documents.ts) in; the verdicts are what each host's
+// content implies. The CSV is read back with Python's csv module (the
+// oracle for RFC 4180 quoting); tampered documents must be refused by file
+// and field, with nothing written.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { main } from '../../src/cli.js';
+import { captureIo } from '../helpers/io.js';
+import { FLEET, makeFleetDocuments } from '../helpers/fleet-documents.js';
+
+let work: string;
+let fetched: string;
+beforeAll(async () => {
+  work = mkdtempSync(path.join(tmpdir(), 'fleet-report-'));
+  fetched = await makeFleetDocuments(work);
+}, 120_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+async function report(args: string[]) {
+  const io = captureIo();
+  const code = await main(['report', ...args], io.value);
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
+}
+
+/** Python's csv module reads the file: rows of cells. */
+function pythonCsv(file: string): string[][] {
+  const out = execFileSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))))', file], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+/** A copy of the fetched tree with one host's document changed by `edit`. */
+function tampered(host: string, edit: (doc: any) => unknown, raw?: string): string {
+  const dir = mkdtempSync(path.join(work, 'tampered-'));
+  cpSync(fetched, dir, { recursive: true });
+  const file = path.join(dir, host, 'reconcile.json');
+  if (raw !== undefined) writeFileSync(file, raw);
+  else {
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify(edit(doc) ?? doc));
+  }
+  return dir;
+}
+
+describe('reconcile report', () => {
+  it('gives every host the verdict its content implies, in the table, the CSV and the JSON', async () => {
+    const out = path.join(work, 'out');
+    const r = await report(['-o', out, fetched]);
+    // Some host is not ready: exit 2, as --plan does for pending work.
+    expect(r.code, r.stderr).toBe(2);
+    const rows = r.stdout.split('\n').filter((l) => /^node-/.test(l)).map((l) => l.split(/\s+/));
+    expect(Object.fromEntries(rows.map((c) => [c[0], c[1]]))).toEqual(Object.fromEntries(FLEET.map((h) => [h.name, h.expect])));
+    // Worst first.
+    expect(rows.map((c) => c[1])).toEqual(['failed', 'operator', 'operator', 'unknown', 'unknown', 'changes', 'ready']);
+    expect(r.stdout).toContain('7 hosts: 1 failed, 2 operator, 2 unknown, 1 changes, 1 ready');
+
+    const csv = pythonCsv(path.join(out, 'fleet-report.csv'));
+    expect(csv[0]).toEqual(['host', 'verdict', 'mode', 'changes', 'operator_count', 'unknown_count', 'operator_lines', 'unknowns', 'errors', 'file']);
+    const byHost = new Map(csv.slice(1).map((row) => [row[0]!, row]));
+    expect(byHost.size).toBe(FLEET.length);
+    for (const h of FLEET) {
+      const row = byHost.get(h.name)!;
+      expect(row[1], h.name).toBe(h.expect);
+      expect(row[2], h.name).toBe(h.invalidDesired ? 'error' : h.mode);
+      if (h.expect === 'operator') {
+        expect(Number(row[4])).toBe(1);
+        expect(row[6]).toContain(h.names);
+      }
+      if (h.expect === 'unknown') {
+        expect(Number(row[5])).toBeGreaterThan(0);
+        // One unknown per line of the cell: each names the script.
+        for (const line of row[7]!.split('\n')) expect(line).toContain(h.names);
+      }
+      if (h.expect === 'failed') expect(row[8]).toMatch(/resources\[0\]\.persist: unknown key/);
+    }
+    // The plan of the swap host counts what the tool would do; the apply counts what it did (the same work).
+    expect(Number(byHost.get('node-swap-plan')![3])).toBeGreaterThan(0);
+    expect(byHost.get('node-swap-apply')![3]).toBe(byHost.get('node-swap-plan')![3]);
+
+    const json = JSON.parse(readFileSync(path.join(out, 'fleet-report.json'), 'utf8'));
+    expect(json.counts).toEqual({ failed: 1, operator: 2, unknown: 2, changes: 1, ready: 1 });
+    expect(json.hosts.map((h: { host: string }) => h.host).sort()).toEqual(FLEET.map((h) => h.name).sort());
+    const html = readFileSync(path.join(out, 'fleet-report.html'), 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    // Self-contained: no URL to fetch anything from.
+    expect(html).not.toMatch(/\b(src|href)=|https?:|url\(/i);
+  }, 60_000);
+
+  it('exits 0 when every host is ready', async () => {
+    const r = await report(['-o', path.join(work, 'out-ready'), path.join(fetched, 'node-swap-apply')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('1 host: 1 ready');
+  });
+
+  it('quotes untrusted text for the CSV and the terminal: commas, quotes, newlines, formulas, escapes', async () => {
+    const dir = tampered('node-rc-sysctl-plan', (d) => {
+      const c = d.resources.flatMap((r: any) => r.changes).find((x: any) => x.operator !== null);
+      c.summary = 'a "quoted", multi\nline \x1b[31mred\x1b[0m summary';
+    });
+    // A host name a spreadsheet would run as a formula.
+    cpSync(path.join(dir, 'node-swap-plan'), path.join(dir, '=HYPERLINK("x")'), { recursive: true });
+    const out = path.join(work, 'out-quoted');
+    const r = await report(['-o', out, dir]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).not.toContain('\x1b');
+    expect(r.stdout).toContain('a "quoted", multi\\x0aline \\x1b[31mred\\x1b[0m summary');
+    const csv = pythonCsv(path.join(out, 'fleet-report.csv'));
+    const row = csv.find((x) => x[0] === 'node-rc-sysctl-plan')!;
+    expect(row[6]).toContain('a "quoted", multi\nline \x1b[31mred\x1b[0m summary');
+    expect(csv.some((x) => x[0] === `'=HYPERLINK("x")`)).toBe(true);
+    expect(csv.every((x) => x.length === 10)).toBe(true);
+    const html = readFileSync(path.join(out, 'fleet-report.html'), 'utf8');
+    expect(html).toContain('a &#34;quoted&#34;, multi');
+  });
+
+  const refusals: Array<[string, string, (d: any) => unknown, string | undefined, RegExp]> = [
+    ['an operator count that disagrees with the lines', 'node-rc-sysctl-plan', (d) => void (d.operator_required = 0), undefined, /: operator_required: says 0, but resources lists 1 operator change/],
+    ['a change without its list', 'node-swap-plan', (d) => void delete d.resources[0].changes, undefined, /: resources\[0\]\.changes: missing$/],
+    ['a count that is a string', 'node-swap-plan', (d) => void (d.pending_changes = '4'), undefined, /: pending_changes: expected a count \(a whole number >= 0\), found a string$/],
+    ['an apply that says verified while an operator line is left', 'node-rc-sysctl-apply', (d) => void (d.verified = true), undefined, /: verified: says true, but the document lists 0 failure\(s\), 1 operator change\(s\)/],
+    ['an unknown kind of withdrawal', 'node-python-apply', (d) => void (d.promises_after[0].withdrawn_by[0].by = 'nobody'), undefined, /: promises_after\[0\]\.withdrawn_by\[0\]\.by: expected "operator" or "unknown", found "nobody"$/],
+    ['a newer format', 'node-swap-plan', (d) => void (d.format_version = '2.0'), undefined, /: format_version: this report reads format 1\.x, found "2\.0"$/],
+    ['a mode it does not know', 'node-swap-plan', (d) => void (d.mode = 'facts'), undefined, /: mode: expected "plan" or "apply" \(or an "error" document\), found "facts"$/],
+    ['not JSON', 'node-swap-plan', () => undefined, '{"format_version": "1.0", ', /: not JSON: /],
+    ['not an object', 'node-swap-plan', () => undefined, '[]', /reconcile\.json: expected an object, found an array$/],
+  ];
+  for (const [what, host, edit, raw, message] of refusals) {
+    it(`refuses ${what}, naming file and field, and writes nothing`, async () => {
+      const dir = tampered(host, edit, raw);
+      const out = path.join(dir, 'out');
+      const r = await report(['-o', out, dir]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('nothing was written');
+      const line = r.stderr.split('\n').find((l) => l.includes(path.join(dir, host, 'reconcile.json')));
+      expect(line, r.stderr).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+      expect(r.stdout).toBe('');
+    });
+  }
+
+  it('refuses a document that is a symbolic link, a missing directory and a host given twice', async () => {
+    const dir = mkdtempSync(path.join(work, 'links-'));
+    mkdirSync(path.join(dir, 'evil'));
+    symlinkSync('/etc/hostname', path.join(dir, 'evil', 'reconcile.json'));
+    const r = await report(['-o', path.join(dir, 'out'), dir, path.join(work, 'absent'), path.join(fetched, 'node-swap-plan'), path.join(fetched, 'node-swap-plan')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/evil\/reconcile\.json: .*symbolic link/);
+    expect(r.stderr).toContain(`${path.join(work, 'absent')}: no such directory`);
+    expect(r.stderr).toMatch(/host "node-swap-plan" again/);
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('has its own --help and needs a directory', async () => {
+    const help = await report(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: reconcile report /);
+    const none = await report([]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('give at least one directory');
+  });
+});

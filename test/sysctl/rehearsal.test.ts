@@ -1,0 +1,466 @@
+// The boot rehearsal (src/sysctl/rehearsal.ts) on this machine: the real
+// systemd-sysctl and `sysctl --system` run in private mount + network
+// namespaces over fixture trees laid where this host keeps its sysctl.d
+// directories. The host's own files and values are never touched: every
+// test checks a set of the host's values before and after.
+// No skipping: we run as root here and in CI, so a missing unshare is a failure.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Host } from '../../src/host.js';
+import { observeSysctlTree } from '../../src/sysctl/observe.js';
+import { verdict } from '../../src/sysctl/order.js';
+import type { SysctlModel, SysctlTree, SysctlVerdict } from '../../src/sysctl/order.js';
+import { rehearsalAvailability, runRehearsal } from '../../src/sysctl/rehearsal.js';
+import type { RehearsalEnv } from '../../src/sysctl/rehearsal.js';
+import { sysctlProcPath } from '../../src/observe/sysctl-live.js';
+import { sysctlFileProvider } from '../../src/resources/sysctl-file.js';
+import { rehearse, type SysctlEngine } from '../../src/resources/sysctl-file/rehearse.js';
+import type { SysctlFileObserved } from '../../src/resources/sysctl-file/observed.js';
+import type { SysctlFileSpec } from '../../src/desired-state.js';
+import { buildTree } from '../helpers/tree.js';
+import type { Tree } from '../helpers/tree.js';
+import { diffCases } from '../helpers/sysctl-cases.js';
+import { afterEach } from 'vitest';
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { execStartProgram, layout, rehearsalText, systemdSysctlProgram } from '../../src/sysctl/rehearsal.js';
+import { minimalRemoval } from '../../src/sysctl/bisect.js';
+import { rehearsalFailures, rehearsalNotes } from '../../src/resources/sysctl-file/rehearse.js';
+import type { SysctlRehearsal } from '../../src/resources/sysctl-file/observed.js';
+
+const live = new Host({ root: '/' });
+let env: RehearsalEnv;
+let work = '';
+
+// Host values a rehearsal must leave alone: the net keys the fixtures write,
+// and the global keys their filtered-out lines name.
+const HOST_KEYS = [
+  'net.ipv4.ip_forward', 'net.ipv4.conf.all.forwarding', 'net.ipv4.conf.default.forwarding', 'net.ipv4.conf.all.rp_filter',
+  'net.ipv4.conf.all.accept_redirects', 'net.ipv6.conf.all.forwarding', 'net.ipv6.conf.default.forwarding',
+  'kernel.pid_max', 'vm.swappiness', 'fs.file-max', 'kernel.kptr_restrict', 'net.core.rmem_max',
+];
+const hostValues = () => Object.fromEntries(HOST_KEYS.map((k) => [k, readFileSync(sysctlProcPath(k), 'utf8')]));
+let hostBefore: Record<string, string>;
+
+beforeAll(async () => {
+  work = await fs.mkdtemp(path.join(os.tmpdir(), 'sysctl-rehearsal-'));
+  const a = await rehearsalAvailability(live);
+  if (!a.ok) throw new Error(`the rehearsal must run on this test machine: ${a.reason}`);
+  env = a.env;
+  hostBefore = hostValues();
+});
+afterAll(async () => {
+  expect(hostValues()).toEqual(hostBefore);
+  if (work) await fs.rm(work, { recursive: true, force: true });
+});
+
+let n = 0;
+async function treeOf(files: Tree): Promise<SysctlTree> {
+  const root = path.join(work, `t${n++}`);
+  await fs.mkdir(root, { recursive: true });
+  buildTree(root, files);
+  return (await observeSysctlTree(new Host({ root }))).tree;
+}
+
+type Values = Record<SysctlModel, Record<string, string | null>>;
+
+/**
+ * The rehearsal's outcome with the fixture's own semantics for "not set": two
+ * trials that start every key at 0 and at 1 (before boot and before
+ * `sysctl --system`); a key that comes out the same was written, otherwise it
+ * kept the start value (null, as the engine says).
+ */
+async function rehearseValues(tree: SysctlTree, keys: string[]): Promise<Values> {
+  const at = (v: string) => keys.map((k) => [k, v] as [string, string]);
+  const r = await runRehearsal(live, env, [{ tree, start: at('0'), seed: at('0') }, { tree, start: at('1'), seed: at('1') }], keys, { start: [], seed: [] });
+  if ('reason' in r) throw new Error(r.reason);
+  const [zero, one] = r.results;
+  const out: Values = { boot: {}, system: {} };
+  for (const model of ['boot', 'system'] as SysctlModel[]) {
+    for (const k of keys) out[model][k] = zero![model][k] === one![model][k] ? zero![model][k]! : zero![model][k] === '0' && one![model][k] === '1' ? null : 'inconsistent';
+  }
+  return out;
+}
+
+describe('the rehearsal agrees with the engine on every ordering fixture', () => {
+  for (const c of diffCases) {
+    it(c.name, async () => {
+      const tree = await treeOf(c.tree);
+      const predicted: Values = { boot: {}, system: {} };
+      for (const model of ['boot', 'system'] as SysctlModel[]) for (const k of c.keys) predicted[model][k] = verdict(tree, k, model).value;
+      expect(await rehearseValues(tree, c.keys)).toEqual(predicted);
+    });
+  }
+});
+
+describe('kernel couplings: write one key in a fresh network namespace, read the other', () => {
+  // Each row of docs/sysctl-couplings.md: the file systemd-sysctl applies, the
+  // key read back, the start values, and what the kernel shows. The engine
+  // must predict the same offline.
+  const rows: Array<{ name: string; file: string; read: string; start: Array<[string, string]>; expect: string }> = [
+    { name: 'conf.all.forwarding sets ip_forward', file: 'net.ipv4.conf.all.forwarding = 1', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '0']], expect: '1' },
+    { name: 'ip_forward sets conf.all.forwarding', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.all.forwarding', start: [['net.ipv4.conf.all.forwarding', '0']], expect: '1' },
+    { name: 'conf.all.forwarding = 0 clears ip_forward', file: 'net.ipv4.conf.all.forwarding = 0', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '1']], expect: '0' },
+    { name: 'a change of ip_forward sets conf.default.forwarding', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.default.forwarding', start: [['net.ipv4.conf.default.forwarding', '0']], expect: '1' },
+    { name: 'a change of ip_forward sets every device (lo)', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.lo.forwarding', start: [['net.ipv4.conf.lo.forwarding', '0']], expect: '1' },
+    { name: 'a change of ip_forward sets conf.all.accept_redirects to its negation', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.all.accept_redirects', start: [['net.ipv4.conf.all.accept_redirects', '1']], expect: '0' },
+    { name: 'conf.default.forwarding does not set ip_forward', file: 'net.ipv4.conf.default.forwarding = 1', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '0']], expect: '0' },
+    { name: 'ipv6 conf.all.forwarding sets ipv6 conf.default.forwarding', file: 'net.ipv6.conf.all.forwarding = 1', read: 'net.ipv6.conf.default.forwarding', start: [['net.ipv6.conf.default.forwarding', '0']], expect: '1' },
+    { name: 'ipv6 conf.all.forwarding sets ipv6 conf.lo.forwarding', file: 'net.ipv6.conf.all.forwarding = 1', read: 'net.ipv6.conf.lo.forwarding', start: [['net.ipv6.conf.lo.forwarding', '0']], expect: '1' },
+    { name: 'ipv6 conf.all.forwarding does not set ip_forward', file: 'net.ipv6.conf.all.forwarding = 1', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '0']], expect: '0' },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      const tree = await treeOf({ '/etc/sysctl.d/50-coupling.conf': `${row.file}\n` });
+      const r = await runRehearsal(live, env, [{ tree, start: row.start, seed: [] }], [row.read], { start: [], seed: [] });
+      if ('reason' in r) throw new Error(r.reason);
+      expect(r.results[0]!.boot[row.read]).toBe(row.expect);
+      // Offline, the engine gets it from the model: at boot from the kernel default, 0.
+      const v = verdict(tree, row.read, 'boot');
+      expect(v.value ?? '0').toBe(row.expect);
+    });
+  }
+
+  it('writing the value the group already holds changes nothing else', async () => {
+    // ip_forward = 1, then default.forwarding = 0, then all.forwarding = 1 again: no change, so default stays 0.
+    const tree = await treeOf({
+      '/etc/sysctl.d/10-a.conf': 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/20-b.conf': 'net.ipv4.conf.default.forwarding = 0\n',
+      '/etc/sysctl.d/30-c.conf': 'net.ipv4.conf.all.forwarding = 1\n',
+    });
+    const key = 'net.ipv4.conf.default.forwarding';
+    const r = await runRehearsal(live, env, [{ tree, start: [['net.ipv4.ip_forward', '0']], seed: [] }], [key, 'net.ipv4.ip_forward'], { start: [], seed: [] });
+    if ('reason' in r) throw new Error(r.reason);
+    expect(r.results[0]!.boot[key]).toBe('0');
+    expect(verdict(tree, key, 'boot').value).toBe('0');
+  });
+});
+
+// ---------------------------------------------------------------------------
+
+const spec = (settings: Record<string, number>): SysctlFileSpec => ({ type: 'SysctlFile', file: '/etc/sysctl.d/k8s.conf', settings, conflict_policy: 'resolve' });
+
+async function observedFor(s: SysctlFileSpec, files: Tree): Promise<SysctlFileObserved> {
+  const root = path.join(work, `o${n++}`);
+  await fs.mkdir(root, { recursive: true });
+  buildTree(root, files);
+  const o = await sysctlFileProvider.observe(new Host({ root }), s);
+  return { ...o, live: true };
+}
+
+/** A test-only broken engine: it plans our file and nothing else, and believes our file always wins. */
+const blindEngine: SysctlEngine = {
+  changes: (s, o) => sysctlFileProvider.diff(s, { ...o, rehearsal: null }, { live: false }).filter((c) => c.op.kind === 'owned'),
+  verdict: (_tree, key, model): SysctlVerdict => ({ key, model, value: '1', winner: null, via: 'explicit' }),
+};
+
+describe('the rehearsal catches what an engine misses, and bisection names the line', () => {
+  const cases: Array<{ name: string; files: Tree; culprits: string[]; models: SysctlModel[] }> = [
+    {
+      name: 'a later vendor file among other net lines',
+      files: {
+        '/usr/lib/sysctl.d/zz-vendor.conf': '# vendor\nnet.ipv4.conf.all.rp_filter = 2\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.ip_forward = 0\nnet.ipv4.conf.default.rp_filter = 2\n',
+        '/etc/sysctl.d/10-local.conf': 'net.ipv4.tcp_fin_timeout = 30\nkernel.pid_max = 99999\n',
+      },
+      culprits: ['/usr/lib/sysctl.d/zz-vendor.conf:4'],
+      models: ['boot', 'system'],
+    },
+    {
+      name: 'a coupled key in a later /etc file',
+      files: {
+        '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.send_redirects = 0\nvm.swappiness = 1\nnet.ipv4.conf.all.forwarding = 0\nnet.ipv4.conf.all.log_martians = 1\n',
+      },
+      culprits: ['/etc/sysctl.d/zz-hardening.conf:4'],
+      models: ['boot', 'system'],
+    },
+    {
+      name: 'two lines that each flip it: both are needed',
+      files: {
+        '/etc/sysctl.d/zz-a.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.ip_forward = 0\n',
+        '/etc/sysctl.d/zz-b.conf': 'fs.file-max = 100000\nnet.ipv4.conf.all.forwarding = 0\nnet.ipv4.tcp_syncookies = 1\n',
+      },
+      culprits: ['/etc/sysctl.d/zz-a.conf:2', '/etc/sysctl.d/zz-b.conf:2'],
+      models: ['boot', 'system'],
+    },
+    {
+      name: '/etc/sysctl.conf, which sysctl --system applies last',
+      files: {
+        '/etc/sysctl.conf': '# legacy\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.ip_forward = 0\n',
+        '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' },
+      },
+      culprits: ['/etc/sysctl.conf:3'],
+      models: ['system'],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const s = spec({ 'net.ipv4.ip_forward': 1 });
+      const observed = await observedFor(s, c.files);
+      const r = await rehearse(live, s, observed, blindEngine);
+      if (r.status !== 'ran') throw new Error(r.reason);
+      expect(r.engine.boot['net.ipv4.ip_forward']).toBe('1');
+      for (const m of ['boot', 'system'] as SysctlModel[]) expect(r.enginePlan[m]['net.ipv4.ip_forward']).toBe(c.models.includes(m) ? '0' : '1');
+      expect(r.culprits.map((x) => `${x.realPath}:${x.line}`).sort()).toEqual(c.culprits);
+      expect(new Set(r.culprits.flatMap((x) => x.models))).toEqual(new Set(c.models));
+      // With the culprits resolved, both programs give 1.
+      expect(r.final.boot['net.ipv4.ip_forward']).toBe('1');
+      expect(r.final.system['net.ipv4.ip_forward']).toBe('1');
+      expect(r.unexplained).toEqual([]);
+      // The plan resolves each culprit by the conflict policy: commented out in /etc, overridden from /etc for a vendor file.
+      const changes = sysctlFileProvider.diff(s, { ...observed, rehearsal: r }, { live: true });
+      for (const id of c.culprits) {
+        const [file, line] = id.split(':') as [string, string];
+        const target = file.startsWith('/etc/') ? file : `/etc/sysctl.d/${path.basename(file)}`;
+        const ch = changes.find((x) => x.op.kind === 'resolve' && x.op.target === target);
+        expect(ch?.summary).toContain(`${file}:${line}`);
+        const after = ch!.file!.after!.split('\n');
+        const original = (typeof c.files[file] === 'string' ? (c.files[file] as string) : '').split('\n')[Number(line) - 1]!;
+        expect(after).toContain(`# ${original}`);
+        expect(after).not.toContain(original);
+      }
+    });
+  }
+
+  it('a culprit the engine does not know becomes a resolution that says the rehearsal wins', async () => {
+    // Pure: the rehearsal's record is written here by hand, as if the real programs had blamed line 2.
+    const s = spec({ 'net.ipv4.ip_forward': 1 });
+    const observed = await observedFor(s, { '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.tcp_syncookies = 1\nnet.ipv4.conf.all.log_martians = 1\n' });
+    expect(sysctlFileProvider.diff(s, observed, { live: true }).some((c) => c.op.kind === 'resolve')).toBe(false);
+    const both = { 'net.ipv4.ip_forward': '1' };
+    const changes = sysctlFileProvider.diff(s, {
+      ...observed,
+      rehearsal: {
+        status: 'ran', ms: 1, runs: 3, programs: { boot: 'systemd-sysctl', system: 'sysctl --system' }, notRehearsed: [], start: {},
+        engine: { boot: both, system: both }, enginePlan: { boot: { 'net.ipv4.ip_forward': '0' }, system: both },
+        culprits: [{ key: 'net.ipv4.ip_forward', wanted: '1', models: ['boot'], file: '/usr/lib/sysctl.d/zz-vendor.conf', line: 2, realPath: '/usr/lib/sysctl.d/zz-vendor.conf', text: 'net.ipv4.conf.all.log_martians = 1', value: '0' }],
+        final: { boot: both, system: both }, unexplained: [],
+      },
+    }, { live: true });
+    const ch = changes.find((c) => c.op.kind === 'resolve');
+    expect(ch?.summary).toContain('bisection names /usr/lib/sysctl.d/zz-vendor.conf:2 (net.ipv4.conf.all.log_martians = 1); the rehearsal wins');
+    expect(ch?.file?.path).toBe('/etc/sysctl.d/zz-vendor.conf');
+    expect(ch?.file?.after).toContain('# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf\n# net.ipv4.conf.all.log_martians = 1\n');
+  });
+
+  it('a boot-only coupled write and its later duplicate: the engine resolves both in one plan, and the rehearsal agrees', async () => {
+    // At boot ip_forward keeps 10-router's slot (k8s.conf repeats the value), so 50-no-route's write lands after it;
+    // zz-hardening's same write is hidden behind 50-no-route's until that one is gone.
+    const s = spec({ 'net.ipv4.ip_forward': 1 });
+    const observed = await observedFor(s, {
+      '/etc/sysctl.d/10-router.conf': 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/50-no-route.conf': '# no routing\nnet.ipv4.conf.all.forwarding = 0\n',
+      '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.send_redirects = 0\nnet.ipv4.conf.all.forwarding = 0\n',
+    });
+    const offline = sysctlFileProvider.diff(s, observed, { live: false });
+    expect(offline.filter((c) => c.op.kind === 'resolve').map((c) => (c.op.kind === 'resolve' ? `${c.op.target}:${c.op.lines.join(',')}` : ''))).toEqual([
+      '/etc/sysctl.d/50-no-route.conf:2',
+      '/etc/sysctl.d/zz-hardening.conf:2',
+    ]);
+    const r = await rehearse(live, s, observed);
+    if (r.status !== 'ran') throw new Error(r.reason);
+    expect([r.enginePlan.boot['net.ipv4.ip_forward'], r.enginePlan.system['net.ipv4.ip_forward']]).toEqual(['1', '1']);
+    expect(r.culprits).toEqual([]);
+    // Without the engine's resolutions the real programs give 0 at boot (and 0 under sysctl --system from zz-hardening).
+    const blind = await rehearse(live, s, observed, blindEngine);
+    if (blind.status !== 'ran') throw new Error(blind.reason);
+    expect([blind.enginePlan.boot['net.ipv4.ip_forward'], blind.enginePlan.system['net.ipv4.ip_forward']]).toEqual(['0', '0']);
+    // The smallest sets: at boot one line is enough, 10-router's ip_forward = 1, whose slot puts ip_forward before
+    // 50-no-route's write (without it k8s.conf's line takes the slot after 50-no-route, and zz-hardening repeats
+    // 50-no-route's value, keeping that earlier slot); under sysctl --system only zz-hardening comes after k8s.conf.
+    expect(blind.culprits.map((c) => `${c.realPath}:${c.line}:${c.models.join('+')}`).sort()).toEqual([
+      '/etc/sysctl.d/10-router.conf:1:boot',
+      '/etc/sysctl.d/zz-hardening.conf:2:system',
+    ]);
+    expect([blind.final.boot['net.ipv4.ip_forward'], blind.final.system['net.ipv4.ip_forward']]).toEqual(['1', '1']);
+  });
+
+  it('with the real engine the coupled key is found offline too, and the rehearsal agrees', async () => {
+    const s = spec({ 'net.ipv4.ip_forward': 1 });
+    const observed = await observedFor(s, { '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.forwarding = 0\n' });
+    const offline = sysctlFileProvider.diff(s, observed, { live: false });
+    const resolve = offline.find((x) => x.op.kind === 'resolve');
+    expect(resolve?.summary).toContain('/etc/sysctl.d/zz-hardening.conf:2 sets net.ipv4.conf.all.forwarding, which the kernel couples with net.ipv4.ip_forward');
+    const r = await rehearse(live, s, observed);
+    if (r.status !== 'ran') throw new Error(r.reason);
+    expect(r.enginePlan.boot['net.ipv4.ip_forward']).toBe('1');
+    expect(r.enginePlan.system['net.ipv4.ip_forward']).toBe('1');
+    expect(r.culprits).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The rehearsal's pure parts and its refusals, without creating a namespace:
+// where it cannot run it says why in one line; the copy it lays out keeps
+// line numbers and leaves out every non-net line; bisection finds a minimal
+// set; apply's verification names a key the rehearsal shows wrong.
+function root(files: Tree): string {
+  const r = mkdtempSync(path.join(os.tmpdir(), 'rehearsal-unit-'));
+  buildTree(r, files);
+  return r;
+}
+
+describe('where the rehearsal cannot run, one line says why', () => {
+  const savedPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+
+  it('--root', async () => {
+    const a = await rehearsalAvailability(new Host({ root: root({}) }));
+    expect(a.ok).toBe(false);
+    if (!a.ok) expect(a.reason).toMatch(/^offline \(--root .*\): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands$/);
+  });
+
+  it('not root', async () => {
+    class NotRoot extends Host {
+      override isRoot(): boolean {
+        return false;
+      }
+    }
+    const a = await rehearsalAvailability(new NotRoot({ root: '/' }));
+    expect(a).toEqual({ ok: false, reason: "not root: creating the private mount and network namespace needs root; the engine's prediction stands" });
+  });
+
+  it('no unshare on PATH', async () => {
+    process.env.PATH = mkdtempSync(path.join(os.tmpdir(), 'empty-path-'));
+    const a = await rehearsalAvailability(new Host({ root: '/' }));
+    expect(a).toEqual({ ok: false, reason: "no unshare (util-linux) on PATH; the engine's prediction stands" });
+  });
+
+  it('a non-net key: nothing to rehearse, nothing run', async () => {
+    const s = spec({ 'kernel.pid_max': 4194304 });
+    const observed = await sysctlFileProvider.observe(new Host({ root: root({}) }), s);
+    const r = await rehearse(new Host({ root: '/', runner: async () => { throw new Error('no command may run'); } }), s, observed);
+    expect(r).toEqual({ status: 'skipped', reason: "no net.* key to rehearse (kernel.pid_max); the engine's prediction stands" });
+    expect(rehearsalNotes(s, { ...observed, rehearsal: r })).toEqual(["rehearsal skipped: no net.* key to rehearse (kernel.pid_max); the engine's prediction stands"]);
+  });
+
+  describe('the systemd-sysctl program, from systemd-sysctl.service', () => {
+    const unit = (exec: string) => `[Unit]\nDescription=Apply Kernel Variables\n\n[Service]\nType=oneshot\nExecStart=${exec}\n`;
+    it('found through ExecStart=, a drop-in in /etc replacing it', async () => {
+      const r = root({
+        'lib/systemd/system/systemd-sysctl.service': unit('/lib/systemd/systemd-sysctl'),
+        'etc/systemd/system/systemd-sysctl.service.d/10-local.conf': '[Service]\nExecStart=\nExecStart=-/usr/local/sbin/my-sysctl --strict\n',
+        'usr/local/sbin/my-sysctl': '#!/bin/true\n',
+      });
+      expect(await systemdSysctlProgram(new Host({ root: r }))).toEqual({ path: '/usr/local/sbin/my-sysctl' });
+    });
+    it('a program that does not exist', async () => {
+      const r = root({ 'usr/lib/systemd/system/systemd-sysctl.service': unit('/lib/systemd/systemd-sysctl') });
+      expect(await systemdSysctlProgram(new Host({ root: r }))).toEqual({
+        reason: '/lib/systemd/systemd-sysctl (ExecStart= of /usr/lib/systemd/system/systemd-sysctl.service:6) does not exist',
+      });
+    });
+    it('no unit at all', async () => {
+      const got = await systemdSysctlProgram(new Host({ root: root({}) }));
+      // systemd.unit(5), "System Unit Search Path" (with /lib for Debian's unmerged images).
+      const searchPath = [
+        '/etc/systemd/system.control', '/run/systemd/system.control', '/run/systemd/transient', '/run/systemd/generator.early',
+        '/etc/systemd/system', '/etc/systemd/system.attached', '/run/systemd/system', '/run/systemd/system.attached',
+        '/run/systemd/generator', '/usr/local/lib/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system', '/run/systemd/generator.late',
+      ];
+      expect(got).toEqual({ reason: `no systemd-sysctl.service on the unit search path (${searchPath.join(', ')})` });
+    });
+    it('masked in /etc: it does not run at boot, so there is nothing to rehearse', async () => {
+      const r = root({ 'lib/systemd/system/systemd-sysctl.service': unit('/lib/systemd/systemd-sysctl'), 'lib/systemd/systemd-sysctl': '#!/bin/true\n' });
+      mkdirSync(path.join(r, 'etc/systemd/system'), { recursive: true });
+      symlinkSync('/dev/null', path.join(r, 'etc/systemd/system/systemd-sysctl.service'));
+      expect(await systemdSysctlProgram(new Host({ root: r }))).toEqual({
+        reason: 'systemd-sysctl.service is masked (/etc/systemd/system/systemd-sysctl.service): systemd-sysctl does not run at boot',
+      });
+    });
+    it('a drop-in in /run outranks one of the same name in /usr/lib, whichever sorts first', async () => {
+      const r = root({
+        'usr/lib/systemd/system/systemd-sysctl.service': unit('/lib/systemd/systemd-sysctl'),
+        'usr/lib/systemd/system/systemd-sysctl.service.d/50-x.conf': '[Service]\nExecStart=\nExecStart=/opt/vendor-sysctl\n',
+        'run/systemd/system/systemd-sysctl.service.d/50-x.conf': '[Service]\nExecStart=\nExecStart=/opt/runtime-sysctl\n',
+        'opt/vendor-sysctl': '#!/bin/true\n',
+        'opt/runtime-sysctl': '#!/bin/true\n',
+      });
+      expect(await systemdSysctlProgram(new Host({ root: r }))).toEqual({ path: '/opt/runtime-sysctl' });
+    });
+    it('ExecStart= prefixes and quoting', () => {
+      expect(execStartProgram('/lib/systemd/systemd-sysctl')).toBe('/lib/systemd/systemd-sysctl');
+      expect(execStartProgram('-@/usr/lib/systemd/systemd-sysctl systemd-sysctl --x')).toBe('/usr/lib/systemd/systemd-sysctl');
+      expect(execStartProgram('!!"/opt/my sysctl" a')).toBe('/opt/my sysctl');
+      expect(execStartProgram('')).toBeNull();
+      // systemd's unquoting and escapes: systemd 252's --test dump shows these two as "Command Line: "/opt/my sysctl" --flag" and ""/opt/a b/c" x".
+      expect(execStartProgram('"/opt/my"\\x20sysctl --flag')).toBe('/opt/my sysctl');
+      expect(execStartProgram("'/opt/a b'/c x")).toBe('/opt/a b/c');
+      expect(execStartProgram('%p/sysctl')).toBeNull();
+    });
+  });
+});
+
+describe("the rehearsal's copy of the files", () => {
+  it('blanks every non-net line and the removed ones, keeping line numbers and the other bytes', () => {
+    const text = '# c\nkernel.pid_max = 9\nnet.ipv4.ip_forward = 0\r\n-vm.swappiness = 1\n  net/ipv4/tcp_syncookies=1\nnet*.x = 1\nno equals\nnet.ipv4.conf.all.rp_filter = 2';
+    const out = rehearsalText(text, '/etc/sysctl.d/a.conf', new Set(['/etc/sysctl.d/a.conf:8']));
+    expect(out.split('\n')).toEqual(['# c', '', 'net.ipv4.ip_forward = 0\r', '', '  net/ipv4/tcp_syncookies=1', '', '', '']);
+  });
+
+  it('masks and links to laid-out files stay links; other links become filtered copies', async () => {
+    const r = root({
+      'etc/sysctl.conf': 'net.ipv4.ip_forward = 0\nfs.file-max = 5\n',
+      'etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' },
+      'etc/sysctl.d/zz-vendor.conf': { link: '/dev/null' },
+      'etc/sysctl.d/60-shared.conf': { link: '/opt/shared/sysctl.conf' },
+      'opt/shared/sysctl.conf': 'vm.swappiness = 1\nnet.ipv4.tcp_syncookies = 1\n',
+    });
+    const tree = (await observeSysctlTree(new Host({ root: r }))).tree;
+    const real = new Map([['/etc/sysctl.d', '/etc/sysctl.d'], ['/run/sysctl.d', '/run/sysctl.d'], ['/usr/local/lib/sysctl.d', '/usr/local/lib/sysctl.d'], ['/usr/lib/sysctl.d', '/usr/lib/sysctl.d'], ['/lib/sysctl.d', '/usr/lib/sysctl.d']]);
+    const lay = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d', '/usr/lib/sysctl.d']), ancestors: new Map(), sysctlConf: '/etc/sysctl.conf' }, [], []);
+    if ('reason' in lay) throw new Error(lay.reason);
+    expect(lay.sources).toEqual([{ path: '/etc/sysctl.d', kind: 'dir' }, { path: '/usr/lib/sysctl.d', kind: 'dir' }, { path: '/etc/sysctl.conf', kind: 'file' }]);
+    const [etc, usr, conf] = lay.trials[0]!.sources as [{ entries: Array<Record<string, string>> }, { entries: unknown[] }, { content: string }];
+    const dec = (b: string) => Buffer.from(b, 'base64').toString('latin1');
+    expect(etc.entries.map((e) => (e.link !== undefined ? [e.name, 'link', e.link] : [e.name, 'file', dec(e.content!)]))).toEqual([
+      ['60-shared.conf', 'file', '\nnet.ipv4.tcp_syncookies = 1\n'],
+      ['99-sysctl.conf', 'link', '/etc/sysctl.conf'],
+      ['zz-vendor.conf', 'link', '/dev/null'],
+    ]);
+    expect(usr.entries).toEqual([]);
+    expect(dec(conf.content)).toBe('net.ipv4.ip_forward = 0\n\n');
+  });
+
+  it('a directory missing on the host is laid through its nearest ancestor, never / or /tmp', () => {
+    const tree = { files: [{ path: '/run/sysctl.d/x.conf', masked: false, realPath: '/run/sysctl.d/x.conf', content: 'net.ipv4.ip_forward=1\n', assignments: [] }], sysctlConf: null };
+    const real = new Map([['/etc/sysctl.d', '/etc/sysctl.d'], ['/run/sysctl.d', '/run/sysctl.d']]);
+    const ok = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d']), ancestors: new Map([['/run/sysctl.d', '/run']]), sysctlConf: null }, [], []);
+    expect('reason' in ok ? ok.reason : ok.sources).toContainEqual({ path: '/run/sysctl.d', kind: 'dir', create: { ancestor: '/run' } });
+    const refused = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d']), ancestors: new Map([['/run/sysctl.d', '/']]), sysctlConf: null }, [], []);
+    expect(refused).toEqual({ reason: '/run/sysctl.d does not exist on this host and cannot be laid out' });
+  });
+});
+
+describe('bisection (ddmin) over a stand-in oracle', () => {
+  const oracle = (needed: number[], log: number[][][]) => async (sets: number[][]) => {
+    log.push(sets);
+    return sets.map((s) => needed.every((x) => s.includes(x)));
+  };
+  it('finds the one line', async () => {
+    const log: number[][][] = [];
+    expect((await minimalRemoval([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], oracle([7], log)))?.lines).toEqual([7]);
+  });
+  it('finds two lines that are both needed', async () => {
+    const log: number[][][] = [];
+    expect((await minimalRemoval([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], oracle([3, 8], log)))?.lines.sort((a, b) => a - b)).toEqual([3, 8]);
+  });
+  it('none when removing every line still fails', async () => {
+    expect(await minimalRemoval([1, 2, 3], async (sets) => sets.map(() => false))).toBeNull();
+  });
+});
+
+describe("apply's verification", () => {
+  it('names each key the rehearsal shows wrong over the written files, with the program', () => {
+    const r: SysctlRehearsal = {
+      status: 'ran', ms: 1, runs: 1, programs: { boot: 'b', system: 's' }, notRehearsed: [], start: {},
+      engine: { boot: { 'net.ipv4.ip_forward': '1' }, system: { 'net.ipv4.ip_forward': '1' } },
+      enginePlan: { boot: { 'net.ipv4.ip_forward': '0' }, system: { 'net.ipv4.ip_forward': '1' } },
+      culprits: [], final: { boot: { 'net.ipv4.ip_forward': '0' }, system: { 'net.ipv4.ip_forward': '1' } }, unexplained: [],
+    };
+    expect(rehearsalFailures(spec({ 'net.ipv4.ip_forward': 1 }), r)).toEqual(['rehearsal: net.ipv4.ip_forward comes out 0 at boot (systemd-sysctl), wanted 1']);
+    expect(rehearsalFailures(spec({ 'net.ipv4.ip_forward': 1 }), { status: 'skipped', reason: 'x' })).toEqual([]);
+  });
+});
