@@ -88,7 +88,6 @@ async function compare(files: Tree, names: string[]): Promise<{ ours: Record<str
   const root = probeTree(files, names);
   const graph = await graphOf(root);
   const out = { ours: ours(graph, names), theirs: await theirs(root, names), graph, root };
-  if (process.env.DBG) (await import('node:fs')).appendFileSync('/tmp/19l/dbg.txt', JSON.stringify({ names, ours: out.ours, theirs: out.theirs }) + '\n');
   return out;
 }
 
@@ -297,7 +296,6 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     const root = probeTree(files, names);
     const graph = await graphOf(root);
     const t = await theirs(root, names);
-    if (process.env.DBG) (await import('node:fs')).appendFileSync('/tmp/19l/dbg.txt', JSON.stringify({ names, ours: ours(graph, names), theirs: t }) + '\n');
     // An Accept=yes socket starts an instance of its template per connection: it triggers no unit of its own name.
     const triggersOwn = (s: Record<string, Summary | 'absent'>): Record<string, string[]> =>
       Object.fromEntries(names.map((n) => [n, (s[n] as Summary).deps['Triggers']!.filter((d) => !d.includes('@.'))]));
