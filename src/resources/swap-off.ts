@@ -1,5 +1,5 @@
 // SwapOff: no swap active now, and none that can come back at boot.
-// Boot-time sources (design.md §4 Swap): fstab lines of type swap, native
+// Boot-time sources (README.md, "Swap and where it comes from"): fstab lines of type swap, native
 // .swap units and swap services that default.target reaches through any
 // dependency (src/swap/units.ts; masking swap.target stops only those under
 // it), zram-generator config, gpt-auto swap partitions, and boot scripts
