@@ -7,7 +7,7 @@
 // results; never by task names.
 import path from 'node:path';
 import { MODULES_LOAD_DIRS } from '../modprobe/modules-load-d.js';
-import { shlexSplit } from './inventory.js';
+import { shlexSplit } from '../lex/shlex.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
 import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
@@ -273,12 +273,9 @@ function commandText(e: EvaluatedTask): string | null {
 
 /** Shell words of a command, split at the operators that start a new command. */
 function commandWords(cmd: string): string[][] {
-  let words: string[];
-  try {
-    words = shlexSplit(cmd.replace(/([;&|()`]|\$\()/g, ' $1 '));
-  } catch {
-    return [];
-  }
+  const split = shlexSplit(cmd.replace(/([;&|()`]|\$\()/g, ' $1 '), { comments: true });
+  if (split.error !== null) return [];
+  const words = split.tokens;
   const out: string[][] = [[]];
   for (const w of words) {
     if ([';', '&&', '||', '|', '&', '(', ')', '$(', '`'].includes(w)) out.push([]);
