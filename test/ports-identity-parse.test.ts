@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { parseCmdline, parseStat, parseStatusUid } from '../src/ports/proc.js';
-import { argvMatches, parseExecLine, shebangShell, shellScriptOf, shellSimpleCommands } from '../src/ports/command-line.js';
+import { argvMatches } from '../src/ports/argv.js';
+import { parseExecLine } from '../src/systemd/exec-command.js';
+import { shebangShell, shellScriptOf, shellSimpleCommands } from '../src/lex/shell.js';
 import { cronDName, cronShellCommand, parseCrontab } from '../src/ports/crontab.js';
 import { parseSupervisorConf } from '../src/ports/supervisor.js';
 import { shlexSplit } from '../src/lex/shlex.js';

@@ -5,7 +5,7 @@
 // Parsing is pure; loadSupervisorPrograms reads through Host.
 import path from 'node:path';
 import type { TargetFs, Host } from '../host.js';
-import type { Word } from './command-line.js';
+import type { Word } from '../lex/shell.js';
 import { shlexSplit } from '../lex/shlex.js';
 
 export interface SupervisorProgram {

@@ -1,85 +1,12 @@
-// Command lines, read with their own grammar. Pure.
-//
-// - systemd's ExecStart*= (systemd.service(5) "Command lines"): prefixes
-//   @ - : + ! !!, then words split at whitespace, with single and double
-//   quotes and C escapes; $VAR / ${VAR} and %-specifiers are expanded by the
-//   manager at start time, so such a word is unknown here.
-// - A POSIX shell script (what `sh -c SCRIPT` and cron run): only its simple
-//   commands are needed, split at ; & | && || ( ) { } and newlines, with
-//   quoting, comments, leading assignments and the reserved words that can
-//   precede a command. A word with an expansion ($, `, unquoted globs) is
-//   unknown: this reads the text, it does not run it.
+// A POSIX shell script (what `sh -c SCRIPT`, cron and boot scripts run), read
+// with the shell's grammar (XCU 2.3 token recognition, 2.9 simple commands):
+// split at ; & | && || ( ) and newlines, with quoting, comments, here-document
+// and other redirections, leading assignments and the reserved words that can
+// precede a command. A word with an expansion ($, `, unquoted globs) is
+// unknown: this reads the text, it does not run it. Pure.
 
 /** One word of a command; null when its value is only known at run time. */
 export type Word = string | null;
-
-export interface ExecCommand {
-  /** The prefix characters, e.g. "-" or "+@". */
-  prefixes: string;
-  /** The executable: the first word (with "@", argv[0] is the second). */
-  path: Word;
-  /** argv as the started process sees it. */
-  argv: Word[];
-}
-
-const C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', s: ' ', '\\': '\\', '"': '"', "'": "'" };
-
-/** Parses one ExecStart*= value. Null for an empty value (a reset). */
-export function parseExecLine(value: string): ExecCommand | null {
-  let i = 0;
-  const v = value.trim();
-  let prefixes = '';
-  while (i < v.length && '@-:+!'.includes(v[i]!)) prefixes += v[i++];
-  const noEnv = prefixes.includes(':');
-  const words: Word[] = [];
-  while (i < v.length) {
-    while (i < v.length && /\s/.test(v[i]!)) i++;
-    if (i >= v.length) break;
-    let word = '';
-    let unknown = false;
-    let quote: '"' | "'" | null = null;
-    for (; i < v.length; i++) {
-      const ch = v[i]!;
-      if (quote === null && /\s/.test(ch)) break;
-      if (quote === null && (ch === '"' || ch === "'")) {
-        quote = ch;
-        continue;
-      }
-      if (quote !== null && ch === quote) {
-        quote = null;
-        continue;
-      }
-      if (ch === '\\' && i + 1 < v.length) {
-        const n = v[++i]!;
-        if (n in C_ESCAPES) word += C_ESCAPES[n];
-        else if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(v.slice(i + 1, i + 3))) {
-          word += String.fromCharCode(parseInt(v.slice(i + 1, i + 3), 16));
-          i += 2;
-        } else word += n;
-        continue;
-      }
-      if (ch === '%') {
-        if (v[i + 1] === '%') {
-          word += '%';
-          i++;
-        } else unknown = true; // a specifier (%n, %i, ...)
-        continue;
-      }
-      word += ch;
-    }
-    // The manager expands ${NAME} anywhere in a word and $NAME only as a whole
-    // word (systemd.service(5) "Command lines"); "$$" is a literal "$". A "$"
-    // inside a word otherwise reaches the program as written (a sh -c script's own variables).
-    if (!noEnv) {
-      if (/^\$[A-Za-z_][A-Za-z0-9_]*$/.test(word) || /(^|[^$])(\$\$)*\$\{/.test(word)) unknown = true;
-      else word = word.replace(/\$\$/g, '$');
-    }
-    words.push(unknown ? null : word);
-  }
-  if (words.length === 0) return null;
-  const argv = prefixes.includes('@') ? words.slice(1) : words;
-  return { prefixes, path: words[0] ?? null, argv };
-}
 
 /** Words that may come before a command without being one. */
 const LEADING_RESERVED = new Set(['!', 'if', 'then', 'else', 'elif', 'while', 'until', 'do', '{', '(', 'time']);
@@ -438,25 +365,4 @@ export function shellScriptOf(argv: Word[] | null): string | null {
     }
   }
   return null;
-}
-
-/**
- * Whether a process's argv is the command `words`: the same arguments, and
- * the same program (equal argv[0], or equal base names when one of them was
- * found through PATH). Unknown words never match.
- */
-export function argvMatches(argv: string[] | null, words: Word[]): boolean {
-  if (argv === null || argv.length !== words.length || words.length === 0) return false;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (w === null || w === undefined) return false;
-    if (i === 0) {
-      const a = argv[0]!;
-      if (a === w) continue;
-      if ((!a.includes('/') || !w.includes('/')) && basename(a) === basename(w)) continue;
-      return false;
-    }
-    if (argv[i] !== w) return false;
-  }
-  return true;
 }
