@@ -35,6 +35,8 @@ export interface ShellToken {
   template?: WordPart[];
   /** A word known only at run time: the literal text before its first expansion. */
   prefix?: string;
+  /** The commands of the word's backquoted substitutions (`...`), as the shell runs them. */
+  substitutions?: string[];
   /** A redirection's file descriptor when written before it ("2>"); absent: the operator's default. */
   fd?: number;
 }
@@ -48,6 +50,26 @@ function plainParameter(s: string, i: number): { name: string; length: number } 
   if (braced) return { name: braced[1]!, length: braced[0].length };
   const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(s.slice(i, i + 200));
   return bare ? { name: bare[1]!, length: bare[0].length } : null;
+}
+
+/**
+ * A backquoted command substitution at s[i] === '`' (XCU 2.6.3): one piece of
+ * its word up to the next unescaped '`', spaces and operators included. In it a
+ * backslash keeps its literal meaning except before $ ` \ (and " inside double
+ * quotes). Null when it never closes (sh: "EOF in backquote substitution").
+ */
+function backquoted(s: string, i: number, inDoubleQuotes: boolean): { end: number; text: string } | null {
+  let text = '';
+  for (let j = i + 1; j < s.length; j++) {
+    const c = s[j]!;
+    if (c === '`') return { end: j + 1, text };
+    if (c === '\\' && j + 1 < s.length && ('$`\\'.includes(s[j + 1]!) || (inDoubleQuotes && s[j + 1] === '"'))) {
+      text += s[++j];
+      continue;
+    }
+    text += c;
+  }
+  return null;
 }
 
 /** The tokens of a shell script, with their offsets (see shellSimpleCommands). */
@@ -82,6 +104,7 @@ export function shellTokens(script: string): ShellToken[] {
     // The word as literal pieces and plain parameters; null once another expansion (or a glob) shows up.
     let parts: WordPart[] | null = [];
     let prefix: string | null = null;
+    const substitutions: string[] = [];
     const lit = (text: string) => {
       word += text;
       if (parts === null) return;
@@ -133,8 +156,16 @@ export function shellTokens(script: string): ShellToken[] {
               continue;
             }
           }
-          if (d === '`') expansion(null, true);
-          if (d === '$' || d === '`') {
+          if (d === '`') {
+            const b = backquoted(s, i, true);
+            if (b === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
+            expansion(null, true);
+            substitutions.push(b.text);
+            word += s.slice(i, b.end);
+            i = b.end;
+            continue;
+          }
+          if (d === '$') {
             word += d;
             i++;
             continue;
@@ -159,7 +190,16 @@ export function shellTokens(script: string): ShellToken[] {
         i++;
         continue;
       }
-      if (c === '`' || c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) {
+      if (c === '`') {
+        const b = backquoted(s, i, false);
+        if (b === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
+        expansion(null, false);
+        substitutions.push(b.text);
+        word += s.slice(i, b.end);
+        i = b.end;
+        continue;
+      }
+      if (c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) {
         expansion(null, false);
         word += c;
         i++;
@@ -193,6 +233,7 @@ export function shellTokens(script: string): ShellToken[] {
       plain: !unknown && !quotedAny && word === s.slice(start, i),
       ...(unknown && parts !== null ? { template: parts } : {}),
       ...(unknown ? { prefix: prefix ?? '' } : {}),
+      ...(substitutions.length > 0 ? { substitutions } : {}),
     });
   }
   return out;
