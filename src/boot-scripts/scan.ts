@@ -28,7 +28,7 @@ import type { ByteString } from '../bytes.js';
 import { cronDName, loadCrontabs } from '../ports/crontab.js';
 import { parseExecLine } from '../systemd/exec-command.js';
 import { effectiveList } from '../systemd/unit-file.js';
-import { unitFilesOf } from '../ports/socket-units.js';
+import { unitFilesOf } from '../systemd/socket-unit.js';
 import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';

@@ -4,6 +4,7 @@
 // and %-specifiers are expanded by the manager at start time, so such a word
 // is unknown here. Pure.
 import type { Word } from '../lex/shell.js';
+import { effectiveList, type UnitDirective } from './unit-file.js';
 
 export interface ExecCommand {
   /** The prefix characters, e.g. "-" or "+@". */
@@ -71,4 +72,9 @@ export function parseExecLine(value: string): ExecCommand | null {
   if (words.length === 0) return null;
   const argv = prefixes.includes('@') ? words.slice(1) : words;
   return { prefixes, path: words[0] ?? null, argv };
+}
+
+/** The effective commands of an Exec*= list (an empty assignment resets it), each with its directive; null for a value that is no command. */
+export function execCommandsOf(directives: UnitDirective[], key: string): { directive: UnitDirective; command: ExecCommand | null }[] {
+  return effectiveList(directives, 'Service', key).map((directive) => ({ directive, command: parseExecLine(directive.value) }));
 }
