@@ -2,13 +2,13 @@
 // tool keeps: swap (swapon), sysctls (sysctl -w / sysctl key=value, sysctl
 // -p FILE, a write into /proc/sys by redirection or tee) and modules
 // (modprobe -r, rmmod). Pure: words and redirections in
-// (src/ports/command-line.ts splits them, shell-lines.ts resolves
+// (src/lex/shell.ts splits them, lex/shell-variables.ts resolves
 // variables), actions out. Wrappers that run their arguments as a command
 // (command, env, sudo, nohup, nice, ...) are looked through, and `sh -c
 // SCRIPT` is handed to the caller's script reader; a program or argument
 // known only at run time is `unknown`.
 import path from 'node:path';
-import { isShell, shellScriptOf, type Word } from '../ports/command-line.js';
+import { isShell, shellScriptOf, type Word } from '../lex/shell.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { canonicalModuleName } from '../observe/modules.js';
 

@@ -1,6 +1,6 @@
 // The boot-time scripts a Debian host runs, read for commands that turn swap
 // on, write sysctls or remove modules (commands.ts). Reads through Host only;
-// the parsing is pure (shell-lines.ts, ports/crontab.ts, ports/command-line.ts).
+// the parsing is pure (shell-lines.ts and lex/, ports/crontab.ts, systemd/exec-command.ts).
 //
 // Sources, each with the rule of the program that runs it:
 // - /etc/rc.local: systemd-rc-local-generator pulls rc-local.service into
@@ -26,9 +26,9 @@ import path from 'node:path';
 import type { TargetFs, Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
 import { cronDName, loadCrontabs } from '../ports/crontab.js';
-import { parseExecLine, shebangShell } from '../ports/command-line.js';
+import { parseExecLine } from '../systemd/exec-command.js';
 import { effectiveList } from '../systemd/unit-file.js';
-import { unitFilesOf } from '../ports/socket-units.js';
+import { unitFilesOf } from '../systemd/socket-unit.js';
 import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
@@ -36,7 +36,7 @@ import { execActions, readShellScript } from './shell-lines.js';
 import { unwrap, type ScriptAction } from './commands.js';
 import { programKind } from './shebang.js';
 import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
-import { isShell, type Word } from '../ports/command-line.js';
+import { isShell, shebangShell, type Word } from '../lex/shell.js';
 
 export type ScriptSource = 'rc.local' | 'crontab' | 'if-updown' | 'interfaces' | 'unit';
 

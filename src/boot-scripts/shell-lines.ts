@@ -1,27 +1,17 @@
 // A shell script read line by line for the boot-script scan: each simple
 // command with its actions (commands.ts), the physical lines of the
 // statement it belongs to, and whether commenting out those lines leaves a
-// script that still runs the rest. Pure. Tokens come from
-// src/ports/command-line.ts (quoting, comments, continuation lines).
+// script that still runs the rest. Pure. The grammar is src/lex/: shell.ts
+// (tokens, simple commands), shell-statements.ts (statements, here-documents)
+// and shell-variables.ts (what a word's variables resolve to).
 //
-// A statement here is what one "\n" ends: `a; b && c`, including the lines a
-// backslash-newline, a quote, or a trailing `&&`/`||`/`|` carries it over.
-// Commenting out every physical line of such a statement at the top level
+// Commenting out every physical line of a statement at the top level
 // removes exactly it. Inside a compound command (if/while/for/case, `{ }`,
 // `( )`, a function body) an emptied body is a syntax error in sh, so those
-// are never commented out: a person decides. Here-document bodies are data
-// and are blanked before reading.
-//
-// Variables: a word made of literal text and plain parameters ($NAME,
-// ${NAME}) is put together when every assignment of each NAME in the script
-// gives the same literal value (after the same resolution), one of them
-// comes before the word, and no `.`, `source` or `eval` between the first
-// of them and the word can have changed it. Anything else (a variable from
-// the environment, a loop variable, `read`, a command substitution, a
-// different value in another branch) stays known only at run time. An
-// unquoted parameter whose value would be split into fields or globbed
-// (spaces, tabs, newlines, * ? [) or vanish (empty) stays unknown too.
-import { shellSimpleCommandsAt, shellTokens, type ShellCommand, type ShellToken, type Word, type WordPart } from '../ports/command-line.js';
+// are never commented out: a person decides.
+import { shellSimpleCommandsAt, shellTokens, type Word } from '../lex/shell.js';
+import { blankHeredocs, statements } from '../lex/shell-statements.js';
+import { ShellVariables } from '../lex/shell-variables.js';
 import { commandActions, printedText, type CommandIo, type ResolvedRedirect, type ScriptAction } from './commands.js';
 
 export interface ScriptCommand {
@@ -47,20 +37,6 @@ export interface ScriptProblem {
   message: string;
 }
 
-const OPENERS = new Set(['if', 'while', 'until', 'for', 'case', '{']);
-const CLOSERS = new Set(['fi', 'done', 'esac', '}']);
-/** Reserved words after which the next word is again a command name. */
-const THEN_LIKE = new Set(['then', 'do', 'else', 'elif', '!', 'time']);
-
-interface Statement {
-  at: number;
-  end: number;
-  /** Nesting depth when the statement starts. */
-  depth: number;
-  /** The statement opens, closes or continues a compound command. */
-  compound: boolean;
-}
-
 /** 1-based line of an offset. */
 function lineIndex(text: string): (offset: number) => number {
   const starts = [0];
@@ -75,211 +51,6 @@ function lineIndex(text: string): (offset: number) => number {
     }
     return lo + 1;
   };
-}
-
-function statements(tokens: ShellToken[]): Statement[] {
-  const out: Statement[] = [];
-  const stack: string[] = [];
-  let cur: ShellToken[] = [];
-  let depthAtStart = 0;
-  let compound = false;
-  let cmdPos = true;
-  const close = () => {
-    if (cur.length > 0) out.push({ at: cur[0]!.at, end: cur[cur.length - 1]!.end, depth: depthAtStart, compound });
-    cur = [];
-    compound = false;
-    depthAtStart = stack.length;
-  };
-  for (const t of tokens) {
-    if (t.op === '\n') {
-      const prev = cur[cur.length - 1];
-      // After && || | the list goes on past the newline.
-      if (prev && (prev.op === '&&' || prev.op === '||' || prev.op === '|')) continue;
-      close();
-      cmdPos = true;
-      continue;
-    }
-    if (cur.length === 0) depthAtStart = stack.length;
-    cur.push(t);
-    if (t.op === 'redirect') continue;
-    if (t.op === '(') {
-      stack.push('(');
-      compound = true;
-      cmdPos = true;
-      continue;
-    }
-    if (t.op === ')') {
-      if (stack[stack.length - 1] === '(') stack.pop();
-      compound = true;
-      cmdPos = true;
-      continue;
-    }
-    if (t.op !== null) {
-      cmdPos = true;
-      continue;
-    }
-    if (cmdPos && t.plain && t.word !== null) {
-      if (OPENERS.has(t.word)) {
-        stack.push(t.word);
-        compound = true;
-        // for NAME in ...; case WORD in: the next words are no command.
-        cmdPos = t.word !== 'for' && t.word !== 'case';
-        continue;
-      }
-      if (CLOSERS.has(t.word)) {
-        stack.pop();
-        compound = true;
-        cmdPos = false;
-        continue;
-      }
-      if (THEN_LIKE.has(t.word)) {
-        if (t.word !== '!' && t.word !== 'time') compound = true;
-        continue;
-      }
-    }
-    if (!t.assignment) cmdPos = false;
-  }
-  close();
-  return out;
-}
-
-/**
- * The script with every here-document body blanked (spaces, newlines kept, so
- * offsets and line numbers stay): the body is data for the command's stdin.
- * The body starts on the line after the `<<WORD`, and ends at a line that is
- * exactly WORD (tabs stripped first for `<<-`); WORD's quotes are removed.
- */
-export function blankHeredocs(text: string): string {
-  let s = text;
-  let from = 0;
-  for (let guard = 0; guard < 1000; guard++) {
-    const tokens = shellTokens(s);
-    const i = tokens.findIndex((t) => t.at >= from && t.redirect !== undefined && /^<<-?$/.test(t.redirect));
-    if (i < 0) return s;
-    const redirect = tokens[i]!;
-    const delim = tokens[i + 1];
-    if (!delim || delim.op !== null) return s;
-    const word = s.slice(delim.at, delim.end).replace(/\\(.)/g, '$1').replace(/["']/g, '');
-    const bodyStart = s.indexOf('\n', delim.end);
-    if (bodyStart < 0) return s;
-    let at = bodyStart + 1;
-    let end = s.length;
-    while (at < s.length) {
-      const nl = s.indexOf('\n', at);
-      const lineEnd = nl < 0 ? s.length : nl;
-      const line = s.slice(at, lineEnd);
-      if ((redirect.redirect === '<<-' ? line.replace(/^\t+/, '') : line) === word) {
-        end = at;
-        break;
-      }
-      at = lineEnd + 1;
-    }
-    s = s.slice(0, bodyStart + 1) + s.slice(bodyStart + 1, end).replace(/[^\n]/g, ' ') + s.slice(end);
-    // Past the body and its delimiter line.
-    from = end;
-  }
-  return s;
-}
-
-/** Builtins that assign the variables named by their NAME=value operands. */
-const DECLARERS = new Set(['export', 'readonly', 'local', 'declare', 'typeset']);
-
-interface Assignment {
-  name: string;
-  at: number;
-  /** The value's token (the whole NAME=value word), or null when the value is known only at run time. */
-  token: ShellToken | null;
-}
-
-/** The script's variables: what a word resolves to at an offset. */
-export class ShellVariables {
-  private readonly byName = new Map<string, Assignment[]>();
-  private readonly barriers: number[] = [];
-  private readonly memo = new Map<ShellToken, Word>();
-
-  constructor(commands: ShellCommand[]) {
-    const add = (name: string, at: number, token: ShellToken | null) => this.byName.set(name, [...(this.byName.get(name) ?? []), { name, at, token }]);
-    const nameOf = (t: ShellToken) => /^[A-Za-z_][A-Za-z0-9_]*/.exec((t.word ?? '') || '')?.[0] ?? null;
-    for (const c of commands) {
-      const toks = c.wordTokens ?? [];
-      if (c.words.length === 0) {
-        for (const t of c.assignments ?? []) add(assignmentName(t), t.at, t);
-        continue;
-      }
-      const prog = c.words[0];
-      if (prog === null || prog === undefined) continue;
-      if (DECLARERS.has(prog)) {
-        for (const t of toks.slice(1)) {
-          if (t.assignment) add(assignmentName(t), t.at, t);
-          // `local NAME`: a fresh, empty variable in the function.
-          else if (prog === 'local' && t.word !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.word)) add(t.word, t.at, null);
-        }
-      } else if (prog === 'for' || prog === 'unset' || prog === 'read' || prog === 'getopts') {
-        const operands = toks.slice(1).filter((t) => !(t.word ?? '').startsWith('-'));
-        const names = prog === 'for' ? operands.slice(0, 1) : prog === 'getopts' ? operands.slice(1, 2) : operands;
-        for (const t of names) {
-          const n = nameOf(t);
-          if (n !== null) add(n, t.at, null);
-        }
-      } else if (prog === '.' || prog === 'source' || prog === 'eval') {
-        this.barriers.push(c.at);
-      }
-    }
-  }
-
-  /** The value of $name at offset `at`, or null when it is known only at run time. */
-  value(name: string, at: number, depth = 0): string | null {
-    const list = this.byName.get(name);
-    if (!list || list.length === 0 || depth > 16) return null;
-    const first = Math.min(...list.map((a) => a.at));
-    if (first >= at || this.barriers.some((b) => b > first && b < at)) return null;
-    let value: string | null = null;
-    for (const a of list) {
-      if (a.token === null) return null;
-      const whole = this.word(a.token, a.at, depth + 1, true);
-      if (whole === null) return null;
-      const v = whole.slice(a.name.length + 1);
-      if (value !== null && v !== value) return null;
-      value = v;
-    }
-    return value;
-  }
-
-  /** A token's word with its variables put in, or null. `assignment`: no field splitting or globbing (a NAME=value word). */
-  word(t: ShellToken, at: number = t.at, depth = 0, assignment = false): Word {
-    if (t.word !== null) return t.word;
-    if (!t.template) return null;
-    if (depth === 0 && this.memo.has(t)) return this.memo.get(t)!;
-    const out = this.put(t.template, at, depth, assignment);
-    if (depth === 0) this.memo.set(t, out);
-    return out;
-  }
-
-  private put(parts: WordPart[], at: number, depth: number, assignment: boolean): string | null {
-    let s = '';
-    for (const p of parts) {
-      if (typeof p === 'string') {
-        s += p;
-        continue;
-      }
-      const v = this.value(p.name, at, depth);
-      if (v === null) return null;
-      if (!p.quoted && !assignment && (v === '' || /[\s*?[]/.test(v))) return null;
-      s += v;
-    }
-    return s;
-  }
-
-  /** The word as a /proc/sys-style pattern: known pieces as they are, "*" for each unknown one; null when it has another expansion. */
-  pattern(t: ShellToken, at: number): string | null {
-    if (!t.template) return null;
-    return t.template.map((p) => (typeof p === 'string' ? p : (this.value(p.name, at) ?? '*'))).join('');
-  }
-}
-
-function assignmentName(t: ShellToken): string {
-  // The raw text up to "=" is the name (command-line.ts judged it so).
-  return /^[A-Za-z_][A-Za-z0-9_]*/.exec(t.word ?? '')?.[0] ?? (t.template && typeof t.template[0] === 'string' ? /^[A-Za-z_][A-Za-z0-9_]*/.exec(t.template[0])?.[0] ?? '' : '');
 }
 
 /** Reads a shell script (byte string) for commands that touch swap, sysctls or modules. */

@@ -10,6 +10,7 @@
 // (1.6.0). Only distro >= 1.8.0 adds /etc/debian_version ("12.11") to the
 // candidates; os-release and lsb_release on Debian 12 both say "12". So a host
 // with python3-distro installed reports 12.11, a minimal one reports 12.
+import { shlex } from '../lex/shlex.js';
 
 export interface DistributionInputs {
   /** Target path -> raw content (null: missing). Every path in OSDIST_LIST plus /usr/lib/os-release and /etc/debian_version. */
@@ -104,66 +105,6 @@ function countDots(s: string): number {
   return s.split('.').length - 1;
 }
 
-/** shlex.shlex(text, posix=True) with whitespace_split=True, as distro parses os-release. */
-export function shlexPosixSplit(text: string): string[] {
-  const tokens: string[] = [];
-  const WS = ' \t\r\n';
-  let i = 0;
-  while (i < text.length) {
-    let token = '';
-    let quoted = false;
-    let state: ' ' | 'a' | '"' | "'" = ' ';
-    let done = false;
-    while (!done) {
-      const c = i < text.length ? text[i++]! : '';
-      if (state === ' ') {
-        if (c === '') return tokens;
-        if (WS.includes(c)) continue;
-        if (c === '#') {
-          while (i < text.length && text[i] !== '\n') i++;
-          i++;
-          continue;
-        }
-        if (c === '\\') {
-          if (i >= text.length) throw new Error('No escaped character');
-          token += text[i++];
-          state = 'a';
-        } else if (c === '"' || c === "'") state = c;
-        else {
-          token = c;
-          state = 'a';
-        }
-      } else if (state === '"' || state === "'") {
-        quoted = true;
-        if (c === '') throw new Error('No closing quotation');
-        if (c === state) state = 'a';
-        else if (c === '\\' && state === '"') {
-          const n = i < text.length ? text[i++]! : '';
-          if (n === '') throw new Error('No escaped character');
-          if (n !== '"' && n !== '\\') token += '\\';
-          token += n;
-        } else token += c;
-      } else {
-        if (c === '') {
-          done = true;
-        } else if (WS.includes(c)) {
-          done = true;
-        } else if (c === '#') {
-          while (i < text.length && text[i] !== '\n') i++;
-          i++;
-          done = true;
-        } else if (c === '"' || c === "'") state = c;
-        else if (c === '\\') {
-          if (i >= text.length) throw new Error('No escaped character');
-          token += text[i++];
-        } else token += c;
-      }
-    }
-    if (token !== '' || quoted) tokens.push(token);
-  }
-  return tokens;
-}
-
 // ---- distro ---------------------------------------------------------------
 
 const NORMALIZED_OS_ID: Record<string, string> = { ol: 'oracle', 'opensuse-leap': 'opensuse' };
@@ -190,12 +131,9 @@ export function versionAtLeast(v: string, min: string): boolean {
 
 export function parseOsRelease(text: string): Record<string, string> {
   const props: Record<string, string> = {};
-  let tokens: string[];
-  try {
-    tokens = shlexPosixSplit(text);
-  } catch {
-    tokens = [];
-  }
+  // distro: shlex.shlex(content, posix=True) with whitespace_split = True; a broken quote or escape reads as no properties.
+  const lexed = shlex(text, { posix: true, whitespaceSplit: true });
+  const tokens = lexed.error === null ? lexed.tokens : [];
   for (const t of tokens) {
     const eq = t.indexOf('=');
     if (eq >= 0) props[t.slice(0, eq).toLowerCase()] = t.slice(eq + 1);

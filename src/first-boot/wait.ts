@@ -7,7 +7,8 @@
 // gone, bounded by PortFree's timeout_seconds, with progress to the journal.
 import type { Host } from '../host.js';
 import type { DesiredState, PortFreeSpec } from '../desired-state.js';
-import { serviceCandidates, unitFilesOf } from '../ports/socket-units.js';
+import { serviceCandidates } from '../ports/socket-units.js';
+import { unitFilesOf } from '../systemd/socket-unit.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { portFreeProvider } from '../resources/port-free.js';
 import { protectionOf } from '../ports/protection.js';

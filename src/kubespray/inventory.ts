@@ -4,6 +4,7 @@
 import { LineCounter, isMap } from 'yaml';
 import { parseAnsibleYaml } from './yaml11.js';
 import { HostError } from '../errors.js';
+import { shlexSplit } from '../lex/shlex.js';
 
 export interface InventoryHost {
   name: string;
@@ -37,42 +38,6 @@ export class InventoryParseError extends HostError {
 }
 
 const SECTION = /^\[([^:\]\s]+)(?::(\w+))?\]\s*(?:[#;].*)?$/;
-
-/** shlex.split(line, comments=True) for the subset INI host lines use. */
-export function shlexSplit(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let inToken = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && (line[i + 1] === '"' || line[i + 1] === '\\')) cur += line[++i];
-      else cur += c;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      quote = c;
-      inToken = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      cur += line[++i];
-      inToken = true;
-    } else if (c === '#' && !inToken) {
-      break;
-    } else if (/\s/.test(c)) {
-      if (inToken) out.push(cur);
-      cur = '';
-      inToken = false;
-    } else {
-      cur += c;
-      inToken = true;
-    }
-  }
-  if (quote) throw new Error('No closing quotation');
-  if (inToken) out.push(cur);
-  return out;
-}
 
 /** Expands ansible host ranges: web[01:03], db-[a:c], node[1:9:2]. */
 export function expandHostPattern(pattern: string): string[] {
@@ -142,12 +107,10 @@ export function parseIniInventory(text: string, file = 'inventory.ini'): Invento
       group(child, lineNo);
       return;
     }
-    let tokens: string[];
-    try {
-      tokens = shlexSplit(line);
-    } catch (e) {
-      throw new InventoryParseError(file, lineNo, (e as Error).message);
-    }
+    // ini.py _parse_host_definition: shlex_split(line, comments=True); its ValueError is the line's error.
+    const split = shlexSplit(line, { comments: true });
+    if (split.error !== null) throw new InventoryParseError(file, lineNo, split.error);
+    const tokens = split.tokens;
     if (tokens.length === 0) return;
     const vars: Record<string, unknown> = {};
     for (const t of tokens.slice(1)) {

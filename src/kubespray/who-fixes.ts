@@ -7,7 +7,9 @@
 // results; never by task names.
 import path from 'node:path';
 import { MODULES_LOAD_DIRS } from '../modprobe/modules-load-d.js';
-import { shlexSplit } from './inventory.js';
+import { shlexSplit } from '../lex/shlex.js';
+import { shellSimpleCommandsAt, shellTokens, type Word } from '../lex/shell.js';
+import { ShellVariables } from '../lex/shell-variables.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
 import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
@@ -276,26 +278,40 @@ function commandText(e: EvaluatedTask): string | null {
   return null;
 }
 
-/** Shell words of a command, split at the operators that start a new command. */
-function commandWords(cmd: string): string[][] {
-  let words: string[];
-  try {
-    words = shlexSplit(cmd.replace(/([;&|()`]|\$\()/g, ' $1 '));
-  } catch {
-    return [];
+/**
+ * The simple commands a task runs, each as its words (null: known only at run
+ * time). shell and raw hand the text to /bin/sh, so it is read with the
+ * shell's grammar (lex/shell.ts: operators, quoting, command substitutions,
+ * variables the script itself sets); command execs it without a shell after
+ * shlex.split (ansible's run_command), so it is one command and ; | && are words.
+ */
+function commandWords(cmd: string, module: string, depth = 0): Word[][] {
+  if (module === 'command') {
+    const split = shlexSplit(cmd);
+    return split.error !== null || split.tokens.length === 0 ? [] : [split.tokens];
   }
-  const out: string[][] = [[]];
-  for (const w of words) {
-    if ([';', '&&', '||', '|', '&', '(', ')', '$(', '`'].includes(w)) out.push([]);
-    else out[out.length - 1]!.push(w);
-  }
-  return out.filter((c) => c.length > 0);
+  const tokens = shellTokens(cmd);
+  // sh reads a command whole before it runs it; an open quote is read here as running nothing.
+  if (tokens.some((t) => t.unterminated)) return [];
+  const all = shellSimpleCommandsAt(cmd, tokens);
+  const vars = new ShellVariables(all);
+  const words = all
+    .filter((c) => c.words.length > 0)
+    .map((c) => {
+      const w = (c.wordTokens ?? []).map((t) => vars.word(t, c.at));
+      // "[" and "[[" look like globs to the tokenizer; as a command name they are the test builtin.
+      return w[0] === null && (c.nameText === '[' || c.nameText === '[[') ? [c.nameText, ...w.slice(1)] : w;
+    });
+  // A backquoted substitution runs its own commands, wherever its word stands.
+  const nested = depth < 4 ? tokens.flatMap((t) => (t.substitutions ?? []).flatMap((sub) => commandWords(sub, 'shell', depth + 1))) : [];
+  return [...words, ...nested];
 }
 
-const program = (c: string[]): string => path.posix.basename(c[0] ?? '');
+const program = (c: Word[]): string => path.posix.basename(c[0] ?? '');
 
 /** Whether a word names port `port` as ss/lsof/fuser/netstat spell it: 10250, :10250, 10250/tcp, -i:10250, tcp:10250. */
-function namesPort(word: string, port: number): boolean {
+function namesPort(word: Word, port: number): boolean {
+  if (word === null) return false;
   const parts = word.split(/[:/=\s]+/).filter(Boolean);
   return parts.some((p) => p === String(port));
 }
@@ -303,22 +319,21 @@ function namesPort(word: string, port: number): boolean {
 const PORT_TOOLS = new Set(['ss', 'lsof', 'fuser', 'netstat', 'systemctl']);
 
 /** A command that frees `port`: fuser -k on it, or kill/pkill/systemctl stop fed by something that finds its owner. */
-function freesPort(cmd: string, port: number): boolean {
-  const cmds = commandWords(cmd);
-  const mentions = cmds.some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
+function freesPort(cmds: Word[][], port: number): boolean {
+  const mentions = findsPortOwner(cmds, port);
   for (const c of cmds) {
     const p = program(c);
     // psmisc fuser(1): -k (alone or among short options) or its long form --kill.
-    if (p === 'fuser' && c.some((w) => w === '--kill' || /^-[a-zA-Z]*k/.test(w)) && c.slice(1).some((w) => namesPort(w, port))) return true;
+    if (p === 'fuser' && c.some((w) => w === '--kill' || (w !== null && /^-[a-zA-Z]*k/.test(w))) && c.slice(1).some((w) => namesPort(w, port))) return true;
     if (mentions && ['kill', 'pkill', 'killall'].includes(p)) return true;
-    if (mentions && p === 'systemctl' && c.slice(1).some((w) => ['stop', 'disable', 'mask', 'kill'].includes(w))) return true;
+    if (mentions && p === 'systemctl' && c.slice(1).some((w) => w !== null && ['stop', 'disable', 'mask', 'kill'].includes(w))) return true;
   }
   return false;
 }
 
 /** A command that finds what holds `port` (its output names the process or unit). */
-function findsPortOwner(cmd: string, port: number): boolean {
-  return commandWords(cmd).some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
+function findsPortOwner(cmds: Word[][], port: number): boolean {
+  return cmds.some((c) => PORT_TOOLS.has(program(c)) && c.slice(1).some((w) => namesPort(w, port)));
 }
 
 // ansible-core's boolean() (module_utils/parsing/convert_bool.py): BOOLEANS_TRUE
@@ -421,7 +436,7 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
   const t = e.task;
   const add = (problem: Problem, part: string, does: string) => out.push({ problem, part, task: e, does });
   const cmd = commandText(e);
-  const words = cmd ? commandWords(cmd) : [];
+  const words = cmd ? commandWords(cmd, t.module) : [];
 
   // swap
   if (words.some((c) => program(c) === 'swapoff')) add('swap', 'runtime', `runs ${cmd!.trim()}`);
@@ -435,7 +450,7 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
     const pattern = str(e.args.regexp) ?? str(e.args.line) ?? '';
     if (/swap/.test(pattern) && (t.module === 'replace' || stateIsAbsent(e))) add('swap', 'persist', 'removes swap lines from /etc/fstab');
   }
-  if (words.some((c) => program(c) === 'sed' && c.includes('/etc/fstab') && c.some((w) => w.includes('swap')))) add('swap', 'persist', 'edits swap lines out of /etc/fstab');
+  if (words.some((c) => program(c) === 'sed' && c.includes('/etc/fstab') && c.some((w) => w?.includes('swap')))) add('swap', 'persist', 'edits swap lines out of /etc/fstab');
 
   // br_netfilter
   if (t.module === 'modprobe' && statePresent(e) && values(e, 'name').includes('br_netfilter')) {
@@ -469,13 +484,13 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
   }
 
   // port_10250: a command that frees it, or a stop of the unit a registered result found there.
-  if (cmd && freesPort(cmd, 10250)) add('port_10250', 'runtime', `runs ${cmd.trim()}`);
+  if (cmd && freesPort(words, 10250)) add('port_10250', 'runtime', `runs ${cmd.trim()}`);
   const stops = SYSTEMD_MODULES.has(t.module) && (str(e.args.state) === 'stopped' || falsy(e.args.enabled) || truthy(e.args.masked));
   if (stops) {
     const producers = registeredInputs(t.args.name, registered);
     const finder = producers.find((p) => {
       const c = commandText(p);
-      return c !== null && findsPortOwner(c, 10250);
+      return c !== null && findsPortOwner(commandWords(c, p.task.module), 10250);
     });
     if (finder) {
       add('port_10250', 'runtime', `stops the unit ${finder.task.ref.file}:${finder.task.ref.line} "${finder.task.ref.name}" finds on port 10250 (${commandText(finder)!.trim()})`);
@@ -560,10 +575,11 @@ function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {
   };
   const r = templateValue(raw, lenient);
   if (!r.ok) return true;
-  const cmds = commandWords(String(r.value));
+  const cmds = commandWords(String(r.value), e.task.module);
   if (cmds.length === 0) return true;
   return cmds.some((c) => {
-    if ((c[0] ?? '').includes(OPAQUE)) return true;
+    // A program known only at run time could be any of them.
+    if (c[0] === null || c[0]!.includes(OPAQUE)) return true;
     const name = program(c);
     return WRAPPERS.includes(name) || PROGRAMS[problem].includes(name);
   });

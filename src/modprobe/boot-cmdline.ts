@@ -14,7 +14,7 @@
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { byteOrder } from '../systemd/conf-dirs.js';
-import { shellTokens, type ShellToken } from '../ports/command-line.js';
+import { shellTokens, type ShellToken } from '../lex/shell.js';
 
 export const GRUB_DEFAULT = '/etc/default/grub';
 export const GRUB_DEFAULT_D = '/etc/default/grub.d';

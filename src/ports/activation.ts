@@ -4,7 +4,8 @@ import type { TargetHost } from '../host.js';
 import { parseListSockets } from '../systemd/systemctl-output.js';
 import { systemctlValue } from '../systemd/systemctl-show.js';
 import type { SocketActivation } from './observed.js';
-import { socketUnitOf, socketUnitsForPorts, unitFilesOf } from './socket-units.js';
+import { socketUnitOf, unitFilesOf } from '../systemd/socket-unit.js';
+import { socketUnitsForPorts } from './socket-units.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 
 export async function findActivation(host: TargetHost, port: number, socketFromCgroup: string | null): Promise<SocketActivation | null> {

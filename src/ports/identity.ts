@@ -10,7 +10,9 @@
 // Otherwise the unit only spawned it. Pure.
 import type { ProcInfo } from './proc.js';
 import { showArgv } from './proc.js';
-import { argvMatches, shellScriptOf, shellSimpleCommands, type ExecCommand, type Word } from './command-line.js';
+import { argvMatches } from './argv.js';
+import { shellScriptOf, shellSimpleCommands, type Word } from '../lex/shell.js';
+import type { ExecCommand } from '../systemd/exec-command.js';
 import type { CronEntry } from './crontab.js';
 
 /** What the manager and the unit files say about one service. */

@@ -5,7 +5,8 @@
 // Parsing is pure; loadSupervisorPrograms reads through Host.
 import path from 'node:path';
 import type { TargetFs, Host } from '../host.js';
-import type { Word } from './command-line.js';
+import type { Word } from '../lex/shell.js';
+import { shlexSplit } from '../lex/shlex.js';
 
 export interface SupervisorProgram {
   name: string;
@@ -15,42 +16,6 @@ export interface SupervisorProgram {
   argv: Word[] | null;
   file: string;
   line: number;
-}
-
-/** Python's shlex.split (POSIX mode, no comments). Null for an unterminated quote. Pure. */
-export function shlexSplit(s: string): string[] | null {
-  const out: string[] = [];
-  let i = 0;
-  while (i < s.length) {
-    while (i < s.length && /\s/.test(s[i]!)) i++;
-    if (i >= s.length) break;
-    let word = '';
-    while (i < s.length && !/\s/.test(s[i]!)) {
-      const c = s[i]!;
-      if (c === '\\') {
-        if (i + 1 < s.length) word += s[i + 1];
-        i += 2;
-      } else if (c === "'") {
-        const end = s.indexOf("'", i + 1);
-        if (end < 0) return null;
-        word += s.slice(i + 1, end);
-        i = end + 1;
-      } else if (c === '"') {
-        i++;
-        while (i < s.length && s[i] !== '"') {
-          if (s[i] === '\\' && (s[i + 1] === '"' || s[i + 1] === '\\')) i++;
-          word += s[i++];
-        }
-        if (i >= s.length) return null;
-        i++;
-      } else {
-        word += c;
-        i++;
-      }
-    }
-    out.push(word);
-  }
-  return out;
 }
 
 interface IniValue {
@@ -109,7 +74,9 @@ export function parseSupervisorConf(text: string, file: string): { programs: Sup
     }
     const m = /^program:(.+)$/.exec(v.section);
     if (m && v.key === 'command') {
-      const words = shlexSplit(v.value);
+      // options.py get_execv_args: shlex.split(command); its ValueError makes the program unstartable.
+      const split = shlexSplit(v.value);
+      const words = split.error === null ? split.tokens : null;
       // %(program_name)s and friends are expanded by supervisord at start time.
       const argv = words === null ? null : words.map((w) => (w.includes('%(') ? null : w));
       programs.push({ name: m[1]!.trim(), command: v.value, argv, file, line: v.line });

@@ -4,9 +4,10 @@ import type { TargetFs, TargetHost } from '../host.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
 import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../systemd/systemctl-show.js';
 import { readProcess } from './proc.js';
-import { isShell, parseExecLine, shebangShell, shellScriptOf, type ExecCommand } from './command-line.js';
+import { isShell, shebangShell, shellScriptOf } from '../lex/shell.js';
+import { execCommandsOf, type ExecCommand } from '../systemd/exec-command.js';
+import { dropInPathsOf, readManagerUnitFiles } from '../systemd/manager-files.js';
 import type { UnitFacts } from './identity.js';
-import { effectiveList, parseUnitText, type UnitDirective } from '../systemd/unit-file.js';
 import { sysvScriptOf } from '../systemd/sysv.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
@@ -44,26 +45,11 @@ export async function unitFacts(host: TargetHost, unit: string, via: Systemctl =
   facts.fragment = fragment;
   if (fragment === null) facts.execError = `systemctl shows no unit file (FragmentPath=) for ${unit}`;
   else {
-    const files = [fragment, ...(show.get('DropInPaths') ?? '').split(/\s+/).filter(Boolean)];
-    const directives: UnitDirective[] = [];
-    for (const f of files) {
-      let text: string | null;
-      try {
-        text = await host.readFile(f);
-      } catch (e) {
-        facts.execError ??= `${f} could not be read: ${(e as Error).message}`;
-        continue;
-      }
-      if (text === null) {
-        facts.execError ??= `${f} (a unit file systemctl names for ${unit}) does not exist`;
-        continue;
-      }
-      directives.push(...parseUnitText(text, f));
-      if (f === fragment) facts.sysv = sysvScriptOf(f, text);
-    }
+    const read = await readManagerUnitFiles(host, unit, fragment, dropInPathsOf(show.get('DropInPaths')));
+    facts.execError ??= read.error;
+    if (read.fragmentText !== null) facts.sysv = sysvScriptOf(fragment, read.fragmentText);
     facts.execStart = [];
-    for (const d of effectiveList(directives, 'Service', 'ExecStart')) {
-      const command = parseExecLine(d.value);
+    for (const { directive: d, command } of execCommandsOf(read.directives, 'ExecStart')) {
       facts.execStart.push({ file: d.file, line: d.line, value: d.value, command, script: command ? await execScript(host, command) : null });
     }
   }

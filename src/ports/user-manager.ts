@@ -8,7 +8,8 @@
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { linksRemovedBy, readConfigLinks, type ConfigLink } from '../systemd/unit-links.js';
-import { loadUnitGraph, userUnitPath } from '../systemd/unit-loader.js';
+import { loadUnitGraph } from '../systemd/unit-loader.js';
+import { userConfigDir, userUnitPath } from '../systemd/unit-dirs.js';
 import { comebackOf, type Comeback } from './stays-free.js';
 import type { Systemctl } from '../systemd/systemctl-show.js';
 
@@ -101,11 +102,6 @@ export async function userRouteOf(host: TargetFs, uid: number): Promise<UserRout
 /** "systemctl --user -M alice@" or "systemctl --user as alice on /run/user/1000/systemd/private", for plans. */
 export function describeRoute(u: UserManagerRef): string {
   return u.route === 'bus' ? `systemctl --user -M ${u.name}@` : `systemctl --user run as ${u.name} on ${u.name}'s manager socket ${runtimeDir(u.uid)}/systemd/private (no user D-Bus)`;
-}
-
-/** The directory `systemctl --user enable/disable/mask` changes. */
-export function userConfigDir(home: string): string {
-  return path.posix.join(home, '.config/systemd/user');
 }
 
 /** Every symlink with a unit name under the user's ~/.config/systemd/user, recursively. */

@@ -1,5 +1,5 @@
 // SwapOff: no swap active now, and none that can come back at boot.
-// Boot-time sources (design.md §4 Swap): fstab lines of type swap, native
+// Boot-time sources (README.md, "Swap and where it comes from"): fstab lines of type swap, native
 // .swap units and swap services that default.target reaches through any
 // dependency (src/swap/units.ts; masking swap.target stops only those under
 // it), zram-generator config, gpt-auto swap partitions, and boot scripts
@@ -12,7 +12,8 @@ import type { WriteDoor } from '../door/door.js';
 import { readMeminfo } from '../observe/meminfo.js';
 import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
 import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
-import { isSwapTargetMasked, maskLinkOf, scanSwapUnits, SWAP_TARGET, ZRAM_SERVICES, type SwapUnit } from '../swap/units.js';
+import { isSwapTargetMasked, scanSwapUnits, SWAP_TARGET, ZRAM_SERVICES, type SwapUnit } from '../swap/units.js';
+import { maskLinkOf } from '../systemd/unit-dirs.js';
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 import type { BootScripts } from '../boot-scripts/scan.js';
 import { removeUnitLinks } from '../systemd/unit-links.js';

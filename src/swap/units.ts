@@ -9,10 +9,9 @@
 // they are gone (and swap.target is masked, when it is or will be); what
 // still reaches it is why it must be masked. Units a generator wrote (the
 // fstab generator's) are left to their source (fstab, zram-generator config).
-import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { disableLinks } from '../systemd/unit-links.js';
-import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
+import { isGeneratedEntry, SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 import { effectiveValue, type UnitDirective } from '../systemd/unit-file.js';
 import type { LoadedUnit, UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
@@ -29,9 +28,6 @@ export const SWAP_TARGET = `${SYSTEMD_SYSTEM_ETC}/swap.target`;
 export const SWAP_SERVICES = ['zramswap.service', 'zram-config.service', 'dphys-swapfile.service', 'swapspace.service'] as const;
 /** Of those, the ones that make zram devices (the others make swap files). */
 export const ZRAM_SERVICES: ReadonlySet<string> = new Set(['zramswap.service', 'zram-config.service']);
-
-/** Where generators write units: their units come from another source (fstab, zram-generator.conf), fixed there. */
-const GENERATOR_DIRS = ['/run/systemd/generator.early', '/run/systemd/generator', '/run/systemd/generator.late'];
 
 export interface SwapUnit {
   /** e.g. "dev-sdb2.swap", "swapfile.swap", "zramswap.service". */
@@ -71,10 +67,6 @@ function swapUnitInfo(unit: LoadedUnit | undefined): { what: string | null; inst
   return { what: effectiveValue(unit.directives, 'Swap', 'What'), installedBy: [...words(unit.install.wantedBy), ...words(unit.install.requiredBy)] };
 }
 
-function generated(u: LoadedUnit): boolean {
-  return u.entry !== null && GENERATOR_DIRS.some((d) => u.entry!.startsWith(`${d}/`));
-}
-
 /** `graph` as the boot would see it without `links` and, with `maskSwapTarget`, with swap.target masked. Pure. */
 function without(graph: UnitGraph, links: ReadonlySet<string>, maskSwapTarget: boolean): UnitGraph {
   const units = new Map(graph.units);
@@ -91,7 +83,7 @@ function without(graph: UnitGraph, links: ReadonlySet<string>, maskSwapTarget: b
 export async function scanSwapUnits(host: TargetFs, opts: { swapTargetMasked: boolean }): Promise<SwapUnitScan> {
   const graph = await systemUnitGraph(host, SWAP_SERVICES);
   const candidates = [...graph.units.values()]
-    .filter((u) => (u.name.endsWith('.swap') || (SWAP_SERVICES as readonly string[]).includes(u.name)) && !u.masked && u.fragment !== null && !generated(u))
+    .filter((u) => (u.name.endsWith('.swap') || (SWAP_SERVICES as readonly string[]).includes(u.name)) && !u.masked && u.fragment !== null && !isGeneratedEntry(u.entry))
     .map((u) => u.name);
   const reached = bootPaths(graph, candidates);
   const out: SwapUnit[] = [];
@@ -126,9 +118,4 @@ export async function readEnabledSwapUnits(host: TargetFs): Promise<SwapUnit[]> 
 /** systemctl mask writes a symlink to /dev/null in /etc/systemd/system. */
 export async function isSwapTargetMasked(host: TargetFs): Promise<boolean> {
   return (await host.readLink(SWAP_TARGET)) === '/dev/null';
-}
-
-/** Where `systemctl mask UNIT` puts its link. */
-export function maskLinkOf(unit: string): string {
-  return path.posix.join(SYSTEMD_SYSTEM_ETC, unit);
 }

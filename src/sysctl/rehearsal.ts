@@ -16,7 +16,7 @@ import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
 import type { SysctlModel, SysctlTree } from './order.js';
 import { effectiveList } from '../systemd/unit-file.js';
-import { parseExecLine } from '../ports/command-line.js';
+import { parseExecLine } from '../systemd/exec-command.js';
 import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
@@ -50,7 +50,7 @@ async function which(host: TargetFs, name: string): Promise<string | null> {
 
 /**
  * The program of an ExecStart= value (systemd.service(5)), read with the one
- * ExecStart= word splitter (ports/command-line.ts): prefixes ("@", "-", ":",
+ * ExecStart= word splitter (systemd/exec-command.ts): prefixes ("@", "-", ":",
  * "+", "!", "!!") come off, quotes and escapes are systemd's. Null when the
  * value is empty or the program holds a specifier or variable.
  */

@@ -1,6 +1,6 @@
 // Parsers of what `systemctl` prints: list-sockets lines, show properties,
 // and the timespan syntax of its time properties. Pure.
-import { listenStreamPort } from '../ports/socket-units.js';
+import { listenStreamPort } from './socket-unit.js';
 
 /** `systemctl list-sockets` lines: LISTEN UNIT ACTIVATES... Pure. */
 export function parseListSockets(text: string): { listen: string; port: number | null; unit: string; activates: string[] }[] {

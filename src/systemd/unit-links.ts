@@ -6,6 +6,7 @@ import type { LinkDelta } from '../door/journal.js';
 import { HostError } from '../errors.js';
 import type { TargetFs } from '../host.js';
 import { unitKind } from './cgroup.js';
+import { byteOrder } from './conf-dirs.js';
 import { parseUnitText } from './unit-file.js';
 import { isMaskEntry, SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
@@ -62,7 +63,7 @@ export async function readConfigLinks(host: TargetFs, dir: string = SYSTEMD_SYST
     }
   };
   await walk(dir);
-  return out.sort((a, b) => a.path.localeCompare(b.path));
+  return out.sort((a, b) => byteOrder(a.path, b.path));
 }
 
 /** The first entry named `name` on the unit search path (an instance falls back to its template). */

@@ -23,26 +23,6 @@ import { byteOrder } from './conf-dirs.js';
 import { templateOf } from './unit-links.js';
 import { SYSTEMD_SYSTEM_ETC, SYSTEM_UNIT_PATH } from './unit-dirs.js';
 
-/**
- * A user manager's unit search path, highest precedence first, as systemd 252
- * builds it for `home` with the default XDG directories and without a
- * runtime directory (the per-user /run/user/UID/systemd/ dirs are left out).
- */
-export function userUnitPath(home: string): string[] {
-  return [
-    path.posix.join(home, '.config/systemd/user.control'),
-    path.posix.join(home, '.config/systemd/user'),
-    '/etc/xdg/systemd/user',
-    '/etc/systemd/user',
-    '/run/systemd/user',
-    path.posix.join(home, '.local/share/systemd/user'),
-    '/usr/local/share/systemd/user',
-    '/usr/share/systemd/user',
-    '/usr/local/lib/systemd/user',
-    '/usr/lib/systemd/user',
-  ];
-}
-
 /** Relations that start the unit they point at when their source starts (or fires, for a trigger). */
 export type PullRelation = 'Wants' | 'Requires' | 'Upholds' | 'BindsTo' | 'Triggers';
 /** PartOf= only carries stops and restarts, never a start at boot; kept so a report can name it. */

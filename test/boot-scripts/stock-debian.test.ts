@@ -21,7 +21,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { freshStockRoot, type StockSuite } from '../helpers/stock-rootfs.js';
 import { readShellScript, execActions } from '../../src/boot-scripts/shell-lines.js';
-import { parseExecLine } from '../../src/ports/command-line.js';
+import { parseExecLine } from '../../src/systemd/exec-command.js';
 import { IF_DOWN_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_44, IFUPDOWN_PRE_SERVICE_EXEC, NETWORKING_SERVICE_EXEC_0_8_41, NETWORKING_SERVICE_EXEC_0_8_44 } from '../helpers/debian-scripts.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');

@@ -3,7 +3,8 @@
 // inputs, so these pin the port to ansible's behaviour, quirks included.
 import { describe, expect, it } from 'vitest';
 import { memtotalMb, parseRouteGet, processorVcpus } from '../../src/facts/linux.js';
-import { linuxDistribution, parseOsRelease, shlexPosixSplit } from '../../src/facts/distribution.js';
+import { linuxDistribution, parseOsRelease } from '../../src/facts/distribution.js';
+import { shlex } from '../../src/lex/shlex.js';
 import type { DistributionInputs } from '../../src/facts/distribution.js';
 import { parseSetupOutput } from '../../src/facts/ansible.js';
 import { parseMeminfo } from '../../src/observe/meminfo.js';
@@ -131,7 +132,7 @@ describe('distribution and distribution_version', () => {
     });
   });
   it('os-release is parsed with shell quoting rules', () => {
-    expect(shlexPosixSplit(`A="x y" B='z'\n# comment C=1\nD=a\\ b E="q\\"r"`)).toEqual(['A=x y', 'B=z', 'D=a b', 'E=q"r']);
+    expect(shlex(`A="x y" B='z'\n# comment C=1\nD=a\\ b E="q\\"r"`, { posix: true, whitespaceSplit: true }).tokens).toEqual(['A=x y', 'B=z', 'D=a b', 'E=q"r']);
     expect(parseOsRelease('ID="debian"\nVERSION_ID=""\n')).toEqual({ id: 'debian', version_id: '' });
   });
 });

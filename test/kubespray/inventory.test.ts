@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandHostPattern, groupNames, parseIniInventory, shlexSplit } from '../../src/kubespray/inventory.js';
+import { expandHostPattern, groupNames, parseIniInventory } from '../../src/kubespray/inventory.js';
+import { shlexSplit } from '../../src/lex/shlex.js';
 
 const INVENTORY = `# lab inventory
 lonely ansible_host=10.0.0.9
@@ -63,6 +64,6 @@ describe('INI inventory', () => {
     expect(expandHostPattern('web[01:03]')).toEqual(['web01', 'web02', 'web03']);
     expect(expandHostPattern('db-[a:c]')).toEqual(['db-a', 'db-b', 'db-c']);
     expect(expandHostPattern('n[1:5:2]')).toEqual(['n1', 'n3', 'n5']);
-    expect(shlexSplit(`h a="x y" b='z' # c=d`)).toEqual(['h', 'a=x y', 'b=z']);
+    expect(shlexSplit(`h a="x y" b='z' # c=d`, { comments: true }).tokens).toEqual(['h', 'a=x y', 'b=z']);
   });
 });

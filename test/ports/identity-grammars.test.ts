@@ -8,9 +8,12 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { parseCmdline, parseStat, parseStatusUid } from '../../src/ports/proc.js';
-import { argvMatches, parseExecLine, shebangShell, shellScriptOf, shellSimpleCommands } from '../../src/ports/command-line.js';
+import { argvMatches } from '../../src/ports/argv.js';
+import { parseExecLine } from '../../src/systemd/exec-command.js';
+import { shebangShell, shellScriptOf, shellSimpleCommands } from '../../src/lex/shell.js';
 import { cronDName, cronShellCommand, parseCrontab } from '../../src/ports/crontab.js';
-import { parseSupervisorConf, shlexSplit } from '../../src/ports/supervisor.js';
+import { parseSupervisorConf } from '../../src/ports/supervisor.js';
+import { shlexSplit } from '../../src/lex/shlex.js';
 
 let dir: string;
 const kids: ChildProcess[] = [];
@@ -178,7 +181,7 @@ describe('supervisord configuration, against Python (shlex.split, configparser)'
   ];
   for (const c of commands) {
     it(`splits ${JSON.stringify(c)} as shlex.split does`, () => {
-      expect(shlexSplit(c)).toEqual(py('import json, shlex, sys; print(json.dumps(shlex.split(sys.argv[1])))', c));
+      expect(shlexSplit(c).tokens).toEqual(py('import json, shlex, sys; print(json.dumps(shlex.split(sys.argv[1])))', c));
     });
   }
   it('program command= values, inline comments and continuation lines as configparser reads them', () => {

@@ -10,7 +10,8 @@ import { realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
-import { dependencyLinks, extendUnitGraph, loadUnitGraph, userUnitPath, type UnitGraph } from '../../src/systemd/unit-loader.js';
+import { dependencyLinks, extendUnitGraph, loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
+import { userUnitPath } from '../../src/systemd/unit-dirs.js';
 import type { Tree } from '../helpers/tree.js';
 import { ETC, LIB, NODEFAULT, oracle, systemctlRoot, unitTree } from '../helpers/systemd-oracle.js';
 

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
 import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
-import { socketUnitOf, unitFilesOf } from '../../src/ports/socket-units.js';
+import { socketUnitOf, unitFilesOf } from '../../src/systemd/socket-unit.js';
 import { readEnabledSwapUnits } from '../../src/swap/units.js';
 import { ETC, LIB, NODEFAULT, oracle, unitTree } from '../helpers/systemd-oracle.js';
 import type { Tree } from '../helpers/tree.js';

@@ -3,7 +3,7 @@
 import type { PortFreeSpec } from '../../desired-state.js';
 import type { Change } from '../types.js';
 import { showArgv } from '../../ports/proc.js';
-import { argvMatches } from '../../ports/command-line.js';
+import { argvMatches } from '../../ports/argv.js';
 import { attribute, cronOrigins, loginSessionOf, pidPath, spawnerHarm, type Attribution } from '../../ports/identity.js';
 import { protectionOf, spawnerKind } from '../../ports/protection.js';
 import { SUPERVISOR_UNIT_STEMS, stemOf } from '../../ports/discover.js';

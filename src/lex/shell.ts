@@ -1,85 +1,12 @@
-// Command lines, read with their own grammar. Pure.
-//
-// - systemd's ExecStart*= (systemd.service(5) "Command lines"): prefixes
-//   @ - : + ! !!, then words split at whitespace, with single and double
-//   quotes and C escapes; $VAR / ${VAR} and %-specifiers are expanded by the
-//   manager at start time, so such a word is unknown here.
-// - A POSIX shell script (what `sh -c SCRIPT` and cron run): only its simple
-//   commands are needed, split at ; & | && || ( ) { } and newlines, with
-//   quoting, comments, leading assignments and the reserved words that can
-//   precede a command. A word with an expansion ($, `, unquoted globs) is
-//   unknown: this reads the text, it does not run it.
+// A POSIX shell script (what `sh -c SCRIPT`, cron and boot scripts run), read
+// with the shell's grammar (XCU 2.3 token recognition, 2.9 simple commands):
+// split at ; & | && || ( ) and newlines, with quoting, comments, here-document
+// and other redirections, leading assignments and the reserved words that can
+// precede a command. A word with an expansion ($, `, unquoted globs) is
+// unknown: this reads the text, it does not run it. Pure.
 
 /** One word of a command; null when its value is only known at run time. */
 export type Word = string | null;
-
-export interface ExecCommand {
-  /** The prefix characters, e.g. "-" or "+@". */
-  prefixes: string;
-  /** The executable: the first word (with "@", argv[0] is the second). */
-  path: Word;
-  /** argv as the started process sees it. */
-  argv: Word[];
-}
-
-const C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', s: ' ', '\\': '\\', '"': '"', "'": "'" };
-
-/** Parses one ExecStart*= value. Null for an empty value (a reset). */
-export function parseExecLine(value: string): ExecCommand | null {
-  let i = 0;
-  const v = value.trim();
-  let prefixes = '';
-  while (i < v.length && '@-:+!'.includes(v[i]!)) prefixes += v[i++];
-  const noEnv = prefixes.includes(':');
-  const words: Word[] = [];
-  while (i < v.length) {
-    while (i < v.length && /\s/.test(v[i]!)) i++;
-    if (i >= v.length) break;
-    let word = '';
-    let unknown = false;
-    let quote: '"' | "'" | null = null;
-    for (; i < v.length; i++) {
-      const ch = v[i]!;
-      if (quote === null && /\s/.test(ch)) break;
-      if (quote === null && (ch === '"' || ch === "'")) {
-        quote = ch;
-        continue;
-      }
-      if (quote !== null && ch === quote) {
-        quote = null;
-        continue;
-      }
-      if (ch === '\\' && i + 1 < v.length) {
-        const n = v[++i]!;
-        if (n in C_ESCAPES) word += C_ESCAPES[n];
-        else if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(v.slice(i + 1, i + 3))) {
-          word += String.fromCharCode(parseInt(v.slice(i + 1, i + 3), 16));
-          i += 2;
-        } else word += n;
-        continue;
-      }
-      if (ch === '%') {
-        if (v[i + 1] === '%') {
-          word += '%';
-          i++;
-        } else unknown = true; // a specifier (%n, %i, ...)
-        continue;
-      }
-      word += ch;
-    }
-    // The manager expands ${NAME} anywhere in a word and $NAME only as a whole
-    // word (systemd.service(5) "Command lines"); "$$" is a literal "$". A "$"
-    // inside a word otherwise reaches the program as written (a sh -c script's own variables).
-    if (!noEnv) {
-      if (/^\$[A-Za-z_][A-Za-z0-9_]*$/.test(word) || /(^|[^$])(\$\$)*\$\{/.test(word)) unknown = true;
-      else word = word.replace(/\$\$/g, '$');
-    }
-    words.push(unknown ? null : word);
-  }
-  if (words.length === 0) return null;
-  const argv = prefixes.includes('@') ? words.slice(1) : words;
-  return { prefixes, path: words[0] ?? null, argv };
-}
 
 /** Words that may come before a command without being one. */
 const LEADING_RESERVED = new Set(['!', 'if', 'then', 'else', 'elif', 'while', 'until', 'do', '{', '(', 'time']);
@@ -108,6 +35,8 @@ export interface ShellToken {
   template?: WordPart[];
   /** A word known only at run time: the literal text before its first expansion. */
   prefix?: string;
+  /** The commands of the word's backquoted substitutions (`...`), as the shell runs them. */
+  substitutions?: string[];
   /** A redirection's file descriptor when written before it ("2>"); absent: the operator's default. */
   fd?: number;
 }
@@ -121,6 +50,26 @@ function plainParameter(s: string, i: number): { name: string; length: number } 
   if (braced) return { name: braced[1]!, length: braced[0].length };
   const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(s.slice(i, i + 200));
   return bare ? { name: bare[1]!, length: bare[0].length } : null;
+}
+
+/**
+ * A backquoted command substitution at s[i] === '`' (XCU 2.6.3): one piece of
+ * its word up to the next unescaped '`', spaces and operators included. In it a
+ * backslash keeps its literal meaning except before $ ` \ (and " inside double
+ * quotes). Null when it never closes (sh: "EOF in backquote substitution").
+ */
+function backquoted(s: string, i: number, inDoubleQuotes: boolean): { end: number; text: string } | null {
+  let text = '';
+  for (let j = i + 1; j < s.length; j++) {
+    const c = s[j]!;
+    if (c === '`') return { end: j + 1, text };
+    if (c === '\\' && j + 1 < s.length && ('$`\\'.includes(s[j + 1]!) || (inDoubleQuotes && s[j + 1] === '"'))) {
+      text += s[++j];
+      continue;
+    }
+    text += c;
+  }
+  return null;
 }
 
 /** The tokens of a shell script, with their offsets (see shellSimpleCommands). */
@@ -155,6 +104,7 @@ export function shellTokens(script: string): ShellToken[] {
     // The word as literal pieces and plain parameters; null once another expansion (or a glob) shows up.
     let parts: WordPart[] | null = [];
     let prefix: string | null = null;
+    const substitutions: string[] = [];
     const lit = (text: string) => {
       word += text;
       if (parts === null) return;
@@ -206,8 +156,16 @@ export function shellTokens(script: string): ShellToken[] {
               continue;
             }
           }
-          if (d === '`') expansion(null, true);
-          if (d === '$' || d === '`') {
+          if (d === '`') {
+            const b = backquoted(s, i, true);
+            if (b === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
+            expansion(null, true);
+            substitutions.push(b.text);
+            word += s.slice(i, b.end);
+            i = b.end;
+            continue;
+          }
+          if (d === '$') {
             word += d;
             i++;
             continue;
@@ -232,7 +190,16 @@ export function shellTokens(script: string): ShellToken[] {
         i++;
         continue;
       }
-      if (c === '`' || c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) {
+      if (c === '`') {
+        const b = backquoted(s, i, false);
+        if (b === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
+        expansion(null, false);
+        substitutions.push(b.text);
+        word += s.slice(i, b.end);
+        i = b.end;
+        continue;
+      }
+      if (c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) {
         expansion(null, false);
         word += c;
         i++;
@@ -266,6 +233,7 @@ export function shellTokens(script: string): ShellToken[] {
       plain: !unknown && !quotedAny && word === s.slice(start, i),
       ...(unknown && parts !== null ? { template: parts } : {}),
       ...(unknown ? { prefix: prefix ?? '' } : {}),
+      ...(substitutions.length > 0 ? { substitutions } : {}),
     });
   }
   return out;
@@ -438,25 +406,4 @@ export function shellScriptOf(argv: Word[] | null): string | null {
     }
   }
   return null;
-}
-
-/**
- * Whether a process's argv is the command `words`: the same arguments, and
- * the same program (equal argv[0], or equal base names when one of them was
- * found through PATH). Unknown words never match.
- */
-export function argvMatches(argv: string[] | null, words: Word[]): boolean {
-  if (argv === null || argv.length !== words.length || words.length === 0) return false;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (w === null || w === undefined) return false;
-    if (i === 0) {
-      const a = argv[0]!;
-      if (a === w) continue;
-      if ((!a.includes('/') || !w.includes('/')) && basename(a) === basename(w)) continue;
-      return false;
-    }
-    if (argv[i] !== w) return false;
-  }
-  return true;
 }

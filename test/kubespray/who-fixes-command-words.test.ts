@@ -1,0 +1,31 @@
+// How who-fixes reads a command task: shell and raw through /bin/sh's grammar
+// (lex/shell.ts), command as one argv (ansible's run_command: shlex.split, no
+// shell). The oracles: ansible's command module itself, run on localhost with
+// echo (the operators reach echo as words), and /bin/sh for substitutions.
+import { execa } from 'execa';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { audit } from '../helpers/kubespray-fixture.js';
+
+const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';
+
+describe('command words', () => {
+  it('the command module passes ; && | as words to one program: echo ... && swapoff -a runs no swapoff', async () => {
+    const home = path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`);
+    const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', 'echo hi && swapoff -a'], {
+      env: { ANSIBLE_HOME: home, ANSIBLE_LOCAL_TEMP: path.join(home, 'tmp'), ANSIBLE_NOCOLOR: '1', ANSIBLE_LOCALHOST_WARNING: 'false', ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false' },
+    });
+    expect(r.stdout).toContain('hi && swapoff -a');
+    expect((await audit('- name: Cmd\n  ansible.builtin.command: echo hi && swapoff -a\n' + MASK)).swap.who).toBe('operator');
+    expect((await audit('- name: Cmd\n  ansible.builtin.shell: echo hi && swapoff -a\n' + MASK)).swap.who).toBe('kubespray');
+  });
+
+  it('a backquoted substitution with spaces runs its commands: echo `swapoff -a; true`', async () => {
+    expect((await audit('- name: Cmd\n  ansible.builtin.shell: "echo `swapoff -a; true` done"\n' + MASK)).swap.who).toBe('kubespray');
+  });
+
+  it("the shell's own variables are put in: P=10250; fuser -k $P/tcp frees the port", async () => {
+    expect((await audit('- name: Free\n  ansible.builtin.shell: "P=10250; fuser -k $P/tcp"\n')).port_10250.who).toBe('kubespray');
+  });
+});
