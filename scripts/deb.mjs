@@ -18,7 +18,9 @@ const tools = { 'go-md2man': 'go-md2man', 'dpkg-deb': 'dpkg' };
 const absent = Object.keys(tools).filter((t) => spawnSync('sh', ['-c', 'command -v "$1"', 'sh', t]).status !== 0);
 if (absent.length) {
   const pkgs = [...new Set(absent.map((t) => tools[t]))];
-  process.stderr.write(`deb: ${absent.join(' and ')} missing: apt-get install ${pkgs.join(' ')} (or run npm run deb as root, which installs ${pkgs.length === 1 ? 'it' : 'them'})\n`);
+  process.stderr.write(
+    `deb: ${absent.join(' and ')} missing: apt-get install ${pkgs.join(' ')} (or run npm run deb as root, which installs ${pkgs.length === 1 ? 'it' : 'them'})\n`,
+  );
   process.exit(1);
 }
 let build;
@@ -39,7 +41,14 @@ execFileSync(process.execPath, [path.join(repo, 'scripts/bundle.mjs')], { cwd: r
 
 // The unit text comes from the same module the bake uses.
 const unitModule = path.join(repo, 'dist', 'deb', 'unit.mjs');
-await build({ entryPoints: [path.join(repo, 'src/resources/first-boot/unit.ts')], outfile: unitModule, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
+await build({
+  entryPoints: [path.join(repo, 'src/resources/first-boot/unit.ts')],
+  outfile: unitModule,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+});
 const { firstBootUnit, FIRST_BOOT_UNIT, PACKAGED_PROGRAM } = await import(unitModule);
 
 fs.rmSync(stage, { recursive: true, force: true });
@@ -63,19 +72,29 @@ put(`lib/systemd/system/${FIRST_BOOT_UNIT}`, firstBootUnit({ exec: [PACKAGED_PRO
 
 const man = execFileSync('go-md2man', ['-in', path.join(repo, 'docs/reconcile.1.md')]);
 put('usr/share/man/man1/reconcile.1.gz', gz(man));
-put(`usr/share/doc/${NAME}/copyright`, [
-  'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
-  `Upstream-Name: ${NAME}`,
-  '',
-  'Files: *',
-  `Copyright: 2026 the ${NAME} authors`,
-  'License: Apache-2.0',
-  ' On Debian systems, the full text of the Apache License, Version 2.0 can be',
-  ' found in the file /usr/share/common-licenses/Apache-2.0.',
-  '',
-].join('\n'));
-const date = execFileSync('date', ['-R', '-u', '-d', `@${Math.floor(fs.statSync(path.join(repo, 'package.json')).mtimeMs / 1000)}`]).toString().trim();
-put(`usr/share/doc/${NAME}/changelog.gz`, gz(`${NAME} (${version}) unstable; urgency=medium\n\n  * Package the single-file bundle, the first-boot unit and the man page.\n\n -- ${NAME} maintainers <maintainers@k8s-host-reconcile.invalid>  ${date}\n`));
+put(
+  `usr/share/doc/${NAME}/copyright`,
+  [
+    'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
+    `Upstream-Name: ${NAME}`,
+    '',
+    'Files: *',
+    `Copyright: 2026 the ${NAME} authors`,
+    'License: Apache-2.0',
+    ' On Debian systems, the full text of the Apache License, Version 2.0 can be',
+    ' found in the file /usr/share/common-licenses/Apache-2.0.',
+    '',
+  ].join('\n'),
+);
+const date = execFileSync('date', ['-R', '-u', '-d', `@${Math.floor(fs.statSync(path.join(repo, 'package.json')).mtimeMs / 1000)}`])
+  .toString()
+  .trim();
+put(
+  `usr/share/doc/${NAME}/changelog.gz`,
+  gz(
+    `${NAME} (${version}) unstable; urgency=medium\n\n  * Package the single-file bundle, the first-boot unit and the man page.\n\n -- ${NAME} maintainers <maintainers@k8s-host-reconcile.invalid>  ${date}\n`,
+  ),
+);
 
 // Control files: sums and size of what the package installs.
 const files = [];
@@ -88,27 +107,39 @@ const walk = (rel) => {
   }
 };
 walk('');
-const sums = files.filter((f) => !fs.lstatSync(path.join(stage, f)).isSymbolicLink()).sort()
-  .map((f) => `${createHash('md5').update(fs.readFileSync(path.join(stage, f))).digest('hex')}  ${f}`).join('\n') + '\n';
+const sums =
+  files
+    .filter((f) => !fs.lstatSync(path.join(stage, f)).isSymbolicLink())
+    .sort()
+    .map(
+      (f) =>
+        `${createHash('md5')
+          .update(fs.readFileSync(path.join(stage, f)))
+          .digest('hex')}  ${f}`,
+    )
+    .join('\n') + '\n';
 const sizeKb = Math.ceil(files.reduce((n, f) => n + fs.lstatSync(path.join(stage, f)).size, 0) / 1024);
 put('DEBIAN/md5sums', sums);
-put('DEBIAN/control', [
-  `Package: ${NAME}`,
-  `Version: ${version}`,
-  'Architecture: all',
-  `Maintainer: ${NAME} maintainers <maintainers@k8s-host-reconcile.invalid>`,
-  `Installed-Size: ${sizeKb}`,
-  'Depends: nodejs (>= 18)',
-  'Section: admin',
-  'Priority: optional',
-  'Description: make a Debian host or image safe to install Kubernetes on',
-  ' reconcile compares a host with a desired state (swap off, the overlay and',
-  ' br_netfilter modules, the forwarding sysctls, free control-plane ports) and',
-  ' converges it, now and at every later boot, with a journal to roll back.',
-  ' Run with --root on an unbooted image, it leaves what only a running system',
-  ' can judge to a one-shot first-boot unit.',
-  '',
-].join('\n'));
+put(
+  'DEBIAN/control',
+  [
+    `Package: ${NAME}`,
+    `Version: ${version}`,
+    'Architecture: all',
+    `Maintainer: ${NAME} maintainers <maintainers@k8s-host-reconcile.invalid>`,
+    `Installed-Size: ${sizeKb}`,
+    'Depends: nodejs (>= 18)',
+    'Section: admin',
+    'Priority: optional',
+    'Description: make a Debian host or image safe to install Kubernetes on',
+    ' reconcile compares a host with a desired state (swap off, the overlay and',
+    ' br_netfilter modules, the forwarding sysctls, free control-plane ports) and',
+    ' converges it, now and at every later boot, with a journal to roll back.',
+    ' Run with --root on an unbooted image, it leaves what only a running system',
+    ' can judge to a one-shot first-boot unit.',
+    '',
+  ].join('\n'),
+);
 for (const d of ['', 'DEBIAN']) fs.chmodSync(path.join(stage, d), 0o755);
 
 fs.rmSync(out, { force: true });

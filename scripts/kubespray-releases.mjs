@@ -20,7 +20,16 @@ if (!mirror) {
   process.exit(2);
 }
 const git = (...a) => execFileSync('git', ['-C', mirror, ...a], { encoding: 'latin1', maxBuffer: 1 << 28 });
-const tags = wanted.length > 0 ? wanted : [...git('tag', '-l', 'v2.*.0').split('\n').filter((t) => /^v2\.(2\d|3\d)\.0$/.test(t)).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1])), 'master'];
+const tags =
+  wanted.length > 0
+    ? wanted
+    : [
+        ...git('tag', '-l', 'v2.*.0')
+          .split('\n')
+          .filter((t) => /^v2\.(2\d|3\d)\.0$/.test(t))
+          .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1])),
+        'master',
+      ];
 
 // The audit's own modules, bundled once for this run.
 const work = mkdtempSync(path.join(tmpdir(), 'ks-releases-'));
@@ -49,7 +58,21 @@ await build({
 });
 const A = await import(out);
 
-const FACTS = { memtotal_mb: 1978, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.11', distribution_major_version: '12', kernel: '6.1.0-31-amd64', os_family: 'Debian', distribution_release: 'bookworm', service_mgr: 'systemd', pkg_mgr: 'apt', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' };
+const FACTS = {
+  memtotal_mb: 1978,
+  processor_vcpus: 2,
+  distribution: 'Debian',
+  distribution_version: '12.11',
+  distribution_major_version: '12',
+  kernel: '6.1.0-31-amd64',
+  os_family: 'Debian',
+  distribution_release: 'bookworm',
+  service_mgr: 'systemd',
+  pkg_mgr: 'apt',
+  system: 'Linux',
+  architecture: 'x86_64',
+  machine: 'x86_64',
+};
 const INI = '[kube_control_plane]\nnode1\n\n[etcd]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n';
 
 /** Which class of issue 28 an unknown's reason belongs to. */
@@ -67,7 +90,14 @@ for (const tag of tags) {
   const root = path.join(work, tag);
   const ks = path.join(root, 'ks');
   mkdirSync(ks, { recursive: true });
-  execFileSync('sh', ['-c', `git -C "$1" archive "$2" roles inventory/sample $(git -C "$1" ls-tree --name-only "$2" cluster.yml playbooks) | tar -x -C "$3"`, 'sh', mirror, tag, ks]);
+  execFileSync('sh', [
+    '-c',
+    `git -C "$1" archive "$2" roles inventory/sample $(git -C "$1" ls-tree --name-only "$2" cluster.yml playbooks) | tar -x -C "$3"`,
+    'sh',
+    mirror,
+    tag,
+    ks,
+  ]);
   mkdirSync(path.join(root, 'inv'), { recursive: true });
   execFileSync('cp', ['-a', path.join(ks, 'inventory/sample/group_vars'), path.join(root, 'inv/group_vars')]);
   writeFileSync(path.join(root, 'inv/inventory.ini'), INI);
@@ -83,14 +113,16 @@ for (const tag of tags) {
     if (!memory.minimalMasterMemoryMb) unknowns.push({ what: 'minimal_master_memory_mb', reason: memory.minimalReason });
     for (const v of memory.verdicts) {
       if (v.status.runs === 'unknown') unknowns.push({ what: `memory assert ${v.assert.ref.file}:${v.assert.ref.line}`, reason: v.status.reason });
-      else if (v.status.runs === 'yes' && v.passes === null) unknowns.push({ what: `memory assert ${v.assert.ref.file}:${v.assert.ref.line}`, reason: v.reason ?? v.assert.minimumReason ?? '' });
+      else if (v.status.runs === 'yes' && v.passes === null)
+        unknowns.push({ what: `memory assert ${v.assert.ref.file}:${v.assert.ref.line}`, reason: v.reason ?? v.assert.minimumReason ?? '' });
     }
     // Every preflight assert as ansible-playbook would run it on this host.
     row.asserts = { pass: 0, fail: 0, skipped: 0, unknown: 0 };
     for (const a of memory.asserts) {
       row.asserts[a.result]++;
       if (a.result === 'unknown') unknowns.push({ what: `assert ${a.ref.file}:${a.ref.line}`, reason: a.reason ?? '' });
-      if (a.result === 'fail') unknowns.push({ what: `assert FAILS ${a.ref.file}:${a.ref.line}`, reason: `${a.failed?.that}: ${a.failed?.msg} ${a.failed?.values.join(', ')}` });
+      if (a.result === 'fail')
+        unknowns.push({ what: `assert FAILS ${a.ref.file}:${a.ref.line}`, reason: `${a.failed?.that}: ${a.failed?.msg} ${a.failed?.values.join(', ')}` });
     }
   } catch (e) {
     unknowns.push({ what: 'memory', reason: e.message });
@@ -134,9 +166,15 @@ else {
   for (const r of rows) {
     const by = {};
     for (const u of r.unknowns) by[u.cause] = (by[u.cause] ?? 0) + 1;
-    console.log(`${r.tag.padEnd(8)} asserts=${JSON.stringify(r.asserts)} ${Object.entries(r.verdicts).map(([k, v]) => `${k}=${v}`).join(' ')} sysctl_file=${r.sysctl_file} min_mem=${r.minimal_master_memory_mb} unknowns=${r.unknowns.length} ${JSON.stringify(by)}`);
+    console.log(
+      `${r.tag.padEnd(8)} asserts=${JSON.stringify(r.asserts)} ${Object.entries(r.verdicts)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')} sysctl_file=${r.sysctl_file} min_mem=${r.minimal_master_memory_mb} unknowns=${r.unknowns.length} ${JSON.stringify(by)}`,
+    );
     for (const u of r.unknowns) console.log(`    [${u.cause}] ${u.what}: ${u.reason}`);
-    console.log(`    variables evaluated: ${r.sweep.evaluated}; failed by cause: ${JSON.stringify(Object.fromEntries(Object.entries(r.sweep.failed).map(([k, v]) => [k, v.length])))}`);
+    console.log(
+      `    variables evaluated: ${r.sweep.evaluated}; failed by cause: ${JSON.stringify(Object.fromEntries(Object.entries(r.sweep.failed).map(([k, v]) => [k, v.length])))}`,
+    );
     for (const f of r.sweep.failed['filter/test'] ?? []) console.log(`      [filter/test] ${f}`);
     if (process.env.VERBOSE) for (const [k, v] of Object.entries(r.sweep.failed)) if (k !== 'filter/test') for (const f of v) console.log(`      [${k}] ${f}`);
   }

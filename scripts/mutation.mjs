@@ -35,7 +35,9 @@ const kept = JSON.parse(readFileSync('stryker/kept.json', 'utf8'));
 const keyOf = (file, mutator, original, replacement) => `${file}\u0000${mutator}\u0000${original.trim()}\u0000${replacement.trim()}`;
 const reasons = new Map(kept.filter((k) => k.line === undefined).map((k) => [keyOf(k.file, k.mutator, k.original, k.replacement), k.reason]));
 // An entry with a line tells apart two identical mutations of one file (e.g. two '' literals).
-const reasonsAt = new Map(kept.filter((k) => k.line !== undefined).map((k) => [`${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`, k.reason]));
+const reasonsAt = new Map(
+  kept.filter((k) => k.line !== undefined).map((k) => [`${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`, k.reason]),
+);
 const used = new Set();
 // Lines move when the file is edited: an entry with a line whose line no longer
 // matches names the nearest mutant of the same key that no entry names exactly.
@@ -96,20 +98,27 @@ for (const [g, def] of Object.entries(groups)) {
     const invalid = f.mutants.filter((m) => m.status === 'CompileError' || m.status === 'RuntimeError').length;
     const score = det + und === 0 ? 100 : (100 * det) / (det + und);
     const b = baseline[name];
-    const before = b ? (() => {
-      const bd = b.mutants.filter((m) => DETECTED.has(m.status)).length;
-      const bu = b.mutants.filter((m) => UNDETECTED.has(m.status)).length;
-      return `${((100 * bd) / (bd + bu || 1)).toFixed(1)} %`;
-    })() : '';
+    const before = b
+      ? (() => {
+          const bd = b.mutants.filter((m) => DETECTED.has(m.status)).length;
+          const bu = b.mutants.filter((m) => UNDETECTED.has(m.status)).length;
+          return `${((100 * bd) / (bd + bu || 1)).toFixed(1)} %`;
+        })()
+      : '';
     // A run narrowed with --mutate says so: its score is for those lines only.
     const narrowed = (report.config?.mutate ?? []).filter((m) => m.startsWith(`${name}:`)).map((m) => m.slice(name.length + 1));
     // An incremental run narrowed to line ranges keeps the earlier results outside them, so its report is the whole file again.
-    const inRanges = (line) => narrowed.some((r) => {
-      const [a, b] = r.split('-').map((x) => Number(x.split(':')[0]));
-      return line >= a && line <= (b ?? a);
-    });
+    const inRanges = (line) =>
+      narrowed.some((r) => {
+        const [a, b] = r.split('-').map((x) => Number(x.split(':')[0]));
+        return line >= a && line <= (b ?? a);
+      });
     const whole = f.mutants.some((m) => !inRanges(m.location.start.line));
-    const shown = !narrowed.length ? `\`${name}\`` : whole ? `\`${name}\`, whole file (lines ${narrowed.join(', ')} rerun)` : `\`${name}\` lines ${narrowed.join(', ')} only`;
+    const shown = !narrowed.length
+      ? `\`${name}\``
+      : whole
+        ? `\`${name}\`, whole file (lines ${narrowed.join(', ')} rerun)`
+        : `\`${name}\` lines ${narrowed.join(', ')} only`;
     // A report over other source than today's says so: its figure is of that code.
     const current = existsSync(name) ? readFileSync(name, 'utf8') : null;
     const changed = current !== f.source ? ' (source changed since this run)' : '';
@@ -117,22 +126,34 @@ for (const [g, def] of Object.entries(groups)) {
     const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
     for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {
       const { start, end } = m.location;
-      const original = start.line === end.line
-        ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
-        : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
+      const original =
+        start.line === end.line
+          ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
+          : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
       const k = keyOf(name, m.mutatorName, original, m.replacement ?? '');
       const at = entryAt(k, start.line);
       const reason = (at && reasonsAt.get(at)) ?? reasons.get(k);
-      if (at) used.add(at); else if (reason) used.add(k); else unjustified++;
+      if (at) used.add(at);
+      else if (reason) used.add(k);
+      else unjustified++;
       const short = (s) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|').replace(/`/g, "'").slice(0, 70);
-      survivors.push(`| \`${name}:${start.line}\` | ${m.mutatorName} | \`${short(original)}\` → \`${short(m.replacement ?? '')}\` | ${m.status === 'NoCoverage' ? 'no coverage: ' : ''}${reason ?? '**not justified**'} |`);
+      survivors.push(
+        `| \`${name}:${start.line}\` | ${m.mutatorName} | \`${short(original)}\` → \`${short(m.replacement ?? '')}\` | ${m.status === 'NoCoverage' ? 'no coverage: ' : ''}${reason ?? '**not justified**'} |`,
+      );
     }
   }
 }
 
-const stale = kept.filter((k) => !used.has(k.line === undefined ? keyOf(k.file, k.mutator, k.original, k.replacement) : `${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`));
+const stale = kept.filter(
+  (k) =>
+    !used.has(
+      k.line === undefined ? keyOf(k.file, k.mutator, k.original, k.replacement) : `${keyOf(k.file, k.mutator, k.original, k.replacement)}\u0000${k.line}`,
+    ),
+);
 const timing = Object.keys(minutes).length
-  ? `\nLast run (${new Date().toISOString().slice(0, 16)}Z, concurrency ${process.env.STRYKER_CONCURRENCY ?? 2}): ${Object.entries(minutes).map(([g, m]) => `${g} ${m.toFixed(1)} min`).join(', ')}.\n`
+  ? `\nLast run (${new Date().toISOString().slice(0, 16)}Z, concurrency ${process.env.STRYKER_CONCURRENCY ?? 2}): ${Object.entries(minutes)
+      .map(([g, m]) => `${g} ${m.toFixed(1)} min`)
+      .join(', ')}.\n`
   : '';
 const md = `# Mutation testing
 
@@ -155,11 +176,20 @@ Each with the reason it stays (reasons live in \`stryker/kept.json\`).
 ${survivors.join('\n') || '| | | none | |'}
 ${readFileSync('stryker/notes.md', 'utf8')}`;
 writeFileSync('MUTATION.md', md);
-console.log(`MUTATION.md written: ${survivors.length} survivors, ${unjustified} not justified${stale.length ? `, ${stale.length} stale entries in stryker/kept.json` : ''}`);
+console.log(
+  `MUTATION.md written: ${survivors.length} survivors, ${unjustified} not justified${stale.length ? `, ${stale.length} stale entries in stryker/kept.json` : ''}`,
+);
 // --prune: drop the kept entries no survivor of the current reports uses (a mutant since killed, or code since gone).
 // Only sound when every group's report is of today's source.
 if (args.includes('--prune') && stale.length > 0) {
   const gone = new Set(stale);
-  writeFileSync('stryker/kept.json', JSON.stringify(kept.filter((k) => !gone.has(k)), null, 1) + '\n');
+  writeFileSync(
+    'stryker/kept.json',
+    JSON.stringify(
+      kept.filter((k) => !gone.has(k)),
+      null,
+      1,
+    ) + '\n',
+  );
   console.log(`stryker/kept.json: ${stale.length} stale entries removed`);
 }

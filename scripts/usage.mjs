@@ -33,7 +33,11 @@ process.exitCode = missing ? 1 : 0;
 import { spawnSync } from 'node:child_process';
 import { SAMPLE, sampleBlock } from '../test/helpers/readme-sample.mjs';
 spawnSync(process.execPath, [path.join(repo, 'scripts/bundle.mjs')], { cwd: repo, stdio: 'inherit' });
-const run = spawnSync(process.execPath, [path.join(repo, 'dist/reconcile.mjs'), ...SAMPLE.args(repo)], { cwd: repo, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const run = spawnSync(process.execPath, [path.join(repo, 'dist/reconcile.mjs'), ...SAMPLE.args(repo)], {
+  cwd: repo,
+  encoding: 'utf8',
+  env: { ...process.env, NO_COLOR: '1' },
+});
 if (run.status !== 2) {
   process.stderr.write(`docs:usage: the sample plan exited ${run.status}, not 2:\n${run.stderr}`);
   process.exitCode = 1;

@@ -18,7 +18,8 @@ export function bytesOf(buf: Uint8Array): ByteString {
  */
 export function bufferOf(s: ByteString): Buffer {
   for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0xff) throw new Error(`internal: text with code unit U+${s.charCodeAt(i).toString(16).toUpperCase()} at ${i} was not encoded as bytes`);
+    if (s.charCodeAt(i) > 0xff)
+      throw new Error(`internal: text with code unit U+${s.charCodeAt(i).toString(16).toUpperCase()} at ${i} was not encoded as bytes`);
   }
   return Buffer.from(s, 'latin1');
 }

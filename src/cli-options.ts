@@ -42,14 +42,18 @@ export interface CommandSpec {
 
 export const OPTIONS: readonly OptionSpec[] = [
   {
-    name: 'file', short: 'f', value: 'FILE',
+    name: 'file',
+    short: 'f',
+    value: 'FILE',
     summary: 'desired state (default ./desired-state.yaml)',
     detail: "The package's default is /usr/share/k8s-host-reconcile/desired-state.yaml.",
   },
   {
-    name: 'root', value: 'DIR',
+    name: 'root',
+    value: 'DIR',
     summary: 'work on the unbooted root file system at DIR (an image) instead of the running host',
-    detail: 'DIR must be an existing directory other than / (an empty value, a missing path, a file, or a link to / is refused and never created). Nothing of the build machine is read or changed; runtime steps are deferred to boot.',
+    detail:
+      'DIR must be an existing directory other than / (an empty value, a missing path, a file, or a link to / is refused and never created). Nothing of the build machine is read or changed; runtime steps are deferred to boot.',
   },
   {
     name: 'json',
@@ -65,7 +69,9 @@ export const OPTIONS: readonly OptionSpec[] = [
     detail: 'It also undoes what an incomplete journal records; it never restores a backup that is not what the run kept.',
   },
   {
-    name: 'out', short: 'o', value: 'DIR',
+    name: 'out',
+    short: 'o',
+    value: 'DIR',
     summary: 'where the report writes fleet-report.csv, .json and .html (default: the current directory)',
   },
   { name: 'help', short: 'h', summary: 'show this help' },
@@ -78,9 +84,12 @@ export const GLOBAL_OPTIONS: readonly OptionName[] = ['help', 'version', 'provid
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
-    name: 'plan', alias: '--plan', maxOperands: 0,
+    name: 'plan',
+    alias: '--plan',
+    maxOperands: 0,
     summary: 'show what would change; changes nothing',
-    description: 'Observe the host, compare it with the desired state and print every change apply would make, with a unified diff of each file it would write, what is left to an operator, and what the plan promises after apply and after the next boot.',
+    description:
+      'Observe the host, compare it with the desired state and print every change apply would make, with a unified diff of each file it would write, what is left to an operator, and what the plan promises after apply and after the next boot.',
     options: ['file', 'root', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'the host is in sync' },
@@ -89,9 +98,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
-    name: 'apply', alias: '--apply', maxOperands: 0,
+    name: 'apply',
+    alias: '--apply',
+    maxOperands: 0,
     summary: 'converge the host and verify',
-    description: 'Record the host as it was first (before.json), converge it through the write door (every change journaled), observe it again and verify that nothing is left to do. On a live host it needs root and is refused before anything happens otherwise.',
+    description:
+      'Record the host as it was first (before.json), converge it through the write door (every change journaled), observe it again and verify that nothing is left to do. On a live host it needs root and is refused before anything happens otherwise.',
     options: ['file', 'root', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'converged and verified' },
@@ -99,20 +111,31 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
-    name: 'rollback', alias: '--rollback', operands: '[RUN_ID]', maxOperands: 1,
+    name: 'rollback',
+    alias: '--rollback',
+    operands: '[RUN_ID]',
+    maxOperands: 1,
     summary: 'undo a run from its journal (default: the newest apply that changed something)',
-    description: 'Undo a run in reverse order through the same write door: restore every file it changed, remove what it created, put back links and masks, and on a live host set sysctls back, turn swap back on and start the units it stopped. Modules are never unloaded.',
+    description:
+      'Undo a run in reverse order through the same write door: restore every file it changed, remove what it created, put back links and masks, and on a live host set sysctls back, turn swap back on and start the units it stopped. Modules are never unloaded.',
     options: ['plan', 'force', 'file', 'root', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'undone, or nothing to undo (with --plan: nothing to undo)' },
-      { code: 1, meaning: 'a file changed after the run or an incomplete journal (without --force), a backup that is not what the run kept, a failed step, no such run, the lock held' },
+      {
+        code: 1,
+        meaning:
+          'a file changed after the run or an incomplete journal (without --force), a backup that is not what the run kept, a failed step, no such run, the lock held',
+      },
       { code: 2, meaning: 'with --plan: steps to undo' },
     ],
   },
   {
-    name: 'facts', alias: '--facts', maxOperands: 0,
+    name: 'facts',
+    alias: '--facts',
+    maxOperands: 0,
     summary: 'print the facts kubespray judges this host by, and the memory verdict; plans nothing',
-    description: 'Gather facts.json for the running host as the ansible-core that will run kubespray would, and evaluate the memory check of its preflight. Reads only; plans and changes nothing.',
+    description:
+      'Gather facts.json for the running host as the ansible-core that will run kubespray would, and evaluate the memory check of its preflight. Reads only; plans and changes nothing.',
     options: ['file', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'facts printed' },
@@ -120,9 +143,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
-    name: 'first-boot', alias: '--first-boot', maxOperands: 0,
+    name: 'first-boot',
+    alias: '--first-boot',
+    maxOperands: 0,
     summary: "the image's first-boot run (its unit runs it)",
-    description: 'Wait for candidate services to bind a wanted port or stop, then apply (first_boot: apply) or plan (first_boot: verify) on the booted host, write first-boot.json, and on success disable the unit.',
+    description:
+      'Wait for candidate services to bind a wanted port or stop, then apply (first_boot: apply) or plan (first_boot: verify) on the booted host, write first-boot.json, and on success disable the unit.',
     options: ['file', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'converged (apply) or in sync (verify); the unit is disabled' },
@@ -130,9 +156,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
-    name: 'report', operands: 'DIR...', maxOperands: Number.POSITIVE_INFINITY,
+    name: 'report',
+    operands: 'DIR...',
+    maxOperands: Number.POSITIVE_INFINITY,
     summary: 'one table of a fleet from the per-host documents the Ansible role fetched',
-    description: 'Read the fetched per-host documents (DIR/HOST/reconcile.json, or DIR/reconcile.json for one host) on the controller, print one table (host, verdict, changes, operator lines, unknowns; verdicts worst first: failed, operator, unknown, changes, ready) and write fleet-report.csv, fleet-report.json and one self-contained fleet-report.html. Every document is untrusted input: an unusable one is named with its field and nothing is written.',
+    description:
+      'Read the fetched per-host documents (DIR/HOST/reconcile.json, or DIR/reconcile.json for one host) on the controller, print one table (host, verdict, changes, operator lines, unknowns; verdicts worst first: failed, operator, unknown, changes, ready) and write fleet-report.csv, fleet-report.json and one self-contained fleet-report.html. Every document is untrusted input: an unusable one is named with its field and nothing is written.',
     options: ['out', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'every host is ready' },
@@ -174,7 +203,14 @@ export function usageLine(c: CommandSpec): string {
 function columns(rows: [string, string][], indent = 2): string {
   const width = Math.max(...rows.map(([a]) => a.length)) + 2;
   const hang = ' '.repeat(indent + width);
-  return rows.map(([a, b]) => `${' '.repeat(indent)}${a.padEnd(width)}${wrap(b, 79 - indent - width).split('\n').join(`\n${hang}`)}`).join('\n');
+  return rows
+    .map(
+      ([a, b]) =>
+        `${' '.repeat(indent)}${a.padEnd(width)}${wrap(b, 79 - indent - width)
+          .split('\n')
+          .join(`\n${hang}`)}`,
+    )
+    .join('\n');
 }
 
 /** `reconcile --help`. */
@@ -238,20 +274,32 @@ const manFlag = (o: OptionSpec): string => `${o.short ? `**-${o.short}**, ` : ''
 const manSynopsisWord = (o: OptionSpec): string => `[${o.short ? `**-${o.short}**` : `**--${o.name}**`}${o.value ? ` *${o.value}*` : ''}]`;
 const sentence = (s: string): string => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.endsWith('.') ? '' : '.'}`;
 /** Where an option goes, in words: the commands that take it, or alone. */
-const optionPlace = (o: OptionSpec): string => o.name === 'help' ? 'every command, and alone'
-  : GLOBAL_OPTIONS.includes(o.name) ? 'alone'
-  : COMMANDS.filter((c) => c.options.includes(o.name)).map((c) => c.name).join(', ');
+const optionPlace = (o: OptionSpec): string =>
+  o.name === 'help'
+    ? 'every command, and alone'
+    : GLOBAL_OPTIONS.includes(o.name)
+      ? 'alone'
+      : COMMANDS.filter((c) => c.options.includes(o.name))
+          .map((c) => c.name)
+          .join(', ');
 
 /** From `# SYNOPSIS` up to the next section. */
 export function manSynopsis(): string {
-  const lines = COMMANDS.map((c) => ['**reconcile**', `**${c.name}**`, ...(c.operands ? [c.operands.replace(/([A-Z_]+)/, '*$1*')] : []), ...commandOptions(c).map(manSynopsisWord)].join(' '));
-  return `# SYNOPSIS\n\n${[...lines, '**reconcile** **--help** | **--version** | **--providers**', '**reconcile** *COMMAND* **--help**'].join('\n\n')}\n\n` +
-    `Each command also has a flag form, with the same behaviour and exit codes: ${ALIASED.map((c) => `**${c.alias}** for **${c.name}**`).join(', ')}.\n`;
+  const lines = COMMANDS.map((c) =>
+    ['**reconcile**', `**${c.name}**`, ...(c.operands ? [c.operands.replace(/([A-Z_]+)/, '*$1*')] : []), ...commandOptions(c).map(manSynopsisWord)].join(' '),
+  );
+  return (
+    `# SYNOPSIS\n\n${[...lines, '**reconcile** **--help** | **--version** | **--providers**', '**reconcile** *COMMAND* **--help**'].join('\n\n')}\n\n` +
+    `Each command also has a flag form, with the same behaviour and exit codes: ${ALIASED.map((c) => `**${c.alias}** for **${c.name}**`).join(', ')}.\n`
+  );
 }
 
 /** From `# COMMANDS` up to `# FILES`: commands, options and exit status. */
 export function manReference(): string {
-  const commands = COMMANDS.map((c) => `**${c.name}**${c.operands ? ` ${c.operands.replace(/([A-Z_]+)/, '*$1*')}` : ''}\n:   ${sentence(c.summary)} ${c.description} Options: ${c.options.map((n) => `**--${n}**`).join(', ')}.${c.alias ? ` Flag form: **${c.alias}**.` : ''}`);
+  const commands = COMMANDS.map(
+    (c) =>
+      `**${c.name}**${c.operands ? ` ${c.operands.replace(/([A-Z_]+)/, '*$1*')}` : ''}\n:   ${sentence(c.summary)} ${c.description} Options: ${c.options.map((n) => `**--${n}**`).join(', ')}.${c.alias ? ` Flag form: **${c.alias}**.` : ''}`,
+  );
   const options = OPTIONS.map((o) => `${manFlag(o)}\n:   ${sentence(o.summary)}${o.detail ? ` ${o.detail}` : ''} With: ${optionPlace(o)}.`);
   const exits = COMMANDS.map((c) => `**${c.name}**\n:   ${c.exits.map((e) => `${e.code}: ${e.meaning}`).join('; ')}.`);
   return `# COMMANDS\n\n${commands.join('\n\n')}\n\n# OPTIONS\n\n${options.join('\n\n')}\n\n# EXIT STATUS\n\n${exits.join('\n\n')}\n`;
@@ -260,19 +308,13 @@ export function manReference(): string {
 // The README's usage tables (between its `<!-- usage:table -->` markers).
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 export function readmeUsage(): string {
-  const commands = COMMANDS.map((c) => `| \`reconcile ${c.name}${c.operands ? ` ${c.operands}` : ''}\` | ${c.alias ? `\`${c.alias}\`` : '—'} | ${cell(c.summary)} |`);
+  const commands = COMMANDS.map(
+    (c) => `| \`reconcile ${c.name}${c.operands ? ` ${c.operands}` : ''}\` | ${c.alias ? `\`${c.alias}\`` : '—'} | ${cell(c.summary)} |`,
+  );
   const options = OPTIONS.map((o) => {
     return `| \`${flagWords(o)}\` | ${optionPlace(o)} | ${cell(sentence(o.summary))}${o.detail ? ` ${cell(o.detail)}` : ''} |`;
   });
-  return [
-    '| command | flag form | what it does |',
-    '|---|---|---|',
-    ...commands,
-    '',
-    '| option | with | meaning |',
-    '|---|---|---|',
-    ...options,
-  ].join('\n');
+  return ['| command | flag form | what it does |', '|---|---|---|', ...commands, '', '| option | with | meaning |', '|---|---|---|', ...options].join('\n');
 }
 
 /**

@@ -21,7 +21,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const named = parsed.positionals[1];
     const c = named === undefined ? undefined : commandByName(named);
     if (parsed.positionals.length > 2 || (named !== undefined && !c) || given.length > 0) {
-      io.stderr.write(`reconcile: help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}\n${errorUsage(undefined)}`);
+      io.stderr.write(
+        `reconcile: help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}\n${errorUsage(undefined)}`,
+      );
       return 1;
     }
     io.stdout.write(c ? commandHelp(c) : mainHelp());
@@ -72,7 +74,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   };
   if (operands.length > (args.rollback ? 1 : 0)) {
     const word = operands.at(-1)!;
-    const why = command ? (args.rollback ? '' : ' (a run id goes with --rollback)') : ` (no command ${word}; the commands: ${COMMANDS.map((c) => c.name).join(', ')})`;
+    const why = command
+      ? args.rollback
+        ? ''
+        : ' (a run id goes with --rollback)'
+      : ` (no command ${word}; the commands: ${COMMANDS.map((c) => c.name).join(', ')})`;
     io.stderr.write(`reconcile: unexpected argument ${word}${why}\n${USAGE}`);
     return 1;
   }
@@ -131,9 +137,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (e instanceof ReconcileError) return fail(e.message, e);
     // An fs error that escaped a module's own wrapping still gets one line, not a stack.
     const code = (e as NodeJS.ErrnoException)?.code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return fail(`${describeFsError(e)}${(e as NodeJS.ErrnoException).path ? `: ${(e as NodeJS.ErrnoException).path}` : ''}`);
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+      return fail(`${describeFsError(e)}${(e as NodeJS.ErrnoException).path ? `: ${(e as NodeJS.ErrnoException).path}` : ''}`);
     io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
-    if (json) io.stdout.write(JSON.stringify({ format_version: FORMAT_VERSION, error: `internal error: ${(e as Error)?.message ?? String(e)}`, applied: [], failed: [] }, null, 2) + '\n');
+    if (json)
+      io.stdout.write(
+        JSON.stringify({ format_version: FORMAT_VERSION, error: `internal error: ${(e as Error)?.message ?? String(e)}`, applied: [], failed: [] }, null, 2) +
+          '\n',
+      );
     return 1;
   }
 }

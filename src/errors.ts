@@ -43,7 +43,10 @@ export class InputError extends ReconcileError {
 
 /** A resource's changes were applied but observing again still shows a difference. */
 export class VerifyError extends ReconcileError {
-  constructor(readonly resource: string, readonly remaining: string[]) {
+  constructor(
+    readonly resource: string,
+    readonly remaining: string[],
+  ) {
     super(`${resource}: not converged after apply: ${remaining.join('; ')}`);
   }
 }

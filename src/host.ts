@@ -460,7 +460,10 @@ export class Host implements TargetFs, Commands {
  * and skipping the normalisation of thousands of them keeps the run small.
  */
 function isNormalAbsolute(p: string): boolean {
-  return p.startsWith('/') && (p.length === 1 || (!p.endsWith('/') && !p.includes('//') && !p.includes('/./') && !p.includes('/../') && !p.endsWith('/.') && !p.endsWith('/..')));
+  return (
+    p.startsWith('/') &&
+    (p.length === 1 || (!p.endsWith('/') && !p.includes('//') && !p.includes('/./') && !p.includes('/../') && !p.endsWith('/.') && !p.endsWith('/..')))
+  );
 }
 
 function isMissing(e: unknown): boolean {

@@ -42,7 +42,11 @@ export class NotRegularFileError extends HostError {
     readonly kind: FileKind,
   ) {
     // A directory keeps its errno name: callers (conf-entry) skip EISDIR as systemd does.
-    super(kind === 'directory' ? `cannot read ${shown}: is a directory (EISDIR)` : `cannot read ${shown}: not a regular file: ${kind}`, shown, kind === 'directory' ? 'EISDIR' : 'ENOTREG');
+    super(
+      kind === 'directory' ? `cannot read ${shown}: is a directory (EISDIR)` : `cannot read ${shown}: not a regular file: ${kind}`,
+      shown,
+      kind === 'directory' ? 'EISDIR' : 'ENOTREG',
+    );
   }
 }
 

@@ -86,14 +86,18 @@ interface TaskHost {
 }
 async function play(check: boolean) {
   const r = await execa('ansible-playbook', ['-i', 'inventory.ini', 'site.yml', '--forks', '5', ...(check ? ['--check'] : [])], {
-    cwd: work, reject: false, timeout: SLOW, env: { ...env(), ANSIBLE_STDOUT_CALLBACK: 'json' },
+    cwd: work,
+    reject: false,
+    timeout: SLOW,
+    env: { ...env(), ANSIBLE_STDOUT_CALLBACK: 'json' },
   });
   if (!r.stdout.trim().startsWith('{')) throw new Error(`ansible-playbook printed no JSON (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
   const doc = JSON.parse(r.stdout) as {
     stats: Record<string, { failures: number; changed: number }>;
     plays: { play: { name: string }; tasks: { task: { name: string }; hosts: Record<string, TaskHost> }[] }[];
   };
-  const task = (playName: string, prefix: string) => doc.plays.find((p) => p.play.name.startsWith(playName))?.tasks.find((t) => t.task.name.includes(prefix))?.hosts ?? {};
+  const task = (playName: string, prefix: string) =>
+    doc.plays.find((p) => p.play.name.startsWith(playName))?.tasks.find((t) => t.task.name.includes(prefix))?.hosts ?? {};
   return { exitCode: r.exitCode, stderr: r.stderr, stats: doc.stats, task };
 }
 
@@ -101,74 +105,95 @@ const tree = (name: string) => path.join(work, 'trees', name);
 const doc = (name: string) => JSON.parse(readFileSync(path.join(work, 'fetched', name, 'reconcile.json'), 'utf8'));
 
 describe('the Ansible collection local.k8s_host_reconcile', () => {
-  it('builds into a tarball that ansible-galaxy installs with no network', async () => {
-    expect(path.basename(tarball)).toBe('local-k8s_host_reconcile-0.1.0.tar.gz');
-    // A fresh network namespace has only a down loopback: any download would fail.
-    const r = await execa('unshare', ['--net', 'ansible-galaxy', 'collection', 'install', '-p', path.join(work, 'collections'), tarball], { env: env(), reject: false });
-    expect(r.exitCode, r.stderr).toBe(0);
-    const role = path.join(work, 'collections/ansible_collections/local/k8s_host_reconcile/roles/reconcile');
-    expect(readFileSync(path.join(role, 'files/reconcile.mjs'))).toEqual(readFileSync(path.join(repo, 'dist/reconcile.mjs')));
-    // The shipped desired state is one the CLI accepts.
-    const io = captureIo();
-    const probe = mkdtempSync(path.join(work, 'probe-'));
-    mkdirSync(path.join(probe, 'etc'));
-    writeFileSync(path.join(probe, 'etc/fstab'), FSTAB);
-    expect(await main(['--plan', '-f', path.join(role, 'files/desired-state.yaml'), '--root', probe], io.value), io.stderr()).not.toBe(1);
-  }, SLOW);
+  it(
+    'builds into a tarball that ansible-galaxy installs with no network',
+    async () => {
+      expect(path.basename(tarball)).toBe('local-k8s_host_reconcile-0.1.0.tar.gz');
+      // A fresh network namespace has only a down loopback: any download would fail.
+      const r = await execa('unshare', ['--net', 'ansible-galaxy', 'collection', 'install', '-p', path.join(work, 'collections'), tarball], {
+        env: env(),
+        reject: false,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const role = path.join(work, 'collections/ansible_collections/local/k8s_host_reconcile/roles/reconcile');
+      expect(readFileSync(path.join(role, 'files/reconcile.mjs'))).toEqual(readFileSync(path.join(repo, 'dist/reconcile.mjs')));
+      // The shipped desired state is one the CLI accepts.
+      const io = captureIo();
+      const probe = mkdtempSync(path.join(work, 'probe-'));
+      mkdirSync(path.join(probe, 'etc'));
+      writeFileSync(path.join(probe, 'etc/fstab'), FSTAB);
+      expect(await main(['--plan', '-f', path.join(role, 'files/desired-state.yaml'), '--root', probe], io.value), io.stderr()).not.toBe(1);
+    },
+    SLOW,
+  );
 
-  it('--check: plans, registers the document, fails the hosts a person must act on with their lines, and kubespray runs only on the rest', async () => {
-    const before = HOSTS.map((h) => readdirSync(tree(h.name), { recursive: true }).length);
-    const r = await play(true);
-    expect(r.exitCode).toBe(2); // some host failed
-    for (const h of HOSTS) {
-      const failedHere = h.expect === 'operator' || h.expect === 'unknown';
-      expect(r.stats[h.name]!.failures, h.name).toBe(failedHere ? 1 : 0);
-      const fail = r.task('Make the hosts safe', 'Fail the host when a person must act')[h.name];
-      if (failedHere) {
-        expect(fail?.failed).toBe(true);
-        expect(Array.isArray(fail!.msg)).toBe(true);
-        const lines = fail!.msg as string[];
-        expect(lines.length).toBeGreaterThan(0);
-        for (const l of lines) expect(l).toContain(h.names);
-        if (h.expect === 'operator') expect(lines[0]).toMatch(/^operator: SysctlFile: /);
-      } else expect(fail?.failed ?? false).toBe(false);
-      // The plan's document came back to the controller as the CLI printed it.
-      expect(doc(h.name)).toMatchObject({ mode: 'plan' });
-    }
-    const seen = r.task('Stand-in for kubespray', 'Kubespray sees the document');
-    // Ansible runs no later play on a failed host: kubespray sees only the host the tool can fix.
-    expect(Object.keys(seen).sort()).toEqual(HOSTS.filter((h) => h.expect === 'changes').map((h) => h.name));
-    expect(seen['node-swap-plan']!.msg).toMatch(/^plan [1-9]\d*$/);
-    // The host without node fails with an error document that names what happened.
-    expect(r.stats[NO_NODE]!.failures).toBe(1);
-    expect(doc(NO_NODE).error).toMatch(/^no document from the run \(exit /);
-    // --check changed nothing in the trees and staged nothing in the remote dir.
-    expect(HOSTS.map((h) => readdirSync(tree(h.name), { recursive: true }).length)).toEqual(before);
-    expect(readFileSync(path.join(tree('node-swap-plan'), 'etc/fstab'), 'utf8')).toBe(FSTAB);
-    expect(existsSync(path.join(work, 'remote'))).toBe(false);
+  it(
+    '--check: plans, registers the document, fails the hosts a person must act on with their lines, and kubespray runs only on the rest',
+    async () => {
+      const before = HOSTS.map((h) => readdirSync(tree(h.name), { recursive: true }).length);
+      const r = await play(true);
+      expect(r.exitCode).toBe(2); // some host failed
+      for (const h of HOSTS) {
+        const failedHere = h.expect === 'operator' || h.expect === 'unknown';
+        expect(r.stats[h.name]!.failures, h.name).toBe(failedHere ? 1 : 0);
+        const fail = r.task('Make the hosts safe', 'Fail the host when a person must act')[h.name];
+        if (failedHere) {
+          expect(fail?.failed).toBe(true);
+          expect(Array.isArray(fail!.msg)).toBe(true);
+          const lines = fail!.msg as string[];
+          expect(lines.length).toBeGreaterThan(0);
+          for (const l of lines) expect(l).toContain(h.names);
+          if (h.expect === 'operator') expect(lines[0]).toMatch(/^operator: SysctlFile: /);
+        } else expect(fail?.failed ?? false).toBe(false);
+        // The plan's document came back to the controller as the CLI printed it.
+        expect(doc(h.name)).toMatchObject({ mode: 'plan' });
+      }
+      const seen = r.task('Stand-in for kubespray', 'Kubespray sees the document');
+      // Ansible runs no later play on a failed host: kubespray sees only the host the tool can fix.
+      expect(Object.keys(seen).sort()).toEqual(HOSTS.filter((h) => h.expect === 'changes').map((h) => h.name));
+      expect(seen['node-swap-plan']!.msg).toMatch(/^plan [1-9]\d*$/);
+      // The host without node fails with an error document that names what happened.
+      expect(r.stats[NO_NODE]!.failures).toBe(1);
+      expect(doc(NO_NODE).error).toMatch(/^no document from the run \(exit /);
+      // --check changed nothing in the trees and staged nothing in the remote dir.
+      expect(HOSTS.map((h) => readdirSync(tree(h.name), { recursive: true }).length)).toEqual(before);
+      expect(readFileSync(path.join(tree('node-swap-plan'), 'etc/fstab'), 'utf8')).toBe(FSTAB);
+      expect(existsSync(path.join(work, 'remote'))).toBe(false);
 
-    // The fetched documents are what `reconcile report` reads.
-    const io = captureIo();
-    expect(await main(['report', '-o', path.join(work, 'report'), path.join(work, 'fetched')], io.value)).toBe(2);
-    const rows = Object.fromEntries(io.stdout().split('\n').filter((l) => l.startsWith('node-')).map((l) => l.split(/\s+/).slice(0, 2)));
-    expect(rows).toEqual({ ...Object.fromEntries(HOSTS.map((h) => [h.name, h.expect])), [NO_NODE]: 'failed' });
-  }, SLOW);
+      // The fetched documents are what `reconcile report` reads.
+      const io = captureIo();
+      expect(await main(['report', '-o', path.join(work, 'report'), path.join(work, 'fetched')], io.value)).toBe(2);
+      const rows = Object.fromEntries(
+        io
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith('node-'))
+          .map((l) => l.split(/\s+/).slice(0, 2)),
+      );
+      expect(rows).toEqual({ ...Object.fromEntries(HOSTS.map((h) => [h.name, h.expect])), [NO_NODE]: 'failed' });
+    },
+    SLOW,
+  );
 
-  it('apply: converges the host the tool can fix (kubespray runs on it), the others still fail', async () => {
-    const r = await play(false);
-    expect(r.exitCode).toBe(2);
-    const fixable = HOSTS.filter((h) => h.expect === 'changes').map((h) => h.name);
-    for (const name of fixable) {
-      expect(r.stats[name]).toMatchObject({ failures: 0 });
-      expect(readFileSync(path.join(tree(name), 'etc/fstab'), 'utf8')).not.toMatch(/^\/swapfile/m);
-      expect(doc(name)).toMatchObject({ mode: 'apply', verified: true });
-      // The run's journal came back next to the document.
-      expect(readdirSync(path.join(work, 'fetched', name, 'reports/runs'))).toHaveLength(1);
-    }
-    expect(Object.keys(r.task('Stand-in for kubespray', 'Kubespray sees the document')).sort()).toEqual(fixable);
-    for (const h of HOSTS.filter((x) => x.expect === 'operator' || x.expect === 'unknown')) {
-      expect(r.stats[h.name]!.failures, h.name).toBe(1);
-      expect(doc(h.name)).toMatchObject({ mode: 'apply', verified: false });
-    }
-  }, SLOW);
+  it(
+    'apply: converges the host the tool can fix (kubespray runs on it), the others still fail',
+    async () => {
+      const r = await play(false);
+      expect(r.exitCode).toBe(2);
+      const fixable = HOSTS.filter((h) => h.expect === 'changes').map((h) => h.name);
+      for (const name of fixable) {
+        expect(r.stats[name]).toMatchObject({ failures: 0 });
+        expect(readFileSync(path.join(tree(name), 'etc/fstab'), 'utf8')).not.toMatch(/^\/swapfile/m);
+        expect(doc(name)).toMatchObject({ mode: 'apply', verified: true });
+        // The run's journal came back next to the document.
+        expect(readdirSync(path.join(work, 'fetched', name, 'reports/runs'))).toHaveLength(1);
+      }
+      expect(Object.keys(r.task('Stand-in for kubespray', 'Kubespray sees the document')).sort()).toEqual(fixable);
+      for (const h of HOSTS.filter((x) => x.expect === 'operator' || x.expect === 'unknown')) {
+        expect(r.stats[h.name]!.failures, h.name).toBe(1);
+        expect(doc(h.name)).toMatchObject({ mode: 'apply', verified: false });
+      }
+    },
+    SLOW,
+  );
 });

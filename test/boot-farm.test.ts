@@ -51,14 +51,21 @@ describe('the catalogue and the generator', () => {
     for (const e of NSPAWN as Entry[]) expect(used.get(e.id) ?? 0, e.id).toBeGreaterThanOrEqual(3);
   });
 
-  it('a seed\'s host depends on the seed alone (BOOT_SEED=S replays the same host)', () => {
+  it("a seed's host depends on the seed alone (BOOT_SEED=S replays the same host)", () => {
     const short = hosts(NSPAWN, 12).map((h: { entries: Entry[] }) => h.entries.map((e) => e.id));
-    const long = hosts(NSPAWN, 40).slice(0, 12).map((h: { entries: Entry[] }) => h.entries.map((e) => e.id));
+    const long = hosts(NSPAWN, 40)
+      .slice(0, 12)
+      .map((h: { entries: Entry[] }) => h.entries.map((e) => e.id));
     expect(long).toEqual(short);
   });
 });
 
-function outDir(plan: unknown, states: { before: string; after: string; boot: string; ipf: [string, string, string] }, rc = { plan: 2, apply: 0 }, promisesAfter?: unknown[]): string {
+function outDir(
+  plan: unknown,
+  states: { before: string; after: string; boot: string; ipf: [string, string, string] },
+  rc = { plan: 2, apply: 0 },
+  promisesAfter?: unknown[],
+): string {
   const d = mkdtempSync(path.join(tmpdir(), 'farm-judge-'));
   dirs.push(d);
   const put = (rel: string, text: string) => {
@@ -80,8 +87,15 @@ function outDir(plan: unknown, states: { before: string; after: string; boot: st
 
 const L6443 = 'LISTEN 0      5      0.0.0.0:6443 0.0.0.0:* users:(("tinyd",pid=51,fd=3))\n';
 const promise = (id: string, kind: string, subject: string, expect_: string, withdrawn: Array<{ by: string; line: string; from: string }> = []) => ({
-  id, kind, subject, expect: expect_, resource: 'R', held_by: null, withdrawn_by: withdrawn,
-  after_apply: !withdrawn.some((w) => w.from === 'apply'), at_boot: withdrawn.length === 0,
+  id,
+  kind,
+  subject,
+  expect: expect_,
+  resource: 'R',
+  held_by: null,
+  withdrawn_by: withdrawn,
+  after_apply: !withdrawn.some((w) => w.from === 'apply'),
+  at_boot: withdrawn.length === 0,
 });
 
 describe('the judge', () => {
@@ -96,7 +110,11 @@ describe('the judge', () => {
   });
 
   it('a port back after the reboot breaks the promise; the same port under an operator line does not', () => {
-    const kept = outDir({ promises: [promise('port:6443', 'port', '6443', 'free')] }, { before: L6443, after: '', boot: L6443, ipf: ['0', '1', '1'] }, { plan: 2, apply: 0 });
+    const kept = outDir(
+      { promises: [promise('port:6443', 'port', '6443', 'free')] },
+      { before: L6443, after: '', boot: L6443, ipf: ['0', '1', '1'] },
+      { plan: 2, apply: 0 },
+    );
     const r = judge(kept, [6443]);
     expect(r.broken).toEqual([{ promise: 'port:6443', phase: 'at boot', observed: expect.stringContaining('port 6443 is listening') }]);
     expect(r.problems).toEqual([]);
@@ -110,7 +128,11 @@ describe('the judge', () => {
 
   it('a sysctl promise withdrawn at boot only is still checked after apply', () => {
     const d = outDir(
-      { promises: [promise('sysctl:net.ipv4.ip_forward', 'sysctl', 'net.ipv4.ip_forward', '1', [{ by: 'unknown', line: 'unknown: /etc/rc.local:3', from: 'boot' }])] },
+      {
+        promises: [
+          promise('sysctl:net.ipv4.ip_forward', 'sysctl', 'net.ipv4.ip_forward', '1', [{ by: 'unknown', line: 'unknown: /etc/rc.local:3', from: 'boot' }]),
+        ],
+      },
       { before: '', after: '', boot: '', ipf: ['0', '0', '0'] },
       { plan: 2, apply: 1 },
     );

@@ -107,7 +107,14 @@ describe('help', () => {
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('Usage: reconcile COMMAND [OPTIONS]');
     const commands = lines.slice(lines.indexOf('Commands:') + 1, lines.indexOf('', lines.indexOf('Commands:')));
-    expect(commands.filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0])).toEqual(['plan', 'apply', 'rollback', 'facts', 'first-boot', 'help [COMMAND]']);
+    expect(commands.filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0])).toEqual([
+      'plan',
+      'apply',
+      'rollback',
+      'facts',
+      'first-boot',
+      'help [COMMAND]',
+    ]);
     for (const flag of ['-h, --help', '--version', '--providers']) expect(r.stdout).toContain(`\n  ${flag}`);
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
     expect((await cli(['-h'])).stdout).toBe(r.stdout);

@@ -7,7 +7,19 @@
 // this machine beyond /proc/sys and the owned files' links is read.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -173,7 +185,12 @@ for (const [label, yaml] of [
 }
 {
   const text = BASE.replace('modules: [overlay, br_netfilter]', 'modules:\n      - br_netfilter\n      - br-netfilter');
-  cases.push({ name: 'module names that kmod treats as one', desired: text, exit: 1, names: [at(text, '- br-netfilter'), 'resources[1].modules[1]', 'modules[0]'] });
+  cases.push({
+    name: 'module names that kmod treats as one',
+    desired: text,
+    exit: 1,
+    names: [at(text, '- br-netfilter'), 'resources[1].modules[1]', 'modules[0]'],
+  });
 }
 
 // ---- owned files ----
@@ -205,7 +222,25 @@ for (const file of [
 }
 
 // ---- reports_dir ----
-for (const dir of ['/', '/etc', '/etc/', '//etc', '/proc', '/proc/self', '/sys', '/sys/fs', '/dev', '/dev/shm', '/boot', '/usr', 'relative/dir', '/a/../etc', '"/r\\u0000"', '""', '"/var/\\nx"']) {
+for (const dir of [
+  '/',
+  '/etc',
+  '/etc/',
+  '//etc',
+  '/proc',
+  '/proc/self',
+  '/sys',
+  '/sys/fs',
+  '/dev',
+  '/dev/shm',
+  '/boot',
+  '/usr',
+  'relative/dir',
+  '/a/../etc',
+  '"/r\\u0000"',
+  '""',
+  '"/var/\\nx"',
+]) {
   const text = BASE.replace(`reports_dir: ${REPORTS}`, `reports_dir: ${dir}`);
   cases.push({ name: `reports_dir ${dir}`, desired: text, exit: 1, names: [at(text, 'reports_dir:'), 'reports_dir'] });
 }
@@ -213,11 +248,26 @@ for (const dir of ['/', '/etc', '/etc/', '//etc', '/proc', '/proc/self', '/sys',
 // ---- the same file or key twice ----
 {
   const text = BASE + '  - type: SysctlFile\n    name: second\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      kernel.panic: 1\n';
-  cases.push({ name: 'two SysctlFile resources, one file', desired: text, exit: 1, names: [at(text, '    file: /etc/sysctl.d/k8s.conf\n    settings:\n      kernel.panic'), 'resources[3].file', 'resources[2].file', at(text, 'file: /etc/sysctl.d/k8s.conf')] });
+  cases.push({
+    name: 'two SysctlFile resources, one file',
+    desired: text,
+    exit: 1,
+    names: [
+      at(text, '    file: /etc/sysctl.d/k8s.conf\n    settings:\n      kernel.panic'),
+      'resources[3].file',
+      'resources[2].file',
+      at(text, 'file: /etc/sysctl.d/k8s.conf'),
+    ],
+  });
 }
 {
   const text = BASE + '  - type: SysctlFile\n    name: second\n    file: /etc/sysctl.d/k9s.conf\n    settings:\n      net/ipv4/ip_forward: 0\n';
-  cases.push({ name: 'two resources, one key in two spellings', desired: text, exit: 1, names: [at(text, 'net/ipv4/ip_forward'), 'net.ipv4.ip_forward', 'resources[2].settings'] });
+  cases.push({
+    name: 'two resources, one key in two spellings',
+    desired: text,
+    exit: 1,
+    names: [at(text, 'net/ipv4/ip_forward'), 'net.ipv4.ip_forward', 'resources[2].settings'],
+  });
 }
 {
   const text = withSetting('net.ipv4.ip_forward', '1\n      net/ipv4/ip_forward: 0');
@@ -225,7 +275,12 @@ for (const dir of ['/', '/etc', '/etc/', '//etc', '/proc', '/proc/self', '/sys',
 }
 {
   const text = BASE + '  - type: ModulesLoad\n    name: other\n    modules: [nf_conntrack]\n';
-  cases.push({ name: 'two ModulesLoad resources, one (default) file', desired: text, exit: 1, names: [at(text, '  - type: ModulesLoad\n    name: other'), 'resources[3]', '/etc/modules-load.d/k8s.conf'] });
+  cases.push({
+    name: 'two ModulesLoad resources, one (default) file',
+    desired: text,
+    exit: 1,
+    names: [at(text, '  - type: ModulesLoad\n    name: other'), 'resources[3]', '/etc/modules-load.d/k8s.conf'],
+  });
 }
 {
   const text = BASE + '  - type: SwapOff\n';
@@ -236,8 +291,24 @@ for (const dir of ['/', '/etc', '/etc/', '//etc', '/proc', '/proc/self', '/sys',
 {
   const big = BASE + '# ' + 'x'.repeat(1024 * 1024) + '\n';
   cases.push({ name: 'a document over 1 MiB', desired: big, exit: 1, names: [(f) => `${f}:1:1`, '1 MiB'] });
-  const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`), 'reports_dir: /r', 'resources: []', ''].join('\n');
-  cases.push({ name: 'a YAML alias bomb', desired: bomb, exit: 1, names: [(f) => `${f}:`, 'aliases'], absent: ['ReferenceError', 'internal error', '    at '] });
+  const bomb = [
+    'a: &a ["x","x","x","x","x","x","x","x","x"]',
+    ...Array.from(
+      { length: 8 },
+      (_, i) =>
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+    ),
+    'reports_dir: /r',
+    'resources: []',
+    '',
+  ].join('\n');
+  cases.push({
+    name: 'a YAML alias bomb',
+    desired: bomb,
+    exit: 1,
+    names: [(f) => `${f}:`, 'aliases'],
+    absent: ['ReferenceError', 'internal error', '    at '],
+  });
   const aliasesOk = 'reports_dir: &d /var/lib/r\nresources:\n  - type: SwapOff\n    name: *d\n';
   cases.push({ name: 'an alias used where a plain label belongs', desired: aliasesOk, exit: 1, names: [at(aliasesOk, 'name:'), 'resources[0].name'] });
 }
@@ -256,10 +327,28 @@ for (const [label, text, needle] of [
   ['unknown resource type', BASE.replace('type: SwapOff', 'type: RebootNow'), 'RebootNow'],
   ['a merge key', `reports_dir: /r\nresources:\n  - <<: {type: SwapOff}\n`, null],
 ] as const) {
-  cases.push({ name: `YAML: ${label}`, desired: text, exit: 1, names: [needle ? at(text, needle) : (f: string) => `${f}:`], absent: ['internal error', '    at '] });
+  cases.push({
+    name: `YAML: ${label}`,
+    desired: text,
+    exit: 1,
+    names: [needle ? at(text, needle) : (f: string) => `${f}:`],
+    absent: ['internal error', '    at '],
+  });
 }
-cases.push({ name: 'YAML: bytes that are not UTF-8', desired: Buffer.concat([Buffer.from('reports_dir: /r\xff\xfe\n', 'latin1'), Buffer.from('resources: [')]), exit: 1, names: [(f) => `${f}:`], absent: ['internal error'] });
-cases.push({ name: 'YAML: NUL bytes', desired: Buffer.from('reports_dir: /r\0\nresources: []\n', 'latin1'), exit: 1, names: [(f) => `${f}:`], absent: ['internal error'] });
+cases.push({
+  name: 'YAML: bytes that are not UTF-8',
+  desired: Buffer.concat([Buffer.from('reports_dir: /r\xff\xfe\n', 'latin1'), Buffer.from('resources: [')]),
+  exit: 1,
+  names: [(f) => `${f}:`],
+  absent: ['internal error'],
+});
+cases.push({
+  name: 'YAML: NUL bytes',
+  desired: Buffer.from('reports_dir: /r\0\nresources: []\n', 'latin1'),
+  exit: 1,
+  names: [(f) => `${f}:`],
+  absent: ['internal error'],
+});
 
 // ---- other keys ----
 for (const [label, from, to, key] of [
@@ -298,7 +387,13 @@ for (const [value, written] of [
   ['0x10', '16'],
   ['"18446744073692774399"', '18446744073692774399'],
 ] as const) {
-  cases.push({ name: `exact integer ${value}`, desired: withSetting('kernel.shmmax', value), exit: 2, names: [`kernel.shmmax = ${written}\n`], absent: ['e+', '18446744073692774000'] });
+  cases.push({
+    name: `exact integer ${value}`,
+    desired: withSetting('kernel.shmmax', value),
+    exit: 2,
+    names: [`kernel.shmmax = ${written}\n`],
+    absent: ['e+', '18446744073692774000'],
+  });
 }
 
 // ---- host trees ----
@@ -307,7 +402,12 @@ cases.push({
   desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'),
   tree: { 'etc/sysctl.conf': 'net.ipv4.ip_forward=1\n', 'etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } },
   exit: 1,
-  names: [at(BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'), 'file: /etc/sysctl.d/99-sysctl.conf'), 'resources[2].file', "procps's link", '/etc/sysctl.conf'],
+  names: [
+    at(BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'), 'file: /etc/sysctl.d/99-sysctl.conf'),
+    'resources[2].file',
+    "procps's link",
+    '/etc/sysctl.conf',
+  ],
 });
 cases.push({
   name: "the owned modules file is kmod's link modules.conf -> ../modules",
@@ -319,17 +419,58 @@ cases.push({
 cases.push({
   name: 'the owned file is a link the dpkg database names',
   desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/50-vendor.conf'),
-  tree: { 'usr/lib/vendor/50.conf': 'kernel.x = 1\n', 'etc/sysctl.d/50-vendor.conf': { link: '/usr/lib/vendor/50.conf' }, 'var/lib/dpkg/info/vendor-tune:amd64.list': '/.\n/etc\n/etc/sysctl.d\n/etc/sysctl.d/50-vendor.conf\n' },
+  tree: {
+    'usr/lib/vendor/50.conf': 'kernel.x = 1\n',
+    'etc/sysctl.d/50-vendor.conf': { link: '/usr/lib/vendor/50.conf' },
+    'var/lib/dpkg/info/vendor-tune:amd64.list': '/.\n/etc\n/etc/sysctl.d\n/etc/sysctl.d/50-vendor.conf\n',
+  },
   exit: 1,
   names: ['resources[2].file', "vendor-tune's link"],
 });
 {
   const d = BASE.replace('remove_swap_files: false', 'remove_swap_files: true');
-  cases.push({ name: 'fstab lists /etc/passwd as swap, remove_swap_files on', desired: d, tree: { 'etc/fstab': '/etc/passwd none swap sw 0 0\n' }, exit: 2, names: ['/etc/fstab:1', '/etc/passwd', 'no swap signature'], absent: ['delete swap file /etc/passwd'] });
-  cases.push({ name: 'fstab lists /etc/passwd as swap, apply refuses to run it', desired: d, tree: { 'etc/fstab': '/etc/passwd none swap sw 0 0\n' }, args: ['--plan', '--json'], exit: 2, names: ['remove-refused:/etc/passwd'], absent: ['"remove:/etc/passwd"'] });
-  cases.push({ name: 'fstab lists a directory as swap', desired: d, tree: { 'etc/fstab': '/etc none swap sw\n' }, exit: 2, names: ['/etc/fstab:1', 'is a directory'] });
-  cases.push({ name: 'fstab lists a symlink to /etc/shadow as swap', desired: d, tree: { 'etc/shadow': 'root:*:1::::::\n', 'swapfile': { link: '/etc/shadow' }, 'etc/fstab': '/swapfile none swap sw\n' }, exit: 2, names: ['/etc/fstab:1', 'symlink'] });
-  cases.push({ name: 'a .swap unit names /etc/hostname', desired: d, tree: { 'etc/fstab': '', 'etc/systemd/system/evil.swap': '[Swap]\nWhat=/etc/hostname\n[Install]\nWantedBy=swap.target\n', 'etc/systemd/system/swap.target.wants/evil.swap': { link: '/etc/systemd/system/evil.swap' } }, exit: 2, names: ['evil.swap', '/etc/hostname', 'no swap signature'] });
+  cases.push({
+    name: 'fstab lists /etc/passwd as swap, remove_swap_files on',
+    desired: d,
+    tree: { 'etc/fstab': '/etc/passwd none swap sw 0 0\n' },
+    exit: 2,
+    names: ['/etc/fstab:1', '/etc/passwd', 'no swap signature'],
+    absent: ['delete swap file /etc/passwd'],
+  });
+  cases.push({
+    name: 'fstab lists /etc/passwd as swap, apply refuses to run it',
+    desired: d,
+    tree: { 'etc/fstab': '/etc/passwd none swap sw 0 0\n' },
+    args: ['--plan', '--json'],
+    exit: 2,
+    names: ['remove-refused:/etc/passwd'],
+    absent: ['"remove:/etc/passwd"'],
+  });
+  cases.push({
+    name: 'fstab lists a directory as swap',
+    desired: d,
+    tree: { 'etc/fstab': '/etc none swap sw\n' },
+    exit: 2,
+    names: ['/etc/fstab:1', 'is a directory'],
+  });
+  cases.push({
+    name: 'fstab lists a symlink to /etc/shadow as swap',
+    desired: d,
+    tree: { 'etc/shadow': 'root:*:1::::::\n', swapfile: { link: '/etc/shadow' }, 'etc/fstab': '/swapfile none swap sw\n' },
+    exit: 2,
+    names: ['/etc/fstab:1', 'symlink'],
+  });
+  cases.push({
+    name: 'a .swap unit names /etc/hostname',
+    desired: d,
+    tree: {
+      'etc/fstab': '',
+      'etc/systemd/system/evil.swap': '[Swap]\nWhat=/etc/hostname\n[Install]\nWantedBy=swap.target\n',
+      'etc/systemd/system/swap.target.wants/evil.swap': { link: '/etc/systemd/system/evil.swap' },
+    },
+    exit: 2,
+    names: ['evil.swap', '/etc/hostname', 'no swap signature'],
+  });
 }
 for (const [label, fstab, line] of [
   ['3-field swap line', '/dev/sdb3 none swap\n', 1],
@@ -340,8 +481,20 @@ for (const [label, fstab, line] of [
 ] as const) {
   cases.push({ name: `fstab: ${label}`, tree: { 'etc/fstab': fstab }, exit: 2, names: [`comment out 1 swap line in /etc/fstab (line ${line}`] });
 }
-cases.push({ name: 'fstab: swap,x is not swap', tree: { 'etc/fstab': '/dev/sde1 none swap,x sw\n' }, exit: 2, names: ['mask swap.target'], absent: ['/etc/fstab (line'] });
-cases.push({ name: 'fstab: a bad passno makes libmount ignore the line', tree: { 'etc/fstab': '/dev/sde1 none swap sw 0 x\n' }, exit: 2, names: ['mask swap.target'], absent: ['/etc/fstab (line'] });
+cases.push({
+  name: 'fstab: swap,x is not swap',
+  tree: { 'etc/fstab': '/dev/sde1 none swap,x sw\n' },
+  exit: 2,
+  names: ['mask swap.target'],
+  absent: ['/etc/fstab (line'],
+});
+cases.push({
+  name: 'fstab: a bad passno makes libmount ignore the line',
+  tree: { 'etc/fstab': '/dev/sde1 none swap sw 0 x\n' },
+  exit: 2,
+  names: ['mask swap.target'],
+  absent: ['/etc/fstab (line'],
+});
 for (const [label, file, text, needle] of [
   ['install br_netfilter /bin/sh -c "exit 0"', 'etc/modprobe.d/k.conf', 'install br_netfilter /bin/sh -c "exit 0"\n', '/etc/modprobe.d/k.conf'],
   ['install overlay :', 'etc/modprobe.d/k.conf', 'install overlay :\n', '/etc/modprobe.d/k.conf'],
@@ -353,10 +506,33 @@ for (const [label, file, text, needle] of [
 ] as const) {
   cases.push({ name: `modprobe.d: ${label}`, tree: { [file]: text }, exit: 2, names: [needle, 'line'] });
 }
-cases.push({ name: 'modprobe.d: an install command of unknown effect is an operator decision', tree: { 'etc/modprobe.d/k.conf': 'install br_netfilter /usr/local/sbin/load-bridge\n' }, exit: 2, names: ['/etc/modprobe.d/k.conf:1', 'unknown', 'cannot tell'] });
-cases.push({ name: 'modprobe.d: an install that loads the module is left alone', tree: { 'etc/modprobe.d/k.conf': 'install br_netfilter /sbin/modprobe --ignore-install br_netfilter $CMDLINE_OPTS && echo ok\n' }, exit: 2, names: ['modules-load.d/k8s.conf'], absent: ['/etc/modprobe.d/k.conf'] });
-cases.push({ name: 'modprobe.d: a commented-out line stays out', tree: { 'etc/modprobe.d/k.conf': '# install overlay /bin/true \\\nblacklist overlay\n' }, exit: 2, names: ['modules-load.d/k8s.conf'], absent: ['/etc/modprobe.d/k.conf'] });
-cases.push({ name: 'modprobe.d: a CRLF blacklist names another module', tree: { 'etc/modprobe.d/k.conf': 'blacklist br_netfilter\r\n' }, exit: 2, names: ['modules-load.d/k8s.conf'], absent: ['/etc/modprobe.d/k.conf'] });
+cases.push({
+  name: 'modprobe.d: an install command of unknown effect is an operator decision',
+  tree: { 'etc/modprobe.d/k.conf': 'install br_netfilter /usr/local/sbin/load-bridge\n' },
+  exit: 2,
+  names: ['/etc/modprobe.d/k.conf:1', 'unknown', 'cannot tell'],
+});
+cases.push({
+  name: 'modprobe.d: an install that loads the module is left alone',
+  tree: { 'etc/modprobe.d/k.conf': 'install br_netfilter /sbin/modprobe --ignore-install br_netfilter $CMDLINE_OPTS && echo ok\n' },
+  exit: 2,
+  names: ['modules-load.d/k8s.conf'],
+  absent: ['/etc/modprobe.d/k.conf'],
+});
+cases.push({
+  name: 'modprobe.d: a commented-out line stays out',
+  tree: { 'etc/modprobe.d/k.conf': '# install overlay /bin/true \\\nblacklist overlay\n' },
+  exit: 2,
+  names: ['modules-load.d/k8s.conf'],
+  absent: ['/etc/modprobe.d/k.conf'],
+});
+cases.push({
+  name: 'modprobe.d: a CRLF blacklist names another module',
+  tree: { 'etc/modprobe.d/k.conf': 'blacklist br_netfilter\r\n' },
+  exit: 2,
+  names: ['modules-load.d/k8s.conf'],
+  absent: ['/etc/modprobe.d/k.conf'],
+});
 
 // ---- the command line ----
 cases.push({ name: 'CLI: --plan and --apply together', args: ['--plan', '--apply'], exit: 1, names: ['give exactly one of --plan'] });
@@ -364,22 +540,84 @@ cases.push({ name: 'CLI: neither --plan nor --apply', args: [], exit: 1, names: 
 cases.push({ name: 'CLI: an unknown option', args: ['--plan', '--force'], exit: 1, names: ['--force'] });
 cases.push({ name: 'CLI: a positional argument', args: ['--plan', 'extra'], exit: 1, names: ['extra'] });
 cases.push({ name: 'CLI: -f without a value', args: ['--plan', '-f'], noFile: true, exit: 1, names: ['-f'] });
-cases.push({ name: 'CLI: -f names a missing file', args: ['--plan', '-f', path.join(work, 'nope.yaml')], noFile: true, exit: 1, names: [`${path.join(work, 'nope.yaml')}:1:1`, 'cannot read'] });
+cases.push({
+  name: 'CLI: -f names a missing file',
+  args: ['--plan', '-f', path.join(work, 'nope.yaml')],
+  noFile: true,
+  exit: 1,
+  names: [`${path.join(work, 'nope.yaml')}:1:1`, 'cannot read'],
+});
 cases.push({ name: 'CLI: -f names a directory', args: ['--plan', '-f', work], noFile: true, exit: 1, names: [`${work}:1:1`, 'directory'] });
 cases.push({ name: 'CLI: -f /dev/zero', args: ['--plan', '-f', '/dev/zero'], noFile: true, exit: 1, names: ['/dev/zero:1:1', 'not a regular file'] });
 cases.push({ name: 'CLI: -f /dev/null', args: ['--plan', '-f', '/dev/null'], noFile: true, exit: 1, names: ['/dev/null:1:1'] });
-cases.push({ name: 'CLI: --apply on a bad desired state', args: ['--apply'], desired: withSetting('kernel.shmmax', '"1\\r"'), exit: 1, names: ['resources[2].settings["kernel.shmmax"]', 'nothing was changed'] });
-cases.push({ name: 'CLI: --apply with a package link', args: ['--apply'], desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'), tree: { 'etc/sysctl.conf': 'x=1\n', 'etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } }, exit: 1, names: ["procps's link", 'nothing was changed'] });
-cases.push({ name: 'CLI: --apply --json with reports_dir /etc', args: ['--apply', '--json'], desired: BASE.replace(`reports_dir: ${REPORTS}`, 'reports_dir: /etc'), exit: 1, names: ['reports_dir'] });
-cases.push({ name: 'CLI: --apply with a name that injects a line', args: ['--apply'], desired: BASE.replace('  - type: SysctlFile\n', `  - type: SysctlFile\n    name: ${JSON.stringify('k\nkernel.panic = 1')}\n`), exit: 1, names: ['resources[2].name'] });
-cases.push({ name: 'CLI: --apply with an alias bomb', args: ['--apply'], desired: 'a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n', exit: 1, names: ['aliases'], absent: ['internal error'] });
+cases.push({
+  name: 'CLI: --apply on a bad desired state',
+  args: ['--apply'],
+  desired: withSetting('kernel.shmmax', '"1\\r"'),
+  exit: 1,
+  names: ['resources[2].settings["kernel.shmmax"]', 'nothing was changed'],
+});
+cases.push({
+  name: 'CLI: --apply with a package link',
+  args: ['--apply'],
+  desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'),
+  tree: { 'etc/sysctl.conf': 'x=1\n', 'etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } },
+  exit: 1,
+  names: ["procps's link", 'nothing was changed'],
+});
+cases.push({
+  name: 'CLI: --apply --json with reports_dir /etc',
+  args: ['--apply', '--json'],
+  desired: BASE.replace(`reports_dir: ${REPORTS}`, 'reports_dir: /etc'),
+  exit: 1,
+  names: ['reports_dir'],
+});
+cases.push({
+  name: 'CLI: --apply with a name that injects a line',
+  args: ['--apply'],
+  desired: BASE.replace('  - type: SysctlFile\n', `  - type: SysctlFile\n    name: ${JSON.stringify('k\nkernel.panic = 1')}\n`),
+  exit: 1,
+  names: ['resources[2].name'],
+});
+cases.push({
+  name: 'CLI: --apply with an alias bomb',
+  args: ['--apply'],
+  desired: 'a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n',
+  exit: 1,
+  names: ['aliases'],
+  absent: ['internal error'],
+});
 
 // ---- live, --plan only: fails at the desired-state check, before observing ----
-cases.push({ name: 'live: a key missing under /proc/sys', live: true, desired: withSetting('kernel.k8s_host_reconcile_no_such_key', '1'), exit: 1, names: ['resources[2].settings["kernel.k8s_host_reconcile_no_such_key"]', '/proc/sys/kernel/k8s_host_reconcile_no_such_key does not exist'] });
-cases.push({ name: 'live: a key that is a directory of keys', live: true, desired: withSetting('net.ipv4', '1'), exit: 1, names: ['resources[2].settings["net.ipv4"]', 'directory'] });
-cases.push({ name: 'live: a missing net.netfilter key without nf_conntrack in the desired state', live: true, desired: withSetting('net.netfilter.nf_conntrack_k8s_host_reconcile_none', '1'), exit: 1, names: ['resources[2].settings', 'nf_conntrack'] });
+cases.push({
+  name: 'live: a key missing under /proc/sys',
+  live: true,
+  desired: withSetting('kernel.k8s_host_reconcile_no_such_key', '1'),
+  exit: 1,
+  names: ['resources[2].settings["kernel.k8s_host_reconcile_no_such_key"]', '/proc/sys/kernel/k8s_host_reconcile_no_such_key does not exist'],
+});
+cases.push({
+  name: 'live: a key that is a directory of keys',
+  live: true,
+  desired: withSetting('net.ipv4', '1'),
+  exit: 1,
+  names: ['resources[2].settings["net.ipv4"]', 'directory'],
+});
+cases.push({
+  name: 'live: a missing net.netfilter key without nf_conntrack in the desired state',
+  live: true,
+  desired: withSetting('net.netfilter.nf_conntrack_k8s_host_reconcile_none', '1'),
+  exit: 1,
+  names: ['resources[2].settings', 'nf_conntrack'],
+});
 if (existsSync('/etc/sysctl.d/99-sysctl.conf') && lstatSync('/etc/sysctl.d/99-sysctl.conf').isSymbolicLink()) {
-  cases.push({ name: "live: this machine's 99-sysctl.conf link as the owned file", live: true, desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'), exit: 1, names: ['resources[2].file', 'link to ../sysctl.conf'] });
+  cases.push({
+    name: "live: this machine's 99-sysctl.conf link as the owned file",
+    live: true,
+    desired: BASE.replace('/etc/sysctl.d/k8s.conf', '/etc/sysctl.d/99-sysctl.conf'),
+    exit: 1,
+    names: ['resources[2].file', 'link to ../sysctl.conf'],
+  });
 }
 
 // ---- the journal an earlier run left: untrusted input ----
@@ -395,9 +633,17 @@ const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 const BEGIN = { seq: 1, at: '2026-12-01T00:00:00.000Z', kind: 'begin', mode: 'apply', run: RUN_ID, pid: 4242, root: '/img', live: false, tool: '0.1.0' };
 /** A write of /etc/hostname as the door journals it, before it is done. */
 const WRITE = {
-  seq: 2, at: '2026-12-01T00:00:01.000Z', kind: 'write', path: '/etc/hostname',
+  seq: 2,
+  at: '2026-12-01T00:00:01.000Z',
+  kind: 'write',
+  path: '/etc/hostname',
   prior: { entry: 'file', backup: 'backup/etc/hostname', mode: 0o644, uid: 0, gid: 0, sha256: sha('node1\n') },
-  mode: 0o644, uid: 0, gid: 0, sha256: sha('node2\n'), tmp: `/etc/.hostname.reconcile-${RUN_ID}-0123abcd`, report: false,
+  mode: 0o644,
+  uid: 0,
+  gid: 0,
+  sha256: sha('node2\n'),
+  tmp: `/etc/.hostname.reconcile-${RUN_ID}-0123abcd`,
+  report: false,
 };
 const journalText = (records: unknown[]) => records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
 /** The root with `run/` already there (the lock's directory), a runs/ entry and its journal. */
@@ -410,8 +656,8 @@ const withJournal = (text: string) => (root: string) => {
 const bad: Array<[string, unknown[], number, string]> = [
   ['a tmp naming /etc/passwd', [BEGIN, { ...WRITE, tmp: '/etc/passwd' }], 2, 'tmp /etc/passwd'],
   ['a tmp in another directory', [BEGIN, { ...WRITE, tmp: `/etc/ssh/.hostname.reconcile-${RUN_ID}-0123abcd` }], 2, 'tmp'],
-  ['a tmp with another run\'s id', [BEGIN, { ...WRITE, tmp: '/etc/.hostname.reconcile-20260101T000000000Z-1-0123abcd' }], 2, 'tmp'],
-  ['a tmp with more than the door\'s 8 hex digits', [BEGIN, { ...WRITE, tmp: `/etc/.hostname.reconcile-${RUN_ID}-0123abcd0` }], 2, 'tmp'],
+  ["a tmp with another run's id", [BEGIN, { ...WRITE, tmp: '/etc/.hostname.reconcile-20260101T000000000Z-1-0123abcd' }], 2, 'tmp'],
+  ["a tmp with more than the door's 8 hex digits", [BEGIN, { ...WRITE, tmp: `/etc/.hostname.reconcile-${RUN_ID}-0123abcd0` }], 2, 'tmp'],
   ['a tmp of another file', [BEGIN, { ...WRITE, tmp: `/etc/.passwd.reconcile-${RUN_ID}-0123abcd` }], 2, 'tmp'],
   ['no path', [BEGIN, { ...WRITE, path: undefined }], 2, 'path'],
   ['a path that is a number', [BEGIN, { ...WRITE, path: 7 }], 2, 'path'],
@@ -420,7 +666,12 @@ const bad: Array<[string, unknown[], number, string]> = [
   ['a path with ..', [BEGIN, { ...WRITE, path: '/etc/../etc/hostname' }], 2, 'path'],
   ['a path with //', [BEGIN, { ...WRITE, path: '//etc/hostname' }], 2, 'path'],
   ['a path in /proc', [BEGIN, { ...WRITE, path: '/proc/sys/kernel/hostname', tmp: `/proc/sys/kernel/.hostname.reconcile-${RUN_ID}-0123abcd` }], 2, '/proc'],
-  ['a path in the runs directory', [BEGIN, { ...WRITE, path: `${REPORTS}/runs/x/journal`, tmp: `${REPORTS}/runs/x/.journal.reconcile-${RUN_ID}-0123abcd`, prior: { entry: 'absent' } }], 2, 'runs directory'],
+  [
+    'a path in the runs directory',
+    [BEGIN, { ...WRITE, path: `${REPORTS}/runs/x/journal`, tmp: `${REPORTS}/runs/x/.journal.reconcile-${RUN_ID}-0123abcd`, prior: { entry: 'absent' } }],
+    2,
+    'runs directory',
+  ],
   ['a report outside the reports directory', [BEGIN, { ...WRITE, report: true }], 2, 'reports directory'],
   ['a backup of another file', [BEGIN, { ...WRITE, prior: { ...WRITE.prior, backup: 'backup/etc/shadow' } }], 2, 'prior.backup'],
   ['a backup climbing out', [BEGIN, { ...WRITE, prior: { ...WRITE.prior, backup: '../../../../etc/shadow' } }], 2, 'prior.backup'],
@@ -439,7 +690,12 @@ const bad: Array<[string, unknown[], number, string]> = [
   ['a record after end', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'end', status: 'ok' }, { ...WRITE, seq: 3 }], 3, 'after the end record'],
   ['swapon of an option', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'swapoff', device: '-a' } }], 2, 'device'],
   ['a unit name that is an option', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'unit-stop', units: ['--root=/'] } }], 2, 'units'],
-  ['a sysctl path outside /proc/sys', [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'sysctl', key: 'kernel.x', path: '/etc/shadow', before: '0', value: '1' } }], 2, 'action.path'],
+  [
+    'a sysctl path outside /proc/sys',
+    [BEGIN, { seq: 2, at: BEGIN.at, kind: 'runtime', action: { step: 'sysctl', key: 'kernel.x', path: '/etc/shadow', before: '0', value: '1' } }],
+    2,
+    'action.path',
+  ],
   ['a link result of a write', [BEGIN, WRITE, { seq: 3, at: BEGIN.at, kind: 'done', of: 2, result: { removed: [], added: [] } }], 3, 'link result'],
 ];
 for (const [label, records, line, key] of bad) {
@@ -454,12 +710,63 @@ for (const [label, records, line, key] of bad) {
   }
 }
 // The runs directory or the reports directory resolving among the system's files.
-cases.push({ name: 'runs directory: a link to /etc', args: ['--apply'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, REPORTS), { recursive: true }); symlinkSync('/etc', path.join(root, REPORTS, 'runs')); }, exit: 1, names: [`${REPORTS}/runs is a symbolic link to /etc`, 'nothing was changed'] });
-cases.push({ name: 'runs directory: a relative link', args: ['--rollback'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, REPORTS, 'elsewhere'), { recursive: true }); symlinkSync('elsewhere', path.join(root, REPORTS, 'runs')); }, exit: 1, names: [`${REPORTS}/runs is a symbolic link to elsewhere`] });
-cases.push({ name: 'reports directory: a link to /etc', args: ['--apply'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, 'var/lib'), { recursive: true }); symlinkSync('/etc', path.join(root, REPORTS)); }, exit: 1, names: ['resolves to /etc', 'reports_dir', 'nothing was changed'] });
-cases.push({ name: 'reports directory: a link climbing to /', args: ['--rollback'], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, 'var/lib'), { recursive: true }); symlinkSync('../../..', path.join(root, REPORTS)); }, exit: 1, names: ['resolves to / ', 'reports_dir'] });
+cases.push({
+  name: 'runs directory: a link to /etc',
+  args: ['--apply'],
+  setup: (root) => {
+    mkdirSync(path.join(root, 'run'));
+    mkdirSync(path.join(root, REPORTS), { recursive: true });
+    symlinkSync('/etc', path.join(root, REPORTS, 'runs'));
+  },
+  exit: 1,
+  names: [`${REPORTS}/runs is a symbolic link to /etc`, 'nothing was changed'],
+});
+cases.push({
+  name: 'runs directory: a relative link',
+  args: ['--rollback'],
+  setup: (root) => {
+    mkdirSync(path.join(root, 'run'));
+    mkdirSync(path.join(root, REPORTS, 'elsewhere'), { recursive: true });
+    symlinkSync('elsewhere', path.join(root, REPORTS, 'runs'));
+  },
+  exit: 1,
+  names: [`${REPORTS}/runs is a symbolic link to elsewhere`],
+});
+cases.push({
+  name: 'reports directory: a link to /etc',
+  args: ['--apply'],
+  setup: (root) => {
+    mkdirSync(path.join(root, 'run'));
+    mkdirSync(path.join(root, 'var/lib'), { recursive: true });
+    symlinkSync('/etc', path.join(root, REPORTS));
+  },
+  exit: 1,
+  names: ['resolves to /etc', 'reports_dir', 'nothing was changed'],
+});
+cases.push({
+  name: 'reports directory: a link climbing to /',
+  args: ['--rollback'],
+  setup: (root) => {
+    mkdirSync(path.join(root, 'run'));
+    mkdirSync(path.join(root, 'var/lib'), { recursive: true });
+    symlinkSync('../../..', path.join(root, REPORTS));
+  },
+  exit: 1,
+  names: ['resolves to / ', 'reports_dir'],
+});
 // A run directory that is a link: never rolled back through.
-cases.push({ name: 'run directory: a link to /etc', args: ['--rollback', RUN_ID], setup: (root) => { mkdirSync(path.join(root, 'run')); mkdirSync(path.join(root, REPORTS, 'runs'), { recursive: true }); writeFileSync(path.join(root, 'etc/journal'), journalText([BEGIN, WRITE])); symlinkSync('/etc', path.join(root, RUN_DIR)); }, exit: 1, names: [`${RUN_DIR} is a symbolic link to /etc`] });
+cases.push({
+  name: 'run directory: a link to /etc',
+  args: ['--rollback', RUN_ID],
+  setup: (root) => {
+    mkdirSync(path.join(root, 'run'));
+    mkdirSync(path.join(root, REPORTS, 'runs'), { recursive: true });
+    writeFileSync(path.join(root, 'etc/journal'), journalText([BEGIN, WRITE]));
+    symlinkSync('/etc', path.join(root, RUN_DIR));
+  },
+  exit: 1,
+  names: [`${RUN_DIR} is a symbolic link to /etc`],
+});
 
 // ---- snapshots ----
 type Snapshot = Map<string, string>;
@@ -545,7 +852,10 @@ describe('hostile runs directories (the bundle, each run with a timeout)', () =>
     writeFileSync(path.join(root, 'etc/hostname'), 'node2\n');
     mkdirSync(path.join(root, RUN_DIR, 'backup/etc'), { recursive: true });
     writeFileSync(path.join(root, RUN_DIR, 'backup/etc/hostname'), 'node1\n');
-    writeFileSync(path.join(root, RUN_DIR, 'journal'), journalText([BEGIN, WRITE, { seq: 3, at: BEGIN.at, kind: 'done', of: 2 }, { seq: 4, at: BEGIN.at, kind: 'end', status: 'ok' }]));
+    writeFileSync(
+      path.join(root, RUN_DIR, 'journal'),
+      journalText([BEGIN, WRITE, { seq: 3, at: BEGIN.at, kind: 'done', of: 2 }, { seq: 4, at: BEGIN.at, kind: 'end', status: 'ok' }]),
+    );
   };
 
   it('a journal that links to a file on the build machine: the next apply skips it, naming it, and never writes there', () => {

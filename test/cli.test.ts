@@ -135,7 +135,10 @@ describe('reconcile --facts', () => {
   });
 
   it('refuses --root and a mode alongside it', async () => {
-    for (const args of [['--facts', '--root', '/tmp'], ['--facts', '--plan']]) {
+    for (const args of [
+      ['--facts', '--root', '/tmp'],
+      ['--facts', '--plan'],
+    ]) {
       const t = io();
       expect(await main(args, t.io)).toBe(1);
       expect(t.err.join('')).toContain('--facts reads the running host');
@@ -170,9 +173,7 @@ describe('reconcile --plan --json', () => {
       expect(code).toBe(2);
       const observed = JSON.parse(out).resources[0].observed;
       expect(observed.runtime).toBeNull();
-      expect(observed.verdicts.boot).toEqual([
-        { key: 'net.ipv4.ip_forward', value: '0', via: 'explicit', winner: '/etc/sysctl.d/security-baseline.conf:2' },
-      ]);
+      expect(observed.verdicts.boot).toEqual([{ key: 'net.ipv4.ip_forward', value: '0', via: 'explicit', winner: '/etc/sysctl.d/security-baseline.conf:2' }]);
       expect(observed.verdicts.system).toEqual([{ key: 'net.ipv4.ip_forward', value: '1', via: 'explicit', winner: '/etc/sysctl.conf:1' }]);
     });
   });

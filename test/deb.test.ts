@@ -17,9 +17,15 @@ let chroot: string;
 
 function inChroot(args: string[], timeout = 300_000) {
   // A private mount namespace, so the chroot's /proc mount never shows on this machine.
-  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t proc proc "$1/proc" && shift && exec chroot "$@"', 'sh', chroot, chroot, ...args], {
-    encoding: 'utf8', timeout, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', NO_COLOR: '1' },
-  });
+  const r = spawnSync(
+    'unshare',
+    ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t proc proc "$1/proc" && shift && exec chroot "$@"', 'sh', chroot, chroot, ...args],
+    {
+      encoding: 'utf8',
+      timeout,
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', NO_COLOR: '1' },
+    },
+  );
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
@@ -38,9 +44,13 @@ describe('the Debian package', () => {
   it('has the program, the default desired state and schema, the unit and the man page, and Depends: nodejs (>= 18)', () => {
     const list = spawnSync('dpkg-deb', ['--contents', DEB], { encoding: 'utf8' }).stdout;
     for (const f of [
-      './usr/lib/k8s-host-reconcile/reconcile.mjs', './usr/share/k8s-host-reconcile/desired-state.yaml',
-      './usr/share/k8s-host-reconcile/desired-state.schema.json', `./lib/systemd/system/${UNIT}`, './usr/share/man/man1/reconcile.1.gz',
-    ]) expect(list).toContain(f);
+      './usr/lib/k8s-host-reconcile/reconcile.mjs',
+      './usr/share/k8s-host-reconcile/desired-state.yaml',
+      './usr/share/k8s-host-reconcile/desired-state.schema.json',
+      `./lib/systemd/system/${UNIT}`,
+      './usr/share/man/man1/reconcile.1.gz',
+    ])
+      expect(list).toContain(f);
     expect(list).toMatch(/\.\/usr\/bin\/reconcile -> \.\.\/lib\/k8s-host-reconcile\/reconcile\.mjs/);
     expect(spawnSync('dpkg-deb', ['--field', DEB, 'Depends'], { encoding: 'utf8' }).stdout.trim()).toBe('nodejs (>= 18)');
     expect(spawnSync('dpkg-deb', ['--field', DEB, 'Architecture'], { encoding: 'utf8' }).stdout.trim()).toBe('all');
@@ -51,7 +61,7 @@ describe('the Debian package', () => {
     expect({ code: r.status, errors: r.stdout.split('\n').filter((l) => l.startsWith('E:')) }).toEqual({ code: 0, errors: [] });
   }, 600_000);
 
-  it('installs with dpkg into a fresh bookworm chroot with Debian\'s nodejs 18, and runs there', () => {
+  it("installs with dpkg into a fresh bookworm chroot with Debian's nodejs 18, and runs there", () => {
     copyFileSync(DEB, path.join(chroot, 'tmp/pkg.deb'));
     const node = inChroot(['node', '--version']);
     expect(node.stdout.trim()).toMatch(/^v18\./);
@@ -87,7 +97,9 @@ describe('the Debian package', () => {
     spawnSync('ln', ['-s', '../lib/k8s-host-reconcile/reconcile.mjs', path.join(image, 'usr/bin/reconcile')]);
     const bake = inChroot(['reconcile', '--apply', '--root', '/image', '-f', desired]);
     expect({ code: bake.code, err: bake.stderr.split('\n').filter((l) => /error/.test(l)) }).toEqual({ code: 0, err: [] });
-    expect(readFileSync(path.join(image, 'etc/systemd/system', UNIT), 'utf8')).toContain('\nExecStart=/usr/bin/reconcile --first-boot -f /etc/k8s-host-reconcile/desired-state.yaml\n');
+    expect(readFileSync(path.join(image, 'etc/systemd/system', UNIT), 'utf8')).toContain(
+      '\nExecStart=/usr/bin/reconcile --first-boot -f /etc/k8s-host-reconcile/desired-state.yaml\n',
+    );
     expect(spawnSync('systemctl', ['--root', image, 'is-enabled', UNIT], { encoding: 'utf8' }).stdout.trim()).toBe('enabled');
   }, 600_000);
 });

@@ -129,83 +129,95 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 describe('contrib/ansible/reconcile.yml on localhost with a --root tree', () => {
-  it('(a) --check runs the plan: the host is changed, the playbook exits 0, nothing changes', async () => {
-    const before = snapshot(root);
-    const r = await playbookRun({ check: true });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stats).toMatchObject({ changed: 1, failures: 0, unreachable: 0 });
-    const run = r.task('Run reconcile')!;
-    expect(run.cmd).toEqual(expect.arrayContaining(['--plan', '--json', '--root', root]));
-    expect(run.cmd).not.toContain('--apply');
-    expect(run.rc).toBe(2);
-    expect(run.changed).toBe(true);
-    expect(JSON.parse(run.stdout!).pending_changes).toBeGreaterThan(0);
-    expect(r0(r.task('Summary')!.msg)).toMatch(/^localhost: plan: \d+ change\(s\) pending in SwapOff, ModulesLoad$/);
-    // The tree is byte-for-byte as it was, and --check staged nothing in the remote dir.
-    expect(snapshot(root)).toEqual(before);
-    expect(readFileSync(path.join(root, 'etc/fstab'), 'utf8')).toBe(FSTAB);
-    expect(existsSync(path.join(work, 'remote'))).toBe(false);
-  }, SLOW);
+  it(
+    '(a) --check runs the plan: the host is changed, the playbook exits 0, nothing changes',
+    async () => {
+      const before = snapshot(root);
+      const r = await playbookRun({ check: true });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stats).toMatchObject({ changed: 1, failures: 0, unreachable: 0 });
+      const run = r.task('Run reconcile')!;
+      expect(run.cmd).toEqual(expect.arrayContaining(['--plan', '--json', '--root', root]));
+      expect(run.cmd).not.toContain('--apply');
+      expect(run.rc).toBe(2);
+      expect(run.changed).toBe(true);
+      expect(JSON.parse(run.stdout!).pending_changes).toBeGreaterThan(0);
+      expect(r0(r.task('Summary')!.msg)).toMatch(/^localhost: plan: \d+ change\(s\) pending in SwapOff, ModulesLoad$/);
+      // The tree is byte-for-byte as it was, and --check staged nothing in the remote dir.
+      expect(snapshot(root)).toEqual(before);
+      expect(readFileSync(path.join(root, 'etc/fstab'), 'utf8')).toBe(FSTAB);
+      expect(existsSync(path.join(work, 'remote'))).toBe(false);
+    },
+    SLOW,
+  );
 
-  it('(b) apply converges the tree and fetches the reports; (c) a second apply and a --check are ok', async () => {
-    const first = await playbookRun();
-    expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.stats).toMatchObject({ changed: 1, failures: 0 });
-    const run = first.task('Run reconcile')!;
-    expect(run.cmd).toEqual(expect.arrayContaining(['--apply', '--json', '--root', root]));
-    expect(run.changed).toBe(true);
-    expect(r0(first.task('Summary')!.msg)).toMatch(/^localhost: apply: applied \d+ change\(s\) in SwapOff, ModulesLoad, verified$/);
+  it(
+    '(b) apply converges the tree and fetches the reports; (c) a second apply and a --check are ok',
+    async () => {
+      const first = await playbookRun();
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(first.stats).toMatchObject({ changed: 1, failures: 0 });
+      const run = first.task('Run reconcile')!;
+      expect(run.cmd).toEqual(expect.arrayContaining(['--apply', '--json', '--root', root]));
+      expect(run.changed).toBe(true);
+      expect(r0(first.task('Summary')!.msg)).toMatch(/^localhost: apply: applied \d+ change\(s\) in SwapOff, ModulesLoad, verified$/);
 
-    // Converged inside the tree.
-    const fstab = readFileSync(path.join(root, 'etc/fstab'), 'utf8');
-    expect(fstab).not.toMatch(/^\/swapfile/m);
-    expect(fstab).toContain('tmpfs /tmp tmpfs defaults 0 0');
-    expect(readFileSync(path.join(root, 'etc/modules-load.d/k8s.conf'), 'utf8')).toMatch(/^overlay\nbr_netfilter\n$/m);
-    // The tool stays staged for later runs on the host.
-    expect(existsSync(path.join(work, 'remote/reconcile.mjs'))).toBe(true);
+      // Converged inside the tree.
+      const fstab = readFileSync(path.join(root, 'etc/fstab'), 'utf8');
+      expect(fstab).not.toMatch(/^\/swapfile/m);
+      expect(fstab).toContain('tmpfs /tmp tmpfs defaults 0 0');
+      expect(readFileSync(path.join(root, 'etc/modules-load.d/k8s.conf'), 'utf8')).toMatch(/^overlay\nbr_netfilter\n$/m);
+      // The tool stays staged for later runs on the host.
+      expect(existsSync(path.join(work, 'remote/reconcile.mjs'))).toBe(true);
 
-    // Reports: the run journal under <root>/root/ks/preflight came back to fetched/localhost/.
-    const runsHere = readdirSync(path.join(root, 'root/ks/preflight/runs'));
-    expect(runsHere).toHaveLength(1);
-    const fetchedRuns = path.join(work, 'fetched/localhost/runs');
-    expect(readdirSync(fetchedRuns)).toEqual(runsHere);
-    const fetchedResult = readFileSync(path.join(fetchedRuns, runsHere[0]!, 'result.json'), 'utf8');
-    expect(fetchedResult).toBe(readFileSync(path.join(root, 'root/ks/preflight/runs', runsHere[0]!, 'result.json'), 'utf8'));
-    expect(JSON.parse(fetchedResult)).toMatchObject({ mode: 'apply', verified: true });
-    expect(readFileSync(path.join(fetchedRuns, runsHere[0]!, 'backup/etc/fstab'), 'utf8')).toBe(FSTAB);
+      // Reports: the run journal under <root>/root/ks/preflight came back to fetched/localhost/.
+      const runsHere = readdirSync(path.join(root, 'root/ks/preflight/runs'));
+      expect(runsHere).toHaveLength(1);
+      const fetchedRuns = path.join(work, 'fetched/localhost/runs');
+      expect(readdirSync(fetchedRuns)).toEqual(runsHere);
+      const fetchedResult = readFileSync(path.join(fetchedRuns, runsHere[0]!, 'result.json'), 'utf8');
+      expect(fetchedResult).toBe(readFileSync(path.join(root, 'root/ks/preflight/runs', runsHere[0]!, 'result.json'), 'utf8'));
+      expect(JSON.parse(fetchedResult)).toMatchObject({ mode: 'apply', verified: true });
+      expect(readFileSync(path.join(fetchedRuns, runsHere[0]!, 'backup/etc/fstab'), 'utf8')).toBe(FSTAB);
 
-    // (c) Nothing left to do: ok, not changed.
-    const second = await playbookRun();
-    expect(second.exitCode, second.stderr).toBe(0);
-    expect(second.stats.changed).toBe(0);
-    expect(second.stats.failures).toBe(0);
-    expect(second.stats.ok).toBeGreaterThan(0);
-    expect(second.task('Run reconcile')!.changed).toBe(false);
-    expect(r0(second.task('Summary')!.msg)).toBe('localhost: apply: nothing to change, verified');
-    expect(readFileSync(path.join(root, 'etc/fstab'), 'utf8')).toBe(fstab);
-    // The second run's journal came back too.
-    expect(readdirSync(fetchedRuns)).toHaveLength(2);
+      // (c) Nothing left to do: ok, not changed.
+      const second = await playbookRun();
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(second.stats.changed).toBe(0);
+      expect(second.stats.failures).toBe(0);
+      expect(second.stats.ok).toBeGreaterThan(0);
+      expect(second.task('Run reconcile')!.changed).toBe(false);
+      expect(r0(second.task('Summary')!.msg)).toBe('localhost: apply: nothing to change, verified');
+      expect(readFileSync(path.join(root, 'etc/fstab'), 'utf8')).toBe(fstab);
+      // The second run's journal came back too.
+      expect(readdirSync(fetchedRuns)).toHaveLength(2);
 
-    const check = await playbookRun({ check: true });
-    expect(check.exitCode, check.stderr).toBe(0);
-    expect(check.stats).toMatchObject({ changed: 0, failures: 0 });
-    expect(check.task('Run reconcile')!.rc).toBe(0);
-    expect(r0(check.task('Summary')!.msg)).toBe('localhost: plan: in sync');
-  }, 3 * SLOW);
+      const check = await playbookRun({ check: true });
+      expect(check.exitCode, check.stderr).toBe(0);
+      expect(check.stats).toMatchObject({ changed: 0, failures: 0 });
+      expect(check.task('Run reconcile')!.rc).toBe(0);
+      expect(r0(check.task('Summary')!.msg)).toBe('localhost: plan: in sync');
+    },
+    3 * SLOW,
+  );
 
-  it('(d) an invalid desired state fails the host and the playbook, and changes nothing', async () => {
-    const bad = path.join(work, 'bad.yaml');
-    writeFileSync(bad, DESIRED.replace('modules: [overlay, br_netfilter]', 'modules: [overlay, br_netfilter]\n    persist: yes'));
-    const before = snapshot(root);
-    const r = await playbookRun({ desired: bad });
-    expect(r.exitCode).not.toBe(0);
-    expect(r.stats).toMatchObject({ failures: 1, changed: 0 });
-    const run = r.task('Run reconcile')!;
-    expect(run.failed).toBe(true);
-    expect(run.rc).toBe(1);
-    expect(r0(r.task('Summary')!.msg)).toMatch(/^localhost: apply: failed \(exit 1\): .*resources\[1\]\.persist: unknown key/);
-    expect(snapshot(root)).toEqual(before);
-  }, SLOW);
+  it(
+    '(d) an invalid desired state fails the host and the playbook, and changes nothing',
+    async () => {
+      const bad = path.join(work, 'bad.yaml');
+      writeFileSync(bad, DESIRED.replace('modules: [overlay, br_netfilter]', 'modules: [overlay, br_netfilter]\n    persist: yes'));
+      const before = snapshot(root);
+      const r = await playbookRun({ desired: bad });
+      expect(r.exitCode).not.toBe(0);
+      expect(r.stats).toMatchObject({ failures: 1, changed: 0 });
+      const run = r.task('Run reconcile')!;
+      expect(run.failed).toBe(true);
+      expect(run.rc).toBe(1);
+      expect(r0(r.task('Summary')!.msg)).toMatch(/^localhost: apply: failed \(exit 1\): .*resources\[1\]\.persist: unknown key/);
+      expect(snapshot(root)).toEqual(before);
+    },
+    SLOW,
+  );
 });
 
 /** The summary is one line; fail loudly if it is not. */

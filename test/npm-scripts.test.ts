@@ -45,7 +45,11 @@ describe('npm scripts on a machine without their tools', () => {
       expect(r.stderr.trimEnd().split('\n')).toEqual([
         'Debian packages missing (deb): go-md2man; run as root on Debian, or: sudo apt-get update && sudo apt-get install -y go-md2man',
       ]);
-      const bench = spawnSync('bash', [path.join(repo, 'scripts/ensure-debian-packages.sh'), 'bench', 'boot'], { cwd: repo, env: { PATH: p.dir }, encoding: 'utf8' });
+      const bench = spawnSync('bash', [path.join(repo, 'scripts/ensure-debian-packages.sh'), 'bench', 'boot'], {
+        cwd: repo,
+        env: { PATH: p.dir },
+        encoding: 'utf8',
+      });
       expect(bench.status).toBe(1);
       expect(bench.stderr).toMatch(/^Debian packages missing \(bench boot\): hyperfine mmdebstrap systemd-container; /);
       expect(bench.stderr.trimEnd().split('\n')).toHaveLength(1);

@@ -71,7 +71,11 @@ describe('--apply --root on a tree under /tmp', () => {
     write(root, 'etc/sysctl.d/security-baseline.conf', 'net.ipv4.ip_forward = 0\nvm.swappiness = 10\nnet.ipv4.conf.all.log_martians = 1\n');
     write(root, 'etc/sysctl.conf', '# empty\n');
     mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
-    write(root, 'etc/systemd/system/monitoring-agent.service', '[Service]\nExecStart=/usr/bin/python3 -m http.server 10250\nRestart=always\n\n[Install]\nWantedBy=multi-user.target\n');
+    write(
+      root,
+      'etc/systemd/system/monitoring-agent.service',
+      '[Service]\nExecStart=/usr/bin/python3 -m http.server 10250\nRestart=always\n\n[Install]\nWantedBy=multi-user.target\n',
+    );
     symlinkSync('/etc/systemd/system/monitoring-agent.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/monitoring-agent.service'));
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));

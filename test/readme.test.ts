@@ -45,11 +45,30 @@ describe('README.md', () => {
 });
 
 // GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes.
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
-const anchors = (md: string) => new Set(md.split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, ''))));
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+const anchors = (md: string) =>
+  new Set(
+    md
+      .split('\n')
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) => slug(l.replace(/^#+ /, ''))),
+  );
 
 describe('links between the Markdown pages', () => {
-  const pages = ['README.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md', ...readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pages = [
+    'README.md',
+    'CONTRIBUTING.md',
+    'ARCHITECTURE.md',
+    ...readdirSync(path.join(repo, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   for (const page of pages) {
     it(`${page}: every relative link names a file and heading that exist`, () => {
       const text = readFileSync(path.join(repo, page), 'utf8').replace(/```[\s\S]*?```/g, '');

@@ -35,8 +35,19 @@ describe('readRegular', () => {
   it.each([
     ['a fifo (returns at once: O_NONBLOCK)', (p: string) => run('mkfifo', p), 'fifo'],
     ['a character device (1:5, what /dev/zero is)', (p: string) => run('mknod', p, 'c', '1', '5'), 'character device'],
-    ['a unix socket (open fails with ENXIO)', (p: string) => run('python3', '-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', p), 'socket'],
-    ['a link at the last component (O_NOFOLLOW), even to a regular file', (p: string) => { writeFileSync(`${p}.target`, 'x'); symlinkSync(`${p}.target`, p); }, 'symbolic link'],
+    [
+      'a unix socket (open fails with ENXIO)',
+      (p: string) => run('python3', '-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', p),
+      'socket',
+    ],
+    [
+      'a link at the last component (O_NOFOLLOW), even to a regular file',
+      (p: string) => {
+        writeFileSync(`${p}.target`, 'x');
+        symlinkSync(`${p}.target`, p);
+      },
+      'symbolic link',
+    ],
   ] as const)('refuses %s, naming the path and the kind', (label, make, kind) => {
     const p = at(label.replace(/\W+/g, '-'));
     make(p);
@@ -54,7 +65,9 @@ describe('readRegular', () => {
 
   it('a directory keeps the errno name EISDIR (configuration readers skip it as systemd does)', () => {
     mkdirSync(at('adir'));
-    expect(() => readRegular(at('adir'), '/adir')).toThrow(expect.objectContaining({ message: 'cannot read /adir: is a directory (EISDIR)', code: 'EISDIR', kind: 'directory' }));
+    expect(() => readRegular(at('adir'), '/adir')).toThrow(
+      expect.objectContaining({ message: 'cannot read /adir: is a directory (EISDIR)', code: 'EISDIR', kind: 'directory' }),
+    );
   });
 
   it('follows a link only when asked (the desired-state file on the build machine)', () => {
@@ -74,13 +87,17 @@ describe('readRegular', () => {
     expect(readRegular(at('edge'), '/edge').bytes.length).toBe(MAX_READ_BYTES);
     truncateSync(at('edge'), MAX_READ_BYTES + 1);
     expect(() => readRegular(at('edge'), '/edge')).toThrow(FileTooLargeError);
-    expect(() => readRegular(at('edge'), '/edge')).toThrow(`cannot read /edge: it is larger than 16 MiB (${MAX_READ_BYTES + 1} bytes); refused rather than read`);
+    expect(() => readRegular(at('edge'), '/edge')).toThrow(
+      `cannot read /edge: it is larger than 16 MiB (${MAX_READ_BYTES + 1} bytes); refused rather than read`,
+    );
   });
 
   it('a file reporting size 0 that goes on past the limit is cut off at limit + 1 bytes, never read to its end', () => {
     const whole = readFileSync('/proc/self/maps').length;
     expect(whole).toBeGreaterThan(100);
-    expect(() => readRegular('/proc/self/maps', '/proc/self/maps', { limit: 100 })).toThrow('cannot read /proc/self/maps: it is larger than 100 bytes; refused rather than read');
+    expect(() => readRegular('/proc/self/maps', '/proc/self/maps', { limit: 100 })).toThrow(
+      'cannot read /proc/self/maps: it is larger than 100 bytes; refused rather than read',
+    );
   });
 });
 

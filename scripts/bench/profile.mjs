@@ -93,7 +93,10 @@ export function profile(bundle, args, { runs = 3, cwd } = {}) {
             srcLine = l;
           } else break;
         }
-        frame = src === null ? `${functionName || '(anonymous)'} (esbuild prelude)` : `${functionName || '(anonymous)'} ${moduleName(bundle.sources[src])}:${srcLine + 1}`;
+        frame =
+          src === null
+            ? `${functionName || '(anonymous)'} (esbuild prelude)`
+            : `${functionName || '(anonymous)'} ${moduleName(bundle.sources[src])}:${srcLine + 1}`;
         // Unmapped is esbuild's own prelude: __esm/__commonJS start each module on first use, and V8 compiles
         // a module's code lazily then, which the profile puts on the caller.
         key = src === null ? "esbuild's module initialisation (__esm/__commonJS: compiles each module on first use)" : moduleName(bundle.sources[src]);
@@ -113,10 +116,16 @@ export function profile(bundle, args, { runs = 3, cwd } = {}) {
 
 /** The top entries as markdown list lines. */
 export function topEntries(prof, n = 8) {
-  return [...prof.by].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `  - ${ms.toFixed(1)} ms ${k}`);
+  return [...prof.by]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, ms]) => `  - ${ms.toFixed(1)} ms ${k}`);
 }
 
 /** The top frames (function and source line, self time) as markdown list lines. */
 export function topFrames(prof, n = 10) {
-  return [...prof.frames].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `  - ${ms.toFixed(1)} ms \`${k}\``);
+  return [...prof.frames]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, ms]) => `  - ${ms.toFixed(1)} ms \`${k}\``);
 }

@@ -14,7 +14,9 @@ const rounds = Number(process.argv[2] ?? 5);
 const work = mkdtempSync(path.join(os.tmpdir(), 'bench-rehearsal-'));
 const live = new Host({ root: '/' });
 const spec: SysctlFileSpec = {
-  type: 'SysctlFile', file: '/etc/sysctl.d/k8s.conf', conflict_policy: 'resolve',
+  type: 'SysctlFile',
+  file: '/etc/sysctl.d/k8s.conf',
+  conflict_policy: 'resolve',
   settings: { 'net.ipv4.ip_forward': 1, 'net.bridge.bridge-nf-call-iptables': 1, 'kernel.pid_max': 4194304 },
 };
 const blind: SysctlEngine = {
@@ -22,10 +24,17 @@ const blind: SysctlEngine = {
   verdict: (_t, key, model) => ({ key, model, value: '1', winner: null, via: 'explicit' }),
 };
 const cases: Array<{ name: string; files: Record<string, string>; engine?: SysctlEngine }> = [
-  { name: 'engine and rehearsal agree', files: { '/usr/lib/sysctl.d/50-pid-max.conf': 'kernel.pid_max = 4194304\n', '/etc/sysctl.d/10-local.conf': 'net.ipv4.tcp_syncookies = 1\n' } },
+  {
+    name: 'engine and rehearsal agree',
+    files: { '/usr/lib/sysctl.d/50-pid-max.conf': 'kernel.pid_max = 4194304\n', '/etc/sysctl.d/10-local.conf': 'net.ipv4.tcp_syncookies = 1\n' },
+  },
   {
     name: 'bisection: one culprit among 5 net lines, both programs wrong',
-    files: { '/usr/lib/sysctl.d/zz-vendor.conf': '# vendor\nnet.ipv4.conf.all.rp_filter = 2\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.ip_forward = 0\nnet.ipv4.conf.default.rp_filter = 2\n', '/etc/sysctl.d/10-local.conf': 'net.ipv4.tcp_fin_timeout = 30\n' },
+    files: {
+      '/usr/lib/sysctl.d/zz-vendor.conf':
+        '# vendor\nnet.ipv4.conf.all.rp_filter = 2\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.ip_forward = 0\nnet.ipv4.conf.default.rp_filter = 2\n',
+      '/etc/sysctl.d/10-local.conf': 'net.ipv4.tcp_fin_timeout = 30\n',
+    },
     engine: blind,
   },
 ];
@@ -47,7 +56,9 @@ try {
       runs = r.runs;
     }
     times.sort((a, b) => a - b);
-    console.log(`${c.name}: ${runs} namespace run${runs === 1 ? '' : 's'}, median ${Math.round(times[Math.floor(times.length / 2)]!)} ms (min ${Math.round(times[0]!)}, max ${Math.round(times[times.length - 1]!)}, ${rounds} rounds)`);
+    console.log(
+      `${c.name}: ${runs} namespace run${runs === 1 ? '' : 's'}, median ${Math.round(times[Math.floor(times.length / 2)]!)} ms (min ${Math.round(times[0]!)}, max ${Math.round(times[times.length - 1]!)}, ${rounds} rounds)`,
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -33,7 +33,15 @@ export function desiredStateValidatorSource() {
  * and vitest, with CommonJS interop done once, by esbuild.
  */
 function selfContained(code) {
-  const r = buildSync({ stdin: { contents: code, resolveDir: repo, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', target: 'node18', write: false, logLevel: 'warning' });
+  const r = buildSync({
+    stdin: { contents: code, resolveDir: repo, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node18',
+    write: false,
+    logLevel: 'warning',
+  });
   return `// generated from schema/desired-state.schema.json by scripts/build/desired-state-validator.mjs\n${r.outputFiles[0].text}`;
 }
 
@@ -43,7 +51,12 @@ export function esbuildValidatorPlugin() {
     name: 'desired-state-validator',
     setup(b) {
       b.onResolve({ filter: /^virtual:desired-state-validator$/ }, () => ({ path: SCHEMA_FILE, namespace: 'desired-state-validator' }));
-      b.onLoad({ filter: /.*/, namespace: 'desired-state-validator' }, () => ({ contents: desiredStateValidatorSource(), loader: 'js', resolveDir: repo, watchFiles: [SCHEMA_FILE] }));
+      b.onLoad({ filter: /.*/, namespace: 'desired-state-validator' }, () => ({
+        contents: desiredStateValidatorSource(),
+        loader: 'js',
+        resolveDir: repo,
+        watchFiles: [SCHEMA_FILE],
+      }));
     },
   };
 }

@@ -72,7 +72,30 @@ const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number
   setsid: { valueOptions: new Set() },
   nice: { valueOptions: new Set(['-n', '--adjustment']) },
   ionice: { valueOptions: new Set(['-c', '-n', '-p', '-P', '-u', '--class', '--classdata']) },
-  sudo: { valueOptions: new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-T', '-U', '--user', '--group', '--chdir', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--close-from']) },
+  sudo: {
+    valueOptions: new Set([
+      '-u',
+      '-g',
+      '-C',
+      '-D',
+      '-h',
+      '-p',
+      '-r',
+      '-t',
+      '-T',
+      '-U',
+      '--user',
+      '--group',
+      '--chdir',
+      '--host',
+      '--prompt',
+      '--role',
+      '--type',
+      '--command-timeout',
+      '--other-user',
+      '--close-from',
+    ]),
+  },
   doas: { valueOptions: new Set(['-u', '-C']) },
   env: { valueOptions: new Set(['-u', '--unset', '-C', '--chdir']) },
   // timeout DURATION COMMAND: one leading argument after the options.
@@ -81,9 +104,32 @@ const WRAPPERS: Record<string, { valueOptions: Set<string>; leadingArgs?: number
   // systemd-run(1) of systemd 252, getopt "+hrH:M:E:p:tPqGdSu:" (options end at the first operand).
   'systemd-run': {
     valueOptions: new Set([
-      '-u', '--unit', '-p', '--property', '--description', '--slice', '--uid', '--gid', '--nice', '-E', '--setenv', '--working-directory',
-      '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar',
-      '--timer-property', '--path-property', '--socket-property', '--service-type', '-H', '--host', '-M', '--machine',
+      '-u',
+      '--unit',
+      '-p',
+      '--property',
+      '--description',
+      '--slice',
+      '--uid',
+      '--gid',
+      '--nice',
+      '-E',
+      '--setenv',
+      '--working-directory',
+      '--on-active',
+      '--on-boot',
+      '--on-startup',
+      '--on-unit-active',
+      '--on-unit-inactive',
+      '--on-calendar',
+      '--timer-property',
+      '--path-property',
+      '--socket-property',
+      '--service-type',
+      '-H',
+      '--host',
+      '-M',
+      '--machine',
     ]),
     shortValues: new Set(['u', 'p', 'E', 'H', 'M']),
   },
@@ -287,12 +333,21 @@ function sysctlActions(argv: Word[]): ScriptAction[] {
   if (load) {
     const files = [...glued, ...operands];
     if (files.length === 0) files.push('/etc/sysctl.conf');
-    if (pattern) return [{ kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN -p loads only the keys the regular expression matches, which this scan does not evaluate' }];
+    if (pattern)
+      return [
+        { kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN -p loads only the keys the regular expression matches, which this scan does not evaluate' },
+      ];
     if (files.some((f) => f === null)) return [{ kind: 'unknown', what: 'sysctl', why: 'sysctl -p loads a file whose name is known only at run time' }];
     const named = files as string[];
     const odd = named.find((f) => f === '-' || !f.startsWith('/'));
     if (odd !== undefined) {
-      return [{ kind: 'unknown', what: 'sysctl', why: odd === '-' ? 'sysctl -p - loads its standard input' : `sysctl -p ${odd} names a file relative to a working directory this scan does not know` }];
+      return [
+        {
+          kind: 'unknown',
+          what: 'sysctl',
+          why: odd === '-' ? 'sysctl -p - loads its standard input' : `sysctl -p ${odd} names a file relative to a working directory this scan does not know`,
+        },
+      ];
     }
     return [{ kind: 'sysctl-load', files: named }];
   }
@@ -305,7 +360,11 @@ function sysctlActions(argv: Word[]): ScriptAction[] {
     const eq = a.indexOf('=');
     if (eq <= 0) continue; // a read
     if (pattern) {
-      out.push({ kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN writes only the keys the regular expression matches, which this scan does not evaluate' });
+      out.push({
+        kind: 'unknown',
+        what: 'sysctl',
+        why: 'sysctl -r PATTERN writes only the keys the regular expression matches, which this scan does not evaluate',
+      });
       continue;
     }
     out.push({ kind: 'sysctl-write', key: normalizeSysctlKey(a.slice(0, eq).trim()), value: a.slice(eq + 1).trim() });
@@ -377,7 +436,12 @@ function procSysWrites(argv: Word[], io: CommandIo): ScriptAction[] {
     if (r.op !== '>' && r.op !== '>>' && r.op !== '>|') continue;
     if (r.target === null) {
       if (mayBeProcSys(r.prefix) || (r.pattern !== null && mayBeProcSys(r.pattern.split('*')[0]!))) {
-        out.push({ kind: 'unknown', what: 'sysctl', why: `writes ${r.op} ${r.pattern ?? r.prefix + '…'}, a path known only at run time that may lie under /proc/sys`, ...(r.pattern !== null && r.pattern.startsWith(PROC_SYS) ? { path: r.pattern } : {}) });
+        out.push({
+          kind: 'unknown',
+          what: 'sysctl',
+          why: `writes ${r.op} ${r.pattern ?? r.prefix + '…'}, a path known only at run time that may lie under /proc/sys`,
+          ...(r.pattern !== null && r.pattern.startsWith(PROC_SYS) ? { path: r.pattern } : {}),
+        });
       }
       continue;
     }
@@ -438,7 +502,9 @@ function modprobeActions(argv: Word[]): ScriptAction[] {
   // Without -a, modprobe -r still takes every name as a module to remove (modprobe(8): "-r ... can remove several").
   void all;
   return names.map((n) =>
-    n === null ? { kind: 'unknown', what: 'module', why: 'a module name of modprobe -r is known only at run time' } : { kind: 'module-remove', module: canonicalModuleName(n), program: 'modprobe -r' },
+    n === null
+      ? { kind: 'unknown', what: 'module', why: 'a module name of modprobe -r is known only at run time' }
+      : { kind: 'module-remove', module: canonicalModuleName(n), program: 'modprobe -r' },
   );
 }
 
@@ -447,7 +513,9 @@ function rmmodActions(argv: Word[]): ScriptAction[] {
     .slice(1)
     .filter((a) => a === null || !a.startsWith('-'))
     .map((n) =>
-      n === null ? { kind: 'unknown', what: 'module', why: 'a module name of rmmod is known only at run time' } : { kind: 'module-remove', module: canonicalModuleName(n), program: 'rmmod' },
+      n === null
+        ? { kind: 'unknown', what: 'module', why: 'a module name of rmmod is known only at run time' }
+        : { kind: 'module-remove', module: canonicalModuleName(n), program: 'rmmod' },
     );
 }
 

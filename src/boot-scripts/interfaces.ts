@@ -79,7 +79,8 @@ export function readInterfaces(text: string): InterfacesEntry[] {
         out.push({ kind: 'allow', cls: key === 'auto' ? 'auto' : key.slice('allow-'.length), names: w, line: l.first });
       } else if (key === 'mapping') out.push({ kind: 'mapping', line: l.first });
       else if (key === 'rename') out.push({ kind: 'rename', line: l.first });
-      else if (key === 'source' || key === 'source-directory') out.push({ kind: 'source', pattern: rest, directory: key === 'source-directory', line: l.first });
+      else if (key === 'source' || key === 'source-directory')
+        out.push({ kind: 'source', pattern: rest, directory: key === 'source-directory', line: l.first });
       continue;
     }
     // An option outside an iface stanza (mapping's script/map, or a misplaced line): nothing ifupdown runs at boot as a command.

@@ -119,7 +119,8 @@ async function readLoads(host: TargetFs, files: string[]): Promise<LoadedSysctlF
     } catch (e) {
       return `sysctl -p loads ${file}, which cannot be read (${(e as Error).message})`;
     }
-    if (s === null || content === null) return `sysctl -p loads ${file}, which does not exist ${s === null ? 'now' : 'as a regular file'}; what it holds when the script runs cannot be known`;
+    if (s === null || content === null)
+      return `sysctl -p loads ${file}, which does not exist ${s === null ? 'now' : 'as a regular file'}; what it holds when the script runs cannot be known`;
     out.push({ file, realPath: s.real, content });
   }
   return out;
@@ -130,7 +131,14 @@ type Where = Omit<BootScriptHit, 'action' | 'loaded'>;
 /** One action of a command: a hit, or an unknown (a `sysctl -p` whose file cannot be read is one). */
 async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction, unknownPrefix = ''): Promise<void> {
   const unknown = (message: string, what: BootScriptUnknown['what'], path?: string): void => {
-    sink.out.unknown.push({ source: where.source, file: where.file, line: where.line, what, message: unknownPrefix + message, ...(path !== undefined ? { path } : {}) });
+    sink.out.unknown.push({
+      source: where.source,
+      file: where.file,
+      line: where.line,
+      what,
+      message: unknownPrefix + message,
+      ...(path !== undefined ? { path } : {}),
+    });
   };
   if (a.kind === 'unknown') return unknown(a.why, a.what, a.path);
   if (a.kind === 'sysctl-load') {
@@ -187,7 +195,16 @@ async function locate(host: TargetFs, prog: string): Promise<string | null> {
  * `viaShell`: the command is run by a shell, which runs a file without "#!"
  * as a shell script itself (POSIX, on ENOEXEC); systemd's execve() does not.
  */
-async function followProgram(host: TargetFs, sink: Sink, source: ScriptSource, words: Word[], runBy: string, at: { file: string; line: number }, f: Follow, viaShell: boolean): Promise<void> {
+async function followProgram(
+  host: TargetFs,
+  sink: Sink,
+  source: ScriptSource,
+  words: Word[],
+  runBy: string,
+  at: { file: string; line: number },
+  f: Follow,
+  viaShell: boolean,
+): Promise<void> {
   const argv = unwrap(words);
   if (argv === null || argv.length === 0 || argv[0] === null || argv[0] === undefined) return;
   let prog: string = argv[0];
@@ -198,7 +215,13 @@ async function followProgram(host: TargetFs, sink: Sink, source: ScriptSource, w
     const file = i > 0 ? argv[i] : undefined;
     if (file === undefined || argv.slice(1, i).some((w) => w !== null && /^-[a-zA-Z]*c/.test(w))) return;
     if (file === null) {
-      sink.out.unknown.push({ source, file: at.file, line: at.line, what: 'program', message: `${runBy}: ${path.posix.basename(prog)} runs a script whose name is known only at run time` });
+      sink.out.unknown.push({
+        source,
+        file: at.file,
+        line: at.line,
+        what: 'program',
+        message: `${runBy}: ${path.posix.basename(prog)} runs a script whose name is known only at run time`,
+      });
       return;
     }
     prog = file;
@@ -235,15 +258,31 @@ async function followProgram(host: TargetFs, sink: Sink, source: ScriptSource, w
   sink.out.read.push(file);
   const unknownsBefore = sink.out.unknown.length;
   const before = sink.out.hits.length;
-  await addCommands(host, sink, source, file, text, `${runBy} via ${file}`, undefined, undefined, { depth: f.depth + 1, seen: new Set([...f.seen, real]), ...(f.unit !== undefined ? { unit: f.unit } : {}) });
+  await addCommands(host, sink, source, file, text, `${runBy} via ${file}`, undefined, undefined, {
+    depth: f.depth + 1,
+    seen: new Set([...f.seen, real]),
+    ...(f.unit !== undefined ? { unit: f.unit } : {}),
+  });
   if (sink.out.hits.length > before) sink.out.contents[file] = text;
   // A package's file: commenting a line out there lasts until the next upgrade of the package.
-  if (distro) for (const h of sink.out.hits.slice(before)) h.neutralisable = `${file} belongs to a Debian package, whose next upgrade puts the line back: change what runs it (${runBy})`;
+  if (distro)
+    for (const h of sink.out.hits.slice(before))
+      h.neutralisable = `${file} belongs to a Debian package, whose next upgrade puts the line back: change what runs it (${runBy})`;
   // Debian's own scripts: what they run is judged by name (as before this scan followed programs), so their unknowns are not the host's.
   if (distro) sink.out.unknown.length = unknownsBefore;
 }
 
-async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, file: string, text: string, runBy: string, lineMap?: (l: number) => number, whole?: true | string, follow: Follow = { depth: 0, seen: new Set() }): Promise<void> {
+async function addCommands(
+  host: TargetFs,
+  sink: Sink,
+  source: ScriptSource,
+  file: string,
+  text: string,
+  runBy: string,
+  lineMap?: (l: number) => number,
+  whole?: true | string,
+  follow: Follow = { depth: 0, seen: new Set() },
+): Promise<void> {
   const r = readShellScript(text);
   for (const p of r.problems) {
     sink.out.unknown.push({ source, file, line: lineMap ? lineMap(p.line) : p.line, what: 'program', message: p.message });
@@ -251,17 +290,22 @@ async function addCommands(host: TargetFs, sink: Sink, source: ScriptSource, fil
   for (const c of r.commands) {
     for (const a of c.actions) {
       const line = lineMap ? lineMap(c.line) : c.line;
-      await record(host, sink, {
-        source,
-        file,
-        line,
-        first: lineMap ? lineMap(c.first) : c.first,
-        last: lineMap ? lineMap(c.last) : c.last,
-        text: '',
-        runBy,
-        ...(follow.unit !== undefined ? { unit: follow.unit } : {}),
-        neutralisable: whole ?? c.neutralisable,
-      }, a);
+      await record(
+        host,
+        sink,
+        {
+          source,
+          file,
+          line,
+          first: lineMap ? lineMap(c.first) : c.first,
+          last: lineMap ? lineMap(c.last) : c.last,
+          text: '',
+          runBy,
+          ...(follow.unit !== undefined ? { unit: follow.unit } : {}),
+          neutralisable: whole ?? c.neutralisable,
+        },
+        a,
+      );
     }
   }
   for (const c of r.programs) {
@@ -282,7 +326,13 @@ async function scanExecutable(host: TargetFs, sink: Sink, source: ScriptSource, 
   sink.out.read.push(file);
   const first = text.split('\n')[0]!.replace(/\r$/, '');
   if (!first.startsWith('#!')) {
-    sink.out.unknown.push({ source, file, line: 1, what: 'program', message: 'has no "#!" line: systemd and run-parts execve() it, which fails (ENOEXEC), so it does not run as it stands' });
+    sink.out.unknown.push({
+      source,
+      file,
+      line: 1,
+      what: 'program',
+      message: 'has no "#!" line: systemd and run-parts execve() it, which fails (ENOEXEC), so it does not run as it stands',
+    });
     return;
   }
   if (shebangShell(first) === null) {
@@ -307,7 +357,8 @@ async function scanCrontabs(host: TargetFs, sink: Sink): Promise<void> {
   const tabs = await loadCrontabs(host);
   sink.out.read.push(...tabs.read);
   for (const f of tabs.unreadable) sink.out.unknown.push({ source: 'crontab', file: f, line: 0, what: 'program', message: 'cannot be read' });
-  for (const p of tabs.problems) sink.out.unknown.push({ source: 'crontab', file: p.file, line: p.line, what: 'program', message: `not read as cron reads it: ${p.message}` });
+  for (const p of tabs.problems)
+    sink.out.unknown.push({ source: 'crontab', file: p.file, line: p.line, what: 'program', message: `not read as cron reads it: ${p.message}` });
   const withHits = new Set<string>();
   for (const e of tabs.entries) {
     const before = sink.out.hits.length;
@@ -350,7 +401,10 @@ async function expandSource(host: TargetFs, pattern: string, from: string): Prom
   const abs = pattern.startsWith('/') ? pattern : path.posix.join(path.posix.dirname(from), pattern);
   if (kind === 'plain') return [path.posix.normalize(abs)];
   let paths = ['/'];
-  for (const part of path.posix.normalize(abs).split('/').filter((x) => x !== '')) {
+  for (const part of path.posix
+    .normalize(abs)
+    .split('/')
+    .filter((x) => x !== '')) {
     const next: string[] = [];
     for (const dir of paths) {
       if (globKind(part) === 'plain') {
@@ -373,12 +427,25 @@ interface IfaceAt {
 }
 
 /** Every stanza of the interfaces file and what it sources, in ifupdown's order, with the files read. */
-async function loadInterfaces(host: TargetFs, sink: Sink, file: string, depth: number, seen: Set<string>, acc: { ifaces: IfaceAt[]; allow: Map<string, string>; unsure: string | null; texts: Map<string, ByteString> }): Promise<void> {
+async function loadInterfaces(
+  host: TargetFs,
+  sink: Sink,
+  file: string,
+  depth: number,
+  seen: Set<string>,
+  acc: { ifaces: IfaceAt[]; allow: Map<string, string>; unsure: string | null; texts: Map<string, ByteString> },
+): Promise<void> {
   let text: ByteString | null;
   try {
     text = await host.readBytes(file);
   } catch (e) {
-    sink.out.unknown.push({ source: 'interfaces', file, line: 0, what: 'program', message: `ifupdown reads it at boot, and it cannot be read (${(e as Error).message})` });
+    sink.out.unknown.push({
+      source: 'interfaces',
+      file,
+      line: 0,
+      what: 'program',
+      message: `ifupdown reads it at boot, and it cannot be read (${(e as Error).message})`,
+    });
     return;
   }
   if (text === null) return;
@@ -413,7 +480,10 @@ async function loadInterfaces(host: TargetFs, sink: Sink, file: string, depth: n
           await loadInterfaces(host, sink, p, depth + 1, seen, acc);
           continue;
         }
-        const names = ((await host.readDir(p)) ?? []).map((d) => d.name).filter(sourceDirectoryName).sort();
+        const names = ((await host.readDir(p)) ?? [])
+          .map((d) => d.name)
+          .filter(sourceDirectoryName)
+          .sort();
         for (const n of names) await loadInterfaces(host, sink, path.posix.join(p, n), depth + 1, seen, acc);
       }
     }
@@ -445,7 +515,7 @@ async function scanInterfaces(host: TargetFs, sink: Sink): Promise<void> {
     if (why === null) continue;
     // inherits: the options of the named stanza come with this one (ifupdown copies them).
     const chain: IfaceAt[] = [i];
-    for (let at = i; at.stanza.inherits !== null && chain.length < 8; ) {
+    for (let at = i; at.stanza.inherits !== null && chain.length < 8;) {
       const parent = byName.get(at.stanza.inherits)?.[0];
       if (parent === undefined || chain.includes(parent)) break;
       chain.push(parent);
@@ -505,19 +575,34 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
         if (cmd === null) continue;
         const words = [cmd.path, ...cmd.argv.slice(1)];
         for (const a of execActions(words)) {
-          await record(host, sink, {
-            source: 'unit',
-            file: d.file,
-            line: d.line,
-            first: d.line,
-            last: d.line,
-            text: `${key}=${d.value}`,
-            runBy: `${key}= of ${name}: ${why}`,
-            unit: name,
-            neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
-          }, a, `${key}= of ${name}: `);
+          await record(
+            host,
+            sink,
+            {
+              source: 'unit',
+              file: d.file,
+              line: d.line,
+              first: d.line,
+              last: d.line,
+              text: `${key}=${d.value}`,
+              runBy: `${key}= of ${name}: ${why}`,
+              unit: name,
+              neutralisable: `it is a unit's command line: disable ${name}, or override ${key}= in a drop-in (systemctl edit ${name})`,
+            },
+            a,
+            `${key}= of ${name}: `,
+          );
         }
-        await followProgram(host, sink, 'unit', words, `${key}= of ${name} (${why})`, { file: d.file, line: d.line }, { depth: 0, seen: new Set(), unit: name }, false);
+        await followProgram(
+          host,
+          sink,
+          'unit',
+          words,
+          `${key}= of ${name} (${why})`,
+          { file: d.file, line: d.line },
+          { depth: 0, seen: new Set(), unit: name },
+          false,
+        );
       }
     }
   }

@@ -40,11 +40,7 @@ function basename(p: string): string {
 /** The POSIX shells whose scripts the shell reader reads (shell-lines.ts). */
 const POSIX_SHELLS = new Set(['sh', 'dash', 'bash']);
 
-export type ProgramKind =
-  | { kind: 'elf' }
-  | { kind: 'shell'; interpreter: string }
-  | { kind: 'script'; interpreter: string }
-  | { kind: 'no-shebang' };
+export type ProgramKind = { kind: 'elf' } | { kind: 'shell'; interpreter: string } | { kind: 'script'; interpreter: string } | { kind: 'no-shebang' };
 
 /** What a file is from its first bytes: an ELF binary, a POSIX shell script, a script in another language, or text without "#!". */
 export function programKind(head: Buffer): ProgramKind {

@@ -74,7 +74,15 @@ export function readShellScript(source: string, depth = 0): { commands: ScriptCo
     if (c.words[0] === null && (c.nameText === '[' || c.nameText === '[[')) return;
     const words = resolved[i]!;
     programs.push({ words, line: lineOf(c.at) });
-    const io: CommandIo = { redirects: (c.redirects ?? []).map((r): ResolvedRedirect => ({ op: r.op, fd: r.fd, target: r.target ? vars.word(r.target, c.at) : null, prefix: r.target?.prefix ?? '', pattern: r.target ? vars.pattern(r.target, c.at) : null })) };
+    const io: CommandIo = {
+      redirects: (c.redirects ?? []).map((r): ResolvedRedirect => ({
+        op: r.op,
+        fd: r.fd,
+        target: r.target ? vars.word(r.target, c.at) : null,
+        prefix: r.target?.prefix ?? '',
+        pattern: r.target ? vars.pattern(r.target, c.at) : null,
+      })),
+    };
     if (c.pipeIn) {
       const prev = all[i - 1];
       // Its output goes down the pipe unless the previous command sent it elsewhere.
@@ -87,8 +95,10 @@ export function readShellScript(source: string, depth = 0): { commands: ScriptCo
     const first = lineOf(st.at);
     const last = lineOf(Math.max(st.at, st.end - 1));
     let neutralisable: true | string = true;
-    if (st.depth > 0 || st.compound) neutralisable = `line ${first} is part of a compound command (if, while, for, case, { }, ( ) or a function); commenting it out could leave an empty body, which sh refuses`;
-    else if (heredocs.some((h) => st.at <= h.at && h.at < st.end)) neutralisable = `line ${first} starts a here-document; commenting it out would turn the document's lines into commands`;
+    if (st.depth > 0 || st.compound)
+      neutralisable = `line ${first} is part of a compound command (if, while, for, case, { }, ( ) or a function); commenting it out could leave an empty body, which sh refuses`;
+    else if (heredocs.some((h) => st.at <= h.at && h.at < st.end))
+      neutralisable = `line ${first} starts a here-document; commenting it out would turn the document's lines into commands`;
     else if (cut && cut.at <= st.end) neutralisable = `an unterminated quote at line ${lineOf(cut.at)}`;
     commands.push({ words, actions, line: lineOf(c.at), first, last, neutralisable });
   });
@@ -100,7 +110,10 @@ function nestedReader(depth: number): (script: string) => ScriptAction[] {
   return (script) => {
     if (depth > 4) return [{ kind: 'unknown', what: 'program', why: 'sh -c nested too deeply to read' }];
     const r = readShellScript(script, depth);
-    return [...r.problems.map((p): ScriptAction => ({ kind: 'unknown', what: 'program', why: `sh -c script: ${p.message}` })), ...r.commands.flatMap((c) => c.actions)];
+    return [
+      ...r.problems.map((p): ScriptAction => ({ kind: 'unknown', what: 'program', why: `sh -c script: ${p.message}` })),
+      ...r.commands.flatMap((c) => c.actions),
+    ];
   };
 }
 

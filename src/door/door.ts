@@ -31,7 +31,9 @@ export interface WriteRequest {
 }
 
 export function sha256(b: Uint8Array | ByteString): string {
-  return createHash('sha256').update(typeof b === 'string' ? bufferOf(b) : b).digest('hex');
+  return createHash('sha256')
+    .update(typeof b === 'string' ? bufferOf(b) : b)
+    .digest('hex');
 }
 
 export interface DoorOptions {
@@ -74,7 +76,13 @@ export class WriteDoor {
     }
     const door = new WriteDoor(host, o.runId, dir, journal);
     await door.record({
-      kind: 'begin', mode: o.mode, run: o.runId, pid: process.pid, root: host.root, live: host.live, tool: o.tool,
+      kind: 'begin',
+      mode: o.mode,
+      run: o.runId,
+      pid: process.pid,
+      root: host.root,
+      live: host.live,
+      tool: o.tool,
       ...(o.rollbackOf ? { rollback_of: o.rollbackOf } : {}),
     });
     return door;
@@ -105,7 +113,13 @@ export class WriteDoor {
    * error is thrown as `verb` of `at`; on success `syncDir` is synced and the
    * step is done.
    */
-  private async fsStep(seq: number, verb: string, at: string, act: () => Promise<void>, opts: { cleanup?: () => Promise<void>; syncDir?: string } = {}): Promise<void> {
+  private async fsStep(
+    seq: number,
+    verb: string,
+    at: string,
+    act: () => Promise<void>,
+    opts: { cleanup?: () => Promise<void>; syncDir?: string } = {},
+  ): Promise<void> {
     try {
       await act();
     } catch (e) {
@@ -139,7 +153,11 @@ export class WriteDoor {
     const at = path.posix.join(dir, path.posix.basename(loc.target));
     const abs = (await this.host.locate(at, { follow: false })).abs;
     const prior = st ? await this.priorOf(at, abs, st) : ({ entry: 'absent' } as const);
-    const meta = req.restore ?? (st ? { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid } : { mode: req.mode ?? 0o644, uid: isRoot() ? 0 : process.getuid!(), gid: isRoot() ? 0 : process.getgid!() });
+    const meta =
+      req.restore ??
+      (st
+        ? { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid }
+        : { mode: req.mode ?? 0o644, uid: isRoot() ? 0 : process.getuid!(), gid: isRoot() ? 0 : process.getgid!() });
     const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${tmpSuffix()}`);
     const data = bufferOf(req.content);
     const seq = await this.record({ kind: 'write', path: at, prior, ...meta, sha256: sha256(data), tmp, report: req.report === true });
@@ -451,7 +469,7 @@ function hashRegular(abs: string, target: string): { sha256: string; stat: Stats
   try {
     const h = createHash('sha256');
     const buf = Buffer.allocUnsafe(1024 * 1024);
-    for (let at = 0; at < stat.size; ) {
+    for (let at = 0; at < stat.size;) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, stat.size - at), at);
       if (n === 0) break;
       h.update(buf.subarray(0, n));

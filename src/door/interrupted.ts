@@ -78,7 +78,15 @@ export async function findUnfinishedRuns(host: Host, dirs: { runsDir: string; re
     const temps: string[] = [];
     for (const a of actionsOf(records)) if (a.outcome === 'unknown' && 'tmp' in a.record) temps.push(a.record.tmp);
     const lockDirs = records.flatMap((r) => (r.kind === 'mkdir' && holdsLock(r.path) ? [r.path] : []));
-    out.unfinished.push({ id: e.name, journal: read.target, lastRecord: records.at(-1) ?? null, temps, complete: read.complete, torn: read.journal.torn, lockDirs });
+    out.unfinished.push({
+      id: e.name,
+      journal: read.target,
+      lastRecord: records.at(-1) ?? null,
+      temps,
+      complete: read.complete,
+      torn: read.journal.torn,
+      lockDirs,
+    });
   }
   return out;
 }

@@ -21,7 +21,11 @@ export interface JournalPlace {
 
 /** A journal record that is not what the door writes: `file:line: message`. */
 export class JournalError extends ReconcileError {
-  constructor(readonly file: string, readonly line: number, readonly detail: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly detail: string,
+  ) {
     super(`${file}:${line}: ${detail}; nothing was changed (move the run directory ${path.posix.dirname(file)} aside to go on without it)`);
   }
 }
@@ -160,7 +164,14 @@ function prior(v: unknown, target: string): PriorEntry {
   keys(v, 'prior', ['entry', 'backup', 'mode', 'uid', 'gid', 'sha256']);
   const sha = str(v.sha256, 'prior.sha256');
   if (!SHA256.test(sha)) bad(`prior.sha256 ${JSON.stringify(sha)} is not a sha256 in hex`);
-  return { entry, backup: v.backup === null ? null : backupName(v.backup, target), mode: mode(v.mode, 'prior.mode'), uid: id(v.uid, 'prior.uid'), gid: id(v.gid, 'prior.gid'), sha256: sha };
+  return {
+    entry,
+    backup: v.backup === null ? null : backupName(v.backup, target),
+    mode: mode(v.mode, 'prior.mode'),
+    uid: id(v.uid, 'prior.uid'),
+    gid: id(v.gid, 'prior.gid'),
+    sha256: sha,
+  };
 }
 
 function units(v: unknown): string[] {
@@ -191,7 +202,18 @@ function user(o: Record<string, unknown>): UserOf {
 
 function runtimeStep(v: unknown): RuntimeStep {
   if (!isObj(v)) return bad('action must be an object');
-  const step = oneOf(v.step, 'action.step', ['sysctl', 'swapoff', 'swapon', 'modprobe', 'unit-stop', 'unit-start', 'unit-kill', 'unit-disable', 'unit-mask', 'daemon-reload'] as const);
+  const step = oneOf(v.step, 'action.step', [
+    'sysctl',
+    'swapoff',
+    'swapon',
+    'modprobe',
+    'unit-stop',
+    'unit-start',
+    'unit-kill',
+    'unit-disable',
+    'unit-mask',
+    'daemon-reload',
+  ] as const);
   switch (step) {
     case 'sysctl': {
       keys(v, 'action', ['step', 'key', 'path', 'before', 'value']);
@@ -251,7 +273,17 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
       if (run !== place.runId) bad(`run ${JSON.stringify(run)} is not this run's id ${place.runId} (its directory's name)`);
       const of = v.rollback_of === undefined ? undefined : str(v.rollback_of, 'rollback_of');
       if (of !== undefined && (m !== 'rollback' || !RUN_ID.test(of))) bad(`rollback_of ${JSON.stringify(of)} is not the id of a run this rollback undid`);
-      return { ...stamp, kind, mode: m, run, pid: int(v.pid, 'pid', 1, 2 ** 22), root: rootPath(v.root), live: bool(v.live, 'live'), tool: str(v.tool, 'tool'), ...(of !== undefined ? { rollback_of: of } : {}) };
+      return {
+        ...stamp,
+        kind,
+        mode: m,
+        run,
+        pid: int(v.pid, 'pid', 1, 2 ** 22),
+        root: rootPath(v.root),
+        live: bool(v.live, 'live'),
+        tool: str(v.tool, 'tool'),
+        ...(of !== undefined ? { rollback_of: of } : {}),
+      };
     }
     case 'mkdir':
       keys(v, 'mkdir', [...base, 'path', 'mode']);
@@ -265,7 +297,18 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
       const p = hostPath(v.path, 'path', place, report);
       const sha = str(v.sha256, 'sha256');
       if (!SHA256.test(sha)) bad(`sha256 ${JSON.stringify(sha)} is not a sha256 in hex`);
-      return { ...stamp, kind, path: p, prior: prior(v.prior, p), mode: mode(v.mode), uid: id(v.uid, 'uid'), gid: id(v.gid, 'gid'), sha256: sha, tmp: tmpName(v.tmp, p, place), report };
+      return {
+        ...stamp,
+        kind,
+        path: p,
+        prior: prior(v.prior, p),
+        mode: mode(v.mode),
+        uid: id(v.uid, 'uid'),
+        gid: id(v.gid, 'gid'),
+        sha256: sha,
+        tmp: tmpName(v.tmp, p, place),
+        report,
+      };
     }
     case 'link': {
       keys(v, 'link', [...base, 'path', 'link', 'prior', 'tmp']);
@@ -293,7 +336,12 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
       return { ...stamp, kind, of: int(v.of, 'of', 1, seq - 1), error: str(v.error, 'error') };
     case 'end':
       keys(v, 'end', [...base, 'status'], ['note']);
-      return { ...stamp, kind, status: oneOf(v.status, 'status', ['ok', 'failed', 'interrupted'] as const), ...(v.note !== undefined ? { note: str(v.note, 'note') } : {}) };
+      return {
+        ...stamp,
+        kind,
+        status: oneOf(v.status, 'status', ['ok', 'failed', 'interrupted'] as const),
+        ...(v.note !== undefined ? { note: str(v.note, 'note') } : {}),
+      };
   }
 }
 
@@ -334,7 +382,8 @@ export function checkJournal(text: string, place: JournalPlace): CheckedJournal 
         if (r.kind === 'done' && r.result) {
           const seqOf = r.of;
           const of = records.find((x) => x.seq === seqOf);
-          if (of?.kind !== 'runtime' || (of.action.step !== 'unit-disable' && of.action.step !== 'unit-mask')) bad(`a link result for record ${r.of}, which is not a unit-disable or unit-mask`);
+          if (of?.kind !== 'runtime' || (of.action.step !== 'unit-disable' && of.action.step !== 'unit-mask'))
+            bad(`a link result for record ${r.of}, which is not a unit-disable or unit-mask`);
         }
       } else if (r.kind === 'end') end = r.status;
       else if (r.kind !== 'begin') {

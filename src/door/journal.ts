@@ -126,5 +126,10 @@ export async function readRunJournal(host: Host, dirs: { runsDir: string; report
     await f.fh.close();
   }
   if (bytes === null) return { kind: 'other', target, what: `larger than ${MAX_JOURNAL_BYTES} bytes` };
-  return { kind: 'journal', target, journal: checkJournal(bytes.toString('utf8'), { file: target, runId: id, ...dirs }), complete: bytes.lastIndexOf(0x0a) + 1 };
+  return {
+    kind: 'journal',
+    target,
+    journal: checkJournal(bytes.toString('utf8'), { file: target, runId: id, ...dirs }),
+    complete: bytes.lastIndexOf(0x0a) + 1,
+  };
 }

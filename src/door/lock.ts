@@ -68,7 +68,8 @@ export function parseLockOwner(text: string): LockOwner | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'it is not a JSON object';
   const o = v as Record<string, unknown>;
   if (o.pid === undefined) return 'it names no pid';
-  if (typeof o.pid !== 'number' || !Number.isSafeInteger(o.pid) || o.pid <= 0) return `its pid ${JSON.stringify(o.pid)} is not a process id (an integer above 0)`;
+  if (typeof o.pid !== 'number' || !Number.isSafeInteger(o.pid) || o.pid <= 0)
+    return `its pid ${JSON.stringify(o.pid)} is not a process id (an integer above 0)`;
   if (o.pid_start !== null && typeof o.pid_start !== 'string') return 'its pid_start is neither a string nor null';
   if (typeof o.started !== 'string') return 'its started time is missing';
   if (typeof o.mode !== 'string') return 'its mode is missing';
@@ -85,10 +86,14 @@ function readLock(abs: string, shown: string): LockRead {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
     if (e instanceof NotRegularFileError) {
-      throw new ReconcileError(`cannot take the run lock ${shown}: it is a ${e.kind}, not a lock file this tool writes; nothing was changed; remove it if no run is under way`);
+      throw new ReconcileError(
+        `cannot take the run lock ${shown}: it is a ${e.kind}, not a lock file this tool writes; nothing was changed; remove it if no run is under way`,
+      );
     }
     if (e instanceof HostError && e.code === 'EFBIG') {
-      throw new ReconcileError(`cannot take the run lock ${shown}: it is larger than ${MAX_LOCK_BYTES} bytes, not a lock file this tool writes; nothing was changed; remove it if no run is under way`);
+      throw new ReconcileError(
+        `cannot take the run lock ${shown}: it is larger than ${MAX_LOCK_BYTES} bytes, not a lock file this tool writes; nothing was changed; remove it if no run is under way`,
+      );
     }
     throw new ReconcileError(`cannot take the run lock ${shown}: cannot read it: ${describeFsError(e)}`);
   }
@@ -178,9 +183,11 @@ export async function acquireLock(host: Host, mode: 'apply' | 'rollback', say: (
         throw new ReconcileError(`cannot take the run lock ${shown}: it was replaced while being taken over; nothing was changed`);
       }
       await fs.rm(aside, { force: true });
-      say(typeof owner !== 'string'
-        ? `took over a stale lock ${shown} from pid ${owner.pid} (started ${owner.started}), which is no longer running`
-        : `took over an unreadable lock ${shown}: ${owner}`);
+      say(
+        typeof owner !== 'string'
+          ? `took over a stale lock ${shown} from pid ${owner.pid} (started ${owner.started}), which is no longer running`
+          : `took over an unreadable lock ${shown}: ${owner}`,
+      );
     }
     throw new ReconcileError(`cannot take the run lock ${shown}: it keeps changing hands`);
   } catch (e) {

@@ -22,7 +22,19 @@ export function parseAnsibleVersion(stdout: string): string | null {
 }
 
 // The community `ansible` package's major version -> the ansible-core it requires.
-const ANSIBLE_TO_CORE: Record<number, string> = { 3: '2.10', 4: '2.11', 5: '2.12', 6: '2.13', 7: '2.14', 8: '2.15', 9: '2.16', 10: '2.17', 11: '2.18', 12: '2.19', 13: '2.20' };
+const ANSIBLE_TO_CORE: Record<number, string> = {
+  3: '2.10',
+  4: '2.11',
+  5: '2.12',
+  6: '2.13',
+  7: '2.14',
+  8: '2.15',
+  9: '2.16',
+  10: '2.17',
+  11: '2.18',
+  12: '2.19',
+  13: '2.20',
+};
 
 /** The ansible-core a kubespray requirements.txt pins: ansible-core==X directly, or through ansible==N. */
 export function coreFromRequirements(text: string): string | null {

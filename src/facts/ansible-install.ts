@@ -10,22 +10,22 @@ import path from 'node:path';
 import type { TargetHost } from '../host.js';
 import { commandScript } from './command-path.js';
 
-export type InstalledAnsible =
-  | { known: true; version: string | null; from: string }
-  | { known: false; reason: string };
+export type InstalledAnsible = { known: true; version: string | null; from: string } | { known: false; reason: string };
 
 // The console-script body pip (and Debian's ansible-core package) writes for
 // `ansible = ansible.cli.adhoc:main`, after the #! line; both quote styles.
-const ENTRY_POINTS = ['"', "'"].map((q) => [
-  '# -*- coding: utf-8 -*-',
-  'import re',
-  'import sys',
-  'from ansible.cli.adhoc import main',
-  `if __name__ == ${q}__main__${q}:`,
-  `    sys.argv[0] = re.sub(r${q}(-script\\.pyw|\\.exe)?$${q}, ${q}${q}, sys.argv[0])`,
-  '    sys.exit(main())',
-  '',
-].join('\n'));
+const ENTRY_POINTS = ['"', "'"].map((q) =>
+  [
+    '# -*- coding: utf-8 -*-',
+    'import re',
+    'import sys',
+    'from ansible.cli.adhoc import main',
+    `if __name__ == ${q}__main__${q}:`,
+    `    sys.argv[0] = re.sub(r${q}(-script\\.pyw|\\.exe)?$${q}, ${q}${q}, sys.argv[0])`,
+    '    sys.exit(main())',
+    '',
+  ].join('\n'),
+);
 
 const PYTHON_ENV = ['PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'PYTHONSAFEPATH', 'PYTHONPLATLIBDIR', 'PYTHONEXECUTABLE'];
 

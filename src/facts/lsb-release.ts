@@ -16,13 +16,38 @@ export const MINIMAL_LSB_RELEASE_SHA256 = new Set(['484188f4b37b4021998dafd1966c
 
 export type LsbRelease =
   /** stdout of `lsb_release -a` (null: the program is missing, as when running it fails). */
-  | { known: true; stdout: string | null; from: string }
-  | { known: false; reason: string };
+  { known: true; stdout: string | null; from: string } | { known: false; reason: string };
 
 // Names the script reads from its environment or uses itself: one set by the
 // environment or by os-release changes what the script does.
 const SCRIPT_VARS = ['os_release', 'LSB_OS_RELEASE', 'ID', 'NAME', 'PRETTY_NAME', 'VERSION_ID', 'VERSION_CODENAME', 'IFS'];
-const SHELL_VARS = new Set(['IFS', 'PATH', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_MESSAGES', 'LANG', 'LANGUAGE', 'ENV', 'HOME', 'PWD', 'OLDPWD', 'CDPATH', 'OPTIND', 'OPTARG', 'PS1', 'PS2', 'PS4', 'PPID', 'LINENO', 'MAIL', 'MAILPATH', 'HISTFILE', 'FCEDIT', 'TERM']);
+const SHELL_VARS = new Set([
+  'IFS',
+  'PATH',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LANG',
+  'LANGUAGE',
+  'ENV',
+  'HOME',
+  'PWD',
+  'OLDPWD',
+  'CDPATH',
+  'OPTIND',
+  'OPTARG',
+  'PS1',
+  'PS2',
+  'PS4',
+  'PPID',
+  'LINENO',
+  'MAIL',
+  'MAILPATH',
+  'HISTFILE',
+  'FCEDIT',
+  'TERM',
+]);
 
 export async function lsbReleaseOutput(host: TargetHost, env: NodeJS.ProcessEnv = process.env): Promise<LsbRelease> {
   const cmd = await commandScript(host, 'lsb_release', env, 'bytes');
@@ -47,9 +72,11 @@ export async function lsbReleaseOutput(host: TargetHost, env: NodeJS.ProcessEnv 
     const parsed = parseShAssignments(text);
     if (!parsed.ok) return { known: false, reason: `${osRelease} line ${parsed.line}: ${parsed.reason}` };
     for (const [k, v] of parsed.vars) {
-      if (!/^[A-Z][A-Z0-9_]*$/.test(k) || SHELL_VARS.has(k)) return { known: false, reason: `${osRelease} sets ${k}, which changes the shell running lsb_release` };
+      if (!/^[A-Z][A-Z0-9_]*$/.test(k) || SHELL_VARS.has(k))
+        return { known: false, reason: `${osRelease} sets ${k}, which changes the shell running lsb_release` };
       // cut -c and tr work on bytes; a newline splits cut's lines and printf's output.
-      if (v.includes('\n') || ((k === 'ID' || k === 'NAME') && /[^\x20-\x7e]/.test(v))) return { known: false, reason: `${osRelease} has a ${k} the model does not cover` };
+      if (v.includes('\n') || ((k === 'ID' || k === 'NAME') && /[^\x20-\x7e]/.test(v)))
+        return { known: false, reason: `${osRelease} has a ${k} the model does not cover` };
     }
     vars = parsed.vars;
   }
@@ -61,11 +88,12 @@ export async function lsbReleaseOutput(host: TargetHost, env: NodeJS.ProcessEnv 
   // "${NAME-x}" != "x": a NAME of exactly "x" counts as unset.
   if (name !== undefined && name !== 'x' && id.toLowerCase() === name.toLowerCase()) id = name;
   const orNa = (v: string | undefined) => (v === undefined || v === '' ? 'n/a' : v);
-  const stdout = [
-    `Distributor ID:\t${orNa(id)}`,
-    `Description:\t${orNa(vars.get('PRETTY_NAME'))}`,
-    `Release:\t${orNa(vars.get('VERSION_ID'))}`,
-    `Codename:\t${orNa(vars.get('VERSION_CODENAME'))}`,
-  ].join('\n') + '\n';
+  const stdout =
+    [
+      `Distributor ID:\t${orNa(id)}`,
+      `Description:\t${orNa(vars.get('PRETTY_NAME'))}`,
+      `Release:\t${orNa(vars.get('VERSION_ID'))}`,
+      `Codename:\t${orNa(vars.get('VERSION_CODENAME'))}`,
+    ].join('\n') + '\n';
   return { known: true, stdout, from: `${cmd.named} (lsb-release 12.0) over ${osRelease ?? 'no os-release'}` };
 }

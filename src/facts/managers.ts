@@ -42,13 +42,31 @@ export function serviceMgr(i: ManagerInputs): string | undefined {
 
 // pkg_mgr.py PKG_MGRS, in order: the last one present wins.
 const PKG_MGRS: [string, string][] = [
-  ['/usr/bin/rpm-ostree', 'atomic_container'], ['/usr/bin/yum', 'yum'], ['/usr/bin/dnf', 'dnf'], ['/usr/bin/apt-get', 'apt'],
-  ['/usr/bin/zypper', 'zypper'], ['/usr/sbin/urpmi', 'urpmi'], ['/usr/bin/pacman', 'pacman'], ['/bin/opkg', 'opkg'],
-  ['/usr/pkg/bin/pkgin', 'pkgng'], ['/opt/local/bin/pkgin', 'pkgin'], ['/opt/local/bin/port', 'macports'],
-  ['/usr/local/bin/brew', 'homebrew'], ['/opt/homebrew/bin/brew', 'homebrew'], ['/sbin/apk', 'apk'], ['/usr/sbin/pkg', 'pkgng'],
-  ['/usr/sbin/swlist', 'swdepot'], ['/usr/bin/emerge', 'portage'], ['/usr/sbin/pkgadd', 'svr4pkg'], ['/usr/bin/pkg', 'pkg5'],
-  ['/usr/bin/xbps-install', 'xbps'], ['/usr/local/sbin/pkg', 'pkgng'], ['/usr/bin/swupd', 'swupd'], ['/usr/sbin/sorcery', 'sorcery'],
-  ['/usr/bin/installp', 'installp'], ['/QOpenSys/pkgs/bin/yum', 'yum'],
+  ['/usr/bin/rpm-ostree', 'atomic_container'],
+  ['/usr/bin/yum', 'yum'],
+  ['/usr/bin/dnf', 'dnf'],
+  ['/usr/bin/apt-get', 'apt'],
+  ['/usr/bin/zypper', 'zypper'],
+  ['/usr/sbin/urpmi', 'urpmi'],
+  ['/usr/bin/pacman', 'pacman'],
+  ['/bin/opkg', 'opkg'],
+  ['/usr/pkg/bin/pkgin', 'pkgng'],
+  ['/opt/local/bin/pkgin', 'pkgin'],
+  ['/opt/local/bin/port', 'macports'],
+  ['/usr/local/bin/brew', 'homebrew'],
+  ['/opt/homebrew/bin/brew', 'homebrew'],
+  ['/sbin/apk', 'apk'],
+  ['/usr/sbin/pkg', 'pkgng'],
+  ['/usr/sbin/swlist', 'swdepot'],
+  ['/usr/bin/emerge', 'portage'],
+  ['/usr/sbin/pkgadd', 'svr4pkg'],
+  ['/usr/bin/pkg', 'pkg5'],
+  ['/usr/bin/xbps-install', 'xbps'],
+  ['/usr/local/sbin/pkg', 'pkgng'],
+  ['/usr/bin/swupd', 'swupd'],
+  ['/usr/sbin/sorcery', 'sorcery'],
+  ['/usr/bin/installp', 'installp'],
+  ['/QOpenSys/pkgs/bin/yum', 'yum'],
 ];
 
 /** PkgMgrFactCollector.collect; undefined where ansible asks RPM or applies RedHat's version rules. */
@@ -56,7 +74,8 @@ export function pkgMgr(i: ManagerInputs, osFamily: string): string | undefined {
   let name = 'unknown';
   for (const [p, n] of PKG_MGRS) if (i.exists(p)) name = n;
   if (osFamily === 'RedHat') return undefined; // _check_rh_versions: not modelled
-  if (osFamily === 'Debian') name = 'apt'; // yum or zypper installed on Debian does not make them its package manager
+  if (osFamily === 'Debian')
+    name = 'apt'; // yum or zypper installed on Debian does not make them its package manager
   else if (osFamily === 'Altlinux' && name === 'apt') name = 'apt_rpm';
   // _check_apt_flavor asks `rpm -q --whatprovides /usr/bin/apt-get` when rpm is there.
   if (name === 'apt' && i.exists('/usr/bin/rpm')) return undefined;
@@ -64,7 +83,14 @@ export function pkgMgr(i: ManagerInputs, osFamily: string): string | undefined {
 }
 
 const PATHS = [
-  ...PKG_MGRS.map(([p]) => p), '/usr/bin/rpm', '/run/systemd/system/', '/dev/.run/systemd/', '/dev/.systemd/', '/etc/init/', '/sbin/openrc', '/etc/init.d/',
+  ...PKG_MGRS.map(([p]) => p),
+  '/usr/bin/rpm',
+  '/run/systemd/system/',
+  '/dev/.run/systemd/',
+  '/dev/.systemd/',
+  '/etc/init/',
+  '/sbin/openrc',
+  '/etc/init.d/',
   ...BIN_DIRS.flatMap((d) => [`${d}/systemctl`, `${d}/initctl`]),
 ];
 

@@ -87,7 +87,9 @@ export async function unameField(host: TargetHost, flag: '-r' | '-m', release?: 
   if (personality !== null && /^[0-9a-f]+\n?$/.test(personality) && Number.parseInt(personality, 16) === 0) {
     const v =
       flag === '-r'
-        ? release !== undefined ? release : await readKernelRelease(host).catch(() => null)
+        ? release !== undefined
+          ? release
+          : await readKernelRelease(host).catch(() => null)
         : ((await host.readKernel('/proc/sys/kernel/arch').catch(() => null)) ?? '').trim() || null;
     if (v !== null) return v;
   }

@@ -79,8 +79,17 @@ export async function runFirstBoot(host: Host, desired: DesiredState, progress: 
   const outcome = (exit: number, result: FirstBootOutcome['result'], run: string | null, failures: string[]): FirstBootOutcome => {
     const finished = now();
     return {
-      format_version: '1.0', unit: FIRST_BOOT_UNIT, mode: desired.first_boot, started: started.toISOString(), finished: finished.toISOString(),
-      seconds: Math.round((finished.getTime() - started.getTime()) / 100) / 10, waited, result, exit, run, failures,
+      format_version: '1.0',
+      unit: FIRST_BOOT_UNIT,
+      mode: desired.first_boot,
+      started: started.toISOString(),
+      finished: finished.toISOString(),
+      seconds: Math.round((finished.getTime() - started.getTime()) / 100) / 10,
+      waited,
+      result,
+      exit,
+      run,
+      failures,
     };
   };
   let code: number;
@@ -103,7 +112,14 @@ export async function runFirstBoot(host: Host, desired: DesiredState, progress: 
     try {
       const journal = newRunJournal(desired.reports_dir);
       const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: deps.tool });
-      const failures = planned === 0 ? [] : [planned === 2 ? 'the plan has pending changes or operator action (see its output above in the journal)' : 'the plan failed (see the error above in the journal)'];
+      const failures =
+        planned === 0
+          ? []
+          : [
+              planned === 2
+                ? 'the plan has pending changes or operator action (see its output above in the journal)'
+                : 'the plan failed (see the error above in the journal)',
+            ];
       const o = outcome(planned, planned === 0 ? 'in sync' : planned === 2 ? 'pending' : 'failed', door.runDir, failures);
       try {
         await record(door, desired, o, progress);

@@ -50,7 +50,12 @@ async function activeState(host: Host, unit: string): Promise<string> {
 
 const POLL_MS = 500;
 
-export async function waitForCandidates(host: Host, desired: DesiredState, progress: (m: string) => void, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<CandidateWait[]> {
+export async function waitForCandidates(
+  host: Host,
+  desired: DesiredState,
+  progress: (m: string) => void,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<CandidateWait[]> {
   const out: CandidateWait[] = [];
   const specs = desired.resources.filter((r): r is PortFreeSpec => r.type === 'PortFree');
   if (specs.length === 0) return out;
@@ -69,7 +74,9 @@ export async function waitForCandidates(host: Host, desired: DesiredState, progr
       else out.push({ unit, ports, outcome: 'not running', seconds: 0 });
     }
     if (waiting.size === 0) continue;
-    progress(`first boot: waiting up to ${spec.timeout_seconds} s for ${[...waiting.keys()].join(', ')} to listen on ${[...new Set([...waiting.values()].flatMap((w) => w.ports))].join(', ')} or stop`);
+    progress(
+      `first boot: waiting up to ${spec.timeout_seconds} s for ${[...waiting.keys()].join(', ')} to listen on ${[...new Set([...waiting.values()].flatMap((w) => w.ports))].join(', ')} or stop`,
+    );
     const t0 = Date.now();
     const deadline = t0 + spec.timeout_seconds * 1000;
     let lastReport = t0;
@@ -87,7 +94,9 @@ export async function waitForCandidates(host: Host, desired: DesiredState, progr
       const now = Date.now();
       if (now >= deadline) {
         for (const [unit, w] of waiting) {
-          progress(`first boot: warning: ${unit} is still running after ${spec.timeout_seconds} s and does not listen on ${w.ports.join(', ')}; left alone (list it in protected_units if it never binds them)`);
+          progress(
+            `first boot: warning: ${unit} is still running after ${spec.timeout_seconds} s and does not listen on ${w.ports.join(', ')}; left alone (list it in protected_units if it never binds them)`,
+          );
           out.push({ unit, ports: w.ports, outcome: 'timeout', seconds: spec.timeout_seconds });
         }
         break;

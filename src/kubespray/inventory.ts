@@ -277,6 +277,7 @@ export function parseInventory(text: string, file: string): Inventory {
     };
     return parseYamlInventory(doc.toJSON(), file, lineOfKey);
   }
-  if (doc && /\.(ya?ml)$/.test(file) && doc.errors.length > 0) throw new InventoryParseError(file, lines.linePos(doc.errors[0]!.pos[0]).line, doc.errors[0]!.message.split('\n')[0]!);
+  if (doc && /\.(ya?ml)$/.test(file) && doc.errors.length > 0)
+    throw new InventoryParseError(file, lines.linePos(doc.errors[0]!.pos[0]).line, doc.errors[0]!.message.split('\n')[0]!);
   return parseIniInventory(text, file);
 }

@@ -10,7 +10,21 @@
 // too: `when: not x` with x undefined is an error, not false.
 import { isIPv6 } from 'node:net';
 import nunjucks from 'nunjucks';
-import { NotModelled, ipaddr, ipwrap, pyExpand, pyFindall, pyJsonDumps, pyRegex, pyReplace, pySplit, pySplitlines, pyStrip, pySub, pyUnicodeEscape } from './python.js';
+import {
+  NotModelled,
+  ipaddr,
+  ipwrap,
+  pyExpand,
+  pyFindall,
+  pyJsonDumps,
+  pyRegex,
+  pyReplace,
+  pySplit,
+  pySplitlines,
+  pyStrip,
+  pySub,
+  pyUnicodeEscape,
+} from './python.js';
 import { parseAnsibleYaml } from './yaml11.js';
 
 // ---- the result of an evaluation -------------------------------------------
@@ -225,7 +239,9 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     if (miss && !miss.parent && LOOKUP_GLOBALS.has(miss.path)) {
       const args = Array.isArray(rest[2]) ? (rest[2] as unknown[]) : [];
       miss.absolved = true;
-      throw new NotModelled(`${miss.path}(${args.length > 0 ? JSON.stringify(args[0]) : ''}, ...): an Ansible lookup plugin runs on the controller; not modelled`);
+      throw new NotModelled(
+        `${miss.path}(${args.length > 0 ? JSON.stringify(args[0]) : ''}, ...): an Ansible lookup plugin runs on the controller; not modelled`,
+      );
     }
     if (miss) throw new JinjaUndefinedError(`'${miss.parent?.path ?? miss.path}' is undefined`);
     return callWrap.call(this, obj, ...rest);
@@ -243,7 +259,11 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     compile(n: unknown, f: unknown): void;
     _compileAggregate(n: unknown, f: unknown, start: string, end: string): void;
   };
-  proto.compileIs = function (this: typeof proto, node: { left: unknown; right: { name?: { value: string }; value?: string; args?: { children: unknown[] } } }, frame: unknown) {
+  proto.compileIs = function (
+    this: typeof proto,
+    node: { left: unknown; right: { name?: { value: string }; value?: string; args?: { children: unknown[] } } },
+    frame: unknown,
+  ) {
     const right = node.right.name ? node.right.name.value : node.right.value;
     this._emit(`env.getTest(${JSON.stringify(right)}).call(context, `);
     this.compile(node.left, frame);
@@ -289,7 +309,10 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
     else this._emit('""');
     this._emit(')');
   };
-  for (const [name, fn] of [['compileAnd', 'pyAnd'], ['compileOr', 'pyOr']] as const) {
+  for (const [name, fn] of [
+    ['compileAnd', 'pyAnd'],
+    ['compileOr', 'pyOr'],
+  ] as const) {
     P[name] = function (this: typeof P, node: { left: unknown; right: unknown }, frame: unknown) {
       this._emit(`runtime.${fn}(`);
       this.compile(node.left, frame);
@@ -362,7 +385,9 @@ const FORBIDDEN_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__d
         test = this.parsePostfix(name);
       } else if (
         next &&
-        [lx.TOKEN_SYMBOL, lx.TOKEN_STRING, lx.TOKEN_INT, lx.TOKEN_FLOAT, lx.TOKEN_LEFT_BRACKET, lx.TOKEN_LEFT_CURLY, lx.TOKEN_BOOLEAN, lx.TOKEN_NONE].includes(next.type) &&
+        [lx.TOKEN_SYMBOL, lx.TOKEN_STRING, lx.TOKEN_INT, lx.TOKEN_FLOAT, lx.TOKEN_LEFT_BRACKET, lx.TOKEN_LEFT_CURLY, lx.TOKEN_BOOLEAN, lx.TOKEN_NONE].includes(
+          next.type,
+        ) &&
         !(next.type === lx.TOKEN_SYMBOL && ['else', 'or', 'and', 'if', 'is', 'in', 'not'].includes(next.value))
       ) {
         const arg = this.parsePrimary();
@@ -412,7 +437,9 @@ function pyEq(a: unknown, b: unknown): boolean {
   if (typeof a === 'object') {
     const ka = Object.keys(a as object);
     const kb = Object.keys(b as object);
-    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && pyEq((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && pyEq((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
   }
   return a === b;
 }
@@ -431,18 +458,39 @@ function pyOrder(a: unknown, b: unknown): number {
 }
 
 function pyType(v: unknown): string {
-  return v === null ? 'NoneType' : Array.isArray(v) ? 'list' : typeof v === 'string' ? 'str' : typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : typeof v === 'boolean' ? 'bool' : 'dict';
+  return v === null
+    ? 'NoneType'
+    : Array.isArray(v)
+      ? 'list'
+      : typeof v === 'string'
+        ? 'str'
+        : typeof v === 'number'
+          ? Number.isInteger(v)
+            ? 'int'
+            : 'float'
+          : typeof v === 'boolean'
+            ? 'bool'
+            : 'dict';
 }
 
 function pyCompare(a: unknown, op: string, b: unknown): boolean {
   switch (op) {
-    case '==': case '===': return pyEq(a, b);
-    case '!=': case '!==': return !pyEq(a, b);
-    case '<': return pyOrder(a, b) < 0;
-    case '<=': return pyOrder(a, b) <= 0;
-    case '>': return pyOrder(a, b) > 0;
-    case '>=': return pyOrder(a, b) >= 0;
-    default: throw new Error(`unknown comparison ${op}`);
+    case '==':
+    case '===':
+      return pyEq(a, b);
+    case '!=':
+    case '!==':
+      return !pyEq(a, b);
+    case '<':
+      return pyOrder(a, b) < 0;
+    case '<=':
+      return pyOrder(a, b) <= 0;
+    case '>':
+      return pyOrder(a, b) > 0;
+    case '>=':
+      return pyOrder(a, b) >= 0;
+    default:
+      throw new Error(`unknown comparison ${op}`);
   }
 }
 
@@ -460,7 +508,10 @@ function pythonRepr(v: unknown): string {
   if (v === false) return 'False';
   if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (Array.isArray(v)) return `[${v.map(pythonRepr).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${pythonRepr(k)}: ${pythonRepr(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${pythonRepr(k)}: ${pythonRepr(x)}`)
+      .join(', ')}}`;
   return String(v);
 }
 
@@ -517,7 +568,8 @@ function toInt(v: unknown, dflt: unknown = 0, base: unknown = 10): number {
   if (typeof v === 'number') return Math.trunc(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   const s = String(v).trim();
-  const n = Number(base) === 10 ? (/^[+-]?\d+$/.test(s) ? parseInt(s, 10) : /^[+-]?\d*\.\d+$/.test(s) ? Math.trunc(Number(s)) : NaN) : parseInt(s, Number(base));
+  const n =
+    Number(base) === 10 ? (/^[+-]?\d+$/.test(s) ? parseInt(s, 10) : /^[+-]?\d*\.\d+$/.test(s) ? Math.trunc(Number(s)) : NaN) : parseInt(s, Number(base));
   return Number.isNaN(n) ? Number(dflt) : n;
 }
 
@@ -550,13 +602,28 @@ function versionTest(value: unknown, version: unknown, operator: unknown = 'eq')
   need(version, 'version');
   const c = compareVersions(String(value), String(version));
   switch (String(operator)) {
-    case '==': case '=': case 'eq': return c === 0;
-    case '!=': case '<>': case 'ne': return c !== 0;
-    case '<': case 'lt': return c < 0;
-    case '<=': case 'le': return c <= 0;
-    case '>': case 'gt': return c > 0;
-    case '>=': case 'ge': return c >= 0;
-    default: throw new Error(`invalid version operator ${String(operator)}`);
+    case '==':
+    case '=':
+    case 'eq':
+      return c === 0;
+    case '!=':
+    case '<>':
+    case 'ne':
+      return c !== 0;
+    case '<':
+    case 'lt':
+      return c < 0;
+    case '<=':
+    case 'le':
+      return c <= 0;
+    case '>':
+    case 'gt':
+      return c > 0;
+    case '>=':
+    case 'ge':
+      return c >= 0;
+    default:
+      throw new Error(`invalid version operator ${String(operator)}`);
   }
 }
 
@@ -634,17 +701,21 @@ function combine(...args: unknown[]): unknown {
   const recursive = kw.recursive === true;
   const listMerge = String(kw.list_merge ?? 'replace');
   if (!['replace', 'keep', 'append', 'prepend'].includes(listMerge)) throw new NotModelled(`combine list_merge=${listMerge} is not modelled`);
-  const dicts = pos.flatMap((d) => (Array.isArray(d) ? d : [d])).map((d) => {
-    need(d, 'combine');
-    if (!d || typeof d !== 'object' || Array.isArray(d)) throw new Error(`failed to combine variables, expected dicts but got a '${pyType(d)}'`);
-    return d as Record<string, unknown>;
-  });
+  const dicts = pos
+    .flatMap((d) => (Array.isArray(d) ? d : [d]))
+    .map((d) => {
+      need(d, 'combine');
+      if (!d || typeof d !== 'object' || Array.isArray(d)) throw new Error(`failed to combine variables, expected dicts but got a '${pyType(d)}'`);
+      return d as Record<string, unknown>;
+    });
   const merge = (a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...a };
     for (const [k, v] of Object.entries(b)) {
       const old = out[k];
-      if (recursive && old && v && typeof old === 'object' && typeof v === 'object' && !Array.isArray(old) && !Array.isArray(v)) out[k] = merge(old as Record<string, unknown>, v as Record<string, unknown>);
-      else if (Array.isArray(old) && Array.isArray(v) && listMerge !== 'replace') out[k] = listMerge === 'keep' ? old : listMerge === 'append' ? [...old, ...v] : [...v, ...old];
+      if (recursive && old && v && typeof old === 'object' && typeof v === 'object' && !Array.isArray(old) && !Array.isArray(v))
+        out[k] = merge(old as Record<string, unknown>, v as Record<string, unknown>);
+      else if (Array.isArray(old) && Array.isArray(v) && listMerge !== 'replace')
+        out[k] = listMerge === 'keep' ? old : listMerge === 'append' ? [...old, ...v] : [...v, ...old];
       else out[k] = v;
     }
     return out;
@@ -725,16 +796,78 @@ function regexSearch(v: unknown, re: unknown, ...args: unknown[]): unknown {
 // Filters Ansible ships (Jinja2's and ansible-core's) that decide nothing here or
 // cannot be computed the same way: named so the reason is clear, never guessed.
 const NOT_MODELLED_FILTERS = [
-  'attr', 'batch', 'center', 'dictsort', 'e', 'escape', 'filesizeformat', 'forceescape', 'format', 'groupby', 'pprint',
-  'random', 'slice', 'striptags', 'title', 'tojson', 'truncate', 'urlencode', 'urlize', 'wordwrap', 'xmlattr',
-  'checksum', 'comment', 'expanduser', 'expandvars', 'fileglob', 'hash', 'human_readable', 'human_to_bytes',
-  'password_hash', 'realpath', 'relpath', 'shuffle', 'strftime', 'subelements', 'to_datetime', 'to_nice_yaml', 'to_uuid',
-  'to_yaml', 'unvault', 'vault', 'urlsplit', 'urldecode', 'log', 'pow', 'root', 'symmetric_difference',
-  'zip', 'zip_longest', 'from_yaml_all', 'md5', 'sha1', 'regex_escape', 'path_join', 'splitext', 'win_basename',
-  'win_dirname', 'win_splitdrive', 'to_nice_json',
+  'attr',
+  'batch',
+  'center',
+  'dictsort',
+  'e',
+  'escape',
+  'filesizeformat',
+  'forceescape',
+  'format',
+  'groupby',
+  'pprint',
+  'random',
+  'slice',
+  'striptags',
+  'title',
+  'tojson',
+  'truncate',
+  'urlencode',
+  'urlize',
+  'wordwrap',
+  'xmlattr',
+  'checksum',
+  'comment',
+  'expanduser',
+  'expandvars',
+  'fileglob',
+  'hash',
+  'human_readable',
+  'human_to_bytes',
+  'password_hash',
+  'realpath',
+  'relpath',
+  'shuffle',
+  'strftime',
+  'subelements',
+  'to_datetime',
+  'to_nice_yaml',
+  'to_uuid',
+  'to_yaml',
+  'unvault',
+  'vault',
+  'urlsplit',
+  'urldecode',
+  'log',
+  'pow',
+  'root',
+  'symmetric_difference',
+  'zip',
+  'zip_longest',
+  'from_yaml_all',
+  'md5',
+  'sha1',
+  'regex_escape',
+  'path_join',
+  'splitext',
+  'win_basename',
+  'win_dirname',
+  'win_splitdrive',
+  'to_nice_json',
 ];
 // Filters from collections outside ansible-core (ansible.utils, community.general): not modelled.
-const COLLECTION_FILTERS = ['ansible.utils.ipv4', 'ansible.utils.ipv6', 'ansible.utils.fact_diff', 'ansible.netcommon.ipaddr', 'ipv4', 'ipv6', 'json_query', 'community.general.json_query', 'fact_diff'];
+const COLLECTION_FILTERS = [
+  'ansible.utils.ipv4',
+  'ansible.utils.ipv6',
+  'ansible.utils.fact_diff',
+  'ansible.netcommon.ipaddr',
+  'ipv4',
+  'ipv6',
+  'json_query',
+  'community.general.json_query',
+  'fact_diff',
+];
 
 const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
   // Python's type name. A string's depends on where it came from (AnsibleUnicode
@@ -776,8 +909,16 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
     return uniqueOf(iterable(v, 'unique'), pyTruth(kw.case_sensitive ?? pos[0] ?? false), (kw.attribute ?? pos[1]) as string | undefined);
   },
   union: (a, b) => uniqueOf([...iterable(a, 'union'), ...iterable(b, 'union')], true),
-  intersect: (a, b) => uniqueOf(iterable(a, 'intersect').filter((x) => iterable(b, 'intersect').some((y) => pyEq(x, y))), true),
-  difference: (a, b) => uniqueOf(iterable(a, 'difference').filter((x) => !iterable(b, 'difference').some((y) => pyEq(x, y))), true),
+  intersect: (a, b) =>
+    uniqueOf(
+      iterable(a, 'intersect').filter((x) => iterable(b, 'intersect').some((y) => pyEq(x, y))),
+      true,
+    ),
+  difference: (a, b) =>
+    uniqueOf(
+      iterable(a, 'difference').filter((x) => !iterable(b, 'difference').some((y) => pyEq(x, y))),
+      true,
+    ),
   flatten: (v, ...args) => {
     // ansible's flatten(mylist, levels=None, skip_nulls=True): None, 'None' and 'null' dropped at every level it flattens.
     const { pos, kw } = kwargs(args);
@@ -814,14 +955,20 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
   map: (v, ...args) => {
     const xs = iterable(v, 'map');
     const { pos, kw } = kwargs(args);
-    if (typeof kw.attribute === 'string') return xs.map((x) => { const a = attr(x, kw.attribute as string); return a === undefined ? ('default' in kw ? kw.default : makeMissing(`(item).${String(kw.attribute)}`, null)) : a; });
+    if (typeof kw.attribute === 'string')
+      return xs.map((x) => {
+        const a = attr(x, kw.attribute as string);
+        return a === undefined ? ('default' in kw ? kw.default : makeMissing(`(item).${String(kw.attribute)}`, null)) : a;
+      });
     const f = (env as unknown as { getFilter(n: string): (...a: unknown[]) => unknown }).getFilter(String(pos[0]));
     return xs.map((x) => f(x, ...pos.slice(1)));
   },
   select: (v, test, ...args) => iterable(v, 'select').filter((x) => (test === undefined ? pyTruth(x) : callTest(String(test), x, args))),
   reject: (v, test, ...args) => iterable(v, 'reject').filter((x) => !(test === undefined ? pyTruth(x) : callTest(String(test), x, args))),
-  selectattr: (v, a, test, ...args) => iterable(v, 'selectattr').filter((x) => (test === undefined ? pyTruth(attr(x, String(a))) : callTest(String(test), attr(x, String(a)), args))),
-  rejectattr: (v, a, test, ...args) => iterable(v, 'rejectattr').filter((x) => !(test === undefined ? pyTruth(attr(x, String(a))) : callTest(String(test), attr(x, String(a)), args))),
+  selectattr: (v, a, test, ...args) =>
+    iterable(v, 'selectattr').filter((x) => (test === undefined ? pyTruth(attr(x, String(a))) : callTest(String(test), attr(x, String(a)), args))),
+  rejectattr: (v, a, test, ...args) =>
+    iterable(v, 'rejectattr').filter((x) => !(test === undefined ? pyTruth(attr(x, String(a))) : callTest(String(test), attr(x, String(a)), args))),
   regex_replace: (v, re = '', rep = '', ...args) => {
     const { kw } = kwargs(args);
     return pySub(pyRegex(pyStr(re), regexOpts(kw)), pyStr(rep), pyStr(v), kw.count === undefined ? 0 : Number(kw.count));
@@ -839,7 +986,10 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
   join: joinFilter,
   lower: (v) => pyStr(v).toLowerCase(),
   upper: (v) => pyStr(v).toUpperCase(),
-  capitalize: (v) => { const s = pyStr(v); return s.slice(0, 1).toUpperCase() + s.slice(1).toLowerCase(); },
+  capitalize: (v) => {
+    const s = pyStr(v);
+    return s.slice(0, 1).toUpperCase() + s.slice(1).toLowerCase();
+  },
   trim: (v, chars) => pyStrip(pyStr(v), chars === undefined || chars === null ? undefined : pyStr(chars), true, true),
   replace: (v, a, b, n) => pyReplace(pyStr(v), pyStr(a), pyStr(b), n === undefined || n === null ? -1 : Number(n)),
   first: (v) => firstLast(v, false),
@@ -879,7 +1029,12 @@ const FILTERS: Record<string, (...a: unknown[]) => unknown> = {
     for (const k of keys) {
       need(v, 'extract');
       const x = v as Record<string, unknown>;
-      v = v && typeof v === 'object' && Object.hasOwn(v, String(k)) ? x[String(k)] : Array.isArray(v) && typeof k === 'number' ? v[k < 0 ? v.length + k : k] : makeMissing(`(extract ${String(k)})`, null);
+      v =
+        v && typeof v === 'object' && Object.hasOwn(v, String(k))
+          ? x[String(k)]
+          : Array.isArray(v) && typeof k === 'number'
+            ? v[k < 0 ? v.length + k : k]
+            : makeMissing(`(extract ${String(k)})`, null);
     }
     return v;
   },
@@ -928,11 +1083,26 @@ const TESTS: Record<string, (...a: unknown[]) => boolean> = {
   string: (v) => typeof need(v, 'string') === 'string',
   number: (v) => typeof need(v, 'number') === 'number' || typeof v === 'boolean',
   integer: (v) => typeof need(v, 'integer') === 'number' && Number.isInteger(v),
-  mapping: (v) => { need(v, 'mapping'); return !!v && typeof v === 'object' && !Array.isArray(v); },
-  sequence: (v) => { need(v, 'sequence'); return typeof v === 'string' || (!!v && typeof v === 'object'); },
-  iterable: (v) => { need(v, 'iterable'); return typeof v === 'string' || (!!v && typeof v === 'object'); },
-  lower: (v) => { const s = pyStr(v); return s.toLowerCase() === s && s.toUpperCase() !== s; },
-  upper: (v) => { const s = pyStr(v); return s.toUpperCase() === s && s.toLowerCase() !== s; },
+  mapping: (v) => {
+    need(v, 'mapping');
+    return !!v && typeof v === 'object' && !Array.isArray(v);
+  },
+  sequence: (v) => {
+    need(v, 'sequence');
+    return typeof v === 'string' || (!!v && typeof v === 'object');
+  },
+  iterable: (v) => {
+    need(v, 'iterable');
+    return typeof v === 'string' || (!!v && typeof v === 'object');
+  },
+  lower: (v) => {
+    const s = pyStr(v);
+    return s.toLowerCase() === s && s.toUpperCase() !== s;
+  },
+  upper: (v) => {
+    const s = pyStr(v);
+    return s.toUpperCase() === s && s.toLowerCase() !== s;
+  },
   divisibleby: (v, n) => Number(need(v, 'divisibleby')) % Number(need(n, 'divisibleby')) === 0,
   even: (v) => Number(need(v, 'even')) % 2 === 0,
   odd: (v) => Math.abs(Number(need(v, 'odd')) % 2) === 1,
@@ -990,8 +1160,33 @@ const TESTS: Record<string, (...a: unknown[]) => boolean> = {
   skip: (v) => resultTest('skip', v, 'skipped'),
 };
 // Tests that look at the controller's file system, vaults or Python objects.
-for (const name of ['callable', 'escaped', 'filter', 'test', 'float', 'nan', 'exists', 'file', 'directory', 'link', 'mount', 'abs', 'is_abs', 'same_file', 'samefile', 'vault_encrypted', 'finished', 'started', 'unreachable', 'reachable', 'isnan']) {
-  if (!(name in TESTS)) TESTS[name] = () => { throw new NotModelled(`test ${name} is not modelled`); };
+for (const name of [
+  'callable',
+  'escaped',
+  'filter',
+  'test',
+  'float',
+  'nan',
+  'exists',
+  'file',
+  'directory',
+  'link',
+  'mount',
+  'abs',
+  'is_abs',
+  'same_file',
+  'samefile',
+  'vault_encrypted',
+  'finished',
+  'started',
+  'unreachable',
+  'reachable',
+  'isnan',
+]) {
+  if (!(name in TESTS))
+    TESTS[name] = () => {
+      throw new NotModelled(`test ${name} is not modelled`);
+    };
 }
 for (const name of Object.keys(TESTS)) if (/^\w+$/.test(name)) TESTS[`ansible.builtin.${name}`] = TESTS[name]!;
 (env as unknown as { tests: Record<string, unknown> }).tests = {};
@@ -1012,7 +1207,12 @@ function template(src: string): nunjucks.Template {
 function message(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   // nunjucks prefixes "(unknown path)" and wraps the cause in "Error: ...".
-  return m.replace(/^\(unknown path\)\s*(\[Line \d+, Column \d+\]\s*)?/, '').replace(/^\s*(Template render error: )?/, '').replace(/\n\s*/g, ' ').replace(/^(\w*Error): /, '').trim();
+  return m
+    .replace(/^\(unknown path\)\s*(\[Line \d+, Column \d+\]\s*)?/, '')
+    .replace(/^\s*(Template render error: )?/, '')
+    .replace(/\n\s*/g, ' ')
+    .replace(/^(\w*Error): /, '')
+    .trim();
 }
 
 function runtimeCause(e: unknown): RuntimeValueError | undefined {

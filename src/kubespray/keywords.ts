@@ -32,7 +32,7 @@ export const KEYWORD_CLASSES: Readonly<Record<string, { class: KeywordClass; why
   register: { class: 'modelled', why: 'a value known at run time' },
   vars: { class: 'modelled', why: 'task and block vars' },
   when: { class: 'modelled', why: 'conditions' },
-  tags: { class: 'modelled', why: "kubespray runs untagged: a task tagged never (and not always) is skipped" },
+  tags: { class: 'modelled', why: 'kubespray runs untagged: a task tagged never (and not always) is skipped' },
   check_mode: { class: 'modelled', why: 'a module in check mode changes nothing' },
   block: { class: 'modelled', why: 'block' },
   rescue: { class: 'modelled', why: 'runs only when the block fails' },
@@ -72,7 +72,22 @@ export const KEYWORD_CLASSES: Readonly<Record<string, { class: KeywordClass; why
 
 /** Keywords include_tasks/include_role accept (ansible-core TaskInclude.VALID_INCLUDE_KEYWORDS); others make ansible-playbook refuse the play. */
 export const VALID_INCLUDE_KEYWORDS: ReadonlySet<string> = new Set([
-  'action', 'args', 'collections', 'debugger', 'ignore_errors', 'loop', 'loop_control', 'loop_with', 'name', 'no_log', 'register', 'run_once', 'tags', 'timeout', 'vars', 'when',
+  'action',
+  'args',
+  'collections',
+  'debugger',
+  'ignore_errors',
+  'loop',
+  'loop_control',
+  'loop_with',
+  'name',
+  'no_log',
+  'register',
+  'run_once',
+  'tags',
+  'timeout',
+  'vars',
+  'when',
 ]);
 
 /** loop_control keys that do not change which item a module gets. */

@@ -58,7 +58,14 @@ export async function applyLegacyGroups(ck: KubesprayCheckout, inv: Inventory): 
         const moduleKey = Object.keys(task).find((k) => k !== 'name');
         const args = moduleKey ? task[moduleKey] : undefined;
         const key = args && typeof args === 'object' ? (args as Record<string, unknown>).key : undefined;
-        if (!moduleKey || canonicalModule(moduleKey) !== 'group_by' || Object.keys(task).length > 2 || typeof key !== 'string' || key.includes('{{') || !PLAIN_GROUP.test(key)) {
+        if (
+          !moduleKey ||
+          canonicalModule(moduleKey) !== 'group_by' ||
+          Object.keys(task).length > 2 ||
+          typeof key !== 'string' ||
+          key.includes('{{') ||
+          !PLAIN_GROUP.test(key)
+        ) {
           out.unknown.push({ file: rel, line, reason: `only a group_by with a literal key is modelled (${JSON.stringify(task)})` });
           continue;
         }

@@ -107,7 +107,8 @@ function groupOf(n: ExprNode | null): string | null {
     const l = n.left as ExprNode;
     const r = n.right as ExprNode;
     if (isLit(l) && isSym(r, 'group_names')) return String(l.value);
-    if (isSym(l, 'inventory_hostname') && r.typename === 'LookupVal' && isSym(r.target as ExprNode, 'groups') && isLit(r.val as ExprNode)) return String((r.val as ExprNode).value);
+    if (isSym(l, 'inventory_hostname') && r.typename === 'LookupVal' && isSym(r.target as ExprNode, 'groups') && isLit(r.val as ExprNode))
+      return String((r.val as ExprNode).value);
     if (isSym(l, 'inventory_hostname') && r.typename === 'FunCall') {
       const callee = r.name as ExprNode;
       const arg = ((r.args as ExprNode).children as ExprNode[])[0];
@@ -190,7 +191,13 @@ export async function auditMemory(ck: KubesprayCheckout, o: PreflightOptions = {
       ? judged
       : stop.runs === 'no'
         ? { ...judged, status: stop, result: 'skipped', failed: undefined, reason: `not reached: ${String(stop.because.expr)}` }
-        : { ...judged, status: stop, result: 'unknown', failed: undefined, reason: `whether it is reached cannot be evaluated: ${String(stop.because.expr)}: ${stop.reason}` };
+        : {
+            ...judged,
+            status: stop,
+            result: 'unknown',
+            failed: undefined,
+            reason: `whether it is reached cannot be evaluated: ${String(stop.because.expr)}: ${stop.reason}`,
+          };
     asserts.push(reached);
     const mctx = taskVars(t, tctx);
     const that = Array.isArray(t.args.that) ? t.args.that : [t.args.that];
@@ -266,7 +273,8 @@ export function evaluateAssert(t: Task, base: VarContext, haveFacts: boolean): A
   let items: unknown[] | null = t.loop;
   if (!items && t.loopRaw !== undefined) {
     const l = ctx.template(t.loopRaw);
-    if (!l.ok || !Array.isArray(l.value)) return { ...out, reason: `${t.ref.file}:${t.ref.line} loop ${JSON.stringify(t.loopRaw)}: ${l.ok ? 'not a list' : l.reason}` };
+    if (!l.ok || !Array.isArray(l.value))
+      return { ...out, reason: `${t.ref.file}:${t.ref.line} loop ${JSON.stringify(t.loopRaw)}: ${l.ok ? 'not a list' : l.reason}` };
     items = l.value;
   }
   const contexts = items ? items.map((item) => ctx.child([{ name: t.loopVar, value: item, file: t.ref.file, line: t.ref.line }])) : [ctx];

@@ -35,21 +35,49 @@ export function pyUnicodeEscape(text: string): string {
       i += len;
     };
     switch (n) {
-      case '\n': break;
-      case '\\': out += '\\'; break;
-      case "'": out += "'"; break;
-      case '"': out += '"'; break;
-      case 'a': out += '\x07'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
-      case 'x': hex(2, '\\xXX'); break;
-      case 'u': hex(4, '\\uXXXX'); break;
-      case 'U': hex(8, '\\UXXXXXXXX'); break;
-      case 'N': throw new NotModelled('\\N{name} escapes in string literals are not modelled');
+      case '\n':
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case "'":
+        out += "'";
+        break;
+      case '"':
+        out += '"';
+        break;
+      case 'a':
+        out += '\x07';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'x':
+        hex(2, '\\xXX');
+        break;
+      case 'u':
+        hex(4, '\\uXXXX');
+        break;
+      case 'U':
+        hex(8, '\\UXXXXXXXX');
+        break;
+      case 'N':
+        throw new NotModelled('\\N{name} escapes in string literals are not modelled');
       default:
         if (n >= '0' && n <= '7') {
           let digits = n;
@@ -243,7 +271,8 @@ export function pyFindall(re: RegExp, s: string): unknown[] {
 
 // ---- str ----------------------------------------------------------------------
 
-const PY_WHITESPACE = ' \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+const PY_WHITESPACE =
+  ' \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
 
 /** str.split(sep=None, maxsplit=-1). */
 export function pySplit(s: string, sep: string | undefined, max: number): string[] {
@@ -288,8 +317,7 @@ export function pyStrip(s: string, chars: string | undefined | null, left: boole
 export function pyJsonDumps(v: unknown, o: { indent?: number; sortKeys?: boolean; ensureAscii?: boolean } = {}): string {
   const ascii = o.ensureAscii ?? true;
   const itemSep = o.indent !== undefined ? ',' : ', ';
-  const str = (s: string): string =>
-    JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => (ascii ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c));
+  const str = (s: string): string => JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => (ascii ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c));
   const go = (x: unknown, depth: number): string => {
     const nl = o.indent !== undefined ? `\n${' '.repeat(o.indent * (depth + 1))}` : '';
     const end = o.indent !== undefined ? `\n${' '.repeat(o.indent * depth)}` : '';
@@ -343,7 +371,7 @@ function ipv6Text(addr: string): string {
   const nums = groups.map((g) => parseInt(g, 16).toString(16));
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (nums[i] !== '0') {
       i++;
       continue;
@@ -374,7 +402,13 @@ export function ipwrap(v: unknown, isIPv6: (s: string) => boolean): unknown {
   const [addr, prefix] = parts as [string, string | undefined];
   if (parts.length <= 2) {
     if (V4.test(addr) && (prefix === undefined || /^(\d|[12]\d|3[0-2])$/.test(prefix))) return v;
-    if (addr.includes(':') && !addr.includes('.') && !addr.includes('%') && isIPv6(addr) && (prefix === undefined || /^(\d|[1-9]\d|1[01]\d|12[0-8])$/.test(prefix))) {
+    if (
+      addr.includes(':') &&
+      !addr.includes('.') &&
+      !addr.includes('%') &&
+      isIPv6(addr) &&
+      (prefix === undefined || /^(\d|[1-9]\d|1[01]\d|12[0-8])$/.test(prefix))
+    ) {
       return `[${ipv6Text(addr)}]${prefix === undefined ? '' : `/${prefix}`}`;
     }
   }
@@ -424,9 +458,11 @@ const ipText = (version: 4 | 6, n: bigint): string => (version === 4 ? v4BigText
 function parseIpNet(value: string): IpNet | null {
   const [addr, prefix, extra] = value.split('/') as [string, string | undefined, string | undefined];
   if (extra !== undefined) return null;
-  if (V4.test(addr) && (prefix === undefined || /^(\d|[12]\d|3[0-2])$/.test(prefix))) return { version: 4, ip: v4Big(addr), plen: prefix === undefined ? 32 : Number(prefix) };
+  if (V4.test(addr) && (prefix === undefined || /^(\d|[12]\d|3[0-2])$/.test(prefix)))
+    return { version: 4, ip: v4Big(addr), plen: prefix === undefined ? 32 : Number(prefix) };
   const v6 = v6Big(addr);
-  if (v6 !== null && (prefix === undefined || /^(\d|[1-9]\d|1[01]\d|12[0-8])$/.test(prefix))) return { version: 6, ip: v6, plen: prefix === undefined ? 128 : Number(prefix) };
+  if (v6 !== null && (prefix === undefined || /^(\d|[1-9]\d|1[01]\d|12[0-8])$/.test(prefix)))
+    return { version: 6, ip: v6, plen: prefix === undefined ? 128 : Number(prefix) };
   return null;
 }
 

@@ -30,7 +30,6 @@ export interface FactsJson extends Facts {
   evidence?: string[];
 }
 
-
 export interface KubesprayReport {
   facts?: FactsJson;
   whoFixes?: WhoFixesJson;
@@ -73,10 +72,16 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
         const system = await systemDistroVersion(host);
         const bundled = core.version ? bundledDistroVersion(core.version) : BUNDLED_DISTRO_VERSION;
         facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled }, seen.facts);
-        const distro = system !== null ? `distro ${system} (the target's system python3-distro, which ansible imports first)` : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
+        const distro =
+          system !== null
+            ? `distro ${system} (the target's system python3-distro, which ansible imports first)`
+            : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
         report.facts = {
           ...sixFields(facts),
-          evidence: [core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`, `distribution_version by ${distro}`],
+          evidence: [
+            core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`,
+            `distribution_version by ${distro}`,
+          ],
         };
       }
     } catch (e) {
@@ -114,12 +119,24 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   const hostCtx = await inventoryContext(host, ks, findings);
   if (hostCtx) {
     // Old releases move kube-master hosts into kube_control_plane (and the like) before any role runs.
-    const legacy = await applyLegacyGroups(ck, hostCtx.inventory).catch((e: Error) => ({ file: LEGACY_GROUPS_FILES.join(' or '), added: [], unknown: [{ file: LEGACY_GROUPS_FILES[0]!, line: 0, reason: e.message }] }));
+    const legacy = await applyLegacyGroups(ck, hostCtx.inventory).catch((e: Error) => ({
+      file: LEGACY_GROUPS_FILES.join(' or '),
+      added: [],
+      unknown: [{ file: LEGACY_GROUPS_FILES[0]!, line: 0, reason: e.message }],
+    }));
     for (const a of legacy.added.filter((x) => x.host === ks.node)) {
-      findings.push({ level: 'info', message: `${legacy.file}:${a.line} group_by adds ${ks.node} to ${a.group} (it is in ${a.from}) before kubespray's roles run` });
+      findings.push({
+        level: 'info',
+        message: `${legacy.file}:${a.line} group_by adds ${ks.node} to ${a.group} (it is in ${a.from}) before kubespray's roles run`,
+      });
     }
     for (const u of legacy.unknown) {
-      findings.push({ level: 'warning', unknown: true, message: `${u.file}:${u.line}: the groups kubespray gives ${ks.node} at run time cannot be told: ${u.reason}`, evidence: [`${u.file}:${u.line}`] });
+      findings.push({
+        level: 'warning',
+        unknown: true,
+        message: `${u.file}:${u.line}: the groups kubespray gives ${ks.node} at run time cannot be told: ${u.reason}`,
+        evidence: [`${u.file}:${u.line}`],
+      });
     }
   }
   const opts = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
@@ -147,7 +164,11 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   try {
     audit = await auditWhoFixes(ck, opts);
   } catch (e) {
-    findings.push({ level: 'warning', unknown: true, message: `kubespray roles in ${ks.dir} cannot be read (${(e as Error).message}): who-fixes.json left out` });
+    findings.push({
+      level: 'warning',
+      unknown: true,
+      message: `kubespray roles in ${ks.dir} cannot be read (${(e as Error).message}): who-fixes.json left out`,
+    });
     return report;
   }
   report.audit = audit;
@@ -328,11 +349,24 @@ function assertFindings(memory: MemoryAudit, findings: Finding[]): void {
         level: 'error',
         stops: true,
         message: `kubespray's preflight will stop at ${where}: ${a.failed!.that} is false: ${a.failed!.msg}`,
-        evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}${a.when.length > 0 ? ` (when: ${a.when.join(' and ')})` : ''}`, ...a.failed!.values],
+        evidence: [
+          `${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}${a.when.length > 0 ? ` (when: ${a.when.join(' and ')})` : ''}`,
+          ...a.failed!.values,
+        ],
       });
     } else if (a.result === 'unknown' && !a.memory) {
-      findings.push({ level: 'warning', unknown: true, message: `preflight assert ${where} cannot be judged: ${a.reason}`, evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}`] });
+      findings.push({
+        level: 'warning',
+        unknown: true,
+        message: `preflight assert ${where} cannot be judged: ${a.reason}`,
+        evidence: [`${a.ref.file}:${a.ref.line} assert that: ${a.that.join(' ; ')}`],
+      });
     }
   }
-  if (passed.length > 0) findings.push({ level: 'info', message: `${passed.length} preflight assert${passed.length === 1 ? '' : 's'} of kubespray pass on this host`, evidence: passed });
+  if (passed.length > 0)
+    findings.push({
+      level: 'info',
+      message: `${passed.length} preflight assert${passed.length === 1 ? '' : 's'} of kubespray pass on this host`,
+      evidence: passed,
+    });
 }

@@ -99,12 +99,7 @@ export function treeAfterKubespray(
  * read sysctl.d: systemd-sysctl at boot and procps `sysctl --system`. The
  * desired SysctlFile resources count with the content they will write.
  */
-export function orderingFindings(
-  tree: SysctlTree,
-  kubespray: KubesprayFile,
-  keys: SysctlAssignmentByKubespray[],
-  owned: SysctlFileSpec[],
-): Finding[] {
+export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, keys: SysctlAssignmentByKubespray[], owned: SysctlFileSpec[]): Finding[] {
   const findings: Finding[] = [];
   const { path: kubesprayFile, link } = kubespray;
   const masked = link !== null && path.posix.normalize(link) === '/dev/null';

@@ -105,12 +105,51 @@ export interface RoleTasks {
 // Playbook keywords of a task (ansible-core's Task/Base/Conditional/Taggable/...
 // attributes): anything else on a task is the module.
 const TASK_KEYWORDS = new Set([
-  'action', 'any_errors_fatal', 'args', 'async', 'become', 'become_exe', 'become_flags', 'become_method',
-  'become_user', 'changed_when', 'check_mode', 'collections', 'connection', 'debugger', 'delay',
-  'delegate_facts', 'delegate_to', 'diff', 'environment', 'failed_when', 'ignore_errors',
-  'ignore_unreachable', 'local_action', 'loop', 'loop_control', 'module_defaults', 'name', 'no_log',
-  'notify', 'poll', 'port', 'register', 'remote_user', 'retries', 'run_once', 'tags', 'throttle',
-  'timeout', 'until', 'vars', 'when', 'listen', 'block', 'rescue', 'always',
+  'action',
+  'any_errors_fatal',
+  'args',
+  'async',
+  'become',
+  'become_exe',
+  'become_flags',
+  'become_method',
+  'become_user',
+  'changed_when',
+  'check_mode',
+  'collections',
+  'connection',
+  'debugger',
+  'delay',
+  'delegate_facts',
+  'delegate_to',
+  'diff',
+  'environment',
+  'failed_when',
+  'ignore_errors',
+  'ignore_unreachable',
+  'local_action',
+  'loop',
+  'loop_control',
+  'module_defaults',
+  'name',
+  'no_log',
+  'notify',
+  'poll',
+  'port',
+  'register',
+  'remote_user',
+  'retries',
+  'run_once',
+  'tags',
+  'throttle',
+  'timeout',
+  'until',
+  'vars',
+  'when',
+  'listen',
+  'block',
+  'rescue',
+  'always',
 ]);
 
 // Collections whose modules we recognise by their short name. Other FQCNs are
@@ -237,7 +276,14 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       return;
     }
     const m0 = mod0 ? canonicalModule(mod0.raw) : '';
-    const level: Condition['level'] = 'block' in task ? 'block' : m0 === 'import_tasks' || m0 === 'import_role' ? 'import' : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0) ? 'include' : 'task';
+    const level: Condition['level'] =
+      'block' in task
+        ? 'block'
+        : m0 === 'import_tasks' || m0 === 'import_role'
+          ? 'import'
+          : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0)
+            ? 'include'
+            : 'task';
     const at = (key: string): number => lineOf(file, (node.get(key, true) as Node | undefined) ?? node);
     const whenNode = node.get('when', true) as Node | undefined;
     const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
@@ -249,10 +295,16 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       params: dynamic ? [...inherited.params, ...taskVars] : inherited.params,
       tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
       // include_tasks/include_role refuse check_mode (unmodelledKeywords says so); it reaches nothing.
-      checkMode: 'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role' ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
+      checkMode:
+        'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role'
+          ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' }
+          : inherited.checkMode,
       keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, m0, file.rel, at)],
       // An include's own ignore_errors is about the include; its tasks get one only through apply.
-      ignoreErrors: 'ignore_errors' in task && !dynamic ? { expr: task.ignore_errors, file: file.rel, line: at('ignore_errors'), level, keyword: 'ignore_errors' } : inherited.ignoreErrors,
+      ignoreErrors:
+        'ignore_errors' in task && !dynamic
+          ? { expr: task.ignore_errors, file: file.rel, line: at('ignore_errors'), level, keyword: 'ignore_errors' }
+          : inherited.ignoreErrors,
       ...(inherited.guarded ? { guarded: inherited.guarded } : {}),
     };
     if ('block' in task) {
@@ -262,7 +314,13 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
         const handled = section === 'block' && (isSeq(node.get('rescue', true)) || isSeq(node.get('always', true)));
         const inner: Scope =
           section === 'rescue'
-            ? { ...scope, conds: [...scope.conds, { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true }] }
+            ? {
+                ...scope,
+                conds: [
+                  ...scope.conds,
+                  { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true },
+                ],
+              }
             : handled
               ? { ...scope, guarded: ref }
               : scope;
@@ -277,10 +335,18 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     const conditions = gates(scope);
     if (module === 'meta') {
       const action = typeof mod.args._raw_params === 'string' ? mod.args._raw_params.trim() : '';
-      const gate: Condition = { expr: `meta: ${action} at ${file.rel}:${ref.line} ran`, file: file.rel, line: ref.line, level: 'task', keyword: 'meta', gate: conditions };
+      const gate: Condition = {
+        expr: `meta: ${action} at ${file.rel}:${ref.line} ran`,
+        file: file.rel,
+        line: ref.line,
+        level: 'task',
+        keyword: 'meta',
+        gate: conditions,
+      };
       if (action === 'end_role') roleEnds = [...roleEnds, gate];
       else if (META_ENDS.has(action)) ends = [...ends, gate];
-      else if (!META_HARMLESS.has(action)) ends = [...ends, { ...gate, unmodelled: `meta: ${action || JSON.stringify(mod.args)} is not modelled; what runs after it is unknown` }];
+      else if (!META_HARMLESS.has(action))
+        ends = [...ends, { ...gate, unmodelled: `meta: ${action || JSON.stringify(mod.args)} is not modelled; what runs after it is unknown` }];
       return;
     }
     // include_tasks/include_role `apply:` puts its keywords on every included task, as a block around them.
@@ -305,7 +371,14 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       const name = mod.args.name ?? mod.args.role;
       const from = mod.args.tasks_from ?? 'main';
       const fromOk = (v: unknown) => v === undefined || (typeof v === 'string' && !v.includes('{{'));
-      if (typeof name !== 'string' || typeof from !== 'string' || name.includes('{{') || from.includes('{{') || !fromOk(mod.args.vars_from) || !fromOk(mod.args.defaults_from)) {
+      if (
+        typeof name !== 'string' ||
+        typeof from !== 'string' ||
+        name.includes('{{') ||
+        from.includes('{{') ||
+        !fromOk(mod.args.vars_from) ||
+        !fromOk(mod.args.defaults_from)
+      ) {
         result.issues.push({ ref, message: `${mod.raw} of a templated role (${String(name)}); not followed`, unfollowed: true });
         return;
       }
@@ -314,7 +387,11 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       const rel = /\.ya?ml$/.test(from) ? base : (await ck.exists(`${base}.yml`)) ? `${base}.yml` : `${base}.yaml`;
       const saved = { currentRole, varsRole, roleEnds };
       currentRole = name;
-      varsRole = { role: name, defaultsFrom: path.posix.basename(String(mod.args.defaults_from ?? 'main')), varsFrom: path.posix.basename(String(mod.args.vars_from ?? 'main')) };
+      varsRole = {
+        role: name,
+        defaultsFrom: path.posix.basename(String(mod.args.defaults_from ?? 'main')),
+        varsFrom: path.posix.basename(String(mod.args.vars_from ?? 'main')),
+      };
       roleEnds = [];
       // The outer role's end_role stops the include too; the included role's own start empty.
       await walkFile(rel, applied({ ...scope, conds: [...saved.roleEnds, ...scope.conds] }), ref);
@@ -398,17 +475,26 @@ function unmodelledKeywords(task: Record<string, unknown>, level: Condition['lev
   for (const [k, v] of Object.entries(task)) {
     if (v === undefined) continue;
     if (include && !VALID_INCLUDE_KEYWORDS.has(k) && KEYWORD_CLASSES[k] && !['block', 'rescue', 'always'].includes(k)) {
-      out.push({ expr: `${k}: ${JSON.stringify(v)}`, file, line: at(k), level, keyword: k, unmodelled: `${k} is not a valid keyword for ${module}: ansible-playbook refuses the play` });
+      out.push({
+        expr: `${k}: ${JSON.stringify(v)}`,
+        file,
+        line: at(k),
+        level,
+        keyword: k,
+        unmodelled: `${k} is not a valid keyword for ${module}: ansible-playbook refuses the play`,
+      });
       continue;
     }
     if (k === 'loop_control' && v && typeof v === 'object') {
       for (const lk of Object.keys(v)) {
-        if (!HARMLESS_LOOP_CONTROL.has(lk)) out.push({ expr: `loop_control.${lk}`, file, line: at(k), level, keyword: k, unmodelled: `loop_control.${lk} is not modelled` });
+        if (!HARMLESS_LOOP_CONTROL.has(lk))
+          out.push({ expr: `loop_control.${lk}`, file, line: at(k), level, keyword: k, unmodelled: `loop_control.${lk} is not modelled` });
       }
       continue;
     }
     const c = KEYWORD_CLASSES[k];
-    if (c?.class === 'unknown') out.push({ expr: `${k}: ${JSON.stringify(v)}`, value: v, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
+    if (c?.class === 'unknown')
+      out.push({ expr: `${k}: ${JSON.stringify(v)}`, value: v, file, line: at(k), level, keyword: k, unmodelled: `${k} is not modelled: ${c.why}` });
   }
   return out;
 }

@@ -149,7 +149,8 @@ export async function roleDependencies(ck: KubesprayCheckout, role: string, seen
   const deps = (f.doc.toJSON() as { dependencies?: unknown } | null)?.dependencies;
   const out: string[] = [];
   for (const d of Array.isArray(deps) ? deps : []) {
-    const name = typeof d === 'string' ? d : d && typeof d === 'object' ? ((d as Record<string, unknown>).role ?? (d as Record<string, unknown>).name) : undefined;
+    const name =
+      typeof d === 'string' ? d : d && typeof d === 'object' ? ((d as Record<string, unknown>).role ?? (d as Record<string, unknown>).name) : undefined;
     if (typeof name !== 'string' || seen.includes(name) || name.includes('{{')) continue;
     if (!(await ck.exists(`roles/${name}`))) continue;
     out.push(...(await roleDependencies(ck, name, [...seen, role])), name);
@@ -177,7 +178,9 @@ export async function playRolesOf(ck: KubesprayCheckout, role: string): Promise<
     for (const play of plays) {
       const roles = play && typeof play === 'object' ? (play as Record<string, unknown>).roles : undefined;
       if (!Array.isArray(roles)) continue;
-      const names = roles.map((r) => (typeof r === 'string' ? r : r && typeof r === 'object' ? ((r as Record<string, unknown>).role ?? (r as Record<string, unknown>).name) : undefined));
+      const names = roles.map((r) =>
+        typeof r === 'string' ? r : r && typeof r === 'object' ? ((r as Record<string, unknown>).role ?? (r as Record<string, unknown>).name) : undefined,
+      );
       if (names.includes(role)) return names.filter((n): n is string => typeof n === 'string');
     }
   }
@@ -305,7 +308,11 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
 }
 
 /** A reader over the target through a checkout's host. */
-export function hostVarsReader(readText: (abs: string) => Promise<string | null>, readDir: (abs: string) => Promise<string[]>, parse: (text: string, file: string) => VarDefinition[]): VarsReader {
+export function hostVarsReader(
+  readText: (abs: string) => Promise<string | null>,
+  readDir: (abs: string) => Promise<string[]>,
+  parse: (text: string, file: string) => VarDefinition[],
+): VarsReader {
   return {
     async file(abs) {
       const t = await readText(abs);

@@ -164,7 +164,8 @@ export interface EvaluatedTask {
 
 /** Block and task vars under set_fact/register results, the including tasks' include params over them. */
 export function taskContext(ctx: VarContext, t: Task): VarContext {
-  const defs = (layers: Record<string, unknown>[]): Definition[] => layers.flatMap((layer) => Object.entries(layer).map(([name, value]) => ({ name, value, file: t.ref.file, line: t.ref.line })));
+  const defs = (layers: Record<string, unknown>[]): Definition[] =>
+    layers.flatMap((layer) => Object.entries(layer).map(([name, value]) => ({ name, value, file: t.ref.file, line: t.ref.line })));
   const withVars = t.vars.length === 0 ? ctx : ctx.child(defs(t.vars), { taskVars: true });
   return t.params.length === 0 ? withVars : withVars.child(defs(t.params));
 }
@@ -213,7 +214,11 @@ function evaluateGate(c: Condition, ctx: VarContext): Eval<boolean> {
     if (st.runs === 'no') return { ok: true, value: true };
     const why = st.runs === 'unknown' ? st.reason : st.on;
     return st.runs === 'at run time'
-      ? { ok: false, reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host is decided at run time: ${condText(st.because)} reads ${why}`, runtime: { name: 'meta', origin: `${c.file}:${c.line}` } }
+      ? {
+          ok: false,
+          reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host is decided at run time: ${condText(st.because)} reads ${why}`,
+          runtime: { name: 'meta', origin: `${c.file}:${c.line}` },
+        }
       : { ok: false, reason: `whether ${String(c.expr).replace(/ ran$/, '')} ends the host cannot be evaluated: ${condText(st.because)}: ${why}` };
   }
   if (c.keyword === 'check_mode') {
@@ -450,14 +455,16 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
     const pattern = str(e.args.regexp) ?? str(e.args.line) ?? '';
     if (/swap/.test(pattern) && (t.module === 'replace' || stateIsAbsent(e))) add('swap', 'persist', 'removes swap lines from /etc/fstab');
   }
-  if (words.some((c) => program(c) === 'sed' && c.includes('/etc/fstab') && c.some((w) => w?.includes('swap')))) add('swap', 'persist', 'edits swap lines out of /etc/fstab');
+  if (words.some((c) => program(c) === 'sed' && c.includes('/etc/fstab') && c.some((w) => w?.includes('swap'))))
+    add('swap', 'persist', 'edits swap lines out of /etc/fstab');
 
   // br_netfilter
   if (t.module === 'modprobe' && statePresent(e) && values(e, 'name').includes('br_netfilter')) {
     add('br_netfilter', 'runtime', 'loads br_netfilter (modprobe)');
     if (str(e.args.persistent) === 'present') add('br_netfilter', 'persist', 'persists br_netfilter (modprobe persistent: present)');
   }
-  if (words.some((c) => program(c) === 'modprobe' && c.slice(1).includes('br_netfilter') && !c.includes('-r'))) add('br_netfilter', 'runtime', `runs ${cmd!.trim()}`);
+  if (words.some((c) => program(c) === 'modprobe' && c.slice(1).includes('br_netfilter') && !c.includes('-r')))
+    add('br_netfilter', 'runtime', `runs ${cmd!.trim()}`);
   const dest = destOf(e);
   if (dest && (MODULES_LOAD_DIRS.some((d) => dest.startsWith(`${d}/`)) || dest === '/etc/modules') && statePresent(e)) {
     let written: string | undefined;
@@ -493,7 +500,11 @@ async function classify(e: EvaluatedTask, registered: Registered, readTemplate: 
       return c !== null && findsPortOwner(commandWords(c, p.task.module), 10250);
     });
     if (finder) {
-      add('port_10250', 'runtime', `stops the unit ${finder.task.ref.file}:${finder.task.ref.line} "${finder.task.ref.name}" finds on port 10250 (${commandText(finder)!.trim()})`);
+      add(
+        'port_10250',
+        'runtime',
+        `stops the unit ${finder.task.ref.file}:${finder.task.ref.line} "${finder.task.ref.name}" finds on port 10250 (${commandText(finder)!.trim()})`,
+      );
     }
   }
   return out;
@@ -604,7 +615,8 @@ function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression
   const relevant: string[] = [];
   if (COMMAND_MODULES.has(m) && commandCouldFix(problem, e)) relevant.push('_raw_params', 'cmd', 'argv');
   if (problem === 'swap' && (SYSTEMD_MODULES.has(m) || m === 'mount')) relevant.push('name', 'fstype', 'state', 'masked');
-  if (problem === 'br_netfilter' && (m === 'modprobe' || ['copy', 'template', 'lineinfile', 'blockinfile'].includes(m))) relevant.push('name', 'dest', 'path', 'content', 'line', 'block', 'src', 'state');
+  if (problem === 'br_netfilter' && (m === 'modprobe' || ['copy', 'template', 'lineinfile', 'blockinfile'].includes(m)))
+    relevant.push('name', 'dest', 'path', 'content', 'line', 'block', 'src', 'state');
   if (problem === 'ip_forward' && m === 'sysctl') relevant.push('name', 'value', 'state', 'loop');
   if (problem === 'port_10250' && SYSTEMD_MODULES.has(m)) relevant.push('state', 'enabled', 'masked');
   return e.unresolved.find((u) => relevant.includes(u.arg) || (u.arg === 'loop' && relevant.length > 0));
@@ -642,11 +654,16 @@ function verdict(problem: Problem, found: TaskAction[], unfollowed: WalkIssue[],
       });
     }
     const { e, u } = hidden[0]!;
-    return { who: 'unknown', evidence, reason: `${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}": ${u!.arg} ${u!.expression} cannot be evaluated (${u!.reason}), and it could fix it` };
+    return {
+      who: 'unknown',
+      evidence,
+      reason: `${e.task.ref.file}:${e.task.ref.line} "${e.task.ref.name}": ${u!.arg} ${u!.expression} cannot be evaluated (${u!.reason}), and it could fix it`,
+    };
   }
   if (unfollowed.length > 0) {
     const u = unfollowed[0]!;
-    for (const i of unfollowed) warnings.push({ file: i.ref.file, line: i.ref.line, expression: i.ref.name, message: `${problem}: ${i.message}, and a task in it could fix it` });
+    for (const i of unfollowed)
+      warnings.push({ file: i.ref.file, line: i.ref.line, expression: i.ref.name, message: `${problem}: ${i.message}, and a task in it could fix it` });
     return { who: 'unknown', evidence, reason: `${u.ref.file}:${u.ref.line} "${u.ref.name}": ${u.message}; the tasks it includes were not read` };
   }
   return { who: 'operator', evidence, reason: rule.missing(present) };
@@ -766,9 +783,19 @@ export function stopAfter(t: Task, v: AssertVerdict, ctx: VarContext): StopStatu
     const r = ctx.template(t.ignoreErrors.expr);
     const b = r.ok ? ansibleBool(r.value) : null;
     if (b === true) return null;
-    if (b === null) return { runs: 'unknown', because, reason: `ignore_errors at ${t.ignoreErrors.file}:${t.ignoreErrors.line}: ${r.ok ? `${JSON.stringify(r.value)} is not a boolean` : r.reason}` };
+    if (b === null)
+      return {
+        runs: 'unknown',
+        because,
+        reason: `ignore_errors at ${t.ignoreErrors.file}:${t.ignoreErrors.line}: ${r.ok ? `${JSON.stringify(r.value)} is not a boolean` : r.reason}`,
+      };
   }
-  if (t.guarded) return { runs: 'unknown', because, reason: `the block at ${t.guarded.file}:${t.guarded.line} has rescue or always sections, which decide what runs after it (not modelled)` };
+  if (t.guarded)
+    return {
+      runs: 'unknown',
+      because,
+      reason: `the block at ${t.guarded.file}:${t.guarded.line} has rescue or always sections, which decide what runs after it (not modelled)`,
+    };
   return { runs: 'no', because };
 }
 

@@ -108,5 +108,8 @@ export class ShellVariables {
 
 function assignmentName(t: ShellToken): string {
   // The raw text up to "=" is the name (shell.ts judged it so).
-  return /^[A-Za-z_][A-Za-z0-9_]*/.exec(t.word ?? '')?.[0] ?? (t.template && typeof t.template[0] === 'string' ? /^[A-Za-z_][A-Za-z0-9_]*/.exec(t.template[0])?.[0] ?? '' : '');
+  return (
+    /^[A-Za-z_][A-Za-z0-9_]*/.exec(t.word ?? '')?.[0] ??
+    (t.template && typeof t.template[0] === 'string' ? (/^[A-Za-z_][A-Za-z0-9_]*/.exec(t.template[0])?.[0] ?? '') : '')
+  );
 }

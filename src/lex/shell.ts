@@ -211,7 +211,15 @@ export function shellTokens(script: string): ShellToken[] {
     if (i === start) {
       // A redirection: skip the operator; its target is the next word, which is no argument.
       while (i < s.length && (s[i] === '<' || s[i] === '>' || s[i] === '&' || s[i] === '|')) i++;
-      out.push({ op: 'redirect', word: null, assignment: false, at: start, end: i, redirect: s.slice(start, i), ...(pendingFd !== null ? { fd: pendingFd } : {}) });
+      out.push({
+        op: 'redirect',
+        word: null,
+        assignment: false,
+        at: start,
+        end: i,
+        redirect: s.slice(start, i),
+        ...(pendingFd !== null ? { fd: pendingFd } : {}),
+      });
       pendingFd = null;
       continue;
     }
@@ -272,7 +280,9 @@ export interface ShellCommand {
  * word keeps it as null.
  */
 export function shellSimpleCommands(script: string): Word[][] {
-  return shellSimpleCommandsAt(script).filter((c) => c.words.length > 0).map((c) => c.words);
+  return shellSimpleCommandsAt(script)
+    .filter((c) => c.words.length > 0)
+    .map((c) => c.words);
 }
 
 function redirectFd(op: string, fd: number | undefined): number {

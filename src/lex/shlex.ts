@@ -50,7 +50,7 @@ export function shlex(text: string, opts: ShlexOptions = {}): ShlexResult {
   const posix = opts.posix ?? false;
   const punctuation = opts.punctuationChars === true ? '();<>|&' : opts.punctuationChars || '';
   let wordchars = opts.wordchars ?? ASCII_WORDCHARS + (posix ? LATIN1_WORDCHARS : '');
-  if (punctuation !== '') wordchars = [...wordchars + '~-./*?='].filter((c) => !punctuation.includes(c)).join('');
+  if (punctuation !== '') wordchars = [...(wordchars + '~-./*?=')].filter((c) => !punctuation.includes(c)).join('');
   const lexer = new Lexer(text, {
     posix,
     whitespaceSplit: opts.whitespaceSplit ?? false,

@@ -159,7 +159,11 @@ function readShellFile(file: string, text: string, vars: ShellVars, wanted: Read
       if (!wanted.has(nameText)) continue;
       const line = lineOf(t.at);
       if (depth > 0) {
-        vars.unknownAt.set(nameText, { file, line, message: `${nameText} is set inside a compound command (if, case, a loop, { } or ( )), which this scan does not run` });
+        vars.unknownAt.set(nameText, {
+          file,
+          line,
+          message: `${nameText} is set inside a compound command (if, case, a loop, { } or ( )), which this scan does not run`,
+        });
         continue;
       }
       const value = expandValue(raw.slice(eq + 1), vars.values);
@@ -191,7 +195,10 @@ export async function readBootCmdlines(host: TargetFs): Promise<BootCmdlines> {
   const cmdlines: BootCmdline[] = [];
 
   const grubFiles: string[] = [GRUB_DEFAULT];
-  const dropIns = ((await host.readDir(GRUB_DEFAULT_D)) ?? []).map((e) => e.name).filter((n) => n.endsWith('.cfg')).sort(byteOrder);
+  const dropIns = ((await host.readDir(GRUB_DEFAULT_D)) ?? [])
+    .map((e) => e.name)
+    .filter((n) => n.endsWith('.cfg'))
+    .sort(byteOrder);
   grubFiles.push(...dropIns.map((n) => path.posix.join(GRUB_DEFAULT_D, n)));
   const vars: ShellVars = { values: new Map(), setAt: new Map(), unknownAt: new Map() };
   const wanted = new Set<string>(GRUB_VARS);

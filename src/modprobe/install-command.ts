@@ -9,11 +9,7 @@
 // `unknown`, never a guess.
 import { canonicalModuleName } from '../observe/modules.js';
 
-export type InstallVerdict = (
-  | { loads: 'yes' }
-  | { loads: 'no'; reason: string }
-  | { loads: 'unknown'; reason: string }
-) & {
+export type InstallVerdict = ({ loads: 'yes' } | { loads: 'no'; reason: string } | { loads: 'unknown'; reason: string }) & {
   /** The command's exit status: libkmod stops a probe whose install command fails. */
   status: 0 | 1 | '?';
 };
@@ -68,7 +64,7 @@ export function tokenize(cmd: string): Token[] {
       i++;
       continue;
     }
-    if (c === '(' || c === ')' || c === '{' && isWordEnd(cmd[i + 1]) || c === '`') throw new Unsupported(`"${c}"`);
+    if (c === '(' || c === ')' || (c === '{' && isWordEnd(cmd[i + 1])) || c === '`') throw new Unsupported(`"${c}"`);
     // A word, with quotes.
     let word = '';
     let raw = '';
@@ -137,10 +133,33 @@ const QUIET = new Set(['echo', '/bin/echo', '/usr/bin/echo', 'printf', '/usr/bin
 const MODPROBE = new Set(['modprobe', '/sbin/modprobe', '/usr/sbin/modprobe', '/bin/modprobe', '/usr/bin/modprobe']);
 const INSMOD = new Set(['insmod', '/sbin/insmod', '/usr/sbin/insmod', '/bin/insmod', '/usr/bin/insmod']);
 const SHELLS = new Set(['sh', '/bin/sh', '/usr/bin/sh', 'bash', '/bin/bash', '/usr/bin/bash', 'dash', '/bin/dash', '/usr/bin/dash']);
-const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', '!', '{', '}', '[[', 'eval', 'exec', '.', 'source']);
+const RESERVED = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'for',
+  'while',
+  'until',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'function',
+  '!',
+  '{',
+  '}',
+  '[[',
+  'eval',
+  'exec',
+  '.',
+  'source',
+]);
 
 /** modprobe options that make it load nothing. */
-const MODPROBE_NOLOAD = /^(-[a-zA-Z]*[rnDcR]|--(remove|dry-run|show|show-depends|showconfig|show-config|show-modversions|dump-modversions|show-exports|resolve-alias|help|version))/;
+const MODPROBE_NOLOAD =
+  /^(-[a-zA-Z]*[rnDcR]|--(remove|dry-run|show|show-depends|showconfig|show-config|show-modversions|dump-modversions|show-exports|resolve-alias|help|version))/;
 /** modprobe options that take the next word as their value. */
 const MODPROBE_WITH_ARG = new Set(['-C', '--config', '-d', '--dirname', '-S', '--set-version']);
 
@@ -222,7 +241,9 @@ function runSimple(words: string[], module: string, depth: number): { status: St
     if (file === undefined) return { status: 1, loaded: 'no', exit: null };
     if (file.includes('$')) return { status: '?', loaded: 'maybe', exit: null, unknown: `insmod of ${file}` };
     const base = file.replace(/^.*\//, '').replace(/\.ko(\.(xz|gz|zst))?$/, '');
-    return module === ANY_MODULE || canonicalModuleName(base) === module ? { status: '?', loaded: 'yes', exit: null } : { status: '?', loaded: 'no', exit: null };
+    return module === ANY_MODULE || canonicalModuleName(base) === module
+      ? { status: '?', loaded: 'yes', exit: null }
+      : { status: '?', loaded: 'no', exit: null };
   }
   if (SHELLS.has(prog)) {
     const c = args.indexOf('-c');
@@ -321,5 +342,9 @@ export function judgeInstallCommand(module: string, command: string): InstallVer
   const status = st.exited === 'maybe' ? '?' : st.status;
   if (st.loaded === 'yes') return { loads: 'yes', status };
   if (st.loaded === 'no') return { loads: 'no', status, reason: `\`${command.trim()}\` never loads ${module}` };
-  return { loads: 'unknown', status, reason: `cannot tell whether \`${command.trim()}\` loads ${module}: ${st.unknown[0] ?? 'it depends on a status only known when it runs'}` };
+  return {
+    loads: 'unknown',
+    status,
+    reason: `cannot tell whether \`${command.trim()}\` loads ${module}: ${st.unknown[0] ?? 'it depends on a status only known when it runs'}`,
+  };
 }

@@ -16,13 +16,7 @@ import { ANY_MODULE, judgeInstallCommand } from './install-command.js';
 import type { InstallVerdict } from './install-command.js';
 
 /** libkmod's search path, highest precedence first. */
-export const MODPROBE_DIRS = [
-  '/etc/modprobe.d',
-  '/run/modprobe.d',
-  '/usr/local/lib/modprobe.d',
-  '/usr/lib/modprobe.d',
-  '/lib/modprobe.d',
-] as const;
+export const MODPROBE_DIRS = ['/etc/modprobe.d', '/run/modprobe.d', '/usr/local/lib/modprobe.d', '/usr/lib/modprobe.d', '/lib/modprobe.d'] as const;
 
 /** Only files here are edited in place; a file elsewhere gets a same-named override here. */
 export const MODPROBE_ETC = '/etc/modprobe.d';
@@ -207,7 +201,12 @@ function judgeDirectives(
       const neededBy = softdeps.get(d.module)!;
       if (v.loads === 'yes') continue;
       if (v.status === 1) blockers.push({ ...base, neededBy });
-      else if (v.status === '?') unjudged.push({ ...base, neededBy, reason: `cannot tell whether \`${d.command}\` succeeds; libkmod stops the probe when a softdep's install command fails` });
+      else if (v.status === '?')
+        unjudged.push({
+          ...base,
+          neededBy,
+          reason: `cannot tell whether \`${d.command}\` succeeds; libkmod stops the probe when a softdep's install command fails`,
+        });
     }
   }
   return { blockers, unjudged };

@@ -136,7 +136,10 @@ export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Pro
     else confs.push({ f, text: r.content });
   }
   // softdep lines may sit in another file than the install lines of the modules they name.
-  const softdeps = softdepsOf(spec.modules, confs.map((c) => c.text));
+  const softdeps = softdepsOf(
+    spec.modules,
+    confs.map((c) => c.text),
+  );
   for (const { f, text } of confs) {
     unjudged.push(...findUnjudged(f.path, text, spec.modules, dependencies, softdeps));
     const blockers = findBlockers(f.path, text, spec.modules, dependencies, softdeps);

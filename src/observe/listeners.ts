@@ -24,14 +24,18 @@ function hexToIPv4(hex: string): string {
 function hexToIPv6(hex: string): string {
   const words: string[] = [];
   for (let i = 0; i < 32; i += 8) {
-    const le = hex.slice(i, i + 8).match(/../g)!.reverse().join('');
+    const le = hex
+      .slice(i, i + 8)
+      .match(/../g)!
+      .reverse()
+      .join('');
     words.push(le.slice(0, 4), le.slice(4, 8));
   }
   const groups = words.map((w) => parseInt(w, 16).toString(16));
   // Collapse the longest run of zero groups (RFC 5952).
   let best = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;

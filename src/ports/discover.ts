@@ -75,7 +75,9 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
         if (!userUnits[key]) {
           const account = await accountOf(host, uid);
           const route = await userRouteOf(host, uid);
-          const facts = account ? await unitFacts(host, userService, userSystemctl({ ...account, route })) : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
+          const facts = account
+            ? await unitFacts(host, userService, userSystemctl({ ...account, route }))
+            : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
           userUnits[key] = { uid, unit: userService, account, route, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
         }
         holder.ancestry = await readAncestry(host, pid);
@@ -112,7 +114,11 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
   const show = (u: string) => shows.get(u) ?? (shows.set(u, showReverse(host, u)), shows.get(u)!);
   const held = stopGroups(busy, undefined).flat();
   const triggers = held.length > 0 ? await liveTriggers(show, await systemUnitGraph(host, held), held) : {};
-  const sysv = new Set(Object.values(units).filter((f) => f.sysv).map((f) => f.unit));
+  const sysv = new Set(
+    Object.values(units)
+      .filter((f) => f.sysv)
+      .map((f) => f.unit),
+  );
   // An admin's unit file where a mask link would go: the plan says a mask sets it aside.
   const etcFiles: Record<string, string> = {};
   for (const u of stopGroups(busy, triggers).flat()) {
@@ -120,7 +126,20 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     if (spot.kind === 'taken' && spot.file) etcFiles[u] = spot.path;
   }
   const comeback = await liveComeback(host, busy, triggers, show, sysv);
-  return { mode: 'live', busy, selfUnit: self?.unit ?? null, unreadablePids: scan.unreadable.length, units, crontabs, uids, supervisor, comeback, userUnits, triggers, etcFiles };
+  return {
+    mode: 'live',
+    busy,
+    selfUnit: self?.unit ?? null,
+    unreadablePids: scan.unreadable.length,
+    units,
+    crontabs,
+    uids,
+    supervisor,
+    comeback,
+    userUnits,
+    triggers,
+    etcFiles,
+  };
 }
 
 /**
@@ -133,7 +152,8 @@ export function stopGroups(busy: BusyPort[], triggers: Record<string, string[]> 
     if (b.activation) out.push(withTriggers([b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])], triggers));
     else {
       const units = [...new Set(b.holders.map((h) => h.placement?.unit ?? null))];
-      if (units.length > 0 && units.every((u): u is string => u !== null && userManagerUid(u) === null && (u.endsWith('.service') || u.endsWith('.socket')))) out.push(withTriggers(units, triggers));
+      if (units.length > 0 && units.every((u): u is string => u !== null && userManagerUid(u) === null && (u.endsWith('.service') || u.endsWith('.socket'))))
+        out.push(withTriggers(units, triggers));
     }
   }
   return out;
@@ -159,7 +179,13 @@ async function liveComeback(
     const key = g.join(' ');
     if (out[key]) continue;
     // For an init script, disable turns its S links into K links, and the generator then writes no .wants link for it.
-    const removed = [...(await disableLinks(host, g)), ...generatorLinksTo(graph, g.filter((u) => sysv.has(u)))];
+    const removed = [
+      ...(await disableLinks(host, g)),
+      ...generatorLinksTo(
+        graph,
+        g.filter((u) => sysv.has(u)),
+      ),
+    ];
     const cb = await wouldStartAgain(host, g, removed, graph);
     const removedSet = new Set(removed);
     for (const u of g) {
@@ -179,11 +205,7 @@ export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promis
   const units = unitFilesOf(await systemUnitGraph(host));
   const sockets = socketUnitsForPorts(units.values(), spec.ports);
   const candidates = serviceCandidates(units.values(), spec.ports);
-  const names = new Set<string>([
-    ...sockets.flatMap((s) => [s.name, s.service]),
-    ...(spec.disable_units ?? []),
-    ...candidates.map((c) => c.unit),
-  ]);
+  const names = new Set<string>([...sockets.flatMap((s) => [s.name, s.service]), ...(spec.disable_units ?? []), ...candidates.map((c) => c.unit)]);
   const en = await enablementOf(host, names);
   // An admin's unit file where a mask link would go: a mask sets it aside first.
   const etcFiles: Record<string, string> = {};

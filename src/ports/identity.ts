@@ -69,7 +69,10 @@ function describe(p: ProcInfo): string {
 
 /** "200 -> 238 -> 240": the chain from the ancestor down to the holder. */
 export function pidPath(path: ProcInfo[]): string {
-  return [...path].reverse().map((p) => p.pid).join(' -> ');
+  return [...path]
+    .reverse()
+    .map((p) => p.pid)
+    .join(' -> ');
 }
 
 function sameArgv(a: string[] | null, b: string[] | null): boolean {
@@ -111,16 +114,27 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
   if (main !== null && main.pid === pid) return { own: true, unit, proof: `pid ${pid} is ${main.how}` };
   // A generated SysV unit has no main process by design (GuessMainPID=no) and runs nothing but its script.
   if (main === null && facts.sysv) {
-    return { own: true, unit, proof: `pid ${pid} runs in ${unit}, which systemd-sysv-generator made for the init script ${facts.sysv} (SourcePath=; Type=forking without a main PID), and that unit runs nothing but the script` };
+    return {
+      own: true,
+      unit,
+      proof: `pid ${pid} runs in ${unit}, which systemd-sysv-generator made for the init script ${facts.sysv} (SourcePath=; Type=forking without a main PID), and that unit runs nothing but the script`,
+    };
   }
   if (main === null) {
     const pf = facts.pidFileError ? `; ${facts.pidFileError}` : '';
-    return not(`${unit} has no main process (MainPID=0${facts.type ? `, Type=${facts.type}` : ''}${pf}), so it is a process left in its cgroup, not one it runs`, false);
+    return not(
+      `${unit} has no main process (MainPID=0${facts.type ? `, Type=${facts.type}` : ''}${pf}), so it is a process left in its cgroup, not one it runs`,
+      false,
+    );
   }
 
   const k = holder.chain.findIndex((p) => p.pid === main.pid);
   if (k < 0) {
-    const parents = holder.chain.slice(1).map((p) => p.pid).join(' -> ') || 'none';
+    const parents =
+      holder.chain
+        .slice(1)
+        .map((p) => p.pid)
+        .join(' -> ') || 'none';
     const cut = holder.complete ? '' : ' (its parent chain could not be read to the end)';
     return not(
       `it is not ${main.how} (pid ${main.pid}) and does not descend from it (its parents: ${parents}${cut}); it was left behind in the cgroup (KillMode=process, a restart) or moved into it`,
@@ -170,7 +184,10 @@ export function attribute(holder: Ancestry, facts: UnitFacts, mainHoldsSocket: b
  * in stop_spawner_units. Patterns use * and ?; "cron" also covers cron.service.
  */
 export const SPAWNER_UNITS: readonly { pattern: string; what: string }[] = [
-  ...['cron', 'crond', 'cronie', 'fcron'].map((pattern) => ({ pattern, what: 'the cron daemon: it runs every cron job on this host (logrotate and the rest)' })),
+  ...['cron', 'crond', 'cronie', 'fcron'].map((pattern) => ({
+    pattern,
+    what: 'the cron daemon: it runs every cron job on this host (logrotate and the rest)',
+  })),
   { pattern: 'anacron', what: 'anacron: it runs the daily, weekly and monthly jobs of this host' },
   { pattern: 'atd', what: 'the at daemon: it runs every queued at and batch job' },
   ...['supervisor', 'supervisord', 'circus', 'circusd', 'pm2-*', 's6', 'runit', 'monit'].map((pattern) => ({
@@ -181,10 +198,12 @@ export const SPAWNER_UNITS: readonly { pattern: string; what: string }[] = [
     pattern,
     what: 'a container runtime: it runs every container on this host',
   })),
-  ...['gitlab-runner', 'actions.runner.*', 'buildkite-agent', 'woodpecker-agent', 'drone-runner-*', 'jenkins-agent', 'forgejo-runner', 'act_runner'].map((pattern) => ({
-    pattern,
-    what: 'a CI runner: it runs every job sent to this host',
-  })),
+  ...['gitlab-runner', 'actions.runner.*', 'buildkite-agent', 'woodpecker-agent', 'drone-runner-*', 'jenkins-agent', 'forgejo-runner', 'act_runner'].map(
+    (pattern) => ({
+      pattern,
+      what: 'a CI runner: it runs every job sent to this host',
+    }),
+  ),
 ];
 
 /** Why a unit that only spawned a holder must not be stopped for it. */

@@ -31,7 +31,10 @@ export function parseStat(text: string): { pid: number; comm: string; ppid: numb
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return null;
   const pid = Number(text.slice(0, open).trim());
-  const rest = text.slice(close + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const ppid = Number(rest[1]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || rest[0] === undefined) return null;
   return { pid, comm: text.slice(open + 1, close), ppid };

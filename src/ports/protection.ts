@@ -21,7 +21,10 @@ export const BUILTIN_PROTECTED: readonly { pattern: string; why: string }[] = [
 ];
 
 function globToRegExp(glob: string): RegExp {
-  const esc = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const esc = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${esc}$`);
 }
 
@@ -42,11 +45,7 @@ export function spawnerKind(unit: string): string | null {
  * atd, supervisors, container runtimes, CI runners), which stop_spawner_units
  * releases by exact name.
  */
-export function protectionOf(
-  unit: string,
-  spec: { protected_units?: string[]; stop_spawner_units?: string[] },
-  selfUnit: string | null,
-): string | null {
+export function protectionOf(unit: string, spec: { protected_units?: string[]; stop_spawner_units?: string[] }, selfUnit: string | null): string | null {
   if (selfUnit !== null && unit === selfUnit) return `${unit} is the unit this program runs in`;
   const b = BUILTIN_PROTECTED.find((p) => unitPatternHit(p.pattern, unit));
   if (b) return `${unit} is protected by the built-in list (${b.pattern}): ${b.why}`;

@@ -35,10 +35,7 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
   const out: ServiceCandidate[] = [];
   for (const u of units) {
     if (!u.name.endsWith('.service') || u.masked) continue;
-    const directives = [
-      ...effectiveList(u.directives, 'Service', 'ExecStart'),
-      ...effectiveList(u.directives, 'Service', 'Environment'),
-    ];
+    const directives = [...effectiveList(u.directives, 'Service', 'ExecStart'), ...effectiveList(u.directives, 'Service', 'Environment')];
     for (const port of ports) {
       const hit = directives.find((d) => mentionsPort(d.value, port));
       if (hit) out.push({ unit: u.name, port, evidence: hit });
@@ -46,4 +43,3 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
   }
   return out.sort((a, b) => a.port - b.port || a.unit.localeCompare(b.unit));
 }
-

@@ -80,7 +80,9 @@ export function unexplainedLive(graph: UnitGraph, unit: string, show: Map<string
       const edges = graph.edges.filter((e) => e.from === from && e.relation === rel && graph.resolve(e.to) === me);
       if (edges.length > 0 && edges.every((e) => removedLinks.has(e.file))) continue; // disable takes it away
       if (edges.length > 0) continue; // the unit files say so: bootPaths judges it
-      out.push(`the running manager reports ${prop}=${by} for ${unit}, which no unit file on the search path explains (a generator, a transient unit, or a file changed since the last daemon-reload); it may start ${unit} again`);
+      out.push(
+        `the running manager reports ${prop}=${by} for ${unit}, which no unit file on the search path explains (a generator, a transient unit, or a file changed since the last daemon-reload); it may start ${unit} again`,
+      );
     }
   }
   return out;

@@ -26,7 +26,11 @@ export function triggersInGraph(graph: UnitGraph, unit: string): string[] {
  * manager's TriggeredBy= (`show`: its `systemctl show` properties, null when
  * it could not answer) and the unit files; a unit without triggers is left out.
  */
-export async function liveTriggers(show: (unit: string) => Promise<Map<string, string> | null>, graph: UnitGraph, units: Iterable<string>): Promise<Record<string, string[]>> {
+export async function liveTriggers(
+  show: (unit: string) => Promise<Map<string, string> | null>,
+  graph: UnitGraph,
+  units: Iterable<string>,
+): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   const queue = [...new Set(units)];
   const asked = new Set(queue);

@@ -12,7 +12,18 @@ import { sysvScriptOf } from '../systemd/sysv.js';
 
 /** The manager's view of a service (main process, type, PID file, unit files) and its effective ExecStart=. */
 export async function unitFacts(host: TargetHost, unit: string, via: Systemctl = SYSTEM_SYSTEMCTL): Promise<UnitFacts> {
-  const facts: UnitFacts = { unit, error: null, mainPid: null, type: null, pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null };
+  const facts: UnitFacts = {
+    unit,
+    error: null,
+    mainPid: null,
+    type: null,
+    pidFile: null,
+    pidFilePid: null,
+    pidFileError: null,
+    execStart: [],
+    execError: null,
+    main: null,
+  };
   const props = ['MainPID', 'Type', 'PIDFile', 'FragmentPath', 'DropInPaths'];
   let show: Map<string, string>;
   try {

@@ -31,7 +31,8 @@ export function parsePasswdAccounts(text: string): { name: string; uid: number; 
     const f = line.split(':');
     const uid = Number(f[2]);
     const gid = Number(f[3]);
-    if (f.length >= 7 && f[0] && f[2] !== '' && f[3] !== '' && Number.isInteger(uid) && uid >= 0 && Number.isInteger(gid) && gid >= 0 && f[5]?.startsWith('/')) out.push({ name: f[0], uid, gid, home: f[5] });
+    if (f.length >= 7 && f[0] && f[2] !== '' && f[3] !== '' && Number.isInteger(uid) && uid >= 0 && Number.isInteger(gid) && gid >= 0 && f[5]?.startsWith('/'))
+      out.push({ name: f[0], uid, gid, home: f[5] });
   }
   return out;
 }
@@ -101,7 +102,9 @@ export async function userRouteOf(host: TargetFs, uid: number): Promise<UserRout
 
 /** "systemctl --user -M alice@" or "systemctl --user as alice on /run/user/1000/systemd/private", for plans. */
 export function describeRoute(u: UserManagerRef): string {
-  return u.route === 'bus' ? `systemctl --user -M ${u.name}@` : `systemctl --user run as ${u.name} on ${u.name}'s manager socket ${runtimeDir(u.uid)}/systemd/private (no user D-Bus)`;
+  return u.route === 'bus'
+    ? `systemctl --user -M ${u.name}@`
+    : `systemctl --user run as ${u.name} on ${u.name}'s manager socket ${runtimeDir(u.uid)}/systemd/private (no user D-Bus)`;
 }
 
 /** Every symlink with a unit name under the user's ~/.config/systemd/user, recursively. */

@@ -23,12 +23,7 @@ export async function restartDelayMs(host: TargetHost, units: string[], via: Sys
  * unit's restart delay + 1 s), all within `timeoutMs`. Returns the ports that
  * did not get there, with why.
  */
-export async function waitFree(
-  host: TargetFs,
-  holds: Map<number, number>,
-  timeoutMs: number,
-  progress: (m: string) => void,
-): Promise<Map<number, string>> {
+export async function waitFree(host: TargetFs, holds: Map<number, number>, timeoutMs: number, progress: (m: string) => void): Promise<Map<number, string>> {
   const started = Date.now();
   const deadline = started + timeoutMs;
   const freeSince = new Map<number, number>();
@@ -54,7 +49,9 @@ export async function waitFree(
     if (now - lastReport >= 1000) {
       lastReport = now;
       const waiting = [...holds.keys()].filter((p) => !done.has(p));
-      const states = waiting.map((p) => (freeSince.has(p) ? `${p} free for ${((now - freeSince.get(p)!) / 1000).toFixed(1)}s of ${(holds.get(p)! / 1000).toFixed(1)}s` : `${p} still listening`));
+      const states = waiting.map((p) =>
+        freeSince.has(p) ? `${p} free for ${((now - freeSince.get(p)!) / 1000).toFixed(1)}s of ${(holds.get(p)! / 1000).toFixed(1)}s` : `${p} still listening`,
+      );
       progress(`PortFree: waiting (${((now - started) / 1000).toFixed(0)}s of ${timeoutMs / 1000}s): ${states.join(', ')}`);
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -63,10 +60,18 @@ export async function waitFree(
   for (const port of holds.keys()) {
     if (done.has(port) && freeSince.has(port)) {
       const held = Date.now() - freeSince.get(port)!;
-      if (held < holds.get(port)!) progress(`PortFree: port ${port} free for only ${(held / 1000).toFixed(1)}s of its ${(holds.get(port)! / 1000).toFixed(1)}s hold when the timeout ran out`);
+      if (held < holds.get(port)!)
+        progress(
+          `PortFree: port ${port} free for only ${(held / 1000).toFixed(1)}s of its ${(holds.get(port)! / 1000).toFixed(1)}s hold when the timeout ran out`,
+        );
       continue;
     }
-    failed.set(port, reappeared.has(port) ? `port ${port} was free and then listening again: something restarts it` : `port ${port} still listening after ${timeoutMs / 1000}s`);
+    failed.set(
+      port,
+      reappeared.has(port)
+        ? `port ${port} was free and then listening again: something restarts it`
+        : `port ${port} still listening after ${timeoutMs / 1000}s`,
+    );
   }
   return failed;
 }

@@ -60,7 +60,10 @@ export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Prom
     const blocked = new Map<string, string[]>(); // "<type>'s <fact>|failed" -> change ids (a module a sysctl write needs)
     const todo = all.filter((c) => {
       const needs = needsOf(r.provider, r.spec, c);
-      const w = brokenNeed(needs.filter((n) => n.fact !== null), withheld);
+      const w = brokenNeed(
+        needs.filter((n) => n.fact !== null),
+        withheld,
+      );
       const b = w ?? brokenNeed(needs, failed);
       if (b === undefined) return true;
       const key = w !== undefined ? `${w.type}'s ${w.fact}|is left to an operator` : `${b.fact === null ? b.type : `${b.type}'s ${b.fact}`}|failed`;

@@ -43,7 +43,8 @@ async function packageLinkProblem(host: Host, file: string): Promise<string | nu
   const owners = await dpkgOwners(host, path.posix.normalize(file));
   if (!known && owners.length === 0) return null;
   const pkg = owners.length > 0 ? owners.join(', ') : known!.package;
-  const applies = known && path.posix.normalize(link) === path.posix.normalize(known.target) ? known.applies : path.posix.resolve(path.posix.dirname(file), link);
+  const applies =
+    known && path.posix.normalize(link) === path.posix.normalize(known.target) ? known.applies : path.posix.resolve(path.posix.dirname(file), link);
   return `${file} is ${pkg}'s link to ${link}: replacing it with our file would stop ${applies} from applying at boot; choose another file name (e.g. k8s.conf)`;
 }
 

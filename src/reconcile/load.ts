@@ -31,7 +31,15 @@ export function readDesiredStateFile(file: string): Buffer {
     return readRegular(file, file, { follow: true, limit: MAX_DESIRED_STATE_BYTES }).bytes;
   } catch (e) {
     if (e instanceof NotRegularFileError) {
-      throw new InputError([{ file, line: 1, column: 1, path: '', message: `is ${e.kind === 'directory' ? 'a directory' : `not a regular file (a ${e.kind})`}; give a desired-state YAML file` }]);
+      throw new InputError([
+        {
+          file,
+          line: 1,
+          column: 1,
+          path: '',
+          message: `is ${e.kind === 'directory' ? 'a directory' : `not a regular file (a ${e.kind})`}; give a desired-state YAML file`,
+        },
+      ]);
     }
     if (e instanceof FileTooLargeError) throw new InputError([tooLarge(file)]);
     throw new InputError([{ file, line: 1, column: 1, path: '', message: `cannot read: ${(e as Error).message}` }]);
@@ -71,9 +79,14 @@ export function parseDesiredState(text: string, file: string, registry: Provider
     throw new InputError([{ file, line: pos.line, column: pos.col, path: '', message: why }]);
   }
   const { data, issues: numberIssues } = exactNumbers(js);
-  const grammar = [...numberIssues, ...grammarIssues(data, registry)].map((g) => ({ ...locate(g.pointer, g.atKey), path: humanPath(g.pointer), message: g.message }));
+  const grammar = [...numberIssues, ...grammarIssues(data, registry)].map((g) => ({
+    ...locate(g.pointer, g.atKey),
+    path: humanPath(g.pointer),
+    message: g.message,
+  }));
   // Before the schema fills defaults: the keys each resource wrote itself (for locations).
-  const explicit: Array<Set<string>> = isObj(data) && Array.isArray(data.resources) ? data.resources.map((r: unknown) => new Set(isObj(r) ? Object.keys(r) : [])) : [];
+  const explicit: Array<Set<string>> =
+    isObj(data) && Array.isArray(data.resources) ? data.resources.map((r: unknown) => new Set(isObj(r) ? Object.keys(r) : [])) : [];
   const grammarPaths = new Set(grammar.map((g) => g.path));
   const schemaIssues = validateAgainstSchema(data)
     .map((v) => ({ ...locate(v.pointer, v.atKey), path: v.path, message: v.message }))
@@ -121,7 +134,11 @@ function exactNumbers(js: unknown): { data: unknown; issues: RawIssue[] } {
     const inSettings = ptr.length === 4 && ptr[0] === 'resources' && ptr[2] === 'settings';
     if (typeof v === 'bigint') return inSettings ? v.toString() : Number(v);
     if (typeof v === 'number' && inSettings) {
-      issues.push({ pointer: ptr, atKey: false, message: 'must be an integer written in digits, or a quoted string (YAML reads this as a floating-point number)' });
+      issues.push({
+        pointer: ptr,
+        atKey: false,
+        message: 'must be an integer written in digits, or a quoted string (YAML reads this as a floating-point number)',
+      });
       return v;
     }
     if (Array.isArray(v)) return v.map((x, i) => walk(x, [...ptr, String(i)]));
@@ -198,7 +215,11 @@ function semanticIssues(d: RawDesired, locate: Locate, explicit: Array<Set<strin
       const before = claimed.get(`${c.kind}\0${subject}`);
       const { verb, rule } = CLAIM_RULE[c.kind];
       if (before) {
-        out.push({ ...locate(pointer, atKey), path: humanPath(pointer), message: `${verb} ${subject}, which ${humanPath(before.pointer)} (${pos(before.pointer, before.atKey)}) ${verb} too; ${rule}` });
+        out.push({
+          ...locate(pointer, atKey),
+          path: humanPath(pointer),
+          message: `${verb} ${subject}, which ${humanPath(before.pointer)} (${pos(before.pointer, before.atKey)}) ${verb} too; ${rule}`,
+        });
       } else claimed.set(`${c.kind}\0${subject}`, { pointer, atKey });
     }
   });

@@ -46,7 +46,11 @@ function providerOrThrow(registry: ProviderRegistry, type: string): AnyProvider 
   return p;
 }
 
-export async function observeAll(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<Array<{ spec: ResourceSpec; observed: unknown }>> {
+export async function observeAll(
+  host: Host,
+  desired: DesiredState,
+  registry: ProviderRegistry = PROVIDERS,
+): Promise<Array<{ spec: ResourceSpec; observed: unknown }>> {
   const out: Array<{ spec: ResourceSpec; observed: unknown }> = [];
   for (const spec of dependencyOrder(desired.resources, registry)) {
     const observed = await providerOrThrow(registry, spec.type).observe(host, spec);
@@ -56,13 +60,24 @@ export async function observeAll(host: Host, desired: DesiredState, registry: Pr
 }
 
 /** Pure: observations -> plan. */
-export function diffAll(observations: Array<{ spec: ResourceSpec; observed: unknown }>, ctx: DiffContext & { root: string }, registry: ProviderRegistry = PROVIDERS): Plan {
+export function diffAll(
+  observations: Array<{ spec: ResourceSpec; observed: unknown }>,
+  ctx: DiffContext & { root: string },
+  registry: ProviderRegistry = PROVIDERS,
+): Plan {
   return {
     live: ctx.live,
     root: ctx.root,
     resources: observations.map(({ spec, observed }) => {
       const provider = providerOrThrow(registry, spec.type);
-      return { name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: ctx.live, firstBoot: ctx.firstBoot }) };
+      return {
+        name: resourceName(spec),
+        type: spec.type,
+        spec,
+        provider,
+        observed,
+        changes: provider.diff(spec, observed, { live: ctx.live, firstBoot: ctx.firstBoot }),
+      };
     }),
   };
 }
@@ -108,7 +123,12 @@ export function pendingCount(plan: Plan): number {
 export function planWarnings(plan: Plan): Finding[] {
   return plan.resources.flatMap((r): Finding[] => [
     ...(r.provider.warnings?.(r.spec, r.observed) ?? []).map((message) => ({ level: 'warning' as const, message: `${r.name}: ${message}` })),
-    ...(r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u) => ({ level: 'warning' as const, message: `${r.name}: ${u.message}`, unknown: true, withdraws: u.withdraws })),
+    ...(r.provider.unknowns?.(r.spec, r.observed) ?? []).map((u) => ({
+      level: 'warning' as const,
+      message: `${r.name}: ${u.message}`,
+      unknown: true,
+      withdraws: u.withdraws,
+    })),
   ]);
 }
 
@@ -129,7 +149,8 @@ export function planFacts(plan: Plan | null): HostFacts {
     if (out.sysctlTree === undefined && f.sysctlTree !== undefined) out.sysctlTree = f.sysctlTree;
     if (f.sysctls) out.sysctls = new Map([...f.sysctls, ...(out.sysctls ?? [])]);
     if (f.modules) out.modules = new Map([...f.modules, ...(out.modules ?? [])]);
-    if (f.listeners) out.listeners = { ports: [...(out.listeners?.ports ?? []), ...f.listeners.ports], busy: [...(out.listeners?.busy ?? []), ...f.listeners.busy] };
+    if (f.listeners)
+      out.listeners = { ports: [...(out.listeners?.ports ?? []), ...f.listeners.ports], busy: [...(out.listeners?.busy ?? []), ...f.listeners.busy] };
   }
   return out;
 }

@@ -72,7 +72,8 @@ export function planPromises(plan: Plan, carried: PlanUnknown[] = [], carriedOpe
   };
   const operatorLines = [...plan.resources.flatMap((r) => r.changes.map((c) => ({ resource: r, change: c }))), ...carriedOperators];
   for (const { resource: r, change: c } of operatorLines) {
-    for (const w of changeWithdrawals(r, c)) withdraw(r.name, w, { by: 'operator', resource: r.name, line: c.id, from: w.from }, w.from === 'apply' ? c.summary : null);
+    for (const w of changeWithdrawals(r, c))
+      withdraw(r.name, w, { by: 'operator', resource: r.name, line: c.id, from: w.from }, w.from === 'apply' ? c.summary : null);
   }
   for (const u of [...planUnknowns(plan), ...carried]) {
     for (const w of u.withdraws) withdraw(u.resource, w, { by: 'unknown', resource: u.resource, line: u.message, from: w.from }, null);

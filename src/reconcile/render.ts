@@ -78,7 +78,16 @@ function renderChange(c: JsonChange, p: Palette): string[] {
   if (c.path !== null) {
     // The document's contents are already display text (jsonChanges): diff them as they are.
     for (const l of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
-      const styled = l.startsWith('+++') || l.startsWith('---') ? p.bold(l) : l.startsWith('+') ? p.add(l) : l.startsWith('-') ? p.del(l) : l.startsWith('@@') ? p.hunk(l) : l;
+      const styled =
+        l.startsWith('+++') || l.startsWith('---')
+          ? p.bold(l)
+          : l.startsWith('+')
+            ? p.add(l)
+            : l.startsWith('-')
+              ? p.del(l)
+              : l.startsWith('@@')
+                ? p.hunk(l)
+                : l;
       lines.push(`      ${styled}`);
     }
   }
@@ -143,7 +152,8 @@ export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDoc
 }
 
 function describePromise(p: PlanPromise): string {
-  const what = p.kind === 'port' ? `port ${p.subject} free` : p.kind === 'sysctl' ? `${p.subject} = ${p.expect}` : p.kind === 'swap' ? 'swap off' : `${p.subject} loaded`;
+  const what =
+    p.kind === 'port' ? `port ${p.subject} free` : p.kind === 'sysctl' ? `${p.subject} = ${p.expect}` : p.kind === 'swap' ? 'swap off' : `${p.subject} loaded`;
   const when = p.after_apply && p.at_boot ? 'after apply and at the next boot' : p.after_apply ? 'after apply; not promised at the next boot' : 'not promised';
   // An unknown's line is its finding's message (it starts "unknown:"); an operator line's is its change id.
   const by = p.withdrawn_by.map((w) => (w.by === 'unknown' ? `${w.resource}: ${w.line}` : `operator line ${w.resource} ${w.line}`));
@@ -164,7 +174,9 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
     );
   }
   if (extras.facts) {
-    const f = Object.entries(extras.facts).map(([k, v]) => `${k}=${v}`).join(' ');
+    const f = Object.entries(extras.facts)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     out.push(p.dim(`  facts (as kubespray sees them): ${f}`));
   }
   out.push('');
@@ -207,7 +219,9 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
   const unknownText = [
     unknown ? `${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged` : null,
     withdrawing ? `${withdrawing} unknown${withdrawing === 1 ? '' : 's'} withdraw${withdrawing === 1 ? 's' : ''} promises for the next boot` : null,
-  ].filter((x): x is string => x !== null).join(', ');
+  ]
+    .filter((x): x is string => x !== null)
+    .join(', ');
   if (stops > 0) {
     // --plan exits 1 for these, whatever else is pending.
     out.push(
@@ -233,7 +247,14 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
   return out.join('\n') + '\n';
 }
 
-export function renderApplyResult(result: ApplyResult, verify: VerifyError[], operator: number, p: Palette, written: string[], withdrawn: PlanPromise[] = []): string {
+export function renderApplyResult(
+  result: ApplyResult,
+  verify: VerifyError[],
+  operator: number,
+  p: Palette,
+  written: string[],
+  withdrawn: PlanPromise[] = [],
+): string {
   const out: string[] = [''];
   const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
@@ -242,9 +263,18 @@ export function renderApplyResult(result: ApplyResult, verify: VerifyError[], op
   const failedOrBlocked = result.failures.reduce((a, f) => a + (f.changes?.length ?? 0), 0);
   const clean = result.failures.length === 0 && verify.length === 0;
   // "everything else was converged" only when it was: a failure or a verification error says otherwise.
-  if (operator) out.push(p.warn(`${plural(operator, 'change')} need${operator === 1 ? 's' : ''} an operator (see "!" lines above)${clean ? '; everything else was converged' : ''}.`));
+  if (operator)
+    out.push(
+      p.warn(
+        `${plural(operator, 'change')} need${operator === 1 ? 's' : ''} an operator (see "!" lines above)${clean ? '; everything else was converged' : ''}.`,
+      ),
+    );
   if (withdrawn.length > 0) {
-    out.push(p.warn(`${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${withdrawn.map((w) => w.id).join(', ')}.`));
+    out.push(
+      p.warn(
+        `${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${withdrawn.map((w) => w.id).join(', ')}.`,
+      ),
+    );
   }
   for (const w of written) out.push(p.dim(`wrote ${w}`));
   if (clean && operator === 0 && withdrawn.length === 0) {

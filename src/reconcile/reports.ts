@@ -41,11 +41,16 @@ export async function checkedRunsDirs(host: TargetFs, reportsDir: string): Promi
   const runs = runsDirOf(reportsDir);
   const resolvedReports = await host.realTarget(reportsDir);
   const reportsProblem = reportsDirProblem(resolvedReports);
-  if (reportsProblem) throw new ReconcileError(`reports_dir ${reportsDir} resolves to ${resolvedReports} inside the root (a directory on the way is a symbolic link), and reports_dir ${reportsProblem}; nothing was changed`);
+  if (reportsProblem)
+    throw new ReconcileError(
+      `reports_dir ${reportsDir} resolves to ${resolvedReports} inside the root (a directory on the way is a symbolic link), and reports_dir ${reportsProblem}; nothing was changed`,
+    );
   const runsDir = path.posix.join(resolvedReports, 'runs');
   const st = await host.lstat(runsDir);
   if (st?.isSymbolicLink()) {
-    throw new ReconcileError(`${runs} is a symbolic link to ${(await host.readLink(runsDir)) ?? '?'}; the runs directory holds the journals and backups rollback trusts, so it must be a directory the tool made, not a link; nothing was changed`);
+    throw new ReconcileError(
+      `${runs} is a symbolic link to ${(await host.readLink(runsDir)) ?? '?'}; the runs directory holds the journals and backups rollback trusts, so it must be a directory the tool made, not a link; nothing was changed`,
+    );
   }
   if (st && !st.isDirectory()) throw new ReconcileError(`${runs} is not a directory; nothing was changed`);
   return { reportsDir: resolvedReports, runsDir };

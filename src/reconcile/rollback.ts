@@ -82,7 +82,8 @@ async function readRun(host: Host, dirs: RunsDirs, id: string): Promise<RunInfo 
   const { records, torn, end } = r.journal;
   const kept = new Map<string, string>();
   for (const x of records) {
-    if ((x.kind === 'write' || x.kind === 'link' || x.kind === 'remove') && x.prior.entry === 'file' && x.prior.backup !== null && !kept.has(x.prior.backup)) kept.set(x.prior.backup, x.prior.sha256);
+    if ((x.kind === 'write' || x.kind === 'link' || x.kind === 'remove') && x.prior.entry === 'file' && x.prior.backup !== null && !kept.has(x.prior.backup))
+      kept.set(x.prior.backup, x.prior.sha256);
   }
   return { id, dir: path.posix.join(dirs.runsDir, id), journal: r.target, records, torn, end, kept };
 }
@@ -99,10 +100,15 @@ async function pickRun(host: Host, reportsDir: string, dirs: RunsDirs, id: strin
     const r = await readRun(host, dirs, id);
     if (!r) throw new ReconcileError(`no run ${id} in ${runsDir}`);
     const begin = r.records[0];
-    if (begin?.kind === 'begin' && begin.mode === 'rollback') throw new ReconcileError(`run ${id} is itself a rollback; roll back the run it undid by applying again`);
+    if (begin?.kind === 'begin' && begin.mode === 'rollback')
+      throw new ReconcileError(`run ${id} is itself a rollback; roll back the run it undid by applying again`);
     return r;
   }
-  const names = ((await host.readDir(dirs.runsDir)) ?? []).filter((e) => e.isDirectory()).map((e) => e.name).sort().reverse();
+  const names = ((await host.readDir(dirs.runsDir)) ?? [])
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .reverse();
   for (const n of names) {
     const r = await readRun(host, dirs, n);
     const begin = r?.records[0];
@@ -130,7 +136,13 @@ function sameAsPrior(cur: Current, prior: PriorEntry): boolean {
 }
 
 function describeCurrent(c: Current): string {
-  return c.entry === 'absent' ? 'is gone' : c.entry === 'symlink' ? `is now a link to ${c.link}` : c.entry === 'dir' ? 'is now a directory' : 'has other content';
+  return c.entry === 'absent'
+    ? 'is gone'
+    : c.entry === 'symlink'
+      ? `is now a link to ${c.link}`
+      : c.entry === 'dir'
+        ? 'is now a directory'
+        : 'has other content';
 }
 
 type Restore = { act: (door: WriteDoor) => Promise<void> } | { note: string } | { refused: string };
@@ -140,7 +152,12 @@ type Restore = { act: (door: WriteDoor) => Promise<void> } | { note: string } | 
  * backup/ (no link on the way, the file itself opened without following a
  * link) whose sha256 is the one the journal recorded. Otherwise why not.
  */
-async function verifiedBackup(host: Host, run: RunInfo, p: string, prior: Extract<PriorEntry, { entry: 'file' }> & { backup: string }): Promise<{ bytes: Buffer } | string> {
+async function verifiedBackup(
+  host: Host,
+  run: RunInfo,
+  p: string,
+  prior: Extract<PriorEntry, { entry: 'file' }> & { backup: string },
+): Promise<{ bytes: Buffer } | string> {
   const from = path.posix.join(run.dir, prior.backup);
   const loc = await host.locate(from, { follow: false });
   if (loc.target !== from) return `the backup ${from} is reached through a symbolic link (it resolves to ${loc.target}); ${p} was not restored`;
@@ -199,15 +216,23 @@ function describeRecord(r: JournalRecord | undefined): string {
 
 function incompleteness(run: RunInfo): RollbackPlan['incomplete'] {
   if (run.end === 'ok' || run.end === 'failed') return null;
-  const why = run.end === 'interrupted' ? 'the run was interrupted (a later run found it unfinished)' : `it has no end record${run.torn ? ' and its last line is torn' : ''}`;
+  const why =
+    run.end === 'interrupted'
+      ? 'the run was interrupted (a later run found it unfinished)'
+      : `it has no end record${run.torn ? ' and its last line is torn' : ''}`;
   return { why, last: describeRecord(run.records.at(-1)) };
 }
 
 function linkSteps(delta: LinkDelta | undefined, what: string): UndoStep[] {
-  if (!delta) return [{ summary: `${what}: systemctl's link changes were not recorded (the run stopped there)`, conflict: `re-enable the units by hand with systemctl enable` }];
+  if (!delta)
+    return [
+      { summary: `${what}: systemctl's link changes were not recorded (the run stopped there)`, conflict: `re-enable the units by hand with systemctl enable` },
+    ];
   const steps: UndoStep[] = [];
-  for (const a of delta.added) steps.push({ summary: `remove ${a.path} (-> ${a.link}), made by ${what}`, act: async (door) => void (await door.remove(a.path)) });
-  for (const r of delta.removed) steps.push({ summary: `re-create ${r.path} -> ${r.link}, removed by ${what}`, act: async (door) => void (await door.symlink(r.path, r.link)) });
+  for (const a of delta.added)
+    steps.push({ summary: `remove ${a.path} (-> ${a.link}), made by ${what}`, act: async (door) => void (await door.remove(a.path)) });
+  for (const r of delta.removed)
+    steps.push({ summary: `re-create ${r.path} -> ${r.link}, removed by ${what}`, act: async (door) => void (await door.symlink(r.path, r.link)) });
   return steps;
 }
 
@@ -218,7 +243,10 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   const incomplete = incompleteness(run);
   const markerAt = path.posix.join(run.dir, MARKER);
   const marker = await readOwnFile((await host.locate(markerAt, { follow: false })).abs, 64 * 1024);
-  if (marker.kind === 'other') throw new ReconcileError(`cannot roll back run ${run.id}: ${markerAt} is ${marker.what}, not the marker a rollback writes; it was not opened; nothing was changed`);
+  if (marker.kind === 'other')
+    throw new ReconcileError(
+      `cannot roll back run ${run.id}: ${markerAt} is ${marker.what}, not the marker a rollback writes; it was not opened; nothing was changed`,
+    );
   if (marker.kind === 'file') {
     let by = 'an earlier rollback';
     try {
@@ -260,14 +288,23 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
           if ('note' in step) notes.push(`${r.path}: ${step.note}`);
           else steps.push(step);
         } else if (!sameAsPrior(cur, r.prior)) {
-          const step = restoreStep(await restorer(host, run, r.path, r.prior), `restore ${r.path}`, `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it`);
+          const step = restoreStep(
+            await restorer(host, run, r.path, r.prior),
+            `restore ${r.path}`,
+            `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it`,
+          );
           steps.push('note' in step ? { summary: `restore ${r.path}`, conflict: `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it` } : step);
         }
         break;
       }
       case 'link':
       case 'remove': {
-        const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : r.prior.entry === 'symlink' ? `re-create ${r.path} -> ${r.prior.link}` : `restore ${r.path}`;
+        const summary =
+          r.prior.entry === 'absent'
+            ? `remove ${r.path}, which the run created`
+            : r.prior.entry === 'symlink'
+              ? `re-create ${r.path} -> ${r.prior.link}`
+              : `restore ${r.path}`;
         const moved = await movedAway(host, r.path);
         if (moved) {
           steps.push({ summary, refused: moved });
@@ -278,7 +315,11 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
         const untouched = JSON.stringify(cur) === JSON.stringify(asLeft);
         if (!untouched && sameAsPrior(cur, r.prior)) break; // never happened, or already put back
         if (r.path.startsWith('/etc/systemd/')) unitLinksChanged = true;
-        const step = restoreStep(await restorer(host, run, r.path, r.prior), summary, untouched ? undefined : `${r.path} ${describeCurrent(cur)} since run ${run.id} changed it`);
+        const step = restoreStep(
+          await restorer(host, run, r.path, r.prior),
+          summary,
+          untouched ? undefined : `${r.path} ${describeCurrent(cur)} since run ${run.id} changed it`,
+        );
         if ('note' in step) notes.push(`${r.path}: ${step.note}`);
         else steps.push(step);
         break;
@@ -299,22 +340,42 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
       case 'runtime': {
         const s = r.action;
         if (!runtimeOk) {
-          if (s.step !== 'daemon-reload') notes.push(`${s.step} ${'units' in s ? s.units.join(' ') : 'device' in s ? s.device : 'module' in s ? s.module : 'key' in s ? s.key : ''}: runtime state is put back only on the live host the run changed; offline only files and links are restored`);
+          if (s.step !== 'daemon-reload')
+            notes.push(
+              `${s.step} ${'units' in s ? s.units.join(' ') : 'device' in s ? s.device : 'module' in s ? s.module : 'key' in s ? s.key : ''}: runtime state is put back only on the live host the run changed; offline only files and links are restored`,
+            );
           break;
         }
         if (s.step === 'sysctl') {
           const before = s.before;
           if (before === null) notes.push(`${s.key}: its value before the run is unknown`);
-          else steps.push({ summary: `set ${s.key} back to ${before}`, act: (door) => door.runtime({ step: 'sysctl', key: s.key, path: s.path, before: null, value: before }, () => host.writeKernel(s.path, before)) });
+          else
+            steps.push({
+              summary: `set ${s.key} back to ${before}`,
+              act: (door) => door.runtime({ step: 'sysctl', key: s.key, path: s.path, before: null, value: before }, () => host.writeKernel(s.path, before)),
+            });
         } else if (s.step === 'swapoff') {
-          steps.push({ summary: `swapon ${s.device}`, phase: 'runtime', act: (door) => door.runtime({ step: 'swapon', device: s.device }, async () => void (await host.runChecked('swapon', [s.device]))) });
+          steps.push({
+            summary: `swapon ${s.device}`,
+            phase: 'runtime',
+            act: (door) => door.runtime({ step: 'swapon', device: s.device }, async () => void (await host.runChecked('swapon', [s.device]))),
+          });
         } else if (s.step === 'modprobe') {
           notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
         } else if (s.step === 'unit-stop') {
           const via = await managerOf(host, s);
           const of = s.user ? ` (${s.user}'s manager)` : '';
           if (typeof via === 'string') steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', conflict: via });
-          else steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', act: (door) => door.runtime({ step: 'unit-start', units: s.units, ...userOf(s) }, async () => void (await host.runChecked(...systemctlArgv(via, ['start', ...s.units])))) });
+          else
+            steps.push({
+              summary: `start ${s.units.join(' ')}${of}`,
+              phase: 'runtime',
+              act: (door) =>
+                door.runtime(
+                  { step: 'unit-start', units: s.units, ...userOf(s) },
+                  async () => void (await host.runChecked(...systemctlArgv(via, ['start', ...s.units]))),
+                ),
+            });
         } else if (s.step === 'daemon-reload') {
           // The run reloaded after changing unit files through the door (a mask over an admin's unit file): so does the undo.
           if (s.user) userReloads.set(s.user, userOf(s));
@@ -329,12 +390,21 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
     }
   }
   if (runtimeOk && unitLinksChanged) {
-    steps.push({ summary: 'systemctl daemon-reload', phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))) });
+    steps.push({
+      summary: 'systemctl daemon-reload',
+      phase: 'reload',
+      act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))),
+    });
   }
   for (const [user, who] of runtimeOk ? userReloads : []) {
     const via = await managerOf(host, who);
     if (typeof via === 'string') steps.push({ summary: `daemon-reload of ${user}'s manager`, phase: 'reload', conflict: via });
-    else steps.push({ summary: `${systemctlArgv(via, ['daemon-reload']).flat().join(' ')}`, phase: 'reload', act: (door) => door.runtime({ step: 'daemon-reload', ...who }, async () => void (await host.runChecked(...systemctlArgv(via, ['daemon-reload'])))) });
+    else
+      steps.push({
+        summary: `${systemctlArgv(via, ['daemon-reload']).flat().join(' ')}`,
+        phase: 'reload',
+        act: (door) => door.runtime({ step: 'daemon-reload', ...who }, async () => void (await host.runChecked(...systemctlArgv(via, ['daemon-reload'])))),
+      });
   }
   // Files and links first (in reverse), then reload, swapon and unit starts.
   return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null, incomplete };
@@ -356,7 +426,8 @@ async function managerOf(host: Host, s: UserOf): Promise<Systemctl | string> {
   if (!s.user) return SYSTEM_SYSTEMCTL;
   if (s.route !== 'private') return busSystemctl(s.user);
   const a = parsePasswdAccounts((await host.readFile('/etc/passwd')) ?? '').find((x) => x.name === s.user);
-  if (!a || a.uid !== s.uid || a.gid !== s.gid) return `the run reached ${s.user}'s manager as UID ${String(s.uid)}:${String(s.gid)}, which /etc/passwd no longer says ${s.user} is; do it by hand as that user`;
+  if (!a || a.uid !== s.uid || a.gid !== s.gid)
+    return `the run reached ${s.user}'s manager as UID ${String(s.uid)}:${String(s.gid)}, which /etc/passwd no longer says ${s.user} is; do it by hand as that user`;
   return userSystemctl({ ...a, route: 'private' });
 }
 
@@ -393,7 +464,11 @@ export async function executeRollback(door: WriteDoor, plan: RollbackPlan, unloc
     }
   }
   if (out.failed.length === 0) {
-    await door.writeFile({ path: path.posix.join(plan.runDir, MARKER), content: utf8Bytes(jsonText({ by: door.runId, at: new Date().toISOString() })), report: true });
+    await door.writeFile({
+      path: path.posix.join(plan.runDir, MARKER),
+      content: utf8Bytes(jsonText({ by: door.runId, at: new Date().toISOString() })),
+      report: true,
+    });
   }
   return out;
 }
@@ -403,10 +478,16 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** The --rollback document (--json): the plan, and what was done when it ran. */
 export function rollbackDocument(plan: RollbackPlan, outcome: RollbackOutcome | null, rollbackRun: string | null, preview: boolean): unknown {
   return {
-    format_version: FORMAT_VERSION, mode: preview ? 'rollback-plan' : 'rollback', run: plan.run, already_rolled_back_by: plan.alreadyBy,
+    format_version: FORMAT_VERSION,
+    mode: preview ? 'rollback-plan' : 'rollback',
+    run: plan.run,
+    already_rolled_back_by: plan.alreadyBy,
     incomplete: plan.incomplete,
     steps: plan.steps.map((s) => ({ summary: s.summary, ...(s.conflict ? { conflict: s.conflict } : {}), ...(s.refused ? { refused: s.refused } : {}) })),
-    notes: plan.notes, done: outcome?.done ?? [], failed: outcome?.failed ?? [], journal: rollbackRun,
+    notes: plan.notes,
+    done: outcome?.done ?? [],
+    failed: outcome?.failed ?? [],
+    journal: rollbackRun,
   };
 }
 
@@ -426,11 +507,15 @@ export function renderRollback(plan: RollbackPlan, outcome: RollbackOutcome | nu
     const refusedRun = !o.preview;
     lines.push(`${refusedRun ? 'rollback refused' : 'rollback plan'} for run ${plan.run}: ${plural(plan.steps.length, 'step')}`);
     if (inc) lines.push(`the journal of run ${plan.run} is incomplete: ${inc.why}; it ends at ${inc.last}`);
-    for (const s of plan.steps) lines.push(s.refused ? `  ! ${s.summary}: ${s.refused}` : `  < ${s.summary}${s.conflict ? `  [changed since: ${s.conflict}]` : ''}`);
+    for (const s of plan.steps)
+      lines.push(s.refused ? `  ! ${s.summary}: ${s.refused}` : `  < ${s.summary}${s.conflict ? `  [changed since: ${s.conflict}]` : ''}`);
     if (tail) lines.push(tail);
     if (refused > 0) lines.push(`${plural(refused, 'step')} cannot be undone (marked !); --force does not override that`);
     if (conflicts > 0 && !o.force) lines.push(`${plural(conflicts, 'file')} changed after the run; nothing was changed; rerun with --force to overwrite them`);
-    if (inc && !o.force) lines.push(`the journal is incomplete: a rollback would undo only the ${plural(undoable, 'step')} marked <; nothing was changed; rerun with --force to undo them`);
+    if (inc && !o.force)
+      lines.push(
+        `the journal is incomplete: a rollback would undo only the ${plural(undoable, 'step')} marked <; nothing was changed; rerun with --force to undo them`,
+      );
     else if (refused > 0 && refusedRun) lines.push(`nothing was changed; rerun with --force to undo the other ${plural(undoable, 'step')}`);
   } else {
     lines.push(`rolled back run ${plan.run}${inc ? ` as far as its incomplete journal goes (${inc.why})` : ''}:`);

@@ -48,7 +48,10 @@ export interface RunRequest {
  */
 export function checkRoot(root: string | undefined): string | undefined {
   if (root === undefined) return undefined;
-  if (root.trim() === '') throw new ReconcileError('--root is empty (an unset variable?); give the mounted image\'s directory, or leave --root out for the live host; nothing was changed');
+  if (root.trim() === '')
+    throw new ReconcileError(
+      "--root is empty (an unset variable?); give the mounted image's directory, or leave --root out for the live host; nothing was changed",
+    );
   let real: string;
   try {
     real = realpathSync(root);
@@ -57,7 +60,8 @@ export function checkRoot(root: string | undefined): string | undefined {
     throw new ReconcileError(`--root ${root}: ${code === 'ENOENT' ? 'does not exist' : describeFsError(e)}; it is never created; nothing was changed`);
   }
   if (!statSync(real).isDirectory()) throw new ReconcileError(`--root ${root} is not a directory; nothing was changed`);
-  if (real === '/') throw new ReconcileError(`--root ${root} resolves to /, the build machine itself; leave --root out to act on the live host; nothing was changed`);
+  if (real === '/')
+    throw new ReconcileError(`--root ${root} resolves to /, the build machine itself; leave --root out to act on the live host; nothing was changed`);
   return real;
 }
 
@@ -94,7 +98,9 @@ export async function openRun(req: RunRequest, io: Io): Promise<RunContext> {
   if (!req.rollback) await assertHostInputs(host, desired);
   const writes = req.mode === 'apply';
   if (writes && host.live && !isRoot()) {
-    throw new ReconcileError(`--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`);
+    throw new ReconcileError(
+      `--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`,
+    );
   }
   return { req, io, host, desired, progress: (m: string) => io.stderr.write(`reconcile: ${m}\n`) };
 }
@@ -196,7 +202,12 @@ async function observeForPlan({ host, desired, req, progress }: RunContext): Pro
   const plan = await makePlan(host, desired);
   const before = host.live ? await observeBeforeState(host, plan) : null;
   const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
-  return { plan, before, extra, doc: planDocument(plan, { mode: req.mode === 'apply' ? 'apply' : 'plan', before, findings: extra.findings, reports: extra.reports }) };
+  return {
+    plan,
+    before,
+    extra,
+    doc: planDocument(plan, { mode: req.mode === 'apply' ? 'apply' : 'plan', before, findings: extra.findings, reports: extra.reports }),
+  };
 }
 
 /** --plan: the plan document, as JSON or as text; nothing written. */
@@ -261,7 +272,10 @@ export async function applyRun(run: RunContext, record?: (door: WriteDoor, code:
     // Stopped before its journal existed: nothing records the lock's directories, so they go now.
     if (!journaled) await removeMadeDirs(host, await madeDirs(host, lockDirs));
     // A killed run's lock directories, journaled by it, go once no lock is in them (rmdir: only when empty).
-    await removeMadeDirs(host, unfinished.flatMap((u) => u.lockDirs.map((d) => ({ path: d }))));
+    await removeMadeDirs(
+      host,
+      unfinished.flatMap((u) => u.lockDirs.map((d) => ({ path: d }))),
+    );
   }
 }
 
@@ -302,7 +316,11 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
   const carriedOperators = outlivingOperators(plan).filter(({ change }) => !operatorChanges(after).some((o) => o.change.id === change.id));
   const operator = operatorChanges(after).length + carriedOperators.length;
   // A promise an unknown takes back is not a converged host: the next boot is not known to keep it.
-  const promisesAfter = planPromises(after, planUnknowns(plan).filter((u) => u.outlivesApply), carriedOperators);
+  const promisesAfter = planPromises(
+    after,
+    planUnknowns(plan).filter((u) => u.outlivesApply),
+    carriedOperators,
+  );
   const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
   const doc = {

@@ -43,7 +43,10 @@ export interface DocumentIssue {
 }
 
 class FieldError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -69,7 +72,8 @@ function bool(v: Json, at: string): boolean {
   return v;
 }
 function count(v: Json, at: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new FieldError(at, `expected a count (a whole number >= 0), found ${typeof v === 'number' ? v : kind(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new FieldError(at, `expected a count (a whole number >= 0), found ${typeof v === 'number' ? v : kind(v)}`);
   return v;
 }
 const join = (base: string, key: string | number) => (typeof key === 'number' ? `${base}[${key}]` : base ? `${base}.${key}` : key);
@@ -98,15 +102,25 @@ function readResources(v: Json, at: string): { operator: OperatorLine[]; pending
   each(v, at, (r, rAt) => {
     const res = obj(r, rAt);
     const name = field(res, rAt, 'name', str);
-    each(field(res, rAt, 'changes', (x) => x), join(rAt, 'changes'), (c, cAt) => {
-      const ch = obj(c, cAt);
-      const summary = field(ch, cAt, 'summary', str);
-      const op = field(ch, cAt, 'operator', (x, a) => (x === null ? null : str(x, a)));
-      const action = field(ch, cAt, 'action', str);
-      if (op !== null) operator.push({ resource: name, summary, reason: op, withdraws: each(optional(ch, cAt, 'withdraws', (x) => x) ?? [], join(cAt, 'withdraws'), withdrawText) });
-      // As the CLI counts pending_changes: every action but an operator's or one deferred to boot.
-      if (action !== 'operator' && action !== 'deferred') pending++;
-    });
+    each(
+      field(res, rAt, 'changes', (x) => x),
+      join(rAt, 'changes'),
+      (c, cAt) => {
+        const ch = obj(c, cAt);
+        const summary = field(ch, cAt, 'summary', str);
+        const op = field(ch, cAt, 'operator', (x, a) => (x === null ? null : str(x, a)));
+        const action = field(ch, cAt, 'action', str);
+        if (op !== null)
+          operator.push({
+            resource: name,
+            summary,
+            reason: op,
+            withdraws: each(optional(ch, cAt, 'withdraws', (x) => x) ?? [], join(cAt, 'withdraws'), withdrawText),
+          });
+        // As the CLI counts pending_changes: every action but an operator's or one deferred to boot.
+        if (action !== 'operator' && action !== 'deferred') pending++;
+      },
+    );
   });
   return { operator, pending };
 }
@@ -131,12 +145,16 @@ function readFindings(v: Json, at: string): Finding[] {
 function unknownWithdrawals(v: Json, at: string): string[] {
   const lines: string[] = [];
   each(v, at, (p, pAt) => {
-    each(field(obj(p, pAt), pAt, 'withdrawn_by', (x) => x), join(pAt, 'withdrawn_by'), (w, wAt) => {
-      const o = obj(w, wAt);
-      const by = field(o, wAt, 'by', str);
-      if (by !== 'operator' && by !== 'unknown') throw new FieldError(join(wAt, 'by'), `expected "operator" or "unknown", found ${JSON.stringify(by)}`);
-      if (by === 'unknown') lines.push(`${field(o, wAt, 'resource', str)}: ${field(o, wAt, 'line', str)}`);
-    });
+    each(
+      field(obj(p, pAt), pAt, 'withdrawn_by', (x) => x),
+      join(pAt, 'withdrawn_by'),
+      (w, wAt) => {
+        const o = obj(w, wAt);
+        const by = field(o, wAt, 'by', str);
+        if (by !== 'operator' && by !== 'unknown') throw new FieldError(join(wAt, 'by'), `expected "operator" or "unknown", found ${JSON.stringify(by)}`);
+        if (by === 'unknown') lines.push(`${field(o, wAt, 'resource', str)}: ${field(o, wAt, 'line', str)}`);
+      },
+    );
   });
   return lines;
 }
@@ -168,13 +186,19 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
   }
   const mode = field(d, '', 'mode', str);
   if (mode !== 'plan' && mode !== 'apply') throw new FieldError('mode', `expected "plan" or "apply" (or an "error" document), found ${JSON.stringify(mode)}`);
-  const findings = readFindings(field(d, '', 'findings', (x) => x), 'findings');
+  const findings = readFindings(
+    field(d, '', 'findings', (x) => x),
+    'findings',
+  );
   const stops = findings.filter((f) => f.stops).map((f) => `kubespray's preflight stops: ${f.message}`);
   const claimedStops = field(d, '', 'kubespray_preflight_failures', count);
   if (claimedStops !== stops.length) {
     throw new FieldError('kubespray_preflight_failures', `says ${claimedStops}, but findings has ${stops.length} finding(s) with stops: true`);
   }
-  const planned = readResources(field(d, '', 'resources', (x) => x), 'resources');
+  const planned = readResources(
+    field(d, '', 'resources', (x) => x),
+    'resources',
+  );
   const claimedPending = field(d, '', 'pending_changes', count);
   if (claimedPending !== planned.pending) {
     throw new FieldError('pending_changes', `says ${claimedPending}, but resources lists ${planned.pending} pending change(s)`);
@@ -189,23 +213,46 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     return { ...s, verdict: worst(s, mode) };
   }
   // apply: what is left is what the second observation (`after`) found, not the plan's.
-  const left = readResources(field(d, '', 'after', (x) => x), 'after');
+  const left = readResources(
+    field(d, '', 'after', (x) => x),
+    'after',
+  );
   if (claimedOperator !== left.operator.length) {
     throw new FieldError('operator_required', `says ${claimedOperator}, but after lists ${left.operator.length} operator change(s)`);
   }
-  const applied = each(field(d, '', 'applied', (x) => x), 'applied', (a, at) => each(field(obj(a, at), at, 'changes', (x) => x), join(at, 'changes'), str).length)
-    .reduce((x, y) => x + y, 0);
-  const failures = each(field(d, '', 'failures', (x) => x), 'failures', (f, at) => {
-    const o = obj(f, at);
-    return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
-  });
-  const unknowns = uniq(unknownWithdrawals(field(d, '', 'promises_after', (x) => x), 'promises_after'));
+  const applied = each(
+    field(d, '', 'applied', (x) => x),
+    'applied',
+    (a, at) =>
+      each(
+        field(obj(a, at), at, 'changes', (x) => x),
+        join(at, 'changes'),
+        str,
+      ).length,
+  ).reduce((x, y) => x + y, 0);
+  const failures = each(
+    field(d, '', 'failures', (x) => x),
+    'failures',
+    (f, at) => {
+      const o = obj(f, at);
+      return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
+    },
+  );
+  const unknowns = uniq(
+    unknownWithdrawals(
+      field(d, '', 'promises_after', (x) => x),
+      'promises_after',
+    ),
+  );
   const verified = field(d, '', 'verified', bool);
   const errors = [...stops, ...failures];
   // The CLI's verified is the conjunction of these; a document that says otherwise is not trusted.
   const clean = failures.length === 0 && left.operator.length === 0 && unknowns.length === 0;
   if (verified !== clean) {
-    throw new FieldError('verified', `says ${verified}, but the document lists ${failures.length} failure(s), ${left.operator.length} operator change(s) and ${unknowns.length} unknown(s) after apply`);
+    throw new FieldError(
+      'verified',
+      `says ${verified}, but the document lists ${failures.length} failure(s), ${left.operator.length} operator change(s) and ${unknowns.length} unknown(s) after apply`,
+    );
   }
   const s = { ...base, mode: 'apply' as const, changes: applied, operator: left.operator, unknowns, errors };
   return { ...s, verdict: worst(s, mode) };

@@ -28,7 +28,11 @@ export function operatorText(o: HostSummary['operator'][number]): string {
 
 export function countsLine(hosts: HostSummary[]): string {
   const c = verdictCounts(hosts);
-  return `${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${VERDICTS.filter((v) => c[v] > 0).map((v) => `${c[v]} ${v}`).join(', ') || 'none'}`;
+  return `${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${
+    VERDICTS.filter((v) => c[v] > 0)
+      .map((v) => `${c[v]} ${v}`)
+      .join(', ') || 'none'
+  }`;
 }
 
 /** The table: one row per host, its operator lines (!), unknowns (?) and errors (x) indented under it. */
@@ -36,11 +40,9 @@ export function renderTable(hosts: HostSummary[]): string {
   const head = ['HOST', 'VERDICT', 'CHANGES', 'OPERATOR', 'UNKNOWNS'];
   const rows = orderHosts(hosts).map((h) => ({
     cells: [terminalSafe(h.host), h.verdict, String(h.changes), String(h.operator.length), String(h.unknowns.length)],
-    detail: [
-      ...h.errors.map((e) => `x ${e}`),
-      ...h.operator.map((o) => `! ${operatorText(o)}`),
-      ...h.unknowns.map((u) => `? ${u}`),
-    ].map((l) => `    ${terminalSafe(l)}`),
+    detail: [...h.errors.map((e) => `x ${e}`), ...h.operator.map((o) => `! ${operatorText(o)}`), ...h.unknowns.map((u) => `? ${u}`)].map(
+      (l) => `    ${terminalSafe(l)}`,
+    ),
   }));
   const width = head.map((t, i) => Math.max(t.length, ...rows.map((r) => r.cells[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(width[i]!))).join('  ');
@@ -65,8 +67,16 @@ export const CSV_COLUMNS = ['host', 'verdict', 'mode', 'changes', 'operator_coun
 /** One row per host; a list cell holds its items one per line. CRLF line ends, as RFC 4180 says. */
 export function renderCsv(hosts: HostSummary[]): string {
   const rows = orderHosts(hosts).map((h) => [
-    h.host, h.verdict, h.mode, String(h.changes), String(h.operator.length), String(h.unknowns.length),
-    h.operator.map(operatorText).join('\n'), h.unknowns.join('\n'), h.errors.join('\n'), h.file,
+    h.host,
+    h.verdict,
+    h.mode,
+    String(h.changes),
+    String(h.operator.length),
+    String(h.unknowns.length),
+    h.operator.map(operatorText).join('\n'),
+    h.unknowns.join('\n'),
+    h.errors.join('\n'),
+    h.file,
   ]);
   return [CSV_COLUMNS as readonly string[], ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

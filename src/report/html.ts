@@ -52,9 +52,14 @@ const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').
 function hostRow(h: HostSummary): string {
   const e = escapeHtml;
   const operator = h.operator
-    .map((o) => `<details class="operator"><summary>${e(`${o.resource}: ${o.summary}`)}</summary><div>reason: ${e(o.reason)}${o.withdraws.length > 0 ? `\nwithdraws: ${e(o.withdraws.join(', '))}` : ''}</div></details>`)
+    .map(
+      (o) =>
+        `<details class="operator"><summary>${e(`${o.resource}: ${o.summary}`)}</summary><div>reason: ${e(o.reason)}${o.withdraws.length > 0 ? `\nwithdraws: ${e(o.withdraws.join(', '))}` : ''}</div></details>`,
+    )
     .join('');
-  const unknowns = h.unknowns.map((u) => `<details class="unknown"><summary>${e(u.length > 100 ? `${u.slice(0, 100)}…` : u)}</summary><div>${e(u)}</div></details>`).join('');
+  const unknowns = h.unknowns
+    .map((u) => `<details class="unknown"><summary>${e(u.length > 100 ? `${u.slice(0, 100)}…` : u)}</summary><div>${e(u)}</div></details>`)
+    .join('');
   const errors = h.errors.map((x) => `<div class="err">${e(x)}</div>`).join('');
   return [
     `<tr data-verdict="${h.verdict}">`,
@@ -73,7 +78,9 @@ export function renderHtml(hosts: HostSummary[], title = 'k8s-host-reconcile fle
   const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src 'none'; form-action 'none'; base-uri 'none'`;
   const buttons = [
     `<button type="button" data-filter="all" aria-pressed="true">all <span class="count" data-verdict="all">${hosts.length}</span></button>`,
-    ...VERDICTS.map((v) => `<button type="button" data-filter="${v}" aria-pressed="false">${v} <span class="count" data-verdict="${v}">${counts[v]}</span></button>`),
+    ...VERDICTS.map(
+      (v) => `<button type="button" data-filter="${v}" aria-pressed="false">${v} <span class="count" data-verdict="${v}">${counts[v]}</span></button>`,
+    ),
   ].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">

@@ -53,7 +53,9 @@ export async function runReport(argv: string[], io: ReportIo): Promise<number> {
   }
   const fleet = loadFleet(parsed.positionals);
   if (!fleet.ok) {
-    io.stderr.write(`reconcile report: ${fleet.issues.length} unusable document${fleet.issues.length === 1 ? '' : 's'} or director${fleet.issues.length === 1 ? 'y' : 'ies'}; nothing was written\n`);
+    io.stderr.write(
+      `reconcile report: ${fleet.issues.length} unusable document${fleet.issues.length === 1 ? '' : 's'} or director${fleet.issues.length === 1 ? 'y' : 'ies'}; nothing was written\n`,
+    );
     for (const i of fleet.issues) io.stderr.write(`reconcile report: ${formatReportIssue(i)}\n`);
     return 1;
   }

@@ -29,8 +29,7 @@ export interface ScriptSpec extends BaseSpec {
 }
 
 export type BootScriptOp =
-  | { kind: 'boot-script'; file: string; ranges: LineRange[]; marker: string }
-  | { kind: 'boot-script-operator'; file: string; line: number };
+  { kind: 'boot-script'; file: string; ranges: LineRange[]; marker: string } | { kind: 'boot-script-operator'; file: string; line: number };
 
 /** Files the resource's own changes rewrite: target path -> the bytes after the plan. */
 export type PlannedFiles = ReadonlyMap<string, string>;
@@ -83,7 +82,9 @@ function undone(spec: SysctlLike, key: string, value: string): Array<{ wanted: s
 /** A write undoes a wanted key when it changes it, directly or through a key the kernel couples with it, to another value. */
 function undoes(spec: SysctlLike, key: string, value: string): string | null {
   const first = undone(spec, key, value)[0];
-  return first ? `sets ${key} = ${value}${key === first.wanted ? '' : ` (the kernel couples it with ${first.wanted})`}, undoing ${first.wanted} = ${first.v}` : null;
+  return first
+    ? `sets ${key} = ${value}${key === first.wanted ? '' : ` (the kernel couples it with ${first.wanted})`}, undoing ${first.wanted} = ${first.v}`
+    : null;
 }
 
 /**
@@ -111,7 +112,14 @@ function loadUndoes(spec: SysctlLike, hit: BootScriptHit, planned?: PlannedFiles
 
 /** Whether a /proc/sys path known in part ("*": any text) can be the file of a key. */
 function pathMayBe(pattern: string, key: string): boolean {
-  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*') + '$');
+  const re = new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+        .join('.*') +
+      '$',
+  );
   return re.test(sysctlProcPath(key));
 }
 
@@ -150,7 +158,11 @@ export const modulesConcern: ScriptConcern<ModulesLike> = {
   relevant: (u) => u.what === 'program' || u.what === 'module',
   marker: () => scriptMarker('this line would remove a module Kubernetes needs'),
   withdraws: (spec, h) =>
-    h === null ? spec.modules.map((m) => atBoot(modulePromise(canonicalModuleName(m)))) : h.action.kind === 'module-remove' ? [atBoot(modulePromise(h.action.module))] : [],
+    h === null
+      ? spec.modules.map((m) => atBoot(modulePromise(canonicalModuleName(m))))
+      : h.action.kind === 'module-remove'
+        ? [atBoot(modulePromise(h.action.module))]
+        : [],
 };
 
 /** Optional so an observation made without the scan (a test's hand-made one) still diffs. */
@@ -194,7 +206,7 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
     const before = scripts.contents[file]!;
     const ranges = list.map(({ h }) => ({ first: h.first, last: h.last }));
     const marker = concern.marker(spec);
-    const lines = [...new Set(list.map(({ h }) => h.first === h.last ? `${h.first}` : `${h.first}-${h.last}`))].join(', ');
+    const lines = [...new Set(list.map(({ h }) => (h.first === h.last ? `${h.first}` : `${h.first}-${h.last}`)))].join(', ');
     changes.push({
       id: `boot-script:${file}`,
       action: 'update',
@@ -266,7 +278,9 @@ export function withBootScripts<S extends C, C extends ScriptSpec, O extends obj
     diff: (spec, o, ctx) => {
       const own = p.diff(spec, o, ctx);
       // A script that loads a file this plan rewrites (sysctl -p /etc/sysctl.conf) loads the rewritten bytes.
-      const planned = new Map(own.flatMap((c) => (c.file && c.file.after !== null && c.file.after !== undefined ? [[c.file.path, c.file.after] as const] : [])));
+      const planned = new Map(
+        own.flatMap((c) => (c.file && c.file.after !== null && c.file.after !== undefined ? [[c.file.path, c.file.after] as const] : [])),
+      );
       return [...own, ...(o.bootScripts ? scriptChanges(spec, o.bootScripts, concern, planned) : [])];
     },
     unknowns: (spec, o) => [...(p.unknowns?.(spec, o) ?? []), ...(o.bootScripts ? scriptUnknowns(spec, o.bootScripts, concern) : [])],

@@ -7,9 +7,7 @@ import type { TargetFs } from '../host.js';
 import type { ByteString } from '../bytes.js';
 import { utf8Bytes } from '../bytes.js';
 import type { Change, Provider } from './types.js';
-import {
-  FIRST_BOOT_UNIT, IMAGE_BUNDLE, IMAGE_DESIRED, PACKAGED_PROGRAM, STAMP, UNIT_PATH, WANTS_LINK, firstBootUnit,
-} from './first-boot/unit.js';
+import { FIRST_BOOT_UNIT, IMAGE_BUNDLE, IMAGE_DESIRED, PACKAGED_PROGRAM, STAMP, UNIT_PATH, WANTS_LINK, firstBootUnit } from './first-boot/unit.js';
 import { firstBootSpec, type FirstBootSpec } from './first-boot/spec.js';
 
 export type { FirstBootSpec };
@@ -27,12 +25,7 @@ export interface FirstBootObserved {
   stamp: boolean;
 }
 
-export type FirstBootOp =
-  | { kind: 'file'; mode: number }
-  | { kind: 'bundle' }
-  | { kind: 'link'; text: string }
-  | { kind: 'remove-stamp' }
-  | { kind: 'none' };
+export type FirstBootOp = { kind: 'file'; mode: number } | { kind: 'bundle' } | { kind: 'link'; text: string } | { kind: 'remove-stamp' } | { kind: 'none' };
 
 const NODE_PATHS = ['/usr/bin/node', '/usr/local/bin/node', '/bin/node', '/usr/bin/nodejs'];
 
@@ -95,36 +88,67 @@ export const firstBootProvider: Provider<FirstBootSpec, FirstBootObserved, First
     const verb = spec.mode === 'apply' ? 'reconcile --apply' : 'reconcile --plan (verify: the unit fails when anything is pending)';
     if (!o.packaged && o.node === null) {
       changes.push({
-        id: 'node', action: 'operator', summary: `the first boot needs node in the image (looked for ${NODE_PATHS.join(', ')})`,
-        operator: 'install Debian\'s nodejs (>= 18) or the k8s-host-reconcile .deb into the image, or set first_boot: off', op: { kind: 'none' },
+        id: 'node',
+        action: 'operator',
+        summary: `the first boot needs node in the image (looked for ${NODE_PATHS.join(', ')})`,
+        operator: "install Debian's nodejs (>= 18) or the k8s-host-reconcile .deb into the image, or set first_boot: off",
+        op: { kind: 'none' },
       });
     }
     if (!o.packaged) {
       if (spec.bundle === null) {
         changes.push({
-          id: 'bundle', action: 'operator', summary: `no single-file program to copy to ${IMAGE_BUNDLE}`,
-          operator: 'this run is not the bundle (it runs from the sources); bake with dist/reconcile.mjs (npm run bundle) or /usr/bin/reconcile', op: { kind: 'none' },
+          id: 'bundle',
+          action: 'operator',
+          summary: `no single-file program to copy to ${IMAGE_BUNDLE}`,
+          operator: 'this run is not the bundle (it runs from the sources); bake with dist/reconcile.mjs (npm run bundle) or /usr/bin/reconcile',
+          op: { kind: 'none' },
         });
       } else if (o.bundle !== spec.bundle.bytes) {
         changes.push({
-          id: 'bundle', action: o.bundle === null ? 'create' : 'update',
+          id: 'bundle',
+          action: o.bundle === null ? 'create' : 'update',
           summary: `${o.bundle === null ? 'copy' : 'replace the older copy with'} this program (${spec.bundle.path}, ${spec.bundle.bytes.length} bytes) to ${IMAGE_BUNDLE}`,
           op: { kind: 'bundle' },
         });
       }
     }
     if (o.desired !== spec.desired.bytes) {
-      changes.push(fileChange('desired', IMAGE_DESIRED, o.desired, spec.desired.bytes, `copy the desired state (${spec.desired.source}) to ${IMAGE_DESIRED} for the first boot`));
+      changes.push(
+        fileChange(
+          'desired',
+          IMAGE_DESIRED,
+          o.desired,
+          spec.desired.bytes,
+          `copy the desired state (${spec.desired.source}) to ${IMAGE_DESIRED} for the first boot`,
+        ),
+      );
     }
     const unit = utf8Bytes(firstBootUnit({ exec: execOf(o), after: spec.candidates, timeoutSec: unitTimeoutSec(spec) }));
-    if (o.unit !== unit) changes.push(fileChange('unit', UNIT_PATH, o.unit, unit, `${o.unit === null ? 'install' : 'update'} ${FIRST_BOOT_UNIT}, which runs ${verb} once at first boot`));
+    if (o.unit !== unit)
+      changes.push(
+        fileChange('unit', UNIT_PATH, o.unit, unit, `${o.unit === null ? 'install' : 'update'} ${FIRST_BOOT_UNIT}, which runs ${verb} once at first boot`),
+      );
     if (o.wants !== UNIT_PATH) {
-      changes.push({ id: 'enable', action: 'create', summary: `enable ${FIRST_BOOT_UNIT} for the first boot (link ${WANTS_LINK} -> ${UNIT_PATH})`, op: { kind: 'link', text: UNIT_PATH } });
+      changes.push({
+        id: 'enable',
+        action: 'create',
+        summary: `enable ${FIRST_BOOT_UNIT} for the first boot (link ${WANTS_LINK} -> ${UNIT_PATH})`,
+        op: { kind: 'link', text: UNIT_PATH },
+      });
     }
     if (o.stamp) {
-      changes.push({ id: 'stamp', action: 'delete', summary: `remove ${STAMP}, left by an earlier first boot of this tree, so this image's first boot runs`, op: { kind: 'remove-stamp' } });
+      changes.push({
+        id: 'stamp',
+        action: 'delete',
+        summary: `remove ${STAMP}, left by an earlier first boot of this tree, so this image's first boot runs`,
+        op: { kind: 'remove-stamp' },
+      });
     }
-    const waits = spec.candidates.length > 0 ? `waits (up to ${spec.portTimeoutSec} s each) until ${spec.candidates.join(', ')} listen${spec.candidates.length === 1 ? 's' : ''} on a wanted port or stop${spec.candidates.length === 1 ? 's' : ''}, then ` : '';
+    const waits =
+      spec.candidates.length > 0
+        ? `waits (up to ${spec.portTimeoutSec} s each) until ${spec.candidates.join(', ')} listen${spec.candidates.length === 1 ? 's' : ''} on a wanted port or stop${spec.candidates.length === 1 ? 's' : ''}, then `
+        : '';
     changes.push({
       id: 'first-boot',
       action: 'deferred',

@@ -190,10 +190,16 @@ function grammar(raw: Record<string, unknown>): SpecIssue[] {
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
   after: [],
-  promised: (spec) => spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),
+  promised: (spec) =>
+    spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
-  warnings: (_spec, o) => (o.skipped ?? []).map((k) => k.notRegular ? notRegularWarning(k.path, k.notRegular, k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load') : `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`),
+  warnings: (_spec, o) =>
+    (o.skipped ?? []).map((k) =>
+      k.notRegular
+        ? notRegularWarning(k.path, k.notRegular, k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load')
+        : `${k.path} is skipped, as ${k.path.includes('modprobe.d') ? 'modprobe' : 'systemd-modules-load'} skips it: ${k.why}`,
+    ),
   apply: (host, _spec, changes, ctx) => applyModules(host, changes, ctx.door),
   grammar,
   claims: (spec) => [{ kind: 'file', subject: spec.file, at: ['file'] }],

@@ -54,7 +54,10 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
   },
 
   // What starts a unit at boot could not be told from the image's unit files: say so, with why.
-  warnings: (_spec, o) => (o.mode === 'offline' && o.graphUnknown !== null && (o.sockets.length + o.disableUnits.length + o.candidates.length > 0) ? [`PortFree: what would start the units above again at boot is unknown (${o.graphUnknown}); only their own links and vendor links were judged`] : []),
+  warnings: (_spec, o) =>
+    o.mode === 'offline' && o.graphUnknown !== null && o.sockets.length + o.disableUnits.length + o.candidates.length > 0
+      ? [`PortFree: what would start the units above again at boot is unknown (${o.graphUnknown}); only their own links and vendor links were judged`]
+      : [],
 
   unknowns: (_spec, o) => (o.mode === 'live' ? transientUnknowns(o) : []),
 

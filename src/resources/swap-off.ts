@@ -63,10 +63,21 @@ async function identity(host: TargetFs, p: string): Promise<string> {
   }
 }
 
-const TAG_DIRS: Record<string, string> = { uuid: '/dev/disk/by-uuid', label: '/dev/disk/by-label', partuuid: '/dev/disk/by-partuuid', partlabel: '/dev/disk/by-partlabel' };
+const TAG_DIRS: Record<string, string> = {
+  uuid: '/dev/disk/by-uuid',
+  label: '/dev/disk/by-label',
+  partuuid: '/dev/disk/by-partuuid',
+  partlabel: '/dev/disk/by-partlabel',
+};
 
 /** Live: what read here turns each active swap on at boot (boot scripts aside). */
-async function traceActive(host: TargetFs, active: ActiveSwap[], swap: FstabEntry[], units: SwapUnit[], zram: Awaited<ReturnType<typeof readZramDevices>>): Promise<SwapOrigin[]> {
+async function traceActive(
+  host: TargetFs,
+  active: ActiveSwap[],
+  swap: FstabEntry[],
+  units: SwapUnit[],
+  zram: Awaited<ReturnType<typeof readZramDevices>>,
+): Promise<SwapOrigin[]> {
   const sources: Array<{ by: string; ids: Set<string> | 'zram' | 'file' }> = [];
   for (const e of swap) {
     const p = e.device.kind === 'path' ? e.device.value : TAG_DIRS[e.device.kind] ? `${TAG_DIRS[e.device.kind]}/${e.device.value}` : null;
@@ -125,7 +136,8 @@ async function withManager(host: TargetFs & Partial<Commands>, origins: SwapOrig
     }
     const m = await managerSwapUnit(host as Commands, o.filename);
     if (m === null) out.push(o);
-    else if (stoppedByMask(m, swapTargetMasked)) out.push({ ...o, by: [`${m.unit} (${m.fragment}${m.source ? `, made from ${m.source}` : ''}), pulled in only by swap.target`] });
+    else if (stoppedByMask(m, swapTargetMasked))
+      out.push({ ...o, by: [`${m.unit} (${m.fragment}${m.source ? `, made from ${m.source}` : ''}), pulled in only by swap.target`] });
     else out.push({ ...o, manager: m });
   }
   return out;
@@ -174,7 +186,9 @@ export async function observeSwap(host: TargetFs & Partial<Commands>, spec?: Pic
     units,
     unitsSearched: scan.searched,
     graphUnknown: scan.unknown,
-    ...(active !== null ? { origins: await withManager(host, await traceActive(host, active, swap, units, zram), swapTargetMasked || spec?.mask_swap_target === true) } : {}),
+    ...(active !== null
+      ? { origins: await withManager(host, await traceActive(host, active, swap, units, zram), swapTargetMasked || spec?.mask_swap_target === true) }
+      : {}),
     zram,
     swapTargetMasked,
     swapFiles,
@@ -194,7 +208,8 @@ function scriptTurnsOn(scripts: BootScripts | undefined, filename: string): stri
 /** What the running manager said of the unit it made for an untraced swap, as the start of a sentence. */
 function managerSays(m: ManagerSwapUnit | undefined): string {
   if (m === undefined) return '';
-  if (m.fragment === null) return `the running systemd knows ${m.unit} only from /proc/swaps (no unit file: a swapon outside any unit, by hand or by a program); `;
+  if (m.fragment === null)
+    return `the running systemd knows ${m.unit} only from /proc/swaps (no unit file: a swapon outside any unit, by hand or by a program); `;
   return `the running systemd has ${m.unit} from ${m.fragment}${m.source ? ` (made from ${m.source})` : ''}${m.pulledBy.length ? `, pulled in by ${m.pulledBy.join(', ')}` : ''}; `;
 }
 

@@ -35,7 +35,18 @@ async function observe(host: TargetHost, spec: SysctlFileSpec): Promise<SysctlFi
     runtime = {};
     for (const k of keys) runtime[k] = await readLiveSysctl(host, k);
   }
-  const observed: SysctlFileObserved = { live: host.live, etcReal: await host.realTarget('/etc'), owned: { path: spec.file, content, link }, tree, dirs, issues, skipped, verdicts: verdicts(tree, keys), runtime, rehearsal: null };
+  const observed: SysctlFileObserved = {
+    live: host.live,
+    etcReal: await host.realTarget('/etc'),
+    owned: { path: spec.file, content, link },
+    tree,
+    dirs,
+    issues,
+    skipped,
+    verdicts: verdicts(tree, keys),
+    runtime,
+    rehearsal: null,
+  };
   observed.rehearsal = await rehearse(host, spec, observed);
   return observed;
 }
@@ -46,7 +57,13 @@ async function apply(host: Host, spec: SysctlFileSpec, changes: Change<SysctlOp>
   for (const c of changes) {
     const op = c.op;
     if (op.kind !== 'owned') continue;
-    await door.writeFile({ path: op.path, expect: op.replaceLink ? undefined : (c.file?.before ?? null), content: op.content, mode: 0o644, replaceLink: op.replaceLink });
+    await door.writeFile({
+      path: op.path,
+      expect: op.replaceLink ? undefined : (c.file?.before ?? null),
+      content: op.content,
+      mode: 0o644,
+      replaceLink: op.replaceLink,
+    });
   }
   // 2. Conflicts. Each file must still be what the plan saw, or its line numbers mean nothing.
   for (const c of changes) {
@@ -108,7 +125,11 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   // The rehearsal, run again over the written files, must show every key right under both programs.
   unconverged: (spec, observed) => rehearsalFailures(spec, observed.rehearsal),
   warnings: (_spec, o) => [
-    ...o.skipped.map((k) => k.notRegular ? notRegularWarning(k.path, k.notRegular, 'systemd-sysctl') : `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`),
+    ...o.skipped.map((k) =>
+      k.notRegular
+        ? notRegularWarning(k.path, k.notRegular, 'systemd-sysctl')
+        : `${k.path} is skipped, as systemd-sysctl and sysctl --system skip it: ${k.why}`,
+    ),
     ...o.issues.map((i) => `${i.file}:${i.line}: ${i.message}; both programs ignore this line`),
   ],
   // Only a write into the running kernel needs the key's module loaded now (a net.bridge key has no

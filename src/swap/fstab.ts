@@ -65,9 +65,7 @@ export function unmangle(field: string): string {
 }
 
 function unquote(v: string): string {
-  return v.length >= 2 && ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'")))
-    ? v.slice(1, -1)
-    : v;
+  return v.length >= 2 && ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) ? v.slice(1, -1) : v;
 }
 
 /** The tags libmount resolves through libblkid (mnt_valid_tagname), case as written. */
@@ -126,7 +124,11 @@ export function parseFstab(text: string): Fstab {
     const freqN = freqText === undefined ? { value: 0, outOfRange: false } : s32(freqText);
     const passnoN = passnoText === undefined ? { value: 0, outOfRange: false } : s32(passnoText);
     if (freqN === null || passnoN === null) {
-      malformed.push({ line, raw, reason: `${freqN === null ? `freq ${JSON.stringify(freqText)}` : `passno ${JSON.stringify(passnoText)}`} is not a decimal integer` });
+      malformed.push({
+        line,
+        raw,
+        reason: `${freqN === null ? `freq ${JSON.stringify(freqText)}` : `passno ${JSON.stringify(passnoText)}`} is not a decimal integer`,
+      });
       return;
     }
     // libmount fails a field's ERANGE only when more text follows it

@@ -83,7 +83,10 @@ function without(graph: UnitGraph, links: ReadonlySet<string>, maskSwapTarget: b
 export async function scanSwapUnits(host: TargetFs, opts: { swapTargetMasked: boolean }): Promise<SwapUnitScan> {
   const graph = await systemUnitGraph(host, SWAP_SERVICES);
   const candidates = [...graph.units.values()]
-    .filter((u) => (u.name.endsWith('.swap') || (SWAP_SERVICES as readonly string[]).includes(u.name)) && !u.masked && u.fragment !== null && !isGeneratedEntry(u.entry))
+    .filter(
+      (u) =>
+        (u.name.endsWith('.swap') || (SWAP_SERVICES as readonly string[]).includes(u.name)) && !u.masked && u.fragment !== null && !isGeneratedEntry(u.entry),
+    )
     .map((u) => u.name);
   const reached = bootPaths(graph, candidates);
   const out: SwapUnit[] = [];

@@ -53,7 +53,12 @@ export async function readZramDevices(host: TargetFs): Promise<ZramDevice[]> {
     break;
   }
   // Drop-ins from all directories, same-name /etc first, then sorted by name.
-  const dropins = (await listConfDirs(host, MAIN_FILES.map((f) => `${f}.d`))).filter((e) => e.name.endsWith('.conf'));
+  const dropins = (
+    await listConfDirs(
+      host,
+      MAIN_FILES.map((f) => `${f}.d`),
+    )
+  ).filter((e) => e.name.endsWith('.conf'));
   for (const { path: p } of firstDirWins(dropins, (e) => e.name)) {
     if ((await host.readLink(p)) !== '/dev/null') files.push(p);
   }

@@ -42,7 +42,9 @@ function explain(ownedPath: string, key: string, hits: Array<{ model: SysctlMode
   const models = SYSCTL_MODELS.filter((m) => hits.some((h) => h.model === m));
   const first = hits[0]!.applied;
   const through = hits.find((h) => h.through)?.through;
-  const reasons = [...new Set(hits.map((h) => (h.applied.tail ? 'is applied last by sysctl --system' : through ? 'is written later' : `sorts after ${ownedPath}`)))];
+  const reasons = [
+    ...new Set(hits.map((h) => (h.applied.tail ? 'is applied last by sysctl --system' : through ? 'is written later' : `sorts after ${ownedPath}`))),
+  ];
   if (through) {
     return `${modelPhrase(models)} ${key} would be ${first.assignment.value === null ? "the kernel's value" : couplingValue(key, through, first.assignment.value)}: ${where(first)} sets ${through}, which the kernel couples with ${key}, and ${reasons.join(' and ')}`;
   }

@@ -39,7 +39,7 @@ export const SYSCTL_COUPLINGS: readonly SysctlCoupling[] = [
     kernelDefault: '0',
     kernel:
       'net/ipv4/devinet.c: ip_forward and conf/all/forwarding are the same devconf field; when the value changes, ' +
-      'devinet_sysctl_forward() calls inet_forward_change(), which sets conf/default/forwarding and every device\'s ' +
+      "devinet_sysctl_forward() calls inet_forward_change(), which sets conf/default/forwarding and every device's " +
       'conf/<dev>/forwarding to it and conf/all/accept_redirects to its negation',
   },
   {
@@ -51,7 +51,7 @@ export const SYSCTL_COUPLINGS: readonly SysctlCoupling[] = [
     kernelDefault: '0',
     kernel:
       'net/ipv6/addrconf.c: when conf/all/forwarding changes, addrconf_fixup_forwarding() sets conf/default/forwarding ' +
-      'and calls addrconf_forward_change() for every device\'s conf/<dev>/forwarding',
+      "and calls addrconf_forward_change() for every device's conf/<dev>/forwarding",
   },
 ];
 

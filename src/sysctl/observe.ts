@@ -31,7 +31,17 @@ async function readEntry(host: TargetFs, listed: string, isDir: boolean): Promis
     return { path: listed, masked: true, realPath: '/dev/null', content: '', assignments: [], issues: [] };
   }
   const r = await readConfEntry(host, listed, isDir);
-  if ('skipped' in r) return { path: listed, masked: false, realPath: listed, content: '', assignments: [], issues: [], skipped: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) };
+  if ('skipped' in r)
+    return {
+      path: listed,
+      masked: false,
+      realPath: listed,
+      content: '',
+      assignments: [],
+      issues: [],
+      skipped: r.skipped,
+      ...(r.notRegular ? { notRegular: r.notRegular } : {}),
+    };
   // Parsed once: the assignments for the engine, the issues for the plan.
   const parsed = parseSysctlText(r.content, listed);
   return { path: listed, masked: false, realPath: r.real, content: r.content, assignments: parsed.assignments, issues: parsed.issues };

@@ -40,13 +40,7 @@ export type SysctlModel = 'boot' | 'system';
 export const SYSCTL_MODELS: readonly SysctlModel[] = ['boot', 'system'];
 
 /** Highest precedence first. */
-export const SYSCTL_DIRS = [
-  '/etc/sysctl.d',
-  '/run/sysctl.d',
-  '/usr/local/lib/sysctl.d',
-  '/usr/lib/sysctl.d',
-  '/lib/sysctl.d',
-] as const;
+export const SYSCTL_DIRS = ['/etc/sysctl.d', '/run/sysctl.d', '/usr/local/lib/sysctl.d', '/usr/lib/sysctl.d', '/lib/sysctl.d'] as const;
 
 export const SYSCTL_CONF = '/etc/sysctl.conf';
 
@@ -369,7 +363,13 @@ function listWrites(seq: readonly AppliedAssignment[], universe: string[]): Kern
  */
 export function loadWrites(files: Array<{ path: string; content: string }>, universe: string[]): KernelWrite[] {
   const seq = files.flatMap((f) => {
-    const source: SysctlConfFile = { path: f.path, masked: false, realPath: f.path, content: f.content, assignments: parseSysctlText(f.content, f.path).assignments };
+    const source: SysctlConfFile = {
+      path: f.path,
+      masked: false,
+      realPath: f.path,
+      content: f.content,
+      assignments: parseSysctlText(f.content, f.path).assignments,
+    };
     return source.assignments.map((assignment) => ({ assignment, source, tail: false }));
   });
   return listWrites(seq, universe);
@@ -543,8 +543,7 @@ export function beatingAssignments(
   const final = verdictWithout(tree, key, model, gone);
   if (final.value !== null && sameSysctlValue(final.value, wanted)) return [];
   // A later "-key" cancels an explicit value only under systemd.
-  const relevant = (ap: AppliedAssignment) =>
-    !ap.assignment.isGlob && ap.assignment.key === key && (model === 'boot' || !ap.assignment.excludeOnly);
+  const relevant = (ap: AppliedAssignment) => !ap.assignment.isGlob && ap.assignment.key === key && (model === 'boot' || !ap.assignment.excludeOnly);
   let lastGood = ours;
   for (const i of named) {
     const ap = seq[i]!;
@@ -567,7 +566,8 @@ export function beatingAssignments(
   });
   steps.forEach((s, i) => {
     if (i > good && s.touched && s.write.key !== key && !(s.value !== null && sameSysctlValue(s.value, wanted))) {
-      if (!out.some((o) => o.applied.assignment === s.write.applied.assignment)) out.push({ key, wanted, applied: s.write.applied, model, through: s.write.key });
+      if (!out.some((o) => o.applied.assignment === s.write.applied.assignment))
+        out.push({ key, wanted, applied: s.write.applied, model, through: s.write.key });
     }
   });
   return out;

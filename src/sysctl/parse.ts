@@ -71,11 +71,7 @@ export function sysctlLines(text: string): string[] {
 }
 
 /** Classifies one line; null for blank lines and comments. */
-export function parseSysctlLine(
-  raw: string,
-  file: string,
-  line: number,
-): { assignment: SysctlAssignment } | { issue: SysctlParseIssue } | null {
+export function parseSysctlLine(raw: string, file: string, line: number): { assignment: SysctlAssignment } | { issue: SysctlParseIssue } | null {
   const p = strip(raw);
   if (p === '' || p[0] === '#' || p[0] === ';') return null;
   const eq = p.indexOf('=');

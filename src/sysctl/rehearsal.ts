@@ -78,14 +78,17 @@ export async function systemdSysctlProgram(host: TargetFs): Promise<{ path: stri
 /** Whether the rehearsal can run on this host, and with which programs; otherwise one line saying why not. */
 export async function rehearsalAvailability(host: TargetHost): Promise<RehearsalAvailability> {
   if (!host.live || host.root !== '/') {
-    return { ok: false, reason: `offline (--root ${host.root}): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands` };
+    return {
+      ok: false,
+      reason: `offline (--root ${host.root}): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands`,
+    };
   }
-  if (!host.isRoot()) return { ok: false, reason: 'not root: creating the private mount and network namespace needs root; the engine\'s prediction stands' };
+  if (!host.isRoot()) return { ok: false, reason: "not root: creating the private mount and network namespace needs root; the engine's prediction stands" };
   const unshare = await which(host, 'unshare');
   const nsenter = await which(host, 'nsenter');
   if (!unshare || !nsenter) return { ok: false, reason: `no ${unshare ? 'nsenter' : 'unshare'} (util-linux) on PATH; the engine's prediction stands` };
   const sysctl = await which(host, 'sysctl');
-  if (!sysctl) return { ok: false, reason: 'no sysctl (procps) on PATH to rehearse `sysctl --system`; the engine\'s prediction stands' };
+  if (!sysctl) return { ok: false, reason: "no sysctl (procps) on PATH to rehearse `sysctl --system`; the engine's prediction stands" };
   const sd = await systemdSysctlProgram(host);
   if ('reason' in sd) return { ok: false, reason: `systemd-sysctl cannot be found: ${sd.reason}; the engine's prediction stands` };
   return { ok: true, env: { unshare, nsenter, sysctl, systemdSysctl: sd.path, node: process.execPath } };
@@ -183,12 +186,18 @@ export function layout(
   // /etc/sysctl.conf is covered whenever this host has one, so its own lines never leak into a tree that has none.
   const sysctlConf = trials.find((t) => t.tree.sysctlConf)?.tree.sysctlConf ?? null;
   const confPath = sysctlConf?.realPath ?? dirs.sysctlConf;
-  if (sysctlConf && dirs.sysctlConf && sysctlConf.realPath !== dirs.sysctlConf) return { reason: `${sysctlConf.realPath} is not where this host's /etc/sysctl.conf lives (${dirs.sysctlConf})` };
+  if (sysctlConf && dirs.sysctlConf && sysctlConf.realPath !== dirs.sysctlConf)
+    return { reason: `${sysctlConf.realPath} is not where this host's /etc/sysctl.conf lives (${dirs.sysctlConf})` };
   if (sysctlConf && !dirs.sysctlConf) return { reason: `${sysctlConf.realPath} does not exist on this host and cannot be laid out` };
   if (confPath) sources.push({ path: confPath, kind: 'file' });
   const laid = (p: string, t: RehearsalTrial) =>
     (sysctlConf && p === sysctlConf.realPath) ||
-    t.tree.files.some((f) => !f.masked && f.path === f.realPath && (dirs.real.get(path.posix.dirname(f.path)) ?? path.posix.dirname(f.path)) + '/' + path.posix.basename(f.path) === p);
+    t.tree.files.some(
+      (f) =>
+        !f.masked &&
+        f.path === f.realPath &&
+        (dirs.real.get(path.posix.dirname(f.path)) ?? path.posix.dirname(f.path)) + '/' + path.posix.basename(f.path) === p,
+    );
   const trialInputs: TrialInput[] = trials.map((t) => {
     const removed = t.removed ?? new Set<string>();
     const perSource = sources.map((s) => {
@@ -259,7 +268,11 @@ export async function runRehearsal(
     timeoutMs: 30_000,
   });
   if (r.exitCode !== 0) return { reason: `the rehearsal failed (${env.unshare} exited ${r.exitCode}): ${r.stderr.trim().split('\n').pop() ?? ''}` };
-  const out = JSON.parse(r.stdout) as { net: string; mnt: string; trials: Array<{ boot: Record<string, string | null>; system: Record<string, string | null>; warnings: Record<SysctlModel, string> }> };
+  const out = JSON.parse(r.stdout) as {
+    net: string;
+    mnt: string;
+    trials: Array<{ boot: Record<string, string | null>; system: Record<string, string | null>; warnings: Record<SysctlModel, string> }>;
+  };
   if (out.net === input.outer.net || out.mnt === input.outer.mnt) return { reason: 'the rehearsal did not run in namespaces of its own' };
   return { results: out.trials.map((t) => ({ boot: t.boot, system: t.system, warnings: t.warnings })), ms: Math.round(performance.now() - t0) };
 }
@@ -269,4 +282,3 @@ export function startValue(wanted: string): string | null {
   if (!/^-?\d+$/.test(wanted.trim())) return null;
   return Number(wanted) === 0 ? '1' : '0';
 }
-

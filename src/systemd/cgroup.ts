@@ -86,7 +86,10 @@ function parseLines(text: string): CgroupLine[] {
 export function placementOfPath(cgPath: string, hierarchy: CgroupPlacement['hierarchy']): CgroupPlacement {
   // cg_unescape: systemd writes a unit or slice whose name could clash with a kernel file (io.service,
   // cpu.slice, a name starting with '_' or '.') as "_NAME"; a reader drops one leading '_'.
-  const parts = cgPath.split('/').filter(Boolean).map((p) => (p.startsWith('_') ? p.slice(1) : p));
+  const parts = cgPath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => (p.startsWith('_') ? p.slice(1) : p));
   const base: CgroupPlacement = { path: cgPath, hierarchy, unit: null, unitKind: null, slice: null, userUnit: null, container: null };
 
   const first = parts[0];

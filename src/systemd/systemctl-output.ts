@@ -12,7 +12,10 @@ export function parseListSockets(text: string): { listen: string; port: number |
       listen: f[0]!,
       port: listenStreamPort(f[0]!),
       unit: f[1]!,
-      activates: f.slice(2).flatMap((a) => a.split(',')).filter((a) => a.endsWith('.service')),
+      activates: f
+        .slice(2)
+        .flatMap((a) => a.split(','))
+        .filter((a) => a.endsWith('.service')),
     });
   }
   return out;
@@ -21,15 +24,36 @@ export function parseListSockets(text: string): { listen: string; port: number |
 // systemd's time-util.c extract_multiplier table, in its order: the first
 // suffix the text starts with wins ("months" before "ms" before "m").
 const TIMESPAN_UNITS_MS: ReadonlyArray<readonly [string, number]> = [
-  ['seconds', 1000], ['second', 1000], ['sec', 1000], ['s', 1000],
-  ['minutes', 60_000], ['minute', 60_000], ['min', 60_000],
-  ['months', 2_629_800_000], ['month', 2_629_800_000], ['M', 2_629_800_000],
-  ['msec', 1], ['ms', 1], ['m', 60_000],
-  ['hours', 3_600_000], ['hour', 3_600_000], ['hr', 3_600_000], ['h', 3_600_000],
-  ['days', 86_400_000], ['day', 86_400_000], ['d', 86_400_000],
-  ['weeks', 604_800_000], ['week', 604_800_000], ['w', 604_800_000],
-  ['years', 31_557_600_000], ['year', 31_557_600_000], ['y', 31_557_600_000],
-  ['usec', 0.001], ['us', 0.001], ['\u03bcs', 0.001], ['\u00b5s', 0.001],
+  ['seconds', 1000],
+  ['second', 1000],
+  ['sec', 1000],
+  ['s', 1000],
+  ['minutes', 60_000],
+  ['minute', 60_000],
+  ['min', 60_000],
+  ['months', 2_629_800_000],
+  ['month', 2_629_800_000],
+  ['M', 2_629_800_000],
+  ['msec', 1],
+  ['ms', 1],
+  ['m', 60_000],
+  ['hours', 3_600_000],
+  ['hour', 3_600_000],
+  ['hr', 3_600_000],
+  ['h', 3_600_000],
+  ['days', 86_400_000],
+  ['day', 86_400_000],
+  ['d', 86_400_000],
+  ['weeks', 604_800_000],
+  ['week', 604_800_000],
+  ['w', 604_800_000],
+  ['years', 31_557_600_000],
+  ['year', 31_557_600_000],
+  ['y', 31_557_600_000],
+  ['usec', 0.001],
+  ['us', 0.001],
+  ['\u03bcs', 0.001],
+  ['\u00b5s', 0.001],
 ];
 
 const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';

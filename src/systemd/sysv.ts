@@ -25,7 +25,10 @@ export const RC_DIRS = ['0', '1', '2', '3', '4', '5', '6', 'S'].map((l) => `/etc
  */
 export function sysvScriptOf(fragment: string, text: string): string | null {
   if (path.posix.dirname(fragment) !== SYSV_GENERATOR_DIR || text.split('\n', 1)[0] !== GENERATED_MARK) return null;
-  const source = parseUnitText(text, fragment).filter((d) => d.section === 'Unit' && d.key === 'SourcePath').pop()?.value ?? null;
+  const source =
+    parseUnitText(text, fragment)
+      .filter((d) => d.section === 'Unit' && d.key === 'SourcePath')
+      .pop()?.value ?? null;
   return source !== null && path.posix.dirname(source) === INIT_D ? source : null;
 }
 

@@ -117,16 +117,12 @@ export async function disableMarks(host: TargetFs, names: Iterable<string>, opts
 /** The links `systemctl disable` removes for `marks`. Pure. */
 export function linksRemovedBy(links: ConfigLink[], marks: ReadonlySet<string>): string[] {
   const removed = new Set<string>();
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const l of links) {
       if (removed.has(l.path)) continue;
       const tpl = templateOf(l.name);
-      const hit =
-        marks.has(l.name) ||
-        (tpl !== null && marks.has(tpl)) ||
-        marks.has(path.posix.basename(l.final)) ||
-        removed.has(l.next); // a link to a link that goes
+      const hit = marks.has(l.name) || (tpl !== null && marks.has(tpl)) || marks.has(path.posix.basename(l.final)) || removed.has(l.next); // a link to a link that goes
       if (hit) {
         removed.add(l.path);
         changed = true;

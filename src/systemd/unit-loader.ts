@@ -367,7 +367,14 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
  * of a loaded unit mentions, into `units`/`edges`/`problems`. Names in `seen`
  * are not loaded again.
  */
-async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: Map<string, LoadedUnit>, edges: UnitEdge[], problems: LoaderProblem[]): Promise<void> {
+async function loadQueue(
+  tree: Tree,
+  queue: string[],
+  seen: Set<string>,
+  units: Map<string, LoadedUnit>,
+  edges: UnitEdge[],
+  problems: LoaderProblem[],
+): Promise<void> {
   const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops } = tree;
   const loadOne = async (canonical: string): Promise<void> => {
     const { template, instance } = splitInstance(canonical);
@@ -384,7 +391,18 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
     }
     const names = [...(namesOf.get(canonical) ?? new Set([canonical]))].sort(byteOrder);
     if (!names.includes(canonical)) names.unshift(canonical);
-    const unit: LoadedUnit = { name: canonical, names, entry: entry?.path ?? null, fragment: masked ? null : fragment, masked, template, instance, dropIns: [], directives: [], install: emptyInstall() };
+    const unit: LoadedUnit = {
+      name: canonical,
+      names,
+      entry: entry?.path ?? null,
+      fragment: masked ? null : fragment,
+      masked,
+      template,
+      instance,
+      dropIns: [],
+      directives: [],
+      install: emptyInstall(),
+    };
     units.set(canonical, unit);
     if (masked || fragment === null) return;
     let text: string | null;
@@ -459,10 +477,15 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
       if (!rel) continue;
       const x = expandSpecifiers(d.value, canonical);
       if ('unknown' in x) {
-        problems.push({ file: d.file, line: d.line, message: `${d.key}=${d.value}: specifier ${x.unknown} is not expanded here, so the units it names are unknown` });
+        problems.push({
+          file: d.file,
+          line: d.line,
+          message: `${d.key}=${d.value}: specifier ${x.unknown} is not expanded here, so the units it names are unknown`,
+        });
         continue;
       }
-      for (const w of words(x.value)) if (unitKind(w) !== null) edges.push({ from: canonical, to: w, relation: rel, how: 'directive', file: d.file, line: d.line, key: d.key });
+      for (const w of words(x.value))
+        if (unitKind(w) !== null) edges.push({ from: canonical, to: w, relation: rel, how: 'directive', file: d.file, line: d.line, key: d.key });
     }
     // Triggers.
     const trig = TRIGGER_KEYS[suffix];
@@ -479,19 +502,29 @@ async function loadQueue(tree: Tree, queue: string[], seen: Set<string>, units: 
       const chosen = suffix === 'socket' ? candidates[candidates.length - 1] : candidates[0];
       if (chosen) {
         const x = expandSpecifiers(chosen.value, canonical);
-        if ('unknown' in x) problems.push({ file: chosen.file, line: chosen.line, message: `${chosen.key}=${chosen.value}: specifier ${x.unknown} is not expanded here` });
+        if ('unknown' in x)
+          problems.push({ file: chosen.file, line: chosen.line, message: `${chosen.key}=${chosen.value}: specifier ${x.unknown} is not expanded here` });
         else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: chosen.file, line: chosen.line, key: chosen.key });
       } else {
         // The last Accept= systemd can parse as a boolean; one it cannot (an empty one too) is ignored.
         const accept = suffix === 'socket' && effectiveBoolean(unit.directives, 'Socket', 'Accept') === true;
         const stem = canonical.slice(0, canonical.lastIndexOf('.'));
-        edges.push({ from: canonical, to: accept ? `${stem}@.service` : `${stem}.service`, relation: 'Triggers', how: 'default', file: fragment, line: null, key: trig.key });
+        edges.push({
+          from: canonical,
+          to: accept ? `${stem}@.service` : `${stem}.service`,
+          relation: 'Triggers',
+          how: 'default',
+          file: fragment,
+          line: null,
+          key: trig.key,
+        });
       }
     }
     // Link directories of every name (and of the template, for an instance).
     const owners = new Set([...names, ...(template ? [template] : [])]);
     for (const l of depLinks) {
-      if (!l.masked && owners.has(l.owner)) edges.push({ from: canonical, to: l.name, relation: l.relation, how: 'link', file: l.path, line: null, key: `${l.owner}.${l.relation.toLowerCase()}` });
+      if (!l.masked && owners.has(l.owner))
+        edges.push({ from: canonical, to: l.name, relation: l.relation, how: 'link', file: l.path, line: null, key: `${l.owner}.${l.relation.toLowerCase()}` });
     }
   };
 

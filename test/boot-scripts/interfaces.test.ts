@@ -84,7 +84,11 @@ function bootCommands(): string[] {
 
 /** ip_forward after one command under dash, from 1, in a private network namespace. */
 function oracle(cmd: string): string {
-  const r = spawnSync('unshare', ['-n', 'sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward; dash -c "$1" >/dev/null 2>&1; cat /proc/sys/net/ipv4/ip_forward', 'oracle', cmd], { encoding: 'utf8' });
+  const r = spawnSync(
+    'unshare',
+    ['-n', 'sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward; dash -c "$1" >/dev/null 2>&1; cat /proc/sys/net/ipv4/ip_forward', 'oracle', cmd],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -106,7 +110,8 @@ beforeAll(() => {
   const tree: Tree = { 'etc/fstab': '', 'usr/sbin/ifup': '' };
   Object.assign(tree, FILES);
   buildTree(root, tree);
-  const state = (neutralise: boolean) => `reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    neutralise_scripts: ${neutralise}\n    settings:\n      net.ipv4.ip_forward: 1\n`;
+  const state = (neutralise: boolean) =>
+    `reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    neutralise_scripts: ${neutralise}\n    settings:\n      net.ipv4.ip_forward: 1\n`;
   desired = path.join(fixture, 'desired.yaml');
   writeFileSync(desired, state(true));
   // Without neutralise_scripts each script line is an operator line of its own: file:line in its id.
@@ -126,7 +131,11 @@ describe('interfaces(5): the plan names exactly the up lines ifupdown runs at bo
     const undoing = cmds.filter((c) => oracle(c) === '0').map((c) => tagOf(c)!);
     // The oracle reaches what the fixture means to test (sources, implicit lo, continuation, inherits, hotplug) and leaves out the rest.
     expect(new Set(cmds.map(tagOf))).toEqual(new Set(['A', 'B', 'E', 'F', 'G', 'J', 'K']));
-    expect(scriptLines().map((c) => c.id.slice('boot-script:'.length)).sort()).toEqual(undoing.map(whereIs).sort());
+    expect(
+      scriptLines()
+        .map((c) => c.id.slice('boot-script:'.length))
+        .sort(),
+    ).toEqual(undoing.map(whereIs).sort());
     expect(plan.findings.filter((f) => f.level === 'warning')).toEqual([]);
   });
   it('the line says ifupdown runs it and for which interface', () => {

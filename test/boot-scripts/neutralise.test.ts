@@ -15,7 +15,16 @@ describe('commentOutRanges', () => {
     expect(commentOutRanges(text, [{ first: 2, last: 2 }], M)).toBe(`caf\xe9\r\n${M}\r\n#swapon /x\r\nend`);
   });
   it('one marker for two hits in one statement', () => {
-    expect(commentOutRanges('swapon /a; swapon /b\n', [{ first: 1, last: 1 }, { first: 1, last: 1 }], M)).toBe(`${M}\n#swapon /a; swapon /b\n`);
+    expect(
+      commentOutRanges(
+        'swapon /a; swapon /b\n',
+        [
+          { first: 1, last: 1 },
+          { first: 1, last: 1 },
+        ],
+        M,
+      ),
+    ).toBe(`${M}\n#swapon /a; swapon /b\n`);
   });
   it('the marker is recognised, and only the marker', () => {
     expect(isScriptMarker(M)).toBe(true);
@@ -36,7 +45,9 @@ describe('a file another resource of the run wrote first', () => {
       [4, { line: 5, commented: false }],
       [5, { line: 6, commented: false }],
     ]);
-    expect(commentOutRanges(bySwap, rangesIn(before, bySwap, [{ first: 3, last: 3 }])!, M)).toBe(`one\n${M}\n#swapon /a\n${M}\n#sysctl -w net.ipv4.ip_forward=0\nend\n`);
+    expect(commentOutRanges(bySwap, rangesIn(before, bySwap, [{ first: 3, last: 3 }])!, M)).toBe(
+      `one\n${M}\n#swapon /a\n${M}\n#sysctl -w net.ipv4.ip_forward=0\nend\n`,
+    );
   });
   it('a line already commented out by the other resource is left alone', () => {
     expect(rangesIn(before, bySwap, [{ first: 2, last: 2 }])).toEqual([]);
@@ -50,8 +61,23 @@ describe('a file another resource of the run wrote first', () => {
 describe('unknowns are warnings naming file and lines', () => {
   it('one warning per file and reason, every line named', async () => {
     const { scriptWarnings, swapConcern } = await import('../../src/resources/boot-script-hook.js');
-    const u = (line: number, what: 'program' | 'sysctl', message: string) => ({ source: 'if-updown' as const, file: '/etc/network/if-up.d/ethtool', line, what, message });
-    const scripts = { hits: [], contents: {}, read: [], unknown: [u(12, 'program', 'the program is known only at run time'), u(15, 'program', 'the program is known only at run time'), u(20, 'sysctl', 'sysctl -p /x loads a file this scan does not read')] };
+    const u = (line: number, what: 'program' | 'sysctl', message: string) => ({
+      source: 'if-updown' as const,
+      file: '/etc/network/if-up.d/ethtool',
+      line,
+      what,
+      message,
+    });
+    const scripts = {
+      hits: [],
+      contents: {},
+      read: [],
+      unknown: [
+        u(12, 'program', 'the program is known only at run time'),
+        u(15, 'program', 'the program is known only at run time'),
+        u(20, 'sysctl', 'sysctl -p /x loads a file this scan does not read'),
+      ],
+    };
     expect(scriptWarnings(scripts, swapConcern)).toEqual([
       'unknown: /etc/network/if-up.d/ethtool lines 12, 15: the program is known only at run time; whether it undoes this resource at boot cannot be judged',
     ]);

@@ -37,12 +37,24 @@ const CASES: Case[] = [
   { name: 'dash-blank-arg', files: { 'dash-blank-arg': `#! \t/bin/dash -e \n# set up\n${WRITE0}\n` } },
   { name: 'env-bash', files: { 'env-bash': `#!/usr/bin/env bash\nset -u\n${WRITE0}\n` } },
   { name: 'writes-one', files: { 'writes-one': '#!/bin/sh\nsysctl -w net.ipv4.ip_forward=1 >/dev/null\n' } },
-  { name: 'nested-path', files: { 'nested-path': `#!/bin/sh\n${SBIN}/nested-path-b\n`, 'nested-path-b': `#!/bin/sh\necho start\n${WRITE0}\n` }, writer: 'nested-path-b' },
-  { name: 'nested-bare-name', files: { 'nested-bare-name': '#!/bin/sh\nexec nested-bare-name-b --now\n', 'nested-bare-name-b': `#!/bin/bash\n${WRITE0}\n` }, writer: 'nested-bare-name-b' },
+  {
+    name: 'nested-path',
+    files: { 'nested-path': `#!/bin/sh\n${SBIN}/nested-path-b\n`, 'nested-path-b': `#!/bin/sh\necho start\n${WRITE0}\n` },
+    writer: 'nested-path-b',
+  },
+  {
+    name: 'nested-bare-name',
+    files: { 'nested-bare-name': '#!/bin/sh\nexec nested-bare-name-b --now\n', 'nested-bare-name-b': `#!/bin/bash\n${WRITE0}\n` },
+    writer: 'nested-bare-name-b',
+  },
   // Runs itself once (the guard is the environment); then writes 1: the scan must end and find nothing.
   { name: 'cycle', files: { cycle: `#!/bin/sh\n[ -n "$AGAIN" ] || AGAIN=1 ${SBIN}/cycle\nsysctl -w net.ipv4.ip_forward=1 >/dev/null\n` } },
   { name: 'elf', files: {} },
-  { name: 'python', files: { python: "#!/usr/bin/python3\nopen('/proc/sys/net/ipv4/ip_forward', 'w').write('0')\n" }, unknown: 'a python script: the scan reads only POSIX shell' },
+  {
+    name: 'python',
+    files: { python: "#!/usr/bin/python3\nopen('/proc/sys/net/ipv4/ip_forward', 'w').write('0')\n" },
+    unknown: 'a python script: the scan reads only POSIX shell',
+  },
   // rc.local runs a file without "#!" through sh: the shell reads it whatever its first line.
   { name: 'rc-sh-file', files: {}, rcLocal: `sh ${LIB}/fw-rules`, writer: `${LIB}/fw-rules` },
 ];
@@ -84,7 +96,8 @@ beforeAll(() => {
       rc.push(c.rcLocal);
       continue;
     }
-    tree[`etc/systemd/system/${c.name}.service`] = `[Unit]\nDescription=${c.name}\n\n[Service]\nType=oneshot\nExecStart=${SBIN}/${c.name}\n\n[Install]\nWantedBy=multi-user.target\n`;
+    tree[`etc/systemd/system/${c.name}.service`] =
+      `[Unit]\nDescription=${c.name}\n\n[Service]\nType=oneshot\nExecStart=${SBIN}/${c.name}\n\n[Install]\nWantedBy=multi-user.target\n`;
     tree[`etc/systemd/system/multi-user.target.wants/${c.name}.service`] = { link: `/etc/systemd/system/${c.name}.service` };
   }
   tree['etc/rc.local'] = rc.join('\n') + '\nexit 0\n';
@@ -95,7 +108,10 @@ beforeAll(() => {
   chmodSync(path.join(root, 'usr/local/sbin/elf'), 0o755);
   for (const c of CASES) truth.set(c.name, oracle(c));
   const desired = path.join(fixture, 'desired.yaml');
-  writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n');
+  writeFileSync(
+    desired,
+    'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
+  );
   const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(2);
   plan = JSON.parse(r.stdout) as PlanDoc;
@@ -105,14 +121,18 @@ afterAll(() => rmSync(fixture, { recursive: true, force: true }));
 const writerOf = (c: Case) => (c.writer?.startsWith('/') ? c.writer : `${SBIN}/${c.writer ?? c.name}`);
 const scriptLines = () => plan.resources.find((r) => r.type === 'SysctlFile')!.changes.filter((c) => c.id.startsWith('boot-script:'));
 const linesIn = (file: string) => scriptLines().filter((c) => c.id.startsWith(`boot-script:${file}:`));
-const warningsAbout = (c: Case) => plan.findings.filter((f) => f.level === 'warning' && (f.message.includes(`${c.name}.service`) || f.message.includes(`${SBIN}/${c.name}`)));
+const warningsAbout = (c: Case) =>
+  plan.findings.filter((f) => f.level === 'warning' && (f.message.includes(`${c.name}.service`) || f.message.includes(`${SBIN}/${c.name}`)));
 
 describe('a program a boot-time runner starts is read when it is a shell script in the root', () => {
   for (const c of CASES.filter((x) => x.unknown === undefined)) {
     it(c.name, () => {
       const undone = truth.get(c.name) !== '1';
       const lines = linesIn(writerOf(c));
-      expect(lines.map((x) => x.action), `oracle: ip_forward = ${truth.get(c.name)}`).toEqual(undone ? ['operator'] : []);
+      expect(
+        lines.map((x) => x.action),
+        `oracle: ip_forward = ${truth.get(c.name)}`,
+      ).toEqual(undone ? ['operator'] : []);
       if (undone && c.rcLocal === undefined) expect(lines[0]!.summary).toContain(`${c.name}.service`);
       expect(warningsAbout(c)).toEqual([]);
     });
@@ -130,7 +150,9 @@ describe('a script in another language is a loud unknown naming the unit', () =>
   for (const c of CASES.filter((x) => x.unknown !== undefined)) {
     it(`${c.name} (${c.unknown})`, () => {
       expect(truth.get(c.name)).toBe('0');
-      expect(warningsAbout(c).map((w) => w.message)).toEqual([expect.stringMatching(new RegExp(`^SysctlFile: unknown: /etc/systemd/system/${c.name}\\.service:\\d+: .*${SBIN}/${c.name}.*python3`))]);
+      expect(warningsAbout(c).map((w) => w.message)).toEqual([
+        expect.stringMatching(new RegExp(`^SysctlFile: unknown: /etc/systemd/system/${c.name}\\.service:\\d+: .*${SBIN}/${c.name}.*python3`)),
+      ]);
     });
   }
 });
@@ -147,7 +169,10 @@ describe("a shell script of a Debian package's paths", () => {
       });
       chmodSync(path.join(pkgRoot, 'usr/lib/pkgx/setup'), 0o755);
       const desired = path.join(pkgRoot, 'desired.yaml');
-      writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    neutralise_scripts: true\n    settings:\n      net.ipv4.ip_forward: 1\n');
+      writeFileSync(
+        desired,
+        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    neutralise_scripts: true\n    settings:\n      net.ipv4.ip_forward: 1\n',
+      );
       const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', pkgRoot], { encoding: 'utf8' });
       const doc = JSON.parse(r.stdout) as PlanDoc;
       const lines = doc.resources.find((x) => x.type === 'SysctlFile')!.changes.filter((c) => c.id.startsWith('boot-script:'));

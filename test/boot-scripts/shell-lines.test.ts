@@ -53,7 +53,11 @@ function runUnderStubs(script: string, shell: 'bash' | 'dash' = 'bash'): Call[] 
   rmSync(lineFile, { force: true });
   const binds = STUBS.map((s) => `mount --bind ${dir}/stub /usr/sbin/${s}`).join(' && ');
   const run = `${shell} ${file}`;
-  const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `${binds} && STUB_LOG=${log} STUB_LINE=${lineFile} PATH=/usr/sbin:/usr/bin ${run}`], { encoding: 'utf8' });
+  const r = spawnSync(
+    'unshare',
+    ['-m', '--propagation', 'private', 'sh', '-c', `${binds} && STUB_LOG=${log} STUB_LINE=${lineFile} PATH=/usr/sbin:/usr/bin ${run}`],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0 && r.status !== 1) throw new Error(`oracle run failed (${r.status}): ${r.stderr}`);
   return readFileSync(log, 'utf8')
     .split('\n')
@@ -82,7 +86,19 @@ function matters(argv: string[]): boolean {
  */
 function scanned(script: string, truth: Array<[number, string]>): Array<[number, string]> {
   const hits = readShellScript(script).commands.flatMap((c) =>
-    c.actions.map((a) => ({ c, prog: a.kind === 'swapon' ? 'swapon' : a.kind === 'sysctl-write' ? 'sysctl' : a.kind === 'module-remove' ? (a.program === 'rmmod' ? 'rmmod' : 'modprobe') : 'unknown' })),
+    c.actions.map((a) => ({
+      c,
+      prog:
+        a.kind === 'swapon'
+          ? 'swapon'
+          : a.kind === 'sysctl-write'
+            ? 'sysctl'
+            : a.kind === 'module-remove'
+              ? a.program === 'rmmod'
+                ? 'rmmod'
+                : 'modprobe'
+              : 'unknown',
+    })),
   );
   return hits.map(({ c, prog }, i): [number, string] => {
     const t = truth[i]?.[0];
@@ -94,7 +110,17 @@ function oracle(script: string): Array<[number, string]> {
   const calls = runUnderStubs(script).filter((c) => matters(c.argv));
   // sysctl a=1 b=2 is one call but two writes: the scan reports each write.
   return calls.flatMap((c): Array<[number, string]> =>
-    c.argv[0] === 'sysctl' ? c.argv.slice(1).filter((a) => !a.startsWith('-') && a.includes('=')).map(() => [c.line, 'sysctl']) : c.argv[0] === 'modprobe' || c.argv[0] === 'rmmod' ? c.argv.slice(1).filter((a) => !a.startsWith('-')).map(() => [c.line, c.argv[0]!]) : [[c.line, c.argv[0]!]],
+    c.argv[0] === 'sysctl'
+      ? c.argv
+          .slice(1)
+          .filter((a) => !a.startsWith('-') && a.includes('='))
+          .map(() => [c.line, 'sysctl'])
+      : c.argv[0] === 'modprobe' || c.argv[0] === 'rmmod'
+        ? c.argv
+            .slice(1)
+            .filter((a) => !a.startsWith('-'))
+            .map(() => [c.line, c.argv[0]!])
+        : [[c.line, c.argv[0]!]],
   );
 }
 
@@ -102,27 +128,64 @@ function oracle(script: string): Array<[number, string]> {
 const CASES: Array<{ name: string; script: string; hits: number }> = [
   { name: 'swapon -a and swapon /path', script: 'swapon -a\nswapon /swapfile\n', hits: 2 },
   { name: '/sbin/swapon and /usr/sbin/swapon', script: '/sbin/swapon /a\n/usr/sbin/swapon -p 5 /b\n', hits: 2 },
-  { name: 'command swapon, env, nice, nohup, timeout', script: 'command swapon /c\nenv FOO=1 swapon /e\nnice -n 5 swapon /n\nnohup swapon /h >/dev/null 2>&1\ntimeout 5 swapon /t\n', hits: 5 },
-  { name: 'a word that merely contains swapon', script: 'echo "swapon is not run here" >/dev/null\necho swapon >/dev/null\nlogger "run swapon -a later"\n: swapon /colon\n', hits: 0 },
+  {
+    name: 'command swapon, env, nice, nohup, timeout',
+    script: 'command swapon /c\nenv FOO=1 swapon /e\nnice -n 5 swapon /n\nnohup swapon /h >/dev/null 2>&1\ntimeout 5 swapon /t\n',
+    hits: 5,
+  },
+  {
+    name: 'a word that merely contains swapon',
+    script: 'echo "swapon is not run here" >/dev/null\necho swapon >/dev/null\nlogger "run swapon -a later"\n: swapon /colon\n',
+    hits: 0,
+  },
   { name: 'sh -c and bash -c strings', script: "sh -c 'swapon /y'\nbash -c \"swapon -p 5 /z; echo done\" >/dev/null\nsh -ec 'true && swapon /w'\n", hits: 3 },
   { name: 'continuation lines', script: 'swapon \\\n  /cont\necho one \\\n  two >/dev/null; swapon \\\n/cont2\n', hits: 2 },
   { name: 'a continued command names its first line', script: 'echo >/dev/null\nswapon \\\n  -p 1 \\\n  /c\n', hits: 1 },
   { name: 'comments', script: '# swapon /commented\ntrue # swapon /after-comment\n  # swapon -a\necho a#b >/dev/null\n', hits: 0 },
-  { name: 'quoting of the command name and arguments', script: "'swapon' /q1\n\"swapon\" \"/q 2\"\nswa\\pon /q3\nswapon '/q;4'\n", hits: 4 },
+  { name: 'quoting of the command name and arguments', script: '\'swapon\' /q1\n"swapon" "/q 2"\nswa\\pon /q3\nswapon \'/q;4\'\n', hits: 4 },
   { name: 'lists and pipelines', script: 'true && swapon /l1; false || swapon /l2\nswapon /l3 | cat >/dev/null\ntrue &&\n  swapon /l4\n', hits: 4 },
   { name: 'leading assignments and redirections', script: 'FOO=bar swapon /assign\n2>/dev/null swapon /redir\nswapon /out >/dev/null 2>&1\n', hits: 3 },
   { name: 'read-only swapon options', script: 'swapon --show\nswapon -s\nswapon --show=NAME\nswapon --version >/dev/null\n', hits: 0 },
-  { name: 'sysctl writes and reads', script: 'sysctl -w net.ipv4.ip_forward=0\nsysctl net.ipv4.ip_forward=0\nsysctl -q -w net.bridge.bridge-nf-call-iptables=0 net/bridge/bridge-nf-call-ip6tables=0\nsysctl net.ipv4.ip_forward\nsysctl -a >/dev/null\n', hits: 4 },
-  { name: 'modprobe -r and rmmod', script: 'modprobe -r br_netfilter\nmodprobe -rv overlay\nmodprobe --remove br-netfilter\nrmmod br_netfilter\nmodprobe overlay\n', hits: 4 },
-  { name: 'here-documents are data', script: "cat >/dev/null <<'EOF'\nswapon /in-doc\ndon't\nEOF\nswapon /after-doc\ncat >/dev/null <<-END\n\tswapon /tab-doc\n\tEND\n", hits: 1 },
+  {
+    name: 'sysctl writes and reads',
+    script:
+      'sysctl -w net.ipv4.ip_forward=0\nsysctl net.ipv4.ip_forward=0\nsysctl -q -w net.bridge.bridge-nf-call-iptables=0 net/bridge/bridge-nf-call-ip6tables=0\nsysctl net.ipv4.ip_forward\nsysctl -a >/dev/null\n',
+    hits: 4,
+  },
+  {
+    name: 'modprobe -r and rmmod',
+    script: 'modprobe -r br_netfilter\nmodprobe -rv overlay\nmodprobe --remove br-netfilter\nrmmod br_netfilter\nmodprobe overlay\n',
+    hits: 4,
+  },
+  {
+    name: 'here-documents are data',
+    script: "cat >/dev/null <<'EOF'\nswapon /in-doc\ndon't\nEOF\nswapon /after-doc\ncat >/dev/null <<-END\n\tswapon /tab-doc\n\tEND\n",
+    hits: 1,
+  },
   { name: 'exec as the last command', script: 'true\nexec swapon /exec\n', hits: 1 },
   // Compound commands and variables assigned from literals.
-  { name: 'case patterns are no commands; the item bodies are', script: 'case swapon in\n  swapon|modprobe) swapon /case ;;\nesac\ncase y in\n  (y) rmmod br_netfilter;;\nesac\n', hits: 2 },
-  { name: 'a program named by a variable assigned from a literal', script: 'SWAPON=/sbin/swapon\n$SWAPON /var-swap\nm=br_netfilter\nmodprobe -r "$m"\n', hits: 2 },
+  {
+    name: 'case patterns are no commands; the item bodies are',
+    script: 'case swapon in\n  swapon|modprobe) swapon /case ;;\nesac\ncase y in\n  (y) rmmod br_netfilter;;\nesac\n',
+    hits: 2,
+  },
+  {
+    name: 'a program named by a variable assigned from a literal',
+    script: 'SWAPON=/sbin/swapon\n$SWAPON /var-swap\nm=br_netfilter\nmodprobe -r "$m"\n',
+    hits: 2,
+  },
   { name: 'braced variables and a value put together from two', script: 'dir=/sbin\nprog=${dir}/swapon\n"$prog" /braced\n', hits: 1 },
-  { name: 'sh -c with if/then/fi and the test builtin', script: "sh -c 'if [ -d / ]; then swapon /in-if; fi'\nsh -c '[ -d / ] && swapon /after-test'\n", hits: 2 },
+  {
+    name: 'sh -c with if/then/fi and the test builtin',
+    script: "sh -c 'if [ -d / ]; then swapon /in-if; fi'\nsh -c '[ -d / ] && swapon /after-test'\n",
+    hits: 2,
+  },
   // (A subshell is left out here: bash's LINENO inside one with a DEBUG trap is one line short, an artefact of the oracle.)
-  { name: 'braces, while and for', script: '{ swapon /brace; }\nfor f in /f1; do swapon /for; done\nn=0\nwhile [ $n -lt 1 ]; do n=1; swapon /while; done\n', hits: 3 },
+  {
+    name: 'braces, while and for',
+    script: '{ swapon /brace; }\nfor f in /f1; do swapon /for; done\nn=0\nwhile [ $n -lt 1 ]; do n=1; swapon /while; done\n',
+    hits: 3,
+  },
 ];
 
 describe('shell scripts: the scan agrees with bash run over stubs', () => {
@@ -136,8 +199,12 @@ describe('shell scripts: the scan agrees with bash run over stubs', () => {
 
   it('dash runs the same swapon calls (the shell of /bin/sh and of rc.local on Debian)', () => {
     for (const c of CASES) {
-      const viaDash = runUnderStubs(c.script, 'dash').filter((x) => matters(x.argv)).map((x) => x.argv);
-      const viaBash = runUnderStubs(c.script, 'bash').filter((x) => matters(x.argv)).map((x) => x.argv);
+      const viaDash = runUnderStubs(c.script, 'dash')
+        .filter((x) => matters(x.argv))
+        .map((x) => x.argv);
+      const viaBash = runUnderStubs(c.script, 'bash')
+        .filter((x) => matters(x.argv))
+        .map((x) => x.argv);
       expect(viaDash, c.name).toEqual(viaBash);
     }
   });
@@ -146,7 +213,9 @@ describe('shell scripts: the scan agrees with bash run over stubs', () => {
 describe('what each command means', () => {
   const kinds = (words: Array<string | null>): ScriptAction[] => commandActions(words);
   it('reads sysctl keys in either separator and keeps the value', () => {
-    expect(kinds(['sysctl', '-w', 'net/bridge/bridge-nf-call-iptables=0'])).toEqual([{ kind: 'sysctl-write', key: 'net.bridge.bridge-nf-call-iptables', value: '0' }]);
+    expect(kinds(['sysctl', '-w', 'net/bridge/bridge-nf-call-iptables=0'])).toEqual([
+      { kind: 'sysctl-write', key: 'net.bridge.bridge-nf-call-iptables', value: '0' },
+    ]);
   });
   it('names module removals canonically (- and _ are one module)', () => {
     expect(kinds(['rmmod', 'br-netfilter'])).toEqual([{ kind: 'module-remove', module: 'br_netfilter', program: 'rmmod' }]);
@@ -189,7 +258,9 @@ describe('which lines can be commented out: the result still parses (sh -n) and 
     expect(runUnderStubs(after).filter((x) => matters(x.argv))).toEqual([]);
     expect(readShellScript(after).commands).toEqual([]);
     // Every other line is byte-identical.
-    expect(after.split('\n').filter((l) => l !== MARK && !l.startsWith('#swapon') && !l.startsWith('#  /cont'))).toEqual(script.split('\n').filter((_, i) => i !== 2 && i !== 3));
+    expect(after.split('\n').filter((l) => l !== MARK && !l.startsWith('#swapon') && !l.startsWith('#  /cont'))).toEqual(
+      script.split('\n').filter((_, i) => i !== 2 && i !== 3),
+    );
   });
 
   it('a line inside if/while/for/case/{ }/( )/a function is left to a person (commenting it out can break sh)', () => {
@@ -208,7 +279,8 @@ describe('which lines can be commented out: the result still parses (sh -n) and 
       for (const c of cmds) expect(c.neutralisable, b).toMatch(/compound command/);
       // Why: commenting out the body line is a syntax error for some of them.
       const c = cmds[0]!;
-      if (b.startsWith('if') || b.startsWith('while') || b.startsWith('{')) expect(shn(commentOutRanges(b, [{ first: c.first, last: c.last }], MARK)), b).not.toBe(0);
+      if (b.startsWith('if') || b.startsWith('while') || b.startsWith('{'))
+        expect(shn(commentOutRanges(b, [{ first: c.first, last: c.last }], MARK)), b).not.toBe(0);
     }
   });
 
@@ -220,7 +292,11 @@ describe('which lines can be commented out: the result still parses (sh -n) and 
 
 describe('crontab lines as cron runs them', () => {
   const hitsOf = (text: string, owner: string | null) =>
-    parseCrontab(text, '/etc/cron.d/x', owner).entries.flatMap((e) => readShellScript(e.shellCommand).commands.filter((c) => c.actions.some((a) => a.kind === 'swapon')).map(() => [e.line, e.schedule, e.user]));
+    parseCrontab(text, '/etc/cron.d/x', owner).entries.flatMap((e) =>
+      readShellScript(e.shellCommand)
+        .commands.filter((c) => c.actions.some((a) => a.kind === 'swapon'))
+        .map(() => [e.line, e.schedule, e.user]),
+    );
 
   it('@reboot in a system crontab carries a user field; in a user crontab the owner runs it', () => {
     expect(hitsOf('SHELL=/bin/sh\n@reboot root /sbin/swapon /s\n', null)).toEqual([[2, '@reboot', 'root']]);
@@ -230,14 +306,25 @@ describe('crontab lines as cron runs them', () => {
   });
 
   it('timed entries, % (stdin), comments and environment lines', () => {
-    const tab = ['# @reboot root swapon -a', 'MAILTO=""', '*/5 * * * * root swapon -a', '@reboot root echo swapon%swapon -a', '  @REBOOT root sh -c "swapon /x"'].join('\n');
-    expect(hitsOf(tab, null)).toEqual([[3, '*/5 * * * *', 'root'], [5, '@reboot', 'root']]);
+    const tab = [
+      '# @reboot root swapon -a',
+      'MAILTO=""',
+      '*/5 * * * * root swapon -a',
+      '@reboot root echo swapon%swapon -a',
+      '  @REBOOT root sh -c "swapon /x"',
+    ].join('\n');
+    expect(hitsOf(tab, null)).toEqual([
+      [3, '*/5 * * * *', 'root'],
+      [5, '@reboot', 'root'],
+    ]);
   });
 
   it('the oracle: what sh -c runs for each cron command is what the scan reads', () => {
     const tab = '@reboot root /sbin/swapon /a && sysctl -w net.ipv4.ip_forward=0\n@reboot root echo "swapon"\n';
     for (const e of parseCrontab(tab, '/etc/crontab', null).entries) {
-      const truth = runUnderStubs(e.shellCommand + '\n').filter((x) => matters(x.argv)).map((x) => x.argv[0]);
+      const truth = runUnderStubs(e.shellCommand + '\n')
+        .filter((x) => matters(x.argv))
+        .map((x) => x.argv[0]);
       expect(readShellScript(e.shellCommand).commands.flatMap((c) => c.actions.map((a) => (a.kind === 'swapon' ? 'swapon' : 'sysctl')))).toEqual(truth);
     }
   });
@@ -245,7 +332,11 @@ describe('crontab lines as cron runs them', () => {
 
 it('the stubs really replace the programs (the oracle cannot reach the real swapon)', () => {
   const calls = runUnderStubs('/sbin/swapon --version\nswapon -a\n/usr/sbin/sysctl -w x.y=1\n');
-  expect(calls.map((c) => c.argv)).toEqual([['swapon', '--version'], ['swapon', '-a'], ['sysctl', '-w', 'x.y=1']]);
+  expect(calls.map((c) => c.argv)).toEqual([
+    ['swapon', '--version'],
+    ['swapon', '-a'],
+    ['sysctl', '-w', 'x.y=1'],
+  ]);
   expect(existsSync(path.join(dir, 'log'))).toBe(true);
 });
 

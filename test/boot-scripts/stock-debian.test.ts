@@ -22,7 +22,14 @@ import { parse, stringify } from 'yaml';
 import { freshStockRoot, type StockSuite } from '../helpers/stock-rootfs.js';
 import { readShellScript, execActions } from '../../src/boot-scripts/shell-lines.js';
 import { parseExecLine } from '../../src/systemd/exec-command.js';
-import { IF_DOWN_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_41, IF_UP_RESOLVED_0_8_44, IFUPDOWN_PRE_SERVICE_EXEC, NETWORKING_SERVICE_EXEC_0_8_41, NETWORKING_SERVICE_EXEC_0_8_44 } from '../helpers/debian-scripts.js';
+import {
+  IF_DOWN_RESOLVED_0_8_41,
+  IF_UP_RESOLVED_0_8_41,
+  IF_UP_RESOLVED_0_8_44,
+  IFUPDOWN_PRE_SERVICE_EXEC,
+  NETWORKING_SERVICE_EXEC_0_8_41,
+  NETWORKING_SERVICE_EXEC_0_8_44,
+} from '../helpers/debian-scripts.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const SUITES: StockSuite[] = ['bookworm', 'trixie'];
@@ -71,7 +78,8 @@ const exec = (line: string) => {
 
 describe("Debian packages' own scripts, as text", () => {
   it('networking.service and ifupdown-pre.service (ifupdown 0.8.41, 0.8.44+deb13u1): ifup, ifquery, udevadm and the test builtin, nothing this tool keeps', () => {
-    for (const line of [...NETWORKING_SERVICE_EXEC_0_8_41, ...NETWORKING_SERVICE_EXEC_0_8_44, ...IFUPDOWN_PRE_SERVICE_EXEC]) expect(exec(line), line).toEqual([]);
+    for (const line of [...NETWORKING_SERVICE_EXEC_0_8_41, ...NETWORKING_SERVICE_EXEC_0_8_44, ...IFUPDOWN_PRE_SERVICE_EXEC])
+      expect(exec(line), line).toEqual([]);
   });
 
   it('/etc/network/if-up.d/resolved and if-down.d/resolved (ifupdown 0.8.41, 0.8.44+deb13u1): case patterns, if/fi, heredocs, variables from literals', () => {
@@ -103,7 +111,17 @@ describe('ExecStart= words as systemd passes them (the stock Debian 12 root boot
   const VALUE = `/usr/bin/printf "<%%s>\\n" plain $FOO \${FOO} x\${FOO}y x$FOOy $$FOO "$BAR" \${BAR} '$FOO' "a$FOO b" 'if [ "$X" ]; then :; fi'`;
   it('a word the scan reads as known is the argument the program gets; one it calls unknown is expanded by the manager', () => {
     const root = roots.get('bookworm')!;
-    const unit = ['[Unit]', 'Description=argv probe', '[Service]', 'Type=oneshot', 'Environment=FOO=foo "BAR=b c"', `ExecStart=${VALUE}`, 'StandardOutput=file:/argv.out', 'ExecStartPost=/bin/systemctl --no-block poweroff', ''].join('\n');
+    const unit = [
+      '[Unit]',
+      'Description=argv probe',
+      '[Service]',
+      'Type=oneshot',
+      'Environment=FOO=foo "BAR=b c"',
+      `ExecStart=${VALUE}`,
+      'StandardOutput=file:/argv.out',
+      'ExecStartPost=/bin/systemctl --no-block poweroff',
+      '',
+    ].join('\n');
     writeFileSync(path.join(root, 'etc/systemd/system/argv-probe.service'), unit);
     mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
     symlinkSync('/etc/systemd/system/argv-probe.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/argv-probe.service'));

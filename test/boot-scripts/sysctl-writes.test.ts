@@ -58,7 +58,11 @@ const CASES: Case[] = [
   // One list across the files: the glob skips conf.all.forwarding, which the first file names.
   { name: 'p-glob-skips-named', script: `sysctl -p ${F('all-one.conf')} ${F('glob-zero.conf')}` },
   // With -p every operand is a file, even one with "=".
-  { name: 'p-operand-with-eq', script: `sysctl net.ipv4.ip_forward=0 -p ${F('one.conf')} 2>/dev/null`, unknown: 'a relative file name "net.ipv4.ip_forward=0": the working directory decides' },
+  {
+    name: 'p-operand-with-eq',
+    script: `sysctl net.ipv4.ip_forward=0 -p ${F('one.conf')} 2>/dev/null`,
+    unknown: 'a relative file name "net.ipv4.ip_forward=0": the working directory decides',
+  },
   { name: 'p-other-keys', script: `sysctl -p ${F('other-key.conf')} >/dev/null 2>&1` },
   { name: 'p-variable-literal', script: `CONF=${F('zero.conf')}\nsysctl -p "$CONF"` },
   { name: 'p-in-if', script: `if [ -r ${F('zero.conf')} ]; then\n  sysctl -p ${F('zero.conf')}\nfi` },
@@ -85,7 +89,11 @@ const CASES: Case[] = [
   // A path known in part that can be no wanted key's (nor a coupled one's): nothing to judge.
   { name: 'iface-rp-filter', script: 'echo 0 > /proc/sys/net/ipv4/conf/$IFACE/rp_filter 2>/dev/null || true' },
   { name: 'cat-file', script: `cat ${F('value-zero')} > /proc/sys/net/ipv4/ip_forward`, unknown: 'cat prints a file the scan does not model' },
-  { name: 'iface-variable', script: 'echo 0 > /proc/sys/net/ipv4/conf/$IFACE/forwarding 2>/dev/null || true', unknown: 'IFACE is set by ifupdown at run time (it may be "all")' },
+  {
+    name: 'iface-variable',
+    script: 'echo 0 > /proc/sys/net/ipv4/conf/$IFACE/forwarding 2>/dev/null || true',
+    unknown: 'IFACE is set by ifupdown at run time (it may be "all")',
+  },
 ];
 
 let fixture: string;
@@ -128,7 +136,10 @@ beforeAll(() => {
   for (const c of CASES) chmodSync(path.join(root, 'etc/network/if-up.d', c.name), 0o755);
   for (const c of CASES) truth.set(c.name, oracle(c.script));
   const desired = path.join(fixture, 'desired.yaml');
-  writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n');
+  writeFileSync(
+    desired,
+    'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
+  );
   const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(2);
   plan = JSON.parse(r.stdout) as PlanDoc;
@@ -143,7 +154,10 @@ describe('a script that writes ip_forward at boot: the plan names it exactly whe
   for (const c of CASES.filter((x) => x.unknown === undefined)) {
     it(c.name, () => {
       const undone = truth.get(c.name) !== '1';
-      expect(linesNamed(c.name).map((x) => x.action), `oracle: ip_forward = ${truth.get(c.name)}`).toEqual(undone ? ['operator'] : []);
+      expect(
+        linesNamed(c.name).map((x) => x.action),
+        `oracle: ip_forward = ${truth.get(c.name)}`,
+      ).toEqual(undone ? ['operator'] : []);
       // Known: no "cannot be judged" for it.
       expect(warningsFor(c.name)).toEqual([]);
     });
@@ -178,8 +192,13 @@ describe('sysctl -p of /etc/sysctl.conf: judged as the plan leaves that file', (
       });
       chmodSync(path.join(root, 'etc/rc.local'), 0o755);
       const desired = path.join(root, 'desired.yaml');
-      writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n');
-      const planned = JSON.parse(spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout) as PlanDoc;
+      writeFileSync(
+        desired,
+        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
+      );
+      const planned = JSON.parse(
+        spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout,
+      ) as PlanDoc;
       const ids = planned.resources.find((r) => r.type === 'SysctlFile')!.changes.map((c) => c.id);
       expect(ids).toContain('conflict:/etc/sysctl.conf');
       expect(ids.filter((i) => i.startsWith('boot-script:'))).toEqual([]);
@@ -206,8 +225,13 @@ describe('sysctl -p of /etc/sysctl.conf: judged as the plan leaves that file', (
       });
       chmodSync(path.join(root, 'etc/rc.local'), 0o755);
       const desired = path.join(root, 'desired.yaml');
-      writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    conflict_policy: fail\n    settings:\n      net.ipv4.ip_forward: 1\n');
-      const planned = JSON.parse(spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout) as PlanDoc;
+      writeFileSync(
+        desired,
+        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    conflict_policy: fail\n    settings:\n      net.ipv4.ip_forward: 1\n',
+      );
+      const planned = JSON.parse(
+        spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout,
+      ) as PlanDoc;
       const line = planned.resources.find((r) => r.type === 'SysctlFile')!.changes.find((c) => c.id === 'boot-script:/etc/rc.local:2');
       expect(line?.action).toBe('operator');
       expect(line?.summary).toContain('/etc/sysctl.conf:2');
@@ -222,8 +246,13 @@ describe('sysctl -p of /etc/sysctl.conf: judged as the plan leaves that file', (
       buildTree(root, { 'etc/fstab': '', 'etc/rc.local': '#!/bin/sh\nsysctl --system >/dev/null\n' });
       chmodSync(path.join(root, 'etc/rc.local'), 0o755);
       const desired = path.join(root, 'desired.yaml');
-      writeFileSync(desired, 'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n');
-      const planned = JSON.parse(spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout) as PlanDoc;
+      writeFileSync(
+        desired,
+        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
+      );
+      const planned = JSON.parse(
+        spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout,
+      ) as PlanDoc;
       expect(planned.findings.filter((f) => f.message.includes('rc.local'))).toEqual([]);
       expect(planned.resources.find((r) => r.type === 'SysctlFile')!.changes.filter((c) => c.id.startsWith('boot-script:'))).toEqual([]);
     } finally {

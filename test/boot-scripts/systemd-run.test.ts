@@ -66,7 +66,13 @@ const busy = (unit: string, fragment: string): LivePortsObserved =>
     uids: {},
     supervisor: null,
   }) as unknown as LivePortsObserved;
-const maker = (unit: string | null): TransientMaker => ({ unit, file: '/etc/rc.local', line: 3, text: `systemd-run --unit=${unit} api 6443`, runBy: 'rc-local.service runs it at boot' });
+const maker = (unit: string | null): TransientMaker => ({
+  unit,
+  file: '/etc/rc.local',
+  line: 3,
+  text: `systemd-run --unit=${unit} api 6443`,
+  runBy: 'rc-local.service runs it at boot',
+});
 
 describe('a port held by a transient unit a boot script makes', () => {
   const o = { ...busy('api.service', '/run/systemd/transient/api.service'), transientMakers: [maker('api.service')] };
@@ -74,7 +80,12 @@ describe('a port held by a transient unit a boot script makes', () => {
   it('is an operator line naming the script line, withdrawing the port at boot only; no unknown', () => {
     const changes = transientMakerChanges(o);
     expect(changes).toHaveLength(1);
-    expect(changes[0]).toMatchObject({ action: 'operator', id: 'boot-script:/etc/rc.local:3', withdraws: [{ promise: 'port:6443', from: 'boot' }], outlivesApply: true });
+    expect(changes[0]).toMatchObject({
+      action: 'operator',
+      id: 'boot-script:/etc/rc.local:3',
+      withdraws: [{ promise: 'port:6443', from: 'boot' }],
+      outlivesApply: true,
+    });
     expect(changes[0]!.operator).toContain('/etc/rc.local:3');
     expect(transientUnknowns(o)).toEqual([]);
   });
@@ -97,7 +108,9 @@ describe('a port held by a transient unit a boot script makes', () => {
     const carried = outlivingOperators(before);
     expect(carried).toHaveLength(1);
     const p = planPromises(after, [], carried);
-    expect(p).toMatchObject([{ id: 'port:6443', after_apply: true, at_boot: false, withdrawn_by: [{ by: 'operator', line: 'boot-script:/etc/rc.local:3', from: 'boot' }] }]);
+    expect(p).toMatchObject([
+      { id: 'port:6443', after_apply: true, at_boot: false, withdrawn_by: [{ by: 'operator', line: 'boot-script:/etc/rc.local:3', from: 'boot' }] },
+    ]);
     expect(withdrawnByUnknown(p)).toEqual([]);
     // Without the carry the stopped unit leaves no trace and the promise reads as kept at boot.
     expect(planPromises(after)[0]).toMatchObject({ at_boot: true });

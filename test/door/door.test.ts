@@ -1,6 +1,20 @@
 // The write door on fixture roots: every rule of issue "one door for every write".
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
@@ -82,7 +96,7 @@ describe('write door', () => {
     expect(existsSync(abs(`${RUN}/backup`))).toBe(false); // nothing existed, nothing backed up
   });
 
-  it('backup directories copy the originals\' owner and mode, so cp -a backup/. / changes no directory', async () => {
+  it("backup directories copy the originals' owner and mode, so cp -a backup/. / changes no directory", async () => {
     chmodSync(abs('etc'), 0o751);
     mkdirSync(abs('etc/odd'), { mode: 0o710 });
     chownSync(abs('etc/odd'), 77, 88);

@@ -47,19 +47,27 @@ function recording(calls: Call[], answers: Record<string, string> = {}): Command
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/root' };
 // What pip and Debian's ansible-core package write for the `ansible` console script.
-const CONSOLE_SCRIPT = '#! /usr/bin/python3\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom ansible.cli.adhoc import main\nif __name__ == "__main__":\n    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])\n    sys.exit(main())\n';
-const RELEASE_PY = "# Make coding more python3-ish\nfrom __future__ import (absolute_import, division, print_function)\n__metaclass__ = type\n\n__version__ = '2.17.1'\n__author__ = 'Ansible, Inc.'\n__codename__ = \"Gallows Pole\"\n";
+const CONSOLE_SCRIPT =
+  '#! /usr/bin/python3\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom ansible.cli.adhoc import main\nif __name__ == "__main__":\n    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])\n    sys.exit(main())\n';
+const RELEASE_PY =
+  "# Make coding more python3-ish\nfrom __future__ import (absolute_import, division, print_function)\n__metaclass__ = type\n\n__version__ = '2.17.1'\n__author__ = 'Ansible, Inc.'\n__codename__ = \"Gallows Pole\"\n";
 
 function ansibleTree(extra: Record<string, string> = {}) {
   return tree(
-    { 'usr/bin/ansible': CONSOLE_SCRIPT, 'usr/bin/python3.11': '', 'usr/lib/python3/dist-packages/ansible/__init__.py': '', 'usr/lib/python3/dist-packages/ansible/release.py': RELEASE_PY, ...extra },
+    {
+      'usr/bin/ansible': CONSOLE_SCRIPT,
+      'usr/bin/python3.11': '',
+      'usr/lib/python3/dist-packages/ansible/__init__.py': '',
+      'usr/lib/python3/dist-packages/ansible/release.py': RELEASE_PY,
+      ...extra,
+    },
     { 'usr/bin/python3': 'python3.11' },
     ['usr/bin/ansible', 'usr/bin/python3.11'],
   );
 }
 
 describe('the ansible-core version from the installed package', () => {
-  it('reads ansible/release.py on the sys.path of the console script\'s python, without running ansible', async () => {
+  it("reads ansible/release.py on the sys.path of the console script's python, without running ansible", async () => {
     const root = await ansibleTree();
     const host = new Host({ root, live: true, runner: recording([]) });
     expect(await installedAnsibleCore(host, ENV)).toEqual({ known: true, version: '2.17.1', from: '/usr/lib/python3/dist-packages/ansible/release.py' });
@@ -72,7 +80,10 @@ describe('the ansible-core version from the installed package', () => {
   });
 
   it('a package earlier on sys.path (/usr/local) wins, as it does for Python', async () => {
-    const root = await ansibleTree({ 'usr/local/lib/python3.11/dist-packages/ansible/__init__.py': '', 'usr/local/lib/python3.11/dist-packages/ansible/release.py': "__version__ = '2.18.3'\n" });
+    const root = await ansibleTree({
+      'usr/local/lib/python3.11/dist-packages/ansible/__init__.py': '',
+      'usr/local/lib/python3.11/dist-packages/ansible/release.py': "__version__ = '2.18.3'\n",
+    });
     expect(await installedAnsibleCore(new Host({ root, live: true }), ENV)).toMatchObject({ known: true, version: '2.18.3' });
   });
 
@@ -86,8 +97,16 @@ describe('the ansible-core version from the installed package', () => {
       ['a wrapper script', () => tree({ 'usr/bin/ansible': '#!/bin/sh\nexec /opt/ansible/bin/ansible "$@"\n' }, {}, ['usr/bin/ansible']), ENV],
       ['PYTHONPATH', () => ansibleTree(), { ...ENV, PYTHONPATH: '/opt/py' }],
       ['a .pth path ahead of the package', () => ansibleTree({ 'usr/local/lib/python3.11/dist-packages/extra.pth': '/opt/extra\n' }), ENV],
-      ['release.py computing the version', () => ansibleTree({ 'usr/lib/python3/dist-packages/ansible/release.py': "__version__ = '.'.join(['2', '17'])\n" }), ENV],
-      ['a venv interpreter', () => tree({ 'usr/bin/ansible': CONSOLE_SCRIPT.replace('/usr/bin/python3', '/opt/venv/bin/python') }, {}, ['usr/bin/ansible']), ENV],
+      [
+        'release.py computing the version',
+        () => ansibleTree({ 'usr/lib/python3/dist-packages/ansible/release.py': "__version__ = '.'.join(['2', '17'])\n" }),
+        ENV,
+      ],
+      [
+        'a venv interpreter',
+        () => tree({ 'usr/bin/ansible': CONSOLE_SCRIPT.replace('/usr/bin/python3', '/opt/venv/bin/python') }, {}, ['usr/bin/ansible']),
+        ENV,
+      ],
     ];
     for (const [what, make, env] of cases) {
       const root = await make();
@@ -119,17 +138,22 @@ describe('lsb_release -a from the files it reads', () => {
     return execFileSync(real, ['-a'], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', LSB_OS_RELEASE: f } });
   }
   async function modelOver(osRelease: string): Promise<ReturnType<typeof lsbReleaseOutput>> {
-    const root = await tree({ 'usr/lib/os-release': osRelease, 'usr/bin/lsb_release': await readFile(real, 'latin1') }, { 'etc/os-release': '../usr/lib/os-release' }, ['usr/bin/lsb_release']);
+    const root = await tree(
+      { 'usr/lib/os-release': osRelease, 'usr/bin/lsb_release': await readFile(real, 'latin1') },
+      { 'etc/os-release': '../usr/lib/os-release' },
+      ['usr/bin/lsb_release'],
+    );
     return lsbReleaseOutput(new Host({ root, live: true }), { PATH: '/usr/bin:/bin' });
   }
 
   const OS_RELEASES: Record<string, string> = {
-    'Debian 12': 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\nHOME_URL="https://www.debian.org/"\n',
+    'Debian 12':
+      'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\nHOME_URL="https://www.debian.org/"\n',
     'Debian sid (no VERSION_ID)': 'PRETTY_NAME="Debian GNU/Linux trixie/sid"\nNAME="Debian GNU/Linux"\nVERSION_CODENAME=trixie\nID=debian\n',
     'Ubuntu (NAME differs from ID in case only)': 'NAME="Ubuntu"\nVERSION_ID="24.04"\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 24.04 LTS"\n',
-    'quotes, escapes and comments': "# comment\n\n  ID='my os'\nNAME=\"My \\\"OS\\\" \\$x \\y\"   # trailing\nPRETTY_NAME=a\\ b'c'\"d\"\nVERSION_ID=''\n",
+    'quotes, escapes and comments': '# comment\n\n  ID=\'my os\'\nNAME="My \\"OS\\" \\$x \\y"   # trailing\nPRETTY_NAME=a\\ b\'c\'"d"\nVERSION_ID=\'\'\n',
     'NAME of exactly x': 'ID=x\nNAME=x\n',
-    'empty': '',
+    empty: '',
   };
 
   it('prints what the real lsb_release prints over the same os-release', async () => {
@@ -142,7 +166,14 @@ describe('lsb_release -a from the files it reads', () => {
   });
 
   it('is unknown where the shell would evaluate os-release, or the script is another one', async () => {
-    for (const text of ['VERSION_ID=$(cat /etc/debian_version)\n', 'ID=debian; NAME=x\n', 'PRETTY_NAME="a\nb"\n', 'ID=~\n', 'PATH=/opt\n', 'export ID=debian\n']) {
+    for (const text of [
+      'VERSION_ID=$(cat /etc/debian_version)\n',
+      'ID=debian; NAME=x\n',
+      'PRETTY_NAME="a\nb"\n',
+      'ID=~\n',
+      'PATH=/opt\n',
+      'export ID=debian\n',
+    ]) {
       expect({ text, known: (await modelOver(text)).known }).toEqual({ text, known: false });
     }
     const root = await tree({ 'usr/bin/lsb_release': '#!/usr/bin/python3\n# Debian 11 lsb_release\n' }, {}, ['usr/bin/lsb_release']);
@@ -158,7 +189,12 @@ describe('lsb_release -a from the files it reads', () => {
 
   it('native facts run neither lsb_release nor anything else the model covers', async () => {
     const root = await tree(
-      { 'proc/meminfo': 'MemTotal: 2048 kB\n', 'proc/cpuinfo': 'processor\t: 0\n', 'usr/lib/os-release': OS_RELEASES['Debian 12']!, 'usr/bin/lsb_release': await readFile(real, 'latin1') },
+      {
+        'proc/meminfo': 'MemTotal: 2048 kB\n',
+        'proc/cpuinfo': 'processor\t: 0\n',
+        'usr/lib/os-release': OS_RELEASES['Debian 12']!,
+        'usr/bin/lsb_release': await readFile(real, 'latin1'),
+      },
       { 'etc/os-release': '../usr/lib/os-release' },
       ['usr/bin/lsb_release'],
     );

@@ -48,7 +48,9 @@ describe('processor_vcpus', () => {
     expect(processorVcpus(cpu, { architecture: 'aarch64', xen: false })).toBe(4);
   });
   it('keeps the int-0 versus "0" key quirk (cpu cores before any physical id)', () => {
-    const cpu = [0, 1].map((i) => `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: X\ncpu cores\t: 2\nsiblings\t: 2\ncore id\t\t: ${i}\n`).join('\n');
+    const cpu = [0, 1]
+      .map((i) => `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: X\ncpu cores\t: 2\nsiblings\t: 2\ncore id\t\t: ${i}\n`)
+      .join('\n');
     expect(processorVcpus(cpu, X86)).toBe(2);
   });
   it('is not set on s390x', () => {
@@ -85,15 +87,24 @@ describe('distribution and distribution_version', () => {
   const debian = { '/etc/os-release': DEBIAN_OS_RELEASE, '/etc/debian_version': '12.15\n' };
   it('Debian 12 without a system distro package: bundled distro 1.6 gives "12"', () => {
     // distribution_release: Debian's PRETTY_NAME "(bookworm)", as setup reports it (test/facts/native.test.ts on this machine).
-    expect(linuxDistribution(inputs({ files: debian }))).toEqual({ distribution: 'Debian', distribution_version: '12', distribution_release: 'bookworm', distribution_major_version: '12' });
+    expect(linuxDistribution(inputs({ files: debian }))).toEqual({
+      distribution: 'Debian',
+      distribution_version: '12',
+      distribution_release: 'bookworm',
+      distribution_major_version: '12',
+    });
   });
-  it('distribution_release: VERSION_CODENAME, overridden by Debian\'s PRETTY_NAME; left out where ansible would ask distro.codename() or dpkg', () => {
+  it("distribution_release: VERSION_CODENAME, overridden by Debian's PRETTY_NAME; left out where ansible would ask distro.codename() or dpkg", () => {
     const noPretty = DEBIAN_OS_RELEASE.replace(/^PRETTY_NAME=.*\n/, '').replace('VERSION_CODENAME=bookworm', 'VERSION_CODENAME=trixie');
     expect(linuxDistribution(inputs({ files: { '/etc/os-release': noPretty } })).distribution_release).toBe('trixie');
-    expect(linuxDistribution(inputs({ files: { '/etc/os-release': DEBIAN_OS_RELEASE.replace('VERSION_CODENAME=bookworm', 'VERSION_CODENAME=other') } })).distribution_release).toBe('bookworm');
+    expect(
+      linuxDistribution(inputs({ files: { '/etc/os-release': DEBIAN_OS_RELEASE.replace('VERSION_CODENAME=bookworm', 'VERSION_CODENAME=other') } }))
+        .distribution_release,
+    ).toBe('bookworm');
     const bare = noPretty.replace(/^VERSION_CODENAME=.*\n/m, '');
     expect(linuxDistribution(inputs({ files: { '/etc/os-release': bare } })).distribution_release).toBeUndefined();
-    const ubuntu = 'NAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\nUBUNTU_CODENAME=jammy\n';
+    const ubuntu =
+      'NAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\nUBUNTU_CODENAME=jammy\n';
     expect(linuxDistribution(inputs({ files: { '/etc/os-release': ubuntu } })).distribution_release).toBe('jammy');
   });
   it('lsb_release on bookworm says 12 too, so it changes nothing', () => {
@@ -114,10 +125,13 @@ describe('distribution and distribution_version', () => {
     });
   });
   it('Rocky: redhat-release names the distribution by its first word', () => {
-    const os = 'NAME="Rocky Linux"\nVERSION="9.3 (Blue Onyx)"\nID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.3"\nPRETTY_NAME="Rocky Linux 9.3 (Blue Onyx)"\n';
+    const os =
+      'NAME="Rocky Linux"\nVERSION="9.3 (Blue Onyx)"\nID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.3"\nPRETTY_NAME="Rocky Linux 9.3 (Blue Onyx)"\n';
     const rel = 'Rocky Linux release 9.3 (Blue Onyx)\n';
     expect(
-      linuxDistribution(inputs({ files: { '/etc/os-release': os, '/etc/redhat-release': rel }, etcFiles: { 'redhat-release': rel.trim(), 'rocky-release': rel.trim() } })),
+      linuxDistribution(
+        inputs({ files: { '/etc/os-release': os, '/etc/redhat-release': rel }, etcFiles: { 'redhat-release': rel.trim(), 'rocky-release': rel.trim() } }),
+      ),
     ).toEqual({ distribution: 'Rocky', distribution_version: '9.3', distribution_major_version: '9' });
   });
   it('distribution_major_version: the guessed version up to its first dot (12 from 12.15 with distro >= 1.8); left out where a parser may set its own', () => {

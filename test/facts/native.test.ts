@@ -33,8 +33,14 @@ function fakeRunner(calls: Call[], answers: Record<string, { exitCode: number; s
   };
 }
 
-const CPUINFO = [0, 1].map((i) => `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: QEMU\nphysical id\t: 0\nsiblings\t: 2\ncore id\t\t: ${i}\ncpu cores\t: 2\nflags\t\t: fpu vme\n`).join('\n');
-const OS_RELEASE = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n';
+const CPUINFO = [0, 1]
+  .map(
+    (i) =>
+      `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: QEMU\nphysical id\t: 0\nsiblings\t: 2\ncore id\t\t: ${i}\ncpu cores\t: 2\nflags\t\t: fpu vme\n`,
+  )
+  .join('\n');
+const OS_RELEASE =
+  'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n';
 const ANSWERS = {
   'uname -m': { exitCode: 0, stdout: 'x86_64\n' },
   'uname -r': { exitCode: 0, stdout: '6.1.0-31-cloud-amd64\n' },
@@ -65,7 +71,16 @@ describe('native facts through Host', () => {
       // service_mgr: pid 1 is systemd (the target's /proc/1/comm); pkg_mgr: apt on the Debian family, no rpm to ask;
       // distribution_release: os-release's PRETTY_NAME "(bookworm)" (ansible-core's service_mgr.py, pkg_mgr.py, distribution.py).
       // distribution_major_version: the guessed version up to its first dot, which Debian's parser keeps.
-      extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64', distribution_release: 'bookworm', distribution_major_version: '12', service_mgr: 'systemd', pkg_mgr: 'apt' },
+      extra: {
+        os_family: 'Debian',
+        system: 'Linux',
+        architecture: 'x86_64',
+        machine: 'x86_64',
+        distribution_release: 'bookworm',
+        distribution_major_version: '12',
+        service_mgr: 'systemd',
+        pkg_mgr: 'apt',
+      },
     });
     // No lsb_release in this root: the model (src/facts/lsb-release.ts) finds none on PATH, as running it would, and runs nothing.
     expect(calls.map((c) => [c.cmd, ...c.args].join(' '))).toEqual(['uname -m', 'uname -r', 'ip -4 route get 8.8.8.8']);
@@ -125,7 +140,16 @@ describe('on this machine', () => {
     }
     // service_mgr, pkg_mgr and distribution_release are modelled too (src/facts/managers.ts, distribution.ts): on this Debian
     // machine each is certain, so each must be there with setup's value.
-    expect(Object.keys(native.extra ?? {}).sort()).toEqual(['architecture', 'distribution_major_version', 'distribution_release', 'machine', 'os_family', 'pkg_mgr', 'service_mgr', 'system']);
+    expect(Object.keys(native.extra ?? {}).sort()).toEqual([
+      'architecture',
+      'distribution_major_version',
+      'distribution_release',
+      'machine',
+      'os_family',
+      'pkg_mgr',
+      'service_mgr',
+      'system',
+    ]);
     for (const [k, v] of Object.entries(native.extra ?? {})) expect({ [k]: v }).toEqual({ [k]: viaAnsible.extra![k] });
   }, 120_000);
 });

@@ -29,7 +29,8 @@ function systemctlRoot(root: string, ...args: string[]): string {
   return spawnSync('systemctl', ['--root', root, ...args], { encoding: 'utf8' }).stdout.trim();
 }
 
-const AGENT = '[Unit]\nDescription=agent that binds 10250 some seconds after it starts\n[Service]\nExecStart=/usr/bin/python3 /opt/agent.py --port 10250\nRestart=always\n[Install]\nWantedBy=multi-user.target\n';
+const AGENT =
+  '[Unit]\nDescription=agent that binds 10250 some seconds after it starts\n[Service]\nExecStart=/usr/bin/python3 /opt/agent.py --port 10250\nRestart=always\n[Install]\nWantedBy=multi-user.target\n';
 
 /** An image with an agent whose ExecStart names 10250 (a candidate offline), a swap line, and node unless told. */
 function image(opts: { firstBoot?: string; node?: boolean; packaged?: boolean } = {}) {
@@ -48,12 +49,18 @@ function image(opts: { firstBoot?: string; node?: boolean; packaged?: boolean } 
   if (opts.node !== false) put('usr/bin/node', '#!/bin/sh\n', 0o755);
   if (opts.packaged) put('usr/bin/reconcile', '#!/usr/bin/env node\n// the packaged program\n', 0o755);
   const desired = path.join(root, 'desired.yaml');
-  writeFileSync(desired, `# the bake's own file, copied byte for byte\nreports_dir: /root/ks/preflight\n${opts.firstBoot ? `first_boot: ${opts.firstBoot}\n` : ''}resources:\n  - type: SwapOff\n  - type: PortFree\n    ports: [10250]\n    timeout_seconds: 20\n`);
+  writeFileSync(
+    desired,
+    `# the bake's own file, copied byte for byte\nreports_dir: /root/ks/preflight\n${opts.firstBoot ? `first_boot: ${opts.firstBoot}\n` : ''}resources:\n  - type: SwapOff\n  - type: PortFree\n    ports: [10250]\n    timeout_seconds: 20\n`,
+  );
   return { root, desired };
 }
 
 const unitText = (root: string) => readFileSync(path.join(root, 'etc/systemd/system', UNIT), 'utf8');
-const execStart = (root: string) => unitText(root).split('\n').find((l) => l.startsWith('ExecStart='));
+const execStart = (root: string) =>
+  unitText(root)
+    .split('\n')
+    .find((l) => l.startsWith('ExecStart='));
 
 describe('first_boot: apply (the default in image mode)', () => {
   it('a candidate is first-boot work: the bake exits 0, installs the bundle, the desired state and an enabled one-shot unit', () => {
@@ -69,7 +76,9 @@ describe('first_boot: apply (the default in image mode)', () => {
     expect(systemctlRoot(root, 'is-enabled', UNIT)).toBe('enabled');
     expect(readFileSync(path.join(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs'))).toEqual(readFileSync(BUNDLE));
     expect(readFileSync(path.join(root, 'etc/k8s-host-reconcile/desired-state.yaml'))).toEqual(readFileSync(desired));
-    expect(execStart(root)).toBe('ExecStart=/usr/bin/env node /usr/local/lib/k8s-host-reconcile/reconcile.mjs --first-boot -f /etc/k8s-host-reconcile/desired-state.yaml');
+    expect(execStart(root)).toBe(
+      'ExecStart=/usr/bin/env node /usr/local/lib/k8s-host-reconcile/reconcile.mjs --first-boot -f /etc/k8s-host-reconcile/desired-state.yaml',
+    );
     // Started after the candidate it waits for, before any container runtime or kubelet.
     expect(unitText(root)).toMatch(/^After=local-fs\.target .*agent\.service$/m);
     expect(unitText(root)).toMatch(/^Before=.*containerd\.service.*kubelet\.service/m);
@@ -98,7 +107,9 @@ describe('first_boot: apply (the default in image mode)', () => {
     const { root, desired } = image({ node: false });
     const a = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(a.code).toBe(1);
-    expect(a.stdout).toMatch(/the first boot needs node in the image[^\n]*\[operator action required\]\n\s+reason: install Debian's nodejs \(>= 18\) or the k8s-host-reconcile \.deb/);
+    expect(a.stdout).toMatch(
+      /the first boot needs node in the image[^\n]*\[operator action required\]\n\s+reason: install Debian's nodejs \(>= 18\) or the k8s-host-reconcile \.deb/,
+    );
   });
 
   it('with the .deb in the image (/usr/bin/reconcile) the unit runs it and no bundle is copied', () => {
@@ -110,7 +121,7 @@ describe('first_boot: apply (the default in image mode)', () => {
     expect(systemctlRoot(root, 'is-enabled', UNIT)).toBe('enabled');
   });
 
-  it('a stamp left by an earlier first boot of the tree is removed, so this image\'s first boot runs', () => {
+  it("a stamp left by an earlier first boot of the tree is removed, so this image's first boot runs", () => {
     const { root, desired } = image();
     mkdirSync(path.join(root, 'var/lib/k8s-host-reconcile'), { recursive: true });
     writeFileSync(path.join(root, 'var/lib/k8s-host-reconcile/first-boot.done'), 'old\n');
@@ -135,7 +146,9 @@ describe('first_boot: verify and off', () => {
     const { root, desired } = image({ firstBoot: 'off' });
     const a = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(a.code).toBe(1);
-    expect(a.stdout).toMatch(/! agent\.service may listen on 10250 at boot .*\[operator action required\]\n\s+reason: a service that names the port is only a candidate; add agent\.service to disable_units/);
+    expect(a.stdout).toMatch(
+      /! agent\.service may listen on 10250 at boot .*\[operator action required\]\n\s+reason: a service that names the port is only a candidate; add agent\.service to disable_units/,
+    );
     expect(existsSync(path.join(root, 'etc/systemd/system', UNIT))).toBe(false);
     expect(existsSync(path.join(root, 'etc/k8s-host-reconcile'))).toBe(false);
     expect(existsSync(path.join(root, 'usr/local/lib/k8s-host-reconcile'))).toBe(false);

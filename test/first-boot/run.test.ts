@@ -35,7 +35,10 @@ function fixture() {
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     writeFileSync(path.join(root, rel), data);
   };
-  put('etc/systemd/system/agent.service', '[Service]\nExecStart=/usr/bin/python3 /opt/agent.py --port 10250\nRestart=always\n[Install]\nWantedBy=multi-user.target\n');
+  put(
+    'etc/systemd/system/agent.service',
+    '[Service]\nExecStart=/usr/bin/python3 /opt/agent.py --port 10250\nRestart=always\n[Install]\nWantedBy=multi-user.target\n',
+  );
   put('etc/systemd/system/scraper.service', '[Service]\nEnvironment=KUBELET=https://127.0.0.1:10250\nExecStart=/usr/bin/scraper\n');
   put('etc/systemd/system/k8s-host-reconcile-first-boot.service', '[Service]\nType=oneshot\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n');
   mkdirSync(path.dirname(path.join(root, UNIT_LINK.slice(1))), { recursive: true });
@@ -53,8 +56,13 @@ function fixture() {
 
 function desired(extra: Partial<PortFreeSpec> = {}, firstBoot: DesiredState['first_boot'] = 'apply'): DesiredState {
   return {
-    source: 'desired.yaml', reports_dir: '/root/ks/preflight', facts: { source: 'native' }, first_boot: firstBoot,
-    resources: [{ type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra }],
+    source: 'desired.yaml',
+    reports_dir: '/root/ks/preflight',
+    facts: { source: 'native' },
+    first_boot: firstBoot,
+    resources: [
+      { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra },
+    ],
   };
 }
 
@@ -71,12 +79,21 @@ describe('first boot: waiting for candidates', () => {
   it('waits for an active candidate that binds its port only later, and reports it listening', async () => {
     const { root, bind } = fixture();
     let polls = 0;
-    const host = new Host({ root, live: true, runner: states({ 'agent.service': () => (polls < 2 ? 'activating' : 'active'), 'scraper.service': () => 'inactive' }) });
-    const lines: string[] = [];
-    const waited = await waitForCandidates(host, desired(), (m) => lines.push(m), async () => {
-      // The agent binds 10250 after the third look.
-      if (++polls === 3) bind();
+    const host = new Host({
+      root,
+      live: true,
+      runner: states({ 'agent.service': () => (polls < 2 ? 'activating' : 'active'), 'scraper.service': () => 'inactive' }),
     });
+    const lines: string[] = [];
+    const waited = await waitForCandidates(
+      host,
+      desired(),
+      (m) => lines.push(m),
+      async () => {
+        // The agent binds 10250 after the third look.
+        if (++polls === 3) bind();
+      },
+    );
     expect(polls).toBe(3);
     expect(waited).toEqual([
       { unit: 'scraper.service', ports: [10250], outcome: 'not running', seconds: 0 },
@@ -89,8 +106,17 @@ describe('first boot: waiting for candidates', () => {
   it('a candidate that stops (or crashes for good) ends the wait as gone', async () => {
     const { root } = fixture();
     let polls = 0;
-    const host = new Host({ root, live: true, runner: states({ 'agent.service': () => (polls < 2 ? 'active' : 'failed'), 'scraper.service': () => 'inactive' }) });
-    const waited = await waitForCandidates(host, desired(), () => {}, async () => void polls++);
+    const host = new Host({
+      root,
+      live: true,
+      runner: states({ 'agent.service': () => (polls < 2 ? 'active' : 'failed'), 'scraper.service': () => 'inactive' }),
+    });
+    const waited = await waitForCandidates(
+      host,
+      desired(),
+      () => {},
+      async () => void polls++,
+    );
     expect(waited.find((w) => w.unit === 'agent.service')?.outcome).toBe('gone');
   });
 
@@ -98,17 +124,32 @@ describe('first boot: waiting for candidates', () => {
     const { root } = fixture();
     const host = new Host({ root, live: true, runner: states({ 'agent.service': () => 'active', 'scraper.service': () => 'active' }) });
     const lines: string[] = [];
-    const waited = await waitForCandidates(host, desired({ timeout_seconds: 0 }), (m) => lines.push(m), async () => {});
-    expect(waited.map((w) => [w.unit, w.outcome])).toEqual([['agent.service', 'timeout'], ['scraper.service', 'timeout']]);
-    expect(lines).toContain('first boot: warning: scraper.service is still running after 0 s and does not listen on 10250; left alone (list it in protected_units if it never binds them)');
+    const waited = await waitForCandidates(
+      host,
+      desired({ timeout_seconds: 0 }),
+      (m) => lines.push(m),
+      async () => {},
+    );
+    expect(waited.map((w) => [w.unit, w.outcome])).toEqual([
+      ['agent.service', 'timeout'],
+      ['scraper.service', 'timeout'],
+    ]);
+    expect(lines).toContain(
+      'first boot: warning: scraper.service is still running after 0 s and does not listen on 10250; left alone (list it in protected_units if it never binds them)',
+    );
   });
 
   it('a protected candidate is never waited for', async () => {
     const { root } = fixture();
     const host = new Host({ root, live: true, runner: states({ 'agent.service': () => 'active', 'scraper.service': () => 'active' }) });
-    const waited = await waitForCandidates(host, desired({ protected_units: ['agent', 'scraper*'] }), () => {}, async () => {
-      throw new Error('must not poll');
-    });
+    const waited = await waitForCandidates(
+      host,
+      desired({ protected_units: ['agent', 'scraper*'] }),
+      () => {},
+      async () => {
+        throw new Error('must not poll');
+      },
+    );
     expect(waited).toEqual([]);
   });
 });
@@ -117,13 +158,15 @@ describe('first boot: the record it leaves', () => {
   const quiet = states({ 'agent.service': () => 'inactive', 'scraper.service': () => 'inactive' });
   const report = (root: string) => JSON.parse(readFileSync(path.join(root, 'root/ks/preflight/first-boot.json'), 'utf8'));
 
-  it('apply converged: first-boot.json, the stamp, and its own .wants link removed, all in the apply\'s run', async () => {
+  it("apply converged: first-boot.json, the stamp, and its own .wants link removed, all in the apply's run", async () => {
     const { root } = fixture();
     const host = new Host({ root, live: true, runner: quiet });
     let runDir = '';
     const code = await runFirstBoot(host, desired(), () => {}, {
       tool: 'test',
-      plan: async () => { throw new Error('apply mode must not plan'); },
+      plan: async () => {
+        throw new Error('apply mode must not plan');
+      },
       apply: async (finish) => {
         const door = await openDoor(host);
         runDir = door.runDir;
@@ -134,7 +177,14 @@ describe('first boot: the record it leaves', () => {
       },
     });
     expect(code).toBe(0);
-    expect(report(root)).toMatchObject({ unit: 'k8s-host-reconcile-first-boot.service', mode: 'apply', result: 'converged', exit: 0, run: runDir, failures: [] });
+    expect(report(root)).toMatchObject({
+      unit: 'k8s-host-reconcile-first-boot.service',
+      mode: 'apply',
+      result: 'converged',
+      exit: 0,
+      run: runDir,
+      failures: [],
+    });
     expect(existsSync(path.join(root, 'var/lib/k8s-host-reconcile/first-boot.done'))).toBe(true);
     expect(hasLink(root)).toBe(false);
     // The journal of that run has both, so --rollback re-arms the unit.
@@ -152,7 +202,10 @@ describe('first boot: the record it leaves', () => {
       plan: async () => 0,
       apply: async (finish) => {
         const door = await openDoor(host);
-        writeFileSync(path.join(root, door.runDir, 'result.json'), JSON.stringify({ failures: [{ resource: 'PortFree', message: 'port 10250 still listening after 30s' }] }));
+        writeFileSync(
+          path.join(root, door.runDir, 'result.json'),
+          JSON.stringify({ failures: [{ resource: 'PortFree', message: 'port 10250 still listening after 30s' }] }),
+        );
         const c = await finish(door, 1);
         await door.end('failed');
         return c;
@@ -169,7 +222,13 @@ describe('first boot: the record it leaves', () => {
   it('verify: pending work fails the unit and changes nothing but its record; in sync disables it', async () => {
     const pending = fixture();
     const h1 = new Host({ root: pending.root, live: true, runner: quiet });
-    const deps = (planned: number) => ({ tool: 'test', plan: async () => planned, apply: async () => { throw new Error('verify must not apply'); } });
+    const deps = (planned: number) => ({
+      tool: 'test',
+      plan: async () => planned,
+      apply: async () => {
+        throw new Error('verify must not apply');
+      },
+    });
     expect(await runFirstBoot(h1, desired({}, 'verify'), () => {}, deps(2))).toBe(1);
     expect(report(pending.root)).toMatchObject({ mode: 'verify', result: 'pending', exit: 2 });
     expect(hasLink(pending.root)).toBe(true);
@@ -184,7 +243,9 @@ describe('first boot: the record it leaves', () => {
 
   it('refuses to run offline', async () => {
     const { root } = fixture();
-    await expect(runFirstBoot(new Host({ root }), desired(), () => {}, { tool: 'test', plan: async () => 0, apply: async () => 0 })).rejects.toThrow('--first-boot runs on the booted host');
+    await expect(runFirstBoot(new Host({ root }), desired(), () => {}, { tool: 'test', plan: async () => 0, apply: async () => 0 })).rejects.toThrow(
+      '--first-boot runs on the booted host',
+    );
   });
 });
 
@@ -194,8 +255,12 @@ describe('reconcile --first-boot at the CLI edge', () => {
     for (const extra of [['--root', '/tmp'], ['--plan'], ['--apply']]) {
       let err = '';
       const code = await main(['--first-boot', ...extra], {
-        stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {},
-        runner: async (cmd) => { throw new Error(`nothing may run, got ${cmd}`); },
+        stdout: { write: () => true },
+        stderr: { write: (s: string) => (err += s) },
+        env: {},
+        runner: async (cmd) => {
+          throw new Error(`nothing may run, got ${cmd}`);
+        },
       });
       expect(code).toBe(1);
       expect(err).toContain("--first-boot is the image's first-boot run on the booted host; it goes alone");

@@ -5,6 +5,9 @@ import { readFileSync } from 'node:fs';
 
 export function ansiblePython(): string {
   const bin = execaSync('sh', ['-c', 'command -v ansible']).stdout.trim();
-  const shebang = readFileSync(bin, 'latin1').split('\n')[0]!.replace(/^#!\s*/, '').trim();
+  const shebang = readFileSync(bin, 'latin1')
+    .split('\n')[0]!
+    .replace(/^#!\s*/, '')
+    .trim();
   return shebang.split(/\s+/)[0]!;
 }

@@ -21,20 +21,94 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** Modules replaced by the stub (short names and the FQCNs of the collections shadowed below). */
 export const STUBBED = [
-  'command', 'shell', 'sysctl', 'modprobe', 'mount', 'systemd', 'systemd_service', 'service', 'lineinfile', 'replace',
-  'copy', 'file', 'stat', 'blockinfile', 'package', 'apt', 'wait_for', 'get_url', 'unarchive', 'user', 'group', 'seboolean', 'selinux',
+  'command',
+  'shell',
+  'sysctl',
+  'modprobe',
+  'mount',
+  'systemd',
+  'systemd_service',
+  'service',
+  'lineinfile',
+  'replace',
+  'copy',
+  'file',
+  'stat',
+  'blockinfile',
+  'package',
+  'apt',
+  'wait_for',
+  'get_url',
+  'unarchive',
+  'user',
+  'group',
+  'seboolean',
+  'selinux',
 ];
 const COLLECTION_STUBS: Record<string, string[]> = {
   'ansible/posix': ['sysctl', 'mount', 'seboolean', 'selinux'],
   'community/general': ['modprobe'],
 };
 /** Actions that run inside ansible-playbook and change nothing on the host. */
-const SAFE = ['set_fact', 'assert', 'debug', 'fail', 'meta', 'include_tasks', 'import_tasks', 'include', 'include_role', 'import_role', 'group_by', 'include_vars', 'block'];
+const SAFE = [
+  'set_fact',
+  'assert',
+  'debug',
+  'fail',
+  'meta',
+  'include_tasks',
+  'import_tasks',
+  'include',
+  'include_role',
+  'import_role',
+  'group_by',
+  'include_vars',
+  'block',
+];
 const KEYWORDS = new Set([
-  'action', 'any_errors_fatal', 'args', 'async', 'become', 'become_exe', 'become_flags', 'become_method', 'become_user', 'changed_when',
-  'check_mode', 'collections', 'connection', 'debugger', 'delay', 'delegate_facts', 'delegate_to', 'diff', 'environment', 'failed_when',
-  'ignore_errors', 'ignore_unreachable', 'loop', 'loop_control', 'module_defaults', 'name', 'no_log', 'notify', 'poll', 'port', 'register',
-  'remote_user', 'retries', 'run_once', 'tags', 'throttle', 'timeout', 'until', 'vars', 'when', 'rescue', 'always', 'apply',
+  'action',
+  'any_errors_fatal',
+  'args',
+  'async',
+  'become',
+  'become_exe',
+  'become_flags',
+  'become_method',
+  'become_user',
+  'changed_when',
+  'check_mode',
+  'collections',
+  'connection',
+  'debugger',
+  'delay',
+  'delegate_facts',
+  'delegate_to',
+  'diff',
+  'environment',
+  'failed_when',
+  'ignore_errors',
+  'ignore_unreachable',
+  'loop',
+  'loop_control',
+  'module_defaults',
+  'name',
+  'no_log',
+  'notify',
+  'poll',
+  'port',
+  'register',
+  'remote_user',
+  'retries',
+  'run_once',
+  'tags',
+  'throttle',
+  'timeout',
+  'until',
+  'vars',
+  'when',
+  'rescue',
+  'always',
+  'apply',
 ]);
 
 function allowed(key: string): boolean {
@@ -93,7 +167,10 @@ export interface OracleRun {
  * has it) on host `host` of the INI inventory at `inventory` (relative to the
  * tree root), with `facts` as the setup facts. The checkout is `ks/` in the tree.
  */
-export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory: string; host: string; facts: Record<string, unknown>; prelude?: string }): Promise<OracleRun> {
+export async function runWalkOracle(
+  tree: Tree,
+  o: { roles: string[]; inventory: string; host: string; facts: Record<string, unknown>; prelude?: string },
+): Promise<OracleRun> {
   const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-oracle-'));
   try {
     buildTree(root, tree);
@@ -107,7 +184,9 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
     for (const [coll, mods] of Object.entries(COLLECTION_STUBS)) {
       const dir = path.join(root, 'oracle/collections/ansible_collections', coll, 'plugins/modules');
       await mkdir(dir, { recursive: true });
-      buildTree(path.join(root, 'oracle/collections/ansible_collections', coll), { 'MANIFEST.json': JSON.stringify({ collection_info: { namespace: coll.split('/')[0], name: coll.split('/')[1], version: '1.0.0' } }) });
+      buildTree(path.join(root, 'oracle/collections/ansible_collections', coll), {
+        'MANIFEST.json': JSON.stringify({ collection_info: { namespace: coll.split('/')[0], name: coll.split('/')[1], version: '1.0.0' } }),
+      });
       for (const m of mods) await copyFile(path.join(HERE, 'ansible-walk/stub.py'), path.join(dir, `${m}.py`));
     }
     // ansible.utils (ipaddr, ipwrap: filters only, nothing runs on the host) from the installation ansible runs with.
@@ -115,34 +194,48 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
     if (utils) await symlink(utils, path.join(root, 'oracle/collections/ansible_collections/ansible/utils'));
     const shared = Object.keys(tree).some((p) => p.startsWith('ks/roles/kubespray_defaults/')) ? ['kubespray_defaults'] : [];
     // A tree with kubespray's playbooks/cluster.yml runs each role with the other roles of its play there.
-    const cluster = typeof tree['ks/playbooks/cluster.yml'] === 'string' ? (parseAllDocuments(tree['ks/playbooks/cluster.yml'] as string)[0]!.toJSON() as { roles?: unknown[] }[]) : [];
+    const cluster =
+      typeof tree['ks/playbooks/cluster.yml'] === 'string'
+        ? (parseAllDocuments(tree['ks/playbooks/cluster.yml'] as string)[0]!.toJSON() as { roles?: unknown[] }[])
+        : [];
     const playOf = (role: string): unknown[] =>
-      cluster.find((p) => p.roles?.some((r) => (typeof r === 'string' ? r : (r as { role?: string }).role) === role))?.roles ?? [...shared, role].map((r) => ({ role: r }));
+      cluster.find((p) => p.roles?.some((r) => (typeof r === 'string' ? r : (r as { role?: string }).role) === role))?.roles ??
+      [...shared, role].map((r) => ({ role: r }));
     // One play per role, as kubespray's playbooks run preinstall and node in separate plays (facts stay across plays).
-    const play = (o.prelude ? `- import_playbook: ${o.prelude}\n` : '') + o.roles
-      .map((role) =>
-        [
-          '- hosts: all',
-          '  gather_facts: false',
-          '  pre_tasks:',
-          `    - fake_facts: { facts: ${JSON.stringify(o.facts)} }`,
-          '  roles:',
-          ...playOf(role).map((r) => `    - ${JSON.stringify(typeof r === 'string' ? { role: r } : r)}`),
-          '',
-        ].join('\n'),
-      )
-      .join('');
+    const play =
+      (o.prelude ? `- import_playbook: ${o.prelude}\n` : '') +
+      o.roles
+        .map((role) =>
+          [
+            '- hosts: all',
+            '  gather_facts: false',
+            '  pre_tasks:',
+            `    - fake_facts: { facts: ${JSON.stringify(o.facts)} }`,
+            '  roles:',
+            ...playOf(role).map((r) => `    - ${JSON.stringify(typeof r === 'string' ? { role: r } : r)}`),
+            '',
+          ].join('\n'),
+        )
+        .join('');
     buildTree(root, { 'ks/walk-oracle.yml': play });
     const out = path.join(root, 'records.jsonl');
     buildTree(root, { 'records.jsonl': '' });
     const r = await execa('ansible-playbook', ['-c', 'local', '-i', path.join(root, o.inventory), '--limit', o.host, path.join(ks, 'walk-oracle.yml')], {
       env: {
-        ANSIBLE_NOCOLOR: '1', ANSIBLE_LOCALHOST_WARNING: 'false', ANSIBLE_HOME: path.join(root, '.ansible'),
-        ANSIBLE_LIBRARY: path.join(root, 'oracle/library'), ANSIBLE_CALLBACK_PLUGINS: path.join(root, 'oracle/callbacks'),
-        ANSIBLE_CALLBACKS_ENABLED: 'record', ANSIBLE_COLLECTIONS_PATH: path.join(root, 'oracle/collections'),
-        ANSIBLE_COLLECTIONS_SCAN_SYS_PATH: 'false', ANSIBLE_RETRY_FILES_ENABLED: 'false', ANSIBLE_CONFIG: path.join(root, 'none.cfg'),
-        ANSIBLE_PYTHON_INTERPRETER: 'auto_silent', WALK_ORACLE_OUT: out,
-        ANSIBLE_REMOTE_TEMP: path.join(root, 'remote-tmp'), ANSIBLE_LOCAL_TEMP: path.join(root, 'local-tmp'),
+        ANSIBLE_NOCOLOR: '1',
+        ANSIBLE_LOCALHOST_WARNING: 'false',
+        ANSIBLE_HOME: path.join(root, '.ansible'),
+        ANSIBLE_LIBRARY: path.join(root, 'oracle/library'),
+        ANSIBLE_CALLBACK_PLUGINS: path.join(root, 'oracle/callbacks'),
+        ANSIBLE_CALLBACKS_ENABLED: 'record',
+        ANSIBLE_COLLECTIONS_PATH: path.join(root, 'oracle/collections'),
+        ANSIBLE_COLLECTIONS_SCAN_SYS_PATH: 'false',
+        ANSIBLE_RETRY_FILES_ENABLED: 'false',
+        ANSIBLE_CONFIG: path.join(root, 'none.cfg'),
+        ANSIBLE_PYTHON_INTERPRETER: 'auto_silent',
+        WALK_ORACLE_OUT: out,
+        ANSIBLE_REMOTE_TEMP: path.join(root, 'remote-tmp'),
+        ANSIBLE_LOCAL_TEMP: path.join(root, 'local-tmp'),
       },
       reject: false,
     });
@@ -159,4 +252,3 @@ export async function runWalkOracle(tree: Tree, o: { roles: string[]; inventory:
     await rm(root, { recursive: true, force: true });
   }
 }
-

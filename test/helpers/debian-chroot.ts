@@ -16,13 +16,17 @@ function mmdebstrapArgs(suite: string, target: string): string[] {
 }
 
 export function chrootTarball(suite = 'bookworm'): string {
-  const key = createHash('sha256').update(JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs(suite, 'TARGET') })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs(suite, 'TARGET') }))
+    .digest('hex')
+    .slice(0, 16);
   return path.join(CACHE_DIR, `${suite}-nodejs-${key}.tar`);
 }
 
 function must(cmd: string, args: string[], what: string, timeout = 60_000): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${what}: ${cmd} ${args.join(' ')} exited ${r.status}${r.signal ? ` (${r.signal})` : ''}\n${(r.stderr ?? '').slice(-2000)}`);
+  if (r.status !== 0)
+    throw new Error(`${what}: ${cmd} ${args.join(' ')} exited ${r.status}${r.signal ? ` (${r.signal})` : ''}\n${(r.stderr ?? '').slice(-2000)}`);
   return r.stdout;
 }
 

@@ -19,7 +19,13 @@ export const hostnameProvider: Provider<HostnameSpec, ByteString | null, null> =
     const want = utf8Bytes(`${spec.hostname}\n`);
     if (seen === want) return [];
     return [
-      { id: 'file', action: seen === null ? 'create' : 'update', summary: `set /etc/hostname to ${spec.hostname}`, file: { path: '/etc/hostname', before: seen, after: want }, op: null },
+      {
+        id: 'file',
+        action: seen === null ? 'create' : 'update',
+        summary: `set /etc/hostname to ${spec.hostname}`,
+        file: { path: '/etc/hostname', before: seen, after: want },
+        op: null,
+      },
       ctx.live
         ? { id: 'running', action: 'operator', summary: `the running hostname stays until reboot`, operator: `run hostname ${spec.hostname}`, op: null }
         : { id: 'running', action: 'deferred', summary: `at first boot: the kernel takes ${spec.hostname} from /etc/hostname`, op: null },
@@ -30,5 +36,6 @@ export const hostnameProvider: Provider<HostnameSpec, ByteString | null, null> =
   },
   // Traits: the engine asks them without knowing this provider.
   claims: () => [{ kind: 'file', subject: '/etc/hostname', at: [] }],
-  hostChecks: async (host) => ((await host.readLink('/etc/hostname')) !== null ? [{ at: [], message: '/etc/hostname is a symbolic link; replace it with a file first' }] : []),
+  hostChecks: async (host) =>
+    (await host.readLink('/etc/hostname')) !== null ? [{ at: [], message: '/etc/hostname is a symbolic link; replace it with a file first' }] : [],
 };

@@ -8,20 +8,28 @@ import path from 'node:path';
 export const FSTAB = Buffer.concat([
   Buffer.from('# /etc/fstab: static file system information.\r\n'),
   Buffer.from('UUID=1111-2222 / ext4 errors=remount-ro 0 1\n'),
-  Buffer.from('LABEL=d'), Buffer.from([0xe9]), Buffer.from('p'), Buffer.from([0xf4]), Buffer.from('t /srv ext4 defaults 0 2\n'),
+  Buffer.from('LABEL=d'),
+  Buffer.from([0xe9]),
+  Buffer.from('p'),
+  Buffer.from([0xf4]),
+  Buffer.from('t /srv ext4 defaults 0 2\n'),
   Buffer.from('# old disk \0 was here\n'),
   Buffer.from('/swapfile none swap sw 0 0'),
 ]);
 
 export const BASELINE = Buffer.concat([
-  Buffer.from('# Hardening baseline, r'), Buffer.from([0xe9]), Buffer.from('vision 3\n'),
+  Buffer.from('# Hardening baseline, r'),
+  Buffer.from([0xe9]),
+  Buffer.from('vision 3\n'),
   Buffer.from('net.ipv4.ip_forward = 0\r\n'),
   Buffer.from('vm.swappiness = 10\n'),
 ]);
 
 /** Debian's /etc/sysctl.conf, edited by hand in Latin-1, read at boot through 99-sysctl.conf. */
 export const SYSCTL_CONF = Buffer.concat([
-  Buffer.from('# /etc/sysctl.conf - r'), Buffer.from([0xe9]), Buffer.from('glages locaux\n'),
+  Buffer.from('# /etc/sysctl.conf - r'),
+  Buffer.from([0xe9]),
+  Buffer.from('glages locaux\n'),
   Buffer.from('net.ipv4.ip_forward=0\n'),
   Buffer.from('kernel.printk = 3 4 1 3'),
 ]);
@@ -76,7 +84,7 @@ export function buildLabImage(root: string): string {
   symlinkSync('/etc/systemd/system/metrics-agent.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/metrics-agent.service'));
   put('swapfile', Buffer.alloc(4096), 0o600);
   // Debian's nodejs, as a stand-in: the first-boot unit the bake installs runs the bundle with it.
-  put('usr/bin/node', '#!/bin/sh\n# stand-in for /usr/bin/node from Debian\'s nodejs\n', 0o755);
+  put('usr/bin/node', "#!/bin/sh\n# stand-in for /usr/bin/node from Debian's nodejs\n", 0o755);
   const desired = path.join(root, 'root/desired-state.yaml');
   writeFileSync(desired, DESIRED);
   return desired;

@@ -27,13 +27,15 @@ function mmdebstrapArgs(target: string): string[] {
 
 function must(cmd: string, args: string[], what: string, timeout = 120_000): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${what}: ${cmd} ${args.join(' ')} exited ${r.status}${r.signal ? ` (${r.signal})` : ''}\n${(r.stderr ?? '').slice(-2000)}`);
+  if (r.status !== 0)
+    throw new Error(`${what}: ${cmd} ${args.join(' ')} exited ${r.status}${r.signal ? ` (${r.signal})` : ''}\n${(r.stderr ?? '').slice(-2000)}`);
   return r.stdout;
 }
 
 export function nspawnAvailable(): string | null {
   if (process.getuid?.() !== 0) return 'booting a container needs root';
-  for (const c of ['systemd-nspawn', 'nsenter']) if (spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0) return `${c} is missing (apt-get install systemd-container util-linux)`;
+  for (const c of ['systemd-nspawn', 'nsenter'])
+    if (spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0) return `${c} is missing (apt-get install systemd-container util-linux)`;
   return null;
 }
 
@@ -45,7 +47,10 @@ export function freshRootfs(): string {
     must('cp', ['-a', `${base}/.`, dir], 'copying the base root file system');
     return dir;
   }
-  const key = createHash('sha256').update(JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs('TARGET') })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs('TARGET') }))
+    .digest('hex')
+    .slice(0, 16);
   const tar = path.join(CACHE_DIR, `bookworm-${key}.tar`);
   if (!existsSync(tar)) {
     mkdirSync(CACHE_DIR, { recursive: true });
@@ -109,8 +114,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Boots `root` (binds: host dir -> read-only path inside) and waits until its manager is up. */
 export async function boot(root: string, binds: Record<string, string> = {}): Promise<Booted> {
   if (!root.startsWith(tmpdir() + path.sep)) throw new Error(`refusing to boot outside a temp dir: ${root}`);
-  const args = ['-q', '-b', '-D', root, '--register=no', '--keep-unit', '--private-network', '--console=pipe', ...Object.entries(binds).map(([from, to]) => `--bind-ro=${from}:${to}`)];
-  const child: ChildProcess = spawn('systemd-nspawn', args, { env: { ...process.env, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = [
+    '-q',
+    '-b',
+    '-D',
+    root,
+    '--register=no',
+    '--keep-unit',
+    '--private-network',
+    '--console=pipe',
+    ...Object.entries(binds).map(([from, to]) => `--bind-ro=${from}:${to}`),
+  ];
+  const child: ChildProcess = spawn('systemd-nspawn', args, {
+    env: { ...process.env, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -132,7 +150,12 @@ export async function boot(root: string, binds: Record<string, string> = {}): Pr
   const pid = leader;
   return {
     root,
-    run: (argv, opts = {}) => exec('nsenter', ['-t', String(pid), '-a', 'systemd-run', '--wait', '--pipe', '--quiet', '--collect', '--service-type=exec', '--', ...argv], opts.timeoutMs ?? 120_000),
+    run: (argv, opts = {}) =>
+      exec(
+        'nsenter',
+        ['-t', String(pid), '-a', 'systemd-run', '--wait', '--pipe', '--quiet', '--collect', '--service-type=exec', '--', ...argv],
+        opts.timeoutMs ?? 120_000,
+      ),
     poweroff: async () => {
       await exec('nsenter', ['-t', String(pid), '-a', 'systemctl', 'poweroff'], 10_000);
       const t = setTimeout(() => child.kill('SIGKILL'), 30_000);

@@ -19,7 +19,8 @@ export function snapshot(root: string, skip: (rel: string) => boolean = () => fa
         const child = rel === '' ? n : `${rel}/${n}`;
         if (!skip(child)) walk(child);
       }
-    } else if (!st.isFile()) out[rel] = `special ${meta} ${st.mode >> 12} ${st.rdev}`; // a fifo or device: never read
+    } else if (!st.isFile())
+      out[rel] = `special ${meta} ${st.mode >> 12} ${st.rdev}`; // a fifo or device: never read
     else out[rel] = `file ${meta} ${createHash('sha256').update(readFileSync(abs)).digest('hex').slice(0, 16)}`;
   };
   walk('');

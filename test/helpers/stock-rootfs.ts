@@ -22,8 +22,45 @@ const RECIPE_VERSION = 1;
  * unpacking time, and CI builds both roots cold.
  */
 export const STOCK_PACKAGES: Record<'bookworm' | 'trixie', string[]> = {
-  bookworm: ['systemd-sysv', 'kmod', 'procps', 'iproute2', 'ifupdown', 'isc-dhcp-client', 'network-manager', 'systemd-resolved', 'cron', 'supervisor', 'containerd', 'openssh-server', 'unattended-upgrades', 'chrony', 'apparmor', 'rsyslog', 'logrotate', 'sudo'],
-  trixie: ['systemd-sysv', 'kmod', 'procps', 'iproute2', 'ifupdown', 'network-manager', 'systemd-resolved', 'cron', 'supervisor', 'containerd', 'openssh-server', 'unattended-upgrades', 'chrony', 'apparmor', 'rsyslog', 'logrotate', 'sudo'],
+  bookworm: [
+    'systemd-sysv',
+    'kmod',
+    'procps',
+    'iproute2',
+    'ifupdown',
+    'isc-dhcp-client',
+    'network-manager',
+    'systemd-resolved',
+    'cron',
+    'supervisor',
+    'containerd',
+    'openssh-server',
+    'unattended-upgrades',
+    'chrony',
+    'apparmor',
+    'rsyslog',
+    'logrotate',
+    'sudo',
+  ],
+  trixie: [
+    'systemd-sysv',
+    'kmod',
+    'procps',
+    'iproute2',
+    'ifupdown',
+    'network-manager',
+    'systemd-resolved',
+    'cron',
+    'supervisor',
+    'containerd',
+    'openssh-server',
+    'unattended-upgrades',
+    'chrony',
+    'apparmor',
+    'rsyslog',
+    'logrotate',
+    'sudo',
+  ],
 };
 
 export type StockSuite = keyof typeof STOCK_PACKAGES;
@@ -41,7 +78,10 @@ function mmdebstrapArgs(suite: StockSuite, target: string): string[] {
 }
 
 export function stockTarball(suite: StockSuite): string {
-  const key = createHash('sha256').update(JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs(suite, 'TARGET') })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ version: RECIPE_VERSION, args: mmdebstrapArgs(suite, 'TARGET') }))
+    .digest('hex')
+    .slice(0, 16);
   return path.join(CACHE_DIR, `stock-${suite}-${key}.tar`);
 }
 

@@ -15,7 +15,11 @@ const K8S = { '/etc/sysctl.d/k8s.conf': 'net.ipv4.ip_forward = 1\n' };
 const RP = ['net.ipv4.conf.all.rp_filter', 'net.ipv4.conf.default.rp_filter', 'net.ipv4.conf.lo.rp_filter'];
 
 export const diffCases: DiffCase[] = [
-  { name: 'later-etc', tree: { ...K8S, '/etc/sysctl.d/security-baseline.conf': '# baseline\nnet.ipv4.conf.all.rp_filter = 1\nnet.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward', ...RP] },
+  {
+    name: 'later-etc',
+    tree: { ...K8S, '/etc/sysctl.d/security-baseline.conf': '# baseline\nnet.ipv4.conf.all.rp_filter = 1\nnet.ipv4.ip_forward = 0\n' },
+    keys: ['net.ipv4.ip_forward', ...RP],
+  },
   { name: 'earlier-etc', tree: { ...K8S, '/etc/sysctl.d/10-old.conf': 'net.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward'] },
   { name: 'vendor-later', tree: { ...K8S, '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward=0\n' }, keys: ['net.ipv4.ip_forward'] },
   {
@@ -29,7 +33,11 @@ export const diffCases: DiffCase[] = [
     },
     keys: ['net.ipv4.ip_forward', ...RP],
   },
-  { name: 'dev-null-mask', tree: { ...K8S, '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward = 0\n', '/etc/sysctl.d/zz-vendor.conf': { link: '/dev/null' } }, keys: ['net.ipv4.ip_forward'] },
+  {
+    name: 'dev-null-mask',
+    tree: { ...K8S, '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.ip_forward = 0\n', '/etc/sysctl.d/zz-vendor.conf': { link: '/dev/null' } },
+    keys: ['net.ipv4.ip_forward'],
+  },
   {
     name: 'glob-explicit-exclude',
     tree: {
@@ -48,23 +56,46 @@ export const diffCases: DiffCase[] = [
     },
     keys: RP,
   },
-  { name: 'sysctl-conf', tree: { ...K8S, '/etc/sysctl.conf': '# legacy\nnet.ipv4.ip_forward = 0\n', '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } }, keys: ['net.ipv4.ip_forward'] },
+  {
+    name: 'sysctl-conf',
+    tree: { ...K8S, '/etc/sysctl.conf': '# legacy\nnet.ipv4.ip_forward = 0\n', '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } },
+    keys: ['net.ipv4.ip_forward'],
+  },
   { name: 'sysctl-conf-unlinked', tree: { '/etc/sysctl.conf': 'net.ipv4.ip_forward = 1\n' }, keys: ['net.ipv4.ip_forward'] },
-  { name: 'dash-prefix', tree: { ...K8S, '/etc/sysctl.d/zz.conf': '-net.ipv4.ip_forward\n-net.ipv4.conf.all.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.all.rp_filter'] },
-  { name: 'semicolon-comment', tree: { ...K8S, '/etc/sysctl.d/zz.conf': '; net.ipv4.ip_forward = 0\n  # net.ipv4.ip_forward = 0\n' }, keys: ['net.ipv4.ip_forward'] },
-  { name: 'slashes', tree: { ...K8S, '/run/sysctl.d/zz-slash.conf': 'net/ipv4/ip_forward = 0\nnet/ipv4/conf/lo/rp_filter=2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+  {
+    name: 'dash-prefix',
+    tree: { ...K8S, '/etc/sysctl.d/zz.conf': '-net.ipv4.ip_forward\n-net.ipv4.conf.all.rp_filter = 2\n' },
+    keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.all.rp_filter'],
+  },
+  {
+    name: 'semicolon-comment',
+    tree: { ...K8S, '/etc/sysctl.d/zz.conf': '; net.ipv4.ip_forward = 0\n  # net.ipv4.ip_forward = 0\n' },
+    keys: ['net.ipv4.ip_forward'],
+  },
+  {
+    name: 'slashes',
+    tree: { ...K8S, '/run/sysctl.d/zz-slash.conf': 'net/ipv4/ip_forward = 0\nnet/ipv4/conf/lo/rp_filter=2\n' },
+    keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'],
+  },
   // Kernel couplings (src/sysctl/couplings.ts): the last write to either name of ip_forward decides.
-  { name: 'coupled-later', tree: { ...K8S, '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.forwarding = 0\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.all.forwarding'] },
+  {
+    name: 'coupled-later',
+    tree: { ...K8S, '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.forwarding = 0\n' },
+    keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.all.forwarding'],
+  },
   {
     // systemd keeps 10-a's slot for ip_forward (k8s.conf repeats the value), so 50-b's write lands later at boot only.
     name: 'coupled-same-value-slot',
     tree: { ...K8S, '/etc/sysctl.d/10-a.conf': 'net.ipv4.ip_forward = 1\n', '/etc/sysctl.d/50-b.conf': 'net.ipv4.conf.all.forwarding = 0\n' },
     keys: ['net.ipv4.ip_forward'],
   },
-  { name: 'coupled-glob', tree: { ...K8S, '/etc/sysctl.d/zz-glob.conf': 'net.ipv4.conf.*.forwarding = 0\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.forwarding'] },
+  {
+    name: 'coupled-glob',
+    tree: { ...K8S, '/etc/sysctl.d/zz-glob.conf': 'net.ipv4.conf.*.forwarding = 0\n' },
+    keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.forwarding'],
+  },
   { name: 'hidden', tree: { '/etc/sysctl.d/.hidden.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.conf.lo.rp_filter'] },
 ];
-
 
 /**
  * glob(3) forms on one key segment, each decided by the real programs in
@@ -81,7 +112,11 @@ export const globCases: DiffCase[] = [
   { name: 'glob-class-bracket-first', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[]l]o.rp_filter = 2\n' }, keys: RP },
   { name: 'glob-escape', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.\\l*.rp_filter = 2\n' }, keys: RP },
   { name: 'glob-unclosed-class', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.[lo*.rp_filter = 2\n' }, keys: RP },
-  { name: 'glob-whole-key', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.*.rp_filte* = 2\nnet.ipv4.conf.*.rp_filt = 1\nnet.ipv4.conf.?.rp_filter = 1\n' }, keys: RP },
+  {
+    name: 'glob-whole-key',
+    tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.*.rp_filte* = 2\nnet.ipv4.conf.*.rp_filt = 1\nnet.ipv4.conf.?.rp_filter = 1\n' },
+    keys: RP,
+  },
   // A backslash with nothing after it to escape: what fnmatch makes of it, against both programs.
   { name: 'glob-trailing-backslash', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.conf.l*.rp_filter\\ = 2\nnet.ipv4.conf.*.rp_filte\\ = 1\n' }, keys: RP },
   { name: 'glob-no-slash', tree: { '/etc/sysctl.d/50-g.conf': 'net.ipv4.*.rp_filter = 2\nnet.ipv4.conf.lo.rp_filter = 0\n' }, keys: RP },

@@ -16,7 +16,10 @@ export const LIB = 'usr/lib/systemd/system';
 export const NODEFAULT = '[Unit]\nDefaultDependencies=no\n';
 /** The targets systemd's manager loads by itself, without dependencies of their own. */
 export const SKELETON: Tree = Object.fromEntries(
-  ['basic', 'sysinit', 'local-fs', 'local-fs-pre', 'umount', 'swap', 'shutdown', 'rescue', 'multi-user', 'graphical', 'timers', 'sockets'].map((t) => [`${LIB}/${t}.target`, NODEFAULT]),
+  ['basic', 'sysinit', 'local-fs', 'local-fs-pre', 'umount', 'swap', 'shutdown', 'rescue', 'multi-user', 'graphical', 'timers', 'sockets'].map((t) => [
+    `${LIB}/${t}.target`,
+    NODEFAULT,
+  ]),
 );
 export const DEFAULT_LINK: Tree = { [`${ETC}/default.target`]: { link: '../../../usr/lib/systemd/system/multi-user.target' } };
 
@@ -73,8 +76,13 @@ export async function oracle(root: string): Promise<{ jobs: Set<string>; units: 
     SYSTEMD_LOG_LEVEL: 'err',
     HOME: root,
   };
-  const asNobody = process.getuid?.() === 0 ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', SYSTEMD]] as const : [SYSTEMD, []] as const;
-  const r = await execa(asNobody[0], [...asNobody[1], '--test', '--system', '--unit=default.target', '--no-pager'], { env, extendEnv: false, reject: false, timeout: 60_000 });
+  const asNobody = process.getuid?.() === 0 ? (['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', SYSTEMD]] as const) : ([SYSTEMD, []] as const);
+  const r = await execa(asNobody[0], [...asNobody[1], '--test', '--system', '--unit=default.target', '--no-pager'], {
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+  });
   if (!r.stdout.includes('-> By jobs:')) throw new Error(`systemd --test gave no transaction (exit ${r.exitCode}): ${r.stderr}`);
   const jobs = new Set([...r.stdout.matchAll(/^\t\tAction: (\S+) -> start$/gm)].map((m) => m[1]!));
   const units = new Map<string, OracleUnit>();
@@ -103,7 +111,7 @@ export async function oracle(root: string): Promise<{ jobs: Set<string>; units: 
 /** Units the oracle says start at boot: the transaction, closed under WantedBy/RequiredBy/UpheldBy/BoundBy/TriggeredBy. */
 export function oracleStarted(o: Awaited<ReturnType<typeof oracle>>): Set<string> {
   const started = new Set(o.jobs);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [name, u] of o.units) {
       if (started.has(name) || u.load !== 'loaded') continue; // a masked or missing unit gets no job
@@ -116,4 +124,3 @@ export function oracleStarted(o: Awaited<ReturnType<typeof oracle>>): Set<string
   }
   return started;
 }
-

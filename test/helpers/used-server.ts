@@ -62,7 +62,18 @@ type Link = (to: string, rel: string) => void;
 function unitTree(put: Put, link: Link): void {
   const sys = 'usr/lib/systemd/system';
   const etc = 'etc/systemd/system';
-  const targets = ['multi-user.target', 'sysinit.target', 'basic.target', 'network-online.target', 'timers.target', 'sockets.target', 'getty.target', 'local-fs.target', 'network.target', 'graphical.target'];
+  const targets = [
+    'multi-user.target',
+    'sysinit.target',
+    'basic.target',
+    'network-online.target',
+    'timers.target',
+    'sockets.target',
+    'getty.target',
+    'local-fs.target',
+    'network.target',
+    'graphical.target',
+  ];
   for (const t of targets) put(`${sys}/${t}`, `[Unit]\nDescription=${t}\nDocumentation=man:systemd.special(7)\n`);
   for (let i = 0; i < 60; i++) put(`${sys}/stock-${i}.target`, `[Unit]\nDescription=Stock target ${i}\nRequires=basic.target\nAfter=basic.target\n`);
   for (let i = 0; i < 200; i++) {
@@ -70,7 +81,10 @@ function unitTree(put: Put, link: Link): void {
     put(`usr/sbin/${name}d`, Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(56)]), 0o755);
     const pre = i % 7 === 0 ? `ExecStartPre=/bin/mkdir -p /run/${name}\n` : '';
     const deps = i % 5 === 0 ? 'Wants=network-online.target\nAfter=network-online.target\n' : 'After=network.target\n';
-    put(`${sys}/${name}.service`, `[Unit]\nDescription=Daemon ${i}\nDocumentation=man:${name}d(8)\n${deps}\n[Service]\nType=${i % 3 ? 'simple' : 'forking'}\nEnvironmentFile=-/etc/default/${name}\n${pre}ExecStart=/usr/sbin/${name}d --config /etc/${name}/${name}.conf\nExecReload=/bin/kill -HUP $MAINPID\nRestart=on-failure\n\n[Install]\nWantedBy=multi-user.target\n`);
+    put(
+      `${sys}/${name}.service`,
+      `[Unit]\nDescription=Daemon ${i}\nDocumentation=man:${name}d(8)\n${deps}\n[Service]\nType=${i % 3 ? 'simple' : 'forking'}\nEnvironmentFile=-/etc/default/${name}\n${pre}ExecStart=/usr/sbin/${name}d --config /etc/${name}/${name}.conf\nExecReload=/bin/kill -HUP $MAINPID\nRestart=on-failure\n\n[Install]\nWantedBy=multi-user.target\n`,
+    );
     if (i % 2 === 0) link(`/usr/lib/systemd/system/${name}.service`, `${etc}/multi-user.target.wants/${name}.service`);
     if (i % 25 === 0) put(`${etc}/${name}.service.d/override.conf`, `[Service]\nLimitNOFILE=65536\nEnvironment=OPTS=--verbose\n`);
   }
@@ -81,7 +95,10 @@ function unitTree(put: Put, link: Link): void {
   }
   for (let i = 0; i < 30; i++) {
     put(`${sys}/job${i}.timer`, `[Unit]\nDescription=Timer ${i}\n\n[Timer]\nOnCalendar=daily\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n`);
-    put(`${sys}/job${i}.service`, `[Unit]\nDescription=Job ${i}\n\n[Service]\nType=oneshot\nExecStart=/usr/sbin/svc${String(i + 30).padStart(3, '0')}d --once\n`);
+    put(
+      `${sys}/job${i}.service`,
+      `[Unit]\nDescription=Job ${i}\n\n[Service]\nType=oneshot\nExecStart=/usr/sbin/svc${String(i + 30).padStart(3, '0')}d --once\n`,
+    );
     link(`/usr/lib/systemd/system/job${i}.timer`, `${etc}/timers.target.wants/job${i}.timer`);
   }
   for (let i = 0; i < 6; i++) put(`${sys}/getty-extra${i}.path`, `[Unit]\nDescription=Path ${i}\n\n[Path]\nPathExists=/run/flag${i}\n`);
@@ -99,7 +116,11 @@ const KUBESPRAY_FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pat
  * (the repository's small fixture), the audit and kubespray's own sysctl file
  * are judged against the same tree.
  */
-export function usedServerTree(root: string, n: number, { kubespray = true, kubesprayFixture = KUBESPRAY_FIXTURE }: { kubespray?: boolean; kubesprayFixture?: string } = {}): string {
+export function usedServerTree(
+  root: string,
+  n: number,
+  { kubespray = true, kubesprayFixture = KUBESPRAY_FIXTURE }: { kubespray?: boolean; kubesprayFixture?: string } = {},
+): string {
   const put: Put = (rel, data, mode = 0o644) => {
     const abs = path.join(root, rel);
     mkdirSync(path.dirname(abs), { recursive: true });
@@ -110,9 +131,19 @@ export function usedServerTree(root: string, n: number, { kubespray = true, kube
     mkdirSync(path.dirname(abs), { recursive: true });
     symlinkSync(to, abs);
   };
-  for (const d of ['usr/bin', 'usr/sbin', 'usr/lib', 'usr/lib64', 'run', 'root', 'proc', 'sys', 'tmp', 'var/lib', 'etc/default']) mkdirSync(path.join(root, d), { recursive: true });
-  for (const [l, t] of [['bin', 'usr/bin'], ['sbin', 'usr/sbin'], ['lib', 'usr/lib'], ['lib64', 'usr/lib64']] as const) symlinkSync(t, path.join(root, l));
-  put('etc/os-release', 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n');
+  for (const d of ['usr/bin', 'usr/sbin', 'usr/lib', 'usr/lib64', 'run', 'root', 'proc', 'sys', 'tmp', 'var/lib', 'etc/default'])
+    mkdirSync(path.join(root, d), { recursive: true });
+  for (const [l, t] of [
+    ['bin', 'usr/bin'],
+    ['sbin', 'usr/sbin'],
+    ['lib', 'usr/lib'],
+    ['lib64', 'usr/lib64'],
+  ] as const)
+    symlinkSync(t, path.join(root, l));
+  put(
+    'etc/os-release',
+    'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n',
+  );
   put('etc/debian_version', '12.8\n');
   put('etc/hostname', 'node1\n');
   put('etc/fstab', '# /etc/fstab\nUUID=1111-2222 / ext4 errors=remount-ro 0 1\nUUID=3333-4444 /boot ext4 defaults 0 2\n/swapfile none swap sw 0 0\n');
@@ -132,7 +163,10 @@ export function usedServerTree(root: string, n: number, { kubespray = true, kube
   unitTree(put, link);
   if (kubespray) {
     cpSync(kubesprayFixture, path.join(root, 'opt/ks/kubespray'), { recursive: true });
-    put('root/ks/inventory/lab/inventory.ini', '[kube_control_plane]\nnode1\n\n[etcd]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n');
+    put(
+      'root/ks/inventory/lab/inventory.ini',
+      '[kube_control_plane]\nnode1\n\n[etcd]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n',
+    );
   }
   for (let i = 0; i < n; i++) {
     const name = `${String(i).padStart(5, '0')}-baseline.conf`;
@@ -143,4 +177,3 @@ export function usedServerTree(root: string, n: number, { kubespray = true, kube
   }
   return root;
 }
-

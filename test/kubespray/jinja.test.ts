@@ -49,7 +49,7 @@ const CASES = [
   'ipv4_stack | bool',
   'ipv6_stack | bool',
   'kubelet_fail_swap_on | default(True)',
-  '(allow_unsupported_distribution_setup | default(false)) or ansible_facts[\'distribution\'] in supported_os_distributions',
+  "(allow_unsupported_distribution_setup | default(false)) or ansible_facts['distribution'] in supported_os_distributions",
   'modinfo_br_netfilter.rc == 0',
   'modinfo_br_netfilter.rc not in [0, 1]',
   'fstab_file.stat.exists',
@@ -98,7 +98,9 @@ type Answer = { ok: true; value: boolean } | { ok: false; error: string };
 let ansible: Answer[];
 
 beforeAll(async () => {
-  const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-conditional.py')], { input: JSON.stringify(CASES.map((expr) => ({ expr, vars: VARS }))) });
+  const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-conditional.py')], {
+    input: JSON.stringify(CASES.map((expr) => ({ expr, vars: VARS }))),
+  });
   ansible = JSON.parse(r.stdout) as Answer[];
 }, 60_000);
 

@@ -24,7 +24,8 @@ import { ansiblePython } from '../helpers/ansible-python.js';
 import { buildTree } from '../helpers/tree.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: string };
-type Request = { op: 'yaml'; text: string } | { op: 'template'; text: string; vars?: Record<string, unknown> } | { op: 'kv'; text: string; check_raw?: boolean };
+type Request =
+  { op: 'yaml'; text: string } | { op: 'template'; text: string; vars?: Record<string, unknown> } | { op: 'kv'; text: string; check_raw?: boolean };
 
 async function ask(reqs: Request[]): Promise<Answer[]> {
   const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-language.py')], { input: JSON.stringify(reqs) });
@@ -52,10 +53,70 @@ function unfloat(v: unknown): unknown {
 // ---- YAML 1.1 -----------------------------------------------------------------
 
 const SCALARS = [
-  'yes', 'Yes', 'YES', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE',
-  'y', 'Y', 'n', 'N', 'yEs', 'tRue', '~', 'null', 'Null', 'NULL', 'nULL', '', '0', '-0', '+12', '017', '-017', '0o17', '09', '0x1F', '0X1F', '0b101',
-  '1_000', '1:30', '-1:30:05', '1:30.5', '1.5', '1.', '.5', '1e3', '1.0e3', '1.0e+3', '1.0E-2', '.inf', '-.Inf', '.NaN', '12.11', '1.20',
-  '"yes"', "'no'", '!!str yes', '!!bool yes', 'v1.29.5', '0.0.0.0', '10.233.0.0/18', '6443',
+  'yes',
+  'Yes',
+  'YES',
+  'no',
+  'No',
+  'NO',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'y',
+  'Y',
+  'n',
+  'N',
+  'yEs',
+  'tRue',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  'nULL',
+  '',
+  '0',
+  '-0',
+  '+12',
+  '017',
+  '-017',
+  '0o17',
+  '09',
+  '0x1F',
+  '0X1F',
+  '0b101',
+  '1_000',
+  '1:30',
+  '-1:30:05',
+  '1:30.5',
+  '1.5',
+  '1.',
+  '.5',
+  '1e3',
+  '1.0e3',
+  '1.0e+3',
+  '1.0E-2',
+  '.inf',
+  '-.Inf',
+  '.NaN',
+  '12.11',
+  '1.20',
+  '"yes"',
+  "'no'",
+  '!!str yes',
+  '!!bool yes',
+  'v1.29.5',
+  '0.0.0.0',
+  '10.233.0.0/18',
+  '6443',
 ];
 
 // Real kubespray variables rewritten the way users write them in group_vars (cited).
@@ -71,7 +132,10 @@ const GROUP_VARS_REWRITES = [
 describe('YAML 1.1 as ansible-core loads it', () => {
   let oracle: Answer[];
   beforeAll(async () => {
-    oracle = await ask([...SCALARS.map((s) => ({ op: 'yaml' as const, text: `k: ${s}\n` })), ...GROUP_VARS_REWRITES.map((text) => ({ op: 'yaml' as const, text }))]);
+    oracle = await ask([
+      ...SCALARS.map((s) => ({ op: 'yaml' as const, text: `k: ${s}\n` })),
+      ...GROUP_VARS_REWRITES.map((text) => ({ op: 'yaml' as const, text })),
+    ]);
   }, 60_000);
   it('ansible answered with booleans, nulls, ints, floats and strings among them', () => {
     const types = new Set(oracle.map((a) => (a.ok ? JSON.stringify((a.value as Record<string, unknown>).k ?? null)[0] : 'e')));
@@ -155,7 +219,7 @@ const TEMPLATES: string[] = [
   "{{ main_ips | join(',') }}",
   "{% for host in (groups['k8s_cluster'] | union(groups['etcd'])) %}{{ host }}{{ ' ' if not loop.last else '' }}{% endfor %}",
   // v2.31.0 roles/kubernetes/preinstall/vars/main.yml:18
-  "{{ ([nameservers, cloud_resolver] | flatten | unique) if dns_early else [] }}",
+  '{{ ([nameservers, cloud_resolver] | flatten | unique) if dns_early else [] }}',
   // v2.31.0 roles/kubespray_defaults/defaults/main/main.yml:53 (the cilium test), 715, 782
   "{{ kube_network_plugin == 'cilium' or (cilium_kube_proxy_replacement | bool) or (cilium_kube_proxy_replacement | string | lower == 'true') }}",
   "{{ etcd_access_addresses_list | join(';') }}",
@@ -168,27 +232,27 @@ const TEMPLATES: string[] = [
   "{{ 'a\\tb' }}",
   "{{ 'C:\\new' | length }}",
   // filters and tests kubespray uses, against Jinja2/ansible's
-  "{{ list_mixed | unique }}",
-  "{{ list_mixed | unique(case_sensitive=true) }}",
-  "{{ list_mixed | sort }}",
-  "{{ list_mixed | sort(reverse=true, case_sensitive=true) }}",
+  '{{ list_mixed | unique }}',
+  '{{ list_mixed | unique(case_sensitive=true) }}',
+  '{{ list_mixed | sort }}',
+  '{{ list_mixed | sort(reverse=true, case_sensitive=true) }}',
   "{{ list_mixed | difference(['a']) }}",
   "{{ list_mixed | intersect(['a', 'b', 'c']) }}",
   "{{ list_mixed | select('match', '[ab]') | list }}",
   "{{ list_mixed | map('lower') | list }}",
-  "{{ nested | flatten }}",
-  "{{ nested | flatten(levels=1) }}",
+  '{{ nested | flatten }}',
+  '{{ nested | flatten(levels=1) }}',
   "{{ text | regex_findall('node[0-9]') }}",
   "{{ text | regex_findall('(node)([0-9])') }}",
   "{{ text | regex_search('node([0-9])', '\\1') }}",
   "{{ text | regex_search('^#.*$', multiline=true) }}",
-  "{{ b64 | b64decode }}",
+  '{{ b64 | b64decode }}',
   "{{ 'hello world' | b64encode }}",
-  "{{ text | indent(2) }}",
+  '{{ text | indent(2) }}',
   "{{ '  x  ' | trim }}|",
   "{{ 'aXbXc' | replace('X', '-', 1) }}",
   "{{ {'a': 1, 'b': [true, none]} | to_json }}",
-  "{{ '{\"a\": [1, 2]}' | from_json }}",
+  '{{ \'{"a": [1, 2]}\' | from_json }}',
   '{{ yaml_text | from_yaml }}',
   "{{ groups | dict2items | map(attribute='key') | list }}",
   "{{ [] | ternary('full', 'empty') }}",
@@ -197,13 +261,13 @@ const TEMPLATES: string[] = [
   "{{ none | string }} {{ true | string }} {{ [1, 'a'] | string }}",
   "{{ kube_version is match('v1\\.29') }} {{ kube_version is search('29') }} {{ kube_version is regex('^v') }}",
   "{{ 10 is divisibleby 5 }} {{ true is number }} {{ 'a' is string }} {{ groups is mapping }} {{ none is none }}",
-  "{{ [1, 2] | max }} {{ [3, 1] | min }} {{ [1, 2, 3] | sum }}",
+  '{{ [1, 2] | max }} {{ [3, 1] | min }} {{ [1, 2, 3] | sum }}',
   "{{ 'a b  c' | split }}",
   "{{ 'node1' | upper }} {{ 'NoDe' | lower }} {{ 'abc' | reverse }}",
-  "{{ (list_mixed | first) ~ (list_mixed | last) }}",
+  '{{ (list_mixed | first) ~ (list_mixed | last) }}',
   "{{ '/etc/sysctl.d/99-sysctl.conf' | dirname }} {{ '/etc/sysctl.d/99-sysctl.conf' | basename }}",
   // ansible.utils.ipwrap, as kubespray_defaults wraps main_ip/access_ip (v2.31.0 roles/kubespray_defaults/defaults/main/main.yml)
-  "{{ main_ips | ansible.utils.ipwrap }}",
+  '{{ main_ips | ansible.utils.ipwrap }}',
   "{{ ['192.0.2.10/24', '2001:DB8:0:0:1:0:0:1', '1:0:0:2:0:0:0:3/64', '::', 'node1', '0:0:0:0:0:0:0:1'] | ansible.utils.ipwrap }}",
   "{{ '2001:db8:0:1:1:1:1:1' | ipwrap }}",
   // ansible.utils.ipaddr as kubespray_defaults uses it (v2.31.0 roles/kubespray_defaults/defaults/main/main.yml:152, 296;
@@ -236,9 +300,9 @@ const TEMPLATES: string[] = [
   "{{ 'etcd' | extract(groups, 1) }}",
   // v2.24.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:48, the item as with_items templates it
   "{{ download_run_once | type_debug == 'bool' }} {{ (download_always_pull | bool) | type_debug }}",
-  "{{ none | type_debug }} {{ 1.5 | type_debug }} {{ (3 > 2) | type_debug }}",
+  '{{ none | type_debug }} {{ 1.5 | type_debug }} {{ (3 > 2) | type_debug }}',
   // v2.20.0 roles/network_plugin/calico/tasks/check.yml:39 (dict methods)
-  "{{ calico_version in calico_crds_archive_checksums.keys() }} {{ calico_crds_archive_checksums.values() | list }} {{ calico_crds_archive_checksums.items() | list | first | first }}",
+  '{{ calico_version in calico_crds_archive_checksums.keys() }} {{ calico_crds_archive_checksums.values() | list }} {{ calico_crds_archive_checksums.items() | list | first | first }}',
 ];
 
 describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them', () => {
@@ -265,14 +329,18 @@ describe('Jinja2 expressions (kubespray v2.20 .. master) as Templar renders them
 describe('a method of an undefined dict names the undefined variable, as Ansible does', () => {
   // v2.20.0 roles/network_plugin/calico/tasks/check.yml:39 when the download role's defaults are not loaded
   const text = '{{ calico_version in undefined_checksums.keys() }}';
-  it(text, async () => {
-    const [a] = await ask([{ op: 'template', text, vars: VARS }]);
-    expect(a!.ok).toBe(false);
-    if (a!.ok) return;
-    expect(a!.error).toContain("'undefined_checksums' is undefined");
-    const ours = templateValue(text, (n) => (Object.hasOwn(VARS, n) ? { value: VARS[n] } : undefined));
-    expect(ours.ok ? '' : ours.reason).toContain("'undefined_checksums' is undefined");
-  }, 60_000);
+  it(
+    text,
+    async () => {
+      const [a] = await ask([{ op: 'template', text, vars: VARS }]);
+      expect(a!.ok).toBe(false);
+      if (a!.ok) return;
+      expect(a!.error).toContain("'undefined_checksums' is undefined");
+      const ours = templateValue(text, (n) => (Object.hasOwn(VARS, n) ? { value: VARS[n] } : undefined));
+      expect(ours.ok ? '' : ours.reason).toContain("'undefined_checksums' is undefined");
+    },
+    60_000,
+  );
 });
 
 describe('a lookup plugin is unknown, named as a lookup (never "\'lookup\' is undefined")', () => {
@@ -295,7 +363,24 @@ describe('a lookup plugin is unknown, named as a lookup (never "\'lookup\' is un
 
 describe('what ansible refuses is unknown, never an answer', () => {
   // type_debug where Python's type depends on what JS does not keep: str or AnsibleUnicode, int or float, list or tuple
-  const BAD = ["{{ download_always_pull | type_debug }}", '{{ 3 | type_debug }}', '{{ [1] | type_debug }}', "{{ calico_crds_archive_checksums.keys() | type_debug }}", "{{ calico_crds_archive_checksums | type_debug }}", "{{ 'it\\'s' }}", '{{ undefined_thing | split(",") }}', "{{ 'abc' | split('') }}", "{{ [1, 2] | ipaddr }}", "{{ '2001:db8::1/064' | ipaddr }}", "{{ '::1.2.3.4' | ipaddr }}", "{{ 'fe80::1%eth0' | ipaddr }}", "{{ '10.1' | ipaddr }}", '{{ 3 | random }}', "{{ '10.1' | ansible.utils.ipwrap }}", "{{ 'cafe' | ipwrap }}"];
+  const BAD = [
+    '{{ download_always_pull | type_debug }}',
+    '{{ 3 | type_debug }}',
+    '{{ [1] | type_debug }}',
+    '{{ calico_crds_archive_checksums.keys() | type_debug }}',
+    '{{ calico_crds_archive_checksums | type_debug }}',
+    "{{ 'it\\'s' }}",
+    '{{ undefined_thing | split(",") }}',
+    "{{ 'abc' | split('') }}",
+    '{{ [1, 2] | ipaddr }}',
+    "{{ '2001:db8::1/064' | ipaddr }}",
+    "{{ '::1.2.3.4' | ipaddr }}",
+    "{{ 'fe80::1%eth0' | ipaddr }}",
+    "{{ '10.1' | ipaddr }}",
+    '{{ 3 | random }}',
+    "{{ '10.1' | ansible.utils.ipwrap }}",
+    "{{ 'cafe' | ipwrap }}",
+  ];
   let oracle: Answer[];
   beforeAll(async () => {
     oracle = await ask(BAD.map((text) => ({ op: 'template' as const, text, vars: VARS })));
@@ -303,7 +388,8 @@ describe('what ansible refuses is unknown, never an answer', () => {
   BAD.forEach((text, i) => {
     it(text, () => {
       const ours = templateValue(text, (n) => (Object.hasOwn(VARS, n) ? { value: VARS[n] } : undefined));
-      if (oracle[i]!.ok) expect(ours.ok ? 'answer' : 'unknown').toBe('unknown'); // random and a collection filter: ansible answers something we do not model
+      if (oracle[i]!.ok)
+        expect(ours.ok ? 'answer' : 'unknown').toBe('unknown'); // random and a collection filter: ansible answers something we do not model
       else expect(ours.ok).toBe(false);
     });
   });
@@ -375,7 +461,7 @@ describe('free-form task arguments as ModuleArgsParser reads them', () => {
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
   });
-  it('each task gives ansible-core\'s module and arguments', async () => {
+  it("each task gives ansible-core's module and arguments", async () => {
     const walked = await walkRole(new KubesprayCheckout(new Host({ root }), '/ks'), 'r');
     expect(walked.tasks.map((t) => ({ module: t.rawModule, args: t.args }))).toEqual(oracle.parsed);
   });
@@ -390,12 +476,17 @@ const N = 'roles/kubernetes/node';
 
 function tree(over: Record<string, string>): Record<string, string> {
   return {
-    [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]: '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nkube_version: v1.29.5\n',
+    [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]:
+      '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nkube_version: v1.29.5\n',
     [`${KS}/${P}/defaults/main.yml`]: '---\nminimal_master_memory_mb: 1500\n',
-    [`${KS}/${P}/tasks/main.yml`]: '---\n- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when: kubelet_fail_swap_on\n- name: System configurations\n  import_tasks: 0080-system-configurations.yml\n',
-    [`${KS}/${P}/tasks/0010-swapoff.yml`]: '---\n- name: Mask swap.target\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n- name: Disable swap\n  command: /sbin/swapoff -a\n',
-    [`${KS}/${P}/tasks/0080-system-configurations.yml`]: '---\n- name: Enable ip forwarding\n  ansible.posix.sysctl:\n    sysctl_file: "{{ sysctl_file_path }}"\n    name: net.ipv4.ip_forward\n    value: "1"\n',
-    [`${KS}/${N}/tasks/main.yml`]: '---\n- name: Modprobe br_netfilter\n  community.general.modprobe:\n    name: br_netfilter\n    state: present\n- name: Persist\n  copy:\n    dest: /etc/modules-load.d/kubespray-br_netfilter.conf\n    content: br_netfilter\n',
+    [`${KS}/${P}/tasks/main.yml`]:
+      '---\n- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when: kubelet_fail_swap_on\n- name: System configurations\n  import_tasks: 0080-system-configurations.yml\n',
+    [`${KS}/${P}/tasks/0010-swapoff.yml`]:
+      '---\n- name: Mask swap.target\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n- name: Disable swap\n  command: /sbin/swapoff -a\n',
+    [`${KS}/${P}/tasks/0080-system-configurations.yml`]:
+      '---\n- name: Enable ip forwarding\n  ansible.posix.sysctl:\n    sysctl_file: "{{ sysctl_file_path }}"\n    name: net.ipv4.ip_forward\n    value: "1"\n',
+    [`${KS}/${N}/tasks/main.yml`]:
+      '---\n- name: Modprobe br_netfilter\n  community.general.modprobe:\n    name: br_netfilter\n    state: present\n- name: Persist\n  copy:\n    dest: /etc/modules-load.d/kubespray-br_netfilter.conf\n    content: br_netfilter\n',
     [`${INV}/inventory.ini`]: '[kube_control_plane]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n',
     ...over,
   };
@@ -427,9 +518,7 @@ describe('rewrites of real kubespray tasks and vars, verdicts as ansible-core re
       { op: 'yaml', text: '- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when: off\n' },
       { op: 'yaml', text: 'kubelet_fail_swap_on: n\n' },
     ]);
-    rendered = await ask([
-      { op: 'template', text: "{{ 'v1.29.5' | regex_replace('^v([0-9])+\\.([0-9]+)\\.[0-9]+', '/etc/sysctl.d/\\1\\2-k8s.conf') }}" },
-    ]);
+    rendered = await ask([{ op: 'template', text: "{{ 'v1.29.5' | regex_replace('^v([0-9])+\\.([0-9]+)\\.[0-9]+', '/etc/sysctl.d/\\1\\2-k8s.conf') }}" }]);
   }, 60_000);
 
   it('the unchanged tree: kubespray fixes swap, ip_forward and br_netfilter (so each rewrite below changes a verdict or keeps it for a reason)', async () => {
@@ -437,14 +526,14 @@ describe('rewrites of real kubespray tasks and vars, verdicts as ansible-core re
     expect([who.swap.who, who.ip_forward.who, who.br_netfilter.who]).toEqual(['kubespray', 'kubespray', 'kubespray']);
   });
 
-  it('group_vars kubelet_fail_swap_on: no (YAML 1.1 false): swap is the operator\'s', async () => {
+  it("group_vars kubelet_fail_swap_on: no (YAML 1.1 false): swap is the operator's", async () => {
     expect((loaded[0] as { value: unknown }).value).toEqual({ kubelet_fail_swap_on: false });
     const { who } = await audit(tree({ [`${INV}/group_vars/all/all.yml`]: 'kubelet_fail_swap_on: no\n' }));
     expect(who.swap.who).toBe('operator');
   });
 
-  it('when: off on the swapoff import (YAML 1.1 false): swap is the operator\'s', async () => {
-    expect(((loaded[1] as { value: Record<string, unknown>[] }).value[0]!).when).toBe(false);
+  it("when: off on the swapoff import (YAML 1.1 false): swap is the operator's", async () => {
+    expect((loaded[1] as { value: Record<string, unknown>[] }).value[0]!.when).toBe(false);
     const { who } = await audit(tree({ [`${KS}/${P}/tasks/main.yml`]: '---\n- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when: off\n' }));
     expect(who.swap.who).toBe('operator');
   });
@@ -455,17 +544,24 @@ describe('rewrites of real kubespray tasks and vars, verdicts as ansible-core re
     expect(who.swap.who).toBe('kubespray');
   });
 
-  it('sysctl in free form (name=... value=1): ip_forward is kubespray\'s, in its sysctl_file', async () => {
+  it("sysctl in free form (name=... value=1): ip_forward is kubespray's, in its sysctl_file", async () => {
     const { who } = await audit(
-      tree({ [`${KS}/${P}/tasks/0080-system-configurations.yml`]: '---\n- name: Enable ip forwarding\n  ansible.posix.sysctl: sysctl_file="{{ sysctl_file_path }}" name=net.ipv4.ip_forward value=1 state=present\n' }),
+      tree({
+        [`${KS}/${P}/tasks/0080-system-configurations.yml`]:
+          '---\n- name: Enable ip forwarding\n  ansible.posix.sysctl: sysctl_file="{{ sysctl_file_path }}" name=net.ipv4.ip_forward value=1 state=present\n',
+      }),
     );
     expect(who.ip_forward.who).toBe('kubespray');
     expect(who.sysctl_file?.path).toBe('/etc/sysctl.d/99-sysctl.conf');
   });
 
-  it('modprobe in free form and through action:: br_netfilter is kubespray\'s', async () => {
+  it("modprobe in free form and through action:: br_netfilter is kubespray's", async () => {
     for (const task of ['community.general.modprobe: name=br_netfilter state=present', 'action: community.general.modprobe name=br_netfilter state=present']) {
-      const { who } = await audit(tree({ [`${KS}/${N}/tasks/main.yml`]: `---\n- name: Modprobe br_netfilter\n  ${task}\n- name: Persist\n  copy:\n    dest: /etc/modules-load.d/kubespray-br_netfilter.conf\n    content: br_netfilter\n` }));
+      const { who } = await audit(
+        tree({
+          [`${KS}/${N}/tasks/main.yml`]: `---\n- name: Modprobe br_netfilter\n  ${task}\n- name: Persist\n  copy:\n    dest: /etc/modules-load.d/kubespray-br_netfilter.conf\n    content: br_netfilter\n`,
+        }),
+      );
       expect(who.br_netfilter.who, task).toBe('kubespray');
     }
   });
@@ -484,8 +580,12 @@ describe('rewrites of real kubespray tasks and vars, verdicts as ansible-core re
   it('facts beyond the six (ansible_os_family, ansible_architecture, as setup reports them on Debian): conditions on them are decided', async () => {
     // The native facts of a Debian 12 x86_64 host (test/facts/native.test.ts compares them with `ansible -m setup`).
     const facts = factMap({ ...FACTS, default_ipv4: null, extra: { os_family: 'Debian', system: 'Linux', architecture: 'x86_64', machine: 'x86_64' } });
-    const sysctl = (when: string) => ({ [`${KS}/${P}/tasks/0080-system-configurations.yml`]: `---\n- name: Enable ip forwarding\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: ${when}\n` });
-    expect((await audit(tree(sysctl("ansible_os_family == 'Debian' and ansible_architecture in ['x86_64', 'aarch64']")), facts)).who.ip_forward.who).toBe('kubespray');
+    const sysctl = (when: string) => ({
+      [`${KS}/${P}/tasks/0080-system-configurations.yml`]: `---\n- name: Enable ip forwarding\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: ${when}\n`,
+    });
+    expect((await audit(tree(sysctl("ansible_os_family == 'Debian' and ansible_architecture in ['x86_64', 'aarch64']")), facts)).who.ip_forward.who).toBe(
+      'kubespray',
+    );
     expect((await audit(tree(sysctl("ansible_os_family == 'RedHat'")), facts)).who.ip_forward.who).toBe('operator');
     // A fact no source reported stays undefined: unknown, never false.
     expect((await audit(tree(sysctl("ansible_pkg_mgr == 'apt'")), facts)).who.ip_forward.who).toBe('unknown');

@@ -19,7 +19,11 @@ afterEach(async () => {
 
 const runner: CommandRunner = async (cmd, args) => {
   const key = [cmd, ...args].join(' ');
-  const out: Record<string, string> = { 'uname -m': 'x86_64\n', 'uname -r': '6.1.0-31-cloud-amd64\n', 'ip -4 route get 8.8.8.8': '8.8.8.8 dev eth0 src 192.0.2.10 uid 0\n' };
+  const out: Record<string, string> = {
+    'uname -m': 'x86_64\n',
+    'uname -r': '6.1.0-31-cloud-amd64\n',
+    'ip -4 route get 8.8.8.8': '8.8.8.8 dev eth0 src 192.0.2.10 uid 0\n',
+  };
   return { command: key, exitCode: key in out ? 0 : 127, stdout: out[key] ?? '', stderr: '' };
 };
 
@@ -27,11 +31,21 @@ describe('the kubespray audit loads only with a checkout configured', () => {
   it('facts without a kubespray section need no Jinja engine', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'lazy-audit-'));
     temps.push(root);
-    for (const [p, c] of Object.entries({ 'proc/meminfo': 'MemTotal: 4194304 kB\n', 'proc/cpuinfo': 'processor\t: 0\n', 'etc/os-release': 'NAME="Debian GNU/Linux"\nID=debian\nVERSION_ID="12"\n' })) {
+    for (const [p, c] of Object.entries({
+      'proc/meminfo': 'MemTotal: 4194304 kB\n',
+      'proc/cpuinfo': 'processor\t: 0\n',
+      'etc/os-release': 'NAME="Debian GNU/Linux"\nID=debian\nVERSION_ID="12"\n',
+    })) {
       await mkdir(path.join(root, path.dirname(p)), { recursive: true });
       await writeFile(path.join(root, p), c);
     }
-    const r = await kubesprayReport(new Host({ root, live: true, runner }), { source: 'd.yaml', reports_dir: '/r', facts: { source: 'native' }, first_boot: 'apply', resources: [] });
+    const r = await kubesprayReport(new Host({ root, live: true, runner }), {
+      source: 'd.yaml',
+      reports_dir: '/r',
+      facts: { source: 'native' },
+      first_boot: 'apply',
+      resources: [],
+    });
     expect(r.facts).toMatchObject({ memtotal_mb: 4096, distribution: 'Debian', distribution_version: '12', default_ipv4: '192.0.2.10' });
     expect(r.findings.map((f) => f.message)).toContain('no kubespray section in desired-state: minimal_master_memory_mb and who-fixes.json left out');
   });
@@ -41,13 +55,29 @@ describe('the kubespray audit loads only with a checkout configured', () => {
     temps.push(root);
     await mkdir(path.join(root, 'opt/ks/roles/kubernetes/preinstall/defaults'), { recursive: true });
     await writeFile(path.join(root, 'opt/ks/roles/kubernetes/preinstall/defaults/main.yml'), 'minimal_master_memory_mb: 1500\n');
-    await expect(kubesprayReport(new Host({ root, live: false }), { source: 'd.yaml', reports_dir: '/r', facts: { source: 'native' }, first_boot: 'apply', resources: [], kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' } })).rejects.toThrow(/mocking a module/);
+    await expect(
+      kubesprayReport(new Host({ root, live: false }), {
+        source: 'd.yaml',
+        reports_dir: '/r',
+        facts: { source: 'native' },
+        first_boot: 'apply',
+        resources: [],
+        kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' },
+      }),
+    ).rejects.toThrow(/mocking a module/);
   });
 
   it('with a kubespray section but no checkout there is nothing to audit: no Jinja engine, one warning', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'lazy-audit-'));
     temps.push(root);
-    const r = await kubesprayReport(new Host({ root, live: false }), { source: 'd.yaml', reports_dir: '/r', facts: { source: 'native' }, first_boot: 'apply', resources: [], kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' } });
+    const r = await kubesprayReport(new Host({ root, live: false }), {
+      source: 'd.yaml',
+      reports_dir: '/r',
+      facts: { source: 'native' },
+      first_boot: 'apply',
+      resources: [],
+      kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' },
+    });
     expect(r.findings.map((f) => f.message)).toContain(
       'kubespray checkout /opt/ks is missing or incomplete (no roles/kubernetes/preinstall/defaults/main.yml): minimal_master_memory_mb and who-fixes.json left out',
     );

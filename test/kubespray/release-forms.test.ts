@@ -44,7 +44,8 @@ function verify(that: string, when: string[]): string {
 /** A kubespray-like tree: preinstall (swap, verify, sysctl), node (br_netfilter), kubespray_defaults. */
 function base(over: Tree = {}): Tree {
   return {
-    [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]: '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\n',
+    [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]:
+      '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\n',
     [`${KS}/${P}/defaults/main.yml`]: '---\nminimal_master_memory_mb: 1500\n',
     [`${KS}/${P}/tasks/main.yml`]: [
       '---',
@@ -57,8 +58,12 @@ function base(over: Tree = {}): Tree {
       '  import_tasks: 0080-system-configurations.yml',
       '',
     ].join('\n'),
-    [`${KS}/${P}/tasks/0010-swapoff.yml`]: '---\n- name: Mask swap.target\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n- name: Disable swap\n  command: /sbin/swapoff -a\n',
-    [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify("ansible_facts['memtotal_mb'] >= minimal_master_memory_mb", ['not ignore_assert_errors', "('kube_control_plane' in group_names)"]),
+    [`${KS}/${P}/tasks/0010-swapoff.yml`]:
+      '---\n- name: Mask swap.target\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n- name: Disable swap\n  command: /sbin/swapoff -a\n',
+    [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify("ansible_facts['memtotal_mb'] >= minimal_master_memory_mb", [
+      'not ignore_assert_errors',
+      "('kube_control_plane' in group_names)",
+    ]),
     [`${KS}/${P}/tasks/0080-system-configurations.yml`]: [
       '---',
       '- name: Enable ip forwarding',
@@ -116,7 +121,10 @@ describe('the memory assert in each fact form', () => {
       const files = (min: number) =>
         base({
           [`${KS}/${P}/defaults/main.yml`]: `---\nminimal_master_memory_mb: ${min}\n`,
-          [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify(`${fact} >= minimal_master_memory_mb`, ['not ignore_assert_errors', "('kube_control_plane' in group_names)"]),
+          [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify(`${fact} >= minimal_master_memory_mb`, [
+            'not ignore_assert_errors',
+            "('kube_control_plane' in group_names)",
+          ]),
         });
       const ok = (await audit(files(1500))).memory;
       expect(ok.verdicts.map((v) => [`${v.assert.ref.file}:${v.assert.ref.line}`, v.assert.minimum, v.status.runs, v.passes])).toEqual([
@@ -148,16 +156,20 @@ describe('each group-membership form', () => {
   }
 
   it('a group reached through :children counts, and a missing group is unknown, not false', async () => {
-    const files = base({ [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify("ansible_facts['memtotal_mb'] >= 4096", ["inventory_hostname in groups['k8s_cluster']"]) });
+    const files = base({
+      [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify("ansible_facts['memtotal_mb'] >= 4096", ["inventory_hostname in groups['k8s_cluster']"]),
+    });
     expect((await audit(files, 'worker1')).memory.verdicts.map((v) => v.status.runs)).toEqual(['yes']);
-    const missing = base({ [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify("ansible_facts['memtotal_mb'] >= 4096", ["inventory_hostname in groups['etcd']"]) });
+    const missing = base({
+      [`${KS}/${P}/tasks/0040-verify-settings.yml`]: verify("ansible_facts['memtotal_mb'] >= 4096", ["inventory_hostname in groups['etcd']"]),
+    });
     const v = (await audit(missing)).memory.verdicts[0]!;
     expect(v.status).toMatchObject({ runs: 'unknown', reason: "'groups['etcd']' is undefined" });
   });
 });
 
 describe('when: false', () => {
-  it('on the task: ip_forward is the operator\'s, and the evidence says why', async () => {
+  it("on the task: ip_forward is the operator's, and the evidence says why", async () => {
     const { who } = await audit(
       base({
         [`${KS}/${P}/tasks/0080-system-configurations.yml`]:
@@ -170,7 +182,7 @@ describe('when: false', () => {
     ]);
   });
 
-  it('on a block: br_netfilter is the operator\'s', async () => {
+  it("on a block: br_netfilter is the operator's", async () => {
     const { who } = await audit(
       base({
         [`${KS}/${N}/tasks/main.yml`]: [
@@ -190,11 +202,17 @@ describe('when: false', () => {
       }),
     );
     expect(who.br_netfilter.who).toBe('operator');
-    expect(who.br_netfilter.evidence.map((e) => [e.line, e.status.runs])).toEqual([[5, 'no'], [8, 'no']]);
+    expect(who.br_netfilter.evidence.map((e) => [e.line, e.status.runs])).toEqual([
+      [5, 'no'],
+      [8, 'no'],
+    ]);
   });
 
-  it('on an import (and through a variable that is false): swap is the operator\'s', async () => {
-    const files = base({ [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]: '---\nignore_assert_errors: false\nkubelet_fail_swap_on: false\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\n' });
+  it("on an import (and through a variable that is false): swap is the operator's", async () => {
+    const files = base({
+      [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]:
+        '---\nignore_assert_errors: false\nkubelet_fail_swap_on: false\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\n',
+    });
     const { who } = await audit(files);
     expect(who.swap.who).toBe('operator');
     expect(who.swap.evidence.every((e) => e.status.runs === 'no' && e.status.because.level === 'import')).toBe(true);
@@ -205,14 +223,17 @@ describe('when: false', () => {
 });
 
 describe('defaults in three roles, and group_vars over a default', () => {
-  it('the preinstall task takes preinstall\'s sysctl_file_path, not kubespray_defaults\' nor node\'s', async () => {
+  it("the preinstall task takes preinstall's sysctl_file_path, not kubespray_defaults' nor node's", async () => {
     const { who } = await audit(
       base({
         [`${KS}/${P}/defaults/main.yml`]: '---\nminimal_master_memory_mb: 1500\nsysctl_file_path: /etc/sysctl.d/50-preinstall.conf\n',
         [`${KS}/${N}/defaults/main.yml`]: '---\nsysctl_file_path: /etc/sysctl.d/60-node.conf\n',
       }),
     );
-    expect(who.sysctl_file).toMatchObject({ path: '/etc/sysctl.d/50-preinstall.conf', definedAt: [{ file: `${P}/defaults/main.yml`, line: 3, variable: 'sysctl_file_path' }] });
+    expect(who.sysctl_file).toMatchObject({
+      path: '/etc/sysctl.d/50-preinstall.conf',
+      definedAt: [{ file: `${P}/defaults/main.yml`, line: 3, variable: 'sysctl_file_path' }],
+    });
   });
 
   it('group_vars/kube_control_plane next to the inventory raises the minimum for node1 only', async () => {
@@ -227,12 +248,23 @@ describe('defaults in three roles, and group_vars over a default', () => {
 
 const runner: CommandRunner = async (cmd, args) => {
   const key = [cmd, ...args].join(' ');
-  const out: Record<string, string> = { 'uname -m': 'x86_64\n', 'uname -r': '6.1.0-31-amd64\n', 'ip -4 route get 8.8.8.8': '8.8.8.8 dev dummy0 src 192.0.2.10 uid 0\n' };
+  const out: Record<string, string> = {
+    'uname -m': 'x86_64\n',
+    'uname -r': '6.1.0-31-amd64\n',
+    'ip -4 route get 8.8.8.8': '8.8.8.8 dev dummy0 src 192.0.2.10 uid 0\n',
+  };
   return { command: key, exitCode: key in out ? 0 : 127, stdout: out[key] ?? '', stderr: '' };
 };
 
 function desired(inventory: string): DesiredState {
-  return { source: 'desired-state.yaml', reports_dir: '/root/ks/preflight', kubespray: { dir: KS, inventory, node: 'node1' }, facts: { source: 'native' }, first_boot: 'apply', resources: [] };
+  return {
+    source: 'desired-state.yaml',
+    reports_dir: '/root/ks/preflight',
+    kubespray: { dir: KS, inventory, node: 'node1' },
+    facts: { source: 'native' },
+    first_boot: 'apply',
+    resources: [],
+  };
 }
 
 const HOST_FILES: Tree = {
@@ -294,7 +326,8 @@ describe('port 10250: data flow, never names', () => {
 
   it('a task whose name says 10250 but that stops a fixed unit frees nothing', async () => {
     const files = base();
-    files[NODE_TASKS] = `${files[NODE_TASKS] as string}- name: Free port 10250 for kubelet\n  ansible.builtin.systemd:\n    name: some-agent\n    state: stopped\n`;
+    files[NODE_TASKS] =
+      `${files[NODE_TASKS] as string}- name: Free port 10250 for kubelet\n  ansible.builtin.systemd:\n    name: some-agent\n    state: stopped\n`;
     expect((await audit(files)).who.port_10250.who).toBe('operator');
   });
 });
@@ -340,7 +373,7 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     expect(w.warnings.map((x) => `${x.file}:${x.line} ${x.expression}`)).toEqual([`${N}/tasks/main.yml:12 {{ port_tool }} 10250/tcp`]);
   });
 
-  it('include_role is followed into the role\'s tasks_from file, with its condition', async () => {
+  it("include_role is followed into the role's tasks_from file, with its condition", async () => {
     const files = base({
       [`${KS}/roles/network_plugin/calico/tasks/check.yml`]: [
         '---',
@@ -350,10 +383,12 @@ describe('what cannot be evaluated is unknown, loudly', () => {
         '  shell: fuser -k 10250/tcp',
         '',
       ].join('\n'),
-      [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]: '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nbin_dir: /usr/local/bin\nkube_network_plugin: calico\n',
+      [`${KS}/roles/kubespray_defaults/defaults/main/main.yml`]:
+        '---\nignore_assert_errors: false\nkubelet_fail_swap_on: true\nsysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nbin_dir: /usr/local/bin\nkube_network_plugin: calico\n',
     });
     const node = `${KS}/${N}/tasks/main.yml`;
-    files[node] = `${files[node] as string}- name: Run calico checks\n  include_role:\n    name: network_plugin/calico\n    tasks_from: check\n  when: kube_network_plugin == 'calico'\n`;
+    files[node] =
+      `${files[node] as string}- name: Run calico checks\n  include_role:\n    name: network_plugin/calico\n    tasks_from: check\n  when: kube_network_plugin == 'calico'\n`;
     const on = (await audit(files)).who;
     expect(on.port_10250.who).toBe('kubespray');
     expect(on.port_10250.evidence.map((e) => `${e.file}:${e.line}`)).toEqual(['roles/network_plugin/calico/tasks/check.yml:4']);
@@ -366,7 +401,9 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     const root = await tree(base({ ...HOST_FILES, [`${KS}/${P}/defaults/main.yml`]: '---\nminimal_master_memory_mb: "{{ 1024 * memory_factor }}"\n' }));
     const r = await kubesprayReport(new Host({ root, live: true, runner }), desired(`${INV_DIR}/inventory.ini`));
     const unknown = r.findings.filter((f) => f.unknown).map((f) => f.message);
-    expect(unknown).toContain("memory preflight \"Stop if memory is too small for control plane nodes\" not checked: roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:2 ansible_facts['memtotal_mb'] >= minimal_master_memory_mb: minimal_master_memory_mb (roles/kubernetes/preinstall/defaults/main.yml:2): 'memory_factor' is undefined");
+    expect(unknown).toContain(
+      "memory preflight \"Stop if memory is too small for control plane nodes\" not checked: roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:2 ansible_facts['memtotal_mb'] >= minimal_master_memory_mb: minimal_master_memory_mb (roles/kubernetes/preinstall/defaults/main.yml:2): 'memory_factor' is undefined",
+    );
     expect(r.facts).not.toHaveProperty('minimal_master_memory_mb');
   });
 
@@ -383,7 +420,9 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     files[`${KS}/${N}/tasks/main.yml`] = `${files[`${KS}/${N}/tasks/main.yml`] as string}- name: Extra\n  include_tasks: "{{ node_extra_tasks }}.yml"\n`;
     const root = await tree(files);
     const desiredFile = path.join(root, 'desired.yaml');
-    buildTree(root, { 'desired.yaml': `reports_dir: /root/ks/preflight\nkubespray:\n  dir: ${KS}\n  inventory: ${INV_DIR}/inventory.ini\n  node: node1\nresources: []\n` });
+    buildTree(root, {
+      'desired.yaml': `reports_dir: /root/ks/preflight\nkubespray:\n  dir: ${KS}\n  inventory: ${INV_DIR}/inventory.ini\n  node: node1\nresources: []\n`,
+    });
     const io = (): { io: Io; out: () => string } => {
       let out = '';
       return {
@@ -402,7 +441,10 @@ describe('what cannot be evaluated is unknown, loudly', () => {
     expect(await main(['--plan', '-f', desiredFile, '--root', root], first.io)).toBe(2);
     expect(first.out()).toContain('port_10250: unknown whether kubespray fixes it');
     expect(first.out()).toContain('No changes, but 2 kubespray findings could not be judged');
-    buildTree(root, { [`${KS.slice(1)}/${N}/tasks/extra.yml`]: '---\n- name: Nothing here\n  debug:\n    msg: hi\n', [`${KS.slice(1)}/${N}/defaults/main.yml`]: 'node_extra_tasks: extra\n' });
+    buildTree(root, {
+      [`${KS.slice(1)}/${N}/tasks/extra.yml`]: '---\n- name: Nothing here\n  debug:\n    msg: hi\n',
+      [`${KS.slice(1)}/${N}/defaults/main.yml`]: 'node_extra_tasks: extra\n',
+    });
     const second = io();
     expect(await main(['--plan', '-f', desiredFile, '--root', root], second.io)).toBe(0);
     expect(second.out()).not.toContain('unknown whether');

@@ -75,9 +75,13 @@ const messages = (r: KubesprayReport, level: string) => r.findings.filter((f) =>
 /** The sysctl ordering findings (the who-fixes sysctl_file finding left out). */
 const ordering = (r: KubesprayReport) =>
   r.findings.filter((f) => / (would be|would keep|stays kubespray's|would not be read)[ :]/.test(f.message) || f.message.includes(' is a symlink to '));
-const offline = async (files: Record<string, string>, links: Record<string, string> = {}) => kubesprayReport(new Host({ root: await root({ files, links }) }), desired({ resources: [] }));
+const offline = async (files: Record<string, string>, links: Record<string, string> = {}) =>
+  kubesprayReport(new Host({ root: await root({ files, links }) }), desired({ resources: [] }));
 /** kubespray's fixture writing to Debian's /etc/sysctl.d/99-sysctl.conf instead of 90-fixture.conf. */
-const DEFAULTS_99 = { 'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/main.yml': '---\nk8s_sysctl_dir: /etc/sysctl.d\nk8s_sysctl_file: "{{ k8s_sysctl_dir }}/99-sysctl.conf"\n' };
+const DEFAULTS_99 = {
+  'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/main.yml':
+    '---\nk8s_sysctl_dir: /etc/sysctl.d\nk8s_sysctl_file: "{{ k8s_sysctl_dir }}/99-sysctl.conf"\n',
+};
 const FORWARDING = 'kubespray sets 1 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:8 "Turn on forwarding"';
 
 describe('kubesprayReport', () => {
@@ -104,12 +108,14 @@ describe('kubesprayReport', () => {
       sysctl_file: '/etc/sysctl.d/90-fixture.conf',
     });
     expect(messages(r, 'error')).toEqual([]);
-    expect(messages(r, 'info')).toContain('memory preflight "Control plane needs memory" passes: ansible_memtotal_mb 4096 >= minimal_master_memory_mb 1800 (node1 in kube_control_plane)');
+    expect(messages(r, 'info')).toContain(
+      'memory preflight "Control plane needs memory" passes: ansible_memtotal_mb 4096 >= minimal_master_memory_mb 1800 (node1 in kube_control_plane)',
+    );
     const port = r.findings.find((f) => f.message.startsWith('port_10250'))!;
     expect(port.level).toBe('warning');
   });
 
-  it('says in kubespray\'s terms when a control plane node has too little memory', async () => {
+  it("says in kubespray's terms when a control plane node has too little memory", async () => {
     const r = await kubesprayReport(new Host({ root: await root({ memKb: 1500 * 1024 }), live: true, runner }), desired());
     const err = r.findings.find((f) => f.level === 'error')!;
     expect(err.message).toBe(
@@ -120,13 +126,15 @@ describe('kubesprayReport', () => {
     ]);
   });
 
-  it('a worker with the same memory passes: only kube_node\'s minimum applies', async () => {
+  it("a worker with the same memory passes: only kube_node's minimum applies", async () => {
     const r = await kubesprayReport(
       new Host({ root: await root({ memKb: 1500 * 1024 }), live: true, runner }),
       desired({ kubespray: { dir: '/opt/ks/kubespray', inventory: '/root/ks/inventory/lab/inventory.ini', node: 'worker1' } }),
     );
     expect(messages(r, 'error')).toEqual([]);
-    expect(messages(r, 'info')).toContain('memory preflight "Workers need memory" passes: ansible_memtotal_mb 1500 >= minimal_node_memory_mb 900 (worker1 in kube_node)');
+    expect(messages(r, 'info')).toContain(
+      'memory preflight "Workers need memory" passes: ansible_memtotal_mb 1500 >= minimal_node_memory_mb 900 (worker1 in kube_node)',
+    );
   });
 
   it('offline: skips facts with a finding, still audits the checkout and the sysctl order', async () => {
@@ -193,7 +201,9 @@ describe('kubesprayReport', () => {
     expect(r.facts?.memtotal_mb).toBe(4096);
     expect(r.facts).not.toHaveProperty('minimal_master_memory_mb');
     expect(r.whoFixes).toBeUndefined();
-    expect(messages(r, 'warning')[0]).toMatch(/^kubespray checkout \/opt\/ks\/kubespray cannot be read \(.*main\.yml: .*\): minimal_master_memory_mb and who-fixes.json left out$/);
+    expect(messages(r, 'warning')[0]).toMatch(
+      /^kubespray checkout \/opt\/ks\/kubespray cannot be read \(.*main\.yml: .*\): minimal_master_memory_mb and who-fixes.json left out$/,
+    );
   });
 
   it('facts.source ansible without a kubespray section is an error finding, not a throw', async () => {
@@ -201,7 +211,7 @@ describe('kubesprayReport', () => {
     expect(messages(r, 'error')).toEqual(['facts.source is ansible but desired-state has no kubespray section (dir, inventory, node)']);
   });
 
-  describe('sysctl lines that would beat kubespray\'s file', () => {
+  describe("sysctl lines that would beat kubespray's file", () => {
     it('a later /etc file with another value warns; an earlier one does not', async () => {
       const r = await offline({
         'etc/sysctl.d/50-early.conf': 'net.ipv4.ip_forward = 0\n',
@@ -218,7 +228,9 @@ describe('kubesprayReport', () => {
           level: 'warning',
           message:
             "at next boot and after sysctl --system kernel.panic would be 0, not kubespray's 10: /etc/sysctl.d/security-baseline.conf:2 sorts after /etc/sysctl.d/90-fixture.conf",
-          evidence: ['/etc/sysctl.d/security-baseline.conf:2 sets kernel.panic = 0; kubespray sets 10 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:15 "Extra keys"'],
+          evidence: [
+            '/etc/sysctl.d/security-baseline.conf:2 sets kernel.panic = 0; kubespray sets 10 at roles/kubernetes/preinstall/tasks/kernel/sysctl.yml:15 "Extra keys"',
+          ],
         },
       ]);
     });
@@ -240,7 +252,7 @@ describe('kubesprayReport', () => {
       ]);
     });
 
-    it('a later file with kubespray\'s own value is info, not a warning', async () => {
+    it("a later file with kubespray's own value is info, not a warning", async () => {
       const r = await offline({ 'usr/lib/sysctl.d/99-vendor.conf': 'net.ipv4.ip_forward =  1\n' });
       expect(ordering(r)).toEqual([
         {
@@ -278,8 +290,7 @@ describe('kubesprayReport', () => {
       expect(ordering(r)).toEqual([
         {
           level: 'warning',
-          message:
-            "at next boot net.ipv4.ip_forward would be 0, not kubespray's 1: /etc/sysctl.d/99-tuning.conf:1 sorts after /etc/sysctl.d/99-sysctl.conf",
+          message: "at next boot net.ipv4.ip_forward would be 0, not kubespray's 1: /etc/sysctl.d/99-tuning.conf:1 sorts after /etc/sysctl.d/99-sysctl.conf",
           evidence: [`/etc/sysctl.d/99-tuning.conf:1 sets net.ipv4.ip_forward = 0; ${FORWARDING}`],
         },
         {
@@ -290,7 +301,7 @@ describe('kubesprayReport', () => {
       ]);
     });
 
-    it('kubespray\'s sysctl_file shadowed by an /etc file of its name is not read at all', async () => {
+    it("kubespray's sysctl_file shadowed by an /etc file of its name is not read at all", async () => {
       const r = await offline({
         'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/main.yml': '---\nk8s_sysctl_file: /usr/lib/sysctl.d/90-ks.conf\n',
         'etc/sysctl.d/90-ks.conf': '# emptied by the operator\n',
@@ -317,7 +328,10 @@ describe('facts as the ansible-core that runs kubespray gathers them', () => {
     const f = await version(pin('ansible==11.13.0\ncryptography==50.0.0\n'));
     expect([f?.distribution_version, f?.evidence]).toEqual([
       '12.11',
-      ['ansible-core 2.18 (from /opt/ks/kubespray/requirements.txt)', 'distribution_version by distro 1.9.0 (bundled in ansible-core 2.18; the target has no python3-distro)'],
+      [
+        'ansible-core 2.18 (from /opt/ks/kubespray/requirements.txt)',
+        'distribution_version by distro 1.9.0 (bundled in ansible-core 2.18; the target has no python3-distro)',
+      ],
     ]);
   });
 
@@ -327,7 +341,9 @@ describe('facts as the ansible-core that runs kubespray gathers them', () => {
 
   it('a local ansible --version wins over requirements.txt', async () => {
     const withAnsible: CommandRunner = async (cmd, args, opts) =>
-      cmd === 'ansible' && args[0] === '--version' ? { command: 'ansible --version', exitCode: 0, stdout: 'ansible [core 2.14.18]\n  config file = None\n', stderr: '' } : runner(cmd, args, opts);
+      cmd === 'ansible' && args[0] === '--version'
+        ? { command: 'ansible --version', exitCode: 0, stdout: 'ansible [core 2.14.18]\n  config file = None\n', stderr: '' }
+        : runner(cmd, args, opts);
     // A wrapper script is not the console script whose package the installed-files model reads: ansible --version runs.
     const dir = await root({ files: { ...pin('ansible==11.13.0\n'), 'usr/bin/ansible': '#!/bin/sh\nexec /opt/ansible/bin/ansible "$@"\n' } });
     await chmod(path.join(dir, 'usr/bin/ansible'), 0o755);
@@ -341,12 +357,15 @@ describe('facts as the ansible-core that runs kubespray gathers them', () => {
       'usr/lib/python3/dist-packages/distro/__init__.py': '',
       'usr/lib/python3/dist-packages/distro-1.8.0.dist-info/METADATA': '',
     });
-    expect([f?.distribution_version, f?.evidence?.[1]]).toEqual(['12.11', "distribution_version by distro 1.8.0 (the target's system python3-distro, which ansible imports first)"]);
+    expect([f?.distribution_version, f?.evidence?.[1]]).toEqual([
+      '12.11',
+      "distribution_version by distro 1.8.0 (the target's system python3-distro, which ansible imports first)",
+    ]);
   });
 });
 
 describe('ansibleSysctlEdit (ansible.posix.sysctl fix_lines)', () => {
-  it('rewrites the key\'s first line, drops its repeats, keeps comments, appends a missing key', () => {
+  it("rewrites the key's first line, drops its repeats, keeps comments, appends a missing key", () => {
     const before = '# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward = 0\nkernel.panic = 5\nnet.ipv4.ip_forward=0\n';
     expect(ansibleSysctlEdit(before, 'net.ipv4.ip_forward', '1')).toBe('# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward=1\nkernel.panic=5\n');
     expect(ansibleSysctlEdit('kernel.panic = 5\n', 'vm.overcommit_memory', '1')).toBe('kernel.panic=5\nvm.overcommit_memory=1\n');
@@ -362,7 +381,10 @@ describe('a failing preflight is an error', () => {
   });
 
   it('not (ansible_facts.memtotal_mb < minimal_master_memory_mb) with too little memory: an error that stops, --plan exits 1 and says so, --json carries it', async () => {
-    const r = await kubesprayReport(new Host({ root: await root({ memKb: 1500 * 1024, files: notLess('not (ansible_facts.memtotal_mb < minimal_master_memory_mb)') }), live: true, runner }), desired());
+    const r = await kubesprayReport(
+      new Host({ root: await root({ memKb: 1500 * 1024, files: notLess('not (ansible_facts.memtotal_mb < minimal_master_memory_mb)') }), live: true, runner }),
+      desired(),
+    );
     const stops = r.findings.filter((f) => f.stops);
     expect(stops.map((f) => f.level)).toEqual(['error']);
     expect(stops[0]!.message).toContain('kubespray will stop at "Control plane needs memory"');
@@ -379,17 +401,29 @@ describe('a failing preflight is an error', () => {
   });
 
   it('the same assert with enough memory passes and stops nothing', async () => {
-    const r = await kubesprayReport(new Host({ root: await root({ memKb: 4096 * 1024, files: notLess('not (ansible_facts.memtotal_mb < minimal_master_memory_mb)') }), live: true, runner }), desired());
+    const r = await kubesprayReport(
+      new Host({ root: await root({ memKb: 4096 * 1024, files: notLess('not (ansible_facts.memtotal_mb < minimal_master_memory_mb)') }), live: true, runner }),
+      desired(),
+    );
     expect(r.findings.filter((f) => f.stops)).toEqual([]);
-    expect(planExitCode(0, 0, r.findings.filter((f) => !f.unknown))).toBe(0);
+    expect(
+      planExitCode(
+        0,
+        0,
+        r.findings.filter((f) => !f.unknown),
+      ),
+    ).toBe(0);
   });
 
   it('an assert on something else than memory that fails stops too, with its msg', async () => {
-    const files = { 'opt/ks/kubespray/roles/kubernetes/preinstall/tasks/checks.yml': '---\n- name: Stop if unknown network plugin\n  assert:\n    that: kube_network_plugin in [\'calico\', \'flannel\']\n    msg: "{{ kube_network_plugin }} is not supported"\n  vars:\n    kube_network_plugin: weave2\n' };
+    const files = {
+      'opt/ks/kubespray/roles/kubernetes/preinstall/tasks/checks.yml':
+        "---\n- name: Stop if unknown network plugin\n  assert:\n    that: kube_network_plugin in ['calico', 'flannel']\n    msg: \"{{ kube_network_plugin }} is not supported\"\n  vars:\n    kube_network_plugin: weave2\n",
+    };
     const r = await kubesprayReport(new Host({ root: await root({ memKb: 4096 * 1024, files }), live: true, runner }), desired());
     const stops = r.findings.filter((f) => f.stops);
     expect(stops.map((f) => f.message)).toEqual([
-      'kubespray\'s preflight will stop at roles/kubernetes/preinstall/tasks/checks.yml:2 "Stop if unknown network plugin": kube_network_plugin in [\'calico\', \'flannel\'] is false: weave2 is not supported',
+      "kubespray's preflight will stop at roles/kubernetes/preinstall/tasks/checks.yml:2 \"Stop if unknown network plugin\": kube_network_plugin in ['calico', 'flannel'] is false: weave2 is not supported",
     ]);
     expect(stops[0]!.evidence).toContain('kube_network_plugin = "weave2"');
   });

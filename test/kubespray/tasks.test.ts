@@ -26,7 +26,10 @@ async function ansibleParse(tasks: unknown[]): Promise<{ keywords: string[]; par
 
 // The cases, all sent to ansible-core in one run (beforeAll).
 const value = (k: string): unknown => (k === 'args' || k === 'vars' ? {} : k === 'loop' ? ['a'] : 'x');
-const LOOPS = ['with_dict', 'with_fileglob', 'with_nested', 'with_items'].map((k) => ({ [k]: ['a'], 'ansible.posix.sysctl': { name: 'net.ipv4.ip_forward', value: '1' } }));
+const LOOPS = ['with_dict', 'with_fileglob', 'with_nested', 'with_items'].map((k) => ({
+  [k]: ['a'],
+  'ansible.posix.sysctl': { name: 'net.ipv4.ip_forward', value: '1' },
+}));
 const ACTIONS = [
   { name: 'a', action: 'ansible.builtin.command /sbin/swapoff -a' },
   { name: 'b', local_action: 'ansible.builtin.shell fuser -k 10250/tcp' },
@@ -37,7 +40,10 @@ const ACTIONS = [
 const NO_MODULE = [{ name: 'nothing', become: true }];
 // Ansible reads a mapping with rescue: or always: and no block: as a block with an empty block:
 // nothing in it can fail, so the rescue never runs, and it is no module call either way.
-const BLOCKISH = [{ name: 'r', rescue: [{ name: 'never', command: 'swapoff -a' }] }, { name: 'a', always: [] }];
+const BLOCKISH = [
+  { name: 'r', rescue: [{ name: 'never', command: 'swapoff -a' }] },
+  { name: 'a', always: [] },
+];
 
 describe('which key is the module, compared with ansible-core', () => {
   let keywords: string[];
@@ -92,7 +98,14 @@ describe('which key is the module, compared with ansible-core', () => {
 describe('module names', () => {
   it('the collections whose modules Ansible routes to the builtin, posix and general ones give the short name', () => {
     expect(
-      ['ansible.builtin.command', 'ansible.legacy.shell', 'ansible.posix.sysctl', 'community.general.system.modprobe', 'community.general.modprobe', 'systemd'].map(canonicalModule),
+      [
+        'ansible.builtin.command',
+        'ansible.legacy.shell',
+        'ansible.posix.sysctl',
+        'community.general.system.modprobe',
+        'community.general.modprobe',
+        'systemd',
+      ].map(canonicalModule),
     ).toEqual(['command', 'shell', 'sysctl', 'modprobe', 'modprobe', 'systemd']);
     // A third-party collection keeps its full name: its "sysctl" is not ansible.posix.sysctl.
     expect(['acme.tools.sysctl', 'community.docker.modprobe', 'xansible.builtin.command'].map(canonicalModule)).toEqual([
@@ -114,7 +127,16 @@ describe('conditions, keywords and loops of a task', () => {
     expect(r.tasks.map((t) => [t.when, t.conditions.map((c) => [c.expr, c.line, c.level]), t.register, t.failedWhen, t.changedWhen])).toEqual([
       [['a'], [['a', 1, 'task']], 'out', 'out.rc > 1', false],
       [['false'], [[false, 1, 'task']], undefined, undefined, undefined],
-      [['x', 'y'], [['x', 1, 'task'], ['y', 1, 'task']], undefined, undefined, undefined],
+      [
+        ['x', 'y'],
+        [
+          ['x', 1, 'task'],
+          ['y', 1, 'task'],
+        ],
+        undefined,
+        undefined,
+        undefined,
+      ],
       [[], [], undefined, undefined, undefined],
     ]);
   });
@@ -149,12 +171,24 @@ describe('conditions, keywords and loops of a task', () => {
 
   it('a rescue section runs only when its block fails: it carries that as a condition naming the block, never as a when', async () => {
     const ck = await checkout({
-      [`${P}/tasks/main.yml`]: ['---', '- name: Try', '  block:', '    - name: A', '      command: a', '  rescue:', '    - name: R', '      command: r', ''].join('\n'),
+      [`${P}/tasks/main.yml`]: [
+        '---',
+        '- name: Try',
+        '  block:',
+        '    - name: A',
+        '      command: a',
+        '  rescue:',
+        '    - name: R',
+        '      command: r',
+        '',
+      ].join('\n'),
     });
     const r = await walkRole(ck, ROLE);
     const rescue = r.tasks.find((t) => t.ref.name === 'R')!;
     expect(rescue.when).toEqual([]);
-    expect(rescue.conditions).toEqual([{ expr: `a task of the block at ${P}/tasks/main.yml:2 failed`, file: `${P}/tasks/main.yml`, line: 7, level: 'block', rescue: true }]);
+    expect(rescue.conditions).toEqual([
+      { expr: `a task of the block at ${P}/tasks/main.yml:2 failed`, file: `${P}/tasks/main.yml`, line: 7, level: 'block', rescue: true },
+    ]);
     expect(r.tasks.find((t) => t.ref.name === 'A')!.conditions).toEqual([]);
   });
 
@@ -178,7 +212,8 @@ describe('conditions, keywords and loops of a task', () => {
 describe('includes', () => {
   it('include_tasks with file: and import_tasks with a free-form name; the include conditions reach the tasks', async () => {
     const ck = await checkout({
-      [`${P}/tasks/main.yml`]: '- name: Inc\n  ansible.builtin.include_tasks:\n    file: a.yml\n  when: one\n- name: Imp\n  ansible.builtin.import_tasks: b.yml\n  when: two\n',
+      [`${P}/tasks/main.yml`]:
+        '- name: Inc\n  ansible.builtin.include_tasks:\n    file: a.yml\n  when: one\n- name: Imp\n  ansible.builtin.import_tasks: b.yml\n  when: two\n',
       [`${P}/tasks/a.yml`]: '- name: A\n  command: a\n',
       [`${P}/tasks/b.yml`]: '- name: B\n  command: b\n',
     });
@@ -191,7 +226,9 @@ describe('includes', () => {
 
   it('a missing main.yml, a missing include and a broken YAML file are each reported, the last two naming the include', async () => {
     const empty = await walkRole(await checkout({ 'roles/other/tasks/main.yml': '[]\n' }), ROLE);
-    expect(empty.issues).toEqual([{ ref: { file: `${P}/tasks/main.yml`, line: 0, name: '' }, message: `task file ${P}/tasks/main.yml does not exist`, unfollowed: true }]);
+    expect(empty.issues).toEqual([
+      { ref: { file: `${P}/tasks/main.yml`, line: 0, name: '' }, message: `task file ${P}/tasks/main.yml does not exist`, unfollowed: true },
+    ]);
     expect(empty.files).toEqual([]);
     const ck = await checkout({
       [`${P}/tasks/main.yml`]: '- name: Gone\n  include_tasks: sub/none.yml\n- name: Broken\n  import_tasks: bad.yml\n- name: After\n  command: x\n',
@@ -213,7 +250,9 @@ describe('includes', () => {
       [`${P}/tasks/a.yml`]: '- name: A\n  command: a\n- name: Back\n  include_tasks: main.yml\n',
     });
     const r = await walkRole(ck, ROLE);
-    expect(r.issues).toEqual([{ ref: { file: `${P}/tasks/a.yml`, line: 3, name: 'Back' }, message: `include loop through ${P}/tasks/main.yml; not followed again` }]);
+    expect(r.issues).toEqual([
+      { ref: { file: `${P}/tasks/a.yml`, line: 3, name: 'Back' }, message: `include loop through ${P}/tasks/main.yml; not followed again` },
+    ]);
     expect(r.tasks.map((t) => t.ref.name)).toEqual(['A', 'Last']);
   });
 
@@ -243,12 +282,20 @@ describe('includes', () => {
     expect(seen).toEqual([['{{ os_file }}', ['c1']]]);
     const refused = await walkRole(await checkout(files), ROLE, () => ({ reason: 'os_file is undefined' }));
     expect(refused.issues).toEqual([
-      { ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'By OS' }, message: 'include_tasks {{ os_file }} cannot be evaluated (os_file is undefined); not followed', unfollowed: true },
+      {
+        ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'By OS' },
+        message: 'include_tasks {{ os_file }} cannot be evaluated (os_file is undefined); not followed',
+        unfollowed: true,
+      },
     ]);
     expect(refused.tasks.map((t) => t.ref.name)).toEqual(['Plainly']);
     const none = await walkRole(await checkout(files), ROLE);
     expect(none.issues).toEqual([
-      { ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'By OS' }, message: 'include_tasks with a templated file ({{ os_file }}); not followed', unfollowed: true },
+      {
+        ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'By OS' },
+        message: 'include_tasks with a templated file ({{ os_file }}); not followed',
+        unfollowed: true,
+      },
     ]);
     // A templater that still gives a template back does not make it followable.
     const still = await walkRole(await checkout(files), ROLE, () => ({ value: '{{ other }}' }));
@@ -257,17 +304,29 @@ describe('includes', () => {
 
   it('an include without a file name is not followed', async () => {
     const r = await walkTasks([{ name: 'No file', include_tasks: { apply: { tags: ['x'] } } }]);
-    expect(r.issues).toEqual([{ ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'No file' }, message: 'include_tasks with a templated file (undefined); not followed', unfollowed: true }]);
+    expect(r.issues).toEqual([
+      {
+        ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'No file' },
+        message: 'include_tasks with a templated file (undefined); not followed',
+        unfollowed: true,
+      },
+    ]);
   });
 
   it('include_role with a templated tasks_from is not followed; the tasks after it keep the including role', async () => {
     const ck = await checkout({
-      [`${P}/tasks/main.yml`]: '- name: R\n  include_role:\n    name: r1\n    tasks_from: "{{ which }}"\n- name: Other\n  import_role:\n    name: r2\n- name: Mine\n  command: m\n',
+      [`${P}/tasks/main.yml`]:
+        '- name: R\n  include_role:\n    name: r1\n    tasks_from: "{{ which }}"\n- name: Other\n  import_role:\n    name: r2\n- name: Mine\n  command: m\n',
       'roles/r2/tasks/main.yml': '- name: In r2\n  command: x\n',
     });
     const r = await walkRole(ck, ROLE);
-    expect(r.issues).toEqual([{ ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'R' }, message: 'include_role of a templated role (r1); not followed', unfollowed: true }]);
-    expect(r.tasks.map((t) => [t.ref.name, t.role])).toEqual([['In r2', 'r2'], ['Mine', ROLE]]);
+    expect(r.issues).toEqual([
+      { ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'R' }, message: 'include_role of a templated role (r1); not followed', unfollowed: true },
+    ]);
+    expect(r.tasks.map((t) => [t.ref.name, t.role])).toEqual([
+      ['In r2', 'r2'],
+      ['Mine', ROLE],
+    ]);
   });
 });
 

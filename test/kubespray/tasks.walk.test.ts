@@ -28,8 +28,27 @@ import { execa } from 'execa';
 import { ansiblePython } from '../helpers/ansible-python.js';
 import { KEYWORD_CLASSES } from '../../src/kubespray/keywords.js';
 
-const INV = ['[kube_control_plane]', 'node1 ansible_connection=local', '', '[kube_node]', 'node1', '', '[k8s_cluster:children]', 'kube_control_plane', 'kube_node', ''].join('\n');
-const FACTS = { memtotal_mb: 1024, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.5', distribution_major_version: '12', os_family: 'Debian', kernel: '6.1.0-18-amd64' };
+const INV = [
+  '[kube_control_plane]',
+  'node1 ansible_connection=local',
+  '',
+  '[kube_node]',
+  'node1',
+  '',
+  '[k8s_cluster:children]',
+  'kube_control_plane',
+  'kube_node',
+  '',
+].join('\n');
+const FACTS = {
+  memtotal_mb: 1024,
+  processor_vcpus: 2,
+  distribution: 'Debian',
+  distribution_version: '12.5',
+  distribution_major_version: '12',
+  os_family: 'Debian',
+  kernel: '6.1.0-18-amd64',
+};
 const P = 'roles/kubernetes/preinstall';
 const N = 'roles/kubernetes/node';
 
@@ -160,8 +179,15 @@ const IP_FORWARD = `- name: Enable ip forwarding
     state: present
     reload: yes
 `;
-const indent = (s: string, n: number) => s.split('\n').map((l) => (l ? ' '.repeat(n) + l : l)).join('\n');
-const PRE_DEFAULTS = { [`${P}/defaults/main.yml`]: 'sysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nminimal_master_memory_mb: 1500\nminimal_node_memory_mb: 1024\nignore_assert_errors: false\n' };
+const indent = (s: string, n: number) =>
+  s
+    .split('\n')
+    .map((l) => (l ? ' '.repeat(n) + l : l))
+    .join('\n');
+const PRE_DEFAULTS = {
+  [`${P}/defaults/main.yml`]:
+    'sysctl_file_path: /etc/sysctl.d/99-sysctl.conf\nminimal_master_memory_mb: 1500\nminimal_node_memory_mb: 1024\nignore_assert_errors: false\n',
+};
 
 export const KEYWORD_CASES: Case[] = [
   {
@@ -269,10 +295,22 @@ describe('task keywords, compared with ansible-playbook', () => {
     roots.push(root);
     buildTree(root, tree);
     const host = new Host({ root });
-    const { evaluated } = await evaluateAuditedRoles(new KubesprayCheckout(host, '/ks'), { facts: FACTS, host: { inventory: parseInventory(INV, '/inv/hosts.ini'), inventoryDir: '/inv', host: 'node1' } }, ['kubernetes/preinstall']);
-    expect(evaluated.map((e) => [e.task.module, e.status.runs])).toEqual([['mount', 'unknown'], ['systemd_service', 'unknown'], ['command', 'unknown']]);
+    const { evaluated } = await evaluateAuditedRoles(
+      new KubesprayCheckout(host, '/ks'),
+      { facts: FACTS, host: { inventory: parseInventory(INV, '/inv/hosts.ini'), inventoryDir: '/inv', host: 'node1' } },
+      ['kubernetes/preinstall'],
+    );
+    expect(evaluated.map((e) => [e.task.module, e.status.runs])).toEqual([
+      ['mount', 'unknown'],
+      ['systemd_service', 'unknown'],
+      ['command', 'unknown'],
+    ]);
     const s = evaluated[0]!.status as { because: { file: string; line: number }; reason: string };
-    expect([s.because.file, s.because.line, s.reason]).toEqual([`${P}/tasks/main.yml`, 2, 'check_mode is not a valid keyword for include_tasks: ansible-playbook refuses the play']);
+    expect([s.because.file, s.because.line, s.reason]).toEqual([
+      `${P}/tasks/main.yml`,
+      2,
+      'check_mode is not a valid keyword for include_tasks: ansible-playbook refuses the play',
+    ]);
   }, 120_000);
   it('every keyword ansible-core accepts on a task, block or handler is classified modelled, harmless or unknown', async () => {
     const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: '[]' });
@@ -298,7 +336,7 @@ export const SET_FACT_CASES: Case[] = [
     unknown: 0,
   },
   {
-    name: 'set_fact outranks the task\'s own vars afterwards: sysctl_file_path from set_fact, not from vars:',
+    name: "set_fact outranks the task's own vars afterwards: sysctl_file_path from set_fact, not from vars:",
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78',
     ks: {
       ...PRE_DEFAULTS,
@@ -307,7 +345,7 @@ export const SET_FACT_CASES: Case[] = [
     unknown: 0,
   },
   {
-    name: 'a fact set in preinstall\'s play outranks node\'s task vars in the next play',
+    name: "a fact set in preinstall's play outranks node's task vars in the next play",
     source: 'v2.25.0 roles/kubernetes/node/tasks/main.yml:82-93',
     ks: {
       ...PRE_DEFAULTS,
@@ -327,7 +365,7 @@ describe('set_fact, compared with ansible-playbook', () => {
 const HELPER = 'roles/sysctl_helper';
 export const ROLE_CASES: Case[] = [
   {
-    name: 'include_role tasks_from: the included role\'s own defaults, not the including role\'s',
+    name: "include_role tasks_from: the included role's own defaults, not the including role's",
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, moved into a role of its own',
     ks: {
       ...PRE_DEFAULTS,
@@ -339,7 +377,7 @@ export const ROLE_CASES: Case[] = [
     unknown: 0,
   },
   {
-    name: 'import_role vars_from: the role\'s vars file beats its defaults and the including role\'s defaults',
+    name: "import_role vars_from: the role's vars file beats its defaults and the including role's defaults",
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78 and 0010-swapoff.yml',
     ks: {
       ...PRE_DEFAULTS,
@@ -352,7 +390,7 @@ export const ROLE_CASES: Case[] = [
     unknown: 0,
   },
   {
-    name: 'include_role defaults_from: the including role\'s vars/main outrank the included role\'s defaults; role_name is the included role',
+    name: "include_role defaults_from: the including role's vars/main outrank the included role's defaults; role_name is the included role",
     source: 'v2.25.0 roles/kubernetes/node/tasks/main.yml:82-93, moved into a role of its own',
     ks: {
       ...PRE_DEFAULTS,
@@ -396,8 +434,9 @@ ROLE_CASES.push({
   unknown: 0,
 });
 ROLE_CASES.push({
-  name: 'the other roles of the play (container-engine with its dependency, download): their defaults are seen, the running role\'s own win',
-  source: 'v2.23.0 playbooks/cluster.yml:20-29; roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:287-293 (containerd_version, download_localhost), 0080-system-configurations.yml',
+  name: "the other roles of the play (container-engine with its dependency, download): their defaults are seen, the running role's own win",
+  source:
+    'v2.23.0 playbooks/cluster.yml:20-29; roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:287-293 (containerd_version, download_localhost), 0080-system-configurations.yml',
   ks: {
     ...PRE_DEFAULTS,
     'playbooks/cluster.yml': PREINSTALL_PLAY,
@@ -408,7 +447,8 @@ ROLE_CASES.push({
     'roles/container-engine/tasks/main.yml': '- debug: msg=engine\n',
     'roles/container-engine/containerd/defaults/main.yml': 'containerd_version: 1.6.21\ndownload_dir: /tmp/containerd\n',
     'roles/container-engine/containerd/tasks/main.yml': '- debug: msg=containerd\n',
-    'roles/download/defaults/main.yml': 'download_localhost: false\ndownload_run_once: false\ndownload_dir: /tmp/releases\nsysctl_file_path: /etc/sysctl.d/70-download.conf\n',
+    'roles/download/defaults/main.yml':
+      'download_localhost: false\ndownload_run_once: false\ndownload_dir: /tmp/releases\nsysctl_file_path: /etc/sysctl.d/70-download.conf\n',
     'roles/download/tasks/main.yml': '- debug: msg=download\n',
   },
   unknown: 0,
@@ -449,7 +489,18 @@ const LEGACY = `---
       group_by:
         key: 'k8s_cluster'
 `;
-const LEGACY_INV = ['[kube-master]', 'node1 ansible_connection=local', '', '[kube-node]', 'node2 ansible_connection=local', '', '[k8s-cluster:children]', 'kube-master', 'kube-node', ''].join('\n');
+const LEGACY_INV = [
+  '[kube-master]',
+  'node1 ansible_connection=local',
+  '',
+  '[kube-node]',
+  'node2 ansible_connection=local',
+  '',
+  '[k8s-cluster:children]',
+  'kube-master',
+  'kube-node',
+  '',
+].join('\n');
 // v2.20.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml style conditions on the new names.
 const ON_CONTROL_PLANE = `  when: inventory_hostname in groups['kube_control_plane']\n`;
 
@@ -477,7 +528,10 @@ export const LEGACY_CASES: Case[] = [
     ks: {
       ...PRE_DEFAULTS,
       'legacy_groups.yml': LEGACY,
-      [`${P}/tasks/main.yml`]: SWAPOFF.replace('  command: /sbin/swapoff -a\n', "  command: /sbin/swapoff -a\n  when: \"'k8s_cluster' in group_names\"\n").replace('    masked: true\n', "    masked: true\n  when: \"'kube_node' in group_names\"\n"),
+      [`${P}/tasks/main.yml`]: SWAPOFF.replace(
+        '  command: /sbin/swapoff -a\n',
+        '  command: /sbin/swapoff -a\n  when: "\'k8s_cluster\' in group_names"\n',
+      ).replace('    masked: true\n', '    masked: true\n  when: "\'kube_node\' in group_names"\n'),
     },
     inventory: LEGACY_INV,
     prelude: 'legacy_groups.yml',
@@ -513,7 +567,10 @@ async function expectAssertAgreement(c: Case): Promise<{ at: string; audit: stri
     return { at: `${a.ref.file}:${a.ref.line}`, audit: ours, ansible, reason: a.reason };
   });
   expect(rows.length).toBeGreaterThan(0);
-  expect(rows.filter((r) => r.audit !== 'unknown' && r.audit !== r.ansible), JSON.stringify(rows, null, 1)).toEqual([]);
+  expect(
+    rows.filter((r) => r.audit !== 'unknown' && r.audit !== r.ansible),
+    JSON.stringify(rows, null, 1),
+  ).toEqual([]);
   expect(rows.filter((r) => r.audit === 'unknown').length, JSON.stringify(rows, null, 1)).toBe(c.unknown);
   return rows;
 }
@@ -573,14 +630,20 @@ export const ASSERT_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:66-78',
     ks: {
       [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS,
-      [`${P}/tasks/main.yml`]: VERIFY.replace('that: ansible_memtotal_mb >= minimal_master_memory_mb', 'that: not (ansible_facts.memtotal_mb < minimal_master_memory_mb)'),
+      [`${P}/tasks/main.yml`]: VERIFY.replace(
+        'that: ansible_memtotal_mb >= minimal_master_memory_mb',
+        'that: not (ansible_facts.memtotal_mb < minimal_master_memory_mb)',
+      ),
     },
     unknown: 0,
   },
   {
     name: 'an unsupported distribution and an unknown network plugin fail with their templated msg; the etcd assert is skipped',
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:20-40',
-    ks: { [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS.replace('  - Debian\n', '').replace('kube_network_plugin: calico', 'kube_network_plugin: flannel2'), [`${P}/tasks/main.yml`]: VERIFY },
+    ks: {
+      [`${P}/defaults/main.yml`]: VERIFY_DEFAULTS.replace('  - Debian\n', '').replace('kube_network_plugin: calico', 'kube_network_plugin: flannel2'),
+      [`${P}/tasks/main.yml`]: VERIFY,
+    },
     memtotal: 4096,
     unknown: 0,
   },
@@ -613,11 +676,15 @@ export const ASSERT_CASES: Case[] = [
 
 describe('preflight asserts, compared with ansible-playbook', () => {
   for (const c of ASSERT_CASES) {
-    it(c.name, async () => {
-      const rows = await expectAssertAgreement(c);
-      // Each case has an assert Ansible fails on, and the audit says so.
-      expect(rows.some((r) => r.ansible.startsWith('fail') && r.audit === r.ansible)).toBe(true);
-    }, 120_000);
+    it(
+      c.name,
+      async () => {
+        const rows = await expectAssertAgreement(c);
+        // Each case has an assert Ansible fails on, and the audit says so.
+        expect(rows.some((r) => r.ansible.startsWith('fail') && r.audit === r.ansible)).toBe(true);
+      },
+      120_000,
+    );
   }
 });
 
@@ -626,10 +693,12 @@ describe('preflight asserts, compared with ansible-playbook', () => {
 export const YAML11_CASES: Case[] = [
   {
     name: 'group_vars kubelet_fail_swap_on: no and ignore_assert_errors: No (YAML 1.1 booleans) skip the imports they guard',
-    source: 'v2.31.0 roles/kubernetes/preinstall/tasks/main.yml:2-6 (import of 0010-swapoff.yml when kubelet_fail_swap_on), 0010-swapoff.yml, 0080-system-configurations.yml',
+    source:
+      'v2.31.0 roles/kubernetes/preinstall/tasks/main.yml:2-6 (import of 0010-swapoff.yml when kubelet_fail_swap_on), 0010-swapoff.yml, 0080-system-configurations.yml',
     ks: {
       [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'kubelet_fail_swap_on: true\ndns_late: false\n',
-      [`${P}/tasks/main.yml`]: '- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when:\n    - not dns_late\n    - kubelet_fail_swap_on\n- import_tasks: 0080-system-configurations.yml\n  when: not ignore_assert_errors\n',
+      [`${P}/tasks/main.yml`]:
+        '- name: Disable swap\n  import_tasks: 0010-swapoff.yml\n  when:\n    - not dns_late\n    - kubelet_fail_swap_on\n- import_tasks: 0080-system-configurations.yml\n  when: not ignore_assert_errors\n',
       [`${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
       [`${P}/tasks/0080-system-configurations.yml`]: IP_FORWARD,
     },
@@ -641,7 +710,10 @@ export const YAML11_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml:72-78',
     ks: {
       ...PRE_DEFAULTS,
-      [`${P}/tasks/main.yml`]: SWAPOFF.replace('    masked: true\n', '    masked: yes\n').replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: yes\n') + IP_FORWARD + '  when: off\n',
+      [`${P}/tasks/main.yml`]:
+        SWAPOFF.replace('    masked: true\n', '    masked: yes\n').replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: yes\n') +
+        IP_FORWARD +
+        '  when: off\n',
     },
     unknown: 0,
   },
@@ -650,7 +722,10 @@ export const YAML11_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml; roles/kubernetes/node/tasks/main.yml:82-93',
     ks: {
       ...PRE_DEFAULTS,
-      [`${P}/tasks/main.yml`]: SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: swap_now\n').replace('    masked: true\n', '    masked: true\n  when: mask_swap\n'),
+      [`${P}/tasks/main.yml`]: SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  when: swap_now\n').replace(
+        '    masked: true\n',
+        '    masked: true\n  when: mask_swap\n',
+      ),
       [`${N}/tasks/main.yml`]: BR_NETFILTER.replace('    state: present\n', '    state: present\n  when: persist_br\n'),
     },
     inventory: INV.replace('node1 ansible_connection=local', 'node1 ansible_connection=local swap_now=no'),
@@ -668,7 +743,8 @@ describe('YAML 1.1 in roles and inventories, compared with ansible-playbook', ()
 export const MORE_KEYWORD_CASES: Case[] = [
   {
     name: 'tags: never on a block (an inner task tagged always still runs), on include_role and on import_role (always inside runs)',
-    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml:82-93 moved into roles of their own',
+    source:
+      'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml:82-93 moved into roles of their own',
     ks: {
       ...PRE_DEFAULTS,
       [`${P}/tasks/main.yml`]: `- block:\n${indent(SWAPOFF.replace('  command: /sbin/swapoff -a\n', '  command: /sbin/swapoff -a\n  tags: always\n'), 4)}  tags: never\n- include_role:\n    name: sysctl_helper\n  tags: never\n- import_role:\n    name: br_helper\n  tags: [never]\n`,
@@ -689,7 +765,8 @@ export const MORE_KEYWORD_CASES: Case[] = [
   },
   {
     name: 'check_mode: true on import_role, apply: check_mode on include_role; the task after them runs for real',
-    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, roles/kubernetes/node/tasks/main.yml:82-93 moved into roles of their own',
+    source:
+      'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, roles/kubernetes/node/tasks/main.yml:82-93 moved into roles of their own',
     ks: {
       ...PRE_DEFAULTS,
       [`${P}/tasks/main.yml`]: `- import_role:\n    name: sysctl_helper\n  check_mode: true\n- include_role:\n    name: br_helper\n    apply:\n      check_mode: yes\n- name: Disable swap\n  command: /sbin/swapoff -a\n`,
@@ -712,7 +789,8 @@ export const KV_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, 0010-swapoff.yml; roles/kubernetes/node/tasks/main.yml:82-86',
     ks: {
       ...PRE_DEFAULTS,
-      [`${P}/tasks/main.yml`]: '- name: Enable ip forwarding\n  ansible.posix.sysctl: sysctl_file="{{ sysctl_file_path }}" name=net.ipv4.ip_forward value=1 state=present reload=yes\n- name: Disable swap\n  command: /sbin/swapoff -a removes=/etc/fstab\n',
+      [`${P}/tasks/main.yml`]:
+        '- name: Enable ip forwarding\n  ansible.posix.sysctl: sysctl_file="{{ sysctl_file_path }}" name=net.ipv4.ip_forward value=1 state=present reload=yes\n- name: Disable swap\n  command: /sbin/swapoff -a removes=/etc/fstab\n',
       [`${N}/tasks/main.yml`]: '- name: Enable br_netfilter module\n  community.general.modprobe: name=br_netfilter state=present\n',
     },
     unknown: 0,
@@ -722,8 +800,10 @@ export const KV_CASES: Case[] = [
     source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0010-swapoff.yml, 0080-system-configurations.yml:72-78; roles/kubernetes/node/tasks/main.yml:88-93',
     ks: {
       ...PRE_DEFAULTS,
-      [`${P}/tasks/main.yml`]: '- name: Enable ip forwarding\n  action: sysctl name=net.ipv4.ip_forward value=1 sysctl_file={{ sysctl_file_path }}\n- name: Mask swap.target\n  systemd_service: name=swap.target masked=yes\n',
-      [`${N}/tasks/main.yml`]: '- name: Persist br_netfilter module\n  copy: dest=/etc/modules-load.d/kubespray-br_netfilter.conf content=br_netfilter mode=0644\n',
+      [`${P}/tasks/main.yml`]:
+        '- name: Enable ip forwarding\n  action: sysctl name=net.ipv4.ip_forward value=1 sysctl_file={{ sysctl_file_path }}\n- name: Mask swap.target\n  systemd_service: name=swap.target masked=yes\n',
+      [`${N}/tasks/main.yml`]:
+        '- name: Persist br_netfilter module\n  copy: dest=/etc/modules-load.d/kubespray-br_netfilter.conf content=br_netfilter mode=0644\n',
     },
     unknown: 0,
   },
@@ -748,9 +828,11 @@ describe('free-form key=value arguments, compared with ansible-playbook', () => 
 export const LITERAL_CASES: Case[] = [
   {
     name: 'sysctl_file_path from a regex_replace back-reference (\\1/60-\\2): the file Ansible writes to',
-    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78 with a variant of roles/kubespray-defaults/defaults/main/download.yml:133',
+    source:
+      'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78 with a variant of roles/kubespray-defaults/defaults/main/download.yml:133',
     ks: {
-      [`${P}/defaults/main.yml`]: "sysctl_file_path: \"{{ '/etc/sysctl.d/99-sysctl.conf' | regex_replace('^(/etc/sysctl.d)/99-(.*)$', '\\\\1/60-\\\\2') }}\"\nminimal_master_memory_mb: 1500\nignore_assert_errors: false\n",
+      [`${P}/defaults/main.yml`]:
+        "sysctl_file_path: \"{{ '/etc/sysctl.d/99-sysctl.conf' | regex_replace('^(/etc/sysctl.d)/99-(.*)$', '\\\\1/60-\\\\2') }}\"\nminimal_master_memory_mb: 1500\nignore_assert_errors: false\n",
       [`${P}/tasks/main.yml`]: IP_FORWARD,
     },
     unknown: 0,
@@ -759,7 +841,8 @@ export const LITERAL_CASES: Case[] = [
     name: 'kube_major_version as v2.25.0 computes it (v\\1.\\2) in a file name; a \\t inside {{ }} is kept',
     source: 'v2.25.0 roles/kubespray-defaults/defaults/main/download.yml:133; roles/kubernetes/node/tasks/main.yml:88-93',
     ks: {
-      [`${N}/defaults/main.yml`]: "kube_version: v1.29.5\nkube_major_version: \"{{ kube_version | regex_replace('^v([0-9])+\\\\.([0-9]+)\\\\.[0-9]+', 'v\\\\1.\\\\2') }}\"\n",
+      [`${N}/defaults/main.yml`]:
+        "kube_version: v1.29.5\nkube_major_version: \"{{ kube_version | regex_replace('^v([0-9])+\\\\.([0-9]+)\\\\.[0-9]+', 'v\\\\1.\\\\2') }}\"\n",
       [`${N}/tasks/main.yml`]: `- name: Persist br_netfilter module\n  copy:\n    dest: "/etc/modules-load.d/kubespray-{{ kube_major_version }}.conf"\n    content: br_netfilter\n- name: Echo\n  command: "echo {{ 'a\\\\tb' }}"\n`,
     },
     unknown: 0,
@@ -796,14 +879,17 @@ export const FILTER_CASES: Case[] = [
     name: 'ansible.utils ipaddr (IPv4 and IPv6 service subnets) and ipwrap in arguments',
     source: 'master roles/kubespray_defaults/defaults/main/main.yml:156, 304 (skydns_server, kube_apiserver_ip); v2.25.0 0080-system-configurations.yml:72-78',
     ks: {
-      [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + "kube_service_subnets: fd85:ee78:d8a6:8607::1000/116,10.233.0.0/18\nkube_apiserver_ip: \"{{ kube_service_subnets.split(',') | last | ansible.utils.ipaddr('net') | ansible.utils.ipaddr(1) | ansible.utils.ipaddr('address') }}\"\nskydns_server: \"{{ kube_service_subnets.split(',') | first | ansible.utils.ipaddr('net') | ansible.utils.ipaddr(3) | ansible.utils.ipaddr('address') }}\"\n",
+      [`${P}/defaults/main.yml`]:
+        PRE_DEFAULTS[`${P}/defaults/main.yml`]! +
+        "kube_service_subnets: fd85:ee78:d8a6:8607::1000/116,10.233.0.0/18\nkube_apiserver_ip: \"{{ kube_service_subnets.split(',') | last | ansible.utils.ipaddr('net') | ansible.utils.ipaddr(1) | ansible.utils.ipaddr('address') }}\"\nskydns_server: \"{{ kube_service_subnets.split(',') | first | ansible.utils.ipaddr('net') | ansible.utils.ipaddr(3) | ansible.utils.ipaddr('address') }}\"\n",
       [`${P}/tasks/main.yml`]: `${IP_FORWARD}  when: kube_apiserver_ip == '10.233.0.1'\n- name: Record the DNS server\n  command: "echo {{ skydns_server | ansible.utils.ipwrap }}"\n- name: Never for a v4 DNS server\n  command: /bin/false\n  when: skydns_server | ansible.utils.ipaddr('10.0.0.0/8')\n`,
     },
     unknown: 0,
   },
   {
     name: 'divisibleby, dict2items, combine, b64decode, union, sameas and defined in conditions and arguments',
-    source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:80-85 (divisibleby), 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml:82-86',
+    source:
+      'v2.25.0 roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:80-85 (divisibleby), 0080-system-configurations.yml; roles/kubernetes/node/tasks/main.yml:82-86',
     ks: {
       [`${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]! + 'sysctl_settings:\n  net.ipv4.ip_forward: 1\n',
       [`${P}/tasks/main.yml`]: `${IP_FORWARD}  when: "(sysctl_settings | combine({'vm.overcommit_memory': 1}) | dict2items | length) == 2"\n- name: Disable swap\n  command: "/sbin/swapoff {{ ['-a'] | union(['-v', '-a']) | join(' ') }}"\n  when: groups['kube_control_plane'] | length is not divisibleby 2\n- name: Never\n  command: /bin/false\n  when: (undefined_thing is defined) or (1 is sameas true)\n`,
@@ -923,21 +1009,32 @@ export const STOP_CASES: (Case & { stops: string | null })[] = [
 
 describe('a failing preflight stops the host, compared with ansible-playbook', () => {
   for (const c of STOP_CASES) {
-    it(c.name, async () => {
-      const compared = await compare(c);
-      // Task by task (swap before the checks, ip_forward after) as Ansible ran them.
-      await expectAgreement(c, compared);
-      const failed = compared.oracle.find((r) => r.status === 'failed');
-      expect(failed ? `${failed.file}:${failed.line}` : null, compared.oracle.map((r) => `${r.file}:${r.line} ${r.status}`).join('\n')).toBe(c.stops);
-      expect(compared.exitCode).toBe(c.stops ? 2 : 0);
-      const memory = await compared.audit();
-      const first = memory.asserts.find((a) => a.result === 'fail' || a.result === 'unknown');
-      expect(first ? `${first.ref.file}:${first.ref.line} ${first.result}` : null).toBe(c.stops ? `${c.stops} fail` : null);
-      if (first) expect(first.failed!.msg).toBe(failed!.msg ?? 'Assertion failed');
-      const facts: Facts = { memtotal_mb: c.memtotal!, processor_vcpus: 2, distribution: 'Debian', distribution_version: '12.5', kernel: FACTS.kernel, default_ipv4: null };
-      const findings = preflightFindings(memory, c.host ?? 'node1', facts);
-      expect(planExitCode(0, 0, findings)).toBe(c.stops ? 1 : 0);
-    }, 120_000);
+    it(
+      c.name,
+      async () => {
+        const compared = await compare(c);
+        // Task by task (swap before the checks, ip_forward after) as Ansible ran them.
+        await expectAgreement(c, compared);
+        const failed = compared.oracle.find((r) => r.status === 'failed');
+        expect(failed ? `${failed.file}:${failed.line}` : null, compared.oracle.map((r) => `${r.file}:${r.line} ${r.status}`).join('\n')).toBe(c.stops);
+        expect(compared.exitCode).toBe(c.stops ? 2 : 0);
+        const memory = await compared.audit();
+        const first = memory.asserts.find((a) => a.result === 'fail' || a.result === 'unknown');
+        expect(first ? `${first.ref.file}:${first.ref.line} ${first.result}` : null).toBe(c.stops ? `${c.stops} fail` : null);
+        if (first) expect(first.failed!.msg).toBe(failed!.msg ?? 'Assertion failed');
+        const facts: Facts = {
+          memtotal_mb: c.memtotal!,
+          processor_vcpus: 2,
+          distribution: 'Debian',
+          distribution_version: '12.5',
+          kernel: FACTS.kernel,
+          default_ipv4: null,
+        };
+        const findings = preflightFindings(memory, c.host ?? 'node1', facts);
+        expect(planExitCode(0, 0, findings)).toBe(c.stops ? 1 : 0);
+      },
+      120_000,
+    );
   }
 });
 
@@ -953,11 +1050,15 @@ describe('a failing assert inside a block with rescue, compared with ansible-pla
     // ip_forward: the audit does not model rescue/always and says so.
     unknown: 1,
   };
-  it(c.name, async () => {
-    const compared = await compare(c);
-    const rows = await expectAgreement(c, compared);
-    expect(compared.oracle.some((r) => r.status === 'failed')).toBe(true);
-    expect(rows.find((r) => r.module === 'sysctl')).toMatchObject({ audit: 'unknown', ansible: 'acted' });
-    expect(rows.find((r) => r.module === 'sysctl')!.unknownReason).toContain('has rescue or always sections');
-  }, 120_000);
+  it(
+    c.name,
+    async () => {
+      const compared = await compare(c);
+      const rows = await expectAgreement(c, compared);
+      expect(compared.oracle.some((r) => r.status === 'failed')).toBe(true);
+      expect(rows.find((r) => r.module === 'sysctl')).toMatchObject({ audit: 'unknown', ansible: 'acted' });
+      expect(rows.find((r) => r.module === 'sysctl')!.unknownReason).toContain('has rescue or always sections');
+    },
+    120_000,
+  );
 });

@@ -15,7 +15,23 @@ import { targetVarsReader } from '../../src/kubespray/report.js';
 import { buildVarContext } from '../../src/kubespray/vars.js';
 import { buildTree } from '../helpers/tree.js';
 
-const VARS = ['v_role', 'v_node', 'v_all_gv', 'v_grp', 'v_host', 'v_pbdir', 'v_rolevars', 'v_dep', 'v_tmpl', 'v_ini_int', 'v_ini_str', 'v_yaml_int', 'v_only_shared', 'v_child_ini', 'v_case'];
+const VARS = [
+  'v_role',
+  'v_node',
+  'v_all_gv',
+  'v_grp',
+  'v_host',
+  'v_pbdir',
+  'v_rolevars',
+  'v_dep',
+  'v_tmpl',
+  'v_ini_int',
+  'v_ini_str',
+  'v_yaml_int',
+  'v_only_shared',
+  'v_child_ini',
+  'v_case',
+];
 const dump = `{{ {${VARS.map((v) => `'${v}': ${v} | default('UNDEFINED')`).join(', ')}} | to_json }}`;
 const debugTask = `---\n- name: Dump\n  ansible.builtin.debug:\n    msg: "${dump}"\n`;
 
@@ -35,8 +51,17 @@ const tree = {
     '',
   ].join('\n'),
   'ks/roles/kubespray_defaults/defaults/main/main.yml': [
-    'v_role: shared', 'v_node: shared', 'v_all_gv: shared', 'v_grp: shared', 'v_host: shared', 'v_pbdir: shared',
-    'v_rolevars: shared', 'v_dep: shared', 'v_tmpl: "{{ v_role }}-templated"', 'v_only_shared: 42', '',
+    'v_role: shared',
+    'v_node: shared',
+    'v_all_gv: shared',
+    'v_grp: shared',
+    'v_host: shared',
+    'v_pbdir: shared',
+    'v_rolevars: shared',
+    'v_dep: shared',
+    'v_tmpl: "{{ v_role }}-templated"',
+    'v_only_shared: 42',
+    '',
   ].join('\n'),
   'ks/roles/kubespray_defaults/tasks/main.yml': '---\n- name: Nothing\n  ansible.builtin.meta: noop\n',
   'ks/roles/adduser/defaults/main.yml': 'v_dep: dependency\nv_role: dependency\n',
@@ -49,12 +74,27 @@ const tree = {
   'ks/roles/kubernetes/node/tasks/main.yml': debugTask,
   'ks/group_vars/all.yml': 'v_pbdir: playbook-dir\n',
   'inv/lab/inventory.ini': [
-    '[all:vars]', 'v_grp=ini-all', 'v_ini_int=1024', 'v_ini_str="quoted"', '',
-    '[kube_control_plane]', 'node[1:2] ansible_connection=local v_host=ini-host', '',
-    '[kube_control_plane:vars]', 'v_child_ini=ini-child', '',
-    '[k8s_cluster:children]', 'kube_control_plane', '',
+    '[all:vars]',
+    'v_grp=ini-all',
+    'v_ini_int=1024',
+    'v_ini_str="quoted"',
+    '',
+    '[kube_control_plane]',
+    'node[1:2] ansible_connection=local v_host=ini-host',
+    '',
+    '[kube_control_plane:vars]',
+    'v_child_ini=ini-child',
+    '',
+    '[k8s_cluster:children]',
+    'kube_control_plane',
+    '',
     // Two groups at one depth whose names sort differently by code point ('Z' < 'a', as Python sorts) and by locale.
-    '[Zeta]', 'node1', '', '[alpha]', 'node1', '',
+    '[Zeta]',
+    'node1',
+    '',
+    '[alpha]',
+    'node1',
+    '',
   ].join('\n'),
   // The same inventory as hosts.yaml, with its own copy of the vars dirs.
   'inv/yaml/hosts.yaml': [
@@ -129,7 +169,12 @@ async function ours(kind: Kind, role: string): Promise<Record<string, unknown>> 
   const ck = new KubesprayCheckout(host, '/ks');
   const invFile = INVENTORIES[kind];
   const inventory = parseInventory(await readFile(path.join(root, invFile), 'latin1'), invFile);
-  const ctx = await buildVarContext({ ck, role, host: { inventory, inventoryDir: path.posix.dirname(invFile), host: 'node1' }, reader: targetVarsReader(host) });
+  const ctx = await buildVarContext({
+    ck,
+    role,
+    host: { inventory, inventoryDir: path.posix.dirname(invFile), host: 'node1' },
+    reader: targetVarsReader(host),
+  });
   const out: Record<string, unknown> = {};
   for (const v of VARS) {
     const r = ctx.template(`{{ ${v} | default('UNDEFINED') }}`);

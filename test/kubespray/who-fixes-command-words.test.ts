@@ -14,7 +14,13 @@ describe('command words', () => {
   it('the command module passes ; && | as words to one program: echo ... && swapoff -a runs no swapoff', async () => {
     const home = path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`);
     const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', 'echo hi && swapoff -a'], {
-      env: { ANSIBLE_HOME: home, ANSIBLE_LOCAL_TEMP: path.join(home, 'tmp'), ANSIBLE_NOCOLOR: '1', ANSIBLE_LOCALHOST_WARNING: 'false', ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false' },
+      env: {
+        ANSIBLE_HOME: home,
+        ANSIBLE_LOCAL_TEMP: path.join(home, 'tmp'),
+        ANSIBLE_NOCOLOR: '1',
+        ANSIBLE_LOCALHOST_WARNING: 'false',
+        ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
+      },
     });
     expect(r.stdout).toContain('hi && swapoff -a');
     expect((await audit('- name: Cmd\n  ansible.builtin.command: echo hi && swapoff -a\n' + MASK)).swap.who).toBe('operator');

@@ -128,7 +128,7 @@ describe('who fixes what, on the fixture', () => {
 });
 
 describe('mutations flip verdicts', () => {
-  it('removing the swapoff task makes swap the operator\'s job', async () => {
+  it("removing the swapoff task makes swap the operator's job", async () => {
     const { root, ck } = await copyFixture();
     await edit(root, `${P}/swap.yml`, (s) => s.replace(/- name: Swap off now\n.*\n.*\n/, ''));
     const w = await auditWhoFixes(ck());
@@ -138,7 +138,7 @@ describe('mutations flip verdicts', () => {
     expect(w.swap.evidence.map((e) => e.name)).toEqual(['Drop swap lines from fstab', 'Keep swap.target masked']);
   });
 
-  it('removing swap persistence also makes swap the operator\'s job', async () => {
+  it("removing swap persistence also makes swap the operator's job", async () => {
     const { root, ck } = await copyFixture();
     await edit(root, `${P}/swap.yml`, (s) => s.replace(/- name: Drop swap lines[\s\S]*?(?=- name: Swap off now)/, ''));
     const w = await auditWhoFixes(ck());
@@ -146,7 +146,7 @@ describe('mutations flip verdicts', () => {
     expect(w.swap.reason).toMatch(/comes back at reboot/);
   });
 
-  it('removing the modules-load.d persistence makes br_netfilter the operator\'s job', async () => {
+  it("removing the modules-load.d persistence makes br_netfilter the operator's job", async () => {
     const { root, ck } = await copyFixture();
     await edit(root, `${N}/main.yml`, (s) => s.replace(/  always:[\s\S]*?mode: "0644"\n/, ''));
     const w = await auditWhoFixes(ck());
@@ -154,7 +154,7 @@ describe('mutations flip verdicts', () => {
     expect(w.br_netfilter.reason).toMatch(/no task persists it/);
   });
 
-  it('adding a task that frees 10250 makes port_10250 kubespray\'s job', async () => {
+  it("adding a task that frees 10250 makes port_10250 kubespray's job", async () => {
     const { root, ck } = await copyFixture();
     await edit(root, `${N}/kubelet.yml`, (s) => `${s}\n- name: Free kubelet's port\n  ansible.builtin.shell: fuser -k 10250/tcp\n`);
     const w = await auditWhoFixes(ck());
@@ -166,11 +166,7 @@ describe('mutations flip verdicts', () => {
     const { root, ck } = await copyFixture();
     // kubespray_defaults is in every play; a default of the preinstall role is not seen by the node role's tasks.
     await edit(root, 'roles/kubespray_defaults/defaults/main/other.yml', (s) => `${s}kubelet_port: 10250\n`);
-    await edit(
-      root,
-      `${N}/kubelet.yml`,
-      (s) => `${s}\n- name: Kill the listener\n  command: "fuser -k {{ kubelet_port }}/tcp"\n`,
-    );
+    await edit(root, `${N}/kubelet.yml`, (s) => `${s}\n- name: Kill the listener\n  command: "fuser -k {{ kubelet_port }}/tcp"\n`);
     expect((await auditWhoFixes(ck())).port_10250.who).toBe('kubespray');
     // The same default in another role's defaults: the node role's command cannot be evaluated, so unknown, loudly.
     await edit(root, 'roles/kubespray_defaults/defaults/main/other.yml', (s) => s.replace('kubelet_port: 10250\n', ''));
@@ -187,7 +183,7 @@ describe('mutations flip verdicts', () => {
     expect((await auditWhoFixes(ck2())).port_10250.who).toBe('kubespray');
   });
 
-  it('removing the sysctl task makes ip_forward the operator\'s job', async () => {
+  it("removing the sysctl task makes ip_forward the operator's job", async () => {
     const { root, ck } = await copyFixture();
     await edit(root, `${P}/kernel/sysctl.yml`, (s) => s.replace('net.ipv4.ip_forward', 'net.ipv4.tcp_syncookies'));
     const w = await auditWhoFixes(ck());

@@ -44,7 +44,9 @@ describe('swap', () => {
 
   it('masked: false unmasks, and service/systemd spell the same module', async () => {
     expect((await audit(SWAPOFF + MASK.replace('masked: true', 'masked: false'))).swap.who).toBe('operator');
-    expect((await audit(SWAPOFF + MASK.replace('ansible.builtin.systemd_service', 'ansible.builtin.systemd').replace('masked: true', 'masked: yes'))).swap.who).toBe('kubespray');
+    expect(
+      (await audit(SWAPOFF + MASK.replace('ansible.builtin.systemd_service', 'ansible.builtin.systemd').replace('masked: true', 'masked: yes'))).swap.who,
+    ).toBe('kubespray');
     // Masking some other unit leaves swap.target alone.
     expect((await audit(SWAPOFF + MASK.replace('swap.target', 'dev-sda5.swap'))).swap.who).toBe('operator');
   });
@@ -122,10 +124,14 @@ describe('br_netfilter', () => {
     const lineinfile = '- name: Persist\n  ansible.builtin.lineinfile:\n    path: /etc/modules\n    line: br_netfilter\n';
     expect((await audit('', MODPROBE + lineinfile)).br_netfilter.who).toBe('kubespray');
     expect((await audit('', MODPROBE + lineinfile + '    state: absent\n')).br_netfilter.who).toBe('operator');
-    const block = '- name: Persist\n  ansible.builtin.blockinfile:\n    path: /usr/lib/modules-load.d/k8s.conf\n    block: |\n      overlay\n      br_netfilter\n';
+    const block =
+      '- name: Persist\n  ansible.builtin.blockinfile:\n    path: /usr/lib/modules-load.d/k8s.conf\n    block: |\n      overlay\n      br_netfilter\n';
     expect((await audit('', MODPROBE + block)).br_netfilter.who).toBe('kubespray');
     const template = '- name: Persist\n  ansible.builtin.template:\n    src: modules.j2\n    dest: /etc/modules-load.d/k8s.conf\n';
-    expect((await audit('', MODPROBE + template, { [`${N}/templates/modules.j2`]: '{% for m in ["overlay", "br_netfilter"] %}{{ m }}\n{% endfor %}' })).br_netfilter.who).toBe('kubespray');
+    expect(
+      (await audit('', MODPROBE + template, { [`${N}/templates/modules.j2`]: '{% for m in ["overlay", "br_netfilter"] %}{{ m }}\n{% endfor %}' })).br_netfilter
+        .who,
+    ).toBe('kubespray');
     expect((await audit('', MODPROBE + template, { [`${N}/templates/modules.j2`]: 'overlay\n' })).br_netfilter.who).toBe('operator');
   });
 
@@ -168,7 +174,10 @@ describe('ip_forward', () => {
     ].join('\n');
     const w = await audit(loop);
     expect(w.ip_forward.who).toBe('operator');
-    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.ip_forward', '0'], ['net.ipv4.tcp_syncookies', '1']]);
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([
+      ['net.ipv4.ip_forward', '0'],
+      ['net.ipv4.tcp_syncookies', '1'],
+    ]);
     expect(w.sysctl_file?.path).toBe('/etc/sysctl.d/99-k8s.conf');
     const on = await audit(loop.replace('ip_forward, value: 0', 'ip_forward, value: 1'));
     expect(on.ip_forward.who).toBe('kubespray');
@@ -200,9 +209,11 @@ describe('port 10250', () => {
   });
 
   it('a kill fed by a lookup of the port frees it; a kill alone does not', async () => {
-    expect((await audit('', "- name: Free\n  ansible.builtin.shell: kill $(lsof -t -i:10250)\n")).port_10250.who).toBe('kubespray');
+    expect((await audit('', '- name: Free\n  ansible.builtin.shell: kill $(lsof -t -i:10250)\n')).port_10250.who).toBe('kubespray');
     expect((await audit('', '- name: Kill\n  ansible.builtin.shell: pkill kubelet\n')).port_10250.who).toBe('operator');
-    expect((await audit('', "- name: Stop\n  ansible.builtin.shell: systemctl stop $(ss -Hltnp 'sport = :10250' | cut -d, -f2)\n")).port_10250.who).toBe('kubespray');
+    expect((await audit('', "- name: Stop\n  ansible.builtin.shell: systemctl stop $(ss -Hltnp 'sport = :10250' | cut -d, -f2)\n")).port_10250.who).toBe(
+      'kubespray',
+    );
   });
 
   it('stopping the unit a registered lookup found frees it; stopping a fixed unit does not', async () => {
@@ -333,12 +344,18 @@ describe('the task walk', () => {
       'roles/r3/tasks/main.yaml': '- name: R3 yaml\n  debug: { msg: 3 }\n',
     });
     const r = await walkRole(ck, 'kubernetes/preinstall');
-    expect(r.tasks.map((t) => [t.ref.name, t.role])).toEqual([['R1', 'r1'], ['R2', 'r2'], ['R3 yml', 'r3']]);
+    expect(r.tasks.map((t) => [t.ref.name, t.role])).toEqual([
+      ['R1', 'r1'],
+      ['R2', 'r2'],
+      ['R3 yml', 'r3'],
+    ]);
     expect(r.tasks.map((t) => t.conditions.map((c) => c.level))).toEqual([[], [], []]);
-    expect(r.issues.map((i) => [i.ref.name, i.message, i.unfollowed])).toEqual([['Templated', 'include_role of a templated role ({{ which }}); not followed', true]]);
+    expect(r.issues.map((i) => [i.ref.name, i.message, i.unfollowed])).toEqual([
+      ['Templated', 'include_role of a templated role ({{ which }}); not followed', true],
+    ]);
   });
 
-  it('a relative include is looked up next to the including file first, then in the role\'s tasks/', async () => {
+  it("a relative include is looked up next to the including file first, then in the role's tasks/", async () => {
     const ck = await checkout({
       [`${P}/tasks/main.yml`]: '- name: Sub\n  import_tasks: sub/a.yml\n',
       [`${P}/tasks/sub/a.yml`]: '- name: Near\n  include_tasks: b.yml\n- name: Far\n  ansible.builtin.include: c.yml\n',
@@ -372,7 +389,11 @@ describe('the task walk', () => {
     const x = r.tasks[0]!;
     expect([x.when, x.conditions.map((c) => [c.level, c.file, c.line])]).toEqual([
       ['a', 'b', 'c'],
-      [['include', `${P}/tasks/main.yml`, 3], ['include', `${P}/tasks/main.yml`, 3], ['task', `${P}/tasks/x.yml`, 3]],
+      [
+        ['include', `${P}/tasks/main.yml`, 3],
+        ['include', `${P}/tasks/main.yml`, 3],
+        ['task', `${P}/tasks/x.yml`, 3],
+      ],
     ]);
     expect([r.tasks[1]!.loop, r.tasks[1]!.loopRaw]).toEqual([null, '{{ things }}']);
     expect([r.tasks[2]!.loop, r.tasks[2]!.loopRaw]).toEqual([[1, 2], undefined]);
@@ -408,7 +429,11 @@ describe('what the audit cannot evaluate', () => {
   });
 
   it('a condition on a registered result is decided at run time: the task counts, and the evidence says so', async () => {
-    const w = await audit('- name: Probe\n  ansible.builtin.command: swapon --show\n  register: swaps\n' + SWAPOFF.replace('/sbin/swapoff -a\n', '/sbin/swapoff -a\n  when: swaps.stdout != ""\n') + MASK);
+    const w = await audit(
+      '- name: Probe\n  ansible.builtin.command: swapon --show\n  register: swaps\n' +
+        SWAPOFF.replace('/sbin/swapoff -a\n', '/sbin/swapoff -a\n  when: swaps.stdout != ""\n') +
+        MASK,
+    );
     expect(w.swap.who).toBe('kubespray');
     const off = w.swap.evidence.find((e) => e.does === 'runs /sbin/swapoff -a')!;
     expect(off.status.runs).toBe('at run time');
@@ -416,9 +441,13 @@ describe('what the audit cannot evaluate', () => {
   });
 
   it('set_fact with a value the audit evaluates decides later conditions', async () => {
-    const w = await audit('- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: false\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n');
+    const w = await audit(
+      '- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: false\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n',
+    );
     expect(w.ip_forward.who).toBe('operator');
-    const on = await audit('- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: true\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n');
+    const on = await audit(
+      '- name: Decide\n  ansible.builtin.set_fact:\n    do_forward: true\n- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  when: do_forward\n',
+    );
     expect(on.ip_forward.who).toBe('kubespray');
   });
 });
@@ -434,7 +463,14 @@ describe('shell command lines', () => {
   });
 
   it('the port as ss, lsof, fuser and netstat spell it, and no other number', async () => {
-    for (const c of ['fuser -k -n tcp 10250', 'fuser -km 10250/tcp', 'kill $(lsof -t -i:10250)', 'kill $(lsof -t -i tcp:10250)', 'pkill -F <(ss -ltnp sport = :10250)', 'systemctl kill $(lsof -t -i :10250)']) {
+    for (const c of [
+      'fuser -k -n tcp 10250',
+      'fuser -km 10250/tcp',
+      'kill $(lsof -t -i:10250)',
+      'kill $(lsof -t -i tcp:10250)',
+      'pkill -F <(ss -ltnp sport = :10250)',
+      'systemctl kill $(lsof -t -i :10250)',
+    ]) {
       expect((await audit('', shell(c))).port_10250.who, c).toBe('kubespray');
     }
     for (const c of ['fuser -k 102500/tcp', 'kill $(lsof -t -i:1025)', 'ss -ltnp sport = :10250', 'systemctl status $(ss -ltnp sport = :10250)']) {
@@ -508,7 +544,7 @@ describe('br_netfilter', () => {
     expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['persists br_netfilter in /etc/modules-load.d/k8s.conf']);
   });
 
-  it('copy with src: takes the file from the role\'s files/, not templates/: a template of that name naming br_netfilter persists nothing', async () => {
+  it("copy with src: takes the file from the role's files/, not templates/: a template of that name naming br_netfilter persists nothing", async () => {
     const copy = '- name: Copy\n  ansible.builtin.copy:\n    src: k8s.conf\n    dest: /etc/modules-load.d/k8s.conf\n';
     const w = await audit('', MODPROBE + copy, { [`${N}/templates/k8s.conf`]: 'br_netfilter\n', [`${N}/files/k8s.conf`]: 'overlay\n' });
     expect(w.br_netfilter.evidence.map((e) => e.does)).toEqual(['loads br_netfilter (modprobe)']);
@@ -529,7 +565,10 @@ describe('ip_forward: the value ansible.posix.sysctl writes', () => {
     for (const v of ['true', 'yes', '"yes"', '"on"', '"Y"', '"t"', '"TRUE"']) {
       const w = await audit(forward(v));
       expect(w.ip_forward.who, v).toBe('kubespray');
-      expect(w.sysctl_keys.map((k) => [k.key, k.value]), v).toEqual([['net.ipv4.ip_forward', '1']]);
+      expect(
+        w.sysctl_keys.map((k) => [k.key, k.value]),
+        v,
+      ).toEqual([['net.ipv4.ip_forward', '1']]);
     }
   });
 
@@ -537,7 +576,10 @@ describe('ip_forward: the value ansible.posix.sysctl writes', () => {
     for (const v of ['false', '"off"', '"0"']) {
       const w = await audit(forward(v));
       expect(w.ip_forward.who, v).toBe('operator');
-      expect(w.sysctl_keys.map((k) => k.value), v).toEqual(['0']);
+      expect(
+        w.sysctl_keys.map((k) => k.value),
+        v,
+      ).toEqual(['0']);
     }
   });
 
@@ -602,7 +644,7 @@ describe('swap', () => {
     expect(w.swap.who).toBe('operator');
   });
 
-  it('a shell command that is a registered result\'s stdout runs whatever that printed, swapoff perhaps: unknown (was operator)', async () => {
+  it("a shell command that is a registered result's stdout runs whatever that printed, swapoff perhaps: unknown (was operator)", async () => {
     const reg = '- name: Probe\n  ansible.builtin.command: cat /etc/swap-command\n  register: swap_cmd\n';
     const w = await audit(reg + '- name: Run\n  ansible.builtin.shell: "{{ swap_cmd.stdout }}"\n');
     expect(w.swap.who).toBe('unknown');
@@ -645,7 +687,7 @@ describe('port 10250', () => {
     expect(w.port_10250.who).toBe('operator');
   });
 
-  it('enabled: 0 is false to ansible-core\'s boolean(): the unit found on 10250 is disabled', async () => {
+  it("enabled: 0 is false to ansible-core's boolean(): the unit found on 10250 is disabled", async () => {
     const stop = '- name: Disable\n  ansible.builtin.systemd:\n    name: "{{ owner.stdout }}"\n    enabled: 0\n';
     const w = await audit(FIND + stop);
     expect(w.port_10250.who).toBe('kubespray');
@@ -679,18 +721,23 @@ describe('ip_forward and the sysctl file', () => {
   });
 
   it('the file of the task that writes ip_forward among a loop of keys is the one chosen, over a file more tasks use', async () => {
-    const fwd = '- name: Fwd\n  ansible.posix.sysctl:\n    name: "{{ item }}"\n    value: "1"\n    sysctl_file: /etc/sysctl.d/99-k8s.conf\n  loop: [net.ipv4.ip_forward, net.bridge.bridge-nf-call-iptables]\n';
-    const other = (n: string) => `- name: O${n}\n  ansible.posix.sysctl:\n    name: kernel.k${n}\n    value: "1"\n    sysctl_file: /etc/sysctl.d/50-other.conf\n`;
+    const fwd =
+      '- name: Fwd\n  ansible.posix.sysctl:\n    name: "{{ item }}"\n    value: "1"\n    sysctl_file: /etc/sysctl.d/99-k8s.conf\n  loop: [net.ipv4.ip_forward, net.bridge.bridge-nf-call-iptables]\n';
+    const other = (n: string) =>
+      `- name: O${n}\n  ansible.posix.sysctl:\n    name: kernel.k${n}\n    value: "1"\n    sysctl_file: /etc/sysctl.d/50-other.conf\n`;
     const w = await audit(other('1') + other('2') + fwd);
     expect(w.sysctl_file?.path).toBe('/etc/sysctl.d/99-k8s.conf');
   });
 
-  it('only set_fact sets variables: a sysctl task\'s value: argument leaves the role default value alone', async () => {
+  it("only set_fact sets variables: a sysctl task's value: argument leaves the role default value alone", async () => {
     const first = '- name: Rp\n  ansible.posix.sysctl:\n    name: net.ipv4.conf.all.rp_filter\n    value: "1"\n';
     const fwd = '- name: Fwd\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "{{ value }}"\n';
     const w = await audit(first + fwd, '', { [`${P}/defaults/main.yml`]: '---\nvalue: "0"\n' });
     expect(w.ip_forward.who).toBe('operator');
-    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.conf.all.rp_filter', '1'], ['net.ipv4.ip_forward', '0']]);
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([
+      ['net.ipv4.conf.all.rp_filter', '1'],
+      ['net.ipv4.ip_forward', '0'],
+    ]);
   });
 
   it('a set_fact whose when: is false sets nothing, and no note says it may', async () => {
@@ -706,11 +753,17 @@ const FWD_TASKS = '---\n- name: Fwd\n  ansible.posix.sysctl:\n    name: net.ipv4
 
 describe('the task walk', () => {
   it('action: or local_action: given null is refused by ansible-core; the walk lists no module call and goes on', async () => {
-    const tasks = [{ name: 'n', action: null }, { name: 'l', local_action: null }];
+    const tasks = [
+      { name: 'n', action: null },
+      { name: 'l', local_action: null },
+    ];
     const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
     const parsed = (JSON.parse(r.stdout) as { parsed: { error?: string }[] }).parsed;
     expect(parsed.map((x) => x.error !== undefined)).toEqual([true, true]);
-    const ours = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }), 'kubernetes/preinstall');
+    const ours = await walkRole(
+      await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }),
+      'kubernetes/preinstall',
+    );
     expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
   }, 60_000);
 
@@ -722,7 +775,10 @@ describe('the task walk', () => {
     const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: JSON.stringify(tasks) });
     const parsed = (JSON.parse(r.stdout) as { parsed: { error?: string }[] }).parsed;
     expect(parsed.map((x) => x.error?.includes('conflicting action statements'))).toEqual([true, true]);
-    const ours = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }), 'kubernetes/preinstall');
+    const ours = await walkRole(
+      await checkout({ [`${P}/tasks/main.yml`]: JSON.stringify([...tasks, { name: 'c', command: 'true' }]) }),
+      'kubernetes/preinstall',
+    );
     expect(ours.tasks.map((t) => t.ref.name)).toEqual(['c']);
   }, 60_000);
 

@@ -28,7 +28,7 @@ describe('a command with an argument the audit cannot evaluate', () => {
   // [command, swap, br_netfilter, port_10250]: what the program could do once {{ x }} is known.
   const cases: [string, string, string, string][] = [
     ['swapoff {{ x }}', 'unknown', 'operator', 'operator'],
-    ["sed -i {{ x }} /etc/fstab", 'unknown', 'operator', 'operator'],
+    ['sed -i {{ x }} /etc/fstab', 'unknown', 'operator', 'operator'],
     ['systemctl {{ x }}', 'unknown', 'operator', 'unknown'],
     ['modprobe {{ x }}', 'operator', 'unknown', 'operator'],
     ['insmod {{ x }}', 'operator', 'unknown', 'operator'],
@@ -85,7 +85,9 @@ describe('a command with an argument the audit cannot evaluate', () => {
 
 describe('module arguments the audit cannot evaluate', () => {
   const t = (module: string, args: Record<string, string>) =>
-    `- name: T\n  ${module}:\n${Object.entries(args).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}\n`).join('')}`;
+    `- name: T\n  ${module}:\n${Object.entries(args)
+      .map(([k, v]) => `    ${k}: ${JSON.stringify(v)}\n`)
+      .join('')}`;
 
   it('each argument of a module that could persist br_netfilter', async () => {
     const forms: [string, Record<string, string>][] = [
@@ -136,7 +138,10 @@ describe("Ansible's rules", () => {
   });
 
   it("masked: every string ansible-core's boolean() reads as true masks swap.target; every false one does not", async () => {
-    const r = await execa(ansiblePython(), ['-c', 'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_TRUE as T, BOOLEANS_FALSE as F; print(json.dumps([sorted({x for x in T if isinstance(x, str)}), sorted({x for x in F if isinstance(x, str)})]))']);
+    const r = await execa(ansiblePython(), [
+      '-c',
+      'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_TRUE as T, BOOLEANS_FALSE as F; print(json.dumps([sorted({x for x in T if isinstance(x, str)}), sorted({x for x in F if isinstance(x, str)})]))',
+    ]);
     const [yes, no] = JSON.parse(r.stdout) as [string[], string[]];
     expect(yes).toContain('y');
     for (const v of yes.flatMap((s) => [s, s.toUpperCase()])) {
@@ -146,7 +151,10 @@ describe("Ansible's rules", () => {
   });
 
   it("enabled: every string ansible-core's boolean() reads as false disables the unit on port 10250", async () => {
-    const r = await execa(ansiblePython(), ['-c', 'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_FALSE as F; print(json.dumps(sorted({x for x in F if isinstance(x, str)})))']);
+    const r = await execa(ansiblePython(), [
+      '-c',
+      'import json; from ansible.module_utils.parsing.convert_bool import BOOLEANS_FALSE as F; print(json.dumps(sorted({x for x in F if isinstance(x, str)})))',
+    ]);
     const no = JSON.parse(r.stdout) as string[];
     expect(no).toContain('n');
     const find = "- name: Find\n  ansible.builtin.shell: ss -Hltnp 'sport = :10250'\n  register: holder\n";
@@ -170,7 +178,9 @@ describe("Ansible's rules", () => {
   });
 
   it('task vars reach the task: its conditions and its arguments', async () => {
-    const w = await audit('- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "{{ fwd }}"\n  vars:\n    fwd: 1\n    go: true\n  when: go\n');
+    const w = await audit(
+      '- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "{{ fwd }}"\n  vars:\n    fwd: 1\n    go: true\n  when: go\n',
+    );
     expect(w.ip_forward.who).toBe('kubespray');
     expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.ip_forward', '1']]);
     const off = await audit('- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "1"\n  vars:\n    go: false\n  when: go\n');
@@ -178,9 +188,14 @@ describe("Ansible's rules", () => {
   });
 
   it('one value for every name of a loop: each name is set to it', async () => {
-    const w = await audit('- name: Forward\n  ansible.posix.sysctl:\n    name: "{{ item }}"\n    value: "1"\n  loop: [net.ipv4.conf.all.forwarding, net.ipv4.ip_forward]\n');
+    const w = await audit(
+      '- name: Forward\n  ansible.posix.sysctl:\n    name: "{{ item }}"\n    value: "1"\n  loop: [net.ipv4.conf.all.forwarding, net.ipv4.ip_forward]\n',
+    );
     expect(w.ip_forward.who).toBe('kubespray');
-    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.conf.all.forwarding', '1'], ['net.ipv4.ip_forward', '1']]);
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([
+      ['net.ipv4.conf.all.forwarding', '1'],
+      ['net.ipv4.ip_forward', '1'],
+    ]);
   });
 
   it('one task that is unsure for both halves is warned about once', async () => {
@@ -221,13 +236,20 @@ describe('include levels', () => {
     });
     const r = await walkRole(ck, 'kubernetes/preinstall');
     expect(r.tasks.map((t) => t.conditions.map((c) => [c.expr, c.level]))).toEqual([[['a', 'include']], [['b', 'import']]]);
-    expect(r.issues).toEqual([{ ref: { file: PM, line: 9, name: 'Nameless' }, message: 'include_role of a templated role (undefined); not followed', unfollowed: true }]);
+    expect(r.issues).toEqual([
+      { ref: { file: PM, line: 9, name: 'Nameless' }, message: 'include_role of a templated role (undefined); not followed', unfollowed: true },
+    ]);
   });
 
   it('a block with rescue and always but a rescue that is not a list walks what is there', async () => {
-    const ck = await checkout({ [PM]: '- name: B\n  block:\n    - name: In\n      command: x\n  rescue: nothing\n  always:\n    - name: Al\n      command: y\n' });
+    const ck = await checkout({
+      [PM]: '- name: B\n  block:\n    - name: In\n      command: x\n  rescue: nothing\n  always:\n    - name: Al\n      command: y\n',
+    });
     const r = await walkRole(ck, 'kubernetes/preinstall');
-    expect(r.tasks.map((t) => [t.ref.name, t.conditions.length])).toEqual([['In', 0], ['Al', 0]]);
+    expect(r.tasks.map((t) => [t.ref.name, t.conditions.length])).toEqual([
+      ['In', 0],
+      ['Al', 0],
+    ]);
   });
 });
 
@@ -250,10 +272,13 @@ describe('edges', () => {
     const t = '- name: Forward\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: "{{ item }}"\n  loop: ["0", "1"]\n';
     const w = await audit(t);
     expect(w.ip_forward.who).toBe('kubespray');
-    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([['net.ipv4.ip_forward', '0'], ['net.ipv4.ip_forward', '1']]);
+    expect(w.sysctl_keys.map((k) => [k.key, k.value])).toEqual([
+      ['net.ipv4.ip_forward', '0'],
+      ['net.ipv4.ip_forward', '1'],
+    ]);
   });
 
-  it('a missing half with no task for it is the operator\'s, whatever is unsure about the half that is there', async () => {
+  it("a missing half with no task for it is the operator's, whatever is unsure about the half that is there", async () => {
     const w = await audit(SWAPOFF + SWAPOFF.replace('Swap off', 'Swap off again') + '  when: maybe_swap\n');
     expect(w.swap.who).toBe('operator');
     expect(w.swap.reason).toBe('swap is turned off but no task masks swap.target or removes fstab swap entries, so it comes back at reboot');

@@ -34,7 +34,9 @@ describe('the reasons a person reads', () => {
 
   it('half of swap or of br_netfilter: the reason names the half that is missing', async () => {
     expect((await audit(MASK)).swap.reason).toBe('no task runs swapoff, so swap stays active during the install (kubelet refuses to start): run swapoff first');
-    expect((await audit(SWAPOFF)).swap.reason).toBe('swap is turned off but no task masks swap.target or removes fstab swap entries, so it comes back at reboot');
+    expect((await audit(SWAPOFF)).swap.reason).toBe(
+      'swap is turned off but no task masks swap.target or removes fstab swap entries, so it comes back at reboot',
+    );
     expect((await audit('', MODPROBE)).br_netfilter.reason).toBe('br_netfilter is loaded but no task persists it (modules-load.d), so it is gone after reboot');
     expect((await audit('', PERSIST)).br_netfilter.reason).toBe('br_netfilter is written to modules-load.d but no task loads it now');
   });
@@ -61,7 +63,9 @@ describe('evidence lines', () => {
 
   it('one line each for runs, does not run, decided at run time, in a rescue, and unknown', () => {
     expect(formatEvidence(ev({ runs: 'yes' }))).toBe('r/main.yml:9 "T": runs swapoff -a');
-    expect(formatEvidence(ev({ runs: 'no', because: c('a') }, ['a', 'b']))).toBe('r/main.yml:9 "T": runs swapoff -a (when: a and b); does nothing on this host: f.yml:3 when: a is false');
+    expect(formatEvidence(ev({ runs: 'no', because: c('a') }, ['a', 'b']))).toBe(
+      'r/main.yml:9 "T": runs swapoff -a (when: a and b); does nothing on this host: f.yml:3 when: a is false',
+    );
     expect(formatEvidence(ev({ runs: 'at run time', because: c('r.rc == 0'), on: 'r, registered' }))).toBe(
       'r/main.yml:9 "T": runs swapoff -a; decided at run time: f.yml:3 when: r.rc == 0 reads r, registered',
     );
@@ -69,7 +73,7 @@ describe('evidence lines', () => {
       'r/main.yml:9 "T": runs swapoff -a; decided at run time: it is in the rescue section at f.yml:3 and runs only if the block failed',
     );
     expect(formatEvidence(ev({ runs: 'unknown', because: c('x'), reason: "'x' is undefined" }))).toBe(
-      "r/main.yml:9 \"T\": runs swapoff -a; unknown whether it runs: f.yml:3 when: x: 'x' is undefined",
+      'r/main.yml:9 "T": runs swapoff -a; unknown whether it runs: f.yml:3 when: x: \'x\' is undefined',
     );
     expect(formatEvidence(ev({ runs: 'no', because: c('the block failed', true) }))).toBe(
       'r/main.yml:9 "T": runs swapoff -a; does nothing on this host: f.yml:3 rescue (runs only if the block failed) is false',
@@ -105,7 +109,11 @@ describe('the order Ansible evaluates when items in', () => {
   });
 
   it('a rescue section is decided at run time unless a when before or after it is false', () => {
-    expect(runStatus([c('on'), c('block failed', true)], ctx)).toEqual({ runs: 'at run time', because: c('block failed', true), on: 'whether the block fails' });
+    expect(runStatus([c('on'), c('block failed', true)], ctx)).toEqual({
+      runs: 'at run time',
+      because: c('block failed', true),
+      on: 'whether the block fails',
+    });
     expect(runStatus([c('block failed', true), c('off')], ctx)).toEqual({ runs: 'no', because: c('off') });
     // The rescue comes first: a later registered read does not replace it.
     const r = runStatus([c('block failed', true), c('reg.rc == 0')], ctx);
@@ -137,7 +145,9 @@ describe('command forms', () => {
   });
 
   it('modprobe with br_netfilter loads it; modprobe of another module or modprobe -r does not', async () => {
-    expect(does(await audit('', '- name: L\n  ansible.builtin.shell: modprobe -v br_netfilter && echo ok\n' + PERSIST), 'br_netfilter')[0]).toBe('runs modprobe -v br_netfilter && echo ok');
+    expect(does(await audit('', '- name: L\n  ansible.builtin.shell: modprobe -v br_netfilter && echo ok\n' + PERSIST), 'br_netfilter')[0]).toBe(
+      'runs modprobe -v br_netfilter && echo ok',
+    );
     expect((await audit('', '- name: L\n  ansible.builtin.shell: modprobe overlay; echo br_netfilter\n' + PERSIST)).br_netfilter.who).toBe('operator');
     expect((await audit('', '- name: L\n  ansible.builtin.command: modprobe\n' + PERSIST)).br_netfilter.who).toBe('operator');
   });
@@ -146,7 +156,10 @@ describe('command forms', () => {
 describe('swap persistence forms', () => {
   it('mount: the fstab it names is in the evidence; state absent of another fstype or without fstype removes no swap', async () => {
     const m = (extra: string) => `- name: Fstab\n  ansible.posix.mount:\n    name: none\n    fstype: swap\n    state: absent\n${extra}`;
-    expect(does(await audit(SWAPOFF + m('    fstab: /mnt/etc/fstab\n')), 'swap')).toEqual(['runs /sbin/swapoff -a', 'removes swap entries from /mnt/etc/fstab']);
+    expect(does(await audit(SWAPOFF + m('    fstab: /mnt/etc/fstab\n')), 'swap')).toEqual([
+      'runs /sbin/swapoff -a',
+      'removes swap entries from /mnt/etc/fstab',
+    ]);
     expect((await audit(SWAPOFF + m('').replace('ansible.posix.mount', 'acme.tools.mount'))).swap.who).toBe('operator');
     expect((await audit(SWAPOFF + m('').replace('    fstype: swap\n', ''))).swap.who).toBe('operator');
   });
@@ -162,14 +175,19 @@ describe('swap persistence forms', () => {
     expect((await audit(SWAPOFF + byLine.replace('/swapfile none swap sw 0 0', 'tmpfs /tmp tmpfs defaults 0 0'))).swap.who).toBe('operator');
     // Neither a pattern nor a line: nothing about swap.
     expect((await audit(SWAPOFF + '- name: Fstab\n  ansible.builtin.lineinfile:\n    path: /etc/fstab\n    state: absent\n')).swap.who).toBe('operator');
-    expect((await audit(SWAPOFF + '- name: Fstab\n  ansible.builtin.replace:\n    path: /etc/fstab\n    regexp: swap\n    replace: "#"\n')).swap.who).toBe('kubespray');
+    expect((await audit(SWAPOFF + '- name: Fstab\n  ansible.builtin.replace:\n    path: /etc/fstab\n    regexp: swap\n    replace: "#"\n')).swap.who).toBe(
+      'kubespray',
+    );
     expect((await audit(SWAPOFF + '- name: Fstab\n  ansible.builtin.copy:\n    dest: /etc/fstab\n    content: "# no swap\\n"\n')).swap.who).toBe('operator');
   });
 
   it('sed must edit /etc/fstab itself and name swap in its script', async () => {
-    expect(does(await audit(SWAPOFF + "- name: S\n  ansible.builtin.shell: sed -i '/swap/d' /etc/fstab\n"), 'swap')).toEqual(['runs /sbin/swapoff -a', 'edits swap lines out of /etc/fstab']);
+    expect(does(await audit(SWAPOFF + "- name: S\n  ansible.builtin.shell: sed -i '/swap/d' /etc/fstab\n"), 'swap')).toEqual([
+      'runs /sbin/swapoff -a',
+      'edits swap lines out of /etc/fstab',
+    ]);
     expect((await audit(SWAPOFF + "- name: S\n  ansible.builtin.shell: sed -i '/boot/d' /etc/fstab\n")).swap.who).toBe('operator');
-    expect((await audit(SWAPOFF + "- name: S\n  ansible.builtin.shell: grep swap /etc/fstab\n")).swap.who).toBe('operator');
+    expect((await audit(SWAPOFF + '- name: S\n  ansible.builtin.shell: grep swap /etc/fstab\n')).swap.who).toBe('operator');
   });
 
   it('the mask is read over a loop of unit names, and a masked: given as a number counts as Ansible reads it', async () => {
@@ -188,18 +206,24 @@ describe('br_netfilter persistence forms', () => {
       const w = await audit('', MODPROBE + PERSIST.replace('/etc/modules-load.d', dir));
       expect(w.br_netfilter.who, dir).toBe('kubespray');
     }
-    expect(does(await audit('', MODPROBE + PERSIST.replace('/etc/modules-load.d/k8s.conf', '/etc/modules')), 'br_netfilter')[1]).toBe('persists br_netfilter in /etc/modules');
+    expect(does(await audit('', MODPROBE + PERSIST.replace('/etc/modules-load.d/k8s.conf', '/etc/modules')), 'br_netfilter')[1]).toBe(
+      'persists br_netfilter in /etc/modules',
+    );
     expect((await audit('', MODPROBE + PERSIST.replace('/etc/modules-load.d/k8s.conf', '/etc/modules-load.d.conf'))).br_netfilter.who).toBe('operator');
     expect((await audit('', MODPROBE + PERSIST.replace('/etc/modules-load.d/k8s.conf', '/etc/modules.bak'))).br_netfilter.who).toBe('operator');
     expect((await audit('', MODPROBE + PERSIST + '    state: absent\n')).br_netfilter.who).toBe('operator');
   });
 
   it('copy content over a loop, lineinfile lines over a loop: any item that is the name persists it', async () => {
-    const copy = '- name: P\n  ansible.builtin.copy:\n    dest: "/etc/modules-load.d/{{ item }}.conf"\n    content: "{{ item }}"\n  loop: [overlay, br_netfilter]\n';
+    const copy =
+      '- name: P\n  ansible.builtin.copy:\n    dest: "/etc/modules-load.d/{{ item }}.conf"\n    content: "{{ item }}"\n  loop: [overlay, br_netfilter]\n';
     // One file per module, /etc/modules-load.d/br_netfilter.conf holding its name.
     expect(does(await audit('', MODPROBE + copy), 'br_netfilter')[1]).toBe('persists br_netfilter in /etc/modules-load.d/{{ item }}.conf');
     const line = '- name: P\n  ansible.builtin.lineinfile:\n    path: /etc/modules-load.d/k8s.conf\n    line: "{{ item }}"\n  loop: [overlay, br_netfilter]\n';
-    expect(does(await audit('', MODPROBE + line), 'br_netfilter')).toEqual(['loads br_netfilter (modprobe)', 'persists br_netfilter in /etc/modules-load.d/k8s.conf']);
+    expect(does(await audit('', MODPROBE + line), 'br_netfilter')).toEqual([
+      'loads br_netfilter (modprobe)',
+      'persists br_netfilter in /etc/modules-load.d/k8s.conf',
+    ]);
     expect((await audit('', MODPROBE + line.replace(', br_netfilter', ''))).br_netfilter.who).toBe('operator');
     const copyLoop = '- name: P\n  ansible.builtin.copy:\n    dest: /etc/modules-load.d/k8s.conf\n    content: "{{ item }}"\n  loop: [overlay, br_netfilter]\n';
     expect((await audit('', MODPROBE + copyLoop)).br_netfilter.who).toBe('kubespray');
@@ -208,9 +232,13 @@ describe('br_netfilter persistence forms', () => {
   it('a template is judged by what it renders with the role vars; an absolute or missing src renders nothing we read', async () => {
     const tpl = (src: string) => `- name: P\n  ansible.builtin.template:\n    src: ${src}\n    dest: /etc/modules-load.d/k8s.conf\n`;
     const defaults = { [`${N}/defaults/main.yml`]: '---\nk8s_modules: [overlay, br_netfilter]\n' };
-    expect((await audit('', MODPROBE + tpl('m.j2'), { ...defaults, [`${N}/templates/m.j2`]: '{% for m in k8s_modules %}{{ m }}\n{% endfor %}' })).br_netfilter.who).toBe('kubespray');
+    expect(
+      (await audit('', MODPROBE + tpl('m.j2'), { ...defaults, [`${N}/templates/m.j2`]: '{% for m in k8s_modules %}{{ m }}\n{% endfor %}' })).br_netfilter.who,
+    ).toBe('kubespray');
     // A template that cannot be rendered is read as written: the name in it still shows.
-    expect((await audit('', MODPROBE + tpl('m.j2'), { [`${N}/templates/m.j2`]: '# {{ undefined_thing }}\nbr_netfilter\n' })).br_netfilter.who).toBe('kubespray');
+    expect((await audit('', MODPROBE + tpl('m.j2'), { [`${N}/templates/m.j2`]: '# {{ undefined_thing }}\nbr_netfilter\n' })).br_netfilter.who).toBe(
+      'kubespray',
+    );
     expect((await audit('', MODPROBE + tpl('m.j2'), { [`${N}/templates/m.j2`]: '{{ undefined_thing }}\n' })).br_netfilter.who).toBe('operator');
     expect((await audit('', MODPROBE + tpl('/etc/k8s/m.j2'), { [`${N}/templates/etc/k8s/m.j2`]: 'br_netfilter\n' })).br_netfilter.who).toBe('operator');
     expect((await audit('', MODPROBE + tpl('gone.j2'))).br_netfilter.who).toBe('operator');
@@ -229,7 +257,9 @@ describe('br_netfilter persistence forms', () => {
 describe('ip_forward forms', () => {
   it('a value of 1 as an integer or with blanks sets it; the file the task names is in the evidence', async () => {
     const t = (value: string, extra = '') => `- name: F\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n    value: ${value}\n${extra}`;
-    expect(does(await audit(t('1', '    sysctl_file: /etc/sysctl.d/99-k8s.conf\n')), 'ip_forward')).toEqual(['sets net.ipv4.ip_forward = 1 (sysctl module, file /etc/sysctl.d/99-k8s.conf)']);
+    expect(does(await audit(t('1', '    sysctl_file: /etc/sysctl.d/99-k8s.conf\n')), 'ip_forward')).toEqual([
+      'sets net.ipv4.ip_forward = 1 (sysctl module, file /etc/sysctl.d/99-k8s.conf)',
+    ]);
     expect((await audit(t('" 1 "'))).ip_forward.who).toBe('kubespray');
     expect((await audit(t('10'))).ip_forward.who).toBe('operator');
     expect((await audit('- name: F\n  ansible.posix.sysctl:\n    name: net.ipv4.ip_forward\n')).ip_forward.who).toBe('operator');
@@ -273,24 +303,33 @@ describe('the sysctl file', () => {
   it('is the file of the ip_forward task, even when more tasks use another; with no ip_forward task, the most used', async () => {
     const t = (name: string, file: string) => `- name: ${name}\n  ansible.posix.sysctl:\n    name: ${name}\n    value: "1"\n    sysctl_file: ${file}\n`;
     const w = await audit(t('kernel.a', '/etc/sysctl.d/a.conf') + t('kernel.b', '/etc/sysctl.d/a.conf') + t('net.ipv4.ip_forward', '/etc/sysctl.d/f.conf'));
-    expect(w.sysctl_file).toEqual({ path: '/etc/sysctl.d/f.conf', variable: null, definedAt: [], tasks: [{ file: PM, line: 12, name: 'net.ipv4.ip_forward' }] });
+    expect(w.sysctl_file).toEqual({
+      path: '/etc/sysctl.d/f.conf',
+      variable: null,
+      definedAt: [],
+      tasks: [{ file: PM, line: 12, name: 'net.ipv4.ip_forward' }],
+    });
     const most = await audit(t('kernel.a', '/etc/sysctl.d/b.conf') + t('kernel.b', '/etc/sysctl.d/a.conf') + t('kernel.c', '/etc/sysctl.d/a.conf'));
     expect(most.sysctl_file?.path).toBe('/etc/sysctl.d/a.conf');
     expect(most.sysctl_file?.tasks.map((x) => x.name)).toEqual(['kernel.b', 'kernel.c']);
     // A task that removes its key, or does not run, writes no file.
-    const none = await audit(t('kernel.a', '/etc/sysctl.d/a.conf').replace('    value: "1"\n', '    state: absent\n') + t('kernel.b', '/etc/b.conf') + '  when: false\n');
+    const none = await audit(
+      t('kernel.a', '/etc/sysctl.d/a.conf').replace('    value: "1"\n', '    state: absent\n') + t('kernel.b', '/etc/b.conf') + '  when: false\n',
+    );
     expect(none.sysctl_file).toBeNull();
   });
 
   it('a sysctl_file that renders to something not a path is unknown, with a warning', async () => {
     const w = await audit(FORWARD + '    sysctl_file: "{{ files }}"\n', '', { [`${P}/defaults/main.yml`]: '---\nfiles: [a, b]\n' });
     expect(w.sysctl_file).toBeNull();
-    expect(w.warnings).toEqual([{ file: PM, line: 2, expression: '{{ files }}', message: 'sysctl_file: {{ files }} cannot be evaluated: it is ["a","b"], not a path' }]);
+    expect(w.warnings).toEqual([
+      { file: PM, line: 2, expression: '{{ files }}', message: 'sysctl_file: {{ files }} cannot be evaluated: it is ["a","b"], not a path' },
+    ]);
   });
 
   it('a set_fact decided at run time that may replace the variable is a note', async () => {
     const w = await audit(
-      "- name: Probe\n  ansible.builtin.command: cat /etc/os-release\n  register: os\n- name: Maybe\n  ansible.builtin.set_fact:\n    my_file: /etc/sysctl.d/other.conf\n  when: os.rc == 0\n" +
+      '- name: Probe\n  ansible.builtin.command: cat /etc/os-release\n  register: os\n- name: Maybe\n  ansible.builtin.set_fact:\n    my_file: /etc/sysctl.d/other.conf\n  when: os.rc == 0\n' +
         FORWARD +
         '    sysctl_file: "{{ my_file }}"\n',
       '',
@@ -317,7 +356,9 @@ describe('set_fact and register', () => {
   });
 
   it('a set_fact that does not run changes nothing; a registered result of a task that does not run is not there', async () => {
-    const w = await audit('- name: Fact\n  ansible.builtin.set_fact:\n    go: false\n  when: false\n' + FORWARD + '  when: go\n', '', { [`${P}/defaults/main.yml`]: '---\ngo: true\n' });
+    const w = await audit('- name: Fact\n  ansible.builtin.set_fact:\n    go: false\n  when: false\n' + FORWARD + '  when: go\n', '', {
+      [`${P}/defaults/main.yml`]: '---\ngo: true\n',
+    });
     expect(w.ip_forward.who).toBe('kubespray');
     const reg = await audit(
       "- name: Find\n  ansible.builtin.shell: ss -Hltnp 'sport = :10250'\n  register: holder\n  when: false\n",
@@ -331,11 +372,24 @@ describe('port 10250 forms', () => {
   const shell = (c: string) => `- name: Cmd\n  ansible.builtin.shell: ${JSON.stringify(c)}\n`;
 
   it('each way a command frees it, and the evidence line', async () => {
-    for (const c of ['fuser -mk 10250/tcp', 'killall -9 $(ss -ltnp sport = :10250)', 'systemctl disable --now $(fuser 10250/tcp)', 'systemctl mask $(lsof -t -i:10250)', 'kill -9 $(fuser 10250/tcp 2>/dev/null)']) {
+    for (const c of [
+      'fuser -mk 10250/tcp',
+      'killall -9 $(ss -ltnp sport = :10250)',
+      'systemctl disable --now $(fuser 10250/tcp)',
+      'systemctl mask $(lsof -t -i:10250)',
+      'kill -9 $(fuser 10250/tcp 2>/dev/null)',
+    ]) {
       expect((await audit('', shell(c))).port_10250.who, c).toBe('kubespray');
     }
     expect(does(await audit('', shell('fuser -k 10250/tcp')), 'port_10250')).toEqual(['runs fuser -k 10250/tcp']);
-    for (const c of ['fuser -v 10250/tcp', 'fuser -k', 'kill $(cat /run/x.pid) ; ss -ltn', 'systemctl restart $(lsof -t -i:10250)', 'systemctl stop $(cat /run/unit)', 'kill $(grep 10250 /etc/services)']) {
+    for (const c of [
+      'fuser -v 10250/tcp',
+      'fuser -k',
+      'kill $(cat /run/x.pid) ; ss -ltn',
+      'systemctl restart $(lsof -t -i:10250)',
+      'systemctl stop $(cat /run/unit)',
+      'kill $(grep 10250 /etc/services)',
+    ]) {
       expect((await audit('', shell(c))).port_10250.who, c).toBe('operator');
     }
   });
@@ -352,7 +406,10 @@ describe('port 10250 forms', () => {
     const stat = '- name: Find\n  ansible.builtin.stat:\n    path: /run/10250\n  register: holder\n';
     expect((await audit('', stat + unit('state: stopped'))).port_10250.who).toBe('operator');
     // The name must read the lookup's result, not just any template.
-    expect((await audit('', find + unit('state: stopped').replace('holder.stdout', 'other_unit'), { [`${N}/defaults/main.yml`]: '---\nother_unit: x.service\n' })).port_10250.who).toBe('operator');
+    expect(
+      (await audit('', find + unit('state: stopped').replace('holder.stdout', 'other_unit'), { [`${N}/defaults/main.yml`]: '---\nother_unit: x.service\n' }))
+        .port_10250.who,
+    ).toBe('operator');
   });
 });
 
@@ -362,7 +419,12 @@ describe('what cannot be evaluated, by problem', () => {
     expect(w.br_netfilter.who).toBe('unknown');
     expect(w.br_netfilter.reason).toBe(`${NM}:2 "Load": name {{ netfilter_mod }} cannot be evaluated ('netfilter_mod' is undefined), and it could fix it`);
     expect(w.warnings).toEqual([
-      { file: NM, line: 2, expression: '{{ netfilter_mod }}', message: `br_netfilter: ${NM}:2 "Load" (community.general.modprobe) name {{ netfilter_mod }} cannot be evaluated: 'netfilter_mod' is undefined` },
+      {
+        file: NM,
+        line: 2,
+        expression: '{{ netfilter_mod }}',
+        message: `br_netfilter: ${NM}:2 "Load" (community.general.modprobe) name {{ netfilter_mod }} cannot be evaluated: 'netfilter_mod' is undefined`,
+      },
     ]);
     // The same argument decides nothing for the other problems.
     expect([w.swap.who, w.ip_forward.who, w.port_10250.who]).toEqual(['operator', 'operator', 'operator']);
@@ -383,10 +445,14 @@ describe('what cannot be evaluated, by problem', () => {
     const t = '- name: L\n  community.general.modprobe:\n    name: "{{ item }}"\n  loop: "{{ mods }}"\n';
     const w = await audit('', t + PERSIST);
     expect(w.br_netfilter.who).toBe('unknown');
-    expect(w.warnings.map((x) => x.message)).toEqual([`br_netfilter: ${NM}:2 "L" (community.general.modprobe) loop {{ mods }} cannot be evaluated: 'mods' is undefined`]);
+    expect(w.warnings.map((x) => x.message)).toEqual([
+      `br_netfilter: ${NM}:2 "L" (community.general.modprobe) loop {{ mods }} cannot be evaluated: 'mods' is undefined`,
+    ]);
     expect((await audit('', t + '  when: false\n' + PERSIST)).br_netfilter.who).toBe('operator');
     const notList = await audit('', t + PERSIST, { [`${N}/defaults/main.yml`]: '---\nmods: br_netfilter\n' });
-    expect(notList.warnings.map((x) => x.message)).toEqual([`br_netfilter: ${NM}:2 "L" (community.general.modprobe) loop {{ mods }} cannot be evaluated: not a list`]);
+    expect(notList.warnings.map((x) => x.message)).toEqual([
+      `br_netfilter: ${NM}:2 "L" (community.general.modprobe) loop {{ mods }} cannot be evaluated: not a list`,
+    ]);
     const ok = await audit('', t + PERSIST, { [`${N}/defaults/main.yml`]: '---\nmods: [overlay, br_netfilter]\n' });
     expect(ok.br_netfilter.who).toBe('kubespray');
   });
@@ -412,7 +478,9 @@ describe('what cannot be evaluated, by problem', () => {
   it('an unfollowed include warns once per problem it could hide, naming the include', async () => {
     const w = await audit('- name: Extra\n  include_tasks: "{{ extra_file }}"\n');
     expect(w.warnings.map((x) => x.message)).toEqual(
-      ['swap', 'br_netfilter', 'ip_forward', 'port_10250'].map((p) => `${p}: include_tasks {{ extra_file }} cannot be evaluated ('extra_file' is undefined); not followed, and a task in it could fix it`),
+      ['swap', 'br_netfilter', 'ip_forward', 'port_10250'].map(
+        (p) => `${p}: include_tasks {{ extra_file }} cannot be evaluated ('extra_file' is undefined); not followed, and a task in it could fix it`,
+      ),
     );
     expect(w.warnings.every((x) => x.file === PM && x.line === 2 && x.expression === 'Extra')).toBe(true);
     const msg = "include_tasks {{ extra_file }} cannot be evaluated ('extra_file' is undefined); not followed";
@@ -430,7 +498,10 @@ describe('what cannot be evaluated, by problem', () => {
   it('an include whose file name renders to a list is not followed, and says so', async () => {
     const w = await audit('- name: Inc\n  include_tasks: "{{ inc }}"\n', '', { [`${P}/defaults/main.yml`]: '---\ninc: [a.yml]\n' });
     expect(w.notes).toEqual([`${PM}:2 "Inc": include_tasks {{ inc }} cannot be evaluated (not a file name); not followed`]);
-    const named = await audit('- name: Inc\n  include_tasks: "{{ inc }}"\n', '', { [`${P}/defaults/main.yml`]: '---\ninc: more.yml\n', [`${P}/tasks/more.yml`]: SWAPOFF + MASK });
+    const named = await audit('- name: Inc\n  include_tasks: "{{ inc }}"\n', '', {
+      [`${P}/defaults/main.yml`]: '---\ninc: more.yml\n',
+      [`${P}/tasks/more.yml`]: SWAPOFF + MASK,
+    });
     expect(named.swap.who).toBe('kubespray');
     expect(named.files).toEqual([PM, `${P}/tasks/more.yml`, NM]);
   });

@@ -30,7 +30,44 @@ function python(cases: Array<[string, ShlexOptions]>): ShlexResult[] {
 
 /** A fixed pseudo-random sequence (xorshift32), so a failure names an input that comes back. */
 function inputs(count: number, seed: number): string[] {
-  const alphabet = ['a', 'b', 'Z', '0', ' ', ' ', '\t', '\n', '\r', '"', '"', "'", "'", '\\', '\\', '#', ';', '&', '|', '(', ')', '<', '>', '=', '-', '.', '~', '*', 'é', 'ß', '\v', '\f', '\u00a0', '$', '%', '😀'];
+  const alphabet = [
+    'a',
+    'b',
+    'Z',
+    '0',
+    ' ',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '"',
+    '"',
+    "'",
+    "'",
+    '\\',
+    '\\',
+    '#',
+    ';',
+    '&',
+    '|',
+    '(',
+    ')',
+    '<',
+    '>',
+    '=',
+    '-',
+    '.',
+    '~',
+    '*',
+    'é',
+    'ß',
+    '\v',
+    '\f',
+    '\u00a0',
+    '$',
+    '%',
+    '😀',
+  ];
   let x = seed;
   const next = () => {
     x ^= x << 13;
@@ -84,8 +121,7 @@ describe('shlex as Python reads it', () => {
   }
 
   it('shlex.split with and without comments', () => {
-    const split = (comments: boolean) =>
-      python(texts.map((t) => [t, { posix: true, whitespaceSplit: true, ...(comments ? {} : { commenters: '' }) }]));
+    const split = (comments: boolean) => python(texts.map((t) => [t, { posix: true, whitespaceSplit: true, ...(comments ? {} : { commenters: '' }) }]));
     const plain = split(false);
     const commented = split(true);
     texts.forEach((t, i) => {

@@ -29,7 +29,11 @@ function kmodOracle(cmdline: string): string[] {
   const empty = path.join(work, 'empty');
   mkdirSync(empty, { recursive: true });
   writeFileSync(file, cmdline + '\n');
-  const out = execFileSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', 'mount --bind "$1" /proc/cmdline && exec modprobe -c -C "$2"', 'sh', file, empty], { encoding: 'utf8' });
+  const out = execFileSync(
+    'unshare',
+    ['-m', '--propagation', 'private', 'sh', '-c', 'mount --bind "$1" /proc/cmdline && exec modprobe -c -C "$2"', 'sh', file, empty],
+    { encoding: 'utf8' },
+  );
   return out
     .split('\n')
     .filter((l) => l.startsWith('blacklist '))
@@ -90,17 +94,23 @@ function shOracle(root: string): string {
   const d = path.join(root, 'etc/default/grub.d');
   const cfgs = (() => {
     try {
-      return readdirSync(d).filter((n) => n.endsWith('.cfg')).sort();
+      return readdirSync(d)
+        .filter((n) => n.endsWith('.cfg'))
+        .sort();
     } catch {
       return [];
     }
   })();
-  const script = ['. ./etc/default/grub', ...cfgs.map((n) => `. ./etc/default/grub.d/${n}`), 'printf %s "$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT"'].join('\n');
+  const script = [
+    '. ./etc/default/grub',
+    ...cfgs.map((n) => `. ./etc/default/grub.d/${n}`),
+    'printf %s "$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT"',
+  ].join('\n');
   return execFileSync('sh', ['-c', script], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
 }
 
 const STOCK_GRUB = [
-  '# If you change this file, run \'update-grub\' afterwards to update',
+  "# If you change this file, run 'update-grub' afterwards to update",
   'GRUB_DEFAULT=0',
   'GRUB_TIMEOUT=5',
   'GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`',
@@ -128,7 +138,11 @@ describe('the next boot: /etc/default/grub, grub.d and /etc/kernel/cmdline', () 
       },
       blocked: [],
     },
-    { name: 'export and a comment', files: { 'etc/default/grub': 'export GRUB_CMDLINE_LINUX="quiet module_blacklist=x,br_netfilter" # keep\n' }, blocked: ['br_netfilter'] },
+    {
+      name: 'export and a comment',
+      files: { 'etc/default/grub': 'export GRUB_CMDLINE_LINUX="quiet module_blacklist=x,br_netfilter" # keep\n' },
+      blocked: ['br_netfilter'],
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {

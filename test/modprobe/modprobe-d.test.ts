@@ -45,10 +45,20 @@ describe('parseModprobeConf', () => {
   });
 
   it('counts only true/false install commands as blockers', () => {
-    for (const cmd of ['/bin/true', '/bin/false', '/usr/bin/true', '/usr/bin/false', 'true', 'false', '/bin/true  ', '/bin/false # CIS 1.1.1', ':', '/bin/sh -c "exit 0"'])
+    for (const cmd of [
+      '/bin/true',
+      '/bin/false',
+      '/usr/bin/true',
+      '/usr/bin/false',
+      'true',
+      'false',
+      '/bin/true  ',
+      '/bin/false # CIS 1.1.1',
+      ':',
+      '/bin/sh -c "exit 0"',
+    ])
       expect(isNoopInstallCommand(cmd), cmd).toBe(true);
-    for (const cmd of ['/sbin/modprobe --ignore-install br_netfilter', '/bin/truex', '/opt/bin/true'])
-      expect(isNoopInstallCommand(cmd), cmd).toBe(false);
+    for (const cmd of ['/sbin/modprobe --ignore-install br_netfilter', '/bin/truex', '/opt/bin/true']) expect(isNoopInstallCommand(cmd), cmd).toBe(false);
     const text = 'install br_netfilter /sbin/modprobe --ignore-install br_netfilter && echo hi\ninstall overlay /usr/bin/false\n';
     expect(findBlockers('/f', text, WANT).map((b) => [b.kind, b.module])).toEqual([['install', 'overlay']]);
   });
@@ -219,7 +229,11 @@ describe('what stops a wanted module', () => {
   });
 
   it("a softdep's failing install command blocks, a succeeding one does not, an unknown one is listed", () => {
-    const soft = new Map([['a', ['overlay']], ['b', ['overlay']], ['c', ['br_netfilter']]]);
+    const soft = new Map([
+      ['a', ['overlay']],
+      ['b', ['overlay']],
+      ['c', ['br_netfilter']],
+    ]);
     const text = 'install a /bin/false\ninstall b /bin/true\ninstall c /usr/local/bin/mystery\nblacklist a\n';
     expect(findBlockers('/etc/modprobe.d/s.conf', text, WANT, new Map(), soft).map((x) => [x.module, x.kind, x.firstLine, x.neededBy])).toEqual([
       ['a', 'install', 1, ['overlay']],
@@ -229,14 +243,17 @@ describe('what stops a wanted module', () => {
     expect(unjudged[0]!.reason).toContain('/usr/local/bin/mystery');
   });
 
-  it("a softdep whose install command loads it is fine", () => {
+  it('a softdep whose install command loads it is fine', () => {
     const soft = new Map([['a', ['overlay']]]);
     expect(findBlockers('/f', 'install a /sbin/modprobe --ignore-install a\n', WANT, new Map(), soft)).toEqual([]);
     expect(findUnjudged('/f', 'install a /sbin/modprobe --ignore-install a\n', WANT, new Map(), soft)).toEqual([]);
   });
 
   it("a dependency's no-op install blocks the module that needs it, its unknown install is listed with it", () => {
-    const deps = new Map([['bridge', ['br_netfilter']], ['stp', ['br_netfilter']]]);
+    const deps = new Map([
+      ['bridge', ['br_netfilter']],
+      ['stp', ['br_netfilter']],
+    ]);
     const text = 'install bridge /bin/true\ninstall stp /opt/x.sh\nblacklist bridge\n';
     expect(findBlockers('/f', text, WANT, deps).map((x) => [x.module, x.firstLine, x.neededBy])).toEqual([['bridge', 1, ['br_netfilter']]]);
     expect(findUnjudged('/f', text, WANT, deps).map((x) => [x.module, x.neededBy])).toEqual([['stp', ['br_netfilter']]]);
@@ -273,10 +290,12 @@ describe('modprobe.d against kmod, install commands by what they do', () => {
       'ignored.txt': 'install overlay /bin/false\n',
     },
     loads: {
-      'a.conf': 'install br_netfilter /sbin/modprobe --ignore-install br_netfilter $CMDLINE_OPTS && echo ok\ninstall overlay /usr/sbin/modprobe -i overlay; /bin/true\n',
+      'a.conf':
+        'install br_netfilter /sbin/modprobe --ignore-install br_netfilter $CMDLINE_OPTS && echo ok\ninstall overlay /usr/sbin/modprobe -i overlay; /bin/true\n',
     },
     continued: {
-      'c.conf': 'install overlay \\\n  /bin/true\n# comment \\\ninstall br_netfilter /bin/true\nblacklist \\\nbr-netfilter\n  # indented comment is a bad line for kmod\n',
+      'c.conf':
+        'install overlay \\\n  /bin/true\n# comment \\\ninstall br_netfilter /bin/true\nblacklist \\\nbr-netfilter\n  # indented comment is a bad line for kmod\n',
     },
     crlf: {
       'w.conf': 'install overlay /bin/true\r\nblacklist br_netfilter\r\n',
@@ -401,7 +420,14 @@ describe('modprobe.d against kmod, install commands by what they do', () => {
     return calls.some((c) => {
       const [prog, ...args] = c.split(' ');
       const words = args.filter((a) => !a.startsWith('-'));
-      if (prog!.endsWith('insmod')) return words.some((w) => path.basename(w).replace(/\.ko.*$/, '').replace(/-/g, '_') === module);
+      if (prog!.endsWith('insmod'))
+        return words.some(
+          (w) =>
+            path
+              .basename(w)
+              .replace(/\.ko.*$/, '')
+              .replace(/-/g, '_') === module,
+        );
       if (args.some((a) => /^-[a-zA-Z]*[rn]/.test(a) || a === '--remove' || a === '--dry-run')) return false;
       return (args.includes('-a') ? words : words.slice(0, 1)).some((w) => w.replace(/-/g, '_') === module);
     });
@@ -436,7 +462,7 @@ describe('modprobe.d against kmod, install commands by what they do', () => {
     ['overlay', 'sh -c "/sbin/modprobe --ignore-install overlay"'],
     ['overlay', "sh -c 'exit 0' && /sbin/modprobe -i overlay"],
     ['overlay', "sh -c 'exit 3' && /sbin/modprobe -i overlay"],
-    ['overlay', "/bin/sh -c 'sh -c \"exit 0\"'"],
+    ['overlay', '/bin/sh -c \'sh -c "exit 0"\''],
     ['overlay', 'insmod /lib/modules/6.1.0/kernel/fs/overlayfs/overlay.ko'],
     ['overlay', 'insmod /lib/modules/6.1.0/kernel/net/bridge/bridge.ko'],
     ['br_netfilter', '/sbin/modprobe --ignore-install br_netfilter; echo 1 > /dev/null'],
@@ -462,7 +488,15 @@ describe('modprobe.d against kmod, install commands by what they do', () => {
     }
 
     it('commands of unknown effect are unknown, never guessed', () => {
-      for (const c of ['/usr/local/bin/load-bridge.sh', 'test -e /etc/x && modprobe -i overlay', '$LOADER overlay', 'if true; then :; fi', 'modprobe -i $(echo overlay)', 'bash /root/x.sh', '/bin/true\r']) {
+      for (const c of [
+        '/usr/local/bin/load-bridge.sh',
+        'test -e /etc/x && modprobe -i overlay',
+        '$LOADER overlay',
+        'if true; then :; fi',
+        'modprobe -i $(echo overlay)',
+        'bash /root/x.sh',
+        '/bin/true\r',
+      ]) {
         expect(judgeInstallCommand('overlay', c).loads, c).toBe('unknown');
       }
     });
@@ -476,7 +510,9 @@ describe('modprobe.d against kmod, install commands by what they do', () => {
       const s1 = TREES.softdep!['s1.conf']!;
       const s2 = TREES.softdep!['s2.conf']!;
       const soft = softdepsOf(['overlay', 'br_netfilter'], [s1, s2]);
-      expect(findBlockers('/s2', s2, ['overlay', 'br_netfilter'], new Map(), soft).map((b) => [b.module, b.neededBy])).toEqual([['nf_conntrack', ['br_netfilter']]]);
+      expect(findBlockers('/s2', s2, ['overlay', 'br_netfilter'], new Map(), soft).map((b) => [b.module, b.neededBy])).toEqual([
+        ['nf_conntrack', ['br_netfilter']],
+      ]);
       expect(findUnjudged('/s2', s2, ['overlay', 'br_netfilter'], new Map(), soft).map((u) => [u.module, u.firstLine])).toEqual([['ovl_helper', 3]]);
     });
   });
@@ -493,7 +529,11 @@ describe('softdep lists against kmod', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   const base = emptyModuleTree(work);
 
-  interface Softdep { module: string; pre: string[]; post: string[] }
+  interface Softdep {
+    module: string;
+    pre: string[];
+    post: string[];
+  }
 
   let n = 0;
   /** kmod's softdeps for one file's text, each list as the names kmod prints. */

@@ -68,7 +68,10 @@ describe('shell simple commands, against /bin/sh', () => {
     const defs = NAMES.map((n) => `${n}() { printf '%s\\037' ${n} "$@" >>${out}; printf '\\036' >>${out}; }`).join('\n');
     const r = spawnSync('/bin/sh', ['-c', `${defs}\n${script}`], { encoding: 'latin1' });
     expect(r.status).toBe(0);
-    return readFileSync(out, 'latin1').split('\x1e').filter(Boolean).map((c) => c.split('\x1f').slice(0, -1));
+    return readFileSync(out, 'latin1')
+      .split('\x1e')
+      .filter(Boolean)
+      .map((c) => c.split('\x1f').slice(0, -1));
   }
   const scripts = [
     'python3 -m http.server 2379',
@@ -96,9 +99,9 @@ describe('shell simple commands, against /bin/sh', () => {
     expect(shellScriptOf(['python3', '-c', 'print(1)'])).toBeNull();
   });
   it('shell "#!" lines, directly or through env', () => {
-    expect(['#!/bin/sh', '#! /bin/bash -e', '#!/usr/bin/env bash', '#!/usr/bin/env -S sh -e', '#!/usr/bin/python3', '#!/usr/bin/env node', 'echo'].map(shebangShell)).toEqual([
-      '/bin/sh', '/bin/bash', 'bash', 'sh', null, null, null,
-    ]);
+    expect(
+      ['#!/bin/sh', '#! /bin/bash -e', '#!/usr/bin/env bash', '#!/usr/bin/env -S sh -e', '#!/usr/bin/python3', '#!/usr/bin/env node', 'echo'].map(shebangShell),
+    ).toEqual(['/bin/sh', '/bin/bash', 'bash', 'sh', null, null, null]);
   });
   it('argv matches a command by its words, the program by path or base name', () => {
     expect(argvMatches(['python3', '-m', 'x'], ['python3', '-m', 'x'])).toBe(true);
@@ -125,7 +128,7 @@ describe('ExecStart= command lines (systemd.service(5) examples)', () => {
 });
 
 describe('crontab(5)', () => {
-  it('the manual\'s user crontab: environment lines, five time fields, the % rule', () => {
+  it("the manual's user crontab: environment lines, five time fields, the % rule", () => {
     const text = [
       '# use /bin/bash to run commands, instead of the default /bin/sh',
       'SHELL=/bin/bash',
@@ -174,11 +177,7 @@ describe('supervisord configuration, against Python (shlex.split, configparser)'
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as unknown;
   };
-  const commands = [
-    `/usr/bin/python3 -m http.server 2379`,
-    `/bin/sh -c "exec python3 'a b' \\"q\\""`,
-    `node "/opt/my app/x.js" --name=it\\'s  --empty ""`,
-  ];
+  const commands = [`/usr/bin/python3 -m http.server 2379`, `/bin/sh -c "exec python3 'a b' \\"q\\""`, `node "/opt/my app/x.js" --name=it\\'s  --empty ""`];
   for (const c of commands) {
     it(`splits ${JSON.stringify(c)} as shlex.split does`, () => {
       expect(shlexSplit(c).tokens).toEqual(py('import json, shlex, sys; print(json.dumps(shlex.split(sys.argv[1])))', c));

@@ -70,7 +70,11 @@ describe('/proc/PID/cgroup', () => {
   });
 
   it('cgroup v2: a login session scope, init.scope for PID 1, a user manager unit', () => {
-    expect(parseCgroup('0::/user.slice/user-1000.slice/session-3.scope\n')).toMatchObject({ unit: 'session-3.scope', unitKind: 'scope', slice: 'user-1000.slice' });
+    expect(parseCgroup('0::/user.slice/user-1000.slice/session-3.scope\n')).toMatchObject({
+      unit: 'session-3.scope',
+      unitKind: 'scope',
+      slice: 'user-1000.slice',
+    });
     expect(parseCgroup('0::/init.scope\n')).toMatchObject({ unit: 'init.scope', unitKind: 'scope', slice: null });
     expect(parseCgroup('0::/user.slice/user-1000.slice/user@1000.service/app.slice/dev-server.service\n')).toMatchObject({
       unit: 'user@1000.service',
@@ -83,7 +87,9 @@ describe('/proc/PID/cgroup', () => {
     const id = 'a'.repeat(64);
     expect(parseCgroup(`0::/system.slice/docker-${id}.scope\n`)!.container).toContain(`docker-${id}.scope`);
     expect(parseCgroup(`0::/machine.slice/libpod-${id}.scope/container\n`)!.container).toContain('libpod');
-    expect(parseCgroup(`0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/cri-containerd-${id}.scope\n`)!.container).toContain('cri-containerd');
+    expect(parseCgroup(`0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/cri-containerd-${id}.scope\n`)!.container).toContain(
+      'cri-containerd',
+    );
     const docker = parseCgroup(`12:pids:/docker/${id}\n1:name=systemd:/docker/${id}\n0::/\n`)!;
     expect(docker).toMatchObject({ hierarchy: 'v1-systemd', unit: null });
     expect(docker.container).toContain(`/docker/${id}`);
@@ -235,7 +241,15 @@ describe('systemctl output and policy', () => {
     expect(protectionOf('systemd-logind.service', spec, null)).toContain('(systemd-logind): it keeps every login session');
     expect(protectionOf('getty@tty1.service', spec, null)).toContain('(getty@*): it carries console logins');
     expect(protectionOf('serial-getty@ttyS0.service', spec, null)).toContain('built-in list (serial-getty@*)');
-    for (const u of ['atd.service', 'anacron.service', 'supervisor.service', 'containerd.service', 'gitlab-runner.service', 'actions.runner.org-repo.host.service', 'pm2-root.service']) {
+    for (const u of [
+      'atd.service',
+      'anacron.service',
+      'supervisor.service',
+      'containerd.service',
+      'gitlab-runner.service',
+      'actions.runner.org-repo.host.service',
+      'pm2-root.service',
+    ]) {
       expect(protectionOf(u, spec, null), u).toContain('built-in list of spawners');
       expect(protectionOf(u, spec, null), u).toContain('stop_spawner_units');
     }

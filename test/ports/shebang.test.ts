@@ -16,7 +16,10 @@ describe('"#!" scripts', () => {
   });
 
   it('takes the interpreter off an argv the kernel made, and nothing else', () => {
-    expect(scriptCommand(['/usr/bin/python3', '/usr/local/sbin/tinyd', '2379'], '/usr/local/sbin/tinyd', ['/usr/bin/python3'])).toEqual(['/usr/local/sbin/tinyd', '2379']);
+    expect(scriptCommand(['/usr/bin/python3', '/usr/local/sbin/tinyd', '2379'], '/usr/local/sbin/tinyd', ['/usr/bin/python3'])).toEqual([
+      '/usr/local/sbin/tinyd',
+      '2379',
+    ]);
     expect(scriptCommand(['/bin/sh', '-e', '/opt/run', 'a'], '/opt/run', ['/bin/sh', '-e'])).toEqual(['/opt/run', 'a']);
     // env execs NAME: its argv starts with NAME.
     expect(scriptCommand(['python3', '/opt/app', '1'], '/opt/app', ['/usr/bin/env', 'python3'])).toEqual(['/opt/app', '1']);

@@ -100,7 +100,11 @@ describe('verify', () => {
     const errors = verifyConverged({
       live: true,
       root: '/',
-      resources: [mk('SwapOff', [{ action: 'update', summary: 'swapoff /swapfile' }]), mk('PortFree', [{ action: 'operator', operator: 'not a unit' }]), mk('ModulesLoad', [{ action: 'deferred' }])],
+      resources: [
+        mk('SwapOff', [{ action: 'update', summary: 'swapoff /swapfile' }]),
+        mk('PortFree', [{ action: 'operator', operator: 'not a unit' }]),
+        mk('ModulesLoad', [{ action: 'deferred' }]),
+      ],
     });
     expect(errors.map((e) => e.message)).toEqual(['SwapOff: not converged after apply: swapoff /swapfile']);
   });
@@ -151,7 +155,12 @@ describe('a module that will not load', () => {
       const runner: CommandRunner = async (cmd, args) => {
         ran.push(`${cmd} ${args.join(' ')}`);
         if (cmd === 'modprobe' && args[0] === 'br_netfilter') {
-          return { command: `${cmd} ${args.join(' ')}`, exitCode: 1, stdout: '', stderr: "modprobe: ERROR: could not insert 'br_netfilter': Operation not permitted" };
+          return {
+            command: `${cmd} ${args.join(' ')}`,
+            exitCode: 1,
+            stdout: '',
+            stderr: "modprobe: ERROR: could not insert 'br_netfilter': Operation not permitted",
+          };
         }
         if (cmd === 'modprobe') writeFileSync(path.join(root, 'proc/modules'), `${args[0]} 32768 0 - Live 0x0\n`, { flag: 'a' });
         return { command: cmd, exitCode: 0, stdout: '', stderr: '' };
@@ -163,7 +172,14 @@ describe('a module that will not load', () => {
       const plan = diffAll(observations, { live: true, root }, PROVIDERS);
       const ids = plan.resources.map((r) => r.changes.map((c) => c.id));
       expect(ids[0]).toEqual(['file:/etc/modules-load.d/k8s.conf', 'modprobe:overlay', 'modprobe:br_netfilter']);
-      expect(ids[1]).toEqual(expect.arrayContaining(['file:/etc/sysctl.d/k8s.conf', 'runtime:net.ipv4.ip_forward', 'runtime:net.bridge.bridge-nf-call-iptables', 'runtime:net.bridge.bridge-nf-call-ip6tables']));
+      expect(ids[1]).toEqual(
+        expect.arrayContaining([
+          'file:/etc/sysctl.d/k8s.conf',
+          'runtime:net.ipv4.ip_forward',
+          'runtime:net.bridge.bridge-nf-call-iptables',
+          'runtime:net.bridge.bridge-nf-call-ip6tables',
+        ]),
+      );
 
       const applying = new Host({ root, live: true, runner });
       const result = await applyPlan(applying, plan, await applyContext(applying, '/bk'));
@@ -183,7 +199,8 @@ describe('a module that will not load', () => {
         { resource: 'ModulesLoad', message: expect.stringContaining('modprobe br_netfilter:'), changes: ['modprobe:br_netfilter'] },
         {
           resource: 'SysctlFile',
-          message: "runtime:net.bridge.bridge-nf-call-iptables, runtime:net.bridge.bridge-nf-call-ip6tables not applied: ModulesLoad's module:br_netfilter, which they depend on, failed",
+          message:
+            "runtime:net.bridge.bridge-nf-call-iptables, runtime:net.bridge.bridge-nf-call-ip6tables not applied: ModulesLoad's module:br_netfilter, which they depend on, failed",
           changes: ['runtime:net.bridge.bridge-nf-call-iptables', 'runtime:net.bridge.bridge-nf-call-ip6tables'],
         },
       ]);
@@ -216,7 +233,11 @@ describe('a module that will not load', () => {
         Fine: mk('Fine', ['Base'], false, (_s, c) => [{ type: 'Base', fact: c.op as string }]),
         Coarse: mk('Coarse', ['Base'], false),
       } as never;
-      const plan = diffAll(['Base', 'Fine', 'Coarse'].map((type) => ({ spec: { type } as ResourceSpec, observed: null })), { live: false, root }, registry);
+      const plan = diffAll(
+        ['Base', 'Fine', 'Coarse'].map((type) => ({ spec: { type } as ResourceSpec, observed: null })),
+        { live: false, root },
+        registry,
+      );
       const result = await applyPlan(new Host({ root }), plan, { progress: () => {}, door: undefined as never });
       expect(log).toEqual(['Base:Base-a,Base-b', 'Fine:Fine-a']);
       expect(result.applied).toEqual([

@@ -15,7 +15,8 @@ import { buildTree } from '../helpers/tree.js';
 import { moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../../src/grammar.js';
 
 const F = 'd.yaml';
-const doc = (settings: string, extra = '') => `reports_dir: /var/lib/r\nresources:\n  - type: ModulesLoad\n    modules: [overlay, br_netfilter]\n  - type: SysctlFile\n${extra}    settings:\n${settings}`;
+const doc = (settings: string, extra = '') =>
+  `reports_dir: /var/lib/r\nresources:\n  - type: ModulesLoad\n    modules: [overlay, br_netfilter]\n  - type: SysctlFile\n${extra}    settings:\n${settings}`;
 
 function parse(text: string) {
   return parseDesiredState(text, F);
@@ -79,7 +80,9 @@ describe('grammar: integers stay exact', () => {
 
 describe('grammar: locations of the same file or key twice name both places', () => {
   it('gives line and column of both', () => {
-    const text = doc('      net.ipv4.ip_forward: 1\n', '    file: /etc/sysctl.d/a.conf\n') + '  - type: SysctlFile\n    name: b\n    file: /etc/sysctl.d/b.conf\n    settings:\n      net/ipv4/ip_forward: 0\n';
+    const text =
+      doc('      net.ipv4.ip_forward: 1\n', '    file: /etc/sysctl.d/a.conf\n') +
+      '  - type: SysctlFile\n    name: b\n    file: /etc/sysctl.d/b.conf\n    settings:\n      net/ipv4/ip_forward: 0\n';
     let err: InputError | null = null;
     try {
       parse(text);
@@ -87,7 +90,9 @@ describe('grammar: locations of the same file or key twice name both places', ()
       err = e as InputError;
     }
     expect(err).toBeInstanceOf(InputError);
-    expect(err!.message).toBe(`${F}:13:7 resources[2].settings["net/ipv4/ip_forward"]: sets net.ipv4.ip_forward, which resources[1].settings["net.ipv4.ip_forward"] (${F}:8:7) sets too; one key has one value`);
+    expect(err!.message).toBe(
+      `${F}:13:7 resources[2].settings["net/ipv4/ip_forward"]: sets net.ipv4.ip_forward, which resources[1].settings["net.ipv4.ip_forward"] (${F}:8:7) sets too; one key has one value`,
+    );
   });
 });
 
@@ -107,7 +112,9 @@ describe('host checks on a fixture root treated as live', () => {
   });
 
   it('without that module the missing key is an error naming it and the module', async () => {
-    const d = parse('reports_dir: /r\nresources:\n  - type: SysctlFile\n    settings:\n      net.bridge.bridge-nf-call-iptables: 1\n      kernel.nope: 1\n      net.ipv4: 1\n');
+    const d = parse(
+      'reports_dir: /r\nresources:\n  - type: SysctlFile\n    settings:\n      net.bridge.bridge-nf-call-iptables: 1\n      kernel.nope: 1\n      net.ipv4: 1\n',
+    );
     const issues = await hostInputIssues(host, d);
     expect(issues.map((i) => `${i.line}:${i.column} ${i.path}: ${i.message}`)).toEqual([
       '5:7 resources[0].settings["net.bridge.bridge-nf-call-iptables"]: /proc/sys/net/bridge/bridge-nf-call-iptables does not exist in the running kernel; it appears once br_netfilter is loaded: list br_netfilter in a ModulesLoad resource',
@@ -131,7 +138,14 @@ describe('host checks on a fixture root treated as live', () => {
 // message is what the operator reads.
 describe('sysctl keys', () => {
   it('accepts the forms sysctl.d reads, up to 255 characters', () => {
-    for (const k of ['net.ipv4.ip_forward', 'net/ipv4/conf/eth0.100/rp_filter', 'net.ipv4.conf.eth0/100.rp_filter', 'net.ipv4.conf.a:b@c+d%e-f.x', `k.${'a'.repeat(253)}`, 'kernel']) {
+    for (const k of [
+      'net.ipv4.ip_forward',
+      'net/ipv4/conf/eth0.100/rp_filter',
+      'net.ipv4.conf.eth0/100.rp_filter',
+      'net.ipv4.conf.a:b@c+d%e-f.x',
+      `k.${'a'.repeat(253)}`,
+      'kernel',
+    ]) {
       expect(sysctlKeyProblem(k), k).toBeNull();
     }
   });
@@ -142,7 +156,7 @@ describe('sysctl keys', () => {
       [`k.${'a'.repeat(254)}`, 'is longer than 255 characters'],
       ['.net.ipv4', 'must not begin with a separator'],
       ['/net/ipv4', 'must not begin with a separator'],
-      ['-net.ipv4.ip_forward', 'must not begin with \'-\' (sysctl.d reads a leading \'-\' as "ignore failure")'],
+      ['-net.ipv4.ip_forward', "must not begin with '-' (sysctl.d reads a leading '-' as \"ignore failure\")"],
       ['net..ip_forward', 'has an empty segment'],
       ['net.ipv4.', 'must not end with a separator'],
       ['net/ipv4/', 'must not end with a separator'],
@@ -219,7 +233,14 @@ describe('reports_dir', () => {
     expect(reportsDirProblem('var/r')).toBe("must be an absolute path without '..'");
     expect(reportsDirProblem('/var/../etc')).toBe("must be an absolute path without '..'");
     expect(reportsDirProblem('/var/r\n')).toBe('must not contain control characters');
-    for (const [d, n] of [['/etc', '/etc'], ['/etc/', '/etc'], ['/usr//', '/usr'], ['/', '/'], ['//', '/'], ['/boot/.', '/boot']]) {
+    for (const [d, n] of [
+      ['/etc', '/etc'],
+      ['/etc/', '/etc'],
+      ['/usr//', '/usr'],
+      ['/', '/'],
+      ['//', '/'],
+      ['/boot/.', '/boot'],
+    ]) {
       expect(reportsDirProblem(d!), d).toBe(`must not be ${n}: the reports and the run journal would be written among the system's own files`);
     }
     expect(reportsDirProblem('/proc/self')).toBe('must not be under /proc, a kernel file system');
@@ -274,6 +295,8 @@ describe('schema messages through the loader', () => {
       'd.yaml:2:8 facts: must be an object',
       'd.yaml:3:13 first_boot: must be one of "apply", "verify", "off"',
     ]);
-    expect(problems('reports_dir: /r\nresources:\n  - type: Nope\n')).toEqual(['d.yaml:3:11 resources[0].type: must be one of "SwapOff", "ModulesLoad", "SysctlFile", "PortFree"']);
+    expect(problems('reports_dir: /r\nresources:\n  - type: Nope\n')).toEqual([
+      'd.yaml:3:11 resources[0].type: must be one of "SwapOff", "ModulesLoad", "SysctlFile", "PortFree"',
+    ]);
   });
 });

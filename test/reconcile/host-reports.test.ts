@@ -115,10 +115,12 @@ describe('before.json is computed from the plan observations', () => {
       'proc/sys/kernel/osrelease': '6.1.0-test\n',
       'proc/modules': 'br_netfilter 32768 0 - Live 0x0000000000000000\nbridge 311296 1 br_netfilter, Live 0x0000000000000000\n',
       // 6443 (0x192B) listening on IPv4, 10250 (0x280A) on IPv6, 22 (0x0016) not a control-plane port.
-      'proc/net/tcp': TCP_HEADER +
+      'proc/net/tcp':
+        TCP_HEADER +
         '   0: 00000000:192B 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 11111 1 0000000000000000 100 0 0 10 0\n' +
         '   1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 22222 1 0000000000000000 100 0 0 10 0\n',
-      'proc/net/tcp6': TCP_HEADER +
+      'proc/net/tcp6':
+        TCP_HEADER +
         '   0: 00000000000000000000000000000000:280A 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 33333 1 0000000000000000 100 0 0 10 0\n',
       'etc/fstab': '/swapfile none swap sw 0 0\n',
     });
@@ -149,9 +151,13 @@ describe('before.json is computed from the plan observations', () => {
     // With no resource that observed them, every field is read afresh (as before.json always was): the same bytes.
     const fresh = await observeBeforeState(host, { ...plan, resources: [] });
     expect(jsonText(fresh)).toBe(jsonText(before));
-    expect(Object.fromEntries(BEFORE_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterBefore[f]!]))).toEqual(
-      { '/proc/meminfo': 1, '/proc/sys/net/ipv4/ip_forward': 1, '/proc/modules': 1, '/proc/net/tcp': 1, '/proc/net/tcp6': 1 },
-    );
+    expect(Object.fromEntries(BEFORE_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterBefore[f]!]))).toEqual({
+      '/proc/meminfo': 1,
+      '/proc/sys/net/ipv4/ip_forward': 1,
+      '/proc/modules': 1,
+      '/proc/net/tcp': 1,
+      '/proc/net/tcp6': 1,
+    });
   });
 });
 
@@ -164,7 +170,12 @@ describe('facts.json is computed from the plan observations', () => {
       'proc/self/personality': '00000000\n',
       'proc/sys/kernel/osrelease': '6.1.0-31-amd64\n',
       'proc/sys/kernel/arch': 'x86_64\n',
-      'proc/cpuinfo': [0, 1].map((i) => `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: QEMU\nphysical id\t: 0\nsiblings\t: 2\ncore id\t\t: ${i}\ncpu cores\t: 2\nflags\t\t: fpu vme\n`).join('\n'),
+      'proc/cpuinfo': [0, 1]
+        .map(
+          (i) =>
+            `processor\t: ${i}\nvendor_id\t: GenuineIntel\nmodel name\t: QEMU\nphysical id\t: 0\nsiblings\t: 2\ncore id\t\t: ${i}\ncpu cores\t: 2\nflags\t\t: fpu vme\n`,
+        )
+        .join('\n'),
       'etc/os-release': 'NAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n',
       'etc/debian_version': '12.8\n',
     });
@@ -187,6 +198,9 @@ describe('facts.json is computed from the plan observations', () => {
     // --facts has no plan: it reads each once itself, and facts.json has the same bytes.
     const alone = (await hostReports(host, facts, () => {}, null)).reports['facts.json'];
     expect(jsonText(alone)).toBe(jsonText(fromPlan));
-    expect(Object.fromEntries(FACT_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterReports[f]!]))).toEqual({ '/proc/meminfo': 1, '/proc/sys/kernel/osrelease': 1 });
+    expect(Object.fromEntries(FACT_FILES.map((f) => [f, (host.reads.get(f) ?? 0) - afterReports[f]!]))).toEqual({
+      '/proc/meminfo': 1,
+      '/proc/sys/kernel/osrelease': 1,
+    });
   });
 });

@@ -57,7 +57,15 @@ function image(rc: string | null): { root: string; desired: string } {
   return { root, desired };
 }
 
-interface Promise_ { id: string; kind: string; subject: string; expect: string; after_apply: boolean; at_boot: boolean; withdrawn_by: Array<{ by: string; line: string; from: string }> }
+interface Promise_ {
+  id: string;
+  kind: string;
+  subject: string;
+  expect: string;
+  after_apply: boolean;
+  at_boot: boolean;
+  withdrawn_by: Array<{ by: string; line: string; from: string }>;
+}
 const byId = (doc: { promises: Promise_[] }) => Object.fromEntries(doc.promises.map((p) => [p.id, p]));
 
 describe('promises in the plan document', () => {
@@ -67,9 +75,39 @@ describe('promises in the plan document', () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.promises).toEqual([
-      { id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', expect: '1', resource: 'SysctlFile', after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] },
-      { id: 'sysctl:net.ipv4.tcp_syncookies', kind: 'sysctl', subject: 'net.ipv4.tcp_syncookies', expect: '1', resource: 'SysctlFile', after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] },
-      { id: 'port:6443', kind: 'port', subject: '6443', expect: 'free', resource: 'PortFree', after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] },
+      {
+        id: 'sysctl:net.ipv4.ip_forward',
+        kind: 'sysctl',
+        subject: 'net.ipv4.ip_forward',
+        expect: '1',
+        resource: 'SysctlFile',
+        after_apply: true,
+        at_boot: true,
+        held_by: null,
+        withdrawn_by: [],
+      },
+      {
+        id: 'sysctl:net.ipv4.tcp_syncookies',
+        kind: 'sysctl',
+        subject: 'net.ipv4.tcp_syncookies',
+        expect: '1',
+        resource: 'SysctlFile',
+        after_apply: true,
+        at_boot: true,
+        held_by: null,
+        withdrawn_by: [],
+      },
+      {
+        id: 'port:6443',
+        kind: 'port',
+        subject: '6443',
+        expect: 'free',
+        resource: 'PortFree',
+        after_apply: true,
+        at_boot: true,
+        held_by: null,
+        withdrawn_by: [],
+      },
     ]);
     const text = reconcile(['--plan', '-f', desired, '--root', root]);
     expect(text.stdout).toContain('Promises\n  = net.ipv4.ip_forward = 1: after apply and at the next boot\n');
@@ -104,7 +142,9 @@ describe('promises in the plan document', () => {
     const text = reconcile(['--plan', '-f', desired, '--root', root]);
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('No changes, but 1 unknown withdraws promises for the next boot');
-    expect(text.stdout).toContain('  ! net.ipv4.ip_forward = 1: after apply; not promised at the next boot; withdrawn by SysctlFile: unknown: /etc/rc.local:3: ');
+    expect(text.stdout).toContain(
+      '  ! net.ipv4.ip_forward = 1: after apply; not promised at the next boot; withdrawn by SysctlFile: unknown: /etc/rc.local:3: ',
+    );
 
     const apply = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(apply.code).toBe(1);
@@ -124,7 +164,11 @@ describe('promises in the plan document', () => {
     expect(op.action).toBe('operator');
     expect(op.withdraws).toEqual([{ promise: 'sysctl:net.ipv4.tcp_syncookies', from: 'boot' }]);
     const p = byId(doc);
-    expect(p['sysctl:net.ipv4.tcp_syncookies']).toMatchObject({ after_apply: true, at_boot: false, withdrawn_by: [{ by: 'operator', line: 'boot-script:/etc/rc.local:2', from: 'boot' }] });
+    expect(p['sysctl:net.ipv4.tcp_syncookies']).toMatchObject({
+      after_apply: true,
+      at_boot: false,
+      withdrawn_by: [{ by: 'operator', line: 'boot-script:/etc/rc.local:2', from: 'boot' }],
+    });
     expect(p['sysctl:net.ipv4.ip_forward']).toMatchObject({ after_apply: true, at_boot: true, withdrawn_by: [] });
     const text = reconcile(['--plan', '-f', desired, '--root', root]);
     expect(text.stdout).toContain('      withdraws: sysctl:net.ipv4.tcp_syncookies (at the next boot)');
@@ -155,7 +199,9 @@ describe('promises after apply', () => {
   it('an unknown that outlives apply still takes back the promise at boot once its unit is stopped; seen again, it counts once', () => {
     const carried: PlanUnknown[] = [{ resource: 'PortFree', ...transient }];
     const stopped = planPromises(planOf(false), carried);
-    expect(stopped).toMatchObject([{ id: 'port:2379', after_apply: true, at_boot: false, withdrawn_by: [{ by: 'unknown', resource: 'PortFree', line: transient.message, from: 'boot' }] }]);
+    expect(stopped).toMatchObject([
+      { id: 'port:2379', after_apply: true, at_boot: false, withdrawn_by: [{ by: 'unknown', resource: 'PortFree', line: transient.message, from: 'boot' }] },
+    ]);
     expect(withdrawnByUnknown(stopped)).toHaveLength(1);
     expect(planPromises(planOf(true), carried)[0]!.withdrawn_by).toHaveLength(1);
     // Nothing carried: the stopped unit leaves no trace, and the promise reads as kept at boot.

@@ -35,7 +35,10 @@ function image(): { root: string; desired: (firstBoot: DesiredState['first_boot'
   return {
     root,
     desired: (firstBoot) => ({
-      source, reports_dir: '/root/ks/preflight', facts: { source: 'native' }, first_boot: firstBoot,
+      source,
+      reports_dir: '/root/ks/preflight',
+      facts: { source: 'native' },
+      first_boot: firstBoot,
       resources: [{ type: 'Hostname', hostname: 'node-1' } as unknown as ResourceSpec],
     }),
   };
@@ -46,7 +49,15 @@ describe('a provider registered with one line', () => {
     const { root, desired } = image();
     const host = new Host({ root });
     const plan = await makePlan(host, desired('off'), REGISTRY);
-    expect(plan.resources.map((r) => [r.name, r.changes.map((c) => [c.id, c.action])])).toEqual([['Hostname', [['file', 'update'], ['running', 'deferred']]]]);
+    expect(plan.resources.map((r) => [r.name, r.changes.map((c) => [c.id, c.action])])).toEqual([
+      [
+        'Hostname',
+        [
+          ['file', 'update'],
+          ['running', 'deferred'],
+        ],
+      ],
+    ]);
 
     const result = await applyPlan(host, plan, { progress: () => {}, door: await openDoor(host) });
     expect(result).toEqual({ applied: [{ resource: 'Hostname', changes: ['file'] }], failures: [], reports: {} });

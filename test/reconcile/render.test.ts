@@ -56,7 +56,10 @@ describe('rendering', () => {
   });
 
   it('renders from the plan document --json prints: a provider note is in both', () => {
-    const withNotes: Plan = { ...plan, resources: [{ ...plan.resources[0]!, provider: { notes: () => ['rehearsal skipped: not root'] } as unknown as Provider }] };
+    const withNotes: Plan = {
+      ...plan,
+      resources: [{ ...plan.resources[0]!, provider: { notes: () => ['rehearsal skipped: not root'] } as unknown as Provider }],
+    };
     const doc = planDocument(withNotes);
     expect(JSON.parse(JSON.stringify(doc)).resources[0].notes).toEqual(['rehearsal skipped: not root']);
     expect(renderPlan(doc, paletteFor({ isTTY: false }, {}))).toContain('SwapOff: 1 change\n  rehearsal skipped: not root\n  ~ comment out the swap line');

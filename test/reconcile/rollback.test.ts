@@ -40,7 +40,9 @@ describe('reconcile --rollback', () => {
     expect({ code: a.code, err: a.stderr.split('\n').filter((l) => /error|failed/.test(l)) }).toEqual({ code: 0, err: [] });
     // The bytes of untouched lines survived the apply; only the swap line changed.
     const fstab = readFileSync(path.join(root, 'etc/fstab'));
-    expect(fstab.subarray(0, FSTAB.length - '/swapfile none swap sw 0 0'.length)).toEqual(FSTAB.subarray(0, FSTAB.length - '/swapfile none swap sw 0 0'.length));
+    expect(fstab.subarray(0, FSTAB.length - '/swapfile none swap sw 0 0'.length)).toEqual(
+      FSTAB.subarray(0, FSTAB.length - '/swapfile none swap sw 0 0'.length),
+    );
     // sysctl.conf was edited through Debian's 99-sysctl.conf link: the link stays, its Latin-1 bytes too.
     const conf = readFileSync(path.join(root, 'etc/sysctl.conf'));
     expect(conf.subarray(0, 35)).toEqual(SYSCTL_CONF.subarray(0, 35));
@@ -112,7 +114,10 @@ function appliedLab() {
   const [id] = readdirSync(runs);
   const runDir = path.join(runs, id!);
   const journalFile = path.join(runDir, 'journal');
-  const records = readFileSync(journalFile, 'utf8').split('\n').filter(Boolean).map((x) => JSON.parse(x) as { kind: string; path?: string; seq: number });
+  const records = readFileSync(journalFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((x) => JSON.parse(x) as { kind: string; path?: string; seq: number });
   return { ...l, id: id!, runDir, journalFile, records, converged: snapshot(l.root, toolOwned) };
 }
 
@@ -121,61 +126,90 @@ describe('--rollback trusts no backup it has not checked', () => {
   // rollback copies it back. Each case spoils that backup in one way.
   const SHADOW = 'root:$6$salt$hash:19000:0:99999:7:::\n';
   const cases: Array<[string, (a: ReturnType<typeof appliedLab>) => void, string]> = [
-    ['a link to /etc/shadow', (a) => {
-      writeFileSync(path.join(a.root, 'etc/shadow'), SHADOW);
-      rmSync(path.join(a.runDir, 'backup/etc/fstab'));
-      symlinkSync('/etc/shadow', path.join(a.runDir, 'backup/etc/fstab'));
-    }, 'symbolic link'],
+    [
+      'a link to /etc/shadow',
+      (a) => {
+        writeFileSync(path.join(a.root, 'etc/shadow'), SHADOW);
+        rmSync(path.join(a.runDir, 'backup/etc/fstab'));
+        symlinkSync('/etc/shadow', path.join(a.runDir, 'backup/etc/fstab'));
+      },
+      'symbolic link',
+    ],
     ['truncated to 50 bytes', (a) => truncateSync(path.join(a.runDir, 'backup/etc/fstab'), 50), 'sha256'],
-    ['other bytes of the same length', (a) => {
-      const b = readFileSync(path.join(a.runDir, 'backup/etc/fstab'));
-      b[0] = b[0]! ^ 0x20;
-      writeFileSync(path.join(a.runDir, 'backup/etc/fstab'), b);
-    }, 'sha256'],
+    [
+      'other bytes of the same length',
+      (a) => {
+        const b = readFileSync(path.join(a.runDir, 'backup/etc/fstab'));
+        b[0] = b[0]! ^ 0x20;
+        writeFileSync(path.join(a.runDir, 'backup/etc/fstab'), b);
+      },
+      'sha256',
+    ],
     ['gone', (a) => rmSync(path.join(a.runDir, 'backup/etc/fstab')), 'missing'],
-    ['a directory on the way linking to /etc', (a) => {
-      rmSync(path.join(a.runDir, 'backup/etc'), { recursive: true });
-      symlinkSync('/etc', path.join(a.runDir, 'backup/etc'));
-    }, 'symbolic link'],
-    ['a fifo', (a) => {
-      rmSync(path.join(a.runDir, 'backup/etc/fstab'));
-      expect(spawnSync('mkfifo', [path.join(a.runDir, 'backup/etc/fstab')]).status).toBe(0);
-    }, 'fifo'],
+    [
+      'a directory on the way linking to /etc',
+      (a) => {
+        rmSync(path.join(a.runDir, 'backup/etc'), { recursive: true });
+        symlinkSync('/etc', path.join(a.runDir, 'backup/etc'));
+      },
+      'symbolic link',
+    ],
+    [
+      'a fifo',
+      (a) => {
+        rmSync(path.join(a.runDir, 'backup/etc/fstab'));
+        expect(spawnSync('mkfifo', [path.join(a.runDir, 'backup/etc/fstab')]).status).toBe(0);
+      },
+      'fifo',
+    ],
   ];
-  it.each(cases)('backup %s: fstab is not restored, the backup is named, exit 1, with or without --force', (_what, spoil, why) => {
-    const a = appliedLab();
-    const fstab = readFileSync(path.join(a.root, 'etc/fstab'));
-    spoil(a);
-    const before = snapshot(a.root, toolOwned);
-    const r = reconcile(['--rollback', a.id, '-f', a.desired, '--root', a.root]);
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.stdout).toContain(`/root/ks/preflight/runs/${a.id}/backup/etc/fstab`);
-    expect(r.stdout).toContain(why);
-    expect(snapshot(a.root, toolOwned)).toEqual(before); // refused: nothing at all changed
-    const f = reconcile(['--rollback', a.id, '--force', '-f', a.desired, '--root', a.root]);
-    expect(f.code, f.stdout + f.stderr).toBe(1);
-    expect(f.stdout).toContain(`/root/ks/preflight/runs/${a.id}/backup/etc/fstab`);
-    // --force undoes the rest, never fstab from a backup that is not what the run kept.
-    expect(readFileSync(path.join(a.root, 'etc/fstab'))).toEqual(fstab);
-    expect(readFileSync(path.join(a.root, 'etc/fstab')).toString('latin1')).not.toContain('root:$6$');
-    // Every backup under the linked directory is refused alike; otherwise the others are put back.
-    if (!r.stdout.includes(`backup/etc/sysctl.conf`)) expect(readFileSync(path.join(a.root, 'etc/sysctl.conf'))).toEqual(SYSCTL_CONF);
-    else expect(_what).toBe('a directory on the way linking to /etc');
-  }, 60_000);
+  it.each(cases)(
+    'backup %s: fstab is not restored, the backup is named, exit 1, with or without --force',
+    (_what, spoil, why) => {
+      const a = appliedLab();
+      const fstab = readFileSync(path.join(a.root, 'etc/fstab'));
+      spoil(a);
+      const before = snapshot(a.root, toolOwned);
+      const r = reconcile(['--rollback', a.id, '-f', a.desired, '--root', a.root]);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stdout).toContain(`/root/ks/preflight/runs/${a.id}/backup/etc/fstab`);
+      expect(r.stdout).toContain(why);
+      expect(snapshot(a.root, toolOwned)).toEqual(before); // refused: nothing at all changed
+      const f = reconcile(['--rollback', a.id, '--force', '-f', a.desired, '--root', a.root]);
+      expect(f.code, f.stdout + f.stderr).toBe(1);
+      expect(f.stdout).toContain(`/root/ks/preflight/runs/${a.id}/backup/etc/fstab`);
+      // --force undoes the rest, never fstab from a backup that is not what the run kept.
+      expect(readFileSync(path.join(a.root, 'etc/fstab'))).toEqual(fstab);
+      expect(readFileSync(path.join(a.root, 'etc/fstab')).toString('latin1')).not.toContain('root:$6$');
+      // Every backup under the linked directory is refused alike; otherwise the others are put back.
+      if (!r.stdout.includes(`backup/etc/sysctl.conf`)) expect(readFileSync(path.join(a.root, 'etc/sysctl.conf'))).toEqual(SYSCTL_CONF);
+      else expect(_what).toBe('a directory on the way linking to /etc');
+    },
+    60_000,
+  );
 });
 
 describe('--rollback of an incomplete journal', () => {
-  const writesIn = (records: Array<{ kind: string; path?: string }>) => new Set(records.filter((r) => r.kind === 'write' && r.path!.startsWith('/etc/')).map((r) => r.path!));
+  const writesIn = (records: Array<{ kind: string; path?: string }>) =>
+    new Set(records.filter((r) => r.kind === 'write' && r.path!.startsWith('/etc/')).map((r) => r.path!));
 
   it('cut in half: reported incomplete with what it can and cannot undo, exit 1 and nothing changed; --force undoes the first half only', () => {
     const a = appliedLab();
     const bytes = readFileSync(a.journalFile);
     writeFileSync(a.journalFile, bytes.subarray(0, Math.floor(bytes.length / 2)));
     // What survives: the complete lines of the first half.
-    const kept = bytes.subarray(0, Math.floor(bytes.length / 2)).toString('utf8').split('\n').slice(0, -1).map((x) => JSON.parse(x) as { kind: string; path?: string; seq: number });
+    const kept = bytes
+      .subarray(0, Math.floor(bytes.length / 2))
+      .toString('utf8')
+      .split('\n')
+      .slice(0, -1)
+      .map((x) => JSON.parse(x) as { kind: string; path?: string; seq: number });
     const lost = a.records.slice(kept.length);
     expect(lost.some((r) => r.kind === 'write')).toBe(true); // the cut took writes away
-    const torn = !bytes.subarray(0, Math.floor(bytes.length / 2)).toString('utf8').endsWith('\n');
+    const torn = !bytes
+      .subarray(0, Math.floor(bytes.length / 2))
+      .toString('utf8')
+      .endsWith('\n');
     const before = snapshot(a.root, toolOwned);
 
     const preview = reconcile(['--rollback', a.id, '--plan', '-f', a.desired, '--root', a.root]);
@@ -227,7 +261,7 @@ describe('--rollback removes the directories the run made for its lock', () => {
     expect(snapshot(root, toolOwned)).toEqual(original);
   }, 60_000);
 
-  it('/run gone before the rollback: the rollback\'s own lock makes it, and it goes with the rollback', () => {
+  it("/run gone before the rollback: the rollback's own lock makes it, and it goes with the rollback", () => {
     const { root, desired } = lab();
     expect(reconcile(['--apply', '-f', desired, '--root', root]).code).toBe(0);
     rmSync(path.join(root, 'run'), { recursive: true });

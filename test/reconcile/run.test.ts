@@ -40,8 +40,24 @@ describe('--root must name an existing directory other than /', () => {
   it.each([
     ['empty', () => '', /--root is empty/],
     ['missing', () => path.join(temp(), 'no-such-image'), /does not exist; it is never created/],
-    ['a file', () => { const f = path.join(temp(), 'img'); writeFileSync(f, ''); return f; }, /is not a directory/],
-    ['a link to /', () => { const l = path.join(temp(), 'slash'); symlinkSync('/', l); return l; }, /resolves to \/, the build machine itself/],
+    [
+      'a file',
+      () => {
+        const f = path.join(temp(), 'img');
+        writeFileSync(f, '');
+        return f;
+      },
+      /is not a directory/,
+    ],
+    [
+      'a link to /',
+      () => {
+        const l = path.join(temp(), 'slash');
+        symlinkSync('/', l);
+        return l;
+      },
+      /resolves to \/, the build machine itself/,
+    ],
     ['/ itself', () => '/', /resolves to \//],
   ])('%s: exit 1, one line, nothing created', (_what, make, message) => {
     const root = make();
@@ -69,7 +85,10 @@ describe('one apply at a time', () => {
     const { root, desired } = lab();
     const holder = spawn('sleep', ['30']);
     try {
-      writeFileSync(path.join(root, 'run/k8s-host-reconcile.lock'), JSON.stringify({ pid: holder.pid, pid_start: null, started: '2026-12-01T00:00:00.000Z', mode: 'apply' }));
+      writeFileSync(
+        path.join(root, 'run/k8s-host-reconcile.lock'),
+        JSON.stringify({ pid: holder.pid, pid_start: null, started: '2026-12-01T00:00:00.000Z', mode: 'apply' }),
+      );
       const before = snapshot(root);
       const r = reconcile(['--apply', '-f', desired, '--root', root]);
       expect(r.code).toBe(1);
@@ -83,7 +102,10 @@ describe('one apply at a time', () => {
   it('a stale lock from a dead pid is taken over, with a line saying so', () => {
     const { root, desired } = lab();
     const dead = spawnSync('true').pid!;
-    writeFileSync(path.join(root, 'run/k8s-host-reconcile.lock'), JSON.stringify({ pid: dead, pid_start: null, started: '2026-11-30T00:00:00.000Z', mode: 'apply' }));
+    writeFileSync(
+      path.join(root, 'run/k8s-host-reconcile.lock'),
+      JSON.stringify({ pid: dead, pid_start: null, started: '2026-11-30T00:00:00.000Z', mode: 'apply' }),
+    );
     const r = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`took over a stale lock /run/k8s-host-reconcile.lock from pid ${dead}`);
@@ -93,7 +115,10 @@ describe('one apply at a time', () => {
   it('two applies at once: one wins, the other gets the lock message', async () => {
     const { root, desired } = lab();
     // The first run stops itself after its third journal record, holding the lock mid-apply.
-    const first = spawn(process.execPath, [BUNDLE, '--apply', '-f', desired, '--root', root], { env: { ...process.env, RECONCILE_TEST_SIGNAL_AFTER_RECORD: 'SIGSTOP:3' }, stdio: 'ignore' });
+    const first = spawn(process.execPath, [BUNDLE, '--apply', '-f', desired, '--root', root], {
+      env: { ...process.env, RECONCILE_TEST_SIGNAL_AFTER_RECORD: 'SIGSTOP:3' },
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((res) => first.on('exit', (code) => res(code)));
     const journalOf = () => readdirSync(path.join(root, 'root/ks/preflight/runs')).map((d) => path.join(root, 'root/ks/preflight/runs', d, 'journal'));
     for (let i = 0; i < 600; i++) {
@@ -116,7 +141,12 @@ describe('errors at the edge are one line naming the path and the cause', () => 
   it('a read-only root: EROFS, no stack trace, nothing changed', () => {
     const { root, desired } = lab();
     const before = snapshot(root);
-    const r = inMountNs('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" "$3" --apply -f "$4" --root "$1"', [root, process.execPath, BUNDLE, desired]);
+    const r = inMountNs('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" "$3" --apply -f "$4" --root "$1"', [
+      root,
+      process.execPath,
+      BUNDLE,
+      desired,
+    ]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^reconcile: cannot take the run lock \/run\/k8s-host-reconcile.lock: read-only file system \(EROFS\)\n$/);
     expect(r.stderr).not.toMatch(/at .*\.mjs:\d+/);
@@ -131,7 +161,12 @@ describe('errors at the edge are one line naming the path and the cause', () => 
     );
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/no space left on device \(ENOSPC\)/);
-    expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('reconcile: ') )).toEqual([]);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('reconcile: ')),
+    ).toEqual([]);
     expect(JSON.parse(r.stdout)).toMatchObject({ format_version: '1.0', applied: [], failed: [] });
   });
 
@@ -156,7 +191,11 @@ describe('errors at the edge are one line naming the path and the cause', () => 
     const doc = JSON.parse(r.stdout);
     expect(doc.applied.map((a: { resource: string }) => a.resource)).toEqual(['FirstBoot', 'ModulesLoad', 'SysctlFile', 'PortFree']);
     // The failure names the changes it left undone, the mask among them.
-    expect(doc.failures[0]).toEqual({ resource: 'SwapOff', message: 'cannot link /etc/systemd/system/swap.target: it is a directory', changes: expect.arrayContaining(['mask:swap.target']) });
+    expect(doc.failures[0]).toEqual({
+      resource: 'SwapOff',
+      message: 'cannot link /etc/systemd/system/swap.target: it is a directory',
+      changes: expect.arrayContaining(['mask:swap.target']),
+    });
     const human = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('error: SwapOff: cannot link /etc/systemd/system/swap.target: it is a directory');
@@ -169,9 +208,24 @@ describe('writes stay inside the root', () => {
     const outside = temp('safety-outside-');
     mkdirSync(path.join(outside, 'ks'));
     symlinkSync(outside, path.join(root, 'root/ks')); // /root/ks -> <outside>: inside the image, <root><outside>
-    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
-      'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" "$3" --apply -f "$4" --root "$5"',
-      'sh', outside, process.execPath, BUNDLE, desired, root], { encoding: 'utf8' });
+    const r = spawnSync(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" "$3" --apply -f "$4" --root "$5"',
+        'sh',
+        outside,
+        process.execPath,
+        BUNDLE,
+        desired,
+        root,
+      ],
+      { encoding: 'utf8' },
+    );
     expect({ code: r.status, err: r.stderr.split('\n').filter((l) => /EROFS|error/.test(l)) }).toEqual({ code: 0, err: [] });
     expect(readdirSync(outside)).toEqual(['ks']);
     expect(readdirSync(path.join(outside, 'ks'))).toEqual([]);
@@ -217,13 +271,18 @@ describe('SIGKILL at every journal step of an apply', () => {
       const lockFree = (rel: string) => rel === 'run/k8s-host-reconcile.lock';
       const unforced = snapshot(root, lockFree);
       const refused = reconcile(['--rollback', journals[0]!, '-f', desired, '--root', root]);
-      if (refused.code !== 1 || !refused.stdout.includes('incomplete')) problems.push(`step ${n}: rollback of an incomplete journal without --force: exit ${refused.code}: ${refused.stdout}${refused.stderr}`);
+      if (refused.code !== 1 || !refused.stdout.includes('incomplete'))
+        problems.push(`step ${n}: rollback of an incomplete journal without --force: exit ${refused.code}: ${refused.stdout}${refused.stderr}`);
       if (JSON.stringify(snapshot(root, lockFree)) !== JSON.stringify(unforced)) problems.push(`step ${n}: a refused rollback changed the tree`);
       const rb = reconcile(['--rollback', journals[0]!, '--force', '-f', desired, '--root', root]);
       if (rb.code !== 0) problems.push(`step ${n}: rollback exit ${rb.code}: ${rb.stdout}${rb.stderr}`);
-      if (!rb.stderr.includes(`run ${journals[0]} was interrupted after record ${n}`)) problems.push(`step ${n}: the next run did not say the run was interrupted: ${rb.stderr}`);
+      if (!rb.stderr.includes(`run ${journals[0]} was interrupted after record ${n}`))
+        problems.push(`step ${n}: the next run did not say the run was interrupted: ${rb.stderr}`);
       const restored: Snapshot = snapshot(root, toolOwned);
-      if (JSON.stringify(restored) !== JSON.stringify(original)) problems.push(`step ${n}: rollback left ${JSON.stringify(Object.entries(restored).filter(([k, v]) => original[k] !== v))} / missing ${JSON.stringify(Object.keys(original).filter((k) => !(k in restored)))}`);
+      if (JSON.stringify(restored) !== JSON.stringify(original))
+        problems.push(
+          `step ${n}: rollback left ${JSON.stringify(Object.entries(restored).filter(([k, v]) => original[k] !== v))} / missing ${JSON.stringify(Object.keys(original).filter((k) => !(k in restored)))}`,
+        );
       const again = reconcile(['--apply', '-f', desired, '--root', root]);
       if (again.code !== 0) problems.push(`step ${n}: rerun exit ${again.code}: ${again.stderr.slice(-400)}`);
       if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(converged)) problems.push(`step ${n}: rerun did not converge to the full run's tree`);
@@ -242,14 +301,28 @@ describe('SIGKILL at every journal step of an apply', () => {
 describe('hostile lock paths and runs directories: never followed out of the root, never a hang', () => {
   const DEADLINE_S = 20;
   const underReadOnlyHost = (root: string, args: string[]) => {
-    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
-      `root="$1"; shift; mount --bind "$root" "$root" || exit 97
+    const r = spawnSync(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        `root="$1"; shift; mount --bind "$root" "$root" || exit 97
 for m in $(awk '{print $2}' /proc/self/mounts | sort -ru); do
   case "$m" in "$root"|/proc|/proc/*|/sys|/sys/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null ;; esac
 done
 touch /k8s-host-reconcile-ro-probe 2>/dev/null && exit 98
 exec timeout -s KILL ${DEADLINE_S} "$@"`,
-      'sh', root, process.execPath, BUNDLE, ...args], { encoding: 'utf8', timeout: (DEADLINE_S + 10) * 1000 });
+        'sh',
+        root,
+        process.execPath,
+        BUNDLE,
+        ...args,
+      ],
+      { encoding: 'utf8', timeout: (DEADLINE_S + 10) * 1000 },
+    );
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const mkfifo = (p: string) => expect(spawnSync('mkfifo', [p]).status).toBe(0);
@@ -258,14 +331,20 @@ exec timeout -s KILL ${DEADLINE_S} "$@"`,
   const OLD = '20261130T000000000Z-4242';
 
   it.each([
-    ['a link to a lock file outside the root that names a live process', (outside: string) => {
-      writeFileSync(path.join(outside, 'held'), JSON.stringify({ pid: process.pid, pid_start: null, started: '2026-12-01T00:00:00.000Z', mode: 'apply' }));
-      return path.join(outside, 'held');
-    }],
-    ['a link to a fifo outside the root', (outside: string) => {
-      mkfifo(path.join(outside, 'fifo'));
-      return path.join(outside, 'fifo');
-    }],
+    [
+      'a link to a lock file outside the root that names a live process',
+      (outside: string) => {
+        writeFileSync(path.join(outside, 'held'), JSON.stringify({ pid: process.pid, pid_start: null, started: '2026-12-01T00:00:00.000Z', mode: 'apply' }));
+        return path.join(outside, 'held');
+      },
+    ],
+    [
+      'a link to a fifo outside the root',
+      (outside: string) => {
+        mkfifo(path.join(outside, 'fifo'));
+        return path.join(outside, 'fifo');
+      },
+    ],
     ["a link to the build machine's /dev/zero", () => '/dev/zero'],
   ])('the lock path is %s: refused, naming it; nothing outside is opened for the lock, nothing changes', (_what, make) => {
     const { root, desired } = lab();
@@ -273,7 +352,11 @@ exec timeout -s KILL ${DEADLINE_S} "$@"`,
     symlinkSync(make(outside), path.join(root, LOCK));
     const before = { root: snapshot(root), outside: snapshot(outside) };
     const r = underReadOnlyHost(root, ['--apply', '-f', desired, '--root', root]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: 'reconcile: cannot take the run lock /run/k8s-host-reconcile.lock: it is a symbolic link, not a lock file this tool writes; nothing was changed; remove it if no run is under way\n' });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 1,
+      stderr:
+        'reconcile: cannot take the run lock /run/k8s-host-reconcile.lock: it is a symbolic link, not a lock file this tool writes; nothing was changed; remove it if no run is under way\n',
+    });
     expect({ root: snapshot(root), outside: snapshot(outside) }).toEqual(before);
   });
 
@@ -283,7 +366,11 @@ exec timeout -s KILL ${DEADLINE_S} "$@"`,
     writeFileSync(path.join(root, LOCK, 'keep'), 'x');
     const before = snapshot(root);
     const r = underReadOnlyHost(root, ['--apply', '-f', desired, '--root', root]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: 'reconcile: cannot take the run lock /run/k8s-host-reconcile.lock: it is a directory, not a lock file this tool writes; nothing was changed; remove it if no run is under way\n' });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 1,
+      stderr:
+        'reconcile: cannot take the run lock /run/k8s-host-reconcile.lock: it is a directory, not a lock file this tool writes; nothing was changed; remove it if no run is under way\n',
+    });
     expect(snapshot(root)).toEqual(before);
   });
 
@@ -314,11 +401,25 @@ exec timeout -s KILL ${DEADLINE_S} "$@"`,
 describe('a full disk leaves no temporary behind', () => {
   const fullDisk = (room: number, prepare = '') => {
     const mnt = temp('safety-enospc-');
-    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
-      `mount -t tmpfs -o size=1m tmpfs "$1" && cp -a "$2"/. "$1"/ && ${prepare || 'true'} && head -c ${room} /dev/zero > "$1/room" && (head -c 2M /dev/zero > "$1/fill" 2>/dev/null; true) && rm "$1/room" || exit 97
+    const r = spawnSync(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        `mount -t tmpfs -o size=1m tmpfs "$1" && cp -a "$2"/. "$1"/ && ${prepare || 'true'} && head -c ${room} /dev/zero > "$1/room" && (head -c 2M /dev/zero > "$1/fill" 2>/dev/null; true) && rm "$1/room" || exit 97
 timeout -s KILL 60 "$3" "$4" --apply -f "$1/root/desired-state.yaml" --root "$1" >/dev/null; echo "exit $?"
 find "$1" \\( -name 'k8s-host-reconcile.lock*' -o -name '*.tmp-*' -o -name '.*.reconcile-*' -o -path "$1/run" \\) | sed "s#^$1##" | sort`,
-      'sh', mnt, lab().root, process.execPath, BUNDLE], { encoding: 'utf8', timeout: 90_000 });
+        'sh',
+        mnt,
+        lab().root,
+        process.execPath,
+        BUNDLE,
+      ],
+      { encoding: 'utf8', timeout: 90_000 },
+    );
     return { out: r.stdout.trim().split('\n'), stderr: r.stderr };
   };
 
@@ -370,12 +471,16 @@ describe('SIGKILL at every journal step of a rollback', () => {
       if (n % 2 === 1) {
         const again = reconcile(['--rollback', applied!, '-f', desired, '--root', root]);
         if (again.code !== 0) problems.push(`step ${n}: second rollback exit ${again.code}: ${again.stdout}${again.stderr}`);
-        if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(original)) problems.push(`step ${n}: second rollback left ${JSON.stringify(Object.entries(snapshot(root, toolOwned)).filter(([k, v]) => original[k] !== v))}`);
+        if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(original))
+          problems.push(`step ${n}: second rollback left ${JSON.stringify(Object.entries(snapshot(root, toolOwned)).filter(([k, v]) => original[k] !== v))}`);
       } else {
         const again = reconcile(['--apply', '-f', desired, '--root', root]);
         if (again.code !== 0) problems.push(`step ${n}: apply after the killed rollback exit ${again.code}: ${again.stderr.slice(-400)}`);
         if (!again.stderr.includes('was interrupted after record')) problems.push(`step ${n}: the apply did not say the rollback was interrupted`);
-        if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(converged)) problems.push(`step ${n}: apply after the killed rollback left ${JSON.stringify(Object.entries(snapshot(root, toolOwned)).filter(([k, v]) => converged[k] !== v))}`);
+        if (JSON.stringify(snapshot(root, toolOwned)) !== JSON.stringify(converged))
+          problems.push(
+            `step ${n}: apply after the killed rollback left ${JSON.stringify(Object.entries(snapshot(root, toolOwned)).filter(([k, v]) => converged[k] !== v))}`,
+          );
       }
       const plan = reconcile(['--plan', '-f', desired, '--root', root]);
       if (plan.code !== (n % 2 === 1 ? 2 : 0)) problems.push(`step ${n}: plan afterwards exit ${plan.code}`);

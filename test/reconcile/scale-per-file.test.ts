@@ -19,7 +19,19 @@ const counted = vi.hoisted(() => ({ fs: new Map<string, number>(), walks: 0, on:
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
-  const names = ['readlinkSync', 'openSync', 'readSync', 'fstatSync', 'lstatSync', 'statSync', 'readdirSync', 'closeSync', 'readFileSync', 'realpathSync', 'existsSync'] as const;
+  const names = [
+    'readlinkSync',
+    'openSync',
+    'readSync',
+    'fstatSync',
+    'lstatSync',
+    'statSync',
+    'readdirSync',
+    'closeSync',
+    'readFileSync',
+    'realpathSync',
+    'existsSync',
+  ] as const;
   const wrapped: Record<string, unknown> = {};
   for (const n of names) {
     const f = fs[n] as (...a: unknown[]) => unknown;
@@ -32,7 +44,24 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 /** Array methods and iteration that visit a file's lines. */
-const WALKS = new Set<PropertyKey>([Symbol.iterator, 'filter', 'map', 'forEach', 'find', 'findIndex', 'findLast', 'some', 'every', 'reduce', 'flatMap', 'slice', 'indexOf', 'includes', 'entries', 'values']);
+const WALKS = new Set<PropertyKey>([
+  Symbol.iterator,
+  'filter',
+  'map',
+  'forEach',
+  'find',
+  'findIndex',
+  'findLast',
+  'some',
+  'every',
+  'reduce',
+  'flatMap',
+  'slice',
+  'indexOf',
+  'includes',
+  'entries',
+  'values',
+]);
 
 vi.mock('../../src/sysctl/parse.js', async (importOriginal) => {
   const parse = await importOriginal<typeof import('../../src/sysctl/parse.js')>();
@@ -66,11 +95,14 @@ async function planCounts(n: number): Promise<{ fs: number; byCall: Record<strin
   let out = '';
   counted.on = true;
   try {
-    await runReconcile({ mode: 'plan', file: path.resolve('desired-state.yaml'), root, json: false }, {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: () => true },
-      env: {},
-    });
+    await runReconcile(
+      { mode: 'plan', file: path.resolve('desired-state.yaml'), root, json: false },
+      {
+        stdout: { write: (s: string) => (out += s) },
+        stderr: { write: () => true },
+        env: {},
+      },
+    );
   } finally {
     counted.on = false;
   }

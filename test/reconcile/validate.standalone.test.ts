@@ -25,7 +25,7 @@ describe('the desired-state validator', () => {
     ]);
   });
 
-  it('leaves ajv\'s schema compiler out of the bundle', async () => {
+  it("leaves ajv's schema compiler out of the bundle", async () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'validator-bundle-')), 'reconcile.mjs');
     await build(bundleOptions(out));
     const text = readFileSync(out, 'utf8');

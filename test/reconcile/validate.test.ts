@@ -28,13 +28,29 @@ describe('one message per violation, at file:line:col of the key or value', () =
     ['ports that is one number', `${head}  - type: PortFree\n    ports: 6443\n`, [`${F}:4:12 resources[0].ports: must be an array`]],
     ['a fractional timeout', `${head}  - type: PortFree\n    timeout_seconds: 1.5\n`, [`${F}:4:22 resources[0].timeout_seconds: must be an integer`]],
     // A sysctl value is an integer or a string (anyOf), whatever else it is.
-    ['a sysctl value that is a boolean', `${head}  - type: SysctlFile\n    settings:\n      net.ipv4.ip_forward: true\n`, [`${F}:5:28 resources[0].settings["net.ipv4.ip_forward"]: must be an integer or a string`]],
+    [
+      'a sysctl value that is a boolean',
+      `${head}  - type: SysctlFile\n    settings:\n      net.ipv4.ip_forward: true\n`,
+      [`${F}:5:28 resources[0].settings["net.ipv4.ip_forward"]: must be an integer or a string`],
+    ],
     // x-message of the schema wins over ajv's generic wording, for the value's own keyword.
-    ['a name that is not a label', `${head}  - type: PortFree\n    name: "a b"\n`, [`${F}:4:11 resources[0].name: must be a plain label: 1 to 63 of letters, digits, '_', '.' and '-'`]],
-    ['reports_dir that is a number', 'reports_dir: 5\nresources: []\n', [`${F}:1:14 reports_dir: must be an absolute path without '..', and not a system directory`]],
+    [
+      'a name that is not a label',
+      `${head}  - type: PortFree\n    name: "a b"\n`,
+      [`${F}:4:11 resources[0].name: must be a plain label: 1 to 63 of letters, digits, '_', '.' and '-'`],
+    ],
+    [
+      'reports_dir that is a number',
+      'reports_dir: 5\nresources: []\n',
+      [`${F}:1:14 reports_dir: must be an absolute path without '..', and not a system directory`],
+    ],
     ['first_boot outside its enum', 'reports_dir: /r\nfirst_boot: maybe\nresources: []\n', [`${F}:2:13 first_boot: must be one of "apply", "verify", "off"`]],
     // Unknown keys point at the key; a key that is not an identifier is quoted, with its JSON-pointer escapes undone.
-    ['an unknown key with / and ~', `${head}  - type: SwapOff\n    "a/b~c": 1\n`, [`${F}:4:5 resources[0]["a/b~c"]: unknown key (allowed: type, name, mask_swap_target, remove_swap_files, neutralise_scripts)`]],
+    [
+      'an unknown key with / and ~',
+      `${head}  - type: SwapOff\n    "a/b~c": 1\n`,
+      [`${F}:4:5 resources[0]["a/b~c"]: unknown key (allowed: type, name, mask_swap_target, remove_swap_files, neutralise_scripts)`],
+    ],
     ['an unknown key under facts', 'reports_dir: /r\nfacts:\n  source: ansible\n  x: 1\nresources: []\n', [`${F}:4:3 facts.x: unknown key (allowed: source)`]],
     ['a missing reports_dir', 'resources: []\n', [`${F}:1:1 missing required key "reports_dir"`]],
     ['an empty document', 'null\n', [`${F}:1:1 the document is empty; expected a mapping with reports_dir and resources`]],
@@ -110,9 +126,12 @@ describe('validateAgainstSchema on its own', () => {
   });
 
   it("a sysctl key with '~' keeps it in the path of its value's error (JSON pointer ~0 undone)", () => {
-    expect(validateAgainstSchema({ reports_dir: '/r', resources: [{ type: 'SysctlFile', settings: { 'a~b': true } }] })).toContainEqual(
-      { pointer: ['resources', '0', 'settings', 'a~b'], path: 'resources[0].settings["a~b"]', message: 'must be an integer or a string', atKey: false },
-    );
+    expect(validateAgainstSchema({ reports_dir: '/r', resources: [{ type: 'SysctlFile', settings: { 'a~b': true } }] })).toContainEqual({
+      pointer: ['resources', '0', 'settings', 'a~b'],
+      path: 'resources[0].settings["a~b"]',
+      message: 'must be an integer or a string',
+      atKey: false,
+    });
   });
 
   it('a resource without a type is told the key it misses, once', () => {

@@ -28,7 +28,9 @@ beforeAll(async () => {
   // One operator line carries markup, as a hostile host could write into a summary.
   const file = path.join(fetched, 'node-rc-sysctl-plan', 'reconcile.json');
   const doc = JSON.parse(readFileSync(file, 'utf8'));
-  doc.resources.flatMap((r: { changes: { operator: string | null; summary: string }[] }) => r.changes).find((c: { operator: string | null }) => c.operator !== null).summary += MARKUP;
+  doc.resources
+    .flatMap((r: { changes: { operator: string | null; summary: string }[] }) => r.changes)
+    .find((c: { operator: string | null }) => c.operator !== null).summary += MARKUP;
   writeFileSync(file, JSON.stringify(doc));
   const io = captureIo();
   const code = await main(['report', '-o', path.join(work, 'out'), fetched], io.value);
@@ -55,7 +57,11 @@ afterAll(async () => {
 
 const expected = (v: string) => FLEET.filter((h) => h.expect === v).length;
 const visibleHosts = () =>
-  page.$$eval('tbody tr', (rows) => rows.filter((r) => !(r as HTMLElement).hidden && (r as HTMLElement).offsetParent !== null).map((r) => [r.querySelector('.host')!.textContent, r.getAttribute('data-verdict')]));
+  page.$$eval('tbody tr', (rows) =>
+    rows
+      .filter((r) => !(r as HTMLElement).hidden && (r as HTMLElement).offsetParent !== null)
+      .map((r) => [r.querySelector('.host')!.textContent, r.getAttribute('data-verdict')]),
+  );
 
 describe('fleet-report.html in chromium', () => {
   it('loads nothing but itself and runs no host markup', async () => {
@@ -82,7 +88,11 @@ describe('fleet-report.html in chromium', () => {
   it('filters to the operator hosts, and an operator line opens to its reason', async () => {
     await page.click('nav button[data-filter="operator"]');
     const shown = await visibleHosts();
-    expect(shown.map((r) => r[0]).sort()).toEqual(FLEET.filter((h) => h.expect === 'operator').map((h) => h.name).sort());
+    expect(shown.map((r) => r[0]).sort()).toEqual(
+      FLEET.filter((h) => h.expect === 'operator')
+        .map((h) => h.name)
+        .sort(),
+    );
     expect(shown.every((r) => r[1] === 'operator')).toBe(true);
     expect(await page.$eval('#shown', (e) => e.textContent)).toBe(String(expected('operator')));
 

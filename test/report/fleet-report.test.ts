@@ -28,7 +28,11 @@ async function report(args: string[]) {
 
 /** Python's csv module reads the file: rows of cells. */
 function pythonCsv(file: string): string[][] {
-  const out = execFileSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))))', file], { encoding: 'utf8' });
+  const out = execFileSync(
+    'python3',
+    ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))))', file],
+    { encoding: 'utf8' },
+  );
   return JSON.parse(out);
 }
 
@@ -51,7 +55,10 @@ describe('reconcile report', () => {
     const r = await report(['-o', out, fetched]);
     // Some host is not ready: exit 2, as --plan does for pending work.
     expect(r.code, r.stderr).toBe(2);
-    const rows = r.stdout.split('\n').filter((l) => /^node-/.test(l)).map((l) => l.split(/\s+/));
+    const rows = r.stdout
+      .split('\n')
+      .filter((l) => /^node-/.test(l))
+      .map((l) => l.split(/\s+/));
     expect(Object.fromEntries(rows.map((c) => [c[0], c[1]]))).toEqual(Object.fromEntries(FLEET.map((h) => [h.name, h.expect])));
     // Worst first.
     expect(rows.map((c) => c[1])).toEqual(['failed', 'operator', 'operator', 'unknown', 'unknown', 'changes', 'ready']);
@@ -117,13 +124,43 @@ describe('reconcile report', () => {
   });
 
   const refusals: Array<[string, string, (d: any) => unknown, string | undefined, RegExp]> = [
-    ['an operator count that disagrees with the lines', 'node-rc-sysctl-plan', (d) => void (d.operator_required = 0), undefined, /: operator_required: says 0, but resources lists 1 operator change/],
+    [
+      'an operator count that disagrees with the lines',
+      'node-rc-sysctl-plan',
+      (d) => void (d.operator_required = 0),
+      undefined,
+      /: operator_required: says 0, but resources lists 1 operator change/,
+    ],
     ['a change without its list', 'node-swap-plan', (d) => void delete d.resources[0].changes, undefined, /: resources\[0\]\.changes: missing$/],
-    ['a count that is a string', 'node-swap-plan', (d) => void (d.pending_changes = '4'), undefined, /: pending_changes: expected a count \(a whole number >= 0\), found a string$/],
-    ['an apply that says verified while an operator line is left', 'node-rc-sysctl-apply', (d) => void (d.verified = true), undefined, /: verified: says true, but the document lists 0 failure\(s\), 1 operator change\(s\)/],
-    ['an unknown kind of withdrawal', 'node-python-apply', (d) => void (d.promises_after[0].withdrawn_by[0].by = 'nobody'), undefined, /: promises_after\[0\]\.withdrawn_by\[0\]\.by: expected "operator" or "unknown", found "nobody"$/],
+    [
+      'a count that is a string',
+      'node-swap-plan',
+      (d) => void (d.pending_changes = '4'),
+      undefined,
+      /: pending_changes: expected a count \(a whole number >= 0\), found a string$/,
+    ],
+    [
+      'an apply that says verified while an operator line is left',
+      'node-rc-sysctl-apply',
+      (d) => void (d.verified = true),
+      undefined,
+      /: verified: says true, but the document lists 0 failure\(s\), 1 operator change\(s\)/,
+    ],
+    [
+      'an unknown kind of withdrawal',
+      'node-python-apply',
+      (d) => void (d.promises_after[0].withdrawn_by[0].by = 'nobody'),
+      undefined,
+      /: promises_after\[0\]\.withdrawn_by\[0\]\.by: expected "operator" or "unknown", found "nobody"$/,
+    ],
     ['a newer format', 'node-swap-plan', (d) => void (d.format_version = '2.0'), undefined, /: format_version: this report reads format 1\.x, found "2\.0"$/],
-    ['a mode it does not know', 'node-swap-plan', (d) => void (d.mode = 'facts'), undefined, /: mode: expected "plan" or "apply" \(or an "error" document\), found "facts"$/],
+    [
+      'a mode it does not know',
+      'node-swap-plan',
+      (d) => void (d.mode = 'facts'),
+      undefined,
+      /: mode: expected "plan" or "apply" \(or an "error" document\), found "facts"$/,
+    ],
     ['not JSON', 'node-swap-plan', () => undefined, '{"format_version": "1.0", ', /: not JSON: /],
     ['not an object', 'node-swap-plan', () => undefined, '[]', /reconcile\.json: expected an object, found an array$/],
   ];
@@ -145,7 +182,14 @@ describe('reconcile report', () => {
     const dir = mkdtempSync(path.join(work, 'links-'));
     mkdirSync(path.join(dir, 'evil'));
     symlinkSync('/etc/hostname', path.join(dir, 'evil', 'reconcile.json'));
-    const r = await report(['-o', path.join(dir, 'out'), dir, path.join(work, 'absent'), path.join(fetched, 'node-swap-plan'), path.join(fetched, 'node-swap-plan')]);
+    const r = await report([
+      '-o',
+      path.join(dir, 'out'),
+      dir,
+      path.join(work, 'absent'),
+      path.join(fetched, 'node-swap-plan'),
+      path.join(fetched, 'node-swap-plan'),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/evil\/reconcile\.json: .*symbolic link/);
     expect(r.stderr).toContain(`${path.join(work, 'absent')}: no such directory`);

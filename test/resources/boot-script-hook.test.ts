@@ -41,7 +41,8 @@ const RC = [
 const CRON_D = '# system crontab\nSHELL=/bin/sh\n@reboot root /sbin/swapon /cron-swap\n17 * * * * root run-parts /etc/cron.hourly\n';
 const USER_TAB = '# user crontab of root\n@reboot /sbin/swapon /user-swap\n';
 const IF_UP = '#!/bin/sh\n[ "$IFACE" = lo ] && exit 0\nswapon /net-swap\n';
-const UNIT = '[Unit]\nDescription=extra swap\n\n[Service]\nType=oneshot\nExecStartPre=/bin/true\nExecStart=/sbin/swapon /unit-swap\n\n[Install]\nWantedBy=multi-user.target\n';
+const UNIT =
+  '[Unit]\nDescription=extra swap\n\n[Service]\nType=oneshot\nExecStartPre=/bin/true\nExecStart=/sbin/swapon /unit-swap\n\n[Install]\nWantedBy=multi-user.target\n';
 
 function host(opts: { rcMode?: number } = {}): { root: string; desired: (neutralise: boolean) => string } {
   const root = mkdtempSync(path.join(tmpdir(), 'boot-scripts-'));
@@ -86,7 +87,10 @@ interface JsonChange {
   summary: string;
 }
 const scriptChanges = (doc: { resources: Array<{ type: string; changes: JsonChange[] }> }, type: string) =>
-  doc.resources.find((r) => r.type === type)!.changes.filter((c) => c.id.startsWith('boot-script:')).map((c) => [c.id, c.action]);
+  doc.resources
+    .find((r) => r.type === type)!
+    .changes.filter((c) => c.id.startsWith('boot-script:'))
+    .map((c) => [c.id, c.action]);
 
 const OPERATOR_SWAP = [
   'boot-script:/etc/rc.local:3',
@@ -119,7 +123,15 @@ describe('boot-time scripts, default: operator lines naming file:line', () => {
     const before = snapshot(root, (p) => !/^(etc\/(rc\.local|cron\.d|network)|var\/spool)/.test(p) && p !== 'etc');
     const r = reconcile(['--apply', '-f', desired(false), '--root', root]);
     expect(r.code).toBe(1);
-    for (const where of ['/etc/rc.local:3', '/etc/rc.local:4', '/etc/rc.local:7', '/etc/cron.d/swap-late:3', '/var/spool/cron/crontabs/root:2', '/etc/network/if-up.d/swapup:3', '/etc/systemd/system/extra-swap.service:7']) {
+    for (const where of [
+      '/etc/rc.local:3',
+      '/etc/rc.local:4',
+      '/etc/rc.local:7',
+      '/etc/cron.d/swap-late:3',
+      '/var/spool/cron/crontabs/root:2',
+      '/etc/network/if-up.d/swapup:3',
+      '/etc/systemd/system/extra-swap.service:7',
+    ]) {
       expect(r.stdout).toContain(where);
     }
     const after = snapshot(root, (p) => !/^(etc\/(rc\.local|cron\.d|network)|var\/spool)/.test(p) && p !== 'etc');
@@ -160,13 +172,32 @@ describe('neutralise_scripts: true', () => {
     // The if-body line and the unit's command line remain for a person.
     expect(r.code).toBe(1);
     const lines = RC.split('\n');
-    const want = [lines[0], lines[1], SWAP_MARK, '#' + lines[2], SYSCTL_MARK, '#' + lines[3], SYSCTL_MARK, '#' + lines[4], lines[5], MOD_MARK, '#' + lines[6], ...lines.slice(7)].join('\n');
+    const want = [
+      lines[0],
+      lines[1],
+      SWAP_MARK,
+      '#' + lines[2],
+      SYSCTL_MARK,
+      '#' + lines[3],
+      SYSCTL_MARK,
+      '#' + lines[4],
+      lines[5],
+      MOD_MARK,
+      '#' + lines[6],
+      ...lines.slice(7),
+    ].join('\n');
     expect(readFileSync(path.join(root, 'etc/rc.local'), 'latin1')).toBe(want);
     expect(statSync(path.join(root, 'etc/rc.local')).mode & 0o7777).toBe(0o755);
-    expect(readFileSync(path.join(root, 'etc/cron.d/swap-late'), 'latin1')).toBe('# system crontab\nSHELL=/bin/sh\n' + SWAP_MARK + '\n#@reboot root /sbin/swapon /cron-swap\n17 * * * * root run-parts /etc/cron.hourly\n');
-    expect(readFileSync(path.join(root, 'var/spool/cron/crontabs/root'), 'latin1')).toBe('# user crontab of root\n' + SWAP_MARK + '\n#@reboot /sbin/swapon /user-swap\n');
+    expect(readFileSync(path.join(root, 'etc/cron.d/swap-late'), 'latin1')).toBe(
+      '# system crontab\nSHELL=/bin/sh\n' + SWAP_MARK + '\n#@reboot root /sbin/swapon /cron-swap\n17 * * * * root run-parts /etc/cron.hourly\n',
+    );
+    expect(readFileSync(path.join(root, 'var/spool/cron/crontabs/root'), 'latin1')).toBe(
+      '# user crontab of root\n' + SWAP_MARK + '\n#@reboot /sbin/swapon /user-swap\n',
+    );
     expect(statSync(path.join(root, 'var/spool/cron/crontabs/root')).mode & 0o7777).toBe(0o600);
-    expect(readFileSync(path.join(root, 'etc/network/if-up.d/swapup'), 'latin1')).toBe('#!/bin/sh\n[ "$IFACE" = lo ] && exit 0\n' + SWAP_MARK + '\n#swapon /net-swap\n');
+    expect(readFileSync(path.join(root, 'etc/network/if-up.d/swapup'), 'latin1')).toBe(
+      '#!/bin/sh\n[ "$IFACE" = lo ] && exit 0\n' + SWAP_MARK + '\n#swapon /net-swap\n',
+    );
     expect(readFileSync(path.join(root, 'etc/systemd/system/extra-swap.service'), 'latin1')).toBe(UNIT);
     // The result is still a valid sh script.
     expect(spawnSync('dash', ['-n', path.join(root, 'etc/rc.local')]).status).toBe(0);
@@ -176,7 +207,10 @@ describe('neutralise_scripts: true', () => {
     expect(nine).toBe(13);
     const again = JSON.parse(reconcile(['--plan', '--json', '-f', f, '--root', root]).stdout);
     expect([...scriptChanges(again, 'SwapOff'), ...scriptChanges(again, 'SysctlFile'), ...scriptChanges(again, 'ModulesLoad')].sort()).toEqual(
-      [[`boot-script:/etc/rc.local:${nine}`, 'operator'], ['boot-script:/etc/systemd/system/extra-swap.service:7', 'operator']].sort(),
+      [
+        [`boot-script:/etc/rc.local:${nine}`, 'operator'],
+        ['boot-script:/etc/systemd/system/extra-swap.service:7', 'operator'],
+      ].sort(),
     );
 
     const back = reconcile(['--rollback', '-f', f, '--root', root]);
@@ -212,7 +246,7 @@ describe('enabled units: the command lines systemd would run', () => {
   };
   const svc = (exec: string) => `[Service]\nType=oneshot\n${exec}\n`;
 
-  it('a drop-in that resets ExecStart= removes the fragment\'s swapon; a drop-in can add one too', async () => {
+  it("a drop-in that resets ExecStart= removes the fragment's swapon; a drop-in can add one too", async () => {
     expect(
       await scan({
         'usr/lib/systemd/system/a.service': svc('ExecStart=/sbin/swapon -a'),

@@ -54,7 +54,12 @@ describe('ModulesLoad and the kernel command line', () => {
   it('live, modprobe.blacklist= only: modprobe loads it now (by name), the boot line names the file', async () => {
     buildTree(root, { ...live('root=/dev/vda modprobe.blacklist=br_netfilter'), 'etc/kernel/cmdline': 'root=/dev/vda modprobe.blacklist=br_netfilter\n' });
     const changes = diffModules(SPEC, await observeModules(new Host({ root, live: true }), SPEC), { live: true });
-    expect(changes.map((c) => c.id)).toEqual(['file:/etc/modules-load.d/k8s.conf', 'cmdline-boot:kernel-install:kmod:br_netfilter', 'modprobe:overlay', 'modprobe:br_netfilter']);
+    expect(changes.map((c) => c.id)).toEqual([
+      'file:/etc/modules-load.d/k8s.conf',
+      'cmdline-boot:kernel-install:kmod:br_netfilter',
+      'modprobe:overlay',
+      'modprobe:br_netfilter',
+    ]);
     expect(changes[1]!.summary).toContain('systemd-modules-load skips br_netfilter');
     expect(changes[1]!.summary).toContain('/etc/kernel/cmdline:1');
   });
@@ -78,7 +83,12 @@ describe('ModulesLoad and the kernel command line', () => {
     ];
     const sysctl: Change[] = [
       { id: 'runtime:net.ipv4.ip_forward', action: 'runtime', summary: '', op: { kind: 'runtime', key: 'net.ipv4.ip_forward', value: '1' } },
-      { id: 'runtime:net.bridge.bridge-nf-call-iptables', action: 'runtime', summary: '', op: { kind: 'runtime', key: 'net.bridge.bridge-nf-call-iptables', value: '1' } },
+      {
+        id: 'runtime:net.bridge.bridge-nf-call-iptables',
+        action: 'runtime',
+        summary: '',
+        op: { kind: 'runtime', key: 'net.bridge.bridge-nf-call-iptables', value: '1' },
+      },
     ];
     const applied: string[] = [];
     const spy = (p: Provider): Provider => ({ ...p, apply: async (_h, _s, changes) => void applied.push(...changes.map((c) => c.id)) });
@@ -87,7 +97,14 @@ describe('ModulesLoad and the kernel command line', () => {
       root,
       resources: [
         { name: 'ModulesLoad', type: 'ModulesLoad', spec: SPEC, provider: spy(modulesLoadProvider as Provider), observed: null, changes: mods },
-        { name: 'SysctlFile', type: 'SysctlFile', spec: { type: 'SysctlFile' } as never, provider: spy(sysctlFileProvider as Provider), observed: null, changes: sysctl },
+        {
+          name: 'SysctlFile',
+          type: 'SysctlFile',
+          spec: { type: 'SysctlFile' } as never,
+          provider: spy(sysctlFileProvider as Provider),
+          observed: null,
+          changes: sysctl,
+        },
       ],
     };
     const result = await applyPlan(new Host({ root }), plan, { progress: () => {}, door: undefined as never });
@@ -108,7 +125,9 @@ describe('offline: what the image promises for the first boot', () => {
     try {
       buildTree(r, { 'etc/kernel/cmdline': 'root=/dev/vda module_blacklist=br_netfilter\n' });
       const changes = diffModules(SPEC, await observeModules(new Host({ root: r }), SPEC), { live: false });
-      expect(changes.filter((c) => c.action === 'deferred').map((c) => c.summary)).toEqual(['overlay loads at first boot via systemd-modules-load (offline: modprobe skipped)']);
+      expect(changes.filter((c) => c.action === 'deferred').map((c) => c.summary)).toEqual([
+        'overlay loads at first boot via systemd-modules-load (offline: modprobe skipped)',
+      ]);
     } finally {
       rmSync(r, { recursive: true, force: true });
     }

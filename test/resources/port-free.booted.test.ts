@@ -54,7 +54,8 @@ const PLANT: Record<string, string | { link: string }> = {
   [`${ETC}/multi-user.target.wants/ctl.service`]: { link: '/etc/systemd/system/ctl.service' },
   [`${ETC}/ctl.socket`]: '[Socket]\nListenStream=/run/ctl.sock\n\n[Install]\nWantedBy=sockets.target\n',
   [`${ETC}/sockets.target.wants/ctl.socket`]: { link: '/etc/systemd/system/ctl.socket' },
-  'root/ds.yaml': 'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [6443, 10250, 10257, 10259]\n    mask: auto\n    timeout_seconds: 20\n',
+  'root/ds.yaml':
+    'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [6443, 10250, 10257, 10259]\n    mask: auto\n    timeout_seconds: 20\n',
 };
 const PORTS = [6443, 10250, 10257, 10259];
 
@@ -72,7 +73,10 @@ if (skip !== null) throw new Error(`port-free-boot needs a booted container: ${s
 
 async function listening(h: Booted): Promise<number[]> {
   const r = await h.run(['ss', '-Htln']);
-  const ports = r.stdout.split('\n').map((l) => Number(/:(\d+)\s+\S+:\S+\s*$/.exec(l.trim())?.[1])).filter((p) => PORTS.includes(p));
+  const ports = r.stdout
+    .split('\n')
+    .map((l) => Number(/:(\d+)\s+\S+:\S+\s*$/.exec(l.trim())?.[1]))
+    .filter((p) => PORTS.includes(p));
   return [...new Set(ports)].sort((a, b) => a - b);
 }
 const state = async (h: Booted, verb: string, unit: string) => (await h.run(['systemctl', verb, unit])).stdout.trim();
@@ -107,8 +111,17 @@ describe('PortFree on a booted host: admin units in /etc, and units started by t
     await h.run(['python3', '-c', 'import socket\ntry:\n s=socket.socket(socket.AF_UNIX); s.connect("/run/ctl.sock")\nexcept OSError: pass']);
     await sleep(2500); // past the timer's OnUnitInactiveSec= and the API's RestartSec=
     seen.afterApply = await listening(h);
-    seen.enabled = Object.fromEntries(await Promise.all(['api.service', 'watch.path', 'watch.service', 'tick.timer', 'tick.service', 'ctl.socket', 'ctl.service'].map(async (u) => [u, await state(h, 'is-enabled', u)])));
-    seen.apiEntry = lstatSync(path.join(root, ETC, 'api.service')).isSymbolicLink() ? readFileSync(path.join(root, ETC, 'api.service'), { encoding: null }).length : 'file';
+    seen.enabled = Object.fromEntries(
+      await Promise.all(
+        ['api.service', 'watch.path', 'watch.service', 'tick.timer', 'tick.service', 'ctl.socket', 'ctl.service'].map(async (u) => [
+          u,
+          await state(h, 'is-enabled', u),
+        ]),
+      ),
+    );
+    seen.apiEntry = lstatSync(path.join(root, ETC, 'api.service')).isSymbolicLink()
+      ? readFileSync(path.join(root, ETC, 'api.service'), { encoding: null }).length
+      : 'file';
     const aside = path.join(root, 'var/lib/k8s-host-reconcile/set-aside/etc/systemd/system/api.service');
     seen.aside = existsSync(aside) ? sha(readFileSync(aside)) : null;
     await h.poweroff();
@@ -209,7 +222,7 @@ function plantAlice(root: string): void {
   add('root/ds.yaml', 'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [6443]\n    mask: auto\n    timeout_seconds: 20\n');
 }
 
-describe('PortFree on a booted host: a lingering user\'s service without a user D-Bus', () => {
+describe("PortFree on a booted host: a lingering user's service without a user D-Bus", () => {
   let root = '';
   let h: Booted;
   const seen: Record<string, unknown> = {};
@@ -274,14 +287,18 @@ describe('PortFree on a booted host: a lingering user\'s service without a user 
 // An old daemon started by its SysV init script, linked into /etc/rc?.d by
 // Debian's own update-rc.d: systemd-sysv-generator runs it in
 // legacy-api.service (Type=forking, GuessMainPID=no, so MainPID=0).
-const INIT = lsbInitScript('legacy-api', 'Legacy API server', `PIDFILE=/run/legacy-api.pid
+const INIT = lsbInitScript(
+  'legacy-api',
+  'Legacy API server',
+  `PIDFILE=/run/legacy-api.pid
 case "$1" in
   start) start-stop-daemon --start --background --make-pidfile --pidfile $PIDFILE --exec /usr/bin/python3 -- -m http.server 10250 ;;
   stop) start-stop-daemon --stop --pidfile $PIDFILE --remove-pidfile --retry 5 ;;
   restart) $0 stop; $0 start ;;
   *) echo "Usage: $0 {start|stop|restart}"; exit 2 ;;
 esac
-`);
+`,
+);
 
 /** Every /etc/rc?.d link to the script, as "rc2.d/S01legacy-api". */
 function rcLinks(root: string): string[] {
@@ -304,7 +321,10 @@ describe('PortFree on a booted host: a daemon started by a SysV init script', ()
     writeFileSync(path.join(root, 'etc/init.d/legacy-api'), INIT, { mode: 0o755 });
     const u = spawnSync('chroot', [root, 'update-rc.d', 'legacy-api', 'defaults'], { encoding: 'utf8' });
     if (u.status !== 0) throw new Error(`update-rc.d: ${u.stderr}`);
-    writeFileSync(path.join(root, 'root/ds.yaml'), 'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [10250]\n    mask: auto\n    timeout_seconds: 20\n');
+    writeFileSync(
+      path.join(root, 'root/ds.yaml'),
+      'reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [10250]\n    mask: auto\n    timeout_seconds: 20\n',
+    );
     seen.linksBefore = rcLinks(root);
     h = await boot(root, { [DIST]: '/opt/khr' });
     seen.before = await settle(h, [10250]);
@@ -333,7 +353,12 @@ describe('PortFree on a booted host: a daemon started by a SysV init script', ()
     expect(seen.before).toEqual([10250]);
     expect(seen.unit).toContain('MainPID=0');
     expect(seen.unit).toContain('SourcePath=/etc/init.d/legacy-api');
-    expect((seen.linksBefore as string[]).filter((l) => /\/S\d\d/.test(l))).toEqual(['rc2.d/S01legacy-api', 'rc3.d/S01legacy-api', 'rc4.d/S01legacy-api', 'rc5.d/S01legacy-api']);
+    expect((seen.linksBefore as string[]).filter((l) => /\/S\d\d/.test(l))).toEqual([
+      'rc2.d/S01legacy-api',
+      'rc3.d/S01legacy-api',
+      'rc4.d/S01legacy-api',
+      'rc5.d/S01legacy-api',
+    ]);
   });
 
   it('the plan names the script and stops its unit', () => {

@@ -29,7 +29,16 @@ afterEach(async () => {
 });
 
 function spec(extra: Partial<PortFreeSpec> = {}): PortFreeSpec {
-  return { type: 'PortFree', ports: [10250, 10257], protected_units: [], stop_spawner_units: [], mask: 'auto', timeout_seconds: 5, disable_units: [], ...extra };
+  return {
+    type: 'PortFree',
+    ports: [10250, 10257],
+    protected_units: [],
+    stop_spawner_units: [],
+    mask: 'auto',
+    timeout_seconds: 5,
+    disable_units: [],
+    ...extra,
+  };
 }
 
 const AGENT = `[Unit]\nDefaultDependencies=no\n[Service]\nExecStart=/usr/bin/agent --port 10250\n[Install]\nWantedBy=multi-user.target\n`;
@@ -121,7 +130,9 @@ describe('PortFree offline: a unit something else still starts at boot', () => {
     const s = spec({ disable_units: ['report.service'] });
     const changes = await offlinePlan(root, s);
     expect(changes.map((c) => [c.id, c.action])).toEqual([['mask-report.service', 'mask']]);
-    expect(changes[0]!.summary).toContain('report.service is still triggered by report.timer (report.timer triggers the unit of its own name by default, /usr/lib/systemd/system/report.timer), which is enabled');
+    expect(changes[0]!.summary).toContain(
+      'report.service is still triggered by report.timer (report.timer triggers the unit of its own name by default, /usr/lib/systemd/system/report.timer), which is enabled',
+    );
     const host = new Host({ root, live: false });
     await portFreeProvider.apply(host, s, changes, await applyContext(host));
     expect(await startedAtBoot(root, 'report.service')).toBe(false);
@@ -131,7 +142,10 @@ describe('PortFree offline: a unit something else still starts at boot', () => {
   it('an image without default.target: what starts at boot is unknown, and a warning says why', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'port-comeback-'));
     roots.push(root);
-    buildTree(root, { [`${LIB}/agent.service`]: AGENT, [`${ETC}/multi-user.target.wants/agent.service`]: { link: '../../../../usr/lib/systemd/system/agent.service' } });
+    buildTree(root, {
+      [`${LIB}/agent.service`]: AGENT,
+      [`${ETC}/multi-user.target.wants/agent.service`]: { link: '../../../../usr/lib/systemd/system/agent.service' },
+    });
     const s = spec({ disable_units: ['agent.service'] });
     const o = await portFreeProvider.observe(new Host({ root, live: false }), s);
     expect(portFreeProvider.warnings!(s, o)).toEqual([
@@ -177,7 +191,8 @@ function liveOnFixture(root: string, unit: string, server: net.Server, wantedBy:
     if (args[0] === 'show' && args.includes('MainPID') && args.includes('FragmentPath')) {
       return ok(`MainPID=${process.pid}\nType=simple\nPIDFile=\nFragmentPath=/usr/lib/systemd/system/${unit}\nDropInPaths=\n`);
     }
-    if (args[0] === 'show' && args.includes('WantedBy')) return ok(`WantedBy=${wantedBy}\nRequiredBy=\nUpheldBy=\nBoundBy=\nPartOf=\nTriggeredBy=\nConsistsOf=\n`);
+    if (args[0] === 'show' && args.includes('WantedBy'))
+      return ok(`WantedBy=${wantedBy}\nRequiredBy=\nUpheldBy=\nBoundBy=\nPartOf=\nTriggeredBy=\nConsistsOf=\n`);
     if (args[0] === 'show') return ok('0\n');
     if (args[0] === 'stop') {
       await new Promise<void>((r) => server.close(() => r()));
@@ -215,7 +230,11 @@ describe('PortFree live: stays-free proof from the unit graph', () => {
     await ctx.door.end('ok');
     expect(outcome?.error).toBeUndefined();
     expect(outcome?.reports?.['ports.json']).toMatchObject({ port, unit: 'agent.service', pid: process.pid });
-    expect(calls.filter((c) => /^systemctl (stop|disable|mask)/.test(c))).toEqual(['systemctl disable agent.service', 'systemctl mask agent.service', 'systemctl stop agent.service']); // masked first: nothing can start it again once stopped
+    expect(calls.filter((c) => /^systemctl (stop|disable|mask)/.test(c))).toEqual([
+      'systemctl disable agent.service',
+      'systemctl mask agent.service',
+      'systemctl stop agent.service',
+    ]); // masked first: nothing can start it again once stopped
     expect(readlinkSync(path.join(root, ETC, 'agent.service'))).toBe('/dev/null');
     expect(await startedAtBoot(root, 'agent.service')).toBe(false);
     const journal = readFileSync(path.join(root, 'root/ks/preflight/runs/run-live/journal'), 'utf8');
@@ -251,7 +270,9 @@ describe('PortFree live: stays-free proof from the unit graph', () => {
     const { host } = liveOnFixture(root, 'agent.service', server, 'multi-user.target generated-thing.target');
     const s = spec({ ports: [port] });
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
-    expect(changes[0]!.summary).toContain('stop, disable and mask agent.service (the running manager reports WantedBy=generated-thing.target for agent.service, which no unit file on the search path explains');
+    expect(changes[0]!.summary).toContain(
+      'stop, disable and mask agent.service (the running manager reports WantedBy=generated-thing.target for agent.service, which no unit file on the search path explains',
+    );
   });
 });
 
@@ -292,9 +313,11 @@ function liveUserOnFixture(root: string, server: net.Server) {
   const runner: CommandRunner = async (cmd, args) => {
     calls.push([cmd, ...args].join(' '));
     const ok = (stdout = '') => ({ command: cmd, exitCode: 0, stdout, stderr: '' });
-    if (cmd !== 'systemctl' || args[0] !== '--user' || args[1] !== '-M' || args[2] !== 'alice@') return { command: cmd, exitCode: 1, stdout: '', stderr: 'refused by test: not alice\'s manager' };
+    if (cmd !== 'systemctl' || args[0] !== '--user' || args[1] !== '-M' || args[2] !== 'alice@')
+      return { command: cmd, exitCode: 1, stdout: '', stderr: "refused by test: not alice's manager" };
     const [verb, ...rest] = args.slice(3);
-    if (verb === 'show' && rest.includes('MainPID')) return ok(`MainPID=${process.pid}\nType=simple\nPIDFile=\nFragmentPath=/home/alice/.local/share/systemd/user/api.service\nDropInPaths=\n`);
+    if (verb === 'show' && rest.includes('MainPID'))
+      return ok(`MainPID=${process.pid}\nType=simple\nPIDFile=\nFragmentPath=/home/alice/.local/share/systemd/user/api.service\nDropInPaths=\n`);
     if (verb === 'show') return ok('0\n');
     if (verb === 'stop') {
       await new Promise<void>((r) => server.close(() => r()));
@@ -320,14 +343,15 @@ function liveUserOnFixture(root: string, server: net.Server) {
     return ok();
   };
   const host = new Host({ root, live: true, runner });
-  host.readKernel = async (t: string) => (t === `/proc/${process.pid}/cgroup` ? '0::/user.slice/user-1000.slice/user@1000.service/app.slice/api.service\n' : real.readKernel(t));
+  host.readKernel = async (t: string) =>
+    t === `/proc/${process.pid}/cgroup` ? '0::/user.slice/user-1000.slice/user@1000.service/app.slice/api.service\n' : real.readKernel(t);
   host.readLinksIn = (d: string) => real.readLinksIn(d);
   const fixtureDir = host.readDir.bind(host);
   host.readDir = (d: string) => (d === '/proc' || d.startsWith('/proc/') ? real.readDir(d) : fixtureDir(d));
   return { host, calls };
 }
 
-describe('PortFree live: a holder in a lingering user\'s manager', () => {
+describe("PortFree live: a holder in a lingering user's manager", () => {
   it('is stopped, disabled and (auto) masked through systemctl --user -M alice@, naming the Wants= line and the linger; rollback restores her links', async () => {
     const { server, port } = await listen();
     const root = userTree();
@@ -337,7 +361,7 @@ describe('PortFree live: a holder in a lingering user\'s manager', () => {
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
     expect(changes.map((c) => c.action)).toEqual(['stop']);
     expect(changes[0]!.summary).toContain(`held by pid ${process.pid}`);
-    expect(changes[0]!.summary).toContain("in user unit api.service of user@1000.service; pid");
+    expect(changes[0]!.summary).toContain('in user unit api.service of user@1000.service; pid');
     expect(changes[0]!.summary).toContain(
       'stop, disable and mask api.service through systemctl --user -M alice@ (api.service is still wanted by stack.target (Wants= at /home/alice/.config/systemd/user/stack.target:2), which is enabled',
     );
@@ -357,7 +381,9 @@ describe('PortFree live: a holder in a lingering user\'s manager', () => {
     expect(journal).toContain('"step":"unit-mask","units":["api.service"],"user":"alice"');
 
     const plan = await planRollback(host, '/root/ks/preflight', 'run-user');
-    expect(plan.steps.map((x) => x.summary)).toEqual(expect.arrayContaining(["systemctl --user -M alice@ daemon-reload", "start api.service (alice's manager)"]));
+    expect(plan.steps.map((x) => x.summary)).toEqual(
+      expect.arrayContaining(['systemctl --user -M alice@ daemon-reload', "start api.service (alice's manager)"]),
+    );
     const door = await WriteDoor.open(host, { runDir: '/root/ks/preflight/runs/rollback-u', runId: 'rollback-u', mode: 'rollback', tool: 'test' });
     const r = await executeRollback(door, plan);
     expect(r.failed).toEqual([]);
@@ -371,7 +397,9 @@ describe('PortFree live: a holder in a lingering user\'s manager', () => {
     const { host } = liveUserOnFixture(root, server);
     const s = spec({ ports: [port] });
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
-    expect(changes[0]!.summary).toContain('stop and disable api.service through systemctl --user -M alice@; alice does not linger (no /var/lib/systemd/linger/alice)');
+    expect(changes[0]!.summary).toContain(
+      'stop and disable api.service through systemctl --user -M alice@; alice does not linger (no /var/lib/systemd/linger/alice)',
+    );
     const outcome = await portFreeProvider.apply(host, s, changes, await applyContext(host));
     expect(outcome?.error).toBeUndefined();
   });
@@ -382,7 +410,9 @@ describe('PortFree live: a holder in a lingering user\'s manager', () => {
     const { host, calls } = liveUserOnFixture(root, server);
     const s = spec({ ports: [port], protected_units: ['api.service'] });
     const changes = portFreeProvider.diff(s, await portFreeProvider.observe(host, s), { live: true });
-    expect(changes.map((c) => [c.action, c.operator])).toEqual([['operator', "api.service is listed in protected_units (api.service) (in alice's manager); it is never stopped automatically"]]);
+    expect(changes.map((c) => [c.action, c.operator])).toEqual([
+      ['operator', "api.service is listed in protected_units (api.service) (in alice's manager); it is never stopped automatically"],
+    ]);
     expect(calls.some((c) => / (stop|disable|mask) /.test(c))).toBe(false);
   });
 });

@@ -143,7 +143,13 @@ interface FakeUnit {
  * service's cgroup, and whose systemctl is a recorder answering `show` from
  * `units`. `files` maps target paths (crontabs, /etc/passwd) to fixture files.
  */
-function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, files: Record<string, string> = {}, onStop: () => Promise<void> = async () => {}, onKill: () => Promise<void> = async () => {}) {
+function fakeHost(
+  inUnit: Map<number, string>,
+  units: Record<string, FakeUnit>,
+  files: Record<string, string> = {},
+  onStop: () => Promise<void> = async () => {},
+  onKill: () => Promise<void> = async () => {},
+) {
   const calls: string[][] = [];
   const fragments: Record<string, string> = {};
   for (const [name, u] of Object.entries(units)) {
@@ -155,7 +161,13 @@ function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, 
     const unit = args[args.length - 1]!;
     const u = units[unit];
     if (cmd === 'systemctl' && args[0] === 'show' && u && args.includes('MainPID')) {
-      const out = [`MainPID=${u.MainPID}`, `Type=${u.Type ?? 'simple'}`, `PIDFile=${u.PIDFile ?? ''}`, `FragmentPath=${u.fragmentPath ?? fragments[unit]}`, 'DropInPaths='].join('\n');
+      const out = [
+        `MainPID=${u.MainPID}`,
+        `Type=${u.Type ?? 'simple'}`,
+        `PIDFile=${u.PIDFile ?? ''}`,
+        `FragmentPath=${u.fragmentPath ?? fragments[unit]}`,
+        'DropInPaths=',
+      ].join('\n');
       return { command: '', exitCode: 0, stdout: `${out}\n`, stderr: '' };
     }
     if (cmd === 'systemctl' && args[0] === 'show') return { command: '', exitCode: 0, stdout: '0\n', stderr: '' };
@@ -175,7 +187,9 @@ function fakeHost(inUnit: Map<number, string>, units: Record<string, FakeUnit>, 
     mkdirSync(path.dirname(path.join(fixture, target)), { recursive: true });
     writeFileSync(path.join(fixture, target), text);
   }
-  const mapped = (t: string) => Object.keys(files).some((f) => f === t || f.startsWith(`${t}/`)) || ['/etc/crontab', '/etc/cron.d', '/var/spool/cron', '/etc/passwd', '/etc/supervisor', '/etc/supervisord.conf'].some((p) => t === p || t.startsWith(`${p}/`));
+  const mapped = (t: string) =>
+    Object.keys(files).some((f) => f === t || f.startsWith(`${t}/`)) ||
+    ['/etc/crontab', '/etc/cron.d', '/var/spool/cron', '/etc/passwd', '/etc/supervisor', '/etc/supervisord.conf'].some((p) => t === p || t.startsWith(`${p}/`));
   const fixtureHost = new Host({ root: fixture, live: true });
   const realRead = host.readFile.bind(host);
   const realDir = host.readDir.bind(host);
@@ -217,9 +231,17 @@ describe('PortFree stops a unit only for its own process', () => {
       process.kill(l.pid, 'SIGKILL');
       process.kill(sh.pid!, 'SIGKILL');
     };
-    const { host, calls } = fakeHost(new Map([[sh.pid!, 'wrapped.service'], [l.pid, 'wrapped.service']]), {
-      'wrapped.service': { MainPID: sh.pid!, file: unitFile },
-    }, {}, stop);
+    const { host, calls } = fakeHost(
+      new Map([
+        [sh.pid!, 'wrapped.service'],
+        [l.pid, 'wrapped.service'],
+      ]),
+      {
+        'wrapped.service': { MainPID: sh.pid!, file: unitFile },
+      },
+      {},
+      stop,
+    );
     const s = spec([l.port]);
     const { change } = await planFor(host, s);
     expect(change.action).toBe('stop');
@@ -227,11 +249,12 @@ describe('PortFree stops a unit only for its own process', () => {
 
     const before = calls.length;
     const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
-    expect(calls.slice(before).filter((c) => c[1] !== 'show').map((c) => c.join(' '))).toEqual([
-      'systemctl stop wrapped.service',
-      'systemctl disable wrapped.service',
-      'systemctl is-enabled wrapped.service',
-    ]);
+    expect(
+      calls
+        .slice(before)
+        .filter((c) => c[1] !== 'show')
+        .map((c) => c.join(' ')),
+    ).toEqual(['systemctl stop wrapped.service', 'systemctl disable wrapped.service', 'systemctl is-enabled wrapped.service']);
     expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapped.service', pid: l.pid } } });
   });
 
@@ -254,9 +277,18 @@ describe('PortFree stops a unit only for its own process', () => {
       process.kill(l.pid, 'SIGTERM');
       await new Promise((res) => setTimeout(res, 200));
     };
-    const { host, calls } = fakeHost(new Map([[sh.pid!, 'wrapper.service'], [l.pid, 'wrapper.service']]), {
-      'wrapper.service': { MainPID: sh.pid!, file: unitFile },
-    }, {}, stop, kill);
+    const { host, calls } = fakeHost(
+      new Map([
+        [sh.pid!, 'wrapper.service'],
+        [l.pid, 'wrapper.service'],
+      ]),
+      {
+        'wrapper.service': { MainPID: sh.pid!, file: unitFile },
+      },
+      {},
+      stop,
+      kill,
+    );
     const s = spec([l.port]);
     const { change } = await planFor(host, s);
     expect(change.action).toBe('stop');
@@ -265,7 +297,12 @@ describe('PortFree stops a unit only for its own process', () => {
     const before = calls.length;
     const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
     expect(killed).toBe(true);
-    expect(calls.slice(before).filter((c) => c[1] !== 'show').map((c) => c.join(' '))).toEqual([
+    expect(
+      calls
+        .slice(before)
+        .filter((c) => c[1] !== 'show')
+        .map((c) => c.join(' ')),
+    ).toEqual([
       'systemctl stop wrapper.service',
       'systemctl kill --kill-whom=all --signal=SIGTERM wrapper.service',
       'systemctl disable wrapper.service',
@@ -274,7 +311,7 @@ describe('PortFree stops a unit only for its own process', () => {
     expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapper.service', pid: l.pid } } });
   });
 
-  it('a transient unit (systemd-run): stopped now, and the port\'s promise for the next boot is withdrawn by an unknown naming it', async () => {
+  it("a transient unit (systemd-run): stopped now, and the port's promise for the next boot is withdrawn by an unknown naming it", async () => {
     // systemd.unit(5): transient units' files are in /run/systemd/transient and vanish at reboot; whatever ran systemd-run makes it again.
     const r = path.join(dir, 'transient.report');
     run(NODE, [path.join(dir, 'listen.js'), r]);
@@ -294,22 +331,31 @@ describe('PortFree stops a unit only for its own process', () => {
     expect(portFreeProvider.unknowns!(s, (await planFor(plain.host, s)).o)).toEqual([]);
   });
 
-  it('a wrapper script file (no exec): its commands count as the unit\'s, run directly or as `sh FILE`', async () => {
+  it("a wrapper script file (no exec): its commands count as the unit's, run directly or as `sh FILE`", async () => {
     const r = path.join(dir, 'script.report');
     const script = path.join(dir, 'start.sh');
     writeFileSync(script, `#!/bin/sh\n# start the legacy agent\ncd /\n${NODE} ${path.join(dir, 'listen.js')} ${r}\ntrue\n`);
     chmodSync(script, 0o755);
     const sh = run(script, []);
     const l = await report(r);
-    const inUnit = new Map([[sh.pid!, 'scripted.service'], [l.pid, 'scripted.service']]);
+    const inUnit = new Map([
+      [sh.pid!, 'scripted.service'],
+      [l.pid, 'scripted.service'],
+    ]);
     for (const exec of [script, `/bin/sh ${script}`]) {
-      const { change } = await planFor(fakeHost(inUnit, { 'scripted.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=${exec}\n` } }).host, spec([l.port]));
+      const { change } = await planFor(
+        fakeHost(inUnit, { 'scripted.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=${exec}\n` } }).host,
+        spec([l.port]),
+      );
       expect(change.action, exec).toBe('stop');
       expect(change.summary, exec).toContain(`pid ${l.pid} was started by scripted.service's ExecStart (${sh.pid} -> ${l.pid})`);
     }
     // A script that does not run the listener proves nothing.
     writeFileSync(path.join(dir, 'other.sh'), '#!/bin/sh\nexec sleep 1000\n');
-    const { change } = await planFor(fakeHost(inUnit, { 'scripted.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=/bin/sh ${path.join(dir, 'other.sh')}\n` } }).host, spec([l.port]));
+    const { change } = await planFor(
+      fakeHost(inUnit, { 'scripted.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=/bin/sh ${path.join(dir, 'other.sh')}\n` } }).host,
+      spec([l.port]),
+    );
     expect(change.action).toBe('operator');
   });
 
@@ -317,9 +363,15 @@ describe('PortFree stops a unit only for its own process', () => {
     const r = path.join(dir, 'other.report');
     const sh = run('/bin/sh', ['-c', `${NODE} ${path.join(dir, 'listen.js')} ${r}; true`]);
     const l = await report(r);
-    const { host } = fakeHost(new Map([[sh.pid!, 'other.service'], [l.pid, 'other.service']]), {
-      'other.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=/bin/sh -c '/usr/bin/true; /usr/bin/sleep 1000'\n` },
-    });
+    const { host } = fakeHost(
+      new Map([
+        [sh.pid!, 'other.service'],
+        [l.pid, 'other.service'],
+      ]),
+      {
+        'other.service': { MainPID: sh.pid!, file: `[Service]\nExecStart=/bin/sh -c '/usr/bin/true; /usr/bin/sleep 1000'\n` },
+      },
+    );
     const { change } = await planFor(host, spec([l.port]));
     expect(change.action).toBe('operator');
     expect(change.operator).toContain(`pid ${l.pid} (${NODE} ${path.join(dir, 'listen.js')} ${r})`);
@@ -350,7 +402,7 @@ describe('PortFree stops a unit only for its own process', () => {
     expect(stale.change.operator).toContain(`does not descend from it`);
   });
 
-  it('nginx-style master and workers share one listening socket: the master is MainPID; a worker is the unit\'s by the shared socket', async () => {
+  it("nginx-style master and workers share one listening socket: the master is MainPID; a worker is the unit's by the shared socket", async () => {
     const r = path.join(dir, 'master.report');
     run(PYTHON, [path.join(dir, 'master.py'), r]);
     const m = await report(r);
@@ -360,7 +412,13 @@ describe('PortFree stops a unit only for its own process', () => {
     const inode = (await readListeners(host0)).find((x) => x.port === m.port)!.inode;
     // The sharing is real: every worker holds the master's listening socket.
     for (const w of workers) {
-      const links = readdirSync(`/proc/${w}/fd`).map((fd) => { try { return readlinkSync(`/proc/${w}/fd/${fd}`); } catch { return ''; } });
+      const links = readdirSync(`/proc/${w}/fd`).map((fd) => {
+        try {
+          return readlinkSync(`/proc/${w}/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      });
       expect(links).toContain(`socket:[${inode}]`);
     }
     const inUnit = new Map([m.pid, ...workers].map((p) => [p, 'nginx.service'] as const));
@@ -373,11 +431,23 @@ describe('PortFree stops a unit only for its own process', () => {
     // a PID wrap-around shows a worker first): its real ancestry and the
     // master's real fds make it the unit's own.
     const facts: UnitFacts = {
-      unit: 'nginx.service', error: null, mainPid: m.pid, type: 'simple', pidFile: null, pidFilePid: null, pidFileError: null,
-      execStart: [], execError: null, main: null,
+      unit: 'nginx.service',
+      error: null,
+      mainPid: m.pid,
+      type: 'simple',
+      pidFile: null,
+      pidFilePid: null,
+      pidFileError: null,
+      execStart: [],
+      execError: null,
+      main: null,
     };
     const a = attribute(await readAncestry(host0, workers[0]!), facts, await holdsSocket(host0, m.pid, new Set([inode])));
-    expect(a).toEqual({ own: true, unit: 'nginx.service', proof: `pid ${workers[0]} shares the listening socket of its ancestor pid ${m.pid}, which is MainPID of nginx.service (${m.pid} -> ${workers[0]})` });
+    expect(a).toEqual({
+      own: true,
+      unit: 'nginx.service',
+      proof: `pid ${workers[0]} shares the listening socket of its ancestor pid ${m.pid}, which is MainPID of nginx.service (${m.pid} -> ${workers[0]})`,
+    });
   });
 });
 
@@ -397,7 +467,9 @@ describe('PortFree never stops a spawner', () => {
     const p = await spawned('job');
     const unit = 'job-runner.service';
     const inUnit = new Map([p.spawner, p.sh, p.listener.pid].map((x) => [x, unit] as const));
-    const { host, calls } = fakeHost(inUnit, { [unit]: { MainPID: p.spawner, file: `[Service]\nExecStart=${NODE} ${path.join(dir, 'spawner.js')} "sleep 1" /dev/null\n` } });
+    const { host, calls } = fakeHost(inUnit, {
+      [unit]: { MainPID: p.spawner, file: `[Service]\nExecStart=${NODE} ${path.join(dir, 'spawner.js')} "sleep 1" /dev/null\n` },
+    });
     const s = spec([p.listener.port]);
     const { change } = await planFor(host, s);
     expect(change.action).toBe('operator');
@@ -431,17 +503,23 @@ describe('PortFree never stops a spawner', () => {
     const uid = process.getuid!();
     const crontab = `# legacy\nSHELL=/bin/sh\n@reboot tester ${p.command}\n*/5 * * * * someone-else ${p.command}\n`;
     const userTab = `0 4 * * * ${p.command}\n`;
-    const { host } = fakeHost(inUnit, { [unit]: { MainPID: p.spawner, file: `[Service]\nExecStart=/usr/sbin/cron -f $EXTRA_OPTS\nKillMode=process\n` } }, {
-      '/etc/cron.d/legacy-etcd': crontab,
-      '/etc/cron.d/ignored.dpkg-old': `@reboot tester ${p.command}\n`,
-      '/var/spool/cron/crontabs/other': userTab,
-      '/etc/passwd': `root:x:0:0:root:/root:/bin/sh\ntester:x:${uid}:${uid}::/tmp:/bin/sh\nsomeone-else:x:${uid + 1}:${uid + 1}::/tmp:/bin/sh\nother:x:${uid + 2}:${uid + 2}::/tmp:/bin/sh\n`,
-    });
+    const { host } = fakeHost(
+      inUnit,
+      { [unit]: { MainPID: p.spawner, file: `[Service]\nExecStart=/usr/sbin/cron -f $EXTRA_OPTS\nKillMode=process\n` } },
+      {
+        '/etc/cron.d/legacy-etcd': crontab,
+        '/etc/cron.d/ignored.dpkg-old': `@reboot tester ${p.command}\n`,
+        '/var/spool/cron/crontabs/other': userTab,
+        '/etc/passwd': `root:x:0:0:root:/root:/bin/sh\ntester:x:${uid}:${uid}::/tmp:/bin/sh\nsomeone-else:x:${uid + 1}:${uid + 1}::/tmp:/bin/sh\nother:x:${uid + 2}:${uid + 2}::/tmp:/bin/sh\n`,
+      },
+    );
     const { change } = await planFor(host, spec([p.listener.port]));
     expect(change.action).toBe('operator');
     expect(change.operator).toContain(`is not cron.service's own process`);
     expect(change.operator).toContain('cron.service is the cron daemon: it runs every cron job on this host');
-    expect(change.operator).toContain(`It was started by the crontab line /etc/cron.d/legacy-etcd:3: @reboot tester ${p.command}: remove or change that line, then stop pid ${p.listener.pid}`);
+    expect(change.operator).toContain(
+      `It was started by the crontab line /etc/cron.d/legacy-etcd:3: @reboot tester ${p.command}: remove or change that line, then stop pid ${p.listener.pid}`,
+    );
     expect(change.operator).not.toContain('someone-else');
     expect(change.operator).not.toContain('ignored.dpkg-old');
     expect(change.operator).not.toContain('/var/spool/cron/crontabs/other');
@@ -457,10 +535,14 @@ describe('PortFree never stops a spawner', () => {
     const unit = 'supervisor.service';
     const inUnit = new Map([sup.pid!, l.pid].map((x) => [x, unit] as const));
     const command = `${NODE} ${path.join(dir, 'listen.js')} ${r}`;
-    const { host } = fakeHost(inUnit, { [unit]: { MainPID: sup.pid!, file: `[Service]\nExecStart=/usr/bin/supervisord -n -c /etc/supervisor/supervisord.conf\n` } }, {
-      '/etc/supervisor/supervisord.conf': `[supervisord]\nlogfile=/var/log/supervisor/supervisord.log\n\n[include]\nfiles = /etc/supervisor/conf.d/*.conf\n`,
-      '/etc/supervisor/conf.d/legacy.conf': `[program:other]\ncommand=/usr/bin/sleep 1000\n\n[program:legacy-etcd]\ncommand=${command} ; stand-in\nautorestart=true\n`,
-    });
+    const { host } = fakeHost(
+      inUnit,
+      { [unit]: { MainPID: sup.pid!, file: `[Service]\nExecStart=/usr/bin/supervisord -n -c /etc/supervisor/supervisord.conf\n` } },
+      {
+        '/etc/supervisor/supervisord.conf': `[supervisord]\nlogfile=/var/log/supervisor/supervisord.log\n\n[include]\nfiles = /etc/supervisor/conf.d/*.conf\n`,
+        '/etc/supervisor/conf.d/legacy.conf': `[program:other]\ncommand=/usr/bin/sleep 1000\n\n[program:legacy-etcd]\ncommand=${command} ; stand-in\nautorestart=true\n`,
+      },
+    );
     const { change } = await planFor(host, spec([l.port]));
     expect(change.action).toBe('operator');
     expect(change.operator).toContain(`pid ${l.pid} (${command}) is not ${unit}'s own process`);
@@ -499,9 +581,13 @@ describe('PortFree never stops a spawner', () => {
     const p = await spawned('nocron');
     const unit = 'cron.service';
     const inUnit = new Map([p.spawner, p.sh, p.listener.pid].map((x) => [x, unit] as const));
-    const { host } = fakeHost(inUnit, { [unit]: { MainPID: p.spawner, file: `[Service]\nExecStart=/usr/sbin/cron -f\n` } }, {
-      '/etc/crontab': `17 * * * * root cd / && run-parts --report /etc/cron.hourly\n`,
-    });
+    const { host } = fakeHost(
+      inUnit,
+      { [unit]: { MainPID: p.spawner, file: `[Service]\nExecStart=/usr/sbin/cron -f\n` } },
+      {
+        '/etc/crontab': `17 * * * * root cd / && run-parts --report /etc/cron.hourly\n`,
+      },
+    );
     const { change } = await planFor(host, spec([p.listener.port]));
     expect(change.action).toBe('operator');
     expect(change.operator).toContain('Its origin is unknown: no crontab line runs its command (read /etc/crontab)');
@@ -512,12 +598,20 @@ describe('PortFree never stops a spawner', () => {
     run(NODE, [path.join(dir, 'listen.js'), r]);
     const l = await report(r);
     const main = run('/bin/sleep', ['1000']);
-    const { host } = fakeHost(new Map([[l.pid, 'restarted.service'], [main.pid!, 'restarted.service']]), {
-      'restarted.service': { MainPID: main.pid!, file: `[Service]\nExecStart=/bin/sleep 1000\nKillMode=process\n` },
-    });
+    const { host } = fakeHost(
+      new Map([
+        [l.pid, 'restarted.service'],
+        [main.pid!, 'restarted.service'],
+      ]),
+      {
+        'restarted.service': { MainPID: main.pid!, file: `[Service]\nExecStart=/bin/sleep 1000\nKillMode=process\n` },
+      },
+    );
     const { change } = await planFor(host, spec([l.port]));
     expect(change.action).toBe('operator');
-    expect(change.operator).toContain(`pid ${l.pid} (${NODE} ${path.join(dir, 'listen.js')} ${r}) is not restarted.service's own process: it is not MainPID of restarted.service (pid ${main.pid}) and does not descend from it (its parents: ${process.pid}`);
+    expect(change.operator).toContain(
+      `pid ${l.pid} (${NODE} ${path.join(dir, 'listen.js')} ${r}) is not restarted.service's own process: it is not MainPID of restarted.service (pid ${main.pid}) and does not descend from it (its parents: ${process.pid}`,
+    );
   });
 
   it('when systemctl cannot say, the unit is never stopped on a guess', async () => {

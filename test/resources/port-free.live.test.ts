@@ -162,8 +162,16 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
         h.placement = parseCgroup(`0::/system.slice/${unit(b.port)}\n`);
         h.ancestry = { chain: [{ pid: h.pid, ppid: process.ppid, comm: h.comm, argv: process.argv, exe: process.execPath, uid: 0 }], complete: false };
         o.units[unit(b.port)] = {
-          unit: unit(b.port), error: null, mainPid: h.pid, type: 'simple', pidFile: null, pidFilePid: null, pidFileError: null,
-          execStart: [], execError: null, main: null,
+          unit: unit(b.port),
+          error: null,
+          mainPid: h.pid,
+          type: 'simple',
+          pidFile: null,
+          pidFilePid: null,
+          pidFileError: null,
+          execStart: [],
+          execError: null,
+          main: null,
         };
       }
     }
@@ -339,7 +347,15 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
       'is-enabled lazy.socket',
     ]);
     expect(outcome).toEqual({
-      reports: { 'ports.json': { port: a.port, unit: 'lazy.service', pid: 4242, socket: 'lazy.socket', freed: [{ port: a.port, unit: 'lazy.service', pid: 4242, socket: 'lazy.socket' }] } },
+      reports: {
+        'ports.json': {
+          port: a.port,
+          unit: 'lazy.service',
+          pid: 4242,
+          socket: 'lazy.socket',
+          freed: [{ port: a.port, unit: 'lazy.service', pid: 4242, socket: 'lazy.socket' }],
+        },
+      },
     });
   });
 

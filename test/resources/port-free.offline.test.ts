@@ -46,7 +46,10 @@ beforeEach(async () => {
   await put(`${LIB}/agent.service`, '[Unit]\nDescription=Agent\n\n[Service]\nExecStart=/usr/bin/agent\nRestart=always\n');
   await link(`${LIB}/agent.socket`, `${ETC}/sockets.target.wants/agent.socket`);
   // A second agent that binds 10250 itself: only a candidate.
-  await put(`${LIB}/node-monitor.service`, '[Service]\nEnvironment=LOG=info\nExecStart=/usr/bin/node-monitor --port 10250 --verbose\nRestart=always\n\n[Install]\nWantedBy=multi-user.target\n');
+  await put(
+    `${LIB}/node-monitor.service`,
+    '[Service]\nEnvironment=LOG=info\nExecStart=/usr/bin/node-monitor --port 10250 --verbose\nRestart=always\n\n[Install]\nWantedBy=multi-user.target\n',
+  );
   await link(`${LIB}/node-monitor.service`, `${ETC}/multi-user.target.wants/node-monitor.service`);
   // Not enabled: cannot start at boot, so no change.
   await put(`${LIB}/idle.service`, '[Service]\nExecStart=/usr/bin/idle --listen [::]:6443\n');
@@ -64,7 +67,16 @@ afterEach(async () => {
 });
 
 function spec(extra: Partial<PortFreeSpec> = {}): PortFreeSpec {
-  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
+  return {
+    type: 'PortFree',
+    ports: [2379, 2380, 6443, 10250, 10257, 10259],
+    protected_units: [],
+    stop_spawner_units: [],
+    mask: false,
+    timeout_seconds: 30,
+    disable_units: [],
+    ...extra,
+  };
 }
 
 function host(): Host {
@@ -75,7 +87,6 @@ function offline(o: PortFreeObserved): OfflinePortsObserved {
   if (o.mode !== 'offline') throw new Error('expected an offline observation');
   return o;
 }
-
 
 describe('PortFree offline (--root)', () => {
   it('plans: disable the enabled socket on 10250, flag the service that names 10250; ignore disabled, other-port and overridden units', async () => {
@@ -138,7 +149,10 @@ describe('PortFree offline (--root)', () => {
     expect(c.operator).toContain('cron.service is protected by the built-in list of spawners: it is the cron daemon');
     const released = spec({ disable_units: ['cron.service'], stop_spawner_units: ['cron.service'] });
     const changes = portFreeProvider.diff(released, await portFreeProvider.observe(host(), released), { live: false });
-    expect(changes.find((x) => x.id === 'disable-cron.service')).toMatchObject({ action: 'disable', op: { links: [`${ETC}/multi-user.target.wants/cron.service`] } });
+    expect(changes.find((x) => x.id === 'disable-cron.service')).toMatchObject({
+      action: 'disable',
+      op: { links: [`${ETC}/multi-user.target.wants/cron.service`] },
+    });
     const hh = host();
     await portFreeProvider.apply(hh, released, changes, await applyContext(hh));
     expect(await isLink(`${ETC}/multi-user.target.wants/cron.service`)).toBe(false);

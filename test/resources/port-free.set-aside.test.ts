@@ -81,7 +81,9 @@ describe('PortFree offline: an admin unit file in /etc/systemd/system', () => {
     const r = await executeRollback(door, plan);
     await door.end('ok');
     expect(r.failed).toEqual([]);
-    expect(snapshot(root, (p) => unitsOnly(p) || p === 'var' || p.startsWith('var/'))).toEqual(Object.fromEntries(Object.entries(before).filter(([p]) => !p.startsWith('var'))));
+    expect(snapshot(root, (p) => unitsOnly(p) || p === 'var' || p.startsWith('var/'))).toEqual(
+      Object.fromEntries(Object.entries(before).filter(([p]) => !p.startsWith('var'))),
+    );
     expect((await systemctlRoot(root, 'is-enabled', 'api.service')).stdout.trim()).toBe('enabled');
   });
 });

@@ -53,7 +53,7 @@ function recorder(onRun?: (c: Call) => void): { calls: Call[]; runner: CommandRu
 function usedHost(): void {
   build({
     'etc/fstab': FSTAB,
-    'swapfile': 'not really pages\n',
+    swapfile: 'not really pages\n',
     'etc/systemd/system/extra.swap': SWAP_UNIT,
     'etc/systemd/system/swap.target.wants/extra.swap': { link: '/etc/systemd/system/extra.swap' },
     'usr/lib/systemd/zram-generator.conf': '[zram0]\nzram-size = ram / 2\n',
@@ -212,7 +212,13 @@ describe('SwapOff offline (fixture root)', () => {
     const host = new Host({ root });
     const changes = diffSwap(SPEC, await observeSwap(host), { live: false });
     writeFileSync(path.join(root, 'etc/fstab'), FSTAB + '\n/other none swap sw 0 0\n');
-    await expect(applySwap(host, changes.filter((c) => c.id === 'fstab'), await openDoor(host, RUN))).rejects.toBeInstanceOf(HostError);
+    await expect(
+      applySwap(
+        host,
+        changes.filter((c) => c.id === 'fstab'),
+        await openDoor(host, RUN),
+      ),
+    ).rejects.toBeInstanceOf(HostError);
   });
 
   it('an empty image has nothing to do', async () => {
@@ -222,7 +228,8 @@ describe('SwapOff offline (fixture root)', () => {
 });
 
 describe('SwapOff live branches (fake runner over a fixture tree)', () => {
-  const PROC_SWAPS = 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t1048572\t\t0\t\t-2\n/dev/zram0                              partition\t4038652\t\t1024\t\t100\n';
+  const PROC_SWAPS =
+    'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t1048572\t\t0\t\t-2\n/dev/zram0                              partition\t4038652\t\t1024\t\t100\n';
 
   it('diff plans a runtime swapoff per active area, first', () => {
     const observed: SwapObserved = {
@@ -282,7 +289,12 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
 
   it('a failing swapoff is an error naming the command', async () => {
     build({ 'proc/swaps': PROC_SWAPS, 'proc/meminfo': 'SwapTotal: 1 kB\n' });
-    const runner: CommandRunner = async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 255, stdout: '', stderr: 'swapoff: /swapfile: Cannot allocate memory' });
+    const runner: CommandRunner = async (cmd, args) => ({
+      command: [cmd, ...args].join(' '),
+      exitCode: 255,
+      stdout: '',
+      stderr: 'swapoff: /swapfile: Cannot allocate memory',
+    });
     const host = new Host({ root, runner, live: true });
     const changes = diffSwap(SPEC, await observeSwap(host), { live: true });
     await expect(applySwap(host, changes, await openDoor(host, RUN))).rejects.toThrow(/swapoff \/swapfile exited 255: .*Cannot allocate memory/);
@@ -305,7 +317,8 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
     const { calls, runner } = recorder();
     const answering: CommandRunner = async (cmd, args, o) => {
       await runner(cmd, args, o);
-      if (cmd === 'systemd-escape') return { command: cmd, exitCode: 0, stdout: `${args[2]!.slice(1).replace(/-/g, '\\x2d').replace(/\//g, '-')}.swap\n`, stderr: '' };
+      if (cmd === 'systemd-escape')
+        return { command: cmd, exitCode: 0, stdout: `${args[2]!.slice(1).replace(/-/g, '\\x2d').replace(/\//g, '-')}.swap\n`, stderr: '' };
       if (cmd === 'systemctl') return { command: cmd, exitCode: 0, stdout: manager[args[args.length - 1]!] ?? '', stderr: '' };
       return { command: cmd, exitCode: 1, stdout: '', stderr: 'unexpected' };
     };
@@ -324,7 +337,24 @@ describe('SwapOff live branches (fake runner over a fixture tree)', () => {
     expect(line.operator).toContain('knows swap\\x2dmanual.swap only from /proc/swaps');
     expect(changes.some((c) => c.id === 'origin:/dev/sda5')).toBe(false);
     // A boot script's swapon of the file explains it: the script's own line is the operator's.
-    const scripts = { hits: [{ source: 'rc.local', file: '/etc/rc.local', line: 3, first: 3, last: 3, text: 'swapon /swap-manual', action: { kind: 'swapon', argv: ['swapon', '/swap-manual'] }, runBy: 'rc-local.service runs it at boot', neutralisable: true }], unknown: [], contents: {}, read: [] };
+    const scripts = {
+      hits: [
+        {
+          source: 'rc.local',
+          file: '/etc/rc.local',
+          line: 3,
+          first: 3,
+          last: 3,
+          text: 'swapon /swap-manual',
+          action: { kind: 'swapon', argv: ['swapon', '/swap-manual'] },
+          runBy: 'rc-local.service runs it at boot',
+          neutralisable: true,
+        },
+      ],
+      unknown: [],
+      contents: {},
+      read: [],
+    };
     expect(diffSwap(SPEC, { ...o, bootScripts: scripts } as never, { live: true }).some((c) => c.id.startsWith('origin:'))).toBe(false);
   });
 

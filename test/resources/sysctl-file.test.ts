@@ -43,15 +43,16 @@ const spec = (over: Partial<SysctlFileSpec> = {}): SysctlFileSpec => ({
 });
 
 /** The lab VM's leftovers: a security baseline that sorts after k8s.conf, Debian's sysctl.conf link. */
-const SECURITY_BASELINE = [
-  '# Security baseline (audit 2023-11)',
-  'kernel.kptr_restrict = 2',
-  'net.ipv4.ip_forward = 0',
-  'net.ipv4.conf.all.accept_redirects=0',
-  '',
-  '; keep: martians',
-  'net.ipv4.conf.all.log_martians = 1',
-].join('\n') + '\n';
+const SECURITY_BASELINE =
+  [
+    '# Security baseline (audit 2023-11)',
+    'kernel.kptr_restrict = 2',
+    'net.ipv4.ip_forward = 0',
+    'net.ipv4.conf.all.accept_redirects=0',
+    '',
+    '; keep: martians',
+    'net.ipv4.conf.all.log_martians = 1',
+  ].join('\n') + '\n';
 
 const labTree = (): Tree => ({
   '/etc/sysctl.d/security-baseline.conf': SECURITY_BASELINE,
@@ -66,7 +67,6 @@ const liveProc = (values: Record<string, string>): Tree =>
 async function plan(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>[]> {
   return provider.diff(s, await provider.observe(host, s), { live: host.live });
 }
-
 
 async function converge(host: Host, s: SysctlFileSpec): Promise<Change<SysctlOp>[]> {
   const changes = await plan(host, s);
@@ -114,7 +114,9 @@ describe('SysctlFile provider', () => {
     const after = await read(root, '/etc/sysctl.d/security-baseline.conf');
     const lines = SECURITY_BASELINE.split('\n');
     expect(after).toBe(
-      [...lines.slice(0, 2), '# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf', '# net.ipv4.ip_forward = 0', ...lines.slice(3)].join('\n'),
+      [...lines.slice(0, 2), '# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf', '# net.ipv4.ip_forward = 0', ...lines.slice(3)].join(
+        '\n',
+      ),
     );
     expect(await read(root, '/bk/backup/etc/sysctl.d/security-baseline.conf')).toBe(SECURITY_BASELINE);
     expect(await read(root, '/proc/sys/net/ipv4/ip_forward')).toBe('1\n');
@@ -183,7 +185,9 @@ describe('SysctlFile provider', () => {
     expect(await read(root, '/run/sysctl.d/zz-run.conf')).toBe(runVendor);
     const copy = await read(root, '/etc/sysctl.d/zz-vendor.conf');
     expect(copy).toMatch(/^# Copy of \/usr\/lib\/sysctl.d\/zz-vendor.conf/);
-    expect(copy.endsWith('kernel.a = 1\n# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf\n# net.ipv4.ip_forward = 0\nvm.b = 2\n')).toBe(true);
+    expect(copy.endsWith('kernel.a = 1\n# disabled by k8s-host-reconcile: conflicts with /etc/sysctl.d/k8s.conf\n# net.ipv4.ip_forward = 0\nvm.b = 2\n')).toBe(
+      true,
+    );
     const { tree } = await provider.observe(host, spec());
     for (const model of ['boot', 'system'] as const) {
       expect(verdict(tree, 'kernel.a', model)).toMatchObject({ value: '1' });

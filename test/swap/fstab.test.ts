@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  commentOutLines,
-  disabledByUs,
-  FSTAB_MARKER,
-  parseFstab,
-  parseFstabDevice,
-  swapEntries,
-} from '../../src/swap/fstab.js';
+import { commentOutLines, disabledByUs, FSTAB_MARKER, parseFstab, parseFstabDevice, swapEntries } from '../../src/swap/fstab.js';
 import { parseProcSwaps } from '../../src/swap/proc-swaps.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,7 +76,11 @@ describe('commentOutLines', () => {
     expect(out.split('\n').filter((l) => l === FSTAB_MARKER)).toHaveLength(6);
     expect(out).toContain(`${FSTAB_MARKER}\n#/swapfile\tnone\tswap\tsw\t0\t0\n`);
     // root and tmpfs lines survive untouched
-    expect(parseFstab(out).entries.map((e) => e.raw)).toEqual(parseFstab(FSTAB).entries.filter((e) => e.type !== 'swap').map((e) => e.raw));
+    expect(parseFstab(out).entries.map((e) => e.raw)).toEqual(
+      parseFstab(FSTAB)
+        .entries.filter((e) => e.type !== 'swap')
+        .map((e) => e.raw),
+    );
   });
 
   it('keeps a missing final newline and CRLF endings', () => {
@@ -95,9 +92,17 @@ describe('commentOutLines', () => {
 
   it('is deterministic and a no-op the second time', () => {
     const text = '/swapfile none swap sw 0 0\n';
-    const once = commentOutLines(text, swapEntries(parseFstab(text)).map((e) => e.line));
+    const once = commentOutLines(
+      text,
+      swapEntries(parseFstab(text)).map((e) => e.line),
+    );
     expect(commentOutLines(text, [1])).toBe(once);
-    expect(commentOutLines(once, swapEntries(parseFstab(once)).map((e) => e.line))).toBe(once);
+    expect(
+      commentOutLines(
+        once,
+        swapEntries(parseFstab(once)).map((e) => e.line),
+      ),
+    ).toBe(once);
     // Asking to comment an already-commented line changes nothing.
     expect(commentOutLines(once, [1, 2])).toBe(once);
   });
@@ -143,7 +148,10 @@ function findmnt(text: string): { sources: string[]; freqs: number[]; errors: nu
     const file = path.join(dir, 'fstab');
     writeFileSync(file, text, 'latin1');
     const r = spawnSync('findmnt', ['--fstab', '-F', file, '-P', '-o', 'SOURCE,FREQ'], { encoding: 'latin1' });
-    const rows = r.stdout.split('\n').filter(Boolean).map((l) => /^SOURCE="(.*)" FREQ="(-?\d+)"$/.exec(l)!);
+    const rows = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => /^SOURCE="(.*)" FREQ="(-?\d+)"$/.exec(l)!);
     return {
       sources: rows.map((m) => m[1]!),
       freqs: rows.map((m) => Number(m[2])),
@@ -378,7 +386,9 @@ describe('fstab against findmnt over a corpus', () => {
     });
 
     it('the swap lines are the entries findmnt lists with type swap', () => {
-      const oracleSwap = findmnt(CORPUS).entries.filter((e) => e[2] === 'swap').map((e) => e[0]);
+      const oracleSwap = findmnt(CORPUS)
+        .entries.filter((e) => e[2] === 'swap')
+        .map((e) => e[0]);
       const ours = swapEntries(parseFstab(CORPUS));
       expect(ours.map((e) => (e.device.kind in TAG ? `${TAG[e.device.kind as keyof typeof TAG]}=${e.device.value}` : e.device.value))).toEqual(oracleSwap);
       // The issue's two cases: three fields, and a trailing "# comment".

@@ -28,29 +28,38 @@ describe('swap signature against blkid', () => {
   const files: Array<[string, () => void]> = [];
   for (const page of [4096, 8192, 16384, 32768, 65536]) {
     const f = path.join(work, `swap-${page}`);
-    files.push([f, () => {
-      writeFileSync(f, Buffer.alloc(1024 * 1024));
-      execFileSync('mkswap', ['-p', String(page), f], { stdio: 'ignore' });
-    }]);
+    files.push([
+      f,
+      () => {
+        writeFileSync(f, Buffer.alloc(1024 * 1024));
+        execFileSync('mkswap', ['-p', String(page), f], { stdio: 'ignore' });
+      },
+    ]);
   }
   const text = path.join(work, 'passwd');
   files.push([text, () => writeFileSync(text, 'root:x:0:0:root:/root:/bin/bash\n')]);
   const zeros = path.join(work, 'zeros');
   files.push([zeros, () => writeFileSync(zeros, Buffer.alloc(128 * 1024))]);
   const magicOnly = path.join(work, 'magic-only');
-  files.push([magicOnly, () => {
-    const b = Buffer.alloc(8192);
-    b.write('SWAPSPACE2', 4086, 'latin1');
-    writeFileSync(magicOnly, b);
-  }]);
+  files.push([
+    magicOnly,
+    () => {
+      const b = Buffer.alloc(8192);
+      b.write('SWAPSPACE2', 4086, 'latin1');
+      writeFileSync(magicOnly, b);
+    },
+  ]);
   const shifted = path.join(work, 'shifted');
-  files.push([shifted, () => {
-    const b = Buffer.alloc(8192);
-    b.write('SWAPSPACE2', 4000, 'latin1');
-    b.writeUInt32LE(1, 1024);
-    b.writeUInt32LE(10, 1028);
-    writeFileSync(shifted, b);
-  }]);
+  files.push([
+    shifted,
+    () => {
+      const b = Buffer.alloc(8192);
+      b.write('SWAPSPACE2', 4000, 'latin1');
+      b.writeUInt32LE(1, 1024);
+      b.writeUInt32LE(10, 1028);
+      writeFileSync(shifted, b);
+    },
+  ]);
   const short = path.join(work, 'short');
   files.push([short, () => writeFileSync(short, 'SWAPSPACE2')]);
 
@@ -82,7 +91,18 @@ describe('remove_swap_files refuses what is not a swap file', () => {
     linkSync(path.join(root, 'linked'), path.join(root, 'linked2'));
     writeFileSync(
       path.join(root, 'etc/fstab'),
-      ['/etc/passwd none swap sw 0 0', '/swapfile none swap', '/swaplink none swap sw', '/swapdir none swap sw', '/notswap none swap sw 0 0 # x', '/linked none swap', '/../../etc/passwd none swap', '/dev/sdb3 none swap', '/missing none swap', ''].join('\n'),
+      [
+        '/etc/passwd none swap sw 0 0',
+        '/swapfile none swap',
+        '/swaplink none swap sw',
+        '/swapdir none swap sw',
+        '/notswap none swap sw 0 0 # x',
+        '/linked none swap',
+        '/../../etc/passwd none swap',
+        '/dev/sdb3 none swap',
+        '/missing none swap',
+        '',
+      ].join('\n'),
     );
     const o = await observeSwap(new Host({ root }));
     expect(o.swapFiles).toEqual(['/swapfile']);

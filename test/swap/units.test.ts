@@ -16,7 +16,13 @@ import { openDoor } from '../helpers/door.js';
 
 const roots: string[] = [];
 // The links point at /etc/... of the image, absent here: look at the link itself.
-const isLink = (p: string) => { try { return lstatSync(p).isSymbolicLink(); } catch { return false; } };
+const isLink = (p: string) => {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
 
 const UNIT = [

@@ -40,7 +40,14 @@ async function bundle(name: string, source: string): Promise<string> {
   const entry = path.join(work, `${name}.ts`);
   const out = path.join(work, `${name}.mjs`);
   await fs.writeFile(entry, source);
-  await build({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error',
+  await build({
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
     // execa's CommonJS dependencies call require(); give the ESM bundle one.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
@@ -182,9 +189,30 @@ describe('engine verdicts match systemd-sysctl 252 and procps 4.0.2 in a private
   // Entries neither program can read: a directory, a dangling link and a link loop where a vendor file has the same name.
   const K8S = { '/etc/sysctl.d/k8s.conf': 'net.ipv4.ip_forward = 1\n' };
   const unreadable: DiffCase[] = [
-    { name: 'dir-named-conf', tree: { ...K8S, '/etc/sysctl.d/50-x.conf/inner': 'net.ipv4.ip_forward = 0\n', '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
-    { name: 'dangling-link', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '/nonexistent-sysctl-fixture.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
-    { name: 'link-loop', tree: { ...K8S, '/etc/sysctl.d/50-x.conf': { link: '50-x.conf' }, '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n', '/etc/sysctl.d/60-y.conf': 'net.ipv4.conf.lo.rp_filter = 1\n' }, keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'] },
+    {
+      name: 'dir-named-conf',
+      tree: { ...K8S, '/etc/sysctl.d/50-x.conf/inner': 'net.ipv4.ip_forward = 0\n', '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n' },
+      keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'],
+    },
+    {
+      name: 'dangling-link',
+      tree: {
+        ...K8S,
+        '/etc/sysctl.d/50-x.conf': { link: '/nonexistent-sysctl-fixture.conf' },
+        '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n',
+      },
+      keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'],
+    },
+    {
+      name: 'link-loop',
+      tree: {
+        ...K8S,
+        '/etc/sysctl.d/50-x.conf': { link: '50-x.conf' },
+        '/usr/lib/sysctl.d/50-x.conf': 'net.ipv4.conf.lo.rp_filter = 2\n',
+        '/etc/sysctl.d/60-y.conf': 'net.ipv4.conf.lo.rp_filter = 1\n',
+      },
+      keys: ['net.ipv4.ip_forward', 'net.ipv4.conf.lo.rp_filter'],
+    },
   ];
   for (const c of [...diffCases, ...unreadable, ...globCases]) {
     it(c.name, async () => {

@@ -31,7 +31,8 @@ async function observe(tree: Record<string, string | { link: string }>): Promise
 }
 
 const K8S = '/etc/sysctl.d/k8s.conf';
-const at = (b: ReturnType<typeof beatingAssignments>) => b.map((x) => `${x.applied.assignment.file}:${x.applied.assignment.line}${x.through ? ` via ${x.through}` : ''}`);
+const at = (b: ReturnType<typeof beatingAssignments>) =>
+  b.map((x) => `${x.applied.assignment.file}:${x.applied.assignment.line}${x.through ? ` via ${x.through}` : ''}`);
 
 describe('beatingAssignments', () => {
   it('when our file does not set the key, nothing beats us on it, whatever other files say', async () => {
@@ -144,23 +145,43 @@ describe('couplings at boot, against the kernel in a fresh network namespace', (
   const cases: Array<{ name: string; files: Record<string, string>; order: Array<[string, string]> }> = [
     {
       name: 'ip_forward turned on after its followers were set: the change resets them',
-      files: { '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.default.forwarding = 0\nnet.ipv4.conf.all.accept_redirects = 1\n', [K8S]: 'net.ipv4.ip_forward = 1\n' },
-      order: [['net.ipv4.conf.default.forwarding', '0'], ['net.ipv4.conf.all.accept_redirects', '1'], ['net.ipv4.ip_forward', '1']],
+      files: {
+        '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.default.forwarding = 0\nnet.ipv4.conf.all.accept_redirects = 1\n',
+        [K8S]: 'net.ipv4.ip_forward = 1\n',
+      },
+      order: [
+        ['net.ipv4.conf.default.forwarding', '0'],
+        ['net.ipv4.conf.all.accept_redirects', '1'],
+        ['net.ipv4.ip_forward', '1'],
+      ],
     },
     {
       name: 'ip_forward written with the value it already has at boot: no change, the followers keep theirs',
-      files: { '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.default.forwarding = 1\nnet.ipv4.conf.all.accept_redirects = 0\n', [K8S]: 'net.ipv4.ip_forward = 0\n' },
-      order: [['net.ipv4.conf.default.forwarding', '1'], ['net.ipv4.conf.all.accept_redirects', '0'], ['net.ipv4.ip_forward', '0']],
+      files: {
+        '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.default.forwarding = 1\nnet.ipv4.conf.all.accept_redirects = 0\n',
+        [K8S]: 'net.ipv4.ip_forward = 0\n',
+      },
+      order: [
+        ['net.ipv4.conf.default.forwarding', '1'],
+        ['net.ipv4.conf.all.accept_redirects', '0'],
+        ['net.ipv4.ip_forward', '0'],
+      ],
     },
     {
       name: 'the followers written after the change keep their own values',
       files: { [K8S]: 'net.ipv4.ip_forward = 1\n', '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.default.forwarding = 0\n' },
-      order: [['net.ipv4.ip_forward', '1'], ['net.ipv4.conf.default.forwarding', '0']],
+      order: [
+        ['net.ipv4.ip_forward', '1'],
+        ['net.ipv4.conf.default.forwarding', '0'],
+      ],
     },
     {
       name: 'all.forwarding is ip_forward under another name',
       files: { '/etc/sysctl.d/10-a.conf': 'net.ipv4.conf.all.forwarding = 1\n', '/etc/sysctl.d/20-b.conf': 'net.ipv4.conf.all.accept_redirects = 1\n' },
-      order: [['net.ipv4.conf.all.forwarding', '1'], ['net.ipv4.conf.all.accept_redirects', '1']],
+      order: [
+        ['net.ipv4.conf.all.forwarding', '1'],
+        ['net.ipv4.conf.all.accept_redirects', '1'],
+      ],
     },
   ];
   for (const c of cases) {
@@ -176,7 +197,6 @@ describe('couplings at boot, against the kernel in a fresh network namespace', (
     });
   }
 });
-
 
 /**
  * procps `sysctl --system` as the oracle on a running host, whose starting
@@ -244,7 +264,9 @@ describe('sysctl --system on a running host: the starting value is unknown, so a
       if (model === 'system') {
         expect(v).toMatchObject({ value: '0', via: 'coupled', through: 'net.ipv4.conf.all.forwarding' });
         expect(`${v.winner?.assignment.file}:${v.winner?.assignment.line}`).toBe('/etc/sysctl.d/zz.conf:1');
-        expect(at(beatingAssignments(tree, K8S, 'net.ipv4.conf.default.forwarding', '1', model))).toEqual(['/etc/sysctl.d/zz.conf:1 via net.ipv4.conf.all.forwarding']);
+        expect(at(beatingAssignments(tree, K8S, 'net.ipv4.conf.default.forwarding', '1', model))).toEqual([
+          '/etc/sysctl.d/zz.conf:1 via net.ipv4.conf.all.forwarding',
+        ]);
       } else {
         // At boot all.forwarding = 0 is the kernel default: no change, so our 1 stands, told as our own line.
         expect(v).toMatchObject({ value: '1', via: 'explicit' });
@@ -254,7 +276,10 @@ describe('sysctl --system on a running host: the starting value is unknown, so a
     }
     // The kernel under sysctl --system: from a host with forwarding on, zz.conf's write is a change and
     // turns our 1 into 0; from one with it off, our 1 stands. The start is unknown, so ours may be beaten: the engine's 0.
-    const root = await fixtureRoot({ '/etc/sysctl.d/k8s.conf': 'net.ipv4.conf.default.forwarding = 1\n', '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.all.forwarding = 0\n' });
+    const root = await fixtureRoot({
+      '/etc/sysctl.d/k8s.conf': 'net.ipv4.conf.default.forwarding = 1\n',
+      '/etc/sysctl.d/zz.conf': 'net.ipv4.conf.all.forwarding = 0\n',
+    });
     const [from0, from1] = systemRuns(root, KEYS);
     expect(from0!['net.ipv4.conf.default.forwarding']).toBe('1');
     expect(from1!['net.ipv4.conf.default.forwarding']).toBe('0');
@@ -268,14 +293,22 @@ describe('sysctl --system on a running host: the starting value is unknown, so a
     });
     // The key never holds 1 at boot: the cancelling line and the coupled write after it both stand in the way.
     expect(verdict(tree, 'net.ipv4.ip_forward', 'boot')).toMatchObject({ value: '0', via: 'coupled', through: 'net.ipv4.conf.all.forwarding' });
-    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual(['/etc/sysctl.d/zz-a.conf:1', '/etc/sysctl.d/zz-b.conf:2 via net.ipv4.conf.all.forwarding']);
+    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual([
+      '/etc/sysctl.d/zz-a.conf:1',
+      '/etc/sysctl.d/zz-b.conf:2 via net.ipv4.conf.all.forwarding',
+    ]);
     // systemd-sysctl from the boot value 0: removing both lines, and only both, makes the key come out 1.
     const bootIpForward = async (files: Record<string, string>) => {
       const root = await fixtureRoot(files);
       const script = [
-        `mount --bind ${root}/etc/sysctl.d /etc/sysctl.d`, 'mount --bind /dev/null /etc/sysctl.conf', `mount --bind ${root}/run /run`,
-        `mount --bind ${root}/usr/local/lib /usr/local/lib`, `mount --bind ${root}/usr/lib/sysctl.d /usr/lib/sysctl.d`,
-        'echo 0 > /proc/sys/net/ipv4/ip_forward', 'SYSTEMD_LOG_LEVEL=err /lib/systemd/systemd-sysctl --prefix=net/ipv4 || true', 'cat /proc/sys/net/ipv4/ip_forward',
+        `mount --bind ${root}/etc/sysctl.d /etc/sysctl.d`,
+        'mount --bind /dev/null /etc/sysctl.conf',
+        `mount --bind ${root}/run /run`,
+        `mount --bind ${root}/usr/local/lib /usr/local/lib`,
+        `mount --bind ${root}/usr/lib/sysctl.d /usr/lib/sysctl.d`,
+        'echo 0 > /proc/sys/net/ipv4/ip_forward',
+        'SYSTEMD_LOG_LEVEL=err /lib/systemd/systemd-sysctl --prefix=net/ipv4 || true',
+        'cat /proc/sys/net/ipv4/ip_forward',
       ].join(' && ');
       return execFileSync('unshare', ['-n', '-m', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' }).trim();
     };
@@ -353,9 +386,10 @@ describe('a coupled write against systemd-sysctl and sysctl --system', () => {
     ];
     const starts = model === 'boot' ? ['0'] : ['0', '1'];
     return starts.map((start) => {
-      const run = model === 'boot'
-        ? 'SYSTEMD_LOG_LEVEL=err /lib/systemd/systemd-sysctl --prefix=net/ipv4 || true'
-        : "sysctl -q --system --pattern '^-?net[./]ipv4[./]' >/dev/null 2>&1 || true";
+      const run =
+        model === 'boot'
+          ? 'SYSTEMD_LOG_LEVEL=err /lib/systemd/systemd-sysctl --prefix=net/ipv4 || true'
+          : "sysctl -q --system --pattern '^-?net[./]ipv4[./]' >/dev/null 2>&1 || true";
       // The switch first: writing it resets its followers, which then get the start too.
       const reset = ['net.ipv4.ip_forward', key].map((k) => `echo ${start} > ${proc(k)}`);
       const script = [...mounts, ...reset, run, `cat ${proc(key)}`].join(' && ');
@@ -377,7 +411,8 @@ describe('a coupled write against systemd-sysctl and sysctl --system', () => {
     return out;
   }
 
-  const at = (b: ReturnType<typeof beatingAssignments>) => b.map((x) => `${x.applied.assignment.file}:${x.applied.assignment.line}${x.through ? ` via ${x.through}` : ''}`);
+  const at = (b: ReturnType<typeof beatingAssignments>) =>
+    b.map((x) => `${x.applied.assignment.file}:${x.applied.assignment.line}${x.through ? ` via ${x.through}` : ''}`);
   const lineOf = (s: string) => s.split(' via ')[0]!;
 
   describe('a coupled write before our line does not beat it', () => {
@@ -439,20 +474,26 @@ describe('a coupled write against systemd-sysctl and sysctl --system', () => {
     const ON = 'net.ipv4.ip_forward = 1\n';
     const cases: Array<{ owned: string; files: Files; boot: string | null; system: string | null }> = [
       {
-        owned: '/etc/sysctl.d/.k8s.conf', files: { '/etc/sysctl.d/.k8s.conf': ON },
-        boot: '/etc/sysctl.d/.k8s.conf is a hidden file, which systemd-sysctl skips', system: null,
+        owned: '/etc/sysctl.d/.k8s.conf',
+        files: { '/etc/sysctl.d/.k8s.conf': ON },
+        boot: '/etc/sysctl.d/.k8s.conf is a hidden file, which systemd-sysctl skips',
+        system: null,
       },
       {
-        owned: '/etc/sysctl.d/k8s.conf.bak', files: { '/etc/sysctl.d/k8s.conf.bak': ON },
-        boot: '/etc/sysctl.d/k8s.conf.bak does not end in .conf, so it is never read', system: '/etc/sysctl.d/k8s.conf.bak does not end in .conf, so it is never read',
+        owned: '/etc/sysctl.d/k8s.conf.bak',
+        files: { '/etc/sysctl.d/k8s.conf.bak': ON },
+        boot: '/etc/sysctl.d/k8s.conf.bak does not end in .conf, so it is never read',
+        system: '/etc/sysctl.d/k8s.conf.bak does not end in .conf, so it is never read',
       },
       {
-        owned: '/run/sysctl.d/k8s.conf', files: { '/run/sysctl.d/k8s.conf': ON, '/etc/sysctl.d/k8s.conf': { link: '/dev/null' } },
+        owned: '/run/sysctl.d/k8s.conf',
+        files: { '/run/sysctl.d/k8s.conf': ON, '/etc/sysctl.d/k8s.conf': { link: '/dev/null' } },
         boot: '/run/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf (a mask), which has the same name in a higher-precedence directory',
         system: '/run/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf (a mask), which has the same name in a higher-precedence directory',
       },
       {
-        owned: '/usr/lib/sysctl.d/k8s.conf', files: { '/usr/lib/sysctl.d/k8s.conf': ON, '/etc/sysctl.d/k8s.conf': '# the admin took it out\n' },
+        owned: '/usr/lib/sysctl.d/k8s.conf',
+        files: { '/usr/lib/sysctl.d/k8s.conf': ON, '/etc/sysctl.d/k8s.conf': '# the admin took it out\n' },
         boot: '/usr/lib/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf, which has the same name in a higher-precedence directory',
         system: '/usr/lib/sysctl.d/k8s.conf is shadowed by /etc/sysctl.d/k8s.conf, which has the same name in a higher-precedence directory',
       },

@@ -24,7 +24,13 @@ describe('parseSysctlText (sysctl.d(5) syntax)', () => {
   it("understands the '-' prefix: ignore failure with '=', exclude-only without", () => {
     const p = parseSysctlText(['-net.bridge.bridge-nf-call-iptables = 1', '-net.ipv4.conf.eth0.rp_filter', 'net.ipv4.conf.*.rp_filter = 2'].join('\n'), 'f');
     const [a, b, c] = p.assignments;
-    expect(a).toMatchObject({ key: 'net.bridge.bridge-nf-call-iptables', rawKey: 'net.bridge.bridge-nf-call-iptables', value: '1', ignoreFailure: true, excludeOnly: false });
+    expect(a).toMatchObject({
+      key: 'net.bridge.bridge-nf-call-iptables',
+      rawKey: 'net.bridge.bridge-nf-call-iptables',
+      value: '1',
+      ignoreFailure: true,
+      excludeOnly: false,
+    });
     expect(b).toMatchObject({ key: 'net.ipv4.conf.eth0.rp_filter', value: null, ignoreFailure: false, excludeOnly: true, isGlob: false });
     expect(c).toMatchObject({ key: 'net.ipv4.conf.*.rp_filter', isGlob: true, excludeOnly: false, ignoreFailure: false });
   });

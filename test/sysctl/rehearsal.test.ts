@@ -36,9 +36,18 @@ let work = '';
 // Host values a rehearsal must leave alone: the net keys the fixtures write,
 // and the global keys their filtered-out lines name.
 const HOST_KEYS = [
-  'net.ipv4.ip_forward', 'net.ipv4.conf.all.forwarding', 'net.ipv4.conf.default.forwarding', 'net.ipv4.conf.all.rp_filter',
-  'net.ipv4.conf.all.accept_redirects', 'net.ipv6.conf.all.forwarding', 'net.ipv6.conf.default.forwarding',
-  'kernel.pid_max', 'vm.swappiness', 'fs.file-max', 'kernel.kptr_restrict', 'net.core.rmem_max',
+  'net.ipv4.ip_forward',
+  'net.ipv4.conf.all.forwarding',
+  'net.ipv4.conf.default.forwarding',
+  'net.ipv4.conf.all.rp_filter',
+  'net.ipv4.conf.all.accept_redirects',
+  'net.ipv6.conf.all.forwarding',
+  'net.ipv6.conf.default.forwarding',
+  'kernel.pid_max',
+  'vm.swappiness',
+  'fs.file-max',
+  'kernel.kptr_restrict',
+  'net.core.rmem_max',
 ];
 const hostValues = () => Object.fromEntries(HOST_KEYS.map((k) => [k, readFileSync(sysctlProcPath(k), 'utf8')]));
 let hostBefore: Record<string, string>;
@@ -73,12 +82,22 @@ type Values = Record<SysctlModel, Record<string, string | null>>;
  */
 async function rehearseValues(tree: SysctlTree, keys: string[]): Promise<Values> {
   const at = (v: string) => keys.map((k) => [k, v] as [string, string]);
-  const r = await runRehearsal(live, env, [{ tree, start: at('0'), seed: at('0') }, { tree, start: at('1'), seed: at('1') }], keys, { start: [], seed: [] });
+  const r = await runRehearsal(
+    live,
+    env,
+    [
+      { tree, start: at('0'), seed: at('0') },
+      { tree, start: at('1'), seed: at('1') },
+    ],
+    keys,
+    { start: [], seed: [] },
+  );
   if ('reason' in r) throw new Error(r.reason);
   const [zero, one] = r.results;
   const out: Values = { boot: {}, system: {} };
   for (const model of ['boot', 'system'] as SysctlModel[]) {
-    for (const k of keys) out[model][k] = zero![model][k] === one![model][k] ? zero![model][k]! : zero![model][k] === '0' && one![model][k] === '1' ? null : 'inconsistent';
+    for (const k of keys)
+      out[model][k] = zero![model][k] === one![model][k] ? zero![model][k]! : zero![model][k] === '0' && one![model][k] === '1' ? null : 'inconsistent';
   }
   return out;
 }
@@ -99,16 +118,76 @@ describe('kernel couplings: write one key in a fresh network namespace, read the
   // key read back, the start values, and what the kernel shows. The engine
   // must predict the same offline.
   const rows: Array<{ name: string; file: string; read: string; start: Array<[string, string]>; expect: string }> = [
-    { name: 'conf.all.forwarding sets ip_forward', file: 'net.ipv4.conf.all.forwarding = 1', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '0']], expect: '1' },
-    { name: 'ip_forward sets conf.all.forwarding', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.all.forwarding', start: [['net.ipv4.conf.all.forwarding', '0']], expect: '1' },
-    { name: 'conf.all.forwarding = 0 clears ip_forward', file: 'net.ipv4.conf.all.forwarding = 0', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '1']], expect: '0' },
-    { name: 'a change of ip_forward sets conf.default.forwarding', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.default.forwarding', start: [['net.ipv4.conf.default.forwarding', '0']], expect: '1' },
-    { name: 'a change of ip_forward sets every device (lo)', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.lo.forwarding', start: [['net.ipv4.conf.lo.forwarding', '0']], expect: '1' },
-    { name: 'a change of ip_forward sets conf.all.accept_redirects to its negation', file: 'net.ipv4.ip_forward = 1', read: 'net.ipv4.conf.all.accept_redirects', start: [['net.ipv4.conf.all.accept_redirects', '1']], expect: '0' },
-    { name: 'conf.default.forwarding does not set ip_forward', file: 'net.ipv4.conf.default.forwarding = 1', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '0']], expect: '0' },
-    { name: 'ipv6 conf.all.forwarding sets ipv6 conf.default.forwarding', file: 'net.ipv6.conf.all.forwarding = 1', read: 'net.ipv6.conf.default.forwarding', start: [['net.ipv6.conf.default.forwarding', '0']], expect: '1' },
-    { name: 'ipv6 conf.all.forwarding sets ipv6 conf.lo.forwarding', file: 'net.ipv6.conf.all.forwarding = 1', read: 'net.ipv6.conf.lo.forwarding', start: [['net.ipv6.conf.lo.forwarding', '0']], expect: '1' },
-    { name: 'ipv6 conf.all.forwarding does not set ip_forward', file: 'net.ipv6.conf.all.forwarding = 1', read: 'net.ipv4.ip_forward', start: [['net.ipv4.ip_forward', '0']], expect: '0' },
+    {
+      name: 'conf.all.forwarding sets ip_forward',
+      file: 'net.ipv4.conf.all.forwarding = 1',
+      read: 'net.ipv4.ip_forward',
+      start: [['net.ipv4.ip_forward', '0']],
+      expect: '1',
+    },
+    {
+      name: 'ip_forward sets conf.all.forwarding',
+      file: 'net.ipv4.ip_forward = 1',
+      read: 'net.ipv4.conf.all.forwarding',
+      start: [['net.ipv4.conf.all.forwarding', '0']],
+      expect: '1',
+    },
+    {
+      name: 'conf.all.forwarding = 0 clears ip_forward',
+      file: 'net.ipv4.conf.all.forwarding = 0',
+      read: 'net.ipv4.ip_forward',
+      start: [['net.ipv4.ip_forward', '1']],
+      expect: '0',
+    },
+    {
+      name: 'a change of ip_forward sets conf.default.forwarding',
+      file: 'net.ipv4.ip_forward = 1',
+      read: 'net.ipv4.conf.default.forwarding',
+      start: [['net.ipv4.conf.default.forwarding', '0']],
+      expect: '1',
+    },
+    {
+      name: 'a change of ip_forward sets every device (lo)',
+      file: 'net.ipv4.ip_forward = 1',
+      read: 'net.ipv4.conf.lo.forwarding',
+      start: [['net.ipv4.conf.lo.forwarding', '0']],
+      expect: '1',
+    },
+    {
+      name: 'a change of ip_forward sets conf.all.accept_redirects to its negation',
+      file: 'net.ipv4.ip_forward = 1',
+      read: 'net.ipv4.conf.all.accept_redirects',
+      start: [['net.ipv4.conf.all.accept_redirects', '1']],
+      expect: '0',
+    },
+    {
+      name: 'conf.default.forwarding does not set ip_forward',
+      file: 'net.ipv4.conf.default.forwarding = 1',
+      read: 'net.ipv4.ip_forward',
+      start: [['net.ipv4.ip_forward', '0']],
+      expect: '0',
+    },
+    {
+      name: 'ipv6 conf.all.forwarding sets ipv6 conf.default.forwarding',
+      file: 'net.ipv6.conf.all.forwarding = 1',
+      read: 'net.ipv6.conf.default.forwarding',
+      start: [['net.ipv6.conf.default.forwarding', '0']],
+      expect: '1',
+    },
+    {
+      name: 'ipv6 conf.all.forwarding sets ipv6 conf.lo.forwarding',
+      file: 'net.ipv6.conf.all.forwarding = 1',
+      read: 'net.ipv6.conf.lo.forwarding',
+      start: [['net.ipv6.conf.lo.forwarding', '0']],
+      expect: '1',
+    },
+    {
+      name: 'ipv6 conf.all.forwarding does not set ip_forward',
+      file: 'net.ipv6.conf.all.forwarding = 1',
+      read: 'net.ipv4.ip_forward',
+      start: [['net.ipv4.ip_forward', '0']],
+      expect: '0',
+    },
   ];
   for (const row of rows) {
     it(row.name, async () => {
@@ -139,7 +218,12 @@ describe('kernel couplings: write one key in a fresh network namespace, read the
 
 // ---------------------------------------------------------------------------
 
-const spec = (settings: Record<string, number>): SysctlFileSpec => ({ type: 'SysctlFile', file: '/etc/sysctl.d/k8s.conf', settings, conflict_policy: 'resolve' });
+const spec = (settings: Record<string, number>): SysctlFileSpec => ({
+  type: 'SysctlFile',
+  file: '/etc/sysctl.d/k8s.conf',
+  settings,
+  conflict_policy: 'resolve',
+});
 
 async function observedFor(s: SysctlFileSpec, files: Tree): Promise<SysctlFileObserved> {
   const root = path.join(work, `o${n++}`);
@@ -160,7 +244,8 @@ describe('the rehearsal catches what an engine misses, and bisection names the l
     {
       name: 'a later vendor file among other net lines',
       files: {
-        '/usr/lib/sysctl.d/zz-vendor.conf': '# vendor\nnet.ipv4.conf.all.rp_filter = 2\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.ip_forward = 0\nnet.ipv4.conf.default.rp_filter = 2\n',
+        '/usr/lib/sysctl.d/zz-vendor.conf':
+          '# vendor\nnet.ipv4.conf.all.rp_filter = 2\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.ip_forward = 0\nnet.ipv4.conf.default.rp_filter = 2\n',
         '/etc/sysctl.d/10-local.conf': 'net.ipv4.tcp_fin_timeout = 30\nkernel.pid_max = 99999\n',
       },
       culprits: ['/usr/lib/sysctl.d/zz-vendor.conf:4'],
@@ -169,7 +254,8 @@ describe('the rehearsal catches what an engine misses, and bisection names the l
     {
       name: 'a coupled key in a later /etc file',
       files: {
-        '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.send_redirects = 0\nvm.swappiness = 1\nnet.ipv4.conf.all.forwarding = 0\nnet.ipv4.conf.all.log_martians = 1\n',
+        '/etc/sysctl.d/zz-hardening.conf':
+          'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.send_redirects = 0\nvm.swappiness = 1\nnet.ipv4.conf.all.forwarding = 0\nnet.ipv4.conf.all.log_martians = 1\n',
       },
       culprits: ['/etc/sysctl.d/zz-hardening.conf:4'],
       models: ['boot', 'system'],
@@ -228,15 +314,37 @@ describe('the rehearsal catches what an engine misses, and bisection names the l
     const observed = await observedFor(s, { '/usr/lib/sysctl.d/zz-vendor.conf': 'net.ipv4.tcp_syncookies = 1\nnet.ipv4.conf.all.log_martians = 1\n' });
     expect(sysctlFileProvider.diff(s, observed, { live: true }).some((c) => c.op.kind === 'resolve')).toBe(false);
     const both = { 'net.ipv4.ip_forward': '1' };
-    const changes = sysctlFileProvider.diff(s, {
-      ...observed,
-      rehearsal: {
-        status: 'ran', ms: 1, runs: 3, programs: { boot: 'systemd-sysctl', system: 'sysctl --system' }, notRehearsed: [], start: {},
-        engine: { boot: both, system: both }, enginePlan: { boot: { 'net.ipv4.ip_forward': '0' }, system: both },
-        culprits: [{ key: 'net.ipv4.ip_forward', wanted: '1', models: ['boot'], file: '/usr/lib/sysctl.d/zz-vendor.conf', line: 2, realPath: '/usr/lib/sysctl.d/zz-vendor.conf', text: 'net.ipv4.conf.all.log_martians = 1', value: '0' }],
-        final: { boot: both, system: both }, unexplained: [],
+    const changes = sysctlFileProvider.diff(
+      s,
+      {
+        ...observed,
+        rehearsal: {
+          status: 'ran',
+          ms: 1,
+          runs: 3,
+          programs: { boot: 'systemd-sysctl', system: 'sysctl --system' },
+          notRehearsed: [],
+          start: {},
+          engine: { boot: both, system: both },
+          enginePlan: { boot: { 'net.ipv4.ip_forward': '0' }, system: both },
+          culprits: [
+            {
+              key: 'net.ipv4.ip_forward',
+              wanted: '1',
+              models: ['boot'],
+              file: '/usr/lib/sysctl.d/zz-vendor.conf',
+              line: 2,
+              realPath: '/usr/lib/sysctl.d/zz-vendor.conf',
+              text: 'net.ipv4.conf.all.log_martians = 1',
+              value: '0',
+            },
+          ],
+          final: { boot: both, system: both },
+          unexplained: [],
+        },
       },
-    }, { live: true });
+      { live: true },
+    );
     const ch = changes.find((c) => c.op.kind === 'resolve');
     expect(ch?.summary).toContain('bisection names /usr/lib/sysctl.d/zz-vendor.conf:2 (net.ipv4.conf.all.log_martians = 1); the rehearsal wins');
     expect(ch?.file?.path).toBe('/etc/sysctl.d/zz-vendor.conf');
@@ -280,7 +388,9 @@ describe('the rehearsal catches what an engine misses, and bisection names the l
     const observed = await observedFor(s, { '/etc/sysctl.d/zz-hardening.conf': 'net.ipv4.conf.all.rp_filter = 1\nnet.ipv4.conf.all.forwarding = 0\n' });
     const offline = sysctlFileProvider.diff(s, observed, { live: false });
     const resolve = offline.find((x) => x.op.kind === 'resolve');
-    expect(resolve?.summary).toContain('/etc/sysctl.d/zz-hardening.conf:2 sets net.ipv4.conf.all.forwarding, which the kernel couples with net.ipv4.ip_forward');
+    expect(resolve?.summary).toContain(
+      '/etc/sysctl.d/zz-hardening.conf:2 sets net.ipv4.conf.all.forwarding, which the kernel couples with net.ipv4.ip_forward',
+    );
     const r = await rehearse(live, s, observed);
     if (r.status !== 'ran') throw new Error(r.reason);
     expect(r.enginePlan.boot['net.ipv4.ip_forward']).toBe('1');
@@ -309,7 +419,8 @@ describe('where the rehearsal cannot run, one line says why', () => {
   it('--root', async () => {
     const a = await rehearsalAvailability(new Host({ root: root({}) }));
     expect(a.ok).toBe(false);
-    if (!a.ok) expect(a.reason).toMatch(/^offline \(--root .*\): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands$/);
+    if (!a.ok)
+      expect(a.reason).toMatch(/^offline \(--root .*\): the rehearsal would run this machine's programs, not the image's; the engine's prediction stands$/);
   });
 
   it('not root', async () => {
@@ -331,9 +442,20 @@ describe('where the rehearsal cannot run, one line says why', () => {
   it('a non-net key: nothing to rehearse, nothing run', async () => {
     const s = spec({ 'kernel.pid_max': 4194304 });
     const observed = await sysctlFileProvider.observe(new Host({ root: root({}) }), s);
-    const r = await rehearse(new Host({ root: '/', runner: async () => { throw new Error('no command may run'); } }), s, observed);
+    const r = await rehearse(
+      new Host({
+        root: '/',
+        runner: async () => {
+          throw new Error('no command may run');
+        },
+      }),
+      s,
+      observed,
+    );
     expect(r).toEqual({ status: 'skipped', reason: "no net.* key to rehearse (kernel.pid_max); the engine's prediction stands" });
-    expect(rehearsalNotes(s, { ...observed, rehearsal: r })).toEqual(["rehearsal skipped: no net.* key to rehearse (kernel.pid_max); the engine's prediction stands"]);
+    expect(rehearsalNotes(s, { ...observed, rehearsal: r })).toEqual([
+      "rehearsal skipped: no net.* key to rehearse (kernel.pid_max); the engine's prediction stands",
+    ]);
   });
 
   describe('the systemd-sysctl program, from systemd-sysctl.service', () => {
@@ -356,9 +478,19 @@ describe('where the rehearsal cannot run, one line says why', () => {
       const got = await systemdSysctlProgram(new Host({ root: root({}) }));
       // systemd.unit(5), "System Unit Search Path" (with /lib for Debian's unmerged images).
       const searchPath = [
-        '/etc/systemd/system.control', '/run/systemd/system.control', '/run/systemd/transient', '/run/systemd/generator.early',
-        '/etc/systemd/system', '/etc/systemd/system.attached', '/run/systemd/system', '/run/systemd/system.attached',
-        '/run/systemd/generator', '/usr/local/lib/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system', '/run/systemd/generator.late',
+        '/etc/systemd/system.control',
+        '/run/systemd/system.control',
+        '/run/systemd/transient',
+        '/run/systemd/generator.early',
+        '/etc/systemd/system',
+        '/etc/systemd/system.attached',
+        '/run/systemd/system',
+        '/run/systemd/system.attached',
+        '/run/systemd/generator',
+        '/usr/local/lib/systemd/system',
+        '/usr/lib/systemd/system',
+        '/lib/systemd/system',
+        '/run/systemd/generator.late',
       ];
       expect(got).toEqual({ reason: `no systemd-sysctl.service on the unit search path (${searchPath.join(', ')})` });
     });
@@ -395,7 +527,8 @@ describe('where the rehearsal cannot run, one line says why', () => {
 
 describe("the rehearsal's copy of the files", () => {
   it('blanks every non-net line and the removed ones, keeping line numbers and the other bytes', () => {
-    const text = '# c\nkernel.pid_max = 9\nnet.ipv4.ip_forward = 0\r\n-vm.swappiness = 1\n  net/ipv4/tcp_syncookies=1\nnet*.x = 1\nno equals\nnet.ipv4.conf.all.rp_filter = 2';
+    const text =
+      '# c\nkernel.pid_max = 9\nnet.ipv4.ip_forward = 0\r\n-vm.swappiness = 1\n  net/ipv4/tcp_syncookies=1\nnet*.x = 1\nno equals\nnet.ipv4.conf.all.rp_filter = 2';
     const out = rehearsalText(text, '/etc/sysctl.d/a.conf', new Set(['/etc/sysctl.d/a.conf:8']));
     expect(out.split('\n')).toEqual(['# c', '', 'net.ipv4.ip_forward = 0\r', '', '  net/ipv4/tcp_syncookies=1', '', '', '']);
   });
@@ -409,10 +542,25 @@ describe("the rehearsal's copy of the files", () => {
       'opt/shared/sysctl.conf': 'vm.swappiness = 1\nnet.ipv4.tcp_syncookies = 1\n',
     });
     const tree = (await observeSysctlTree(new Host({ root: r }))).tree;
-    const real = new Map([['/etc/sysctl.d', '/etc/sysctl.d'], ['/run/sysctl.d', '/run/sysctl.d'], ['/usr/local/lib/sysctl.d', '/usr/local/lib/sysctl.d'], ['/usr/lib/sysctl.d', '/usr/lib/sysctl.d'], ['/lib/sysctl.d', '/usr/lib/sysctl.d']]);
-    const lay = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d', '/usr/lib/sysctl.d']), ancestors: new Map(), sysctlConf: '/etc/sysctl.conf' }, [], []);
+    const real = new Map([
+      ['/etc/sysctl.d', '/etc/sysctl.d'],
+      ['/run/sysctl.d', '/run/sysctl.d'],
+      ['/usr/local/lib/sysctl.d', '/usr/local/lib/sysctl.d'],
+      ['/usr/lib/sysctl.d', '/usr/lib/sysctl.d'],
+      ['/lib/sysctl.d', '/usr/lib/sysctl.d'],
+    ]);
+    const lay = layout(
+      [{ tree }],
+      { real, existing: new Set(['/etc/sysctl.d', '/usr/lib/sysctl.d']), ancestors: new Map(), sysctlConf: '/etc/sysctl.conf' },
+      [],
+      [],
+    );
     if ('reason' in lay) throw new Error(lay.reason);
-    expect(lay.sources).toEqual([{ path: '/etc/sysctl.d', kind: 'dir' }, { path: '/usr/lib/sysctl.d', kind: 'dir' }, { path: '/etc/sysctl.conf', kind: 'file' }]);
+    expect(lay.sources).toEqual([
+      { path: '/etc/sysctl.d', kind: 'dir' },
+      { path: '/usr/lib/sysctl.d', kind: 'dir' },
+      { path: '/etc/sysctl.conf', kind: 'file' },
+    ]);
     const [etc, usr, conf] = lay.trials[0]!.sources as [{ entries: Array<Record<string, string>> }, { entries: unknown[] }, { content: string }];
     const dec = (b: string) => Buffer.from(b, 'base64').toString('latin1');
     expect(etc.entries.map((e) => (e.link !== undefined ? [e.name, 'link', e.link] : [e.name, 'file', dec(e.content!)]))).toEqual([
@@ -425,8 +573,14 @@ describe("the rehearsal's copy of the files", () => {
   });
 
   it('a directory missing on the host is laid through its nearest ancestor, never / or /tmp', () => {
-    const tree = { files: [{ path: '/run/sysctl.d/x.conf', masked: false, realPath: '/run/sysctl.d/x.conf', content: 'net.ipv4.ip_forward=1\n', assignments: [] }], sysctlConf: null };
-    const real = new Map([['/etc/sysctl.d', '/etc/sysctl.d'], ['/run/sysctl.d', '/run/sysctl.d']]);
+    const tree = {
+      files: [{ path: '/run/sysctl.d/x.conf', masked: false, realPath: '/run/sysctl.d/x.conf', content: 'net.ipv4.ip_forward=1\n', assignments: [] }],
+      sysctlConf: null,
+    };
+    const real = new Map([
+      ['/etc/sysctl.d', '/etc/sysctl.d'],
+      ['/run/sysctl.d', '/run/sysctl.d'],
+    ]);
     const ok = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d']), ancestors: new Map([['/run/sysctl.d', '/run']]), sysctlConf: null }, [], []);
     expect('reason' in ok ? ok.reason : ok.sources).toContainEqual({ path: '/run/sysctl.d', kind: 'dir', create: { ancestor: '/run' } });
     const refused = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d']), ancestors: new Map([['/run/sysctl.d', '/']]), sysctlConf: null }, [], []);
@@ -455,10 +609,17 @@ describe('bisection (ddmin) over a stand-in oracle', () => {
 describe("apply's verification", () => {
   it('names each key the rehearsal shows wrong over the written files, with the program', () => {
     const r: SysctlRehearsal = {
-      status: 'ran', ms: 1, runs: 1, programs: { boot: 'b', system: 's' }, notRehearsed: [], start: {},
+      status: 'ran',
+      ms: 1,
+      runs: 1,
+      programs: { boot: 'b', system: 's' },
+      notRehearsed: [],
+      start: {},
       engine: { boot: { 'net.ipv4.ip_forward': '1' }, system: { 'net.ipv4.ip_forward': '1' } },
       enginePlan: { boot: { 'net.ipv4.ip_forward': '0' }, system: { 'net.ipv4.ip_forward': '1' } },
-      culprits: [], final: { boot: { 'net.ipv4.ip_forward': '0' }, system: { 'net.ipv4.ip_forward': '1' } }, unexplained: [],
+      culprits: [],
+      final: { boot: { 'net.ipv4.ip_forward': '0' }, system: { 'net.ipv4.ip_forward': '1' } },
+      unexplained: [],
     };
     expect(rehearsalFailures(spec({ 'net.ipv4.ip_forward': 1 }), r)).toEqual(['rehearsal: net.ipv4.ip_forward comes out 0 at boot (systemd-sysctl), wanted 1']);
     expect(rehearsalFailures(spec({ 'net.ipv4.ip_forward': 1 }), { status: 'skipped', reason: 'x' })).toEqual([]);

@@ -79,9 +79,15 @@ describe('cg_path_get_user_unit: only below user@UID.service', () => {
     // A delegated service that made a subgroup with a unit's name.
     expect(v2('/system.slice/builder.service/job.scope')).toMatchObject({ unit: 'builder.service', userUnit: null });
     // An instance of a template "backup-user@.service": skip_user_manager wants "user@" at the start.
-    expect(v2('/system.slice/system-backup\\x2duser.slice/backup-user@1000.service/job.scope')).toMatchObject({ unit: 'backup-user@1000.service', userUnit: null });
+    expect(v2('/system.slice/system-backup\\x2duser.slice/backup-user@1000.service/job.scope')).toMatchObject({
+      unit: 'backup-user@1000.service',
+      userUnit: null,
+    });
     // An instance of user@.service whose instance is no UID (parse_uid refuses "1000.service-x").
-    expect(v2('/user.slice/user-1000.slice/user@1000.service-x.service/app.slice/agent.service')).toMatchObject({ unit: 'user@1000.service-x.service', userUnit: null });
+    expect(v2('/user.slice/user-1000.slice/user@1000.service-x.service/app.slice/agent.service')).toMatchObject({
+      unit: 'user@1000.service-x.service',
+      userUnit: null,
+    });
   });
 });
 
@@ -145,10 +151,30 @@ describe("container runtimes' own names", () => {
   });
 
   it("cgroup trees outside systemd: the runtimes' exact top names are containers, other hand-made trees are not", () => {
-    for (const top of [`/docker/${ID}`, '/kubepods/besteffort/pod0c8b/abc', '/lxc/web', '/lxc.payload.web', '/machine/qemu-1-debian.libvirt-qemu', '/libpod_parent/libpod-abc', '/podruntime/runtime']) {
+    for (const top of [
+      `/docker/${ID}`,
+      '/kubepods/besteffort/pod0c8b/abc',
+      '/lxc/web',
+      '/lxc.payload.web',
+      '/machine/qemu-1-debian.libvirt-qemu',
+      '/libpod_parent/libpod-abc',
+      '/podruntime/runtime',
+    ]) {
       expect(v2(top).container, top).toContain(top);
     }
-    for (const top of ['/dockerd-test/x', '/ci-docker/x', '/legacy-kubepods/x', '/old-lxc.payload.web', '/nolxc/x', '/lxcfs/x', '/virtual-machine/x', '/machines/x', '/old-libpod_parent/x', '/libpod_parent2/x', '/my-podruntime/x']) {
+    for (const top of [
+      '/dockerd-test/x',
+      '/ci-docker/x',
+      '/legacy-kubepods/x',
+      '/old-lxc.payload.web',
+      '/nolxc/x',
+      '/lxcfs/x',
+      '/virtual-machine/x',
+      '/machines/x',
+      '/old-libpod_parent/x',
+      '/libpod_parent2/x',
+      '/my-podruntime/x',
+    ]) {
       expect(v2(top), top).toMatchObject({ unit: null, container: null });
     }
   });

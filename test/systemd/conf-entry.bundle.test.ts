@@ -32,7 +32,11 @@ function tree() {
 }
 
 const plan = (root: string, pre: string[] = []) =>
-  spawnSync(pre[0] ?? process.execPath, [...pre.slice(1), ...(pre.length ? [process.execPath] : []), BUNDLE, '--plan', '-f', path.join(root, 'desired.yaml'), '--root', root], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  spawnSync(
+    pre[0] ?? process.execPath,
+    [...pre.slice(1), ...(pre.length ? [process.execPath] : []), BUNDLE, '--plan', '-f', path.join(root, 'desired.yaml'), '--root', root],
+    { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+  );
 
 describe('sysctl.d entries nobody can read', () => {
   it('a directory, a dangling link and a link loop are skipped with a warning naming each; the plan goes on', () => {
@@ -44,8 +48,12 @@ describe('sysctl.d entries nobody can read', () => {
     const r = plan(root);
     expect(r.status).toBe(2);
     expect(r.stdout).toContain('warning: SysctlFile: /etc/sysctl.d/40-dir.conf is skipped, as systemd-sysctl and sysctl --system skip it: it is a directory');
-    expect(r.stdout).toContain('warning: SysctlFile: /etc/sysctl.d/50-dangling.conf is skipped, as systemd-sysctl and sysctl --system skip it: it is a dangling symbolic link');
-    expect(r.stdout).toContain('warning: SysctlFile: /etc/sysctl.d/60-loop.conf is skipped, as systemd-sysctl and sysctl --system skip it: it is a symbolic link loop');
+    expect(r.stdout).toContain(
+      'warning: SysctlFile: /etc/sysctl.d/50-dangling.conf is skipped, as systemd-sysctl and sysctl --system skip it: it is a dangling symbolic link',
+    );
+    expect(r.stdout).toContain(
+      'warning: SysctlFile: /etc/sysctl.d/60-loop.conf is skipped, as systemd-sysctl and sysctl --system skip it: it is a symbolic link loop',
+    );
     // The readable conflict behind them is still found.
     expect(r.stdout).toContain('/etc/sysctl.d/zz-later.conf:1 sorts after /etc/sysctl.d/k8s.conf');
   });
@@ -67,14 +75,17 @@ describe('sysctl.d entries nobody can read', () => {
 describe('modprobe.d, modules-load.d and unit links nobody can read', () => {
   it('are skipped with a warning (or, for a .wants link loop, ignored as systemd does) and every resource still plans', () => {
     const root = tree();
-    writeFileSync(path.join(root, 'desired.yaml'), `reports_dir: /root/ks/preflight
+    writeFileSync(
+      path.join(root, 'desired.yaml'),
+      `reports_dir: /root/ks/preflight
 resources:
   - type: ModulesLoad
     file: /etc/modules-load.d/k8s.conf
     modules: [overlay, br_netfilter]
   - type: PortFree
     ports: [10250]
-`);
+`,
+    );
     mkdirSync(path.join(root, 'etc/modprobe.d/broken.conf'), { recursive: true });
     mkdirSync(path.join(root, 'etc/modules-load.d'), { recursive: true });
     symlinkSync('loop.conf', path.join(root, 'etc/modules-load.d/loop.conf'));

@@ -36,7 +36,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const spec: PortFreeSpec = { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [] };
+const spec: PortFreeSpec = {
+  type: 'PortFree',
+  ports: [10250],
+  protected_units: [],
+  stop_spawner_units: [],
+  mask: false,
+  timeout_seconds: 30,
+  disable_units: [],
+};
 
 describe('the shared system unit graph', () => {
   it('is one object for every reader on one Host, the boot-script scan and PortFree included', async () => {
@@ -58,7 +66,12 @@ describe('the shared system unit graph', () => {
     const edgesBefore = base.edges.length;
     const more = await systemUnitGraph(host, ['getty@tty9.service']);
     expect(more).not.toBe(base);
-    expect(more.units.get('getty@tty9.service')).toMatchObject({ instance: 'tty9', template: 'getty@.service', fragment: `${LIB}/getty@.service`, masked: false });
+    expect(more.units.get('getty@tty9.service')).toMatchObject({
+      instance: 'tty9',
+      template: 'getty@.service',
+      fragment: `${LIB}/getty@.service`,
+      masked: false,
+    });
     expect([...base.units.keys()]).toEqual(unitsBefore);
     expect(base.units.has('getty@tty9.service')).toBe(false);
     expect(base.edges).toHaveLength(edgesBefore);

@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 describe('systemUnitGraph', () => {
-  it('is the loader\'s graph of the tree, with no unit of its own added, and read once per Host', async () => {
+  it("is the loader's graph of the tree, with no unit of its own added, and read once per Host", async () => {
     const root = unitTree(roots, 'system-graph-', { [`${LIB}/a.service`]: `${NODEFAULT}Wants=b.service\n[Service]\nExecStart=/bin/true\n` });
     const host = new Host({ root, live: false });
     const shared = await systemUnitGraph(host);

@@ -16,8 +16,12 @@ import { generatorLinksTo, sysvScriptOf, SYSV_GENERATOR_DIR } from '../../src/sy
 import { SYSTEM_UNIT_PATH } from '../../src/systemd/unit-dirs.js';
 import { lsbInitScript } from '../helpers/sysv-script.js';
 
-const INIT = lsbInitScript('legacy-api', 'Legacy API server', `exit 0
-`);
+const INIT = lsbInitScript(
+  'legacy-api',
+  'Legacy API server',
+  `exit 0
+`,
+);
 
 let root = '';
 function inChroot(...argv: string[]): string {
@@ -43,7 +47,7 @@ afterAll(() => {
 }, 120_000);
 
 describe('systemd-sysv-generator units', () => {
-  it('the generator\'s unit names its script; a native unit, or a copy without the generator\'s mark, does not', () => {
+  it("the generator's unit names its script; a native unit, or a copy without the generator's mark, does not", () => {
     generate();
     const frag = `${SYSV_GENERATOR_DIR}/legacy-api.service`;
     const text = readFileSync(path.join(root, frag), 'utf8');

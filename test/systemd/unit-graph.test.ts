@@ -38,7 +38,11 @@ async function graphOf(root: string, without: string[] = []): Promise<UnitGraph>
 }
 
 /** For each fixture unit: does the oracle start it at boot, and do we. */
-async function compare(root: string, names: string[], without: string[] = []): Promise<{ ours: Record<string, boolean>; theirs: Record<string, boolean>; graph: UnitGraph }> {
+async function compare(
+  root: string,
+  names: string[],
+  without: string[] = [],
+): Promise<{ ours: Record<string, boolean>; theirs: Record<string, boolean>; graph: UnitGraph }> {
   const started = oracleStarted(await oracle(root));
   const graph = await graphOf(root, without);
   const reach = bootPaths(graph, names);
@@ -209,7 +213,10 @@ describe('unit graph vs systemd --test', () => {
     const theirs = oracleStarted(await oracle(after));
     const graph = await graphOf(before, removed);
     const reach = bootPaths(graph, ['agent.service', 'solo.service']);
-    expect({ agent: reach.has('agent.service'), solo: reach.has('solo.service') }).toEqual({ agent: theirs.has('agent.service'), solo: theirs.has('solo.service') });
+    expect({ agent: reach.has('agent.service'), solo: reach.has('solo.service') }).toEqual({
+      agent: theirs.has('agent.service'),
+      solo: theirs.has('solo.service'),
+    });
     expect(theirs.has('agent.service')).toBe(true);
     expect(sentence(graph, 'agent.service')).toContain('wanted by mon.target (Wants= at /usr/lib/systemd/system/mon.target:3)');
   });

@@ -31,7 +31,8 @@ async function systemctlRoot(root: string, ...args: string[]): Promise<void> {
 beforeAll(async () => {
   // No skip: CI installs systemd, and without it this suite proves nothing.
   const r = await execa('systemctl', ['--version'], { reject: false });
-  if (r.exitCode !== 0) throw new Error(`systemctl is required for test/systemd/unit-links.providers.test.ts (apt-get install systemd): ${r.stderr || r.message}`);
+  if (r.exitCode !== 0)
+    throw new Error(`systemctl is required for test/systemd/unit-links.providers.test.ts (apt-get install systemd): ${r.stderr || r.message}`);
 });
 
 afterEach(async () => {
@@ -83,7 +84,16 @@ const refuse: CommandRunner = async (cmd, args) => {
 const offlineHost = (root: string) => new Host({ root, runner: refuse });
 
 function portSpec(extra: Partial<PortFreeSpec>): PortFreeSpec {
-  return { type: 'PortFree', ports: [2379, 2380, 6443, 10250, 10257, 10259], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra };
+  return {
+    type: 'PortFree',
+    ports: [2379, 2380, 6443, 10250, 10257, 10259],
+    protected_units: [],
+    stop_spawner_units: [],
+    mask: false,
+    timeout_seconds: 30,
+    disable_units: [],
+    ...extra,
+  };
 }
 
 async function portFreeOffline(root: string, spec: PortFreeSpec): Promise<string[]> {
@@ -373,7 +383,10 @@ describe('the disable rules, unit by unit', () => {
     const before = await snapshot(theirs);
     await systemctlRoot(theirs, 'disable', 'agent.service');
     const after = await snapshot(theirs);
-    const gone = Object.keys(before).filter((k) => !(k in after) && before[k]!.startsWith('->')).map((k) => `/${k}`).sort();
+    const gone = Object.keys(before)
+      .filter((k) => !(k in after) && before[k]!.startsWith('->'))
+      .map((k) => `/${k}`)
+      .sort();
     expect(planned).toEqual(gone);
     expect(gone).toHaveLength(3);
   });

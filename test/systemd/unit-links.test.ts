@@ -30,7 +30,10 @@ async function systemctlDisables(root: string, ...names: string[]): Promise<stri
   const before = snapshot(root);
   await systemctlRoot(root, 'disable', ...names);
   const after = snapshot(root);
-  return Object.keys(before).filter((k) => before[k]!.startsWith('link') && !(k in after)).map((k) => `/${k}`).sort();
+  return Object.keys(before)
+    .filter((k) => before[k]!.startsWith('link') && !(k in after))
+    .map((k) => `/${k}`)
+    .sort();
 }
 
 const unit = (install = '', unitSection = '') => `[Unit]\nDescription=fixture\n${unitSection}\n[Service]\nExecStart=/bin/true\n\n[Install]\n${install}\n`;
@@ -80,7 +83,9 @@ describe('disableLinks against systemctl --root disable', () => {
       [`${LIB}/other.service`]: unit('WantedBy=multi-user.target'),
       [`${LIB}/extra.service`]: unit('WantedBy=multi-user.target'),
       [`${LIB}/last.service`]: unit('WantedBy=multi-user.target'),
-      ...Object.fromEntries(['agent', 'helper', 'other', 'extra', 'last'].map((n) => [`${WANTS}/${n}.service`, { link: `/usr/lib/systemd/system/${n}.service` }])),
+      ...Object.fromEntries(
+        ['agent', 'helper', 'other', 'extra', 'last'].map((n) => [`${WANTS}/${n}.service`, { link: `/usr/lib/systemd/system/${n}.service` }]),
+      ),
     });
     const planned = await disableLinks(host(root), ['agent.service']);
     const gone = await systemctlDisables(root, 'agent.service');
@@ -193,7 +198,7 @@ describe('enablementOf against systemctl --root disable', () => {
     expect(en.alsoLinks).toHaveLength(1);
   });
 
-  it('vendor links of a template\'s instances belong to the template; an unrelated instance link belongs to nobody', async () => {
+  it("vendor links of a template's instances belong to the template; an unrelated instance link belongs to nobody", async () => {
     const root = tmpTree({
       [`${LIB}/getty@.service`]: unit('WantedBy=getty.target'),
       [`${LIB}/getty.target.wants/getty@tty1.service`]: { link: '../getty@.service' },

@@ -25,7 +25,10 @@ describe('drop-in order', () => {
     put('usr/lib/systemd/system/agent.service.d/a.conf', '[Service]\nEnvironment=FROM=shadowed\n');
     const oracle = spawnSync('systemd-analyze', [`--root=${root}`, 'cat-config', 'systemd/system/agent.service'], { encoding: 'utf8' });
     expect(oracle.status).toBe(0);
-    const expected = oracle.stdout.split('\n').filter((l) => l.startsWith(`# ${root}/`)).map((l) => l.slice(2 + root.length));
+    const expected = oracle.stdout
+      .split('\n')
+      .filter((l) => l.startsWith(`# ${root}/`))
+      .map((l) => l.slice(2 + root.length));
     expect(expected).toHaveLength(names.length + 2);
     const unit = (await loadUnitGraph(new Host({ root }))).units.get('agent.service')!;
     const files = [...new Set(unit.directives.map((d) => d.file))];

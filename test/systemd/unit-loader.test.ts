@@ -59,7 +59,17 @@ async function theirs(root: string, names: string[]): Promise<Record<string, Sum
       const loaded = u.load === 'loaded';
       const deps = Object.fromEntries(RELATIONS.map((r) => [r, [...new Set((u.deps.get(r) ?? []).filter((d) => !implicit(d)))].sort()]));
       // systemd names a linked unit file by its link; the file read is where the link ends.
-      return [name, { name: n, load: u.load, fragment: loaded ? rel(realpathSync(u.fragment ?? '')) : null, dropIns: loaded ? u.dropIns.map(rel) : [], names: loaded ? [n, ...u.aliases].sort() : [n], deps }];
+      return [
+        name,
+        {
+          name: n,
+          load: u.load,
+          fragment: loaded ? rel(realpathSync(u.fragment ?? '')) : null,
+          dropIns: loaded ? u.dropIns.map(rel) : [],
+          names: loaded ? [n, ...u.aliases].sort() : [n],
+          deps,
+        },
+      ];
     }),
   );
 }
@@ -75,7 +85,17 @@ function ours(graph: UnitGraph, names: string[]): Record<string, Summary | 'abse
         RELATIONS.map((r) => [r, [...new Set(graph.edges.filter((e) => e.from === c && e.relation === r).map((e) => graph.resolve(e.to)))].sort()]),
       );
       // u.names as the loader gives them: sorted, each once.
-      return [name, { name: c, load, fragment: load === 'loaded' ? u.fragment : null, dropIns: load === 'loaded' ? u.dropIns : [], names: load === 'loaded' ? u.names : [c], deps }];
+      return [
+        name,
+        {
+          name: c,
+          load,
+          fragment: load === 'loaded' ? u.fragment : null,
+          dropIns: load === 'loaded' ? u.dropIns : [],
+          names: load === 'loaded' ? u.names : [c],
+          deps,
+        },
+      ];
     }),
   );
 }
@@ -85,7 +105,10 @@ async function graphOf(root: string, without: string[] = []): Promise<UnitGraph>
 }
 
 /** Ours and systemd's summaries of `names`, and our graph. */
-async function compare(files: Tree, names: string[]): Promise<{ ours: Record<string, Summary | 'absent'>; theirs: Record<string, Summary | 'absent'>; graph: UnitGraph; root: string }> {
+async function compare(
+  files: Tree,
+  names: string[],
+): Promise<{ ours: Record<string, Summary | 'absent'>; theirs: Record<string, Summary | 'absent'>; graph: UnitGraph; root: string }> {
   const root = probeTree(files, names);
   const graph = await graphOf(root);
   const out = { ours: ours(graph, names), theirs: await theirs(root, names), graph, root };
@@ -137,7 +160,10 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     expect(graph.problems).toEqual([]);
     // No unit of a name systemctl does not list as a unit file.
     const listed = (await systemctlText(root, 'list-unit-files', '--no-legend')).trim();
-    expect({ README: graph.units.has('README'), none: graph.units.get('none.service')?.entry ?? null }).toEqual({ README: listed.includes('README'), none: null });
+    expect({ README: graph.units.has('README'), none: graph.units.get('none.service')?.entry ?? null }).toEqual({
+      README: listed.includes('README'),
+      none: null,
+    });
     expect(listed).not.toContain('none.service');
     expect(t['over.service']).toMatchObject({ load: 'loaded', fragment: `/${ETC}/over.service` });
     expect(t['empty.service']).toMatchObject({ load: 'masked' });
@@ -156,7 +182,11 @@ describe('unit loader vs systemd --test, unit by unit', () => {
 
   it('aliases: chains of links, an instance linked to its own template, an alias of a template', async () => {
     const names = ['real.service', 'zal1.service', 'zal2.service', 'cyc-a.service', 'getty@tty1.service', 'getty@tty2.service', 'tpl-alias@x.service'];
-    const { ours: o, theirs: t, graph } = await compare(
+    const {
+      ours: o,
+      theirs: t,
+      graph,
+    } = await compare(
       {
         [`${LIB}/real.service`]: service('Wants=r-dep.service\n'),
         [`${ETC}/zal1.service`]: { link: 'zal2.service' },
@@ -178,8 +208,10 @@ describe('unit loader vs systemd --test, unit by unit', () => {
       names,
     );
     // systemd also lists tpl-alias@x.service among tpl@x.service's names; the loader resolves it without listing it.
-    const noInstanceAlias = (r: Record<string, Summary | 'absent'>): Record<string, Summary | 'absent'> =>
-      ({ ...r, 'tpl-alias@x.service': { ...(r['tpl-alias@x.service'] as Summary), names: [] } });
+    const noInstanceAlias = (r: Record<string, Summary | 'absent'>): Record<string, Summary | 'absent'> => ({
+      ...r,
+      'tpl-alias@x.service': { ...(r['tpl-alias@x.service'] as Summary), names: [] },
+    });
     expect(noInstanceAlias(o)).toEqual(noInstanceAlias(t));
     expect(graph.resolve('tpl-alias@x.service')).toBe((t['tpl-alias@x.service'] as Summary).name);
     expect(t['cyc-a.service']).toMatchObject({ load: 'not-found' });
@@ -190,7 +222,11 @@ describe('unit loader vs systemd --test, unit by unit', () => {
 
   it('drop-ins: /etc replaces a same-named vendor drop-in, byte order of names, type-wide service.d, links to drop-in dirs', async () => {
     const names = ['d.service', 'e.service', 'f.service', 'a-b-c.service', '-lead.service'];
-    const { ours: o, theirs: t, graph } = await compare(
+    const {
+      ours: o,
+      theirs: t,
+      graph,
+    } = await compare(
       {
         [`${LIB}/d.service`]: service('Wants=base.service\n'),
         [`${LIB}/d.service.d/10-x.conf`]: '[Unit]\nWants=lib-x.service\n',
@@ -216,7 +252,12 @@ describe('unit loader vs systemd --test, unit by unit', () => {
         [`${LIB}/a-.service.d/10-a.conf`]: '[Unit]\nWants=pa.service\n',
         [`${LIB}/a-b-.service.d/10-a.conf`]: '[Unit]\nWants=pab.service\n',
         [`${LIB}/a-b-.service.d/20-b.conf`]: '[Unit]\nWants=pab2.service\n',
-        ...Object.fromEntries(['base', 'lib-x', 'etc-x', 'run-y', 'lib-y', 'lib-z', 'readme', 'req', 'all', 'shared', 'linked-want', 'pa', 'pab', 'pab2'].map((n) => [`${LIB}/${n}.service`, service()])),
+        ...Object.fromEntries(
+          ['base', 'lib-x', 'etc-x', 'run-y', 'lib-y', 'lib-z', 'readme', 'req', 'all', 'shared', 'linked-want', 'pa', 'pab', 'pab2'].map((n) => [
+            `${LIB}/${n}.service`,
+            service(),
+          ]),
+        ),
       },
       names,
     );
@@ -234,7 +275,11 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     // A bare template named by Wants= is no unit to systemd. (One on the path is loaded by the loader for
     // Accept=yes sockets; systemd refuses Wants=w@.service, so it is not asked about here.)
     const names = ['w@a.service', 'w@b.service', 'missing@.service'];
-    const { ours: o, theirs: t, graph } = await compare(
+    const {
+      ours: o,
+      theirs: t,
+      graph,
+    } = await compare(
       {
         [`${LIB}/w@.service`]: service('Wants=tw-%i.service\n'),
         [`${ETC}/w@.service.d/10-t.conf`]: '[Unit]\nWants=tpl-dropin.service\n',
@@ -246,7 +291,9 @@ describe('unit loader vs systemd --test, unit by unit', () => {
         [`${LIB}/w@.service.wants/masked-w.service`]: { link: '/dev/null' },
         [`${LIB}/w@.service.wants/notes.txt`]: 'not a unit\n',
         [`${LIB}/w@.service.wants/sub.service/x.conf`]: '[Unit]\n',
-        ...Object.fromEntries(['tw-a', 'tw-b', 'tpl-dropin', 'inst-dropin', 'inst2', 'tw-wanted', 'only-b', 'masked-w', 'sub'].map((n) => [`${LIB}/${n}.service`, service()])),
+        ...Object.fromEntries(
+          ['tw-a', 'tw-b', 'tpl-dropin', 'inst-dropin', 'inst2', 'tw-wanted', 'only-b', 'masked-w', 'sub'].map((n) => [`${LIB}/${n}.service`, service()]),
+        ),
       },
       names,
     );
@@ -288,7 +335,9 @@ describe('unit loader vs systemd --test, unit by unit', () => {
       [`${LIB}/p.path`]: `${NODEFAULT}[Path]\nPathExists=/tmp/x\n`,
       [`${LIB}/q.path`]: `${NODEFAULT}[Path]\nPathExists=/tmp/x\nUnit=q-run.service\n`,
       [`${ETC}/q.path.d/10-empty.conf`]: '[Path]\nUnit=\n',
-      ...Object.fromEntries(['t-run', 't', 's-impl', 's', 'acc', 'accy', 'noacc', 'other', 'p', 'q-run', 'q', 'x-extra'].map((n) => [`${LIB}/${n}.service`, service()])),
+      ...Object.fromEntries(
+        ['t-run', 't', 's-impl', 's', 'acc', 'accy', 'noacc', 'other', 'p', 'q-run', 'q', 'x-extra'].map((n) => [`${LIB}/${n}.service`, service()]),
+      ),
       [`${LIB}/acc@.service`]: service(),
       [`${LIB}/accy@.service`]: service(),
       [`${LIB}/noacc@.service`]: service(),
@@ -307,7 +356,11 @@ describe('unit loader vs systemd --test, unit by unit', () => {
 
   it('specifiers: %p and %N are the name without suffix, %i is empty in a plain unit; %I and %P name no unit', async () => {
     const names = ['plain.service', 'pl@in.service'];
-    const { ours: o, theirs: t, graph } = await compare(
+    const {
+      ours: o,
+      theirs: t,
+      graph,
+    } = await compare(
       {
         [`${LIB}/plain.service`]: service('Wants=%p-h.service h%i.service %N-n.target\nWants=k%I.service\nWants=q%P.service\n'),
         [`${LIB}/pl@.service`]: service('Wants=%p-h.service h%i.service %N-n.target pct%%.service\nWants=k%I.service\nWants=q%P.service\n'),
@@ -328,7 +381,12 @@ describe('unit loader vs systemd --test, unit by unit', () => {
 describe('loader problems name the file and line', () => {
   it('a link loop is skipped with a problem; an unknown specifier makes the named units unknown', async () => {
     const names = ['loop1.service', 'spec.service'];
-    const { ours: o, theirs: t, graph, root } = await compare(
+    const {
+      ours: o,
+      theirs: t,
+      graph,
+      root,
+    } = await compare(
       {
         [`${ETC}/loop1.service`]: { link: 'loop2.service' },
         [`${ETC}/loop2.service`]: { link: 'loop1.service' },
@@ -389,10 +447,24 @@ describe('[Install] against systemctl --root enable', () => {
         [`${LIB}/ti-x@a.service.d/20-i.conf`]: '[Install]\nWantedBy=inst-dropin.target\n',
         [`${LIB}/ti-.service.d/30-dash.conf`]: '[Install]\nWantedBy=dash.target\n',
         ...Object.fromEntries(
-          ['unit-section', 'service-section', 'early', 'a', 'b', 'c', 'd', 'e', 'dropin', 'shadowed', 'typewide', 'also', 'tpl', 'tpl-dropin', 'inst-dropin', 'dash'].map((t) => [
-            `${LIB}/${t}.target`,
-            NODEFAULT,
-          ]),
+          [
+            'unit-section',
+            'service-section',
+            'early',
+            'a',
+            'b',
+            'c',
+            'd',
+            'e',
+            'dropin',
+            'shadowed',
+            'typewide',
+            'also',
+            'tpl',
+            'tpl-dropin',
+            'inst-dropin',
+            'dash',
+          ].map((t) => [`${LIB}/${t}.target`, NODEFAULT]),
         ),
       },
       [],
@@ -484,11 +556,14 @@ describe('unit loader vs systemd --test: entries systemd skips', () => {
 
   it('a name whose alias links lead into a loop is not found, like the names of the loop', async () => {
     const names = ['a.service', 'b.service', 'c.service'];
-    const root = probeTree({
-      [`${ETC}/a.service`]: { link: 'b.service' },
-      [`${ETC}/b.service`]: { link: 'c.service' },
-      [`${ETC}/c.service`]: { link: 'b.service' },
-    }, names);
+    const root = probeTree(
+      {
+        [`${ETC}/a.service`]: { link: 'b.service' },
+        [`${ETC}/b.service`]: { link: 'c.service' },
+        [`${ETC}/c.service`]: { link: 'b.service' },
+      },
+      names,
+    );
     const t = await theirs(root, names);
     expect(Object.values(t).map((s) => (s === 'absent' ? s : s.load))).toEqual(['not-found', 'not-found', 'not-found']);
     expect(ours(await graphOf(root), names)).toEqual(t);
@@ -497,12 +572,15 @@ describe('unit loader vs systemd --test: entries systemd skips', () => {
 
 describe('[Install] drop-ins in byte order of their names, whatever directory each is in', () => {
   it('a later-named drop-in in /etc resets what an earlier-named one in /usr/lib adds (systemctl --root enable)', async () => {
-    const root = probeTree({
-      [`${LIB}/ord.service`]: `${service()}[Install]\nWantedBy=frag.target\n`,
-      [`${ETC}/ord.service.d/20-etc.conf`]: '[Install]\nWantedBy=\nWantedBy=etc.target\n',
-      [`${LIB}/ord.service.d/10-lib.conf`]: '[Install]\nWantedBy=lib.target\n',
-      ...Object.fromEntries(['frag', 'etc', 'lib'].map((t) => [`${LIB}/${t}.target`, NODEFAULT])),
-    }, []);
+    const root = probeTree(
+      {
+        [`${LIB}/ord.service`]: `${service()}[Install]\nWantedBy=frag.target\n`,
+        [`${ETC}/ord.service.d/20-etc.conf`]: '[Install]\nWantedBy=\nWantedBy=etc.target\n',
+        [`${LIB}/ord.service.d/10-lib.conf`]: '[Install]\nWantedBy=lib.target\n',
+        ...Object.fromEntries(['frag', 'etc', 'lib'].map((t) => [`${LIB}/${t}.target`, NODEFAULT])),
+      },
+      [],
+    );
     const graph = await graphOf(root);
     const wanted = graph.units.get('ord.service')!.install.wantedBy.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
     const created = linksIn(await systemctlText(root, 'enable', 'ord.service'), 'Created symlink', root);
@@ -514,27 +592,33 @@ describe('[Install] drop-ins in byte order of their names, whatever directory ea
 describe('unit loader vs systemd --test: names of linked files and instances of aliased templates', () => {
   it('a link to a unit file of another name outside the path, and an instance with its own file under an aliased template', async () => {
     const names = ['lk.service', 'other.service', 'foo-alias@x.service', 'foo-alias@y.service', 'foo@y.service'];
-    const { ours: o, theirs: t } = await compare({
-      'opt/units/other.service': service('Wants=from-lib.service\n'),
-      [`${ETC}/lk.service`]: { link: '../../../opt/units/other.service' },
-      [`${LIB}/foo@.service`]: service('Wants=from-lib.service\n'),
-      [`${ETC}/foo-alias@.service`]: { link: '../../../usr/lib/systemd/system/foo@.service' },
-      [`${ETC}/foo-alias@x.service`]: service('Wants=own.service\n'),
-      [`${LIB}/from-lib.service`]: service(),
-      [`${LIB}/own.service`]: service(),
-    }, names);
+    const { ours: o, theirs: t } = await compare(
+      {
+        'opt/units/other.service': service('Wants=from-lib.service\n'),
+        [`${ETC}/lk.service`]: { link: '../../../opt/units/other.service' },
+        [`${LIB}/foo@.service`]: service('Wants=from-lib.service\n'),
+        [`${ETC}/foo-alias@.service`]: { link: '../../../usr/lib/systemd/system/foo@.service' },
+        [`${ETC}/foo-alias@x.service`]: service('Wants=own.service\n'),
+        [`${LIB}/from-lib.service`]: service(),
+        [`${LIB}/own.service`]: service(),
+      },
+      names,
+    );
     expect(o).toEqual(t);
   });
 });
 
 describe('[Install] drop-ins: the first directory of the search path wins a name', () => {
   it('a drop-in in /etc/systemd/system.control beats one of the same name in /usr/lib (systemctl --root enable)', async () => {
-    const root = probeTree({
-      [`${LIB}/ctl.service`]: `${service()}[Install]\nWantedBy=frag.target\n`,
-      ['etc/systemd/system.control/ctl.service.d/10-x.conf']: '[Install]\nWantedBy=\nWantedBy=control.target\n',
-      [`${LIB}/ctl.service.d/10-x.conf`]: '[Install]\nWantedBy=lib.target\n',
-      ...Object.fromEntries(['frag', 'control', 'lib'].map((t) => [`${LIB}/${t}.target`, NODEFAULT])),
-    }, []);
+    const root = probeTree(
+      {
+        [`${LIB}/ctl.service`]: `${service()}[Install]\nWantedBy=frag.target\n`,
+        ['etc/systemd/system.control/ctl.service.d/10-x.conf']: '[Install]\nWantedBy=\nWantedBy=control.target\n',
+        [`${LIB}/ctl.service.d/10-x.conf`]: '[Install]\nWantedBy=lib.target\n',
+        ...Object.fromEntries(['frag', 'control', 'lib'].map((t) => [`${LIB}/${t}.target`, NODEFAULT])),
+      },
+      [],
+    );
     const graph = await graphOf(root);
     const wanted = graph.units.get('ctl.service')!.install.wantedBy.flatMap((d) => d.value.split(/\s+/).filter(Boolean));
     const created = linksIn(await systemctlText(root, 'enable', 'ctl.service'), 'Created symlink', root);

@@ -30,7 +30,10 @@ function theirSocket(lines: string[]): { ports: number[]; triggers: string | nul
   return { ports, triggers: trig ? trig.split(' ')[1]! : null };
 }
 
-async function compareSocket(body: string, extra: Tree = {}): Promise<{ ours: { ports: number[]; service: string; accept: boolean }; theirs: { ports: number[]; triggers: string | null } }> {
+async function compareSocket(
+  body: string,
+  extra: Tree = {},
+): Promise<{ ours: { ports: number[]; service: string; accept: boolean }; theirs: { ports: number[]; triggers: string | null } }> {
   const root = unitTree(roots, 'unit-settings-', {
     [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=s.socket\n`,
     [`${LIB}/s.socket`]: `${NODEFAULT}${body}`,
@@ -61,7 +64,20 @@ describe('a socket unit, as systemd --test loads it', () => {
   });
 
   it("Accept= takes every word of systemd's parse_boolean, in any case", async () => {
-    const words = [['1', true], ['yes', true], ['Y', true], ['True', true], ['t', true], ['On', true], ['0', false], ['NO', false], ['n', false], ['false', false], ['F', false], ['off', false]] as const;
+    const words = [
+      ['1', true],
+      ['yes', true],
+      ['Y', true],
+      ['True', true],
+      ['t', true],
+      ['On', true],
+      ['0', false],
+      ['NO', false],
+      ['n', false],
+      ['false', false],
+      ['F', false],
+      ['off', false],
+    ] as const;
     for (const [word, accepts] of words) {
       const { ours, theirs } = await compareSocket(`[Socket]\nListenStream=8083\nAccept=${accepts ? 'no' : 'yes'}\nAccept=${word}\n`);
       expect(theirs.triggers === null, word).toBe(accepts);
@@ -173,14 +189,16 @@ describe("the unit graph's Triggers=, as systemd --test loads it", () => {
     expect(r.ours).toEqual(r.theirs);
   });
 
-  it("a timer triggers the first Unit= (systemd: \"Multiple units to trigger specified, ignoring\")", async () => {
+  it('a timer triggers the first Unit= (systemd: "Multiple units to trigger specified, ignoring")', async () => {
     const r = await compareTriggers('q.timer', '[Timer]\nOnBootSec=1h\nUnit=\nUnit=real.service\nUnit=decoy.service\n');
     expect(r.theirs).toEqual(['real.service']);
     expect(r.ours).toEqual(r.theirs);
   });
 
   it('a path unit likewise, also when the second Unit= is in a drop-in', async () => {
-    const r = await compareTriggers('q.path', '[Path]\nPathExists=/nonexistent\nUnit=real.service\n', { [`${ETC}/q.path.d/10-x.conf`]: '[Path]\nUnit=decoy.service\n' });
+    const r = await compareTriggers('q.path', '[Path]\nPathExists=/nonexistent\nUnit=real.service\n', {
+      [`${ETC}/q.path.d/10-x.conf`]: '[Path]\nUnit=decoy.service\n',
+    });
     expect(r.theirs).toEqual(['real.service']);
     expect(r.ours).toEqual(r.theirs);
   });
@@ -207,7 +225,10 @@ describe("the unit graph's Triggers=, as systemd --test loads it", () => {
   });
 
   it("only [Socket]'s Service= names the socket's service: not a Service= in another section, nor another [Socket] key naming a .service", async () => {
-    const r = await compareTriggers('p.socket', '[Socket]\nListenStream=8095\nService=real.service\nFileDescriptorName=decoy.service\n[X-Custom]\nService=decoy.service\n');
+    const r = await compareTriggers(
+      'p.socket',
+      '[Socket]\nListenStream=8095\nService=real.service\nFileDescriptorName=decoy.service\n[X-Custom]\nService=decoy.service\n',
+    );
     expect(r.theirs).toEqual(['real.service']);
     expect(r.ours).toEqual(r.theirs);
   });

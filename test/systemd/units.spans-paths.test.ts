@@ -32,7 +32,29 @@ describe('parseTimespanMs against systemd-analyze timespan, continued', () => {
     }
   });
   it('every unit systemd knows (weeks, months, years, both micro signs), numbers without a unit summed, and what it refuses', () => {
-    const known = ['19', '9s', '1\t5', '1\n5', '1\r5', '\t2s', '1w', '2M', '1y', '500\u03bcs', '500\u00b5s', '5 5', '1min 30', '1month 2w', '1y 2month 3w', '2 h', '1.5h', '3 days', '10msec', '12.34 .56', '1s.5'];
+    const known = [
+      '19',
+      '9s',
+      '1\t5',
+      '1\n5',
+      '1\r5',
+      '\t2s',
+      '1w',
+      '2M',
+      '1y',
+      '500\u03bcs',
+      '500\u00b5s',
+      '5 5',
+      '1min 30',
+      '1month 2w',
+      '1y 2month 3w',
+      '2 h',
+      '1.5h',
+      '3 days',
+      '10msec',
+      '12.34 .56',
+      '1s.5',
+    ];
     for (const t of known) {
       expect(theirs(t), t).not.toBeNull();
       expect(parseTimespanMs(t), t).toBe(theirs(t));

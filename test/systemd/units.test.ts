@@ -31,8 +31,37 @@ describe('parseTimespanMs against systemd-analyze timespan', () => {
     const us = /μs: (\d+)/.exec(r.stdout)![1]!;
     return us === '18446744073709551615' ? null : Math.round(Number(us) / 1000);
   };
-  const accepted = ['100ms', '5s', '1min 30s', '1min30s', '1 min 30 s', '1.5s', '1.5min', '2', '0', '7usec', '1500us', '10msec', '500µs',
-    '5sec', '1second', '1.5',  '2 hours', '3hr', '1h', '1d 2h', '2d', '1day', '2days', '1m', '2minutes', '1minute', '5 s', '  5s  ', '1s 500ms'];
+  const accepted = [
+    '100ms',
+    '5s',
+    '1min 30s',
+    '1min30s',
+    '1 min 30 s',
+    '1.5s',
+    '1.5min',
+    '2',
+    '0',
+    '7usec',
+    '1500us',
+    '10msec',
+    '500µs',
+    '5sec',
+    '1second',
+    '1.5',
+    '2 hours',
+    '3hr',
+    '1h',
+    '1d 2h',
+    '2d',
+    '1day',
+    '2days',
+    '1m',
+    '2minutes',
+    '1minute',
+    '5 s',
+    '  5s  ',
+    '1s 500ms',
+  ];
   const refused = ['soon', '1S', '5s junk', 'x5s', '', 'infinity', 's', '5x', '5 parsecs'];
   it('accepts what systemd accepts, with the same length', () => {
     for (const t of accepted) {
@@ -53,7 +82,12 @@ describe('systemctl show and list-sockets output', () => {
   it('show: one property per line, split at the first "=", the value trimmed; a line without a name is no property', () => {
     const text = 'Environment=A=1 B=2\nRestartUSec=100ms  \nMainPID=0\n=orphan\nnot a property\nExecMainStatus=\n';
     const p = parseShowProperties(text);
-    expect([...p]).toEqual([['Environment', 'A=1 B=2'], ['RestartUSec', '100ms'], ['MainPID', '0'], ['ExecMainStatus', '']]);
+    expect([...p]).toEqual([
+      ['Environment', 'A=1 B=2'],
+      ['RestartUSec', '100ms'],
+      ['MainPID', '0'],
+      ['ExecMainStatus', ''],
+    ]);
   });
 
   it('list-sockets: a header and a footer are no sockets; ACTIVATES is a comma list', () => {
@@ -105,8 +139,12 @@ describe('masks and links, against systemctl --root', () => {
     });
     const host = new Host({ root, live: false });
     const cases: Array<[string, string]> = [
-      ['null.service', `/${ETC}/null.service`], ['empty.service', `/${ETC}/empty.service`], ['blank.service', `/${ETC}/blank.service`],
-      ['real.service', `/${LIB}/real.service`], ['linked.service', `/${ETC}/linked.service`], ['rt.service', '/run/systemd/system/rt.service'],
+      ['null.service', `/${ETC}/null.service`],
+      ['empty.service', `/${ETC}/empty.service`],
+      ['blank.service', `/${ETC}/blank.service`],
+      ['real.service', `/${LIB}/real.service`],
+      ['linked.service', `/${ETC}/linked.service`],
+      ['rt.service', '/run/systemd/system/rt.service'],
     ];
     for (const [unit, entry] of cases) {
       const state = (await systemctlRoot(root, 'is-enabled', unit)).stdout.trim();
@@ -143,7 +181,10 @@ describe('masks and links, against systemctl --root', () => {
 
   it('a link whose target text changed is removed and added', () => {
     const d = linkDelta(new Map([['/etc/systemd/system/x.service', '/a/x.service']]), new Map([['/etc/systemd/system/x.service', '/b/x.service']]));
-    expect(d).toEqual({ removed: [{ path: '/etc/systemd/system/x.service', link: '/a/x.service' }], added: [{ path: '/etc/systemd/system/x.service', link: '/b/x.service' }] });
+    expect(d).toEqual({
+      removed: [{ path: '/etc/systemd/system/x.service', link: '/a/x.service' }],
+      added: [{ path: '/etc/systemd/system/x.service', link: '/b/x.service' }],
+    });
   });
 
   it('enablementOf: masked as `systemctl is-enabled` says, vendor links that disable leaves as systemctl disable leaves them', async () => {
@@ -193,70 +234,110 @@ async function compare(files: Tree, names: string[]): Promise<{ ours: Record<str
 
 describe('unit-file syntax, as systemd --test reads it', () => {
   it('continuations (with comment lines inside), ";" comments, blanks around "=", sections other than [Unit]', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: [
-        '[Unit]', 'DefaultDependencies=no',
-        'Wants=a.service \\', '# a comment inside the continuation', 'b.service \\', '; another', 'c.service',
-        '; Wants=commented.service', '  Wants  =  spaced.service  ', '=no-key.service',
-        '[Install]', 'Wants=install-section.service',
-        '[Unit]', 'Requires=again.service',
-      ].join('\n') + '\n',
-      ...Object.fromEntries(['a', 'b', 'c', 'commented', 'spaced', 'no-key', 'install-section', 'again'].map((n) => [`${LIB}/${n}.service`, service()])),
-    }, ['a.service', 'b.service', 'c.service', 'commented.service', 'spaced.service', 'no-key.service', 'install-section.service', 'again.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]:
+          [
+            '[Unit]',
+            'DefaultDependencies=no',
+            'Wants=a.service \\',
+            '# a comment inside the continuation',
+            'b.service \\',
+            '; another',
+            'c.service',
+            '; Wants=commented.service',
+            '  Wants  =  spaced.service  ',
+            '=no-key.service',
+            '[Install]',
+            'Wants=install-section.service',
+            '[Unit]',
+            'Requires=again.service',
+          ].join('\n') + '\n',
+        ...Object.fromEntries(['a', 'b', 'c', 'commented', 'spaced', 'no-key', 'install-section', 'again'].map((n) => [`${LIB}/${n}.service`, service()])),
+      },
+      ['a.service', 'b.service', 'c.service', 'commented.service', 'spaced.service', 'no-key.service', 'install-section.service', 'again.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({
-      'a.service': true, 'b.service': true, 'c.service': true, 'commented.service': false, 'spaced.service': true,
-      'no-key.service': false, 'install-section.service': false, 'again.service': true,
+      'a.service': true,
+      'b.service': true,
+      'c.service': true,
+      'commented.service': false,
+      'spaced.service': true,
+      'no-key.service': false,
+      'install-section.service': false,
+      'again.service': true,
     });
   });
 
   it('a comment line ending in a backslash continues nothing', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: '[Unit]\nDefaultDependencies=no\n# a comment \\\nWants=after-hash.service\n; another \\\nWants=after-semicolon.service\n',
-      [`${LIB}/after-hash.service`]: service(),
-      [`${LIB}/after-semicolon.service`]: service(),
-    }, ['after-hash.service', 'after-semicolon.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: '[Unit]\nDefaultDependencies=no\n# a comment \\\nWants=after-hash.service\n; another \\\nWants=after-semicolon.service\n',
+        [`${LIB}/after-hash.service`]: service(),
+        [`${LIB}/after-semicolon.service`]: service(),
+      },
+      ['after-hash.service', 'after-semicolon.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'after-hash.service': true, 'after-semicolon.service': true });
   });
 
   it('a file ending in a backslash keeps its last value', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: '[Unit]\nDefaultDependencies=no\nWants=last.service \\',
-      [`${LIB}/last.service`]: service(),
-    }, ['last.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: '[Unit]\nDefaultDependencies=no\nWants=last.service \\',
+        [`${LIB}/last.service`]: service(),
+      },
+      ['last.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs['last.service']).toBe(true);
   });
 
   it('blanks before a header, a directive or a comment line, also inside a continuation', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: [
-        '  [Unit]', '  DefaultDependencies=no', '\tWants=indented.service',
-        'Wants=cont-a.service \\', '   # an indented comment inside the continuation', '\t; and another', ' cont-b.service',
-      ].join('\n') + '\n',
-      ...Object.fromEntries(['indented', 'cont-a', 'cont-b'].map((n) => [`${LIB}/${n}.service`, service()])),
-    }, ['indented.service', 'cont-a.service', 'cont-b.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]:
+          [
+            '  [Unit]',
+            '  DefaultDependencies=no',
+            '\tWants=indented.service',
+            'Wants=cont-a.service \\',
+            '   # an indented comment inside the continuation',
+            '\t; and another',
+            ' cont-b.service',
+          ].join('\n') + '\n',
+        ...Object.fromEntries(['indented', 'cont-a', 'cont-b'].map((n) => [`${LIB}/${n}.service`, service()])),
+      },
+      ['indented.service', 'cont-a.service', 'cont-b.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'indented.service': true, 'cont-a.service': true, 'cont-b.service': true });
   });
 
   it('a continuation followed only by comment lines up to the end of the file keeps its value', async () => {
     for (const end of ['', '\n']) {
-      const { ours, theirs } = await compare({
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=tail.service \\\n# one\n  # two${end}`,
-        [`${LIB}/tail.service`]: service(),
-      }, ['tail.service']);
+      const { ours, theirs } = await compare(
+        {
+          [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=tail.service \\\n# one\n  # two${end}`,
+          [`${LIB}/tail.service`]: service(),
+        },
+        ['tail.service'],
+      );
       expect(ours, JSON.stringify(end)).toEqual(theirs);
       expect(theirs).toEqual({ 'tail.service': true });
     }
   });
 
   it("a value ending in ']' is no section header", async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Description=multi-user [test]\nWants=after-bracket.service\n`,
-      [`${LIB}/after-bracket.service`]: service(),
-    }, ['after-bracket.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Description=multi-user [test]\nWants=after-bracket.service\n`,
+        [`${LIB}/after-bracket.service`]: service(),
+      },
+      ['after-bracket.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'after-bracket.service': true });
   });
@@ -264,15 +345,18 @@ describe('unit-file syntax, as systemd --test reads it', () => {
 
 describe('boot reachability, as systemd --test starts units', () => {
   it('BindsTo= and Requires= chains: the sentence names the relation, the shortest chain and where it is declared', async () => {
-    const { ours, theirs, graph } = await compare({
-      // The short chain is listed first: breadth first, it is found before the long one is walked.
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=short.target long-1.target\n`,
-      [`${LIB}/long-1.target`]: `${NODEFAULT}Wants=long-2.target\n`,
-      [`${LIB}/long-2.target`]: `${NODEFAULT}Wants=x.service\n`,
-      [`${LIB}/short.target`]: `${NODEFAULT}BindsTo=x.service\nRequires=y.service\n`,
-      [`${LIB}/x.service`]: service(),
-      [`${LIB}/y.service`]: service(),
-    }, ['x.service', 'y.service']);
+    const { ours, theirs, graph } = await compare(
+      {
+        // The short chain is listed first: breadth first, it is found before the long one is walked.
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=short.target long-1.target\n`,
+        [`${LIB}/long-1.target`]: `${NODEFAULT}Wants=long-2.target\n`,
+        [`${LIB}/long-2.target`]: `${NODEFAULT}Wants=x.service\n`,
+        [`${LIB}/short.target`]: `${NODEFAULT}BindsTo=x.service\nRequires=y.service\n`,
+        [`${LIB}/x.service`]: service(),
+        [`${LIB}/y.service`]: service(),
+      },
+      ['x.service', 'y.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'x.service': true, 'y.service': true });
     const x = bootPaths(graph, ['x.service']).get('x.service')!;
@@ -287,21 +371,27 @@ describe('boot reachability, as systemd --test starts units', () => {
   });
 
   it('PartOf= of a started unit starts nothing', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=a.service\n`,
-      [`${LIB}/a.service`]: service('PartOf=group.target\n'),
-      [`${LIB}/group.target`]: NODEFAULT,
-    }, ['a.service', 'group.target']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=a.service\n`,
+        [`${LIB}/a.service`]: service('PartOf=group.target\n'),
+        [`${LIB}/group.target`]: NODEFAULT,
+      },
+      ['a.service', 'group.target'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'a.service': true, 'group.target': false });
   });
 
   it('asked by an alias name, the path is told under that name; the default target itself is no path', async () => {
-    const { graph, theirs } = await compare({
-      [`${LIB}/agent.service`]: service(),
-      [`${ETC}/agent-alias.service`]: { link: '../../../usr/lib/systemd/system/agent.service' },
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=agent.service\n`,
-    }, ['agent.service']);
+    const { graph, theirs } = await compare(
+      {
+        [`${LIB}/agent.service`]: service(),
+        [`${ETC}/agent-alias.service`]: { link: '../../../usr/lib/systemd/system/agent.service' },
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=agent.service\n`,
+      },
+      ['agent.service'],
+    );
     expect(theirs['agent.service']).toBe(true);
     const paths = bootPaths(graph, ['agent-alias.service', 'default.target', 'multi-user.target']);
     expect([...paths.keys()]).toEqual(['agent-alias.service']);
@@ -324,41 +414,59 @@ describe('boot reachability, as systemd --test starts units', () => {
       expect(bootPaths(graph, ['x.service', 'multi-user.target']).size).toBe(0);
       // systemd --test agrees: without a default target it has no boot transaction to compute.
       const r = await execa('/lib/systemd/systemd', ['--test', '--system', '--unit=default.target', '--no-pager'], {
-        env: { SYSTEMD_UNIT_PATH: [`${root}/${ETC}`, `${root}/${LIB}`].join(':'), SYSTEMD_LOG_LEVEL: 'err', HOME: root, SYSTEMD_GENERATOR_PATH: root, SYSTEMD_ENVIRONMENT_GENERATOR_PATH: root },
-        extendEnv: false, reject: false, timeout: 60_000, ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
+        env: {
+          SYSTEMD_UNIT_PATH: [`${root}/${ETC}`, `${root}/${LIB}`].join(':'),
+          SYSTEMD_LOG_LEVEL: 'err',
+          HOME: root,
+          SYSTEMD_GENERATOR_PATH: root,
+          SYSTEMD_ENVIRONMENT_GENERATOR_PATH: root,
+        },
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
       });
       expect(r.stdout).not.toMatch(/Action: x\.service -> start/);
     }
   });
 
   it('a unit without a file passes nothing on, even with a .wants directory of its own', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=ghost.target\n`,
-      [`${LIB}/ghost.target.wants/x.service`]: { link: '../x.service' },
-      [`${LIB}/x.service`]: service(),
-    }, ['x.service', 'ghost.target']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=ghost.target\n`,
+        [`${LIB}/ghost.target.wants/x.service`]: { link: '../x.service' },
+        [`${LIB}/x.service`]: service(),
+      },
+      ['x.service', 'ghost.target'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'x.service': false, 'ghost.target': false });
   });
 
   it('a unit file of zero bytes masks, as /dev/null does, and passes nothing on', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
-      [`${LIB}/blank.target`]: '',
-      [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
-      [`${LIB}/x.service`]: service(),
-    }, ['blank.target', 'x.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
+        [`${LIB}/blank.target`]: '',
+        [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
+        [`${LIB}/x.service`]: service(),
+      },
+      ['blank.target', 'x.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'blank.target': false, 'x.service': false });
   });
 
   it('a unit file holding only a newline is not masked (systemd masks 0 bytes only): it loads and passes its .wants on', async () => {
-    const { ours, theirs } = await compare({
-      [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
-      [`${LIB}/blank.target`]: '\n',
-      [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
-      [`${LIB}/x.service`]: service(),
-    }, ['blank.target', 'x.service']);
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
+        [`${LIB}/blank.target`]: '\n',
+        [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
+        [`${LIB}/x.service`]: service(),
+      },
+      ['blank.target', 'x.service'],
+    );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'blank.target': true, 'x.service': true });
   });

@@ -32,7 +32,9 @@ function partOf(r: PlannedResource): FirstBootPart | null {
  * is known only once services run).
  */
 export function firstBootWork(resources: PlannedResource[]): string[] {
-  const work = resources.flatMap((r) => (partOf(r) ? [] : r.changes.filter((c) => c.action === 'deferred').map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`)));
+  const work = resources.flatMap((r) =>
+    partOf(r) ? [] : r.changes.filter((c) => c.action === 'deferred').map((c) => `${r.name}: ${c.summary.replace(/^at first boot:? /, '')}`),
+  );
   for (const r of resources) work.push(...(partOf(r)?.work ?? []));
   return work;
 }

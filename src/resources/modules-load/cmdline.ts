@@ -14,7 +14,9 @@ const fact = (m: string) => `module:${m}`;
 
 function effect(b: CmdlineBlock): string {
   const via = b.via ? ` (through ${b.via}, which it needs)` : '';
-  return b.kind === 'kernel' ? `the kernel refuses to load ${b.module}${via}` : `systemd-modules-load skips ${b.module} (libkmod's blacklist; a manual modprobe still loads it)`;
+  return b.kind === 'kernel'
+    ? `the kernel refuses to load ${b.module}${via}`
+    : `systemd-modules-load skips ${b.module} (libkmod's blacklist; a manual modprobe still loads it)`;
 }
 
 function where(b: BootCmdlineBlock): string {
@@ -24,7 +26,7 @@ function where(b: BootCmdlineBlock): string {
 
 function fix(b: BootCmdlineBlock): string {
   const what = b.block.entry === b.block.word.slice(b.block.word.indexOf('=') + 1) ? `\`${b.block.word}\`` : `${b.block.entry} from \`${b.block.word}\``;
-  const regen = b.loader === 'grub' ? 'run update-grub' : 'reinstall the kernel entries (kernel-install add, or your boot loader\'s tool)';
+  const regen = b.loader === 'grub' ? 'run update-grub' : "reinstall the kernel entries (kernel-install add, or your boot loader's tool)";
   return `remove ${what} at ${where(b)}, ${regen}, and reboot`;
 }
 

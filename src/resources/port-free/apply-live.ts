@@ -48,14 +48,15 @@ async function warnIfStillStartable(host: TargetHost, unit: string, progress: (m
   }
 }
 
-export async function applyLive(
-  host: Host,
-  spec: PortFreeSpec,
-  ops: StopOp[],
-  ctx: ApplyContext,
-): Promise<{ freed: FreedPort[]; error?: string }> {
+export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: ApplyContext): Promise<{ freed: FreedPort[]; error?: string }> {
   // 1. Record what holds each port before anything is touched.
-  const records: FreedPort[] = ops.map((op) => ({ port: op.port, unit: op.unit, pid: op.pid, ...(op.socket ? { socket: op.socket } : {}), ...(op.user ? { user: op.user.name } : {}) }));
+  const records: FreedPort[] = ops.map((op) => ({
+    port: op.port,
+    unit: op.unit,
+    pid: op.pid,
+    ...(op.socket ? { socket: op.socket } : {}),
+    ...(op.user ? { user: op.user.name } : {}),
+  }));
   for (const r of records) ctx.progress(`PortFree: port ${r.port}: recorded unit ${r.unit}, pid ${r.pid}${r.socket ? `, socket ${r.socket}` : ''}`);
 
   const timeoutMs = spec.timeout_seconds * 1000;
@@ -73,9 +74,12 @@ export async function applyLive(
         const via = op.user ? userSystemctl(op.user) : SYSTEM_SYSTEMCTL;
         const sc = (rest: string[]) => host.runChecked(...systemctlArgv(via, rest), { timeoutMs });
         // The journal names the route too: the rollback asks the user's manager the same way.
-        const who = op.user ? { user: op.user.name, ...(op.user.route === 'private' ? { route: 'private' as const, uid: op.user.uid, gid: op.user.gid } : {}) } : {};
+        const who = op.user
+          ? { user: op.user.name, ...(op.user.route === 'private' ? { route: 'private' as const, uid: op.user.uid, gid: op.user.gid } : {}) }
+          : {};
         // The system's links include /etc/rc?.d: disabling an init script's unit renames them (update-rc.d).
-        const snap = async () => (op.user ? userLinkSnapshot(host, op.user.home) : new Map([...(await unitLinkSnapshot(host)), ...(await rcLinkSnapshot(host))]));
+        const snap = async () =>
+          op.user ? userLinkSnapshot(host, op.user.home) : new Map([...(await unitLinkSnapshot(host)), ...(await rcLinkSnapshot(host))]);
         // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
         const restart = await restartDelayMs(host, todo, via);
         const door = ctx.door;
@@ -86,23 +90,45 @@ export async function applyLive(
         const rest = todo.filter((u) => !triggers.includes(u));
         // One journaled step, so a rollback starts them in one transaction (a socket before its service).
         const stop = () =>
-          door.runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
-            for (const batch of [triggers, rest]) {
-              if (batch.length === 0) continue;
-              ctx.progress(`PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch]).flat().join(' ')}`);
-              await sc(['stop', ...batch]);
-            }
-          }).then(() => killLeftovers(host, op.port, op.user ? [] : rest, ctx, (units) =>
-            door.runtime({ step: 'unit-kill', units }, async () => {
-              ctx.progress(`PortFree: port ${op.port}: still held in ${units.join(' and ')}'s cgroup after the stop (KillMode=process or none): ${systemctlArgv(via, ['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]).flat().join(' ')}`);
-              await sc(['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
-            })));
+          door
+            .runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
+              for (const batch of [triggers, rest]) {
+                if (batch.length === 0) continue;
+                ctx.progress(
+                  `PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch])
+                    .flat()
+                    .join(' ')}`,
+                );
+                await sc(['stop', ...batch]);
+              }
+            })
+            .then(() =>
+              killLeftovers(host, op.port, op.user ? [] : rest, ctx, (units) =>
+                door.runtime({ step: 'unit-kill', units }, async () => {
+                  ctx.progress(
+                    `PortFree: port ${op.port}: still held in ${units.join(' and ')}'s cgroup after the stop (KillMode=process or none): ${systemctlArgv(via, [
+                      'kill',
+                      '--kill-whom=all',
+                      '--signal=SIGTERM',
+                      ...units,
+                    ])
+                      .flat()
+                      .join(' ')}`,
+                  );
+                  await sc(['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
+                }),
+              ),
+            );
         // A unit that is masked is mask-first: the manager starts an unmasked unit again the moment it stops when
         // another active unit upholds it (Upholds=, systemd 249+) or a starter pulls it in; a masked one it refuses.
         // The rollback undoes links before it starts units, so this order undoes cleanly.
         if (!op.mask) await stop();
         const beforeDisable = await snap();
-        await door.runtime({ step: 'unit-disable', units: todo, ...who }, () => sc(['disable', ...todo]), () => changedLinks(beforeDisable));
+        await door.runtime(
+          { step: 'unit-disable', units: todo, ...who },
+          () => sc(['disable', ...todo]),
+          () => changedLinks(beforeDisable),
+        );
         if (op.mask) {
           // A unit whose own file holds the mask link's place (an admin's unit in /etc): set aside and masked through the door.
           const dir = op.user ? userConfigDir(op.user.home) : SYSTEMD_SYSTEM_ETC;
@@ -111,11 +137,17 @@ export async function applyLive(
           const plain = todo.filter((u) => !over.includes(u));
           if (plain.length > 0) {
             const beforeMask = await snap();
-            await door.runtime({ step: 'unit-mask', units: plain, ...who }, () => sc(['mask', ...plain]), () => changedLinks(beforeMask));
+            await door.runtime(
+              { step: 'unit-mask', units: plain, ...who },
+              () => sc(['mask', ...plain]),
+              () => changedLinks(beforeMask),
+            );
           }
           for (const u of over) {
             const aside = await maskOver(door, host, dir, u);
-            ctx.progress(`PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`);
+            ctx.progress(
+              `PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`,
+            );
           }
           if (over.length > 0) await door.runtime({ step: 'daemon-reload', ...who }, () => sc(['daemon-reload']));
           await stop();
@@ -132,7 +164,11 @@ export async function applyLive(
   const failed = holds.size > 0 ? await waitFree(host, holds, timeoutMs, ctx.progress) : new Map<number, string>();
   for (const [, why] of failed) errors.push(why);
   // Free now is not free at boot: ask the unit graph, as it is after the disable and mask, what still starts them.
-  for (const [port, why] of await stillStartedAtBoot(host, ops.filter((op) => stopped.has(op.port)), ctx.progress)) {
+  for (const [port, why] of await stillStartedAtBoot(
+    host,
+    ops.filter((op) => stopped.has(op.port)),
+    ctx.progress,
+  )) {
     failed.set(port, why);
     errors.push(why);
   }
@@ -188,7 +224,8 @@ async function stillStartedAtBoot(host: Host, ops: StopOp[], progress: (m: strin
     for (const op of group) {
       const reach = comebackOf(graph, op.units);
       const when = op.user ? (op.user.lingers ? 'at boot' : `when ${op.user.name} logs in`) : 'at boot';
-      if (reach.reasons.length > 0) out.set(op.port, `port ${op.port} is free now, but ${reach.reasons.join('; ')}: it would start again ${when} (mask: auto or true masks it)`);
+      if (reach.reasons.length > 0)
+        out.set(op.port, `port ${op.port} is free now, but ${reach.reasons.join('; ')}: it would start again ${when} (mask: auto or true masks it)`);
     }
   }
   return out;
@@ -199,5 +236,12 @@ export function portsReport(freed: FreedPort[]): Record<string, unknown> | null 
   if (freed.length === 0) return null;
   const sorted = [...freed].sort((a, b) => a.port - b.port);
   const top = sorted[0]!;
-  return { port: top.port, unit: top.unit, pid: top.pid, ...(top.socket ? { socket: top.socket } : {}), ...(top.user ? { user: top.user } : {}), freed: sorted };
+  return {
+    port: top.port,
+    unit: top.unit,
+    pid: top.pid,
+    ...(top.socket ? { socket: top.socket } : {}),
+    ...(top.user ? { user: top.user } : {}),
+    freed: sorted,
+  };
 }

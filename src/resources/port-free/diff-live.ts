@@ -29,7 +29,8 @@ function holderProblem(h: PortHolder): string | null {
   if (p.userUnit !== null || /^user@\d+\.service$/.test(p.unit)) {
     return `${who} belongs to ${p.userUnit ? `user unit ${p.userUnit} of ` : ''}the per-user manager ${p.unit}; stop it with systemctl --user as that user`;
   }
-  if (p.unitKind === 'scope') return `${who} runs in ${p.unit}, a scope (login session or transient process), not a service that can be stopped and disabled; stop it by hand`;
+  if (p.unitKind === 'scope')
+    return `${who} runs in ${p.unit}, a scope (login session or transient process), not a service that can be stopped and disabled; stop it by hand`;
   if (p.unitKind !== 'service' && p.unitKind !== 'socket') return `${who} runs in ${p.unit}, which is not a service`;
   return null;
 }
@@ -160,7 +161,12 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   const triggers = units.filter((u) => !held.includes(u));
   const protectedWhy = units.map((u) => protectionOf(u, spec, o.selfUnit)).filter((p): p is string => p !== null);
   if (protectedWhy.length > 0) {
-    return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, `${protectedWhy.join('; ')}; it is never stopped automatically`, opBase);
+    return operatorChange(
+      id,
+      `${head} held by ${b.holders.map(describeHolder).join(', ')}`,
+      `${protectedWhy.join('; ')}; it is never stopped automatically`,
+      opBase,
+    );
   }
   // What would start them again at boot once disabled; not read (a hand-built observation) counts as unknown.
   const cb = o.comeback?.[units.join(' ')];
@@ -169,18 +175,49 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   const mask = spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null));
   const verbs = mask ? 'stop, disable and mask' : 'stop and disable';
   const via = socket ? ` (socket-activated by ${socket})` : '';
-  const goFirst = triggers.length > 0 ? `; ${triggers.join(' and ')} trigger${triggers.length > 1 ? '' : 's'} ${held.join(' and ')}, so ${triggers.length > 1 ? 'they go' : 'it goes'} first` : '';
+  const goFirst =
+    triggers.length > 0
+      ? `; ${triggers.join(' and ')} trigger${triggers.length > 1 ? '' : 's'} ${held.join(' and ')}, so ${triggers.length > 1 ? 'they go' : 'it goes'} first`
+      : '';
   const because =
-    spec.mask === 'auto' && mask ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})` : !mask && reasons.length > 0 ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)` : '';
-  const scripts = units.flatMap((u) => (o.units[u]?.sysv ? [`${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`] : []));
+    spec.mask === 'auto' && mask
+      ? ` (${reasons.length > 0 ? reasons.join('; ') : `unknown: ${unknown}`})`
+      : !mask && reasons.length > 0
+        ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)`
+        : '';
+  const scripts = units.flatMap((u) =>
+    o.units[u]?.sysv
+      ? [
+          `${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`,
+        ]
+      : [],
+  );
   const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
-  const asides = mask ? units.flatMap((u) => (o.etcFiles?.[u] ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`] : [])) : [];
+  const asides = mask
+    ? units.flatMap((u) =>
+        o.etcFiles?.[u]
+          ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`]
+          : [],
+      )
+    : [];
   const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
   return {
     id,
     action: 'stop',
     runtime: true,
     summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}`,
-    op: { kind: 'stop', port: b.port, pid, comm, unit: reportUnit, units, socket, mask, proof, ...(triggers.length > 0 ? { triggers } : {}), ...(reasons.length > 0 ? { comeback: reasons } : {}) },
+    op: {
+      kind: 'stop',
+      port: b.port,
+      pid,
+      comm,
+      unit: reportUnit,
+      units,
+      socket,
+      mask,
+      proof,
+      ...(triggers.length > 0 ? { triggers } : {}),
+      ...(reasons.length > 0 ? { comeback: reasons } : {}),
+    },
   };
 }

@@ -44,22 +44,47 @@ export function diffOffline(spec: PortFreeSpec, o: OfflinePortsObserved, firstBo
     const vendorOnly = !known && en.vendorLinks.length > 0;
     const stillStarts = reasons.length > 0 || vendorOnly;
     if (spec.mask === true || (spec.mask === 'auto' && stillStarts)) {
-      const because = spec.mask === 'auto' ? `: ${reasons.length > 0 ? reasons.join('; ') : `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove`}` : '';
+      const because =
+        spec.mask === 'auto'
+          ? `: ${reasons.length > 0 ? reasons.join('; ') : `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove`}`
+          : '';
       // A unit file in /etc holds the mask link's place (systemctl mask refuses): it is set aside, then masked.
       const own = o.etcFiles[unit] ?? null;
       const aside = own !== null ? `; its unit file ${own} is moved to ${setAsidePath(own)}, out of the unit search path (--rollback puts it back)` : '';
-      changes.push({ id: `mask-${unit}`, action: 'mask', summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)${aside}${because}`, op: { kind: 'mask-link', unit } });
+      changes.push({
+        id: `mask-${unit}`,
+        action: 'mask',
+        summary: `mask ${unit} in the image (link ${SYSTEMD_SYSTEM_ETC}/${unit} to /dev/null)${aside}${because}`,
+        op: { kind: 'mask-link', unit },
+      });
     } else if (reasons.length > 0) {
-      changes.push(operatorChange(`comeback-${unit}`, `${unit} ${why}`, `${reasons.join('; ')}: disabling it is not enough; set mask: auto (or true) to mask it, or remove that dependency`, { port: null, unit, pid: null }));
+      changes.push(
+        operatorChange(
+          `comeback-${unit}`,
+          `${unit} ${why}`,
+          `${reasons.join('; ')}: disabling it is not enough; set mask: auto (or true) to mask it, or remove that dependency`,
+          { port: null, unit, pid: null },
+        ),
+      );
     } else if (vendorOnly) {
-      changes.push(operatorChange(`disable-${unit}-vendor`, `${unit} ${why}`, `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove; set mask: true`, { port: null, unit, pid: null }));
+      changes.push(
+        operatorChange(
+          `disable-${unit}-vendor`,
+          `${unit} ${why}`,
+          `it is enabled by vendor links (${en.vendorLinks.join(', ')}) that disable cannot remove; set mask: true`,
+          { port: null, unit, pid: null },
+        ),
+      );
     }
   };
   /** Enabled by its own links, or started at boot through another unit (Wants= elsewhere, a trigger). */
   const startsAtBoot = (unit: string, en: UnitEnablement) => en.links.length + en.vendorLinks.length > 0 || o.reachNow[unit] !== undefined;
 
   for (const s of o.sockets) {
-    const listen = s.socket.listens.filter((l) => s.ports.includes(l.port)).map((l) => `ListenStream=${l.directive.value} (${fileLine(l.directive)})`).join(', ');
+    const listen = s.socket.listens
+      .filter((l) => s.ports.includes(l.port))
+      .map((l) => `ListenStream=${l.directive.value} (${fileLine(l.directive)})`)
+      .join(', ');
     if (!startsAtBoot(s.socket.name, s.enablement)) continue; // nothing starts it at boot
     disable(s.socket.name, s.enablement, `would listen on ${s.ports.join(', ')} at boot: ${listen}`);
     // The service too, when it is enabled on its own or something besides the socket still starts it.

@@ -80,7 +80,10 @@ export function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { 
       action: 'operator',
       summary: `the rehearsal shows ${u.key} = ${u.value ?? 'unset'} ${modelPhrase([u.model])} even with every planned change (wanted ${wanted.get(u.key)})`,
       operator: `no configuration line explains it (bisection in the namespace found none); check ${u.key} by hand with ${u.model === 'boot' ? 'systemd-sysctl' : 'sysctl --system'}`,
-      op: { kind: 'conflict', conflict: { key: u.key, wanted: wanted.get(u.key)!, value: u.value, file: '', line: 0, realPath: '', models: [u.model], explanation: 'rehearsal' } },
+      op: {
+        kind: 'conflict',
+        conflict: { key: u.key, wanted: wanted.get(u.key)!, value: u.value, file: '', line: 0, realPath: '', models: [u.model], explanation: 'rehearsal' },
+      },
       withdraws: [{ promise: sysctlPromise(u.key), from: 'boot' }],
     });
   }
@@ -120,9 +123,7 @@ export function diff(spec: SysctlFileSpec, observed: SysctlFileObserved, ctx: { 
     const after = inPlace ? commented : overrideHeader(g.source) + commented;
     const before = inPlace ? g.source.content : g.replaceLink ? g.source.content : null;
     const lineWord = `line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}`;
-    const action = inPlace
-      ? `commenting out ${lineWord} of ${g.target}`
-      : `overriding it with ${g.target}, a copy with ${lineWord} commented out`;
+    const action = inPlace ? `commenting out ${lineWord} of ${g.target}` : `overriding it with ${g.target}, a copy with ${lineWord} commented out`;
     changes.push({
       id: `conflict:${g.target}`,
       action: before === null ? 'create' : 'update',

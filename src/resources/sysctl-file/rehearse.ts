@@ -51,7 +51,8 @@ export async function rehearse(host: TargetHost, spec: SysctlFileSpec, observed:
     if (isNetKey(k)) keys.push(k);
     else notRehearsed.push({ key: k, reason: `${k} is not a key of the network namespace: rehearsing it would write this host's own value` });
   }
-  if (keys.length === 0) return { status: 'skipped', reason: `no net.* key to rehearse (${notRehearsed.map((n) => n.key).join(', ')}); the engine's prediction stands` };
+  if (keys.length === 0)
+    return { status: 'skipped', reason: `no net.* key to rehearse (${notRehearsed.map((n) => n.key).join(', ')}); the engine's prediction stands` };
   const start: Array<[string, string]> = keys.flatMap((k) => {
     const v = startValue(wanted.get(k)!);
     return v === null ? [] : [[k, v] as [string, string]];
@@ -73,7 +74,10 @@ export async function rehearse(host: TargetHost, spec: SysctlFileSpec, observed:
     const enginePlan = { boot: first!.boot, system: first!.system };
     for (const k of [...keys]) {
       if (first!.boot[k] === null && first!.system[k] === null) {
-        notRehearsed.push({ key: k, reason: `${k} does not exist in a fresh network namespace${moduleFor(k) ? ` (it appears once ${moduleFor(k)} is loaded)` : ''}` });
+        notRehearsed.push({
+          key: k,
+          reason: `${k} does not exist in a fresh network namespace${moduleFor(k) ? ` (it appears once ${moduleFor(k)} is loaded)` : ''}`,
+        });
         keys.splice(keys.indexOf(k), 1);
       }
     }
@@ -86,43 +90,85 @@ export async function rehearse(host: TargetHost, spec: SysctlFileSpec, observed:
     const engineRemoved = new Set(changes.flatMap((c) => (c.op.kind === 'resolve' ? c.op.conflicts.map((x) => lineId(x.realPath, x.line)) : [])));
     // One search per wrong key and program, run side by side (each in namespaces of its own).
     const searches = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(enginePlan[model][k], wanted.get(k)!)).map((k) => ({ model, k })));
-    const results = await Promise.all(searches.map(async ({ model, k }) => {
-      const seen = new Set<string>();
-      const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
-      for (const ap of applySequence(base, model)) {
-        const id = lineId(ap.source.realPath, ap.assignment.line);
-        if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key)) continue;
-        seen.add(id);
-        const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
-        candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
-      }
-      const found = await minimalRemoval(candidates, async (sets) => {
-        const got = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
-        return got.map((r) => right(r[model][k], wanted.get(k)!));
-      });
-      return { model, k, lines: found?.lines ?? [] };
-    }));
+    const results = await Promise.all(
+      searches.map(async ({ model, k }) => {
+        const seen = new Set<string>();
+        const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
+        for (const ap of applySequence(base, model)) {
+          const id = lineId(ap.source.realPath, ap.assignment.line);
+          if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key))
+            continue;
+          seen.add(id);
+          const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
+          candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
+        }
+        const found = await minimalRemoval(candidates, async (sets) => {
+          const got = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
+          return got.map((r) => right(r[model][k], wanted.get(k)!));
+        });
+        return { model, k, lines: found?.lines ?? [] };
+      }),
+    );
     const culprits = new Map<string, RehearsalCulprit>();
     for (const { model, k, lines } of results) {
       for (const c of lines) {
         const id = `${c.id}\0${k}`;
         const had = culprits.get(id);
         if (had) had.models.push(model);
-        else culprits.set(id, { key: k, wanted: wanted.get(k)!, models: [model], file: c.file, line: c.line, realPath: c.realPath, text: c.text, value: enginePlan[model][k] ?? null });
+        else
+          culprits.set(id, {
+            key: k,
+            wanted: wanted.get(k)!,
+            models: [model],
+            file: c.file,
+            line: c.line,
+            realPath: c.realPath,
+            text: c.text,
+            value: enginePlan[model][k] ?? null,
+          });
       }
     }
     const list = [...culprits.values()];
     let final = enginePlan;
     if (list.length > 0) {
-      const withCulprits: SysctlFileObserved = { ...observed, rehearsal: { status: 'ran', ms: elapsed(), runs, programs: { boot: '', system: '' }, notRehearsed, start: {}, engine: predicted, enginePlan, culprits: list, final: enginePlan, unexplained: [] } };
-      const [last] = await run([{ tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]) }]);
+      const withCulprits: SysctlFileObserved = {
+        ...observed,
+        rehearsal: {
+          status: 'ran',
+          ms: elapsed(),
+          runs,
+          programs: { boot: '', system: '' },
+          notRehearsed,
+          start: {},
+          engine: predicted,
+          enginePlan,
+          culprits: list,
+          final: enginePlan,
+          unexplained: [],
+        },
+      };
+      const [last] = await run([
+        {
+          tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]),
+        },
+      ]);
       final = { boot: last!.boot, system: last!.system };
     }
-    const unexplained = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })));
+    const unexplained = SYSCTL_MODELS.flatMap((model) =>
+      keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })),
+    );
     return {
-      status: 'ran', ms: elapsed(), runs,
+      status: 'ran',
+      ms: elapsed(),
+      runs,
       programs: { boot: avail.env.systemdSysctl, system: `${avail.env.sysctl} --system` },
-      notRehearsed, start: Object.fromEntries(start), engine: predicted, enginePlan, culprits: list, final, unexplained,
+      notRehearsed,
+      start: Object.fromEntries(start),
+      engine: predicted,
+      enginePlan,
+      culprits: list,
+      final,
+      unexplained,
     };
   } catch (e) {
     if (e instanceof RehearsalUnavailable) return { status: 'skipped', reason: e.message };
@@ -154,14 +200,20 @@ export function rehearsalNotes(spec: SysctlFileSpec, observed: SysctlFileObserve
   const r = observed.rehearsal;
   if (!r) return [];
   if (r.status === 'skipped') return [`rehearsal skipped: ${r.reason}`];
-  const out = [`rehearsal with the planned changes (${r.programs.boot} and ${r.programs.system} in a private namespace, ${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.ms} ms):`];
+  const out = [
+    `rehearsal with the planned changes (${r.programs.boot} and ${r.programs.system} in a private namespace, ${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.ms} ms):`,
+  ];
   const skipped = new Set(r.notRehearsed.map((n) => n.key));
-  for (const key of Object.keys(r.final.boot).filter((k) => !skipped.has(k))) out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
+  for (const key of Object.keys(r.final.boot).filter((k) => !skipped.has(k)))
+    out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
   for (const d of rehearsalDisagreements(spec, r)) {
     const program = d.model === 'boot' ? 'systemd-sysctl at boot' : 'sysctl --system';
-    out.push(`  the engine predicted ${d.key} = ${d.engine ?? (d.model === 'boot' ? 'unset' : 'unchanged')} under ${program}; the real program gives ${d.rehearsal ?? 'missing'}: the rehearsal wins`);
+    out.push(
+      `  the engine predicted ${d.key} = ${d.engine ?? (d.model === 'boot' ? 'unset' : 'unchanged')} under ${program}; the real program gives ${d.rehearsal ?? 'missing'}: the rehearsal wins`,
+    );
   }
-  for (const c of r.culprits) out.push(`  culprit (bisected in the namespace): ${c.realPath}:${c.line} ${c.text.trim()} flips ${c.key} ${modelPhrase(c.models)}`);
+  for (const c of r.culprits)
+    out.push(`  culprit (bisected in the namespace): ${c.realPath}:${c.line} ${c.text.trim()} flips ${c.key} ${modelPhrase(c.models)}`);
   for (const n of r.notRehearsed) out.push(`  ${n.key} left to the engine: ${n.reason}`);
   return out;
 }
@@ -174,7 +226,9 @@ export function rehearsalFailures(spec: SysctlFileSpec, r: SysctlRehearsal | nul
   for (const model of SYSCTL_MODELS) {
     for (const [key, value] of Object.entries(r.enginePlan[model])) {
       if (!wanted.has(key) || right(value, wanted.get(key)!) || r.notRehearsed.some((n) => n.key === key)) continue;
-      out.push(`rehearsal: ${key} comes out ${value ?? 'missing'} ${model === 'boot' ? 'at boot (systemd-sysctl)' : 'after sysctl --system'}, wanted ${wanted.get(key)}`);
+      out.push(
+        `rehearsal: ${key} comes out ${value ?? 'missing'} ${model === 'boot' ? 'at boot (systemd-sysctl)' : 'after sysctl --system'}, wanted ${wanted.get(key)}`,
+      );
     }
   }
   return out;

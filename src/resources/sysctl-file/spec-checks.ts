@@ -49,7 +49,11 @@ export async function sysctlFileHostChecks(host: TargetFs, spec: SysctlFileSpec,
     } else if (st === null) {
       const mod = moduleFor(normalizeSysctlKey(key));
       if (mod && loaded.has(canonicalModuleName(mod))) continue; // appears once the ModulesLoad resource loads it
-      out.push({ at, atKey: true, message: `${proc} does not exist in the running kernel${mod ? `; it appears once ${mod} is loaded: list ${mod} in a ModulesLoad resource` : ''}` });
+      out.push({
+        at,
+        atKey: true,
+        message: `${proc} does not exist in the running kernel${mod ? `; it appears once ${mod} is loaded: list ${mod} in a ModulesLoad resource` : ''}`,
+      });
     }
   }
   return out;
