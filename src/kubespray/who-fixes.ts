@@ -12,15 +12,13 @@ import { shellSimpleCommandsAt, shellTokens, type Word } from '../lex/shell.js';
 import { ShellVariables } from '../lex/shell-variables.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
-import { evaluateCondition, isTemplate, templateValue } from './jinja.js';
-import type { Eval, Resolver } from './jinja.js';
+import { childNodes, evaluateCondition, evaluateExpression, isTemplate, parseExpression, templateValue } from './jinja.js';
+import type { Eval, ExprNode, Resolver } from './jinja.js';
 import { buildVarContext, VarContext } from './vars.js';
 import type { BuildOptions, Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';
 import type { Condition, Task, TaskRef, WalkIssue } from './tasks.js';
 // preflight.ts uses this module's runStatus/taskContext; both sides call each other only inside functions.
-import { evaluateAssert } from './preflight.js';
-import type { AssertVerdict } from './preflight.js';
 
 export const AUDITED_ROLES = ['kubernetes/preinstall', 'kubernetes/node'] as const;
 export const PROBLEMS = ['swap', 'br_netfilter', 'ip_forward', 'port_10250'] as const;
@@ -237,6 +235,81 @@ function onlyHost(ctx: VarContext): boolean {
   } catch {
     return false;
   }
+}
+
+// The assert action lives here, beside the walk it can end (a failing assert ends the host; stopAfter).
+export interface AssertVerdict {
+  ref: TaskRef;
+  that: string[];
+  when: string[];
+  status: RunStatus;
+  /** skipped: it does not run here; pass/fail: every item evaluated; unknown: see reason. */
+  result: 'skipped' | 'pass' | 'fail' | 'unknown';
+  /** The first false item and the message Ansible prints. */
+  failed?: { that: string; msg: string; values: string[] };
+  /** What could not be evaluated (file, line, expression and why). */
+  reason?: string;
+  /** The memory comparison among its items, when it has one (its verdict also reads in memory terms). */
+  memory: boolean;
+}
+
+/** Ansible's assert action: each `that` item (a bare expression) in order; the first false one fails with fail_msg or msg. */
+export function evaluateAssert(t: Task, base: VarContext, haveFacts: boolean): AssertVerdict {
+  const ctx = taskContext(base, t);
+  const that = (Array.isArray(t.args.that) ? t.args.that : [t.args.that]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+  const rawThat = Array.isArray(t.args.that) ? t.args.that : [t.args.that];
+  const status = runStatus(t.conditions, ctx);
+  const out: AssertVerdict = { ref: t.ref, that, when: t.when, status, result: 'unknown', memory: false };
+  if (status.runs === 'no') return { ...out, result: 'skipped' };
+  if (status.runs !== 'yes') {
+    const why = status.runs === 'unknown' ? status.reason : status.on;
+    return { ...out, reason: `whether it runs cannot be evaluated: ${status.because.file}:${status.because.line} ${String(status.because.expr)}: ${why}` };
+  }
+  // Over a loop each item is one assert (the loop variable set), and any failing item fails the task.
+  let items: unknown[] | null = t.loop;
+  if (!items && t.loopRaw !== undefined) {
+    const l = ctx.template(t.loopRaw);
+    if (!l.ok || !Array.isArray(l.value))
+      return { ...out, reason: `${t.ref.file}:${t.ref.line} loop ${JSON.stringify(t.loopRaw)}: ${l.ok ? 'not a list' : l.reason}` };
+    items = l.value;
+  }
+  const contexts = items ? items.map((item) => ctx.child([{ name: t.loopVar, value: item, file: t.ref.file, line: t.ref.line }])) : [ctx];
+  for (const c of contexts) {
+    for (let i = 0; i < rawThat.length; i++) {
+      const r = evaluateCondition(rawThat[i], c.resolver);
+      if (!r.ok) return { ...out, reason: `${t.ref.file}:${t.ref.line} ${that[i]}: ${haveFacts ? r.reason : `${r.reason} (no facts gathered)`}` };
+      if (!r.value) {
+        const rawMsg = t.args.fail_msg ?? t.args.msg;
+        let msg = 'Assertion failed';
+        if (rawMsg !== undefined) {
+          const m = c.template(rawMsg);
+          msg = m.ok ? (typeof m.value === 'string' ? m.value : JSON.stringify(m.value)) : String(rawMsg);
+        }
+        return { ...out, result: 'fail', failed: { that: that[i]!, msg, values: operandValues(that[i]!, c) } };
+      }
+    }
+  }
+  return { ...out, result: 'pass' };
+}
+
+/** The variables an expression reads and their values, so a person sees why it is false. */
+function operandValues(expr: string, ctx: VarContext): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const visit = (n: ExprNode | null): void => {
+    if (!n) return;
+    if (n.typename === 'Symbol' || (n.typename === 'LookupVal' && (n.target as ExprNode | undefined)?.typename === 'Symbol')) {
+      const text = n.typename === 'Symbol' ? String(n.value) : `${String((n.target as ExprNode).value)}[${JSON.stringify((n.val as ExprNode).value)}]`;
+      if (seen.has(text) || ['true', 'false', 'none', 'True', 'False', 'None'].includes(text)) return;
+      seen.add(text);
+      const r = evaluateExpression(text, ctx.resolver);
+      if (r.ok && (typeof r.value !== 'object' || r.value === null)) out.push(`${text} = ${JSON.stringify(r.value)}`);
+      return;
+    }
+    for (const c of childNodes(n)) visit(c);
+  };
+  visit(parseExpression(expr));
+  return out;
 }
 
 // Actions that run inside ansible-playbook the same way in check mode; every other module changes nothing in check mode.
