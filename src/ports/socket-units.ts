@@ -5,6 +5,7 @@
 // unbooted image alike. Pure.
 import { effectiveList, type UnitDirective } from '../systemd/unit-file.js';
 import { socketUnitOf, type SocketUnit, type UnitFile } from '../systemd/socket-unit.js';
+import { byteOrder } from '../systemd/conf-dirs.js';
 
 /** True when `text` holds `port` as a whole token: "--port 10250", "--port=10250", ":10250", "PORT=10250", not "110250". */
 export function mentionsPort(text: string, port: number): boolean {
@@ -20,7 +21,7 @@ export function socketUnitsForPorts(units: Iterable<UnitFile>, ports: number[]):
     const s = socketUnitOf(u);
     if (s.listens.some((l) => want.has(l.port))) out.push(s);
   }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
+  return out.sort((a, b) => byteOrder(a.name, b.name));
 }
 
 export interface ServiceCandidate {
@@ -41,5 +42,5 @@ export function serviceCandidates(units: Iterable<UnitFile>, ports: number[]): S
       if (hit) out.push({ unit: u.name, port, evidence: hit });
     }
   }
-  return out.sort((a, b) => a.port - b.port || a.unit.localeCompare(b.unit));
+  return out.sort((a, b) => a.port - b.port || byteOrder(a.unit, b.unit));
 }

@@ -11,6 +11,7 @@ import { humanPath, validateAgainstSchema } from './validate.js';
 import { nameProblem, reportsDirProblem } from '../grammar.js';
 import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
 import type { Claim } from '../resources/types.js';
+import { byteOrder } from '../systemd/conf-dirs.js';
 
 /** Larger documents are refused before parsing: a desired state is a page of YAML, not data. */
 export const MAX_DESIRED_STATE_BYTES = 1024 * 1024;
@@ -260,7 +261,7 @@ function locator(doc: Document, lc: LineCounter, file: string): Locate {
 }
 
 function sortIssues(issues: InputIssue[]): InputIssue[] {
-  return issues.sort((a, b) => a.line - b.line || a.column - b.column || a.path.localeCompare(b.path));
+  return issues.sort((a, b) => a.line - b.line || a.column - b.column || byteOrder(a.path, b.path));
 }
 
 function firstLine(s: string): string {

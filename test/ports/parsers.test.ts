@@ -197,6 +197,15 @@ describe('unit files', () => {
       ['mon.service', 10250, 'ExecStart', 2],
     ]);
   });
+
+  it('sorts by the bytes of the names, as systemd does (strcmp), whatever the locale', () => {
+    // The C locale and strcmp put every upper-case letter before any lower-case one; ICU collation does not.
+    const units = [
+      unit('alpha.service', '[Service]\nExecStart=/usr/bin/a --port 6443\n'),
+      unit('Zeta.service', '[Service]\nExecStart=/usr/bin/z --port 6443\n'),
+    ];
+    expect(serviceCandidates(units, [6443]).map((x) => x.unit)).toEqual(['Zeta.service', 'alpha.service']);
+  });
 });
 
 describe('systemctl output and policy', () => {
