@@ -57,7 +57,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'json',
-    summary: 'print one JSON document (format_version, per-resource changes) instead of text',
+    summary: 'print one JSON document instead of text (plan, apply, rollback: format_version and per-resource changes; report: the fleet)',
   },
   {
     name: 'plan',

@@ -83,7 +83,7 @@ describe('subcommands and their flag forms', () => {
       [['plan', 'extra'], 'reconcile plan: unexpected argument extra'],
       [['rollback', 'r1', 'r2'], 'reconcile rollback: unexpected argument r2'],
       [['frobnicate'], 'no command frobnicate'],
-      [[], 'give exactly one of --plan, --apply or --rollback, or a command (plan, apply, rollback, facts, first-boot)'],
+      [[], 'give exactly one of --plan, --apply or --rollback, or a command (plan, apply, rollback, facts, first-boot, report)'],
     ] as const) {
       const r = await cli([...args]);
       expect(r.code, args.join(' ')).toBe(1);
@@ -113,6 +113,7 @@ describe('help', () => {
       'rollback',
       'facts',
       'first-boot',
+      'report',
       'help [COMMAND]',
     ]);
     for (const flag of ['-h, --help', '--version', '--providers']) expect(r.stdout).toContain(`\n  ${flag}`);
@@ -145,7 +146,7 @@ describe('help', () => {
     }
     const all = pages.join('\n');
     for (const o of OPTIONS) expect(all).toContain(`--${o.name}`);
-    for (const c of COMMANDS) expect(all).toContain(c.alias);
+    for (const c of COMMANDS) expect(all).toContain(c.alias ?? `reconcile ${c.name}`);
   });
 });
 

@@ -200,7 +200,7 @@ describe('reconcile report', () => {
   it('has its own --help and needs a directory', async () => {
     const help = await report(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^usage: reconcile report /);
+    expect(help.stdout).toMatch(/^Usage: reconcile report /);
     const none = await report([]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('give at least one directory');
