@@ -74,7 +74,7 @@ describe('npm scripts on a machine without their tools', () => {
 
   it('every npm script that runs something has a pre-script that checks what it needs', () => {
     for (const name of Object.keys(scripts).filter((n) => !n.startsWith('pre'))) {
-      expect(scripts[`pre${name}`], name).toMatch(/^bash scripts\/ensure-debian-packages\.sh( (unit|vm|boot|deb|bench|npm))*$/);
+      expect(scripts[`pre${name}`], name).toMatch(/^bash scripts\/ensure-debian-packages\.sh( (unit|vm|boot|deb|bench|fleet|collection|npm))*$/);
     }
     expect(scripts.predeb).toBe('bash scripts/ensure-debian-packages.sh deb');
   });
