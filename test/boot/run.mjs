@@ -12,6 +12,7 @@
 //   BOOT_SEED=S                       seed S only
 //   BOOT_ENTRIES=id,id,...            that recipe only
 //   BOOT_JOBS=2  BOOT_SHRINK=0  BOOT_KEEP=1 (keep each host's directory)
+import { containerDesired } from './lib/desired.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,22 +32,7 @@ const say = (m) => process.stdout.write(`${m}\n`);
 // this machine's swap) and no ModulesLoad (modprobe); the bridge keys need br_netfilter, so only ip_forward, which is
 // the container's own network namespace's.
 const KEYS = ['net.ipv4.ip_forward'];
-export const DESIRED = [
-  'reports_dir: /var/lib/farm-reports',
-  'resources:',
-  '  - type: SysctlFile',
-  '    file: /etc/sysctl.d/k8s.conf',
-  '    settings:',
-  '      net.ipv4.ip_forward: 1',
-  '    conflict_policy: resolve',
-  '  - type: PortFree',
-  '    ports: [2379, 2380, 6443, 10250, 10257, 10259]',
-  '    protected_units: []',
-  '    stop_spawner_units: []',
-  '    mask: auto',
-  '    timeout_seconds: 30',
-  '',
-].join('\n');
+export const DESIRED = containerDesired('/var/lib/farm-reports');
 
 function preflight() {
   if (process.getuid?.() !== 0) throw new Error('the boot farm needs root (overlay mounts, systemd-nspawn)');

@@ -6,6 +6,7 @@
 //   unknown  the tool cannot read what runs (a Python program): it must say so
 // The desired state of the fleet (fleetDesired) has no SwapOff or ModulesLoad:
 // the containers share this machine's kernel (test/boot/README.md).
+import { containerDesired } from '../boot/lib/desired.mjs';
 
 // Every fleet host starts with net.ipv4.ip_forward = 0 (a fresh network
 // namespace's value) and no /etc/sysctl.d/k8s.conf: even a stock host has work (fix).
@@ -78,19 +79,4 @@ export function recipeFiles(recipe) {
   return files;
 }
 
-export const FLEET_DESIRED = [
-  'reports_dir: /var/lib/k8s-host-reconcile/reports',
-  'resources:',
-  '  - type: SysctlFile',
-  '    file: /etc/sysctl.d/k8s.conf',
-  '    settings:',
-  '      net.ipv4.ip_forward: 1',
-  '    conflict_policy: resolve',
-  '  - type: PortFree',
-  '    ports: [2379, 2380, 6443, 10250, 10257, 10259]',
-  '    protected_units: []',
-  '    stop_spawner_units: []',
-  '    mask: auto',
-  '    timeout_seconds: 30',
-  '',
-].join('\n');
+export const FLEET_DESIRED = containerDesired('/var/lib/k8s-host-reconcile/reports');
