@@ -11,6 +11,13 @@ export interface ResourceFailure {
   message: string;
   /** Ids of the changes not carried out because of it (blocked, or the resource's own failed apply). */
   changes?: string[];
+  /**
+   * The promises it takes back in promises_after (src/promises.ts): what the
+   * provider said its failure leaves unkept, else every promise of the resource.
+   * A change that failed is no promise, whatever the host looks like afterwards
+   * (a unit left enabled is not running when apply looks again, and starts at boot).
+   */
+  promises?: string[];
 }
 
 export interface ApplyResult {
@@ -82,7 +89,12 @@ export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Prom
       Object.assign(result.reports, outcome?.reports ?? {});
       const failedIds = outcome?.error ? (outcome.failedChanges ?? todo.map((c) => c.id)) : [];
       if (outcome?.error) {
-        result.failures.push({ resource: r.name, message: outcome.error, changes: failedIds });
+        result.failures.push({
+          resource: r.name,
+          message: outcome.error,
+          changes: failedIds,
+          ...(outcome.failedPromises ? { promises: outcome.failedPromises } : {}),
+        });
         fail(r.type, outcome.failedFacts ?? 'all');
       }
       const done = todo.filter((c) => !failedIds.includes(c.id)).map((c) => c.id);

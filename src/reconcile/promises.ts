@@ -6,9 +6,10 @@ import type { Promised, PromiseMoment, ProviderUnknown, Withdrawal } from '../pr
 import type { ResourcePlan, Plan } from './plan.js';
 
 export interface WithdrawnBy {
-  by: 'operator' | 'unknown';
+  /** 'failure': only in promises_after, a change apply could not carry out. */
+  by: 'operator' | 'unknown' | 'failure';
   resource: string;
-  /** The operator change's id, or the unknown's message (which names file and line). */
+  /** The operator change's id, the unknown's message (which names file and line), or the failure's message. */
   line: string;
   from: PromiseMoment;
 }
@@ -47,12 +48,25 @@ export function outlivingOperators(plan: Plan): Array<{ resource: ResourcePlan; 
   return plan.resources.flatMap((r) => r.changes.filter((c) => c.action === 'operator' && c.outlivesApply === true).map((change) => ({ resource: r, change })));
 }
 
+/** A failure of apply, as promises_after takes it: the promises it names, else every promise of its resource. */
+export interface FailedPromises {
+  resource: string;
+  message: string;
+  promises?: string[];
+}
+
 /**
  * `carried`: unknowns of the plan made before apply that outlive it
  * (outlivesApply), taken into the plan apply observes afterwards;
- * `carriedOperators`: the same for operator lines.
+ * `carriedOperators`: the same for operator lines; `failures`: what apply
+ * could not do, each taking back its promises from apply on.
  */
-export function planPromises(plan: Plan, carried: PlanUnknown[] = [], carriedOperators: Array<{ resource: ResourcePlan; change: Change }> = []): PlanPromise[] {
+export function planPromises(
+  plan: Plan,
+  carried: PlanUnknown[] = [],
+  carriedOperators: Array<{ resource: ResourcePlan; change: Change }> = [],
+  failures: FailedPromises[] = [],
+): PlanPromise[] {
   const promises: PlanPromise[] = [];
   const byId = new Map<string, PlanPromise>();
   for (const r of plan.resources) {
@@ -77,6 +91,10 @@ export function planPromises(plan: Plan, carried: PlanUnknown[] = [], carriedOpe
   }
   for (const u of [...planUnknowns(plan), ...carried]) {
     for (const w of u.withdraws) withdraw(u.resource, w, { by: 'unknown', resource: u.resource, line: u.message, from: w.from }, null);
+  }
+  for (const f of failures) {
+    const ids = f.promises ?? promises.filter((p) => p.resource === f.resource).map((p) => p.id);
+    for (const id of ids) withdraw(f.resource, { promise: id, from: 'apply' }, { by: 'failure', resource: f.resource, line: f.message, from: 'apply' }, null);
   }
   return promises;
 }

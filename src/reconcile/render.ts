@@ -156,7 +156,9 @@ function describePromise(p: PlanPromise): string {
     p.kind === 'port' ? `port ${p.subject} free` : p.kind === 'sysctl' ? `${p.subject} = ${p.expect}` : p.kind === 'swap' ? 'swap off' : `${p.subject} loaded`;
   const when = p.after_apply && p.at_boot ? 'after apply and at the next boot' : p.after_apply ? 'after apply; not promised at the next boot' : 'not promised';
   // An unknown's line is its finding's message (it starts "unknown:"); an operator line's is its change id.
-  const by = p.withdrawn_by.map((w) => (w.by === 'unknown' ? `${w.resource}: ${w.line}` : `operator line ${w.resource} ${w.line}`));
+  const by = p.withdrawn_by.map((w) =>
+    w.by === 'unknown' ? `${w.resource}: ${w.line}` : w.by === 'failure' ? `apply's failure ${w.resource}: ${w.line}` : `operator line ${w.resource} ${w.line}`,
+  );
   return `${what}: ${when}${by.length > 0 ? `; withdrawn by ${by.join('; ')}` : ''}`;
 }
 

@@ -316,10 +316,13 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
   const carriedOperators = outlivingOperators(plan).filter(({ change }) => !operatorChanges(after).some((o) => o.change.id === change.id));
   const operator = operatorChanges(after).length + carriedOperators.length;
   // A promise an unknown takes back is not a converged host: the next boot is not known to keep it.
+  // What apply failed to do is no promise either, whatever the host shows now (a unit whose disable never ran is not
+  // running when apply looks again, and starts at the next boot).
   const promisesAfter = planPromises(
     after,
     planUnknowns(plan).filter((u) => u.outlivesApply),
     carriedOperators,
+    result.failures,
   );
   const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;

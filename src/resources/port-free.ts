@@ -73,8 +73,14 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
     }
     const ops = changes.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
     if (ops.length === 0) return;
-    const { freed, error } = await applyLive(host, spec, ops, ctx);
+    const { freed, error, failedPorts } = await applyLive(host, spec, ops, ctx);
     const report = portsReport(freed);
-    return { ...(report ? { reports: { 'ports.json': report } } : {}), ...(error ? { error } : {}) };
+    // Each change is one port: a port that failed is its change, and its promise, and no other's.
+    const failed = new Set(failedPorts ?? []);
+    const failedIds = changes.filter((c) => (c.op as PortFreeOp).kind === 'stop' && failed.has((c.op as StopOp).port)).map((c) => c.id);
+    return {
+      ...(report ? { reports: { 'ports.json': report } } : {}),
+      ...(error ? { error, ...(failedPorts ? { failedChanges: failedIds, failedPromises: [...failed].map(portPromise) } : {}) } : {}),
+    };
   },
 };

@@ -108,6 +108,8 @@ export interface ApplyOutcome {
   failedFacts?: string[];
   /** With `error`: the ids of the changes that failed; the others were carried out. Absent: none counts as carried out. */
   failedChanges?: string[];
+  /** With `error`: the promises (Promised.id) the failure leaves unkept. Absent: every promise of the resource. */
+  failedPromises?: string[];
 }
 
 /** A fact a change needs from another resource's apply (ModulesLoad's "module:br_netfilter"). */

@@ -207,4 +207,29 @@ describe('promises after apply', () => {
     // Nothing carried: the stopped unit leaves no trace, and the promise reads as kept at boot.
     expect(planPromises(planOf(false))[0]).toMatchObject({ at_boot: true, withdrawn_by: [] });
   });
+
+  // The boot farm's seed 478: a `systemctl kill` failed, the disable after it never ran, the port was free when apply
+  // looked again, and promises_after promised it free at boot; the unit started at the next boot on it.
+  it('a failure of apply takes back what it names, from apply on, whatever the host shows afterwards; unnamed, every promise of its resource', () => {
+    const two = {
+      promised: () => [
+        { id: 'port:2379', kind: 'port', subject: '2379', expect: 'free' },
+        { id: 'port:2380', kind: 'port', subject: '2380', expect: 'free' },
+      ],
+    };
+    const plan = { resources: [{ name: 'PortFree', spec: {}, provider: two, observed: {}, changes: [] }] } as unknown as Plan;
+    const message = 'PortFree: port 2380 (wrapper.service): systemctl kill exited 1';
+    const named = planPromises(plan, [], [], [{ resource: 'PortFree', message, promises: ['port:2380'] }]);
+    expect(named).toMatchObject([
+      { id: 'port:2379', after_apply: true, at_boot: true, withdrawn_by: [] },
+      { id: 'port:2380', after_apply: false, at_boot: false, withdrawn_by: [{ by: 'failure', resource: 'PortFree', line: message, from: 'apply' }] },
+    ]);
+    const unnamed = planPromises(plan, [], [], [{ resource: 'PortFree', message }]);
+    expect(unnamed.map((p) => [p.id, p.at_boot, p.withdrawn_by.length])).toEqual([
+      ['port:2379', false, 1],
+      ['port:2380', false, 1],
+    ]);
+    // Another resource's failure takes back nothing here.
+    expect(planPromises(plan, [], [], [{ resource: 'SwapOff', message: 'swapoff failed' }]).every((p) => p.withdrawn_by.length === 0)).toBe(true);
+  });
 });

@@ -147,8 +147,8 @@ function fakeHost(
   inUnit: Map<number, string>,
   units: Record<string, FakeUnit>,
   files: Record<string, string> = {},
-  onStop: () => Promise<void> = async () => {},
-  onKill: () => Promise<void> = async () => {},
+  onStop: () => Promise<void | { exitCode: number; stderr: string }> = async () => {},
+  onKill: () => Promise<void | { exitCode: number; stderr: string }> = async () => {},
 ) {
   const calls: string[][] = [];
   const fragments: Record<string, string> = {};
@@ -171,8 +171,10 @@ function fakeHost(
       return { command: '', exitCode: 0, stdout: `${out}\n`, stderr: '' };
     }
     if (cmd === 'systemctl' && args[0] === 'show') return { command: '', exitCode: 0, stdout: '0\n', stderr: '' };
-    if (cmd === 'systemctl' && args[0] === 'stop') await onStop();
-    if (cmd === 'systemctl' && args[0] === 'kill') await onKill();
+    const answer = cmd === 'systemctl' && args[0] === 'stop' ? await onStop() : cmd === 'systemctl' && args[0] === 'kill' ? await onKill() : undefined;
+    if (answer) return { command: [cmd, ...args].join(' '), exitCode: answer.exitCode, stdout: '', stderr: answer.stderr };
+    // kill(1) for real: the processes are this test's own.
+    if (cmd === 'kill') for (const pid of args.slice(args.indexOf('--') + 1)) process.kill(Number(pid), 'SIGTERM');
     return { command: [cmd, ...args].join(' '), exitCode: 0, stdout: '', stderr: '' };
   };
   const host = new Host({ runner });
@@ -309,6 +311,117 @@ describe('PortFree stops a unit only for its own process', () => {
       'systemctl is-enabled wrapper.service',
     ]);
     expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapper.service', pid: l.pid } } });
+  });
+
+  // systemd 252, as the boot farm saw it on a loaded machine (seed 478): the stopped unit's `kill` fails, before or after signalling.
+  const EIO = { exitCode: 1, stderr: 'Failed to kill unit wrapper.service: Failed to send signal SIGTERM to auxiliary processes: Input/output error\n' };
+
+  async function killModeWrapper(name: string) {
+    const r = path.join(dir, `${name}.report`);
+    const daemon = path.join(dir, `${name}-tinyd`);
+    writeFileSync(daemon, `#!${NODE}\n${LISTEN_JS}`);
+    chmodSync(daemon, 0o755);
+    const script = `${daemon} ${r} & exec sleep 1000`;
+    const sh = run('/bin/sh', ['-c', script]);
+    const l = await report(r);
+    const unitFile = `[Unit]\nDescription=wrapper\n\n[Service]\nKillMode=process\nExecStart=/bin/sh -c '${script}'\n`;
+    const inUnit = new Map([
+      [sh.pid!, 'wrapper.service'],
+      [l.pid, 'wrapper.service'],
+    ]);
+    return { sh, l, unitFile, inUnit };
+  }
+  // A zombie (ended, not yet reaped by whoever inherited it) is not alive.
+  const alive = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
+    } catch {
+      return false;
+    }
+  };
+  const acted = (calls: string[][], from: number) =>
+    calls
+      .slice(from)
+      .filter((c) => c[1] !== 'show')
+      .map((c) => c.join(' '));
+
+  it('KillMode=process wrapper, `systemctl kill` fails with nothing signalled: the pid the kernel shows in its cgroup holding the port gets SIGTERM', async () => {
+    const { sh, l, unitFile, inUnit } = await killModeWrapper('eio-before');
+    const { host, calls } = fakeHost(
+      inUnit,
+      { 'wrapper.service': { MainPID: sh.pid!, file: unitFile } },
+      {},
+      async () => void process.kill(sh.pid!, 'SIGKILL'),
+      async () => EIO,
+    );
+    const s = spec([l.port]);
+    const { change } = await planFor(host, s);
+    const before = calls.length;
+    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
+    expect(acted(calls, before)).toEqual([
+      'systemctl stop wrapper.service',
+      'systemctl kill --kill-whom=all --signal=SIGTERM wrapper.service',
+      `kill -s TERM -- ${l.pid}`,
+      'systemctl disable wrapper.service',
+      'systemctl is-enabled wrapper.service',
+    ]);
+    expect(alive(l.pid)).toBe(false);
+    expect(outcome?.error).toBeUndefined();
+    expect(outcome).toMatchObject({ reports: { 'ports.json': { port: l.port, unit: 'wrapper.service', pid: l.pid } } });
+  });
+
+  it('KillMode=process wrapper, `systemctl kill` fails after its signal went out: nothing more is signalled, and the port counts as freed', async () => {
+    const { sh, l, unitFile, inUnit } = await killModeWrapper('eio-after');
+    const gone = new Promise<void>((res) => {
+      const t = setInterval(() => {
+        if (!alive(l.pid)) {
+          clearInterval(t);
+          res();
+        }
+      }, 20);
+    });
+    const { host, calls } = fakeHost(
+      inUnit,
+      { 'wrapper.service': { MainPID: sh.pid!, file: unitFile } },
+      {},
+      async () => void process.kill(sh.pid!, 'SIGKILL'),
+      async () => {
+        process.kill(l.pid, 'SIGTERM');
+        await gone;
+        return EIO;
+      },
+    );
+    const s = spec([l.port]);
+    const { change } = await planFor(host, s);
+    const before = calls.length;
+    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
+    expect(acted(calls, before)).toEqual([
+      'systemctl stop wrapper.service',
+      'systemctl kill --kill-whom=all --signal=SIGTERM wrapper.service',
+      'systemctl disable wrapper.service',
+      'systemctl is-enabled wrapper.service',
+    ]);
+    expect(outcome?.error).toBeUndefined();
+  });
+
+  it('a stop that fails still disables the unit, and the failure names that port alone, as a change and as a promise', async () => {
+    const r = path.join(dir, 'stopfails.report');
+    run(NODE, [path.join(dir, 'listen.js'), r]);
+    const l = await report(r);
+    const { host, calls } = fakeHost(
+      new Map([[l.pid, 'stuck.service']]),
+      { 'stuck.service': { MainPID: l.pid, file: `[Service]\nExecStart=${NODE} ${path.join(dir, 'listen.js')} ${r}\n` } },
+      {},
+      async () => ({ exitCode: 1, stderr: 'Job for stuck.service canceled.\n' }),
+    );
+    const s = spec([l.port]);
+    const { change } = await planFor(host, s);
+    const before = calls.length;
+    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
+    expect(acted(calls, before)).toEqual(['systemctl stop stuck.service', 'systemctl disable stuck.service', 'systemctl is-enabled stuck.service']);
+    expect(outcome?.error).toContain(`port ${l.port} (stuck.service)`);
+    expect(outcome?.failedChanges).toEqual([change.id]);
+    expect(outcome?.failedPromises).toEqual([`port:${l.port}`]);
   });
 
   it("a transient unit (systemd-run): stopped now, and the port's promise for the next boot is withdrawn by an unknown naming it", async () => {

@@ -48,7 +48,12 @@ async function warnIfStillStartable(host: TargetHost, unit: string, progress: (m
   }
 }
 
-export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], ctx: ApplyContext): Promise<{ freed: FreedPort[]; error?: string }> {
+export async function applyLive(
+  host: Host,
+  spec: PortFreeSpec,
+  ops: StopOp[],
+  ctx: ApplyContext,
+): Promise<{ freed: FreedPort[]; error?: string; failedPorts?: number[] }> {
   // 1. Record what holds each port before anything is touched.
   const records: FreedPort[] = ops.map((op) => ({
     port: op.port,
@@ -61,6 +66,7 @@ export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], c
 
   const timeoutMs = spec.timeout_seconds * 1000;
   const errors: string[] = [];
+  const failedPorts = new Set<number>();
   const holds = new Map<number, number>();
   const stopped = new Set<number>();
   // One unit may hold several ports (etcd: 2379 and 2380); act on it once.
@@ -115,14 +121,20 @@ export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], c
                       .flat()
                       .join(' ')}`,
                   );
-                  await sc(['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
+                  try {
+                    await sc(['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
+                  } catch (e) {
+                    await killByPid(host, op.port, units, (e as Error).message, ctx);
+                  }
                 }),
               ),
             );
         // A unit that is masked is mask-first: the manager starts an unmasked unit again the moment it stops when
         // another active unit upholds it (Upholds=, systemd 249+) or a starter pulls it in; a masked one it refuses.
         // The rollback undoes links before it starts units, so this order undoes cleanly.
-        if (!op.mask) await stop();
+        // A stop that fails still gets the disable: left enabled, the unit would start again at boot.
+        let stopFailed: unknown = null;
+        if (!op.mask) await stop().catch((e: unknown) => (stopFailed = e));
         const beforeDisable = await snap();
         await door.runtime(
           { step: 'unit-disable', units: todo, ...who },
@@ -154,10 +166,12 @@ export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], c
         }
         for (const u of todo) done.set(key(u), restart);
         if (!op.mask && !op.user) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
+        if (stopFailed !== null) throw stopFailed;
       }
       holds.set(op.port, Math.max(...op.units.map((u) => done.get(key(u)) ?? 0)) + 1000);
       stopped.add(op.port);
     } catch (e) {
+      failedPorts.add(op.port);
       errors.push(`port ${op.port} (${op.units.join(', ')}${op.user ? ` of ${op.user.name}'s manager` : ''}): ${(e as Error).message}`);
     }
   }
@@ -173,9 +187,10 @@ export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], c
     errors.push(why);
   }
   const freed = records.filter((r) => stopped.has(r.port) && !failed.has(r.port));
+  for (const port of failed.keys()) failedPorts.add(port);
   if (errors.length > 0) {
     const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
-    return { freed, error: `PortFree: ${errors.join('; ')}${ok}` };
+    return { freed, error: `PortFree: ${errors.join('; ')}${ok}`, failedPorts: [...failedPorts].sort((a, b) => a - b) };
   }
   return { freed };
 }
@@ -189,18 +204,46 @@ export async function applyLive(host: Host, spec: PortFreeSpec, ops: StopOp[], c
  */
 async function killLeftovers(host: Host, port: number, services: string[], ctx: ApplyContext, kill: (units: string[]) => Promise<unknown>): Promise<void> {
   if (services.length === 0) return;
-  const inodes = (await readListeners(host)).filter((l) => l.port === port).map((l) => l.inode);
-  if (inodes.length === 0) return;
-  const scan = await findSocketHolders(host, inodes);
-  const left = new Set<string>();
-  for (const pid of new Set([...scan.holders.values()].flat())) {
-    const cg = await host.readKernel(`/proc/${pid}/cgroup`).catch(() => null);
-    const unit = cg === null ? null : (parseCgroup(cg)?.unit ?? null);
-    if (unit !== null && services.includes(unit)) left.add(unit);
-  }
+  const left = new Set((await leftovers(host, port, services)).values());
   if (left.size === 0) return;
   await kill([...left]);
   ctx.progress(`PortFree: port ${port}: sent SIGTERM to what was left in ${[...left].join(' and ')}`);
+}
+
+/** The processes holding `port` whose cgroup is one of `services` (pid -> unit), as the kernel shows them now. */
+async function leftovers(host: Host, port: number, services: string[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  const inodes = (await readListeners(host)).filter((l) => l.port === port).map((l) => l.inode);
+  if (inodes.length === 0) return out;
+  const scan = await findSocketHolders(host, inodes);
+  for (const pid of new Set([...scan.holders.values()].flat())) {
+    const cg = await host.readKernel(`/proc/${pid}/cgroup`).catch(() => null);
+    const unit = cg === null ? null : (parseCgroup(cg)?.unit ?? null);
+    if (unit !== null && services.includes(unit)) out.set(pid, unit);
+  }
+  return out;
+}
+
+/**
+ * `systemctl kill` failed. systemd 252 answers "Failed to send signal SIGTERM
+ * to auxiliary processes: Input/output error" when the stopped unit was
+ * garbage-collected or its cgroup emptied while it signalled (seen on a
+ * loaded machine; the boot farm's seed 478), sometimes after the signal went
+ * out. What is left decides: nothing of the units holding the port is done;
+ * else the processes the kernel shows in the units' cgroups, holding the
+ * port, get SIGTERM by pid (read again just before, so no other process does).
+ */
+async function killByPid(host: Host, port: number, units: string[], why: string, ctx: ApplyContext): Promise<void> {
+  const left = await leftovers(host, port, units);
+  if (left.size === 0) {
+    ctx.progress(`PortFree: port ${port}: systemctl kill failed (${why.split('\n')[0]}), but nothing of ${units.join(' and ')} holds the port any more`);
+    return;
+  }
+  const pids = [...left.keys()].sort((a, b) => a - b).map(String);
+  ctx.progress(
+    `PortFree: port ${port}: systemctl kill failed (${why.split('\n')[0]}); the kernel still shows pid ${pids.join(', ')} in ${units.join(' and ')}'s cgroup holding the port: kill -s TERM -- ${pids.join(' ')}`,
+  );
+  await host.runChecked('kill', ['-s', 'TERM', '--', ...pids]);
 }
 
 /** Per port: why a unit PortFree stopped would still start at boot (the unit files as they are now). */
