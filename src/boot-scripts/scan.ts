@@ -34,7 +34,7 @@ import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { execActions, readShellScript } from './shell-lines.js';
 import { unwrap, type ScriptAction } from './commands.js';
-import { programKind } from './shebang.js';
+import { programKind } from '../lex/shebang.js';
 import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
 import { isShell, shebangShell, type Word } from '../lex/shell.js';
 
@@ -245,7 +245,11 @@ async function followProgram(
   if (f.seen.has(real)) return;
   const kind = programKind(head);
   if (kind.kind === 'elf') return;
-  if (kind.kind === 'script' && !forceShell) return unknown(`runs ${file}, a ${kind.interpreter} script this scan does not read`);
+  // JSON quoting only where the name holds a control character (a CRLF file's "/bin/sh\r"), so the line stays one line.
+  if (kind.kind === 'script' && !forceShell)
+    return unknown(
+      `runs ${file}, a ${/[\x00-\x1f]/.test(kind.interpreter) ? JSON.stringify(kind.interpreter) : kind.interpreter} script this scan does not read`,
+    );
   if (kind.kind === 'no-shebang' && !forceShell && !viaShell) return;
   if (f.depth >= FOLLOW_DEPTH) return unknown(`runs ${file}, a shell script nested more than ${FOLLOW_DEPTH} deep`);
   let text: ByteString | null;

@@ -3,14 +3,14 @@
 // SCRIPT being the path the caller passed to execve. So a command line written
 // as "SCRIPT ARGS" (in ExecStart=, a shell line) shows up in /proc with the
 // interpreter in front; the script's own first line says which. Pure.
-import { parseShebang as readShebang } from '../boot-scripts/shebang.js';
+import { parseShebang as readShebang } from '../lex/shebang.js';
 
 /** The interpreter words of a script's "#!" line: [path] or [path, arg]; null when there is none. */
 export function parseShebang(head: string): string[] | null {
   // The kernel reads at most the first 256 bytes; a longer line is cut there (Linux 5.1+ refuses it; either way not ours to guess).
   const nl = head.indexOf('\n');
   if (nl < 0 || nl > 256) return null;
-  // The line itself is read by the one binfmt_script reader (boot-scripts/shebang.ts).
+  // The line itself is read by the one binfmt_script reader (lex/shebang.ts).
   const s = readShebang(head.slice(0, nl));
   return s === null ? null : s.arg === null ? [s.interpreter] : [s.interpreter, s.arg];
 }

@@ -28,8 +28,10 @@ interface Case {
   writer?: string;
   /** Run from rc.local's line (under sh) instead of a unit's ExecStart=. */
   rcLocal?: string;
-  /** Only for what the scan does not read: why. */
+  /** Only for what the scan does not read: why, the interpreter its warning shows, and ip_forward after the run (default '0'). */
   unknown?: string;
+  shows?: string;
+  after?: string;
 }
 
 const CASES: Case[] = [
@@ -54,6 +56,15 @@ const CASES: Case[] = [
     name: 'python',
     files: { python: "#!/usr/bin/python3\nopen('/proc/sys/net/ipv4/ip_forward', 'w').write('0')\n" },
     unknown: 'a python script: the scan reads only POSIX shell',
+    shows: '/usr/bin/python3',
+  },
+  // CRLF line ends: the kernel looks for "/bin/sh\r" ("bad interpreter") and the script never runs; not read as a shell script.
+  {
+    name: 'crlf',
+    files: { crlf: `#!/bin/sh\r\n${WRITE0}\r\n` },
+    unknown: 'a CRLF file: its interpreter is "/bin/sh\\r"',
+    shows: '"/bin/sh\\r"',
+    after: '1',
   },
   // rc.local runs a file without "#!" through sh: the shell reads it whatever its first line.
   { name: 'rc-sh-file', files: {}, rcLocal: `sh ${LIB}/fw-rules`, writer: `${LIB}/fw-rules` },
@@ -149,10 +160,12 @@ describe('a program a boot-time runner starts is read when it is a shell script 
 describe('a script in another language is a loud unknown naming the unit', () => {
   for (const c of CASES.filter((x) => x.unknown !== undefined)) {
     it(`${c.name} (${c.unknown})`, () => {
-      expect(truth.get(c.name)).toBe('0');
+      expect(truth.get(c.name)).toBe(c.after ?? '0');
+      const shows = c.shows!.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
       expect(warningsAbout(c).map((w) => w.message)).toEqual([
-        expect.stringMatching(new RegExp(`^SysctlFile: unknown: /etc/systemd/system/${c.name}\\.service:\\d+: .*${SBIN}/${c.name}.*python3`)),
+        expect.stringMatching(new RegExp(`^SysctlFile: unknown: /etc/systemd/system/${c.name}\\.service:\\d+: .*${SBIN}/${c.name}, a ${shows} script`)),
       ]);
+      expect(linesIn(writerOf(c))).toEqual([]);
     });
   }
 });

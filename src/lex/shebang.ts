@@ -17,7 +17,8 @@ const BLANK = (c: string | undefined): boolean => c === ' ' || c === '\t';
 /** The interpreter and argument of a "#!" line, or null when the line is none (or names no interpreter). */
 export function parseShebang(firstLine: string): Shebang | null {
   if (!firstLine.startsWith('#!')) return null;
-  const line = firstLine.replace(/\r?\n?$/, '');
+  // A carriage return is no blank to binfmt_script: "#!/bin/sh\r" names "/bin/sh\r" (the "bad interpreter" of a CRLF file).
+  const line = firstLine.replace(/\n$/, '');
   let i = 2;
   while (BLANK(line[i])) i++;
   let j = i;
