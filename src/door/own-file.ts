@@ -7,6 +7,7 @@
 import { constants as fsc, promises as fs } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { kindOf } from '../regular-file.js';
 
 export type OwnFile =
   | { kind: 'file'; fh: FileHandle; stat: Stats }
@@ -14,14 +15,10 @@ export type OwnFile =
   /** Something other than a regular file, described ("a symbolic link to /tmp/x", "a fifo"). */
   | { kind: 'other'; what: string };
 
-export function describeEntry(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a fifo';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
+/** What stands where a regular file was wanted, in the words of regular-file.ts's kindOf. */
+function describeEntry(st: Stats): string {
+  const kind = kindOf(st);
+  return kind === 'regular file' || kind === 'unknown type' ? 'not a regular file' : `a ${kind}`;
 }
 
 /**
