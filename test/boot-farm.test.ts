@@ -65,6 +65,7 @@ function outDir(
   states: { before: string; after: string; boot: string; ipf: [string, string, string] },
   rc = { plan: 2, apply: 0 },
   promisesAfter?: unknown[],
+  failures: Array<{ resource: string; message: string }> = [],
 ): string {
   const d = mkdtempSync(path.join(tmpdir(), 'farm-judge-'));
   dirs.push(d);
@@ -74,7 +75,7 @@ function outDir(
   };
   put('boot1/plan.json', JSON.stringify(plan));
   put('boot1/plan.rc', `${rc.plan}\n`);
-  put('boot1/apply.json', JSON.stringify({ failures: [], ...(promisesAfter ? { promises_after: promisesAfter } : {}) }));
+  put('boot1/apply.json', JSON.stringify({ failures, ...(promisesAfter ? { promises_after: promisesAfter } : {}) }));
   put('boot1/apply.rc', `${rc.apply}\n`);
   put('boot1/before/ss.txt', states.before);
   put('boot1/before/sysctl.txt', `net.ipv4.ip_forward=${states.ipf[0]}\n`);
@@ -149,6 +150,21 @@ describe('the judge', () => {
     expect(judge(reverted, []).broken).toEqual([{ promise: 'sysctl:net.ipv4.ip_forward', phase: 'at boot', observed: 'net.ipv4.ip_forward = 0' }]);
     const still = outDir(plan, { before: '', after: '', boot: '', ipf: ['0', '1', '1'] }, { plan: 2, apply: 0 }, plan.promises);
     expect(judge(still, []).problems).toEqual(['promises are withdrawn but --apply exited 0']);
+  });
+
+  // Seed 478: `systemctl kill` failed, apply exited 1, and the port was free when apply looked again. Apply's own list
+  // now takes the port back (by: failure); the host still fails, since apply did not do what its plan said.
+  it('a failure of apply is a problem even when a withdrawal keeps every promise honest', () => {
+    const failure = { resource: 'PortFree', message: 'PortFree: port 6443 (wrapper.service): systemctl kill exited 1' };
+    const after = [promise('port:6443', 'port', '6443', 'free', [{ by: 'failure', line: failure.message, from: 'apply' }])];
+    const d = outDir(
+      { promises: [promise('port:6443', 'port', '6443', 'free')] },
+      { before: L6443, after: '', boot: L6443, ipf: ['0', '1', '1'] },
+      { plan: 2, apply: 1 },
+      after,
+      [failure],
+    );
+    expect(judge(d, [6443])).toMatchObject({ broken: [], problems: [`apply failed: PortFree: ${failure.message}`] });
   });
 
   it('withdrawn promises with --plan exit 0 or --apply exit 0 are problems; a recipe that did not take is one', () => {

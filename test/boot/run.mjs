@@ -88,6 +88,8 @@ async function runRecipe(entries, label) {
 const stockLines = new Set();
 const TINYD_PATH = '/usr/local/sbin/tinyd';
 const lineKey = (w) => `${w.by}\0${w.resource}\0${w.line}`;
+/** A withdrawal's line in one line: an unknown's own text ("unknown: FILE:LINE: ..."), an operator line's id, a failure of apply. */
+const describeLine = (w) => (w.by === 'unknown' ? w.line.replace(/;.*$/, '') : w.by === 'failure' ? `apply failed: ${w.resource}: ${w.line}` : `operator ${w.resource} ${w.line}`);
 
 function needlessWithdrawals(entries, recipe, promises) {
   const out = [];
@@ -95,7 +97,7 @@ function needlessWithdrawals(entries, recipe, promises) {
   // unknown about it is honest, and the harness's doing, not the kept entry's; every other line counts.
   const own = (p) => p.withdrawn_by.filter((w) => !stockLines.has(lineKey(w)) && !(w.by === 'unknown' && w.line.includes(`runs ${TINYD_PATH}, a `)));
   const withdrawn = (id) => promises.find((p) => p.id === id && own(p).length > 0);
-  const describe = (p) => own(p).map((w) => (w.by === 'unknown' ? w.line.replace(/;.*$/, '') : `operator ${w.resource} ${w.line}`)).join(' | ');
+  const describe = (p) => own(p).map(describeLine).join(' | ');
   for (const part of recipe.parts) {
     const e = entries.find((x) => x.id === part.id);
     if (!e?.kept || part.port === undefined) continue;
@@ -202,7 +204,7 @@ async function main() {
     say(`FAIL ${stockHead}`);
     for (const b of stock.broken) say(`  broken promise: ${b.promise} ${b.phase}: ${b.observed}`);
     for (const p of stock.problems) say(`  problem: ${p}`);
-    for (const p of stockWithdrawn) say(`  withdrawn on a stock host: ${p.id}: ${p.withdrawn_by.map((w) => (w.by === 'unknown' ? w.line.replace(/;.*$/, '') : `operator ${w.resource} ${w.line}`)).join(' | ')}`);
+    for (const p of stockWithdrawn) say(`  withdrawn on a stock host: ${p.id}: ${p.withdrawn_by.map(describeLine).join(' | ')}`);
   }
   say(`boot farm: ${plan.length} host${plan.length === 1 ? '' : 's'} from ${NSPAWN.length} catalogue entries, ${process.env.BOOT_JOBS ?? 2} at a time; work in ${workDir}`);
   const jobs = Number(process.env.BOOT_JOBS ?? 2);
@@ -245,7 +247,7 @@ async function main() {
   const lines = new Map();
   for (const { r } of results) for (const p of r.promises ?? []) for (const w of p.withdrawn_by) {
     // An unknown's line starts "unknown:" already.
-    const key = `${w.by === 'unknown' ? w.line.replace(/;.*$/, '') : `operator: ${w.resource} ${w.line}`} (withdraws ${p.id})`;
+    const key = `${describeLine(w)} (withdraws ${p.id})`;
     lines.set(key, (lines.get(key) ?? 0) + 1);
   }
   if (lines.size > 0) say(`withdrawals (hosts):\n${[...lines].sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${String(n).padStart(3)}  ${k}`).join('\n')}`);

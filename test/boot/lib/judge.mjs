@@ -90,7 +90,10 @@ export function judge(out, listens) {
   // the apply removed (a unit running an unread script, masked by PortFree) is gone there, and its exit says so.
   const after = Array.isArray(apply?.promises_after) ? apply.promises_after : null;
   if ((after ?? promises).some((p) => p.withdrawn_by.length > 0) && applyRc === 0) problems.push('promises are withdrawn but --apply exited 0');
+  // A failure is apply not doing what its plan said it would (the farm's desired state has no change that waits on an
+  // operator's, so none is a blocked one): a defect even where a withdrawal keeps every promise honest.
   const failures = apply?.failures ?? [];
+  for (const f of failures) problems.push(`apply failed: ${f.resource}: ${f.message}`);
   for (const [phase, dir, flag] of [['after apply', 'boot1/after-apply', 'after_apply'], ['at boot', 'boot2/at-boot', 'at_boot']]) {
     const seen = observed(path.join(out, dir));
     if (seen === null) {
