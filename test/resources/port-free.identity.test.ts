@@ -444,6 +444,29 @@ describe('PortFree stops a unit only for its own process', () => {
     expect(portFreeProvider.unknowns!(s, (await planFor(plain.host, s)).o)).toEqual([]);
   });
 
+  // The boot farm's transient entries: the stop removes the unit and its file in /run/systemd/transient, and
+  // `systemctl disable` then fails ("Unit file transient-api.service does not exist"): apply failed on every such host.
+  it('a transient unit is stopped only: nothing to disable or mask, for mask: true as well, and the plan says why', async () => {
+    for (const mask of [false, true]) {
+      const r = path.join(dir, `transient-apply-${mask}.report`);
+      const listener = run(NODE, [path.join(dir, 'listen.js'), r]);
+      const l = await report(r);
+      const { host, calls } = fakeHost(
+        new Map([[l.pid, 'transient-api.service']]),
+        { 'transient-api.service': { MainPID: l.pid, file: '', fragmentPath: '/run/systemd/transient/transient-api.service' } },
+        {},
+        async () => void listener.kill('SIGKILL'),
+      );
+      const s = spec([l.port], { mask });
+      const { change } = await planFor(host, s);
+      expect(change.summary).toContain(': stop transient-api.service; transient-api.service is a transient unit (systemd-run): stopped only');
+      const before = calls.length;
+      const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
+      expect(acted(calls, before)).toEqual(['systemctl stop transient-api.service']);
+      expect(outcome?.error).toBeUndefined();
+    }
+  });
+
   it("a wrapper script file (no exec): its commands count as the unit's, run directly or as `sh FILE`", async () => {
     const r = path.join(dir, 'script.report');
     const script = path.join(dir, 'start.sh');

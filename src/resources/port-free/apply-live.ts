@@ -135,18 +135,22 @@ export async function applyLive(
         // A stop that fails still gets the disable: left enabled, the unit would start again at boot.
         let stopFailed: unknown = null;
         if (!op.mask) await stop().catch((e: unknown) => (stopFailed = e));
-        const beforeDisable = await snap();
-        await door.runtime(
-          { step: 'unit-disable', units: todo, ...who },
-          () => sc(['disable', ...todo]),
-          () => changedLinks(beforeDisable),
-        );
+        // A transient unit's file goes with its stop: there is nothing to disable or mask (the plan said so).
+        const lasting = todo.filter((u) => !op.transient?.includes(u));
+        if (lasting.length > 0) {
+          const beforeDisable = await snap();
+          await door.runtime(
+            { step: 'unit-disable', units: lasting, ...who },
+            () => sc(['disable', ...lasting]),
+            () => changedLinks(beforeDisable),
+          );
+        }
         if (op.mask) {
           // A unit whose own file holds the mask link's place (an admin's unit in /etc): set aside and masked through the door.
           const dir = op.user ? userConfigDir(op.user.home) : SYSTEMD_SYSTEM_ETC;
           const over: string[] = [];
-          for (const u of todo) if ((await maskSpotOf(host, dir, u)).kind === 'taken') over.push(u);
-          const plain = todo.filter((u) => !over.includes(u));
+          for (const u of lasting) if ((await maskSpotOf(host, dir, u)).kind === 'taken') over.push(u);
+          const plain = lasting.filter((u) => !over.includes(u));
           if (plain.length > 0) {
             const beforeMask = await snap();
             await door.runtime(
@@ -165,7 +169,7 @@ export async function applyLive(
           await stop();
         }
         for (const u of todo) done.set(key(u), restart);
-        if (!op.mask && !op.user) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
+        if (!op.mask && !op.user && lasting.length > 0) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
         if (stopFailed !== null) throw stopFailed;
       }
       holds.set(op.port, Math.max(...op.units.map((u) => done.get(key(u)) ?? 0)) + 1000);
@@ -178,11 +182,12 @@ export async function applyLive(
   const failed = holds.size > 0 ? await waitFree(host, holds, timeoutMs, ctx.progress) : new Map<number, string>();
   for (const [, why] of failed) errors.push(why);
   // Free now is not free at boot: ask the unit graph, as it is after the disable and mask, what still starts them.
-  for (const [port, why] of await stillStartedAtBoot(
-    host,
-    ops.filter((op) => stopped.has(op.port)),
-    ctx.progress,
-  )) {
+  // A transient unit is not in the unit graph once stopped; what makes it again is the plan's own line (transient.ts).
+  const lastingOps = ops
+    .filter((op) => stopped.has(op.port))
+    .map((op) => ({ ...op, units: op.units.filter((u) => !op.transient?.includes(u)) }))
+    .filter((op) => op.units.length > 0);
+  for (const [port, why] of await stillStartedAtBoot(host, lastingOps, ctx.progress)) {
     failed.set(port, why);
     errors.push(why);
   }

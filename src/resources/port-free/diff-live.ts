@@ -12,6 +12,7 @@ import { operatorChange, type PortFreeOp } from './ops.js';
 import { diffUserPort } from './diff-user.js';
 import { withTriggers } from '../../ports/triggers.js';
 import { setAsidePath } from '../../systemd/unit-mask.js';
+import { TRANSIENT_DIR } from './transient.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -172,8 +173,17 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   const cb = o.comeback?.[units.join(' ')];
   const reasons = cb?.reasons ?? [];
   const unknown = cb === undefined ? 'what would start it again at boot was not read' : cb.unknown;
-  const mask = spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null));
-  const verbs = mask ? 'stop, disable and mask' : 'stop and disable';
+  // A transient unit (systemd-run) has no file of its own to disable or mask: its file in /run/systemd/transient goes
+  // when it stops (systemctl disable then fails: "Unit file ... does not exist"). Stopping it is all apply can do; what
+  // makes it again at boot is an operator line or an unknown of its own (transient.ts).
+  const transient = units.filter((u) => o.units[u]?.fragment?.startsWith(TRANSIENT_DIR) === true);
+  const lasting = units.filter((u) => !transient.includes(u));
+  const mask = lasting.length > 0 && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
+  const verbs = lasting.length === 0 ? 'stop' : mask ? 'stop, disable and mask' : 'stop and disable';
+  const transientNote =
+    transient.length > 0
+      ? `; ${transient.join(' and ')} ${transient.length > 1 ? 'are transient units' : 'is a transient unit'} (systemd-run): stopped only, ${transient.length > 1 ? 'their files go' : 'its file goes'} with the stop, so there is nothing to disable or mask`
+      : '';
   const via = socket ? ` (socket-activated by ${socket})` : '';
   const goFirst =
     triggers.length > 0
@@ -205,7 +215,7 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}`,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}${transientNote}`,
     op: {
       kind: 'stop',
       port: b.port,
@@ -218,6 +228,7 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
       proof,
       ...(triggers.length > 0 ? { triggers } : {}),
       ...(reasons.length > 0 ? { comeback: reasons } : {}),
+      ...(transient.length > 0 ? { transient } : {}),
     },
   };
 }

@@ -22,6 +22,8 @@ export interface StopOp {
   comeback?: string[];
   /** Set for a holder in a per-user manager: every systemctl call goes to that user's manager. */
   user?: { name: string; uid: number; gid: number; home: string; lingers: boolean; route: UserRoute };
+  /** The units of `units` that are transient (systemd-run): stopped only, with no file to disable or mask. */
+  transient?: string[];
   /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
   proof: string;
 }
