@@ -117,6 +117,22 @@ async function waitFile(file: string): Promise<string> {
   throw new Error(`${file} never appeared`);
 }
 
+/**
+ * SIGKILL and wait until the process has ended (gone, or a zombie: its sockets are closed by then), as `systemctl stop`
+ * returns only once the unit's processes are gone; without the wait the port may still show held for a moment.
+ */
+async function killAndWait(pids: number[]): Promise<void> {
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  const ended = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] === 'Z';
+    } catch {
+      return true;
+    }
+  };
+  for (let i = 0; i < 400 && !pids.every(ended); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 /** A report "PID PORT [more]" written by a started listener. */
 async function report(file: string): Promise<{ pid: number; port: number; rest: number[] }> {
   const [pid, port, ...rest] = (await waitFile(file)).split(/\s+/).map(Number);
@@ -229,10 +245,7 @@ describe('PortFree stops a unit only for its own process', () => {
     expect(l.pid).not.toBe(sh.pid); // `; true` keeps the shell from exec'ing node
     const unitFile = `[Unit]\nDescription=wrapped\n\n[Service]\nExecStart=/bin/sh -c '${script}'\nRestart=always\n`;
     // What `systemctl stop` does to the unit: its processes end.
-    const stop = async () => {
-      process.kill(l.pid, 'SIGKILL');
-      process.kill(sh.pid!, 'SIGKILL');
-    };
+    const stop = () => killAndWait([l.pid, sh.pid!]);
     const { host, calls } = fakeHost(
       new Map([
         [sh.pid!, 'wrapped.service'],
@@ -455,7 +468,7 @@ describe('PortFree stops a unit only for its own process', () => {
         new Map([[l.pid, 'transient-api.service']]),
         { 'transient-api.service': { MainPID: l.pid, file: '', fragmentPath: '/run/systemd/transient/transient-api.service' } },
         {},
-        async () => void listener.kill('SIGKILL'),
+        () => killAndWait([listener.pid!]),
       );
       const s = spec([l.port], { mask });
       const { change } = await planFor(host, s);
