@@ -13,7 +13,7 @@ import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
 // @ts-expect-error plain ESM without types
 import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
 // @ts-expect-error plain ESM without types
-import { judge, listeningPorts } from './boot/lib/judge.mjs';
+import { judge, judgePromises, listeningPorts } from './boot/lib/judge.mjs';
 
 type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
 const dirs: string[] = [];
@@ -149,6 +149,30 @@ describe('the judge', () => {
     expect(judge(reverted, []).broken).toEqual([{ promise: 'sysctl:net.ipv4.ip_forward', phase: 'at boot', observed: 'net.ipv4.ip_forward = 0' }]);
     const still = outDir(plan, { before: '', after: '', boot: '', ipf: ['0', '1', '1'] }, { plan: 2, apply: 0 }, plan.promises);
     expect(judge(still, []).problems).toEqual(['promises are withdrawn but --apply exited 0']);
+  });
+
+  it('with a kernel of its own (the qemu suite): swap:off is /proc/swaps empty and SwapTotal 0, module:NAME a /sys/module entry', () => {
+    const promises = [promise('swap:off', 'swap', 'swap', 'off'), promise('module:br_netfilter', 'module', 'br_netfilter', 'loaded')];
+    const seen = (areas: string[], totalKb: number, loaded: boolean) => ({
+      ports: new Map(),
+      sysctl: {},
+      swap: { areas, totalKb },
+      modules: { br_netfilter: loaded },
+    });
+    const run = (afterApply: unknown, atBoot: unknown) =>
+      judgePromises({ plan: { promises }, planRc: 0, apply: { failures: [] }, applyRc: 0, afterApply, atBoot });
+    expect(run(seen([], 0, true), seen([], 0, true))).toMatchObject({ broken: [], problems: [] });
+    expect(run(seen([], 0, true), seen(['/dev/zram0 partition 1048572 0 100'], 1048572, false)).broken).toEqual([
+      { promise: 'swap:off', phase: 'at boot', observed: 'swap on: /dev/zram0 (SwapTotal 1048572 kB)' },
+      { promise: 'module:br_netfilter', phase: 'at boot', observed: 'br_netfilter not loaded (no /sys/module entry)' },
+    ]);
+    // SwapTotal alone counts too: an area /proc/swaps no longer lists is still swap the kernel has.
+    expect(run(seen([], 4, true), seen([], 0, true)).broken).toEqual([
+      { promise: 'swap:off', phase: 'after apply', observed: 'swap on: no area listed (SwapTotal 4 kB)' },
+    ]);
+    // The farm's containers record neither: nothing to judge there.
+    const farm = { ports: new Map(), sysctl: {} };
+    expect(run(farm, farm)).toMatchObject({ broken: [], problems: [] });
   });
 
   it('withdrawn promises with --plan exit 0 or --apply exit 0 are problems; a recipe that did not take is one', () => {
