@@ -4,7 +4,7 @@
 // with `ss` itself as the oracle for the listener parse.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,6 +31,17 @@ describe('the catalogue and the generator', () => {
     const ids = CATALOGUE.map((e: Entry) => e.id);
     expect(ids).toEqual(expect.arrayContaining(['etc-unit-wanted-by-enabled-target', 'linger-user-without-bus', 'swap-unit-wanted-by-local-fs']));
     expect(QEMU.every((e: Entry) => e.tier === 'qemu')).toBe(true);
+  });
+
+  it('every qemu entry names the VM scenario that boots it (no stub), and says whether the plan must keep it', () => {
+    for (const e of QEMU as Array<Entry & { scenario: string | null; kept?: boolean }>) {
+      const dir = path.resolve('test/vm/scenarios', String(e.scenario));
+      expect(
+        ['plant.sh', 'expect.mjs'].every((f) => existsSync(path.join(dir, f))),
+        `${e.id}: scenario ${e.scenario}`,
+      ).toBe(true);
+      expect(typeof e.kept, e.id).toBe('boolean');
+    }
   });
 
   it('the default seed count uses every nspawn entry at least 3 times, 3 to 6 per host, ports never over the six', () => {
