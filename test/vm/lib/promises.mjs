@@ -29,20 +29,21 @@ function doc(boot, name) {
 }
 
 /**
- * The judge's verdict for a two-boot scenario run with `json: true` (the
- * stage's plan1json and apply1json on boot 1, its snapshots after apply and
- * after the reboot).
+ * The judge's verdict for a two-boot scenario: boot 1's `--plan --json` and
+ * `--apply --json` (by default the `json: true` stage's plan1json and
+ * apply1json; a `verdicts: true` scenario has plan0json and apply2, its second
+ * apply), its snapshot after apply, and boot 2's.
  */
-export function promiseVerdict(r) {
+export function promiseVerdict(r, { plan: planName = 'plan1json', apply: applyName = 'apply1json' } = {}) {
   const b1 = need(r.boot1, 'boot1 results');
   const b2 = need(r.boot2, 'boot2 results');
-  const plan = doc(b1, 'plan1json');
-  const apply = doc(b1, 'apply1json');
+  const plan = doc(b1, planName);
+  const apply = doc(b1, applyName);
   const v = judgePromises({
     plan,
-    planRc: b1.commands.plan1json?.exit,
+    planRc: b1.commands[planName]?.exit,
     apply,
-    applyRc: b1.commands.apply1json?.exit,
+    applyRc: b1.commands[applyName]?.exit,
     afterApply: observation(b1.snapshot),
     atBoot: observation(b2.snapshot),
   });
@@ -51,9 +52,9 @@ export function promiseVerdict(r) {
 }
 
 /** The rule as check lines: after apply, at boot, and the exit codes of withdrawn promises. */
-export function promiseChecks(r) {
+export function promiseChecks(r, names) {
   let v;
-  const verdict = () => (v ??= promiseVerdict(r));
+  const verdict = () => (v ??= promiseVerdict(r, names));
   const line = (p) => `${p.promise} (${p.observed})`;
   const held = (phase, from) => () => {
     const b = verdict().broken.filter((x) => x.phase === phase);
