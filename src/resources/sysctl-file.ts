@@ -141,6 +141,11 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
     const mod = op.kind === 'runtime' ? moduleFor((op as Extract<SysctlOp, { kind: 'runtime' }>).key) : null;
     return mod === null ? [] : [{ type: 'ModulesLoad', fact: moduleFact(mod) }];
   },
+  // A write into the running kernel is for its key's value now; the files are for every key.
+  changePromises: (_spec, change) => {
+    const op = change.op as SysctlOp | { kind: string };
+    return op.kind === 'runtime' ? [sysctlPromise(normalizeSysctlKey((op as Extract<SysctlOp, { kind: 'runtime' }>).key))] : null;
+  },
   async apply(host, spec, changes, ctx) {
     await apply(host, spec, changes, ctx.door);
   },
