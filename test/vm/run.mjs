@@ -116,10 +116,7 @@ async function runScenario(name, landed) {
       // A scenario's kernel_args go on every boot's command line, as a boot loader's configuration would put them.
       b = await boot({ ...disk, consoleLog, kernelArgs: expect.guest.kernel_args ?? [], extraDisks: extraDisksIn(disks) });
       results = await readResults(disk.img, path.join(work, 'out'));
-      if (!KEEP) {
-        fs.rmSync(disk.img, { force: true });
-        fs.rmSync(disks, { recursive: true, force: true });
-      }
+      if (!KEEP) fs.rmSync(disk.img, { force: true });
     }
     say(`scenario ${name}: ${nspawn ? 'container' : 'VM'} done in ${((Date.now() - t0) / 1000).toFixed(0)} s; results in ${results}`);
     const r = { ...loadResults(results), host };
@@ -148,6 +145,7 @@ async function runScenario(name, landed) {
     if (!KEEP) {
       fs.rmSync(path.join(work, 'root'), { recursive: true, force: true });
       fs.rmSync(path.join(work, 'disk.img'), { force: true });
+      fs.rmSync(path.join(work, 'disks'), { recursive: true, force: true });
     }
   }
 }
