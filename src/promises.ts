@@ -20,6 +20,12 @@ export interface Promised {
   subject: string;
   /** 'free', the wanted value, 'off', 'loaded'. */
   expect: string;
+  /**
+   * Promises (of any resource) this one cannot hold without: a net.bridge key
+   * exists only while br_netfilter is loaded, so what takes back
+   * module:br_netfilter takes the key back too, from the same moment.
+   */
+  needs?: string[];
 }
 
 /**

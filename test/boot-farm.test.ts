@@ -4,7 +4,7 @@
 // with `ss` itself as the oracle for the listener parse.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
 // @ts-expect-error plain ESM without types
 import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
 // @ts-expect-error plain ESM without types
-import { judge, listeningPorts } from './boot/lib/judge.mjs';
+import { judge, judgePromises, listeningPorts } from './boot/lib/judge.mjs';
 
 type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
 const dirs: string[] = [];
@@ -31,6 +31,17 @@ describe('the catalogue and the generator', () => {
     const ids = CATALOGUE.map((e: Entry) => e.id);
     expect(ids).toEqual(expect.arrayContaining(['etc-unit-wanted-by-enabled-target', 'linger-user-without-bus', 'swap-unit-wanted-by-local-fs']));
     expect(QEMU.every((e: Entry) => e.tier === 'qemu')).toBe(true);
+  });
+
+  it('every qemu entry names the VM scenario that boots it (no stub), and says whether the plan must keep it', () => {
+    for (const e of QEMU as Array<Entry & { scenario: string | null; kept?: boolean }>) {
+      const dir = path.resolve('test/vm/scenarios', String(e.scenario));
+      expect(
+        ['plant.sh', 'expect.mjs'].every((f) => existsSync(path.join(dir, f))),
+        `${e.id}: scenario ${e.scenario}`,
+      ).toBe(true);
+      expect(typeof e.kept, e.id).toBe('boolean');
+    }
   });
 
   it('the default seed count uses every nspawn entry at least 3 times, 3 to 6 per host, ports never over the six', () => {
@@ -165,6 +176,30 @@ describe('the judge', () => {
       [failure],
     );
     expect(judge(d, [6443])).toMatchObject({ broken: [], problems: [`apply failed: PortFree: ${failure.message}`] });
+  });
+
+  it('with a kernel of its own (the qemu suite): swap:off is /proc/swaps empty and SwapTotal 0, module:NAME a /sys/module entry', () => {
+    const promises = [promise('swap:off', 'swap', 'swap', 'off'), promise('module:br_netfilter', 'module', 'br_netfilter', 'loaded')];
+    const seen = (areas: string[], totalKb: number, loaded: boolean) => ({
+      ports: new Map(),
+      sysctl: {},
+      swap: { areas, totalKb },
+      modules: { br_netfilter: loaded },
+    });
+    const run = (afterApply: unknown, atBoot: unknown) =>
+      judgePromises({ plan: { promises }, planRc: 0, apply: { failures: [] }, applyRc: 0, afterApply, atBoot });
+    expect(run(seen([], 0, true), seen([], 0, true))).toMatchObject({ broken: [], problems: [] });
+    expect(run(seen([], 0, true), seen(['/dev/zram0 partition 1048572 0 100'], 1048572, false)).broken).toEqual([
+      { promise: 'swap:off', phase: 'at boot', observed: 'swap on: /dev/zram0 (SwapTotal 1048572 kB)' },
+      { promise: 'module:br_netfilter', phase: 'at boot', observed: 'br_netfilter not loaded (no /sys/module entry)' },
+    ]);
+    // SwapTotal alone counts too: an area /proc/swaps no longer lists is still swap the kernel has.
+    expect(run(seen([], 4, true), seen([], 0, true)).broken).toEqual([
+      { promise: 'swap:off', phase: 'after apply', observed: 'swap on: no area listed (SwapTotal 4 kB)' },
+    ]);
+    // The farm's containers record neither: nothing to judge there.
+    const farm = { ports: new Map(), sysctl: {} };
+    expect(run(farm, farm)).toMatchObject({ broken: [], problems: [] });
   });
 
   it('withdrawn promises with --plan exit 0 or --apply exit 0 are problems; a recipe that did not take is one', () => {

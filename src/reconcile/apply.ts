@@ -78,7 +78,17 @@ export async function applyPlan(host: Host, plan: Plan, ctx: ApplyContext): Prom
       return false;
     });
     if (blocked.size > 0) {
-      result.failures.push({ resource: r.name, message: blockMessage(blocked, todo.length === 0), changes: [...blocked.values()].flat() });
+      const ids = [...blocked.values()].flat();
+      // What the blocked changes were to make hold, when the provider can tell (a bridge key's write: that key alone).
+      const each = ids.map(
+        (id) =>
+          r.provider.changePromises?.(
+            r.spec,
+            all.find((c) => c.id === id)!,
+          ) ?? null,
+      );
+      const promises = each.every((p) => p !== null) ? [...new Set(each.flat())] : undefined;
+      result.failures.push({ resource: r.name, message: blockMessage(blocked, todo.length === 0), changes: ids, ...(promises ? { promises } : {}) });
       // What depends on this resource cannot tell which of its facts the blocked changes were to establish.
       fail(r.type, 'all');
     }

@@ -96,6 +96,14 @@ export function planPromises(
     const ids = f.promises ?? promises.filter((p) => p.resource === f.resource).map((p) => p.id);
     for (const id of ids) withdraw(f.resource, { promise: id, from: 'apply' }, { by: 'failure', resource: f.resource, line: f.message, from: 'apply' }, null);
   }
+  // A promise that needs another (Promised.needs) is taken back by each line that takes that one back, from the same moment.
+  for (const p of promises) {
+    for (const id of p.needs ?? []) {
+      for (const q of promises.filter((x) => x.id === id && x !== p)) {
+        for (const by of [...q.withdrawn_by]) withdraw(p.resource, { promise: p.id, from: by.from }, by, null);
+      }
+    }
+  }
   return promises;
 }
 

@@ -1,6 +1,7 @@
 // Boot-time scripts, added to a provider: SwapOff (swapon), SysctlFile
-// (sysctl writes that undo a wanted value) and ModulesLoad (modprobe -r,
-// rmmod of a wanted module). Not a provider itself: withBootScripts() wraps
+// (sysctl writes that undo a wanted value, and modprobe -r or rmmod of the
+// module a wanted key exists with) and ModulesLoad (modprobe -r, rmmod of a
+// wanted module). Not a provider itself: withBootScripts() wraps
 // one, so each provider file only wraps its export.
 //
 // Each hit is a blocker naming file:line. A person decides to edit a script,
@@ -19,6 +20,7 @@ import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { keysAffecting, sameKernelValue } from '../sysctl/couplings.js';
 import { followKey, loadWrites } from '../sysctl/order.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
+import { moduleFor } from '../sysctl/owned-file.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import { SWAP_SERVICES } from '../swap/units.js';
 import { SWAP_PROMISE, modulePromise, sysctlPromise, type ProviderUnknown, type Withdrawal } from '../promises.js';
@@ -123,9 +125,26 @@ function pathMayBe(pattern: string, key: string): boolean {
   return re.test(sysctlProcPath(key));
 }
 
+/**
+ * The wanted keys whose /proc/sys entry exists only while `module` is loaded
+ * (net.bridge.* and br_netfilter): removing the module at boot takes them
+ * away, whatever systemd-sysctl set before.
+ */
+function keysOfModule(spec: SysctlLike, module: string): string[] {
+  return Object.keys(spec.settings)
+    .map(normalizeSysctlKey)
+    .filter((k) => moduleFor(k) === module);
+}
+
 export const sysctlConcern: ScriptConcern<SysctlLike> = {
   judge: (spec, h, planned) => {
     if (h.action.kind === 'sysctl-load') return loadUndoes(spec, h, planned);
+    if (h.action.kind === 'module-remove') {
+      const keys = keysOfModule(spec, h.action.module);
+      return keys.length === 0
+        ? null
+        : `removes ${h.action.module} (${h.action.program}), and with it ${keys.join(', ')}: the kernel has those keys only while the module is loaded`;
+    }
     if (h.action.kind !== 'sysctl-write') return null;
     const why = undoes(spec, h.action.key, h.action.value);
     return why === null || h.action.how === undefined ? why : `${why} (${h.action.how})`;
@@ -139,6 +158,7 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
   },
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
   withdraws: (spec, h) => {
+    if (h !== null && h.action.kind === 'module-remove') return keysOfModule(spec, h.action.module).map((k) => atBoot(sysctlPromise(k)));
     // An unknown, or a hit of another kind (a file loaded): every wanted key, as the plan cannot tell which.
     if (h === null || h.action.kind !== 'sysctl-write') return Object.keys(spec.settings).map((k) => atBoot(sysctlPromise(normalizeSysctlKey(k))));
     return undone(spec, h.action.key, h.action.value).map(({ wanted }) => atBoot(sysctlPromise(wanted)));

@@ -161,6 +161,8 @@ export async function applyModules(host: TargetHost, changes: Change<ModulesOp>[
     error: failed.map((f) => `modprobe ${f.module}: ${f.message}`).join('; '),
     failedChanges: failed.map((f) => f.change),
     failedFacts: failed.map((f) => moduleFact(f.module)),
+    // The modules that would not load, alone: the others loaded and keep their promises.
+    failedPromises: failed.map((f) => modulePromise(canonicalModuleName(f.module))),
   };
 }
 

@@ -10,7 +10,7 @@ import type { WriteDoor } from '../door/door.js';
 import type { Change, Provider } from './types.js';
 import { ReconcileError } from '../errors.js';
 import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../observe/sysctl-live.js';
-import { sysctlPromise } from '../promises.js';
+import { modulePromise, sysctlPromise } from '../promises.js';
 import { sameSysctlValue } from '../sysctl/parse.js';
 import { verdicts } from '../sysctl/order.js';
 import type { SysctlVerdict } from '../sysctl/order.js';
@@ -118,7 +118,9 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   promised: (spec) =>
     Object.entries(spec.settings).map(([k, v]) => {
       const key = normalizeSysctlKey(k);
-      return { id: sysctlPromise(key), kind: 'sysctl' as const, subject: key, expect: String(v) };
+      // The key's /proc/sys entry exists only with its module: what takes the module back takes the key back.
+      const mod = moduleFor(key);
+      return { id: sysctlPromise(key), kind: 'sysctl' as const, subject: key, expect: String(v), ...(mod ? { needs: [modulePromise(mod)] } : {}) };
     }),
   summarize: (_spec, observed) => ({ ...summarizeVerdicts(observed), rehearsal: observed.rehearsal }),
   notes: rehearsalNotes,
@@ -138,6 +140,11 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
     const op = change.op as SysctlOp | { kind: string };
     const mod = op.kind === 'runtime' ? moduleFor((op as Extract<SysctlOp, { kind: 'runtime' }>).key) : null;
     return mod === null ? [] : [{ type: 'ModulesLoad', fact: moduleFact(mod) }];
+  },
+  // A write into the running kernel is for its key's value now; the files are for every key.
+  changePromises: (_spec, change) => {
+    const op = change.op as SysctlOp | { kind: string };
+    return op.kind === 'runtime' ? [sysctlPromise(normalizeSysctlKey((op as Extract<SysctlOp, { kind: 'runtime' }>).key))] : null;
   },
   async apply(host, spec, changes, ctx) {
     await apply(host, spec, changes, ctx.door);

@@ -160,6 +160,13 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * hold is applied even when another change of a resource it names failed.
    */
   needs?(spec: Spec, change: Change<Op>): ChangeNeed[];
+  /**
+   * Optional, pure: the promises (Promised.id) one change is to make hold,
+   * or null when it cannot tell. A change that is not applied (a need of it
+   * failed or is left to an operator) takes back only these in
+   * promises_after; without it, or on null, every promise of the resource.
+   */
+  changePromises?(spec: Spec, change: Change<Op>): string[] | null;
   /** Performs exactly the changes handed to it (never operator or deferred ones). */
   apply(host: Host, spec: Spec, changes: Change<Op>[], ctx: ApplyContext): Promise<ApplyOutcome | void>;
 

@@ -233,3 +233,67 @@ describe('promises after apply', () => {
     expect(planPromises(plan, [], [], [{ resource: 'SwapOff', message: 'swapoff failed' }]).every((p) => p.withdrawn_by.length === 0)).toBe(true);
   });
 });
+
+// The kernel refuses a module named by module_blacklist= on its command line (kernel/module/main.c), and
+// br_netfilter registers the net.bridge.* sysctls only while it is loaded: with br_netfilter refused now, the
+// bridge keys do not exist after apply either; with it only in the next boot's command line, both hold until the
+// reboot. overlay is untouched by either line. (A booted VM shows it: test/vm swap-unit-cmdline.)
+describe('promises that need another: the net.bridge keys and br_netfilter', () => {
+  const live = (cmdline: string, grub: string | null) => ({
+    'proc/cmdline': cmdline + '\n',
+    'proc/modules': '',
+    'proc/sys/kernel/osrelease': '6.1.0-test\n',
+    'lib/modules/6.1.0-test/modules.builtin': '',
+    'lib/modules/6.1.0-test/modules.dep': 'kernel/fs/overlayfs/overlay.ko:\nkernel/net/bridge/br_netfilter.ko: kernel/net/bridge/bridge.ko\n',
+    ...(grub === null ? {} : { 'etc/default/grub': `GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX="${grub}"\n` }),
+  });
+  const SPEC = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] } as const;
+  const SYSCTL = {
+    type: 'SysctlFile',
+    file: '/etc/sysctl.d/k8s.conf',
+    settings: { 'net.ipv4.ip_forward': 1, 'net.bridge.bridge-nf-call-iptables': 1 },
+  } as const;
+  async function promisesOf(cmdline: string, grub: string | null) {
+    const root = mkdtempSync(path.join(tmpdir(), 'promises-needs-'));
+    roots.push(root);
+    buildTree(root, live(cmdline, grub));
+    const { Host } = await import('../../src/host.js');
+    const { diffModules, modulesLoadProvider } = await import('../../src/resources/modules-load.js');
+    const { observeModules } = await import('../../src/modprobe/observe.js');
+    const { sysctlFileProvider } = await import('../../src/resources/sysctl-file.js');
+    const changes = diffModules(SPEC as never, await observeModules(new Host({ root, live: true }), SPEC as never), { live: true });
+    const plan = {
+      live: true,
+      root,
+      resources: [
+        { name: 'ModulesLoad', type: 'ModulesLoad', spec: SPEC, provider: modulesLoadProvider, observed: {}, changes },
+        { name: 'SysctlFile', type: 'SysctlFile', spec: SYSCTL, provider: sysctlFileProvider, observed: {}, changes: [] },
+      ],
+    } as unknown as Plan;
+    return Object.fromEntries(
+      planPromises(plan).map((p) => [p.id, [p.after_apply, p.at_boot, p.withdrawn_by.map((w) => `${w.resource}:${w.line}:${w.from}`)]]),
+    );
+  }
+
+  it('refused now and at the next boot: br_netfilter and the bridge key are taken back from apply, overlay and ip_forward are kept', async () => {
+    expect(await promisesOf('root=/dev/vda module_blacklist=br_netfilter', 'module_blacklist=br_netfilter')).toEqual({
+      'module:overlay': [true, true, []],
+      'module:br_netfilter': [false, false, ['ModulesLoad:cmdline-boot:grub:kernel:br_netfilter:boot', 'ModulesLoad:cmdline-now:kernel:br_netfilter:apply']],
+      'sysctl:net.ipv4.ip_forward': [true, true, []],
+      'sysctl:net.bridge.bridge-nf-call-iptables': [
+        false,
+        false,
+        ['ModulesLoad:cmdline-boot:grub:kernel:br_netfilter:boot', 'ModulesLoad:cmdline-now:kernel:br_netfilter:apply'],
+      ],
+    });
+  });
+
+  it('only in the next boot: both hold after apply and are taken back at boot', async () => {
+    expect(await promisesOf('root=/dev/vda', 'module_blacklist=br_netfilter')).toEqual({
+      'module:overlay': [true, true, []],
+      'module:br_netfilter': [true, false, ['ModulesLoad:cmdline-boot:grub:kernel:br_netfilter:boot']],
+      'sysctl:net.ipv4.ip_forward': [true, true, []],
+      'sysctl:net.bridge.bridge-nf-call-iptables': [true, false, ['ModulesLoad:cmdline-boot:grub:kernel:br_netfilter:boot']],
+    });
+  });
+});

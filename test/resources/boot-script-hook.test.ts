@@ -108,9 +108,11 @@ describe('boot-time scripts, default: operator lines naming file:line', () => {
     expect(r.code).toBe(2);
     const doc = JSON.parse(r.stdout);
     expect(scriptChanges(doc, 'SwapOff').sort()).toEqual(OPERATOR_SWAP.map((id) => [id, 'operator']).sort());
+    // Line 7 too: removing br_netfilter takes the net.bridge keys (SysctlFile's default settings) out of the kernel.
     expect(scriptChanges(doc, 'SysctlFile')).toEqual([
       ['boot-script:/etc/rc.local:4', 'operator'],
       ['boot-script:/etc/rc.local:5', 'operator'],
+      ['boot-script:/etc/rc.local:7', 'operator'],
     ]);
     expect(scriptChanges(doc, 'ModulesLoad')).toEqual([['boot-script:/etc/rc.local:7', 'operator']]);
     expect(r.stdout).not.toMatch(/ignored|not-a-command/);
@@ -136,6 +138,36 @@ describe('boot-time scripts, default: operator lines naming file:line', () => {
     }
     const after = snapshot(root, (p) => !/^(etc\/(rc\.local|cron\.d|network)|var\/spool)/.test(p) && p !== 'etc');
     expect(after).toEqual(before);
+  });
+
+  // br_netfilter registers the net.bridge.* sysctls when it loads and unregisters them when it is removed
+  // (net/bridge/br_netfilter_hooks.c): after rc.local's `modprobe -r br_netfilter` at boot the keys systemd-sysctl
+  // set are gone, so their promises cannot hold at the next boot (a booted VM shows it: test/vm swap-module-sources).
+  it('modprobe -r of the module a wanted key exists with takes that key back at boot, and only that key', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'boot-scripts-'));
+    roots.push(root);
+    buildTree(root, { 'etc/fstab': 'UUID=1 / ext4 defaults 0 1\n', 'etc/rc.local': '#!/bin/sh\n# bridge firewall off\nmodprobe -r br_netfilter\nexit 0\n' });
+    chmodSync(path.join(root, 'etc/rc.local'), 0o755);
+    const desired = (settings: string) => {
+      const f = path.join(root, `desired-${settings.length}.yaml`);
+      writeFileSync(f, `reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile${settings}\n`);
+      return f;
+    };
+    const plan = (f: string) => JSON.parse(reconcile(['--plan', '--json', '-f', f, '--root', root]).stdout);
+    const doc = plan(desired(''));
+    const line = { by: 'operator', resource: 'SysctlFile', line: 'boot-script:/etc/rc.local:3', from: 'boot' };
+    const byId = (id: string) => doc.promises.find((p: { id: string }) => p.id === id);
+    for (const key of ['net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables'])
+      expect(byId(`sysctl:${key}`)).toMatchObject({ after_apply: true, at_boot: false, withdrawn_by: [line] });
+    expect(byId('sysctl:net.ipv4.ip_forward')).toMatchObject({ after_apply: true, at_boot: true, withdrawn_by: [] });
+    const change = doc.resources.find((x: { type: string }) => x.type === 'SysctlFile').changes.find((c: JsonChange) => c.id === line.line);
+    expect(change.action).toBe('operator');
+    expect(change.summary).toContain('removes br_netfilter (modprobe -r)');
+    expect(change.operator).toContain('remove or comment out that line');
+    // Without a key that needs br_netfilter, the line undoes nothing of this resource.
+    const only = plan(desired('\n    settings:\n      net.ipv4.ip_forward: 1'));
+    expect(scriptChanges(only, 'SysctlFile')).toEqual([]);
+    expect(only.promises.every((p: { withdrawn_by: unknown[] }) => p.withdrawn_by.length === 0)).toBe(true);
   });
 
   it('an /etc/rc.local without an execute bit is not run (systemd-rc-local-generator), so not reported', () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { basePath, ensureBase } from './lib/base.mjs';
-import { prepareRoot, buildImage, boot, readResults, hostReconcile, BUNDLE, BOOT_TIMEOUT_S } from './lib/vm.mjs';
+import { prepareRoot, buildImage, boot, readResults, hostReconcile, extraDisksIn, BUNDLE, BOOT_TIMEOUT_S } from './lib/vm.mjs';
 import { containerDesired, containerLower, lackedPackages, mountOverlay, unmountOverlay, bootContainer, copyResults, guardChecks } from './lib/nspawn.mjs';
 import { hostState, stateDiff } from '../boot/lib/host-state.mjs';
 import { loadResults, runChecks } from './lib/checks.mjs';
@@ -72,6 +72,7 @@ function qemuCost(guest) {
   if (flow === 'image') runs = 1;
   else if (flow === 'image-two-boot') runs = 3;
   else if (guest.rollback) runs = 7;
+  else if (guest.json) runs = 3;
   else runs = 5 + (guest.verdicts ? 2 : 0);
   return runs + (flow === 'image' ? 1 : 2) + (guest.ansible ? 2 : 0);
 }
@@ -95,7 +96,8 @@ async function runScenario(name, landed) {
     // 'image-two-boot': converged here, booted twice (its first boot finishes the job).
     const flow = expect.guest.flow ?? 'two-boot';
     const desired = nspawn ? (doc) => containerDesired(expect.desired ? expect.desired(doc) : doc) : expect.desired;
-    await prepareRoot({ baseTar, root, scenarioDir, guest: expect.guest, landedTypes: landed, desired });
+    const disks = nspawn ? undefined : path.join(work, 'disks');
+    await prepareRoot({ baseTar, root, scenarioDir, guest: expect.guest, landedTypes: landed, desired, disks });
     let host;
     if (expect.hostApply) {
       host = await expect.hostApply({ root, desired: path.join(root, 'root/ks/desired-state.yaml'), reconcile: hostReconcile });
@@ -112,7 +114,7 @@ async function runScenario(name, landed) {
       const disk = await buildImage(root, work);
       fs.rmSync(root, { recursive: true, force: true });
       // A scenario's kernel_args go on every boot's command line, as a boot loader's configuration would put them.
-      b = await boot({ ...disk, consoleLog, kernelArgs: expect.guest.kernel_args ?? [] });
+      b = await boot({ ...disk, consoleLog, kernelArgs: expect.guest.kernel_args ?? [], extraDisks: extraDisksIn(disks) });
       results = await readResults(disk.img, path.join(work, 'out'));
       if (!KEEP) fs.rmSync(disk.img, { force: true });
     }
@@ -143,6 +145,7 @@ async function runScenario(name, landed) {
     if (!KEEP) {
       fs.rmSync(path.join(work, 'root'), { recursive: true, force: true });
       fs.rmSync(path.join(work, 'disk.img'), { force: true });
+      fs.rmSync(path.join(work, 'disks'), { recursive: true, force: true });
     }
   }
 }

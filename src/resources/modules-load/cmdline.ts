@@ -6,6 +6,7 @@ import type { Change } from '../types.js';
 import type { CmdlineObserved, BootCmdlineBlock } from '../../modprobe/observe.js';
 import type { CmdlineBlock } from '../../modprobe/kernel-cmdline.js';
 import { GRUB_DEFAULT, KERNEL_CMDLINE } from '../../modprobe/boot-cmdline.js';
+import { modulePromise } from '../../promises.js';
 
 export type CmdlineOp = { kind: 'none' };
 
@@ -43,6 +44,8 @@ export function cmdlineChanges(o: CmdlineObserved | undefined, loaded: ReadonlyS
       summary: `at boot ${effect(b.block)}: \`${b.block.word}\` on the kernel command line at ${where(b)}`,
       operator: fix(b),
       op: { kind: 'none' },
+      // The next boot's command line: the module may load now, not at the next boot; the other modules are untouched.
+      withdraws: [{ promise: modulePromise(b.block.module), from: 'boot' }],
     });
   }
   for (const u of o.unknown) {
@@ -74,6 +77,8 @@ export function cmdlineChanges(o: CmdlineObserved | undefined, loaded: ReadonlyS
       operator: `\`${b.word}\` is on the running kernel's command line ${next}`,
       op: { kind: 'none' },
       unmet: nowBlocked ? [fact(b.module)] : [],
+      // The kernel refuses it now; libkmod's blacklist only skips it at boot (modprobe by name still loads it now).
+      withdraws: [{ promise: modulePromise(b.module), from: nowBlocked ? 'apply' : 'boot' }],
     });
   }
   return changes;

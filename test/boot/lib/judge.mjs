@@ -42,6 +42,13 @@ function observed(dir) {
   return { ports: listeningPorts(ss), sysctl: sysctlValues(sy) };
 }
 
+/**
+ * How the observed state differs from a promise, or null. `seen`: `ports`
+ * (port -> holders), `sysctl` (key -> value) and, in a tier with a kernel of
+ * its own (the qemu suite), `swap` ({ areas: /proc/swaps lines, totalKb }) and
+ * `modules` (name -> loaded, from /sys/module). A tier that has no `swap` or
+ * `modules` never touches them (the farm's containers): nothing to judge.
+ */
 function differs(promise, seen) {
   if (promise.kind === 'port') {
     const holders = seen.ports.get(Number(promise.subject));
@@ -51,51 +58,45 @@ function differs(promise, seen) {
     const v = seen.sysctl[promise.subject];
     return v === promise.expect ? null : `${promise.subject} = ${v ?? 'unread'}`;
   }
-  // swap and modules are not this tier's: the container must never touch them.
-  return null;
+  if (promise.kind === 'swap') {
+    if (!seen.swap) return null;
+    // swap:off, as the kernel shows it: nothing in /proc/swaps and SwapTotal 0.
+    const { areas, totalKb } = seen.swap;
+    return areas.length === 0 && totalKb === 0
+      ? null
+      : `swap on: ${areas.map((a) => a.split(/\s+/)[0]).join(', ') || 'no area listed'} (SwapTotal ${totalKb ?? 'unread'} kB)`;
+  }
+  if (promise.kind === 'module') {
+    if (!seen.modules) return null;
+    const loaded = seen.modules[promise.subject];
+    return loaded === true ? null : `${promise.subject} ${loaded === false ? 'not loaded (no /sys/module entry)' : 'unread'}`;
+  }
+  return `a promise of kind ${promise.kind} this judge cannot check`;
 }
 
 /**
- * Judges one host's output directory. `listens`: ports the recipe said it
- * holds before the tool runs (a recipe that did not take is no test).
+ * The rule, over documents and observations already read: every promise of
+ * the plan with `after_apply` must hold in `afterApply`, every one with
+ * `at_boot` of the list apply observed afterwards (`promises_after`, else the
+ * plan's) in `atBoot`. Withdrawn promises must show in the exit codes (plan
+ * 2, apply not 0). `plan`/`apply`: the --json documents (null when none was
+ * printed: a problem); an observation null: nothing recorded then.
  */
-export function judge(out, listens) {
+export function judgePromises({ plan, planRc, apply, applyRc, afterApply, atBoot }) {
   const problems = [];
   const broken = [];
-  const before = observed(path.join(out, 'boot1/before'));
-  if (before === null) return { broken, problems: ['boot 1 recorded nothing'], promises: [] };
-  for (const p of listens) if (!before.ports.has(p)) problems.push(`the recipe did not take: nothing listens on ${p} before the tool runs`);
-  const planText = read(path.join(out, 'boot1/plan.json'));
-  let plan;
-  try {
-    plan = JSON.parse(planText ?? '');
-  } catch {
-    problems.push(`--plan --json printed no document (exit ${read(path.join(out, 'boot1/plan.rc'))?.trim()}): ${(read(path.join(out, 'boot1/plan.err')) ?? '').slice(-400)}`);
-    return { broken, problems, promises: [] };
-  }
-  const promises = plan.promises ?? [];
+  const promises = plan?.promises ?? [];
   if (promises.length === 0) problems.push('the plan document has no promises');
-  const planRc = Number(read(path.join(out, 'boot1/plan.rc')));
-  const applyRc = Number(read(path.join(out, 'boot1/apply.rc')));
-  // An apply that exits 1 must have said why: a failure, an operator line or a withdrawn promise.
-  let apply = null;
-  try {
-    apply = JSON.parse(read(path.join(out, 'boot1/apply.json')) ?? '');
-  } catch {
-    problems.push(`--apply --json printed no document (exit ${applyRc}): ${(read(path.join(out, 'boot1/apply.err')) ?? '').slice(-400)}`);
-  }
   const withdrawnAny = promises.some((p) => p.withdrawn_by.length > 0);
   if (withdrawnAny && planRc !== 2) problems.push(`promises are withdrawn but --plan exited ${planRc}`);
   // Apply observes again and says what holds from then on (promises_after, docs/output.md, "Promises"): a withdrawal
   // the apply removed (a unit running an unread script, masked by PortFree) is gone there, and its exit says so.
   const after = Array.isArray(apply?.promises_after) ? apply.promises_after : null;
   if ((after ?? promises).some((p) => p.withdrawn_by.length > 0) && applyRc === 0) problems.push('promises are withdrawn but --apply exited 0');
-  // A failure is apply not doing what its plan said it would (the farm's desired state has no change that waits on an
-  // operator's, so none is a blocked one): a defect even where a withdrawal keeps every promise honest.
-  const failures = apply?.failures ?? [];
-  for (const f of failures) problems.push(`apply failed: ${f.resource}: ${f.message}`);
-  for (const [phase, dir, flag] of [['after apply', 'boot1/after-apply', 'after_apply'], ['at boot', 'boot2/at-boot', 'at_boot']]) {
-    const seen = observed(path.join(out, dir));
+  for (const [phase, seen, flag] of [
+    ['after apply', afterApply, 'after_apply'],
+    ['at boot', atBoot, 'at_boot'],
+  ]) {
     if (seen === null) {
       problems.push(`${phase}: nothing recorded`);
       continue;
@@ -108,5 +109,44 @@ export function judge(out, listens) {
     }
   }
   // `final`: what the tool ends with for the next boot (the plan apply observed afterwards, else the plan).
-  return { broken, problems, promises, final: after ?? promises, planRc, applyRc, failures };
+  return { broken, problems, promises, final: after ?? promises, failures: apply?.failures ?? [] };
+}
+
+/**
+ * Judges one host's output directory. `listens`: ports the recipe said it
+ * holds before the tool runs (a recipe that did not take is no test).
+ */
+export function judge(out, listens) {
+  const before = observed(path.join(out, 'boot1/before'));
+  if (before === null) return { broken: [], problems: ['boot 1 recorded nothing'], promises: [] };
+  const took = listens.filter((p) => !before.ports.has(p)).map((p) => `the recipe did not take: nothing listens on ${p} before the tool runs`);
+  let plan;
+  try {
+    plan = JSON.parse(read(path.join(out, 'boot1/plan.json')) ?? '');
+  } catch {
+    const why = `--plan --json printed no document (exit ${read(path.join(out, 'boot1/plan.rc'))?.trim()}): ${(read(path.join(out, 'boot1/plan.err')) ?? '').slice(-400)}`;
+    return { broken: [], problems: [...took, why], promises: [] };
+  }
+  const planRc = Number(read(path.join(out, 'boot1/plan.rc')));
+  const applyRc = Number(read(path.join(out, 'boot1/apply.rc')));
+  // An apply that exits 1 must have said why: a failure, an operator line or a withdrawn promise.
+  let apply = null;
+  let noApply = [];
+  try {
+    apply = JSON.parse(read(path.join(out, 'boot1/apply.json')) ?? '');
+  } catch {
+    noApply = [`--apply --json printed no document (exit ${applyRc}): ${(read(path.join(out, 'boot1/apply.err')) ?? '').slice(-400)}`];
+  }
+  const v = judgePromises({
+    plan,
+    planRc,
+    apply,
+    applyRc,
+    afterApply: observed(path.join(out, 'boot1/after-apply')),
+    atBoot: observed(path.join(out, 'boot2/at-boot')),
+  });
+  // A failure is apply not doing what its plan said it would (the farm's desired state has no change that waits on an
+  // operator's, so none is a blocked one): a defect even where a withdrawal keeps every promise honest.
+  const failed = v.failures.map((f) => `apply failed: ${f.resource}: ${f.message}`);
+  return { ...v, problems: [...took, ...noApply, ...v.problems, ...failed], planRc, applyRc };
 }

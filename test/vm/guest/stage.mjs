@@ -127,9 +127,20 @@ function unitStates() {
   }]));
 }
 
+// A scenario's own read-only probes (`probes: [{ name, cmd, args }]`), in every
+// snapshot: e.g. `modprobe -n -v -b br_netfilter` shows whether what applies
+// kmod's blacklist (systemd-modules-load) would load a module, without loading it.
+function probes() {
+  return Object.fromEntries((scenario.probes ?? []).map((p) => {
+    const r = sh(p.cmd, p.args ?? []);
+    return [p.name, { exit: r.status, stdout: r.stdout, stderr: r.stderr }];
+  }));
+}
+
 function snapshot() {
   const ls = listeners();
   return {
+    probes: probes(),
     swap_total_kb: swapTotalKb(),
     proc_swaps: procSwaps(),
     modules: { overlay: moduleState('overlay'), br_netfilter: moduleState('br_netfilter') },
@@ -283,7 +294,13 @@ function boot1() {
     writeJson(dir, 'sysctls-before-apply-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system-before-apply'));
   }
   if (scenario.rollback) rollbackSteps(dir);
-  else {
+  else if (scenario.json) {
+    // One plan and one apply, both as documents (docs/output.md): their
+    // promises are what the scenario judges the host by.
+    reconcile(dir, 'plan1json', ['--plan', '--json']);
+    reconcile(dir, 'apply1json', ['--apply', '--json']);
+    if (scenario.files) saveFiles(dir, 'files-after.json');
+  } else {
     reconcile(dir, 'plan1', ['--plan']);
     reconcile(dir, 'apply1', ['--apply']);
     reconcile(dir, 'plan2', ['--plan']);
@@ -340,7 +357,7 @@ function lookingBoot({ boot, say, plan, nodeVersion = false, firstBoot = false, 
   network(dir);
   writeJson(dir, 'snapshot.json', { ...snapshot(), planted_ports_missing: missing });
   if (firstBoot) firstBootState(dir);
-  reconcile(dir, plan, ['--plan']);
+  if (plan !== null) reconcile(dir, plan, ['--plan']);
   also(dir);
   copyPreflight(dir);
   journal(dir);
@@ -349,7 +366,7 @@ function lookingBoot({ boot, say, plan, nodeVersion = false, firstBoot = false, 
 
 // The two-boot flow's boot 2: the JSON plan, the files and `sysctl --system` as well.
 function boot2Also(dir) {
-  if (scenario.verdicts || scenario.rollback) reconcile(dir, 'plan3json', ['--plan', '--json']);
+  if (scenario.verdicts || scenario.rollback || scenario.json) reconcile(dir, 'plan3json', ['--plan', '--json']);
   if (scenario.rollback || scenario.files) saveFiles(dir, 'files-after.json');
   writeJson(dir, 'sysctls-after-sysctl-system.json', sysctlSystem(dir, 'sysctl-system'));
 }
@@ -408,7 +425,7 @@ try {
     // The first-boot unit must not run again.
     lookingBoot({ boot: 'boot2', say: 'image second boot', plan: 'plan3', firstBoot: true, phase: 'boot2-done', done: 'done, powering off', end: 'poweroff' });
   } else if (phase === '') boot1();
-  else if (phase === 'boot1-done') lookingBoot({ boot: 'boot2', say: 'snapshot', plan: 'plan3', also: boot2Also, phase: 'boot2-done', done: 'done, powering off', end: 'poweroff' });
+  else if (phase === 'boot1-done') lookingBoot({ boot: 'boot2', say: 'snapshot', plan: scenario.json ? null : 'plan3', also: boot2Also, phase: 'boot2-done', done: 'done, powering off', end: 'poweroff' });
   else {
     log(`unexpected phase '${phase}', powering off`);
     sh('systemctl', ['--no-block', 'poweroff']);

@@ -69,7 +69,9 @@ function kubesprayFixture() {
 
 // `baseTar`: extracted into `root` first; null for the nspawn tier, whose root
 // is already an overlay on the farm's extracted tree.
-export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTypes, desired }) {
+// `disks` (qemu tier): a directory plant.sh may fill with raw disk images
+// (NAME.img), attached after the root disk in name order (vdb, vdc, ...).
+export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTypes, desired, disks }) {
   fs.mkdirSync(root, { recursive: true });
   if (baseTar) {
     say('extracting base rootfs');
@@ -111,7 +113,8 @@ export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTyp
   fs.mkdirSync(path.join(root, 'var/lib/vmtest/results'), { recursive: true });
 
   say('planting faults');
-  await run('bash', [path.join(scenarioDir, 'plant.sh'), root], { prefix: 'plant' });
+  if (disks) fs.mkdirSync(disks, { recursive: true });
+  await run('bash', [path.join(scenarioDir, 'plant.sh'), root, ...(disks ? [disks] : [])], { prefix: 'plant' });
 }
 
 export async function buildImage(root, work) {
@@ -133,13 +136,14 @@ export class BootError extends Error {}
 // Boots until the guest powers off (the two-boot flow reboots once in between).
 // Progress: `[stage]` lines and boot milestones are echoed; everything goes to
 // console.log. A timeout or kernel panic kills qemu and throws with the tail.
-export function boot({ img, kernel, initrd, consoleLog, kernelArgs = [] }) {
+export function boot({ img, kernel, initrd, consoleLog, kernelArgs = [], extraDisks = [] }) {
   const args = [
     '-machine', 'q35', '-accel', 'tcg,thread=multi', '-cpu', 'max', '-m', '2048', '-smp', '2',
     '-display', 'none', '-monitor', 'none', '-serial', 'stdio', '-nic', 'none', '-no-user-config',
     '-kernel', kernel, '-initrd', initrd,
     '-append', ['root=/dev/vda rw rootfstype=ext4 console=ttyS0 net.ifnames=0 quiet loglevel=3 systemd.show_status=false panic=-1', ...kernelArgs].join(' '),
     '-drive', `file=${img},format=raw,if=virtio`,
+    ...extraDisks.flatMap((d) => ['-drive', `file=${d},format=raw,if=virtio`]),
   ];
   say(`qemu-system-x86_64 (timeout ${BOOT_TIMEOUT_S} s)`);
   return new Promise((resolve, reject) => {
@@ -188,6 +192,12 @@ export function boot({ img, kernel, initrd, consoleLog, kernelArgs = [] }) {
       }
     });
   });
+}
+
+/** The images plant.sh left in `dir` (NAME.img), in name order: the VM's vdb, vdc, ... */
+export function extraDisksIn(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.img')).sort().map((f) => path.join(dir, f));
 }
 
 export async function readResults(img, outDir) {

@@ -7,11 +7,17 @@
 //   (its file in /etc) is an operator line naming the file; no swap after
 //   apply, and after the reboot only /swap-dep, which the plan said an operator
 //   must handle, is back; the next plan names it, never a bare swapoff.
+// - the boot farm's rule (lib/promises.mjs), its catalogue entries
+//   swap-unit-wanted-by-local-fs and kernel-cmdline-module-blacklist: every
+//   promise of plan0json holds after apply, every one of apply2's
+//   promises_after after the reboot; the grub and /proc/cmdline lines take
+//   back br_netfilter and the bridge keys, which need it, and nothing else.
 // - br_netfilter: the kernel refuses it while the command line has the entry,
 //   so the plan promises no modprobe and names /etc/default/grub:6; overlay,
 //   ip_forward = 1 and k8s.conf are applied all the same; the bridge keys are
 //   not (their /proc/sys entries exist only with br_netfilter).
 import { eq, need, exitOf, bootsOf } from '../../lib/checks.mjs';
+import { promiseChecks, promiseVerdict } from '../../lib/promises.mjs';
 
 const VENDOR = 'swap\\x2dvendor.swap';
 const DEP = 'swap\\x2ddep.swap';
@@ -26,6 +32,8 @@ export const guest = {
   kernel_args: ['module_blacklist=br_netfilter'],
 };
 
+// The documents the farm's rule reads: the plan before anything ran, and the second apply's (the stage's only --apply --json).
+const JUDGED = { plan: 'plan0json', apply: 'apply2' };
 const swapFiles = (snap) => snap.proc_swaps.map((l) => l.split(/\s+/)[0]).sort();
 const planDoc = (boot, name) => JSON.parse(need(boot.stdout(name), `${name} output`));
 const changesOf = (doc, type) => need(doc.resources.find((x) => x.type === type), `${type} in the plan`).changes;
@@ -54,6 +62,19 @@ export function checks(r) {
       return ok ? true : `got ${JSON.stringify(cs.map((c) => [c.id, c.action, c.operator]))}`;
     } },
     { name: 'apply exits 1 (operator lines stand)', needs: [2], check: () => eq(exitOf(b1(), 'apply1'), 1) },
+    ...promiseChecks(r, JUDGED),
+    { name: 'promises: the command line takes back br_netfilter and the bridge keys from apply, and keeps overlay and ip_forward', needs: [2, 4], check: () => {
+      const by = (id) => [...new Set(promiseVerdict(r, JUDGED).promises.find((p) => p.id === id)?.withdrawn_by.map((w) => `${w.line}:${w.from}`) ?? [])].sort();
+      const ids = ['module:overlay', 'module:br_netfilter', 'sysctl:net.ipv4.ip_forward', 'sysctl:net.bridge.bridge-nf-call-iptables', 'sysctl:net.bridge.bridge-nf-call-ip6tables'];
+      const cmdline = ['cmdline-boot:grub:kernel:br_netfilter:boot', 'cmdline-now:kernel:br_netfilter:apply'];
+      return eq(ids.map((id) => [id, by(id)]), [['module:overlay', []], ['module:br_netfilter', cmdline], ['sysctl:net.ipv4.ip_forward', []], ['sysctl:net.bridge.bridge-nf-call-iptables', cmdline], ['sysctl:net.bridge.bridge-nf-call-ip6tables', cmdline]]);
+    } },
+    // The bridge writes apply withheld are failures in promises_after; ip_forward, written, is not taken back with them.
+    { name: "promises: apply's promises_after keeps overlay and ip_forward for the next boot", needs: [2, 4], check: () => {
+      const after = promiseVerdict(r, JUDGED).final;
+      const kept = (id) => after.find((p) => p.id === id)?.at_boot;
+      return eq([kept('module:overlay'), kept('sysctl:net.ipv4.ip_forward')], [true, true]);
+    } },
     { name: 'apply: the summary counts what happened and does not claim everything else converged', needs: [2], check: () => {
       const out = text(b1(), 'apply1');
       const line = out.split('\n').find((l) => l.startsWith('Apply incomplete:'));
