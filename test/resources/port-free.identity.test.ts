@@ -117,19 +117,21 @@ async function waitFile(file: string): Promise<string> {
   throw new Error(`${file} never appeared`);
 }
 
+/** Gone, or a zombie (ended, not yet reaped by whoever inherited it; its sockets are closed by then). */
+function ended(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] === 'Z';
+  } catch {
+    return true;
+  }
+}
+
 /**
  * SIGKILL and wait until the process has ended (gone, or a zombie: its sockets are closed by then), as `systemctl stop`
  * returns only once the unit's processes are gone; without the wait the port may still show held for a moment.
  */
 async function killAndWait(pids: number[]): Promise<void> {
   for (const pid of pids) process.kill(pid, 'SIGKILL');
-  const ended = (pid: number) => {
-    try {
-      return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] === 'Z';
-    } catch {
-      return true;
-    }
-  };
   for (let i = 0; i < 400 && !pids.every(ended); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
@@ -344,14 +346,23 @@ describe('PortFree stops a unit only for its own process', () => {
     ]);
     return { sh, l, unitFile, inUnit };
   }
-  // A zombie (ended, not yet reaped by whoever inherited it) is not alive.
-  const alive = (pid: number) => {
-    try {
-      return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
-    } catch {
-      return false;
-    }
-  };
+  const alive = (pid: number) => !ended(pid);
+  /** The wrapper planned and applied, its `systemctl stop` ending the main process and its `systemctl kill` answered by `kill`. */
+  async function applyKillFailing(name: string, kill: (l: { pid: number }) => Promise<{ exitCode: number; stderr: string }>) {
+    const { sh, l, unitFile, inUnit } = await killModeWrapper(name);
+    const { host, calls } = fakeHost(
+      inUnit,
+      { 'wrapper.service': { MainPID: sh.pid!, file: unitFile } },
+      {},
+      async () => void process.kill(sh.pid!, 'SIGKILL'),
+      () => kill(l),
+    );
+    const s = spec([l.port]);
+    const { change } = await planFor(host, s);
+    const before = calls.length;
+    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
+    return { l, outcome, actions: acted(calls, before) };
+  }
   const acted = (calls: string[][], from: number) =>
     calls
       .slice(from)
@@ -359,19 +370,8 @@ describe('PortFree stops a unit only for its own process', () => {
       .map((c) => c.join(' '));
 
   it('KillMode=process wrapper, `systemctl kill` fails with nothing signalled: the pid the kernel shows in its cgroup holding the port gets SIGTERM', async () => {
-    const { sh, l, unitFile, inUnit } = await killModeWrapper('eio-before');
-    const { host, calls } = fakeHost(
-      inUnit,
-      { 'wrapper.service': { MainPID: sh.pid!, file: unitFile } },
-      {},
-      async () => void process.kill(sh.pid!, 'SIGKILL'),
-      async () => EIO,
-    );
-    const s = spec([l.port]);
-    const { change } = await planFor(host, s);
-    const before = calls.length;
-    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
-    expect(acted(calls, before)).toEqual([
+    const { l, outcome, actions } = await applyKillFailing('eio-before', async () => EIO);
+    expect(actions).toEqual([
       'systemctl stop wrapper.service',
       'systemctl kill --kill-whom=all --signal=SIGTERM wrapper.service',
       `kill -s TERM -- ${l.pid}`,
@@ -384,31 +384,12 @@ describe('PortFree stops a unit only for its own process', () => {
   });
 
   it('KillMode=process wrapper, `systemctl kill` fails after its signal went out: nothing more is signalled, and the port counts as freed', async () => {
-    const { sh, l, unitFile, inUnit } = await killModeWrapper('eio-after');
-    const gone = new Promise<void>((res) => {
-      const t = setInterval(() => {
-        if (!alive(l.pid)) {
-          clearInterval(t);
-          res();
-        }
-      }, 20);
+    const { outcome, actions } = await applyKillFailing('eio-after', async (l) => {
+      process.kill(l.pid, 'SIGTERM');
+      while (alive(l.pid)) await new Promise((r) => setTimeout(r, 20));
+      return EIO;
     });
-    const { host, calls } = fakeHost(
-      inUnit,
-      { 'wrapper.service': { MainPID: sh.pid!, file: unitFile } },
-      {},
-      async () => void process.kill(sh.pid!, 'SIGKILL'),
-      async () => {
-        process.kill(l.pid, 'SIGTERM');
-        await gone;
-        return EIO;
-      },
-    );
-    const s = spec([l.port]);
-    const { change } = await planFor(host, s);
-    const before = calls.length;
-    const outcome = await portFreeProvider.apply(host, s, [change], await scratchContext());
-    expect(acted(calls, before)).toEqual([
+    expect(actions).toEqual([
       'systemctl stop wrapper.service',
       'systemctl kill --kill-whom=all --signal=SIGTERM wrapper.service',
       'systemctl disable wrapper.service',
