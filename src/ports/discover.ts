@@ -10,6 +10,7 @@ import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
 import { loadSupervisorPrograms } from './supervisor.js';
 import type { UnitFacts } from './identity.js';
 import { serviceCandidates, socketUnitsForPorts } from './socket-units.js';
+import { bootStarters } from './boot-starters.js';
 import { unitFilesOf } from '../systemd/socket-unit.js';
 import { disableLinks, enablementOf } from '../systemd/unit-links.js';
 import { findActivation } from './activation.js';
@@ -126,6 +127,8 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     if (spot.kind === 'taken' && spot.file) etcFiles[u] = spot.path;
   }
   const comeback = await liveComeback(host, busy, triggers, show, sysv);
+  const busyPorts = new Set(busy.map((b) => b.port));
+  const free = spec.ports.filter((p) => !busyPorts.has(p));
   return {
     mode: 'live',
     busy,
@@ -139,6 +142,7 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     userUnits,
     triggers,
     etcFiles,
+    bootStarters: free.length > 0 ? bootStarters(await systemUnitGraph(host), free) : [],
   };
 }
 

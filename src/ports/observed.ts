@@ -1,5 +1,6 @@
 // What PortFree observes: the listeners on wanted ports, who holds them, and
 // (offline) the image's units that would take them at boot.
+import type { BootStarter } from './boot-starters.js';
 import type { Listener } from '../observe/listeners.js';
 import type { CgroupPlacement } from '../systemd/cgroup.js';
 import type { Ancestry, UnitFacts } from './identity.js';
@@ -69,6 +70,8 @@ export interface LivePortsObserved {
   triggers?: Record<string, string[]>;
   /** Per unit a stop acts on: its own regular unit file at /etc/systemd/system/NAME, which a mask sets aside. */
   etcFiles?: Record<string, string>;
+  /** For the wanted ports free now: the units something starts at boot that would take them (boot-starters.ts). */
+  bootStarters?: BootStarter[];
 }
 
 export interface UserUnitFacts {
