@@ -364,6 +364,14 @@ function lookingBoot({ boot, say, plan, nodeVersion = false, firstBoot = false, 
   endBoot(phase, `${label}: ${done}`, end);
 }
 
+// An image scenario that compares facts: `--facts --json` and `ansible -m setup`
+// in the same boot, once the stage has given the host its default route.
+function factsAlso(dir) {
+  if (!scenario.ansible) return;
+  reconcile(dir, 'facts', ['--facts', '--json']);
+  ansibleSetup(dir);
+}
+
 // The two-boot flow's boot 2: the JSON plan, the files and `sysctl --system` as well.
 function boot2Also(dir) {
   if (scenario.verdicts || scenario.rollback || scenario.json) reconcile(dir, 'plan3json', ['--plan', '--json']);
@@ -420,7 +428,7 @@ try {
     // The tree was converged offline: its first boot must already be right. Nothing is applied, no reboot.
     lookingBoot({ boot: 'boot1', say: 'image first boot, snapshot', plan: 'plan1', phase: 'image-done', done: 'done, powering off', end: 'poweroff' });
   } else if (phase === '' && scenario.flow === 'image-two-boot') {
-    lookingBoot({ boot: 'boot1', say: 'image first boot, after the first-boot unit', plan: 'plan1', nodeVersion: true, firstBoot: true, phase: 'boot1-done', done: 'done; systemd-analyze once the boot has finished, then reboot', end: analyzeLater });
+    lookingBoot({ boot: 'boot1', say: 'image first boot, after the first-boot unit', plan: 'plan1', nodeVersion: true, firstBoot: true, also: factsAlso, phase: 'boot1-done', done: 'done; systemd-analyze once the boot has finished, then reboot', end: analyzeLater });
   } else if (phase === 'boot1-done' && scenario.flow === 'image-two-boot') {
     // The first-boot unit must not run again.
     lookingBoot({ boot: 'boot2', say: 'image second boot', plan: 'plan3', firstBoot: true, phase: 'boot2-done', done: 'done, powering off', end: 'poweroff' });
