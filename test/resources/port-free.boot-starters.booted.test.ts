@@ -2,7 +2,7 @@
 // (test/helpers/nspawn.ts), while something starts a unit that takes it:
 //
 // - late.service (ExecStart= names 6443), started by late.timer, which has not
-//   fired yet (OnBootSec=45s): the boot farm's seed 475 under load;
+//   fired yet (OnBootSec=75s): the boot farm's seed 475 under load;
 // - paused.service (10250), enabled, stopped by an admin for now;
 // - cp.socket (ListenStream=10259), enabled, stopped by an admin for now;
 // - client.service, enabled and running, names 10257 in Environment= but binds
@@ -27,7 +27,7 @@ const CP_SOCKET = '[Socket]\nListenStream=10259\n\n[Install]\nWantedBy=sockets.t
 const CLIENT = '[Service]\nEnvironment=APISERVER=https://127.0.0.1:10257\nExecStart=/usr/bin/sleep infinity\n\n[Install]\nWantedBy=multi-user.target\n';
 const PLANT: Record<string, string | { link: string }> = {
   [`${ETC}/late.service`]: LATE,
-  [`${ETC}/late.timer`]: '[Timer]\nOnBootSec=45s\nAccuracySec=1s\n\n[Install]\nWantedBy=timers.target\n',
+  [`${ETC}/late.timer`]: '[Timer]\nOnBootSec=75s\nAccuracySec=1s\n\n[Install]\nWantedBy=timers.target\n',
   [`${ETC}/timers.target.wants/late.timer`]: { link: '/etc/systemd/system/late.timer' },
   [`${ETC}/paused.service`]: PAUSED,
   [`${ETC}/multi-user.target.wants/paused.service`]: { link: '/etc/systemd/system/paused.service' },

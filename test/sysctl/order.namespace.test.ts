@@ -15,6 +15,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
@@ -25,6 +26,9 @@ import { diffCases, globCases } from '../helpers/sysctl-cases.js';
 import type { DiffCase } from '../helpers/sysctl-cases.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// Where node finds execa from here (not repo/node_modules: a mutation sandbox has none of its own and finds the
+// project's by walking up).
+const execaEntry = createRequire(import.meta.url).resolve('execa');
 const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
 
 let work = '';
@@ -143,7 +147,7 @@ async function writeCase(c: DiffCase): Promise<string> {
 
 const DIFF_DRIVER = `
 import { readFileSync, writeFileSync, readlinkSync, existsSync } from 'node:fs';
-import { execa } from ${JSON.stringify(path.join(repo, 'node_modules/execa/index.js'))};
+import { execa } from ${JSON.stringify(execaEntry)};
 
 const [root, name, keysJson, outerNet, outerMnt] = process.argv.slice(2);
 const keys = JSON.parse(keysJson);
