@@ -237,6 +237,19 @@ describe('beatingAssignments', () => {
     expect(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot')).toEqual([]);
   });
 
+  it('a later agreeing line ends what beats ours: only the disagreeing lines after it are named', async () => {
+    // Both programs apply the files in name order and the last value of a key stays: k8s (1), m-off (0), n-on (1),
+    // zz-off (0) ends at 0, and without zz-off's line alone it ends at n-on's 1. m-off's line needs no removal.
+    const tree = await observeTree({
+      [K8S]: k8s,
+      '/etc/sysctl.d/m-off.conf': 'net.ipv4.ip_forward = 0\n',
+      '/etc/sysctl.d/n-on.conf': 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/zz-off.conf': 'net.ipv4.ip_forward = 0\n',
+    });
+    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual(['/etc/sysctl.d/zz-off.conf:1']);
+    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'system'))).toEqual(['/etc/sysctl.d/zz-off.conf:1']);
+  });
+
   it('counts /etc/sysctl.conf only under sysctl --system when 99-sysctl.conf sorts first', async () => {
     const tree = await observeTree({ [K8S]: k8s, '/etc/sysctl.conf': 'net.ipv4.ip_forward = 0\n', '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } });
     expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual([]);
