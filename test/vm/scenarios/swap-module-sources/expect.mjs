@@ -31,6 +31,8 @@ import { eq, need, bootsOf } from '../../lib/checks.mjs';
 import { promiseChecks, promiseVerdict, withdrawals } from '../../lib/promises.mjs';
 
 export const guest = {
+  // Measured, for the suite's longest-first order (run.mjs qemuCost): 588-633 s alone at load 5-8, where lab (cost 9) took 458 s: an extra disk, two packages and eight mechanisms.
+  cost: 12,
   wait_ports: [],
   units: ['rc-local.service', 'dphys-swapfile.service', 'swapfile2.swap', 'dev-zram0.swap', 'systemd-modules-load.service'],
   sysctl_keys: [],
