@@ -176,3 +176,23 @@ export async function boot(root: string, binds: Record<string, string> = {}): Pr
     },
   };
 }
+
+/** Which of `ports` have a TCP listener inside, as `ss -Htln` there lists them (local address last but one), sorted. */
+export async function listeningOn(h: Booted, ports: readonly number[]): Promise<number[]> {
+  const r = await h.run(['ss', '-Htln']);
+  const found = r.stdout
+    .split('\n')
+    .map((l) => Number(/:(\d+)\s+\S+:\S+\s*$/.exec(l.trim())?.[1]))
+    .filter((p) => ports.includes(p));
+  return [...new Set(found)].sort((a, b) => a - b);
+}
+
+/** Asks listeningOn until every port of `want` listens or `ms` have passed (what starts on its own takes a moment); its last answer. */
+export async function waitListening(h: Booted, ports: readonly number[], want: readonly number[], ms = 15_000): Promise<number[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const now = await listeningOn(h, ports);
+    if (want.every((p) => now.includes(p)) || Date.now() > end) return now;
+    await sleep(250);
+  }
+}

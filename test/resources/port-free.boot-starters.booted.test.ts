@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { boot, freshRootfs, nspawnAvailable, type Booted } from '../helpers/nspawn.js';
+import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Booted } from '../helpers/nspawn.js';
 
 const DIST = path.resolve('dist');
 const ETC = 'etc/systemd/system';
@@ -46,25 +46,9 @@ const lineOf = (text: string, prefix: string) => text.split('\n').findIndex((l) 
 const skip = nspawnAvailable();
 if (skip !== null) throw new Error(`port-free.boot-starters needs a booted container: ${skip}`);
 
-async function listening(h: Booted): Promise<number[]> {
-  const r = await h.run(['ss', '-Htln']);
-  const ports = r.stdout
-    .split('\n')
-    .map((l) => Number(/:(\d+)\s+\S+:\S+\s*$/.exec(l.trim())?.[1]))
-    .filter((p) => PORTS.includes(p));
-  return [...new Set(ports)].sort((a, b) => a - b);
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const listening = (h: Booted) => listeningOn(h, PORTS);
 const state = async (h: Booted, verb: string, unit: string) => (await h.run(['systemctl', verb, unit])).stdout.trim();
-
-async function until(h: Booted, want: number[], ms: number): Promise<number[]> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const now = await listening(h);
-    if (want.every((p) => now.includes(p)) || Date.now() > end) return now;
-    await sleep(500);
-  }
-}
+const until = (h: Booted, want: number[], ms: number) => waitListening(h, PORTS, want, ms);
 
 interface PlanDoc {
   promises: Array<{ id: string; after_apply: boolean; at_boot: boolean; withdrawn_by: Array<{ by: string; from: string; line: string }> }>;

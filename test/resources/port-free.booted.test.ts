@@ -17,7 +17,7 @@ import { readdirSync } from 'node:fs';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { boot, freshRootfs, nspawnAvailable, type Booted } from '../helpers/nspawn.js';
+import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Booted } from '../helpers/nspawn.js';
 import { lsbInitScript } from '../helpers/sysv-script.js';
 
 const DIST = path.resolve('dist');
@@ -71,26 +71,11 @@ function plant(root: string): void {
 const skip = nspawnAvailable();
 if (skip !== null) throw new Error(`port-free-boot needs a booted container: ${skip}`);
 
-async function listening(h: Booted): Promise<number[]> {
-  const r = await h.run(['ss', '-Htln']);
-  const ports = r.stdout
-    .split('\n')
-    .map((l) => Number(/:(\d+)\s+\S+:\S+\s*$/.exec(l.trim())?.[1]))
-    .filter((p) => PORTS.includes(p));
-  return [...new Set(ports)].sort((a, b) => a - b);
-}
+const listening = (h: Booted) => listeningOn(h, PORTS);
 const state = async (h: Booted, verb: string, unit: string) => (await h.run(['systemctl', verb, unit])).stdout.trim();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Waits until every wanted port listens (the setups start on their own at boot), or the time is up. */
-async function settle(h: Booted, want: number[], ms = 15_000): Promise<number[]> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const now = await listening(h);
-    if (want.every((p) => now.includes(p)) || Date.now() > end) return now;
-    await sleep(250);
-  }
-}
+const settle = (h: Booted, want: number[], ms?: number) => waitListening(h, PORTS, want, ms);
 
 describe('PortFree on a booted host: admin units in /etc, and units started by their triggers', () => {
   let root = '';
