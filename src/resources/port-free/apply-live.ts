@@ -89,8 +89,16 @@ export async function applyLive(
         // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
         const restart = await restartDelayMs(host, todo, via);
         const door = ctx.door;
-        // The journal gets the links systemctl itself changed, read before and after, so a rollback puts back exactly those.
-        const changedLinks = async (before: Map<string, string>) => linkDelta(before, await snap());
+        // `systemctl disable|mask UNITS` through the door. The journal gets the links systemctl itself changed, read
+        // before and after, so a rollback puts back exactly those.
+        const linkStep = async (step: 'unit-disable' | 'unit-mask', units: string[]) => {
+          const before = await snap();
+          await door.runtime(
+            { step, units, ...who },
+            () => sc([step === 'unit-disable' ? 'disable' : 'mask', ...units]),
+            async () => linkDelta(before, await snap()),
+          );
+        };
         // Triggers first, in a call of their own: a .path or .timer still active starts the unit again as soon as it stops.
         const triggers = todo.filter((u) => op.triggers?.includes(u));
         const rest = todo.filter((u) => !triggers.includes(u));
@@ -137,28 +145,14 @@ export async function applyLive(
         if (!op.mask) await stop().catch((e: unknown) => (stopFailed = e));
         // A transient unit's file goes with its stop: there is nothing to disable or mask (the plan said so).
         const lasting = todo.filter((u) => !op.transient?.includes(u));
-        if (lasting.length > 0) {
-          const beforeDisable = await snap();
-          await door.runtime(
-            { step: 'unit-disable', units: lasting, ...who },
-            () => sc(['disable', ...lasting]),
-            () => changedLinks(beforeDisable),
-          );
-        }
+        if (lasting.length > 0) await linkStep('unit-disable', lasting);
         if (op.mask) {
           // A unit whose own file holds the mask link's place (an admin's unit in /etc): set aside and masked through the door.
           const dir = op.user ? userConfigDir(op.user.home) : SYSTEMD_SYSTEM_ETC;
           const over: string[] = [];
           for (const u of lasting) if ((await maskSpotOf(host, dir, u)).kind === 'taken') over.push(u);
           const plain = lasting.filter((u) => !over.includes(u));
-          if (plain.length > 0) {
-            const beforeMask = await snap();
-            await door.runtime(
-              { step: 'unit-mask', units: plain, ...who },
-              () => sc(['mask', ...plain]),
-              () => changedLinks(beforeMask),
-            );
-          }
+          if (plain.length > 0) await linkStep('unit-mask', plain);
           for (const u of over) {
             const aside = await maskOver(door, host, dir, u);
             ctx.progress(
