@@ -220,6 +220,26 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     expect(t['getty@tty1.service']).toMatchObject({ name: 'getty@tty1.service', load: 'loaded' });
   });
 
+  it("an alias's drop-in and .wants directories apply to the unit it names, whichever name is asked first", async () => {
+    // The alias sorts before the unit it names, so it is the first of the two the loader meets.
+    const names = ['real.service', 'alpha.service'];
+    const { ours: o, theirs: t } = await compare(
+      {
+        [`${LIB}/real.service`]: service(),
+        [`${ETC}/alpha.service`]: { link: '../../../usr/lib/systemd/system/real.service' },
+        [`${ETC}/alpha.service.d/10-extra.conf`]: '[Unit]\nWants=from-alias-dropin.service\n',
+        [`${ETC}/alpha.service.wants/from-alias-wants.service`]: { link: '../../../../usr/lib/systemd/system/from-alias-wants.service' },
+        [`${LIB}/from-alias-dropin.service`]: service(),
+        [`${LIB}/from-alias-wants.service`]: service(),
+      },
+      names,
+    );
+    expect(o).toEqual(t);
+    // What systemd said, so the comparison above is not between two empty lists.
+    expect(t['real.service']).toMatchObject({ names: ['alpha.service', 'real.service'] });
+    expect((t['real.service'] as Summary).deps.Wants).toEqual(expect.arrayContaining(['from-alias-dropin.service', 'from-alias-wants.service']));
+  });
+
   it('drop-ins: /etc replaces a same-named vendor drop-in, byte order of names, type-wide service.d, links to drop-in dirs', async () => {
     const names = ['d.service', 'e.service', 'f.service', 'a-b-c.service', '-lead.service'];
     const {
