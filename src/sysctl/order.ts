@@ -193,23 +193,6 @@ function escapeRe(c: string): string {
   return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** systemd-sysctl's ordered hashmap after parsing every file (shared per sequence: do not mutate). */
-function bootOptions(seq: readonly AppliedAssignment[]): Map<string, AppliedAssignment> {
-  const known = bootMaps.get(seq);
-  if (known) return known;
-  const map = new Map<string, AppliedAssignment>();
-  for (const ap of seq) {
-    const existing = map.get(ap.assignment.key);
-    // streq_ptr: the same value (or two NULLs) keeps the earlier entry and its place.
-    if (existing && existing.assignment.value === ap.assignment.value) continue;
-    map.delete(ap.assignment.key);
-    map.set(ap.assignment.key, ap);
-  }
-  bootMaps.set(seq, map);
-  return map;
-}
-const bootMaps = new WeakMap<readonly AppliedAssignment[], Map<string, AppliedAssignment>>();
-
 /**
  * Where a sequence names each key (lines without a glob, "-key" lines too)
  * and where its globs are, by position: a question about one key visits its
@@ -255,18 +238,12 @@ export interface KernelWrite {
 }
 
 /**
- * What the program writes, restricted to `universe` (globs are expanded
- * against it, since offline there is no /proc/sys to expand them against).
- * boot: the ordered map; a glob skips every key the map holds. system: the
- * list; a glob skips every key any line names.
- */
-export function kernelWrites(tree: SysctlTree, model: SysctlModel, universe: string[]): KernelWrite[] {
-  return writesOf(applySequence(tree, model), model, universe);
-}
-
-/**
- * kernelWrites keeping only the writes that can change `key`: to it, its
- * aliases and the groups it follows (keysAffecting). followKey touches the
+ * What the program writes that can change `key`: to it, its aliases and the
+ * groups it follows (keysAffecting), globs expanded against those keys only
+ * (offline there is no /proc/sys to expand them against). At boot that is
+ * systemd-sysctl's ordered map (a repeated key with the same value keeps its
+ * entry and place, a glob skips every key the map holds); under --system,
+ * procps's one list (a glob skips every key any line names). followKey touches the
  * key at the same writes, in the same order, with the same values: a write
  * to any other key never touches it, and the coupled groups it follows are
  * kept whole. Only the lines naming those keys, and the globs, are visited.
@@ -287,7 +264,7 @@ function writesFor(tree: SysctlTree, model: SysctlModel, key: string, gone: Read
   const out: KernelWrite[] = [];
   if (model === 'boot') {
     // systemd's ordered map restricted to these keys and every glob: a key's
-    // entry and its place come from its own lines alone (bootOptions), so
+    // entry and its place come from its own lines alone (streq_ptr), so
     // the map's order is the order of each entry's last insertion.
     const last = new Map<string, { ap: AppliedAssignment; at: number }>();
     for (const i of at) {
@@ -324,23 +301,7 @@ export function lineKey(ap: AppliedAssignment): string {
 /** Positions of the lines (no glob) naming `key` that are not `gone`, in order. */
 function keptLines(seq: readonly AppliedAssignment[], key: string, gone: ReadonlySet<string> | null): number[] {
   const named = seqIndex(seq).byKey.get(key) ?? [];
-  return gone === null || gone.size === 0 ? named : named.filter((i) => !gone.has(lineKey(seq[i]!)));
-}
-
-/** Every write, globs expanded against `universe`. */
-function writesOf(seq: readonly AppliedAssignment[], model: SysctlModel, universe: string[]): KernelWrite[] {
-  const out: KernelWrite[] = [];
-  if (model === 'boot') {
-    const map = bootOptions(seq);
-    for (const ap of map.values()) {
-      const a = ap.assignment;
-      if (a.value === null) continue;
-      if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
-      else for (const u of universe) if (!map.has(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
-    }
-    return out;
-  }
-  return listWrites(seq, universe);
+  return gone === null ? named : named.filter((i) => !gone.has(lineKey(seq[i]!)));
 }
 
 /** procps's one list: explicit keys in order, globs only for keys no line of the list names, "-key" never. */
@@ -434,7 +395,7 @@ function verdictWithout(tree: SysctlTree, key: string, model: SysctlModel, gone:
   const seq = applySequence(tree, model);
   const named = keptLines(seq, key, gone);
   if (model === 'boot') {
-    // The key's own entry in systemd's map: its lines alone decide it (bootOptions).
+    // The key's own entry in systemd's map: its lines alone decide it.
     let own: AppliedAssignment | undefined;
     for (const i of named) if (!(own && own.assignment.value === seq[i]!.assignment.value)) own = seq[i];
     if (own && own.assignment.value === null) return { key, model, value: null, winner: own, via: 'excluded' };
@@ -542,12 +503,12 @@ export function beatingAssignments(
   if (ours < 0) return [];
   const final = verdictWithout(tree, key, model, gone);
   if (final.value !== null && sameSysctlValue(final.value, wanted)) return [];
-  // A later "-key" cancels an explicit value only under systemd.
-  const relevant = (ap: AppliedAssignment) => !ap.assignment.isGlob && ap.assignment.key === key && (model === 'boot' || !ap.assignment.excludeOnly);
+  // `named` holds the key's own lines, none a glob. A later "-key" cancels an explicit value only under systemd.
+  const relevant = (ap: AppliedAssignment) => model === 'boot' || !ap.assignment.excludeOnly;
   let lastGood = ours;
   for (const i of named) {
     const ap = seq[i]!;
-    if (i > ours && relevant(ap) && !ap.assignment.excludeOnly && sameSysctlValue(ap.assignment.value, wanted)) lastGood = i;
+    if (i > ours && !ap.assignment.excludeOnly && sameSysctlValue(ap.assignment.value, wanted)) lastGood = i;
   }
   const out: BeatingAssignment[] = [];
   for (const i of named) {

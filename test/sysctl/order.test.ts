@@ -250,6 +250,21 @@ describe('beatingAssignments', () => {
     expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'system'))).toEqual(['/etc/sysctl.d/zz-off.conf:1']);
   });
 
+  it('read without a line (commented out), the lines still read are named and the gone one is not', async () => {
+    // k8s (1), zz-a (0), zz-b (0): with zz-a's line commented out, zz-b's 0 still ends the key; naming zz-a again
+    // would ask the operator to comment out a line that is already gone.
+    const tree = await observeTree({
+      [K8S]: k8s,
+      '/etc/sysctl.d/zz-a.conf': 'net.ipv4.ip_forward = 0\n',
+      '/etc/sysctl.d/zz-b.conf': 'net.ipv4.ip_forward = 0\n',
+    });
+    const gone = new Set(['/etc/sysctl.d/zz-a.conf\u00001']);
+    for (const model of ['boot', 'system'] as const) {
+      expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', model, gone))).toEqual(['/etc/sysctl.d/zz-b.conf:1']);
+      expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', model))).toEqual(['/etc/sysctl.d/zz-a.conf:1', '/etc/sysctl.d/zz-b.conf:1']);
+    }
+  });
+
   it('counts /etc/sysctl.conf only under sysctl --system when 99-sysctl.conf sorts first', async () => {
     const tree = await observeTree({ [K8S]: k8s, '/etc/sysctl.conf': 'net.ipv4.ip_forward = 0\n', '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } });
     expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual([]);
