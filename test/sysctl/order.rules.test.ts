@@ -446,6 +446,29 @@ describe('a coupled write against systemd-sysctl and sysctl --system', () => {
     });
   });
 
+  describe('a bare "-key" between our line and a later 0', () => {
+    const files: Files = {
+      [K8S]: 'net.ipv4.ip_forward = 1\n',
+      '/etc/sysctl.d/zz-a.conf': '-net.ipv4.ip_forward\n',
+      '/etc/sysctl.d/zz-b.conf': 'net.ipv4.ip_forward = 0\n',
+    };
+    for (const model of ['boot', 'system'] as const) {
+      it(`${model}: removing the named lines gives 1 from any start, and no named line can stay`, async () => {
+        const tree = await observe(files);
+        const beating = at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', model));
+        const starts = model === 'boot' ? 1 : 2;
+        expect(await program(model, files, 'net.ipv4.ip_forward')).toEqual(Array(starts).fill('0'));
+        expect(await program(model, without(files, beating.map(lineOf)), 'net.ipv4.ip_forward')).toEqual(Array(starts).fill('1'));
+        // Each named line is needed: put any one back and the key no longer ends 1 from every start.
+        for (const kept of beating) {
+          const rest = beating.filter((b) => b !== kept).map(lineOf);
+          expect(await program(model, without(files, rest), 'net.ipv4.ip_forward')).not.toEqual(Array(starts).fill('1'));
+        }
+        expect(beating.length).toBeGreaterThan(0);
+      });
+    }
+  });
+
   describe('a good coupled write after our line, then a bad coupled one', () => {
     // Ours sets default.forwarding = 1; 50-b turns the switch on (a change: it sets default.forwarding to 1 too),
     // 60-c turns it off again (a change: default.forwarding follows to 0).

@@ -265,6 +265,15 @@ describe('beatingAssignments', () => {
     }
   });
 
+  it('a bare "-key" between ours and a later 0 is named at boot only, beside the 0', async () => {
+    // Under sysctl --system a bare "-key" writes nothing and cancels nothing: only zz-b's 0 beats ours. At boot
+    // systemd-sysctl drops the key's entry for zz-a's "-key", then zz-b's 0 makes a new one: with only zz-b's line
+    // gone the "-key" still leaves the kernel's value, so both lines stand between ours and 1.
+    const tree = await observeTree({ [K8S]: k8s, '/etc/sysctl.d/zz-a.conf': '-net.ipv4.ip_forward\n', '/etc/sysctl.d/zz-b.conf': 'net.ipv4.ip_forward = 0\n' });
+    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'system'))).toEqual(['/etc/sysctl.d/zz-b.conf:1']);
+    expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual(['/etc/sysctl.d/zz-a.conf:1', '/etc/sysctl.d/zz-b.conf:1']);
+  });
+
   it('counts /etc/sysctl.conf only under sysctl --system when 99-sysctl.conf sorts first', async () => {
     const tree = await observeTree({ [K8S]: k8s, '/etc/sysctl.conf': 'net.ipv4.ip_forward = 0\n', '/etc/sysctl.d/99-sysctl.conf': { link: '../sysctl.conf' } });
     expect(at(beatingAssignments(tree, K8S, 'net.ipv4.ip_forward', '1', 'boot'))).toEqual([]);
