@@ -95,9 +95,13 @@ export function statements(tokens: ShellToken[]): Statement[] {
 export function blankHeredocs(text: string): string {
   let s = text;
   let from = 0;
+  // Where lexing resumes: the end of the last delimiter word. Blanking a body changes nothing before it, so the
+  // tokens from there on are those of the whole text, and each part of the script is lexed about once.
+  let resume = 0;
+  const heredocAfter = (t: ShellToken): boolean => t.at >= from && (t.redirect === '<<' || t.redirect === '<<-');
   for (let guard = 0; guard < 1000; guard++) {
-    const tokens = shellTokens(s);
-    const i = tokens.findIndex((t) => t.at >= from && t.redirect !== undefined && /^<<-?$/.test(t.redirect));
+    const tokens = shellTokens(s, resume, heredocAfter);
+    const i = tokens.findIndex(heredocAfter);
     if (i < 0) return s;
     const redirect = tokens[i]!;
     const delim = tokens[i + 1];
@@ -120,6 +124,7 @@ export function blankHeredocs(text: string): string {
     s = s.slice(0, bodyStart + 1) + s.slice(bodyStart + 1, end).replace(/[^\n]/g, ' ') + s.slice(end);
     // Past the body and its delimiter line.
     from = end;
+    resume = delim.end;
   }
   return s;
 }

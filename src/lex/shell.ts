@@ -10,8 +10,29 @@ export type Word = string | null;
 
 /** Words that may come before a command without being one. */
 const LEADING_RESERVED = new Set(['!', 'if', 'then', 'else', 'elif', 'while', 'until', 'do', '{', '(', 'time']);
-/** Tokens that end a simple command. */
-const OPERATORS = ['&&', '||', ';;', ';', '&', '|', '(', ')', '\n'];
+/** Characters the word loop below looks at (blanks, operators, redirections, quotes, expansions, globs); any other is literal. */
+const SPECIAL = new Set([' ', '\t', '&', '|', ';', '(', ')', '\n', '<', '>', '\\', "'", '"', '$', '`', '*', '?', '[', '~']);
+
+/**
+ * The control operator starting at `i` (&&, ||, ;;, ;, &, |, (, ), newline;
+ * the longest first), or undefined. One look at `s[i]` and `s[i + 1]`
+ * decides it: trying each operator at every character of a word cost more
+ * than the rest of the lexer.
+ */
+function operatorAt(s: string, i: number): string | undefined {
+  switch (s[i]) {
+    case '&':
+    case '|':
+    case ';':
+      return s[i + 1] === s[i] ? s[i]! + s[i] : s[i];
+    case '(':
+    case ')':
+    case '\n':
+      return s[i];
+    default:
+      return undefined;
+  }
+}
 
 export interface ShellToken {
   op: string | null;
@@ -72,13 +93,20 @@ function backquoted(s: string, i: number, inDoubleQuotes: boolean): { end: numbe
   return null;
 }
 
-/** The tokens of a shell script, with their offsets (see shellSimpleCommands). */
-export function shellTokens(script: string): ShellToken[] {
+/**
+ * The tokens of a shell script, with their offsets (see shellSimpleCommands).
+ * `from` must be 0 or where a word token of an earlier lexing of the same
+ * text up to there ended: lexing from a token boundary gives the tokens that
+ * lexing from 0 gives after it. With `stopAfter`, lexing ends one token after
+ * the first token it accepts.
+ */
+export function shellTokens(script: string, from = 0, stopAfter?: (t: ShellToken) => boolean): ShellToken[] {
   const out: ShellToken[] = [];
-  let i = 0;
+  let i = from;
   const s = script;
   let pendingFd: number | null = null;
   while (i < s.length) {
+    if (stopAfter !== undefined && out.length >= 2 && stopAfter(out[out.length - 2]!)) break;
     const ch = s[i]!;
     if (ch === ' ' || ch === '\t') {
       i++;
@@ -92,7 +120,7 @@ export function shellTokens(script: string): ShellToken[] {
       while (i < s.length && s[i] !== '\n') i++;
       continue;
     }
-    const op = OPERATORS.find((o) => s.startsWith(o, i));
+    const op = operatorAt(s, i);
     if (op !== undefined) {
       out.push({ op, word: null, assignment: false, at: i, end: i + op.length });
       i += op.length;
@@ -121,7 +149,7 @@ export function shellTokens(script: string): ShellToken[] {
     const start = i;
     while (i < s.length) {
       const c = s[i]!;
-      if (c === ' ' || c === '\t' || OPERATORS.some((o) => s.startsWith(o, i)) || c === '<' || c === '>') break;
+      if (c === ' ' || c === '\t' || operatorAt(s, i) !== undefined || c === '<' || c === '>') break;
       if (c === '\\') {
         if (s[i + 1] === '\n') i += 2;
         else {
@@ -205,8 +233,11 @@ export function shellTokens(script: string): ShellToken[] {
         i++;
         continue;
       }
-      lit(c);
-      i++;
+      // A run of characters that mean nothing to the lexer goes in as one piece, not one at a time.
+      let j = i + 1;
+      while (j < s.length && !SPECIAL.has(s[j]!)) j++;
+      lit(s.slice(i, j));
+      i = j;
     }
     if (i === start) {
       // A redirection: skip the operator; its target is the next word, which is no argument.
@@ -230,8 +261,10 @@ export function shellTokens(script: string): ShellToken[] {
       continue;
     }
     // NAME=value, judged on the raw text before the first '=' (a quoted value is still an assignment).
-    const rawEq = s.indexOf('=', start);
-    const assignment = rawEq > start && rawEq < i && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.slice(start, rawEq));
+    // (Looked for within the token only: a search to the script's next '=' made lexing quadratic.)
+    let rawEq = -1;
+    for (let j = start; j < i && rawEq < 0; j++) if (s.charCodeAt(j) === 61) rawEq = j;
+    const assignment = rawEq > start && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.slice(start, rawEq));
     out.push({
       op: null,
       word: unknown ? null : word,
