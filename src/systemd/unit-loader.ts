@@ -229,6 +229,30 @@ async function finalOf(host: TargetFs, p: string, problems: LoaderProblem[]): Pr
   }
 }
 
+/**
+ * Whether systemd passes over a link entry (systemd 252's unit_file_build_name_map): a link whose target lies
+ * inside the search path names its unit by the target's name, so a target whose name is no unit name, or a unit
+ * of another type, makes systemd skip the link, and the name comes from a later directory if one has it
+ * (systemd --test agrees). Keeps the link's final target in `finals` for the later steps.
+ */
+async function ignoredLink(
+  host: TargetFs,
+  e: DirEntry,
+  dirs: readonly string[],
+  finals: Map<string, string | null>,
+  problems: LoaderProblem[],
+): Promise<boolean> {
+  if ((await host.readLink(e.path)) === '/dev/null') {
+    finals.set(e.path, '/dev/null');
+    return false;
+  }
+  const final = await finalOf(host, e.path, problems);
+  finals.set(e.path, final);
+  if (final === null || final === '/dev/null' || !dirs.some((d) => final.startsWith(`${d}/`))) return false;
+  const kind = unitKind(path.posix.basename(final));
+  return kind === null || kind !== unitKind(e.name);
+}
+
 /** A unit entry of a .wants/.requires/.upholds directory on the search path, as listed. */
 export interface DependencyLink {
   /** The unit whose directory it is in ("multi-user.target" for multi-user.target.wants/). */
@@ -266,6 +290,7 @@ const trees = new WeakMap<UnitGraph, Tree>();
 async function readTree(host: TargetFs, dirs: readonly string[], without: ReadonlySet<string>, problems: LoaderProblem[]): Promise<Tree> {
   // 1. One listing per directory: unit entries, NAME.d drop-in dirs, NAME.wants/... link dirs.
   const entries = new Map<string, DirEntry>(); // name -> winning entry
+  const finals = new Map<string, string | null>(); // link entry path -> final target ('/dev/null' for a mask)
   const dropDirs: DirEntry[] = [];
   const linkDirs: DirEntry[] = [];
   for (const dir of dirs) {
@@ -282,26 +307,25 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
         }
       }
       if (e.kind === 'dir' || e.kind === 'other' || unitKind(e.name) === null) continue;
-      if (!entries.has(e.name)) entries.set(e.name, e);
+      if (entries.has(e.name)) continue;
+      if (e.kind === 'link' && (await ignoredLink(host, e, dirs, finals, problems))) continue;
+      entries.set(e.name, e);
     }
   }
 
   // 2. Names: an entry whose link ends at a unit file of another name is an alias of it.
   const aliasTo = new Map<string, string>(); // alias name -> the name it links to (one hop of naming)
-  const finals = new Map<string, string | null>(); // entry path -> final target
   for (const [name, e] of entries) {
     if (e.kind !== 'link') continue;
-    const text = await host.readLink(e.path);
-    if (text === '/dev/null') continue;
-    const final = await finalOf(host, e.path, problems);
-    finals.set(e.path, final);
+    const final = finals.get(e.path)!;
     if (final === null || final === '/dev/null') continue;
     const base = path.posix.basename(final);
     // A link that leaves the search path is a linked unit file under the link's own name, whatever the file
     // is called (systemd's unit_file_build_name_map: "we don't care about the target name").
     if (!dirs.some((d) => final.startsWith(`${d}/`))) continue;
     // An instance linked to its own template (getty@tty1.service -> getty@.service) is that instance, not an alias.
-    if (base !== name && base !== templateOf(name) && unitKind(base) !== null) aliasTo.set(name, base);
+    // (The target's name is a unit name of the link's type: ignoredLink passed over any other.)
+    if (base !== name && base !== templateOf(name)) aliasTo.set(name, base);
   }
   // Names whose alias links lead back to themselves (a.service -> b's file, b.service -> a's file): systemd
   // loads none of them (not-found), so they are no aliases and no units here either.
