@@ -174,16 +174,22 @@ function distributionPath(p: string): boolean {
   return !n.startsWith('/usr/local/') && ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/', '/lib32/', '/libx32/'].some((d) => n.startsWith(d));
 }
 
-/** The file a program word names: an absolute path as written, a bare name through SEARCH_PATH; null when none exists. */
+/**
+ * The file a program word names: an absolute path as written, a bare name through SEARCH_PATH; null when none exists.
+ * A name is looked up once per reading of the tree (host.memo): scripts and units name the same few programs
+ * hundreds of times, and each lookup stats up to six directories.
+ */
 async function locate(host: TargetFs, prog: string): Promise<string | null> {
   if (prog.startsWith('/')) return prog;
   if (prog.includes('/')) return null; // relative to a working directory this scan does not know
-  for (const d of SEARCH_PATH) {
-    const f = path.posix.join(d, prog);
-    const s = await realStat(host, f).catch(() => null);
-    if (s !== null && s.st.isFile() && (s.st.mode & 0o111) !== 0) return f;
-  }
-  return null;
+  return host.memo(`boot-scripts/locate\u0000${prog}`, async () => {
+    for (const d of SEARCH_PATH) {
+      const f = path.posix.join(d, prog);
+      const s = await realStat(host, f).catch(() => null);
+      if (s !== null && s.st.isFile() && (s.st.mode & 0o111) !== 0) return f;
+    }
+    return null;
+  });
 }
 
 /**
