@@ -129,6 +129,7 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
   const comeback = await liveComeback(host, busy, triggers, show, sysv);
   const busyPorts = new Set(busy.map((b) => b.port));
   const free = spec.ports.filter((p) => !busyPorts.has(p));
+  const graph = free.length > 0 ? await systemUnitGraph(host) : null;
   return {
     mode: 'live',
     busy,
@@ -142,7 +143,8 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     userUnits,
     triggers,
     etcFiles,
-    bootStarters: free.length > 0 ? bootStarters(await systemUnitGraph(host), free) : [],
+    bootStarters: graph ? bootStarters(graph, free) : [],
+    bootStartersUnknown: graph ? graphUnknown(graph) : null,
   };
 }
 

@@ -72,6 +72,8 @@ export interface LivePortsObserved {
   etcFiles?: Record<string, string>;
   /** For the wanted ports free now: the units something starts at boot that would take them (boot-starters.ts). */
   bootStarters?: BootStarter[];
+  /** Why that search may have missed a unit (graphUnknown: a unit file or directory that could not be read); null when it is complete. */
+  bootStartersUnknown?: string | null;
 }
 
 export interface UserUnitFacts {
