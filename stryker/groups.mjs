@@ -11,7 +11,14 @@ export const groups = {
     mutate: ['src/sysctl/order.ts'],
     // resources/sysctl-file.test.ts: the SysctlFile provider, the engine's real caller (owned-file problems, the tree after our writes).
     // order.rules.test.ts holds the coupled-write pass of beatingAssignments against systemd-sysctl and sysctl --system.
-    tests: ['test/sysctl/order.test.ts', 'test/sysctl/order.namespace.test.ts', 'test/resources/sysctl-file.test.ts', 'test/sysctl/order.rules.test.ts'],
+    // order.load.test.ts: loadWrites (`sysctl -p A B`) against procps; the other tests of it run the bundle and cannot kill.
+    tests: [
+      'test/sysctl/order.test.ts',
+      'test/sysctl/order.namespace.test.ts',
+      'test/resources/sysctl-file.test.ts',
+      'test/sysctl/order.rules.test.ts',
+      'test/sysctl/order.load.test.ts',
+    ],
   },
   fstab: {
     mutate: ['src/swap/fstab.ts'],
