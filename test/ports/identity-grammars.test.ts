@@ -62,10 +62,12 @@ describe('/proc/PID/stat, cmdline, status of processes this test starts', () => 
 describe('shell simple commands, against /bin/sh', () => {
   // Each command word the scripts use is a shell function that records its
   // arguments, so the shell itself says which commands run with which words.
+  // A record is appended by one printf (one write): the sides of a pipeline
+  // run at once, and two writes each could interleave under load.
   const NAMES = ['python3', 'cd', 'tee', 'logger', 'true'];
   function shellRuns(script: string): string[][] {
     const out = path.join(dir, `rec-${Math.random().toString(16).slice(2)}`);
-    const defs = NAMES.map((n) => `${n}() { printf '%s\\037' ${n} "$@" >>${out}; printf '\\036' >>${out}; }`).join('\n');
+    const defs = NAMES.map((n) => `${n}() { r=$(printf '%s\\037' ${n} "$@"); printf '%s\\036' "$r" >>${out}; }`).join('\n');
     const r = spawnSync('/bin/sh', ['-c', `${defs}\n${script}`], { encoding: 'latin1' });
     expect(r.status).toBe(0);
     return readFileSync(out, 'latin1')
