@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
 import { HostError } from '../../src/errors.js';
-import { readConfEntry } from '../../src/systemd/conf-entry.js';
+import { notRegularWarning, readConfEntry } from '../../src/systemd/conf-entry.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'conf-entry-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -65,5 +65,15 @@ describe('readConfEntry', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  it('the warning for such an entry names it and its kind, says what it sets is unknown, and that a fifo holds the program up', () => {
+    // systemd-sysctl and kmod open a listed fifo and wait for a writer: the boot stops there, which the operator must hear.
+    expect(notRegularWarning('/etc/sysctl.d/50-f.conf', 'fifo', 'systemd-sysctl')).toBe(
+      '/etc/sysctl.d/50-f.conf is a fifo, not a regular file: not read, and what it sets is unknown (systemd-sysctl opens it at boot and waits there for a writer)',
+    );
+    expect(notRegularWarning('/etc/modules-load.d/s.conf', 'socket', 'systemd-modules-load')).toBe(
+      '/etc/modules-load.d/s.conf is a socket, not a regular file: not read, and what it sets is unknown (systemd-modules-load opens it at boot)',
+    );
   });
 });
