@@ -70,6 +70,8 @@ export const groups = {
       'test/ports/identity-grammars.test.ts',
       'test/systemd/sysv.test.ts',
       'test/resources/port-free.set-aside.test.ts',
+      // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.
+      'test/systemd/manager-files.test.ts',
     ],
   },
   'systemd-loader': {
