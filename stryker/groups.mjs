@@ -72,6 +72,7 @@ export const groups = {
       'test/resources/port-free.set-aside.test.ts',
       // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.
       'test/systemd/manager-files.test.ts',
+      'test/systemd/unit-mask.test.ts',
     ],
   },
   'systemd-loader': {
