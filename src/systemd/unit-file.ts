@@ -28,36 +28,69 @@ export function parseUnitText(text: string, file: string): UnitDirective[] {
   return parseUnitFile(text, file).directives;
 }
 
-/** parseUnitText, and the line systemd's parser stops at: nothing after it is read. */
+/** systemd's WHITESPACE, the only characters it strips around lines, keys and values (not a vertical tab, a form feed or a no-break space). */
+const WHITESPACE = ' \t\n\r';
+
+function strip(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && WHITESPACE.includes(s[a]!)) a++;
+  while (b > a && WHITESPACE.includes(s[b - 1]!)) b--;
+  return s.slice(a, b);
+}
+
+/** Whether a line ends in a backslash that escapes nothing else: a continuation (an even run of backslashes is not one). */
+function continues(line: string): boolean {
+  let escaped = false;
+  for (const ch of line) escaped = escaped ? false : ch === '\\';
+  return escaped;
+}
+
+/**
+ * parseUnitText, and the line systemd's parser stops at: nothing after it is
+ * read. As conf-parser.c config_parse() reads: lines end at "\n", "\r\n",
+ * "\r" or NUL (read_line); a line whose first non-blank character is "#" or
+ * ";" is a comment, also inside a continuation; a trailing backslash becomes
+ * a space and the next line is appended as it is, leading blanks included.
+ */
 export function parseUnitFile(text: string, file: string): { directives: UnitDirective[]; errors: UnitSyntaxError[] } {
   const out: UnitDirective[] = [];
   const errors: UnitSyntaxError[] = [];
-  const lines = text.split('\n');
+  const lines = text.replace(/^\ufeff/, '').split(/\r\n|\r|\n|\0/);
   let section = '';
-  for (let i = 0; i < lines.length; i++) {
-    const start = i + 1;
-    let line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    // A trailing backslash joins the next line (replaced by a space); comment
-    // lines inside a continuation are skipped, as systemd does.
-    while (line.endsWith('\\') && i + 1 < lines.length) {
-      line = line.slice(0, -1);
-      let next = lines[++i]!.trim();
-      while ((next.startsWith('#') || next.startsWith(';')) && i + 1 < lines.length) next = lines[++i]!.trim();
-      line = `${line} ${next}`;
-    }
+  let continuation: string | null = null;
+  let start = 0;
+  /** One logical line; false when systemd's parser stops at it. */
+  const take = (joined: string): boolean => {
+    const line = strip(joined);
+    if (line === '') return true;
     if (line.startsWith('[')) {
       if (line.endsWith(']')) {
         section = line.slice(1, -1);
-        continue;
+        return true;
       }
       errors.push({ file, line: start, message: `invalid section header '${line}'` });
-      break;
+      return false;
     }
     const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    out.push({ section, key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim(), file, line: start });
+    if (eq > 0) out.push({ section, key: strip(line.slice(0, eq)), value: strip(line.slice(eq + 1)), file, line: start });
+    return true;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const first = strip(raw)[0];
+    if (first === '#' || first === ';') continue;
+    if (continuation === null) start = i + 1;
+    const joined: string = continuation === null ? raw : continuation + raw;
+    if (continues(joined)) {
+      continuation = `${joined.slice(0, -1)} `;
+      continue;
+    }
+    continuation = null;
+    if (!take(joined)) return { directives: out, errors };
   }
+  // A continuation the file ends in is read as it stands.
+  if (continuation !== null) take(continuation);
   return { directives: out, errors };
 }
 

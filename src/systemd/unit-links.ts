@@ -108,7 +108,7 @@ export async function disableMarks(host: TargetFs, names: Iterable<string>, opts
     if (!opts.also) continue;
     const install = parseUnitText((await host.readFile(real)) ?? '', real);
     for (const d of install) {
-      if (d.section === 'Install' && d.key === 'Also') queue.push(...d.value.split(/\s+/).filter((n) => unitKind(n) !== null));
+      if (d.section === 'Install' && d.key === 'Also') queue.push(...d.value.split(/[ \t\n\r]+/).filter((n) => unitKind(n) !== null));
     }
   }
   return marks;

@@ -189,9 +189,9 @@ export function installOf(directives: UnitDirective[]): InstallSection {
   return out;
 }
 
-/** The words of a list-valued setting (Wants=a b c). */
+/** The words of a list-valued setting (Wants=a b c), split at systemd's WHITESPACE only: a vertical tab or a no-break space is part of a (then invalid) name. */
 function words(value: string): string[] {
-  return value.split(/\s+/).filter(Boolean);
+  return value.split(/[ \t\n\r]+/).filter(Boolean);
 }
 
 async function listDir(host: TargetFs, dir: string, problems: LoaderProblem[]): Promise<DirEntry[]> {

@@ -330,6 +330,25 @@ describe('unit-file syntax, as systemd --test reads it', () => {
     }
   });
 
+  it('a lone carriage return ends a line; an even run of backslashes continues nothing; a vertical tab is no blank', async () => {
+    const { ours, theirs } = await compare(
+      {
+        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=cr-a.service\rWants=cr-b.service\r\nWants=even.service \\\\\nWants=after-even.service\nWants=vt.service\v\nWants=vt-ok.service\n`,
+        ...Object.fromEntries(['cr-a', 'cr-b', 'even', 'after-even', 'vt', 'vt-ok'].map((n) => [`${LIB}/${n}.service`, service()])),
+      },
+      ['cr-a.service', 'cr-b.service', 'even.service', 'after-even.service', 'vt.service', 'vt-ok.service'],
+    );
+    expect(ours).toEqual(theirs);
+    expect(theirs).toEqual({
+      'cr-a.service': true,
+      'cr-b.service': true,
+      'even.service': true,
+      'after-even.service': true,
+      'vt.service': false,
+      'vt-ok.service': true,
+    });
+  });
+
   it("a value ending in ']' is no section header", async () => {
     const { ours, theirs } = await compare(
       {
