@@ -68,6 +68,8 @@ export const groups = {
       // lines (exec-command.ts), SysV scripts seen by systemd-sysv-generator (sysv.ts), where a mask link goes
       // (unit-mask.ts, systemctl --root is the oracle).
       'test/ports/identity-grammars.test.ts',
+      // ExecStart= values generated and read by systemd --test beside exec-command.ts.
+      'test/systemd/exec-command.test.ts',
       'test/systemd/sysv.test.ts',
       'test/resources/port-free.set-aside.test.ts',
       // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.

@@ -26,8 +26,7 @@ import path from 'node:path';
 import type { TargetFs, Host } from '../host.js';
 import type { ByteString } from '../bytes.js';
 import { cronDName, loadCrontabs } from '../ports/crontab.js';
-import { parseExecLine } from '../systemd/exec-command.js';
-import { effectiveList } from '../systemd/unit-file.js';
+import { execCommandsOf } from '../systemd/exec-command.js';
 import { unitFilesOf } from '../systemd/socket-unit.js';
 import { dependencyLinks, type UnitGraph } from '../systemd/unit-loader.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
@@ -580,8 +579,8 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
     const u = units.get(name);
     if (!u || u.masked) continue;
     for (const key of EXEC_KEYS) {
-      for (const d of effectiveList(u.directives, 'Service', key)) {
-        const cmd = parseExecLine(d.value);
+      // Every command of a value ("a ; b" runs both); a value systemd refuses runs nothing past the refusal.
+      for (const { directive: d, command: cmd } of execCommandsOf(u.directives, key)) {
         if (cmd === null) continue;
         const words = [cmd.path, ...cmd.argv.slice(1)];
         for (const a of execActions(words)) {

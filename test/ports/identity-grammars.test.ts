@@ -119,7 +119,9 @@ describe('ExecStart= command lines (systemd.service(5) examples)', () => {
     expect(parseExecLine(`/bin/sh -c 'dmesg | tac'`)).toEqual({ prefixes: '', path: '/bin/sh', argv: ['/bin/sh', '-c', 'dmesg | tac'] });
     expect(parseExecLine(`-/usr/bin/foo "two words" x\\ty`)).toEqual({ prefixes: '-', path: '/usr/bin/foo', argv: ['/usr/bin/foo', 'two words', 'x\ty'] });
     expect(parseExecLine('@/usr/sbin/daemon my-daemon --flag')).toEqual({ prefixes: '@', path: '/usr/sbin/daemon', argv: ['my-daemon', '--flag'] });
-    expect(parseExecLine('+!/usr/bin/x')?.prefixes).toBe('+!');
+    // "+", "!" and "!!" exclude each other: systemd 252 reads "+!/usr/bin/x" as "+" and the executable "!/usr/bin/x", which it refuses.
+    expect(parseExecLine('!!-/usr/bin/x')?.prefixes).toBe('!!-');
+    expect(parseExecLine('+!/usr/bin/x')).toBeNull();
   });
   it('environment variables and specifiers are unknown; %% and the ":" prefix are literal', () => {
     expect(parseExecLine('/usr/sbin/cron -f $EXTRA_OPTS')?.argv).toEqual(['/usr/sbin/cron', '-f', null]);
