@@ -70,6 +70,8 @@ export const groups = {
       'test/ports/identity-grammars.test.ts',
       // ExecStart= values generated and read by systemd --test beside exec-command.ts.
       'test/systemd/exec-command.test.ts',
+      // ListenStream= values generated and read by systemd --test beside socket-unit.ts; unitFilesOf on a loaded graph.
+      'test/systemd/socket-unit.test.ts',
       'test/systemd/sysv.test.ts',
       'test/resources/port-free.set-aside.test.ts',
       // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.

@@ -2,22 +2,54 @@
 // and the service it triggers (Service=, else NAME@.service with Accept=yes,
 // else NAME.service), read from the directives the unit loader assembled
 // (fragment, then drop-ins). Pure.
+import { isIPv4, isIPv6 } from 'node:net';
 import type { UnitGraph } from './unit-loader.js';
 import { effectiveBoolean, effectiveList, lastAccepted, type UnitDirective } from './unit-file.js';
 
 /**
- * The TCP port of a ListenStream= value, or null for a non-IP socket.
- * Forms (systemd.socket(5)): "10250", "0.0.0.0:10250", "[::]:10250",
- * "[fe80::1%eth0]:10250"; paths ("/run/x.sock"), abstract ("@x") and
- * "vsock:" sockets have no port.
+ * parse_ip_port(): strtoul() with base 0 (so "0x1f90" is 8080 and "010" is
+ * 8, while "080" is no number), a "+" allowed, a leading blank or "-"
+ * refused, 1 to 65535.
+ */
+function ipPort(s: string): number | null {
+  const m = /^\+?(?:0[xX]([0-9a-fA-F]+)|0([0-7]*)|([1-9][0-9]*))$/.exec(s);
+  if (!m) return null;
+  const n = m[1] !== undefined ? parseInt(m[1], 16) : m[3] !== undefined ? Number(m[3]) : m[2] ? parseInt(m[2], 8) : 0;
+  return n >= 1 && n <= 65535 ? n : null;
+}
+
+/** ifname_valid_full() with alternative and numeric names: what may follow "%" before systemd asks the kernel for the interface. */
+function interfaceNameValid(name: string): boolean {
+  return name.length > 0 && name.length < 128 && name !== '.' && name !== '..' && !/[\s/:%]/.test(name);
+}
+
+/**
+ * The TCP port of a ListenStream= value, as socket_address_parse() and
+ * in_addr_port_ifindex_name_from_string_auto() read it (systemd 252); null
+ * for a non-IP socket (a path, "@abstract", "vsock:") and for a value systemd
+ * refuses. Forms (systemd.socket(5)): "10250", "0.0.0.0:10250",
+ * "[::]:10250", and a scope after the port ("[fe80::1]:10250%eth0"). An
+ * address is what inet_pton() takes: four decimal octets without leading
+ * zeros, or an IPv6 address in brackets. systemd refuses a scope naming an
+ * interface the host lacks; that is the host's state, not the file's, so a
+ * well-formed scope keeps the port.
  */
 export function listenStreamPort(value: string): number | null {
-  const v = value.trim();
+  let v = value.trim();
   if (v.startsWith('/') || v.startsWith('@') || v.startsWith('vsock:')) return null;
-  const m = /^(?:\d+|(?:\[[^\]]+\]|[0-9.]+(?:%[\w.-]+)?):(\d+))$/.exec(v);
-  if (!m) return null;
-  const n = Number(m[1] ?? v);
-  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : null;
+  const only = ipPort(v);
+  if (only !== null) return only;
+  if (v.includes('#')) return null; // a server name: not for a listening socket
+  const percent = v.indexOf('%');
+  if (percent >= 0) {
+    if (!interfaceNameValid(v.slice(percent + 1))) return null;
+    v = v.slice(0, percent);
+  }
+  const colon = v.lastIndexOf(':');
+  if (colon < 0) return null; // an address without a port
+  if (v.startsWith('[')) return v[colon - 1] === ']' && isIPv6(v.slice(1, colon - 1)) ? ipPort(v.slice(colon + 1)) : null;
+  if (isIPv6(v)) return null; // an IPv6 address without brackets, so without a port
+  return isIPv4(v.slice(0, colon)) ? ipPort(v.slice(colon + 1)) : null;
 }
 
 export interface UnitFile {

@@ -150,7 +150,9 @@ describe('unit files', () => {
     expect(listenStreamPort('127.0.0.1:6443')).toBe(6443);
     expect(listenStreamPort('[::]:10250')).toBe(10250);
     expect(listenStreamPort('[::1]:2379')).toBe(2379);
-    expect(listenStreamPort('[fe80::1%eth0]:2380')).toBe(2380);
+    // The scope follows the port (systemd's in_addr_port_ifindex_name_from_string_auto); inside the brackets systemd refuses it.
+    expect(listenStreamPort('[fe80::1]:2380%eth0')).toBe(2380);
+    expect(listenStreamPort('[fe80::1%eth0]:2380')).toBeNull();
     expect(listenStreamPort('/run/agent.sock')).toBeNull();
     expect(listenStreamPort('@abstract')).toBeNull();
     expect(listenStreamPort('vsock:2:1234')).toBeNull();
