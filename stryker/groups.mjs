@@ -73,6 +73,8 @@ export const groups = {
       // ListenStream= values generated and read by systemd --test beside socket-unit.ts; unitFilesOf on a loaded graph.
       'test/systemd/socket-unit.test.ts',
       'test/systemd/sysv.test.ts',
+      'test/systemd/sysv.tree.test.ts',
+      'test/systemd/unit-links-order.test.ts',
       'test/resources/port-free.set-aside.test.ts',
       // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.
       'test/systemd/manager-files.test.ts',

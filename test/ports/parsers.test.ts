@@ -224,6 +224,15 @@ describe('systemctl output and policy', () => {
     expect(p.find((s) => s.port === 10259)!.activates).toEqual([]);
   });
 
+  it('list-sockets: ACTIVATES is the third column on; a socket path that ends in ".service" is no activated unit', () => {
+    const p = parseListSockets(
+      '/run/odd/api.service        odd.socket             odd.service,odd-helper.service\n[fe80::1]:2380%eth0 peer.socket peer.service',
+    );
+    expect(p[0]).toEqual({ listen: '/run/odd/api.service', port: null, unit: 'odd.socket', activates: ['odd.service', 'odd-helper.service'] });
+    // systemctl prints a scope after the port (sockaddr_pretty).
+    expect(p[1]!.port).toBe(2380);
+  });
+
   it('RestartUSec timespans', () => {
     expect(parseTimespanMs('100ms')).toBe(100);
     expect(parseTimespanMs('5s')).toBe(5000);

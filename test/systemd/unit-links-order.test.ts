@@ -28,4 +28,21 @@ describe('readConfigLinks', () => {
     const links = await readConfigLinks(new Host({ root }));
     expect(links.map((l) => l.name)).toEqual(['Zeta.service', 'a-b.service', 'a.b.service', 'a_b.service', 'alpha.service']);
   });
+
+  it('orders whole paths, so a link whose name extends a directory name with a byte below "/" comes before that directory\'s links', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'links-order-'));
+    roots.push(root);
+    const etc = path.join(root, 'etc/systemd/system');
+    await fs.mkdir(path.join(etc, 'x.target.wants'), { recursive: true });
+    await fs.symlink('/usr/lib/systemd/system/a.service', path.join(etc, 'x.target.wants/a.service'));
+    await fs.symlink('/usr/lib/systemd/system/b.service', path.join(etc, 'x.target.wants-old.service'));
+    await fs.symlink('/usr/lib/systemd/system/c.service', path.join(etc, 'x.target.wants.service'));
+    const links = await readConfigLinks(new Host({ root }));
+    // "-" (0x2D) and "." (0x2E) sort before "/" (0x2F).
+    expect(links.map((l) => l.path)).toEqual([
+      '/etc/systemd/system/x.target.wants-old.service',
+      '/etc/systemd/system/x.target.wants.service',
+      '/etc/systemd/system/x.target.wants/a.service',
+    ]);
+  });
 });
