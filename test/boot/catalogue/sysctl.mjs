@@ -68,6 +68,12 @@ export default [
     recipe: () => ({ files: { '/etc/systemd/system/netpolicy.service': oneshot('network policy', '/sbin/sysctl -w net.ipv4.ip_forward=0'), ...wants('netpolicy.service') } }),
   },
   {
+    id: 'unit-second-command-sysctl-w',
+    // A value of two commands: systemd runs both ("a ; b", systemd.service(5) "Command lines"); the write is the second.
+    wild: 'ExecStart=/bin/true ; /sbin/sysctl -w ... (several commands on one line, as oneshot units allow)',
+    recipe: () => ({ files: { '/etc/systemd/system/twostep.service': oneshot('two steps', '/bin/true ; /sbin/sysctl -w net.ipv4.ip_forward=0'), ...wants('twostep.service') } }),
+  },
+  {
     id: 'unit-sysctl-p-file',
     // sysctl -p FILE with an ordinary readable file (issue 26: read it with the same parser).
     wild: 'units that load a private tuning file with "sysctl -p /etc/<app>/sysctl.conf"',
