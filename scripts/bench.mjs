@@ -332,7 +332,7 @@ Top ten frames by self time, \`node --cpu-prof\` of an unminified build (profile
 
 ${topFrames(p).join('\n')}
 
-By module (self time): ${fmt(ordering, 0)} ms of the ${fmt(profiled, 0)} ms the profile gives to work (${fmt((100 * ordering) / profiled, 0)} %) are src/sysctl/order.ts and src/systemd/conf-dirs.ts: the read order, the sequence of lines and the index of keys, built over all 10,000 files for each tree and program (the tree as observed, as planned and as kubespray leaves it; systemd-sysctl's and \`sysctl --system\`'s: six times), where the two prospective trees differ from the observed one by one file. Deriving them from the observed tree is the step left; the rest of the work is reading and parsing the files once (src/host.ts, src/sysctl/parse.ts) and V8 itself.
+By module (self time): ${fmt(ordering, 0)} ms of the ${fmt(profiled, 0)} ms the profile gives to work (${fmt((100 * ordering) / profiled, 0)} %) are src/sysctl/order.ts and src/systemd/conf-dirs.ts: the read order, the sequence of lines and the index of keys over all 10,000 files, built in full once per program for the tree as observed (the trees as planned and as kubespray leaves it are derived from it, an entry apart), and each key's verdict walking its own lines, which on this tree repeat in thousands of files. The rest is reading and parsing each file once (src/host.ts, src/sysctl/parse.ts), the other resources, and V8 itself.
 
 ${topEntries(p, 10).join('\n')}`);
   }

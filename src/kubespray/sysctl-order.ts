@@ -8,7 +8,7 @@ import type { Finding } from '../findings.js';
 import { resourceName, type SysctlFileSpec } from '../desired-state.js';
 import type { SysctlAssignmentByKubespray } from './who-fixes.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
-import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from '../sysctl/order.js';
+import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withEntry, withFile, withSysctlConf } from '../sysctl/order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from '../sysctl/order.js';
 import { modelPhrase } from '../sysctl/conflicts.js';
 import { renderOwnedFile } from '../sysctl/owned-file.js';
@@ -82,12 +82,12 @@ export function treeAfterKubespray(
   let content = base;
   for (const k of kubesprayKeys(keys).values()) content = ansibleSysctlEdit(content, k.key, k.value ?? TEMPLATED);
   const rewrite = (f: SysctlConfFile): SysctlConfFile => ({ ...f, content, assignments: parseSysctlText(content, f.path).assignments });
-  const files = t.files.map((f) => (!f.masked && f.realPath === real ? rewrite(f) : f));
-  let sysctlConf = t.sysctlConf;
-  if (sysctlConf && sysctlConf.realPath === real) sysctlConf = rewrite(sysctlConf);
-  else if (!sysctlConf && real === SYSCTL_CONF) sysctlConf = rewrite({ path: SYSCTL_CONF, masked: false, realPath: SYSCTL_CONF, content: '', assignments: [] });
-  t = { files, sysctlConf };
-  if (!files.some((f) => f.path === kubesprayFile && !f.masked)) {
+  // Entry by entry, so that order.ts reads the result from the tree before it (withEntry, withSysctlConf).
+  for (const f of t.files.filter((f) => !f.masked && f.realPath === real)) t = withEntry(t, rewrite(f));
+  if (t.sysctlConf && t.sysctlConf.realPath === real) t = withSysctlConf(t, rewrite(t.sysctlConf));
+  else if (!t.sysctlConf && real === SYSCTL_CONF)
+    t = withSysctlConf(t, rewrite({ path: SYSCTL_CONF, masked: false, realPath: SYSCTL_CONF, content: '', assignments: [] }));
+  if (!t.files.some((f) => f.path === kubesprayFile && !f.masked)) {
     t = withFile(t, kubesprayFile, content, parseSysctlText(content, kubesprayFile).assignments);
   }
   return t;

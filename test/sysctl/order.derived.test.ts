@@ -1,0 +1,111 @@
+// A tree made by withFile, withEntry or withSysctlConf is read from its base's read order, sequence and
+// key index (src/sysctl/order.ts, deriveReadOrder and derivedIndex). The
+// oracle is the same questions asked of a copy of the tree that has no base,
+// which order.ts reads from all its files (the path order.rules and
+// order.namespace hold against systemd-sysctl and `sysctl --system`).
+// Trees and the files written into them are generated: names shared across
+// directories, hidden names, masks, /etc/sysctl.conf, paths outside sysctl.d,
+// chains of one to three changes (withFile, withEntry, withSysctlConf).
+import { describe, expect, it } from 'vitest';
+import {
+  applySequence,
+  beatingAssignments,
+  readOrder,
+  SYSCTL_DIRS,
+  SYSCTL_MODELS,
+  verdict,
+  withEntry,
+  withFile,
+  withSysctlConf,
+  type SysctlConfFile,
+  type SysctlTree,
+} from '../../src/sysctl/order.js';
+import { parseSysctlText } from '../../src/sysctl/parse.js';
+
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+const KEYS = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'net.ipv4.conf.all.forwarding', 'vm.max_map_count', 'kernel.pid_max'];
+const LINES = [
+  'net.ipv4.ip_forward = 0',
+  'net.ipv4.ip_forward = 1',
+  'net.bridge.bridge-nf-call-iptables = 1',
+  'net.bridge.bridge-nf-call-iptables = 0',
+  'net.ipv4.conf.all.forwarding = 0',
+  'net.ipv4.conf.*.forwarding = 1',
+  'net/ipv4/conf/default/forwarding = 0',
+  '-net.ipv4.ip_forward',
+  '-net.ipv4.conf.*.forwarding',
+  'vm.max_map_count = 262144',
+  'kernel.pid_max = 4194304',
+  '# a comment',
+];
+const NAMES = ['10-a.conf', '50-b.conf', '99-sysctl.conf', '.hidden.conf', 'zz.conf', 'k8s.conf', 'notes.txt'];
+const DIRS = [...SYSCTL_DIRS, '/etc', '/etc/sysctl.d/sub'];
+
+function text(r: () => number): string {
+  return Array.from({ length: Math.floor(r() * 5) }, () => pick(r, LINES)).join('\n') + '\n';
+}
+
+function entry(r: () => number, p: string): SysctlConfFile {
+  const masked = r() < 0.1;
+  const content = masked ? '' : text(r);
+  return { path: p, masked, realPath: p, content, assignments: parseSysctlText(content, p).assignments };
+}
+
+function tree(r: () => number): SysctlTree {
+  const files = new Map<string, SysctlConfFile>();
+  for (let n = Math.floor(r() * 12); n > 0; n--) {
+    const p = `${pick(r, SYSCTL_DIRS)}/${pick(r, NAMES)}`;
+    files.set(p, entry(r, p));
+  }
+  const conf = r() < 0.5 ? entry(r, '/etc/sysctl.conf') : null;
+  return { files: [...files.values()], sysctlConf: conf && !conf.masked ? conf : null };
+}
+
+/** The same tree without its history: order.ts reads it from all its files. */
+const fresh = (t: SysctlTree): SysctlTree => ({ files: [...t.files], sysctlConf: t.sysctlConf });
+
+describe('a tree made by withFile, read from its base', () => {
+  it('gives the read order, the sequence, every verdict and the lines beating ours that the whole tree gives', () => {
+    const r = random(20261202);
+    let compared = 0;
+    for (let n = 0; n < 600; n++) {
+      const base = tree(r);
+      // Ask the base first (its order, sequence and index are what the derived trees start from), or not.
+      if (r() < 0.7) for (const m of SYSCTL_MODELS) for (const k of KEYS) verdict(base, k, m);
+      let t = base;
+      for (let depth = 1 + Math.floor(r() * 3); depth > 0; depth--) {
+        // withFile (our file, kubespray's), withEntry (an entry rewritten where it is: kubespray's edit through a link, a
+        // mask among them), withSysctlConf (procps's trailing /etc/sysctl.conf changed, added or gone).
+        const how = r();
+        const p = how < 0.8 && t.files.length > 0 && how >= 0.5 ? pick(r, t.files).path : `${pick(r, DIRS)}/${pick(r, NAMES)}`;
+        const content = text(r);
+        if (how < 0.5) t = withFile(t, p, content, parseSysctlText(content, p).assignments);
+        else if (how < 0.85) t = withEntry(t, entry(r, p));
+        else t = withSysctlConf(t, r() < 0.2 ? null : entry(r, '/etc/sysctl.conf'));
+        const whole = fresh(t);
+        for (const m of SYSCTL_MODELS) {
+          const label = `case ${n}, ${p}, ${m}`;
+          expect(readOrder(t, m), label).toEqual(readOrder(whole, m));
+          expect(applySequence(t, m), label).toEqual(applySequence(whole, m));
+          for (const k of KEYS) {
+            expect(verdict(t, k, m), `${label}, ${k}`).toEqual(verdict(whole, k, m));
+            expect(beatingAssignments(t, p, k, '1', m), `${label}, ${k}`).toEqual(beatingAssignments(whole, p, k, '1', m));
+          }
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(2000);
+  });
+});
