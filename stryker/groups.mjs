@@ -18,6 +18,8 @@ export const groups = {
       'test/resources/sysctl-file.test.ts',
       'test/sysctl/order.rules.test.ts',
       'test/sysctl/order.load.test.ts',
+      // Trees one entry apart read from their base (withFile, withEntry, withSysctlConf), against the same trees read in full.
+      'test/sysctl/order.derived.test.ts',
     ],
   },
   fstab: {
