@@ -165,7 +165,7 @@ function slotOf(order: ReadonlyArray<{ file: SysctlConfFile; tail: boolean }>, n
 function winnerOf(tree: SysctlTree, name: string, model: SysctlModel): SysctlConfFile | null {
   let best: SysctlConfFile | null = null;
   for (const f of tree.files) {
-    if (!f.path.endsWith(`/${name}`) || path.posix.basename(f.path) !== name || !isCandidate(f, model)) continue;
+    if (!f.path.endsWith(`/${name}`) || !isCandidate(f, model)) continue;
     if (best === null || dirRank(path.posix.dirname(f.path)) < dirRank(path.posix.dirname(best.path))) best = f;
   }
   return best;
@@ -176,7 +176,7 @@ function deriveReadOrder(tree: SysctlTree, delta: Delta, model: SysctlModel): { 
   const { at, found } = slotOf(order, delta.name);
   const winner = delta.name === null ? (model === 'system' ? tree.sysctlConf : null) : winnerOf(tree, delta.name, model);
   const entry = winner && { file: winner, tail: delta.name === null };
-  if (found && entry) order[at] = order[at]!.file === winner ? order[at]! : entry;
+  if (found && entry) order[at] = entry;
   else if (found) order.splice(at, 1);
   else if (entry) order.splice(at, 0, entry);
   return order;
@@ -285,8 +285,8 @@ function escapeRe(c: string): string {
  * own lines, not every line of every file.
  */
 interface SeqIndex {
-  /** The positions of the lines (no glob) naming a key, in order; undefined when none does. */
-  byKey: { get(key: string): number[] | undefined; has(key: string): boolean };
+  /** The positions of the lines (no glob) naming a key, in order; empty or undefined when none does. */
+  byKey: { get(key: string): number[] | undefined };
   globs: number[];
 }
 const seqIndexes = new WeakMap<readonly AppliedAssignment[], SeqIndex>();
@@ -335,15 +335,15 @@ function derivedIndex(d: SeqDelta): SeqIndex {
     if (ap.assignment.isGlob) ownGlobs.push(d.start + j);
     else (ownKeys.get(ap.assignment.key) ?? ownKeys.set(ap.assignment.key, []).get(ap.assignment.key)!).push(d.start + j);
   });
-  const cache = new Map<string, number[] | undefined>();
+  const cache = new Map<string, number[]>();
   const get = (key: string): number[] | undefined => {
-    if (cache.has(key)) return cache.get(key);
+    const known = cache.get(key);
+    if (known) return known;
     const at = move(base.byKey.get(key) ?? [], ownKeys.get(key) ?? []);
-    const out = at.length > 0 ? at : undefined;
-    cache.set(key, out);
-    return out;
+    cache.set(key, at);
+    return at;
   };
-  return { byKey: { get, has: (key) => get(key) !== undefined }, globs: move(base.globs, ownGlobs) };
+  return { byKey: { get }, globs: move(base.globs, ownGlobs) };
 }
 
 /** The positions of the lines naming one of `keys`, and of every glob, in sequence order. */
@@ -436,7 +436,8 @@ function listWrites(seq: readonly AppliedAssignment[], universe: string[]): Kern
     const a = ap.assignment;
     if (a.excludeOnly || a.value === null) continue;
     if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
-    else for (const u of universe) if (!named.has(u) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
+    else
+      for (const u of universe) if (!(named.get(u)?.length ?? 0) && sysctlGlobMatches(a.key, u)) out.push({ key: u, value: a.value, applied: ap, via: 'glob' });
   }
   return out;
 }

@@ -109,3 +109,54 @@ describe('a tree made by withFile, read from its base', () => {
     expect(compared).toBeGreaterThan(2000);
   });
 });
+
+describe('withEntry, withSysctlConf and what a written file joins', () => {
+  const at = (p: string, content: string, masked = false): SysctlConfFile => ({
+    path: p,
+    masked,
+    realPath: p,
+    content,
+    assignments: parseSysctlText(content, p).assignments,
+  });
+  const base: SysctlTree = {
+    files: [
+      at('/etc/sysctl.d/10-a.conf', 'net.ipv4.ip_forward = 0\n'),
+      at('/usr/lib/sysctl.d/50-b.conf', 'net.ipv4.ip_forward = 1\n'),
+      at('/etc/sysctl.d/99-z.conf', ''),
+    ],
+    sysctlConf: null,
+  };
+
+  it('withEntry puts the entry where the entry of its path was, and adds it last when there was none', () => {
+    const e = at('/usr/lib/sysctl.d/50-b.conf', 'net.ipv4.ip_forward = 0\n');
+    const t = withEntry(base, e);
+    expect(t.files.map((f) => f.path)).toEqual(base.files.map((f) => f.path));
+    expect(t.files[1]).toBe(e);
+    expect(t.files.filter((f) => f !== e)).toEqual([base.files[0], base.files[2]]);
+    const n = at('/run/sysctl.d/60-new.conf', 'net.ipv4.ip_forward = 1\n');
+    expect(withEntry(base, n).files).toEqual([...base.files, n]);
+    // 60-new.conf sorts after 50-b.conf and before 99-z.conf: both programs now end at its 1.
+    for (const m of SYSCTL_MODELS) expect(verdict(withEntry(base, n), 'net.ipv4.ip_forward', m).value).toBe('1');
+  });
+
+  it('withSysctlConf gives procps a last file to read, which systemd-sysctl does not read', () => {
+    const t = withSysctlConf(base, at('/etc/sysctl.conf', 'net.ipv4.ip_forward = 0\n'));
+    expect(t.files).toBe(base.files);
+    expect(verdict(t, 'net.ipv4.ip_forward', 'system').value).toBe('0');
+    expect(verdict(t, 'net.ipv4.ip_forward', 'boot').value).toBe('1');
+    expect(verdict(withSysctlConf(t, null), 'net.ipv4.ip_forward', 'system').value).toBe('1');
+  });
+
+  it('a file written outside the sysctl.d directories, or not named *.conf, is read by neither program (sysctl.d(5))', () => {
+    for (const p of ['/etc/sysctl.d/zz-k8s.txt', '/etc/zz-k8s.conf', '/etc/sysctl.d/sub/zz-k8s.conf']) {
+      const t = withFile(base, p, 'net.ipv4.ip_forward = 0\n', parseSysctlText('net.ipv4.ip_forward = 0\n', p).assignments);
+      for (const m of SYSCTL_MODELS) {
+        expect(
+          readOrder(t, m).map((o) => o.file.path),
+          `${p} ${m}`,
+        ).not.toContain(p);
+        expect(verdict(t, 'net.ipv4.ip_forward', m).value, `${p} ${m}`).toBe('1');
+      }
+    }
+  });
+});
