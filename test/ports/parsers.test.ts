@@ -210,6 +210,13 @@ describe('unit files', () => {
   });
 });
 
+describe('unit-file lines systemd passes over (conf-parser.c)', () => {
+  it("a line with no '=' or no key is no directive; a byte-order mark counts only at the start of the file", () => {
+    const d = parseUnitText('\ufeff[Unit]\nWantsx\n=b.service\nDescription=a\ufeffb\n', '/etc/systemd/system/x.service');
+    expect(d.map((x) => [x.section, x.key, x.value, x.line])).toEqual([['Unit', 'Description', 'a\ufeffb', 4]]);
+  });
+});
+
 describe('systemctl output and policy', () => {
   it('list-sockets lines', () => {
     const out = [

@@ -78,6 +78,27 @@ const PIECES = [
   '\\U0001F600',
   '\\UFFFFFFFF',
   '\\U0000FFFE',
+  // The edges of UTF-8's lengths and of the code points systemd refuses in \\U (unichar_is_valid), and hex or octal cut short.
+  '\\u0041',
+  '\\u007f',
+  '\\u0080',
+  '\\u07ff',
+  '\\u0800',
+  '\\uffff',
+  '\\U00010000',
+  '\\U0010FFFF',
+  '\\U00110000',
+  '\\U0000D800',
+  '\\U0000DFFF',
+  '\\U0000FDCF',
+  '\\U0000FDD0',
+  '\\U0000FDEF',
+  '\\U0000FDF0',
+  '\\U0001FFFE',
+  '\\xg4',
+  '\\u00g9',
+  '\\377',
+  '\\400',
   '\\q',
   '\\ ',
   '\\%-',
@@ -210,9 +231,44 @@ describe('ExecStart= values, as systemd --test parses them', () => {
   }, 120_000);
 });
 
+describe('ExecStart= values the unit-file reader never hands over, by extract_first_word() and config_parse_exec()', () => {
+  it('blanks around a value are no words; a value of blanks has no command', () => {
+    expect(parseExecValue('  /bin/true  ')).toEqual({ commands: [{ prefixes: '', path: '/bin/true', argv: ['/bin/true'] }], error: null });
+    expect(parseExecValue(' \t ')).toEqual({ commands: [], error: null });
+  });
+
+  it('a trailing backslash outside quotes is kept as written; inside quotes it leaves the quote open', () => {
+    expect(parseExecLine('/bin/echo a\\')!.argv).toEqual(['/bin/echo', 'a\\']);
+    expect(parseExecValue('/bin/echo "a\\').error).toBe('unbalanced quoting, so systemd refuses the value and the unit');
+  });
+
+  it('a lone ";" as the first word separates nothing: the command after it is the first', () => {
+    expect(parseExecValue('; /bin/echo x').commands.map((c) => c.argv)).toEqual([['/bin/echo', 'x']]);
+  });
+
+  it('each refusal says why', () => {
+    expect(parseExecValue('@').error).toBe('the command has no executable, so systemd refuses the value and the unit');
+    expect(parseExecValue('/bin/"e"\\x5cho').error).toBe(
+      'the executable "/bin/e\\\\ho" holds a quote, a backslash or a control character, so systemd refuses the value and the unit',
+    );
+    expect(parseExecValue('-/usr/bin/').error).toBe('the executable /usr/bin/ names a directory, so systemd refuses the value');
+    expect(parseExecValue('bin/tool').error).toBe(
+      'the executable bin/tool is neither an absolute path nor a plain file name, so systemd refuses the value and the unit',
+    );
+    expect(parseExecValue('@/bin/tool').error).toBe('the command has no argv[0], so systemd refuses the value and the unit');
+  });
+
+  it('a word whose bytes are no UTF-8 is unknown, not a replacement character', () => {
+    expect(parseExecLine('/bin/echo \\xff ok')!.argv).toEqual(['/bin/echo', null, 'ok']);
+  });
+});
+
 describe('ExecStart= words systemd resolves later (systemd.service(5) "Command lines")', () => {
   it('$NAME as a whole word and ${NAME} anywhere are the environment at start time: unknown; "$$" is "$"; a "$" inside a word stays', () => {
     expect(parseExecLine('/bin/sh -c "echo $$HOME" $HOME ${X}y a$B')!.argv).toEqual(['/bin/sh', '-c', 'echo $HOME', null, null, 'a$B']);
+    // "$HOME/bin" is no whole-word $NAME: it reaches the program as written; "a${X}" is ${NAME} inside a word, and so is
+    // the ${X} after "$$" (a literal "$").
+    expect(parseExecLine('/bin/ls $HOME/bin a${X} $$${X}')!.argv).toEqual(['/bin/ls', '$HOME/bin', null, null]);
   });
 
   it('with ":" nothing is expanded, "$$" included', () => {

@@ -80,6 +80,7 @@ const OTHERS = [
   '1.2.3.4',
   '::ffff:1.2.3.4:80',
   '[::1]]:80',
+  '[::1x:80',
   '/run/x.sock',
   '@abstract',
   'vsock:2:1234',
@@ -122,6 +123,11 @@ describe('a scope names an interface of the host', () => {
     expect(listenStreamPort('127.0.0.1:2380%lo')).toBe(2380);
     expect(listenStreamPort('[fe80::1]:2380%no-such-if')).toBe(2380);
     expect(listenStreamPort('[fe80::1]:2380%bad/name')).toBeNull();
+    // ifname_valid_full(): not "." or "..", shorter than ALTNAMSIZ (128).
+    expect(listenStreamPort('[fe80::1]:2380%.')).toBeNull();
+    expect(listenStreamPort('[fe80::1]:2380%..')).toBeNull();
+    expect(listenStreamPort(`[fe80::1]:2380%${'a'.repeat(127)}`)).toBe(2380);
+    expect(listenStreamPort(`[fe80::1]:2380%${'a'.repeat(128)}`)).toBeNull();
   });
 });
 
@@ -143,5 +149,9 @@ describe('unitFilesOf', () => {
     expect(files.get('masked.service')!.masked).toBe(true);
     expect(files.get('a.socket')!.fragment).toBe(`/${LIB}/a.socket`);
     expect(socketUnitOf(files.get('a.socket')!)).toMatchObject({ name: 'a.socket', service: 'a.service', accept: false, listens: [{ port: 8081 }] });
+    // Only the last ".socket" is the unit type.
+    expect(socketUnitOf({ name: 'x.socket-proxy.socket', fragment: `/${LIB}/x.socket-proxy.socket`, masked: false, directives: [] }).service).toBe(
+      'x.socket-proxy.service',
+    );
   });
 });
