@@ -214,6 +214,7 @@ describe('unit-file lines systemd passes over (conf-parser.c)', () => {
   it("a line with no '=' or no key is no directive; a byte-order mark counts only at the start of the file", () => {
     const d = parseUnitText('\ufeff[Unit]\nWantsx\n=b.service\nDescription=a\ufeffb\n', '/etc/systemd/system/x.service');
     expect(d.map((x) => [x.section, x.key, x.value, x.line])).toEqual([['Unit', 'Description', 'a\ufeffb', 4]]);
+    expect(parseUnitText('[Unit]\nDescription=a\ufeffb\n', '/etc/systemd/system/y.service')[0]!.value).toBe('a\ufeffb');
   });
 });
 

@@ -132,6 +132,8 @@ describe('withEntry, withSysctlConf and what a written file joins', () => {
     const t = withEntry(base, e);
     expect(t.files.map((f) => f.path)).toEqual(base.files.map((f) => f.path));
     expect(t.files[1]).toBe(e);
+    const first = at('/etc/sysctl.d/10-a.conf', '');
+    expect(withEntry(base, first).files).toEqual([first, base.files[1], base.files[2]]);
     expect(t.files.filter((f) => f !== e)).toEqual([base.files[0], base.files[2]]);
     const n = at('/run/sysctl.d/60-new.conf', 'net.ipv4.ip_forward = 1\n');
     expect(withEntry(base, n).files).toEqual([...base.files, n]);

@@ -242,6 +242,11 @@ describe('ExecStart= values the unit-file reader never hands over, by extract_fi
     expect(parseExecValue('/bin/echo "a\\').error).toBe('unbalanced quoting, so systemd refuses the value and the unit');
   });
 
+  it('"\\;" ending the value is the word ";"; a word that only ends in ";" keeps what comes before it', () => {
+    expect(parseExecLine('/bin/echo \\;')!.argv).toEqual(['/bin/echo', ';']);
+    expect(parseExecLine('/bin/echo a; b')!.argv).toEqual(['/bin/echo', 'a;', 'b']);
+  });
+
   it('a lone ";" as the first word separates nothing: the command after it is the first', () => {
     expect(parseExecValue('; /bin/echo x').commands.map((c) => c.argv)).toEqual([['/bin/echo', 'x']]);
   });
