@@ -21,18 +21,7 @@ import {
   type SysctlTree,
 } from '../../src/sysctl/order.js';
 import { parseSysctlText } from '../../src/sysctl/parse.js';
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+import { pick, random } from '../helpers/random.js';
 
 const KEYS = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'net.ipv4.conf.all.forwarding', 'vm.max_map_count', 'kernel.pid_max'];
 const LINES = [

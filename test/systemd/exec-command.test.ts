@@ -15,25 +15,12 @@ import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
 import { unitFilesOf } from '../../src/systemd/socket-unit.js';
 import { execCommandsOf, parseExecLine, parseExecValue } from '../../src/systemd/exec-command.js';
 import { LIB, NODEFAULT, oracle, unitTree } from '../helpers/systemd-oracle.js';
+import { pick, random } from '../helpers/random.js';
 
 const roots: string[] = [];
 afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
-
-/** mulberry32: a small seeded generator, so a failure names a value that can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 const PREFIXES = ['', '', '', '-', '@', ':', '+', '!', '!!', '-@', '@-', '+!', '!+', '--', '!!!', ':-+'];
 const PROGRAMS = ['/bin/echo', '/bin/echo', 'echo', '"/bin/echo"', "'/usr/bin/env'", '/bin/', 'bin/echo', '/bin/e\\x63ho', '"/bin/a b"', ''];
