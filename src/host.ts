@@ -109,13 +109,12 @@ function isKernelTree(target: string): boolean {
   return target === '/proc' || target === '/sys' || target.startsWith('/proc/') || target.startsWith('/sys/');
 }
 
-/** A target path with its symlinks resolved, and how many links that took. */
+/** A target path with its symlinks resolved (normal and absolute), and how many links that took. */
 interface Resolved {
-  readonly parts: readonly string[];
   readonly path: string;
   readonly hops: number;
 }
-const TOP: Resolved = { parts: [], path: '/', hops: 0 };
+const TOP: Resolved = { path: '/', hops: 0 };
 
 export class Host implements TargetFs, Commands {
   readonly root: string;
@@ -146,9 +145,14 @@ export class Host implements TargetFs, Commands {
 
   /** Path on the build machine for a target path, without following symlinks. */
   private hostPath(target: string): string {
-    if (target !== '/' && isNormalAbsolute(target)) return this.root === '/' ? target : this.root + target;
+    if (target !== '/' && isNormalAbsolute(target)) return this.hostPathOfNormal(target);
     const norm = path.posix.normalize('/' + target);
     return this.root === '/' ? norm : path.join(this.root, norm);
+  }
+
+  /** hostPath of a target already normal and absolute, and not "/". */
+  private hostPathOfNormal(target: string): string {
+    return this.root === '/' ? target : this.root + target;
   }
 
   /**
@@ -157,11 +161,20 @@ export class Host implements TargetFs, Commands {
    * the image, and ".." never climbs above the root. Returns a target path.
    */
   async realTarget(target: string): Promise<string> {
-    const parts = (isNormalAbsolute(target) ? target : path.posix.normalize('/' + target)).split('/').filter(Boolean);
-    if (parts.length === 0) return '/';
+    let norm = isNormalAbsolute(target) ? target : path.posix.normalize('/' + target);
+    // normalize keeps a trailing slash; the walk, like the kernel's for a directory, does not need it.
+    if (norm.length > 1 && norm.endsWith('/')) norm = norm.slice(0, -1);
+    if (norm === '/') return '/';
     // The directories on the way resolve the same inside every path below
     // them: kept (until forgetLinks) with the hops they used, so a tree of
-    // files in one directory walks each directory's components once.
+    // files in one directory walks each directory's components once, and a
+    // file in a known directory costs one step.
+    const known = this.dirs.get(norm);
+    if (known) return known.path;
+    const cut = norm.lastIndexOf('/');
+    const parent = cut === 0 ? TOP : this.dirs.get(norm.slice(0, cut));
+    if (parent) return this.step(parent, norm.slice(cut + 1), target).path;
+    const parts = norm.slice(1).split('/');
     const keys: string[] = [];
     let key = '';
     for (let i = 0; i < parts.length - 1; i++) keys.push((key += '/' + parts[i]));
@@ -177,8 +190,13 @@ export class Host implements TargetFs, Commands {
 
   /** `from` followed by one more component, every symlink on the way resolved (the hop count goes on from `from`'s). */
   private step(from: Resolved, next: string, target: string): Resolved {
+    // The common case, a component that is no link: no list of parts is built.
+    if (next !== '.' && next !== '..') {
+      const candidate = from.path === '/' ? '/' + next : from.path + '/' + next;
+      if (this.readlinkCached(this.hostPathOfNormal(candidate)) === null) return { path: candidate, hops: from.hops };
+    }
     let pending = [next];
-    let resolved = from.parts.slice();
+    let resolved = from.path === '/' ? [] : from.path.slice(1).split('/');
     let hops = from.hops;
     while (pending.length > 0) {
       const part = pending.shift()!;
@@ -188,7 +206,7 @@ export class Host implements TargetFs, Commands {
       }
       if (part === '.') continue;
       const candidate = resolved.length === 0 ? '/' + part : '/' + resolved.join('/') + '/' + part;
-      const link = this.readlinkCached(this.hostPath(candidate));
+      const link = this.readlinkCached(this.hostPathOfNormal(candidate));
       if (link === null) {
         resolved.push(part);
         continue;
@@ -198,7 +216,7 @@ export class Host implements TargetFs, Commands {
       if (link.startsWith('/')) resolved = [];
       pending = [...linkParts, ...pending];
     }
-    return { parts: resolved, path: '/' + resolved.join('/'), hops };
+    return { path: '/' + resolved.join('/'), hops };
   }
 
   // Reads use the synchronous calls: a CLI has nothing to overlap, and they

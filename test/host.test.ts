@@ -107,6 +107,11 @@ describe('Host.realTarget', () => {
       'etc/lr/up',
       'etc/lr/deep/er/c.conf',
       'usr/lib/systemd/system/a.service',
+      // Forms the walk normalises first: a trailing slash (on a directory met before and on one not), '//' and '.'.
+      'lib/systemd/system/',
+      'etc/chain/',
+      'etc//sd/./system/a.service',
+      'etc/lr/deep/er/./',
     ].map(at);
   }
 

@@ -8,7 +8,7 @@ import type { Finding } from '../findings.js';
 import { resourceName, type SysctlFileSpec } from '../desired-state.js';
 import type { SysctlAssignmentByKubespray } from './who-fixes.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
-import { applySequence, beatingAssignments, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withEntry, withFile, withSysctlConf } from '../sysctl/order.js';
+import { beatingAssignments, linesNaming, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withEntry, withFile, withSysctlConf } from '../sysctl/order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from '../sysctl/order.js';
 import { modelPhrase } from '../sysctl/conflicts.js';
 import { renderOwnedFile } from '../sysctl/owned-file.js';
@@ -157,12 +157,13 @@ export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, key
     if (k.value === null) continue;
     const same = new Map<string, { ap: AppliedAssignment; models: SysctlModel[] }>();
     for (const model of SYSCTL_MODELS) {
-      const seq = applySequence(prospective, model);
-      const at = seq.findIndex((ap) => ap.source.path === kubesprayFile && !ap.tail && ap.assignment.key === k.key && !ap.assignment.isGlob);
+      // Only the lines naming the key (none a glob) are visited, not the whole sequence.
+      const named = linesNaming(prospective, model, k.key);
+      const at = named.findIndex((ap) => ap.source.path === kubesprayFile && !ap.tail);
       if (at < 0) continue;
-      for (const ap of seq.slice(at + 1)) {
+      for (const ap of named.slice(at + 1)) {
         const a = ap.assignment;
-        if (a.key !== k.key || a.isGlob || a.excludeOnly || ap.source.realPath === ours.realPath || !sameSysctlValue(a.value, k.value)) continue;
+        if (a.excludeOnly || ap.source.realPath === ours.realPath || !sameSysctlValue(a.value, k.value)) continue;
         const g = same.get(id(ap)) ?? { ap, models: [] };
         g.models.push(model);
         same.set(id(ap), g);

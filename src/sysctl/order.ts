@@ -422,6 +422,16 @@ export function lineKey(ap: AppliedAssignment): string {
   return `${ap.source.realPath}\u0000${ap.assignment.line}`;
 }
 
+/**
+ * The lines of a program's sequence that name `key` without a glob ("-key"
+ * lines too), in order: what a question about one key visits instead of the
+ * whole sequence. Shared with the sequence's index: callers must not mutate it.
+ */
+export function linesNaming(tree: SysctlTree, model: SysctlModel, key: string): readonly AppliedAssignment[] {
+  const seq = applySequence(tree, model);
+  return (seqIndex(seq).byKey.get(key) ?? []).map((i) => seq[i]!);
+}
+
 /** Positions of the lines (no glob) naming `key` that are not `gone`, in order. */
 function keptLines(seq: readonly AppliedAssignment[], key: string, gone: ReadonlySet<string> | null): number[] {
   const named = seqIndex(seq).byKey.get(key) ?? [];
