@@ -98,7 +98,9 @@ function dirRank(dir: string): number {
  */
 interface Derived {
   order?: ReadonlyArray<{ file: SysctlConfFile; tail: boolean }>;
-  seq?: AppliedAssignment[];
+  seq?: Seq;
+  /** A derived sequence written out, for applySequence's callers. */
+  flat?: readonly AppliedAssignment[];
   boot?: Map<string, AppliedAssignment>;
   named?: Set<string>;
 }
@@ -189,13 +191,36 @@ export function effectiveFor(tree: SysctlTree, name: string, model: SysctlModel)
   return found ? order[at]!.file : null;
 }
 
+/**
+ * A program's lines in the order it meets them, read by position: a tree read
+ * in full holds them in an array; a derived tree reads them through its
+ * base's (deriveApplySequence), so the planned trees of 10,000 files copy no
+ * list of 100,000 lines.
+ */
+interface Seq {
+  readonly length: number;
+  at(i: number): AppliedAssignment | undefined;
+}
+
 /** Every assignment in the order the program meets it (shared: do not mutate). */
 export function applySequence(tree: SysctlTree, model: SysctlModel): readonly AppliedAssignment[] {
+  const seq = sequence(tree, model);
+  if (Array.isArray(seq)) return seq as readonly AppliedAssignment[];
+  const d = derived(tree, model);
+  return (d.flat ??= Array.from({ length: seq.length }, (_, i) => seq.at(i)!));
+}
+
+function sequence(tree: SysctlTree, model: SysctlModel): Seq {
   const d = derived(tree, model);
   return (d.seq ??= computeApplySequence(tree, model));
 }
 
-function computeApplySequence(tree: SysctlTree, model: SysctlModel): AppliedAssignment[] {
+/** The line at a position the sequence's index gave. */
+function lineAt(seq: Seq, i: number): AppliedAssignment {
+  return seq.at(i)!;
+}
+
+function computeApplySequence(tree: SysctlTree, model: SysctlModel): Seq {
   const delta = deltas.get(tree);
   if (delta) return deriveApplySequence(tree, delta, model);
   const out: AppliedAssignment[] = [];
@@ -208,19 +233,19 @@ function computeApplySequence(tree: SysctlTree, model: SysctlModel): AppliedAssi
 
 /** A derived sequence: where the base's lines of the changed name were, how many, and what replaced them. */
 interface SeqDelta {
-  base: readonly AppliedAssignment[];
+  base: Seq;
   start: number;
   removed: number;
   inserted: readonly AppliedAssignment[];
 }
-const seqDeltas = new WeakMap<readonly AppliedAssignment[], SeqDelta>();
+const seqDeltas = new WeakMap<Seq, SeqDelta>();
 
 function linesOf(entry: { file: SysctlConfFile; tail: boolean } | undefined): readonly AppliedAssignment[] {
   return entry === undefined || entry.file.masked ? [] : appliedOf(entry.file, entry.tail);
 }
 
-function deriveApplySequence(tree: SysctlTree, delta: Delta, model: SysctlModel): AppliedAssignment[] {
-  const base = applySequence(delta.base, model);
+function deriveApplySequence(tree: SysctlTree, delta: Delta, model: SysctlModel): Seq {
+  const base = sequence(delta.base, model);
   const before = readOrder(delta.base, model);
   const after = readOrder(tree, model);
   const old = slotOf(before, delta.name);
@@ -229,7 +254,12 @@ function deriveApplySequence(tree: SysctlTree, delta: Delta, model: SysctlModel)
   for (let i = 0; i < old.at; i++) start += linesOf(before[i]).length;
   const removed = old.found ? linesOf(before[old.at]).length : 0;
   const inserted = now.found ? linesOf(after[now.at]) : [];
-  const seq = base.slice(0, start).concat(inserted, base.slice(start + removed));
+  const shift = inserted.length - removed;
+  const mid = start + inserted.length;
+  const seq: Seq = {
+    length: base.length + shift,
+    at: (i) => (i < 0 || i >= base.length + shift ? undefined : i < start ? base.at(i) : i < mid ? inserted[i - start] : base.at(i - shift)),
+  };
   seqDeltas.set(seq, { base, start, removed, inserted });
   return seq;
 }
@@ -289,13 +319,14 @@ interface SeqIndex {
   byKey: { get(key: string): number[] | undefined };
   globs: number[];
 }
-const seqIndexes = new WeakMap<readonly AppliedAssignment[], SeqIndex>();
+const seqIndexes = new WeakMap<Seq, SeqIndex>();
 
-function seqIndex(seq: readonly AppliedAssignment[]): SeqIndex {
+function seqIndex(seq: Seq): SeqIndex {
   const known = seqIndexes.get(seq);
   if (known) return known;
   const delta = seqDeltas.get(seq);
-  const index = delta ? derivedIndex(delta) : fullIndex(seq);
+  // A sequence without a delta was read in full: an array.
+  const index = delta ? derivedIndex(delta) : fullIndex(seq as readonly AppliedAssignment[]);
   seqIndexes.set(seq, index);
   return index;
 }
@@ -379,9 +410,9 @@ export interface KernelWrite {
 function writesFor(tree: SysctlTree, model: SysctlModel, key: string, gone: ReadonlySet<string> | null = null): KernelWrite[] {
   const universe = keysAffecting(key);
   const only = new Set(universe);
-  const seq = applySequence(tree, model);
+  const seq = sequence(tree, model);
   const index = seqIndex(seq);
-  const kept = (i: number) => gone === null || !gone.has(lineKey(seq[i]!));
+  const kept = (i: number) => gone === null || !gone.has(lineKey(lineAt(seq, i)));
   // A key is named (by a line the program still reads) when one of its lines is kept.
   const named = (u: string) => (index.byKey.get(u) ?? []).some(kept);
   const at = positionsFor(index, only).filter(kept);
@@ -392,7 +423,7 @@ function writesFor(tree: SysctlTree, model: SysctlModel, key: string, gone: Read
     // the map's order is the order of each entry's last insertion.
     const last = new Map<string, { ap: AppliedAssignment; at: number }>();
     for (const i of at) {
-      const ap = seq[i]!;
+      const ap = lineAt(seq, i);
       const existing = last.get(ap.assignment.key);
       if (existing && existing.ap.assignment.value === ap.assignment.value) continue;
       last.set(ap.assignment.key, { ap, at: i });
@@ -408,7 +439,7 @@ function writesFor(tree: SysctlTree, model: SysctlModel, key: string, gone: Read
     return out;
   }
   for (const i of at) {
-    const ap = seq[i]!;
+    const ap = lineAt(seq, i);
     const a = ap.assignment;
     if (a.excludeOnly || a.value === null) continue;
     if (!a.isGlob) out.push({ key: a.key, value: a.value, applied: ap, via: 'explicit' });
@@ -428,14 +459,14 @@ export function lineKey(ap: AppliedAssignment): string {
  * whole sequence. Shared with the sequence's index: callers must not mutate it.
  */
 export function linesNaming(tree: SysctlTree, model: SysctlModel, key: string): readonly AppliedAssignment[] {
-  const seq = applySequence(tree, model);
-  return (seqIndex(seq).byKey.get(key) ?? []).map((i) => seq[i]!);
+  const seq = sequence(tree, model);
+  return (seqIndex(seq).byKey.get(key) ?? []).map((i) => lineAt(seq, i));
 }
 
 /** Positions of the lines (no glob) naming `key` that are not `gone`, in order. */
-function keptLines(seq: readonly AppliedAssignment[], key: string, gone: ReadonlySet<string> | null): number[] {
+function keptLines(seq: Seq, key: string, gone: ReadonlySet<string> | null): number[] {
   const named = seqIndex(seq).byKey.get(key) ?? [];
-  return gone === null ? named : named.filter((i) => !gone.has(lineKey(seq[i]!)));
+  return gone === null ? named : named.filter((i) => !gone.has(lineKey(lineAt(seq, i))));
 }
 
 /** procps's one list: explicit keys in order, globs only for keys no line of the list names, "-key" never. */
@@ -527,16 +558,16 @@ function verdictWithout(tree: SysctlTree, key: string, model: SysctlModel, gone:
     const via = last.write.key !== key ? 'coupled' : last.write.via;
     return { key, model, value: last.value, winner: last.write.applied, via, ...(via === 'coupled' ? { through: last.write.key } : {}) };
   }
-  const seq = applySequence(tree, model);
+  const seq = sequence(tree, model);
   const named = keptLines(seq, key, gone);
   if (model === 'boot') {
     // The key's own entry in systemd's map: its lines alone decide it.
     let own: AppliedAssignment | undefined;
-    for (const i of named) if (!(own && own.assignment.value === seq[i]!.assignment.value)) own = seq[i];
+    for (const i of named) if (!(own && own.assignment.value === lineAt(seq, i).assignment.value)) own = lineAt(seq, i);
     if (own && own.assignment.value === null) return { key, model, value: null, winner: own, via: 'excluded' };
     return { key, model, value: null, winner: null, via: 'none' };
   }
-  const exclude = named.length > 0 ? seq[named[named.length - 1]!] : undefined;
+  const exclude = named.length > 0 ? lineAt(seq, named[named.length - 1]!) : undefined;
   return exclude ? { key, model, value: null, winner: exclude, via: 'excluded' } : { key, model, value: null, winner: null, via: 'none' };
 }
 
@@ -649,10 +680,10 @@ export function beatingAssignments(
   model: SysctlModel,
   gone: ReadonlySet<string> | null = null,
 ): BeatingAssignment[] {
-  const seq = applySequence(tree, model);
+  const seq = sequence(tree, model);
   // Every line that is not a glob and names the key, in order.
   const named = keptLines(seq, key, gone);
-  const ours = named.find((i) => seq[i]!.source.path === ownedPath && !seq[i]!.tail) ?? -1;
+  const ours = named.find((i) => lineAt(seq, i).source.path === ownedPath && !lineAt(seq, i).tail) ?? -1;
   if (ours < 0) return [];
   const final = verdictWithout(tree, key, model, gone);
   if (final.value !== null && sameSysctlValue(final.value, wanted)) return [];
@@ -660,12 +691,12 @@ export function beatingAssignments(
   const relevant = (ap: AppliedAssignment) => model === 'boot' || !ap.assignment.excludeOnly;
   let lastGood = ours;
   for (const i of named) {
-    const ap = seq[i]!;
+    const ap = lineAt(seq, i);
     if (i > ours && !ap.assignment.excludeOnly && sameSysctlValue(ap.assignment.value, wanted)) lastGood = i;
   }
   const out: BeatingAssignment[] = [];
   for (const i of named) {
-    const ap = seq[i]!;
+    const ap = lineAt(seq, i);
     if (i > lastGood && relevant(ap) && !sameSysctlValue(ap.assignment.value, wanted)) out.push({ key, wanted, applied: ap, model });
   }
   // Coupled writes, in the order the program writes (at boot a key keeps the
