@@ -72,8 +72,18 @@ export function sysctlLines(text: string): string[] {
 
 /** Classifies one line; null for blank lines and comments. */
 export function parseSysctlLine(raw: string, file: string, line: number): { assignment: SysctlAssignment } | { issue: SysctlParseIssue } | null {
+  const out: ParsedSysctlFile = { file, assignments: [], issues: [] };
+  readLine(raw, file, line, out);
+  const assignment = out.assignments[0];
+  if (assignment) return { assignment };
+  const issue = out.issues[0];
+  return issue ? { issue } : null;
+}
+
+/** One line into `out`: an assignment, an issue, or nothing for a blank line or a comment. */
+function readLine(raw: string, file: string, line: number, out: ParsedSysctlFile): void {
   const p = strip(raw);
-  if (p === '' || p[0] === '#' || p[0] === ';') return null;
+  if (p === '' || p[0] === '#' || p[0] === ';') return;
   const eq = p.indexOf('=');
   let left: string;
   let value: string | null;
@@ -91,36 +101,37 @@ export function parseSysctlLine(raw: string, file: string, line: number): { assi
     value = null;
     excludeOnly = true;
   } else {
-    return { issue: { file, line, text: raw, message: 'not an assignment (no "=")' } };
+    out.issues.push({ file, line, text: raw, message: 'not an assignment (no "=")' });
+    return;
   }
   const rawKey = strip(left);
   if (rawKey === '' || /^[./]+$/.test(rawKey)) {
-    return { issue: { file, line, text: raw, message: 'empty key' } };
+    out.issues.push({ file, line, text: raw, message: 'empty key' });
+    return;
   }
-  return {
-    assignment: {
-      key: normalizeSysctlKey(rawKey),
-      rawKey,
-      value,
-      file,
-      line,
-      ignoreFailure,
-      isGlob: isSysctlGlob(rawKey),
-      excludeOnly,
-    },
-  };
+  out.assignments.push({
+    key: normalizeSysctlKey(rawKey),
+    rawKey,
+    value,
+    file,
+    line,
+    ignoreFailure,
+    isGlob: isSysctlGlob(rawKey),
+    excludeOnly,
+  });
 }
 
 export function parseSysctlText(text: string, file: string): ParsedSysctlFile {
-  const assignments: SysctlAssignment[] = [];
-  const issues: SysctlParseIssue[] = [];
-  sysctlLines(text).forEach((raw, i) => {
-    const r = parseSysctlLine(raw, file, i + 1);
-    if (r === null) return;
-    if ('assignment' in r) assignments.push(r.assignment);
-    else issues.push(r.issue);
-  });
-  return { file, assignments, issues };
+  const out: ParsedSysctlFile = { file, assignments: [], issues: [] };
+  // The lines of sysctlLines, read in place: a final newline ends the last line.
+  let line = 0;
+  for (let start = 0; start < text.length;) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    readLine(text.slice(start, end), file, ++line, out);
+    start = end + 1;
+  }
+  return out;
 }
 
 /** Values compare the way the kernel reads them back: runs of whitespace are one space. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSysctlText, sameSysctlValue } from '../../src/sysctl/parse.js';
+import { parseSysctlLine, parseSysctlText, sameSysctlValue, sysctlLines } from '../../src/sysctl/parse.js';
+import { pick, random } from '../helpers/random.js';
 
 describe('parseSysctlText (sysctl.d(5) syntax)', () => {
   it('reads assignments with whitespace around "=" and keeps file:line', () => {
@@ -55,5 +56,32 @@ describe('parseSysctlText (sysctl.d(5) syntax)', () => {
     expect(sameSysctlValue('4096\t87380   6291456', '4096 87380 6291456')).toBe(true);
     expect(sameSysctlValue('1', '0')).toBe(false);
     expect(sameSysctlValue(null, '1')).toBe(false);
+  });
+});
+
+// The rehearsal reads a file line by line (sysctlLines, parseSysctlLine) and
+// names lines by number; the engine reads the whole text at once. Both must
+// see the same lines under the same numbers, whatever the line ends.
+describe('parseSysctlText and parseSysctlLine over sysctlLines', () => {
+  it('agree on 500 generated texts: the same assignments and issues, at the same line numbers', () => {
+    const r = random(0x5c7);
+    const pieces = ['a.b = 1', ' -x.y', 'net/ipv4/ip_forward=1', '# c', '; c', '', ' ', '=', 'k =', '-', '.', 'k.*.v = 2', 'a = b # c', '\r', 'v\rw = 3'];
+    const ends = ['\n', '\n', '\n\n', '\r\n', ''];
+    let lines = 0;
+    for (let n = 0; n < 500; n++) {
+      let text = '';
+      const count = Math.floor(r() * 6);
+      for (let i = 0; i < count; i++) text += pick(r, pieces) + pick(r, ends);
+      const byLine = { assignments: [] as unknown[], issues: [] as unknown[] };
+      sysctlLines(text).forEach((raw, i) => {
+        const got = parseSysctlLine(raw, 'f.conf', i + 1);
+        if (got && 'assignment' in got) byLine.assignments.push(got.assignment);
+        else if (got) byLine.issues.push(got.issue);
+      });
+      lines += sysctlLines(text).length;
+      expect(parseSysctlText(text, 'f.conf'), JSON.stringify(text)).toEqual({ file: 'f.conf', ...byLine });
+    }
+    // The texts are not all empty: there were lines to compare.
+    expect(lines).toBeGreaterThan(1000);
   });
 });
