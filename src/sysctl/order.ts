@@ -412,7 +412,8 @@ function writesFor(tree: SysctlTree, model: SysctlModel, key: string, gone: Read
   const only = new Set(universe);
   const seq = sequence(tree, model);
   const index = seqIndex(seq);
-  const kept = (i: number) => gone === null || !gone.has(lineKey(lineAt(seq, i)));
+  const isGone = goneTest(gone);
+  const kept = (i: number) => isGone === null || !isGone(lineAt(seq, i));
   // A key is named (by a line the program still reads) when one of its lines is kept.
   const named = (u: string) => (index.byKey.get(u) ?? []).some(kept);
   const at = positionsFor(index, only).filter(kept);
@@ -463,10 +464,27 @@ export function linesNaming(tree: SysctlTree, model: SysctlModel, key: string): 
   return (seqIndex(seq).byKey.get(key) ?? []).map((i) => lineAt(seq, i));
 }
 
+/**
+ * Whether a line is one of `gone` (lineKey strings), asked without building
+ * each line's key: a key repeated in 10,000 files has 10,000 lines to ask
+ * about, and findConflicts asks again each round. Null: nothing is gone.
+ */
+function goneTest(gone: ReadonlySet<string> | null): ((ap: AppliedAssignment) => boolean) | null {
+  if (gone === null || gone.size === 0) return null;
+  const byFile = new Map<string, Set<number>>();
+  for (const k of gone) {
+    const cut = k.lastIndexOf('\u0000');
+    const file = k.slice(0, cut);
+    (byFile.get(file) ?? byFile.set(file, new Set()).get(file)!).add(Number(k.slice(cut + 1)));
+  }
+  return (ap) => byFile.get(ap.source.realPath)?.has(ap.assignment.line) === true;
+}
+
 /** Positions of the lines (no glob) naming `key` that are not `gone`, in order. */
 function keptLines(seq: Seq, key: string, gone: ReadonlySet<string> | null): number[] {
   const named = seqIndex(seq).byKey.get(key) ?? [];
-  return gone === null ? named : named.filter((i) => !gone.has(lineKey(lineAt(seq, i))));
+  const isGone = goneTest(gone);
+  return isGone === null ? named : named.filter((i) => !isGone(lineAt(seq, i)));
 }
 
 /** procps's one list: explicit keys in order, globs only for keys no line of the list names, "-key" never. */
