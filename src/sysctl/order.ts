@@ -199,6 +199,7 @@ export function effectiveFor(tree: SysctlTree, name: string, model: SysctlModel)
  */
 interface Seq {
   readonly length: number;
+  /** The line at position i, for i from 0 to length - 1 (positions an index gave). */
   at(i: number): AppliedAssignment | undefined;
 }
 
@@ -258,7 +259,7 @@ function deriveApplySequence(tree: SysctlTree, delta: Delta, model: SysctlModel)
   const mid = start + inserted.length;
   const seq: Seq = {
     length: base.length + shift,
-    at: (i) => (i < 0 || i >= base.length + shift ? undefined : i < start ? base.at(i) : i < mid ? inserted[i - start] : base.at(i - shift)),
+    at: (i) => (i < start ? base.at(i) : i < mid ? inserted[i - start] : base.at(i - shift)),
   };
   seqDeltas.set(seq, { base, start, removed, inserted });
   return seq;

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applySequence,
   beatingAssignments,
+  linesNaming,
   readOrder,
   SYSCTL_DIRS,
   SYSCTL_MODELS,
@@ -89,6 +90,10 @@ describe('a tree made by withFile, read from its base', () => {
           expect(applySequence(t, m), label).toEqual(applySequence(whole, m));
           for (const k of KEYS) {
             expect(verdict(t, k, m), `${label}, ${k}`).toEqual(verdict(whole, k, m));
+            // The lines naming the key without a glob ("-key" lines too), as the whole sequence lists them.
+            const naming = applySequence(whole, m).filter((ap) => ap.assignment.key === k && !ap.assignment.isGlob);
+            expect(linesNaming(t, m, k), `${label}, ${k}`).toEqual(naming);
+            expect(linesNaming(whole, m, k), `${label}, ${k}`).toEqual(naming);
             expect(beatingAssignments(t, p, k, '1', m), `${label}, ${k}`).toEqual(beatingAssignments(whole, p, k, '1', m));
           }
           compared++;
