@@ -76,10 +76,46 @@ const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 const rows = [];
 const survivors = [];
 let unjustified = 0;
+
+// reports/ is not kept in git, so a fresh clone has no report of a group until it runs again (hours for
+// some). A group without a report here keeps the rows and survivors the MUTATION.md on disk holds for it,
+// said to be carried over; a run narrowed to some lines keeps the earlier whole-file row and the earlier
+// survivors outside those lines the same way.
+const CARRIED = ' (carried over from the last MUTATION.md: no report of it on this machine)';
+const previous = existsSync('MUTATION.md') ? readFileSync('MUTATION.md', 'utf8').split('\n') : [];
+const summaryStart = previous.findIndex((l) => l.startsWith('| group | module |'));
+const previousRows = [];
+for (let i = summaryStart + 2; summaryStart >= 0 && previous[i]?.startsWith('| '); i++) previousRows.push(previous[i]);
+const keptStart = previous.indexOf('## Surviving mutants kept');
+const previousSurvivors = [];
+for (let i = previous.findIndex((l, k) => k > keptStart && l.startsWith('|---')) + 1; keptStart >= 0 && i > 0 && previous[i]?.startsWith('| '); i++)
+  previousSurvivors.push(previous[i]);
+const cells = (r) => r.split(' | ').map((c) => c.replace(/^\| /, '').replace(/ \|$/, ''));
+/** The file a module cell names (its first `path`). */
+const moduleFile = (cell) => /^`([^`]+)`/.exec(cell)?.[1] ?? null;
+/** [file, line] of a survivor row's where cell (`file:line`). */
+const survivorAt = (r) => {
+  const m = /^\| `([^`:]+):(\d+)`/.exec(r);
+  return m ? [m[1], Number(m[2])] : [null, 0];
+};
+function carryRow(r) {
+  const c = cells(r);
+  if (!c[1].includes('carried over')) c[1] += CARRIED;
+  return `| ${c.join(' | ')} |`;
+}
+function carrySurvivor(r) {
+  if (r.includes('**not justified**')) unjustified++;
+  survivors.push(r);
+}
+
 for (const [g, def] of Object.entries(groups)) {
   const file = path.join('reports/mutation', `${g}.json`);
   if (!existsSync(file)) {
-    rows.push(`| ${g} | ${def.mutate.map((m) => `\`${m}\``).join(', ')} | | not run | | | |`);
+    const files = new Set(mutatedFiles(def.mutate));
+    const carried = previousRows.filter((r) => cells(r)[0] === g && !cells(r)[3].includes('not run'));
+    if (carried.length === 0) rows.push(`| ${g} | ${def.mutate.map((m) => `\`${m}\``).join(', ')} | | not run | | | |`);
+    for (const r of carried) rows.push(carryRow(r));
+    for (const r of previousSurvivors) if (files.has(survivorAt(r)[0])) carrySurvivor(r);
     continue;
   }
   const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -122,6 +158,14 @@ for (const [g, def] of Object.entries(groups)) {
     // A report over other source than today's says so: its figure is of that code.
     const current = existsSync(name) ? readFileSync(name, 'utf8') : null;
     const changed = current !== f.source ? ' (source changed since this run)' : '';
+    if (narrowed.length && !whole) {
+      // The earlier whole-file figure stays beside the lines rerun, with its survivors outside them.
+      for (const r of previousRows) if (cells(r)[0] === g && moduleFile(cells(r)[1]) === name && !cells(r)[1].includes(' only')) rows.push(carryRow(r));
+      for (const r of previousSurvivors) {
+        const [at, line] = survivorAt(r);
+        if (at === name && !inRanges(line)) carrySurvivor(r);
+      }
+    }
     rows.push(`| ${g} | ${shown}${changed} | ${before} | ${score.toFixed(1)} % | ${det} | ${und} | ${invalid} |`);
     const byPlace = (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column;
     for (const m of f.mutants.filter((x) => UNDETECTED.has(x.status)).sort(byPlace)) {
@@ -144,6 +188,7 @@ for (const [g, def] of Object.entries(groups)) {
   }
 }
 
+const carriedAny = rows.some((r) => r.includes(CARRIED));
 const stale = kept.filter(
   (k) =>
     !used.has(
@@ -177,11 +222,12 @@ ${survivors.join('\n') || '| | | none | |'}
 ${readFileSync('stryker/notes.md', 'utf8')}`;
 writeFileSync('MUTATION.md', md);
 console.log(
-  `MUTATION.md written: ${survivors.length} survivors, ${unjustified} not justified${stale.length ? `, ${stale.length} stale entries in stryker/kept.json` : ''}`,
+  `MUTATION.md written: ${survivors.length} survivors, ${unjustified} not justified${stale.length && !carriedAny ? `, ${stale.length} stale entries in stryker/kept.json` : ''}`,
 );
 // --prune: drop the kept entries no survivor of the current reports uses (a mutant since killed, or code since gone).
 // Only sound when every group's report is of today's source.
-if (args.includes('--prune') && stale.length > 0) {
+if (args.includes('--prune') && carriedAny) console.log('--prune skipped: some rows are carried over, so their survivors were not read from a report');
+else if (args.includes('--prune') && stale.length > 0) {
   const gone = new Set(stale);
   writeFileSync(
     'stryker/kept.json',
