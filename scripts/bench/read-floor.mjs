@@ -8,6 +8,8 @@ import path from 'node:path';
 
 const root = process.argv[2];
 if (!root) throw new Error('usage: read-floor.mjs ROOT');
+// src/sysctl/order.ts's SYSCTL_DIRS (this plain script cannot import it), less /lib/sysctl.d: on a merged-/usr
+// root it is usr/lib/sysctl.d again, which the tool reads once.
 const dirs = ['etc/sysctl.d', 'run/sysctl.d', 'usr/local/lib/sysctl.d', 'usr/lib/sysctl.d'];
 const kept = [];
 for (const dir of dirs) {

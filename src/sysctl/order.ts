@@ -462,7 +462,7 @@ export function lineKey(ap: AppliedAssignment): string {
  */
 export function linesNaming(tree: SysctlTree, model: SysctlModel, key: string): readonly AppliedAssignment[] {
   const seq = sequence(tree, model);
-  return (seqIndex(seq).byKey.get(key) ?? []).map((i) => lineAt(seq, i));
+  return keptLines(seq, key, null).map((i) => lineAt(seq, i));
 }
 
 /**
