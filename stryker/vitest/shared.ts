@@ -17,7 +17,7 @@ if (process.env.MUTATION_BASELINE === '1') {
 }
 
 export function groupConfig(group: string) {
-  const tests = (groups as Record<string, { tests: string[] }>)[group]!.tests;
+  const { tests, env } = (groups as Record<string, { tests: string[]; env?: Record<string, string> }>)[group]!;
   return defineConfig({
     root,
     // validate.ts imports the validator generated from the schema (issue 14), as vitest.config.ts does;
@@ -25,6 +25,7 @@ export function groupConfig(group: string) {
     plugins: [viteValidatorPlugin()],
     test: {
       include: tests,
+      env: env ?? {},
       testTimeout: 30_000,
     },
   });

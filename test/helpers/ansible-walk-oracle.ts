@@ -6,7 +6,9 @@
 // it got and whether it ran in check mode. Nothing on this machine is
 // touched: a task file naming a module that is not stubbed is refused before
 // ansible runs.
-import { mkdtemp, readFile, rm, copyFile, mkdir, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,10 +169,92 @@ export interface OracleRun {
  * has it) on host `host` of the INI inventory at `inventory` (relative to the
  * tree root), with `facts` as the setup facts. The checkout is `ks/` in the tree.
  */
-export async function runWalkOracle(
-  tree: Tree,
-  o: { roles: string[]; inventory: string; host: string; facts: Record<string, unknown>; prelude?: string },
-): Promise<OracleRun> {
+export async function runWalkOracle(tree: Tree, o: WalkOptions): Promise<OracleRun> {
+  const mode = walkMode();
+  if (mode === 'recorded') return replay(tree, o);
+  const run = await runLive(tree, o);
+  const version = await ansibleVersion();
+  const key = recordKey(tree, o);
+  const recorded = readRecords().answers[key];
+  if (mode === 'record') await saveRecord(key, { ansible: version, ...run });
+  // A recorded answer that ansible-playbook no longer gives would let the replay (the mutation group's
+  // fast run) judge the audit by a stale oracle. Another ansible-core may answer otherwise: not compared.
+  else if (recorded && recorded.ansible === version && JSON.stringify(recorded.records) !== JSON.stringify(run.records)) {
+    throw new Error(`walk oracle: ${RECORDS} holds another answer for this tree than ansible-core ${version} gives; record again (WALK_ORACLE=record)`);
+  }
+  return run;
+}
+
+type WalkOptions = { roles: string[]; inventory: string; host: string; facts: Record<string, unknown>; prelude?: string };
+
+// Record and replay: ansible-playbook takes seconds per tree, so the mutation group (stryker/groups.mjs) runs
+// the walk cases against answers ansible-playbook gave, kept in RECORDS. WALK_ORACLE=record runs ansible and
+// keeps its answers; WALK_ORACLE=recorded replays them and fails on a tree without one; live (the default)
+// runs ansible and fails when a kept answer of the same ansible-core version differs from the live one.
+const RECORDS = path.join(HERE, '../fixtures/ansible-walk/records.json');
+const ROOT_MARK = '<oracle-root>';
+
+interface Recorded extends OracleRun {
+  ansible: string;
+}
+interface RecordFile {
+  answers: Record<string, Recorded>;
+}
+
+function walkMode(): 'live' | 'record' | 'recorded' {
+  const m = process.env.WALK_ORACLE ?? 'live';
+  if (m === 'live' || m === 'record' || m === 'recorded') return m;
+  throw new Error(`WALK_ORACLE=${m}: expected live, record or recorded`);
+}
+
+let records: RecordFile | undefined;
+function readRecords(): RecordFile {
+  try {
+    records ??= JSON.parse(readFileSync(RECORDS, 'utf8')) as RecordFile;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    records = { answers: {} };
+  }
+  return records;
+}
+
+// Several test files may record at once (vitest workers): each save rereads the file and adds its answer.
+async function saveRecord(key: string, answer: Recorded): Promise<void> {
+  let onDisk: RecordFile = { answers: {} };
+  try {
+    onDisk = JSON.parse(await readFile(RECORDS, 'utf8')) as RecordFile;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  onDisk.answers[key] = answer;
+  const sorted = Object.fromEntries(Object.entries(onDisk.answers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  await mkdir(path.dirname(RECORDS), { recursive: true });
+  await writeFile(RECORDS, JSON.stringify({ answers: sorted }, null, 1) + '\n');
+  records = { answers: sorted };
+}
+
+/** What decides ansible's answer: the tree, the run's options and the oracle's own stub, facts and callback code. */
+function recordKey(tree: Tree, o: WalkOptions): string {
+  const h = createHash('sha256');
+  for (const p of Object.keys(tree).sort()) h.update(JSON.stringify([p, tree[p]]));
+  h.update(JSON.stringify([o.roles, o.inventory, o.host, o.facts, o.prelude ?? null]));
+  for (const f of ['stub.py', 'fake_facts.py', 'record.py']) h.update(readFileSync(path.join(HERE, 'ansible-walk', f)));
+  return h.digest('hex');
+}
+
+function replay(tree: Tree, o: WalkOptions): OracleRun {
+  const answer = readRecords().answers[recordKey(tree, o)];
+  if (!answer) throw new Error(`walk oracle: no recorded answer for this tree in ${RECORDS}; run the test with WALK_ORACLE=record`);
+  return { records: answer.records, exitCode: answer.exitCode, stdout: answer.stdout };
+}
+
+let version: Promise<string> | undefined;
+function ansibleVersion(): Promise<string> {
+  version ??= execa(ansiblePython(), ['-c', 'import ansible.release as r; print(r.__version__)']).then((r) => r.stdout.trim());
+  return version;
+}
+
+async function runLive(tree: Tree, o: WalkOptions): Promise<OracleRun> {
   const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-oracle-'));
   try {
     buildTree(root, tree);
@@ -242,12 +326,16 @@ export async function runWalkOracle(
     const records: OracleRecord[] = [];
     for (const line of (await readFile(out, 'utf8')).split('\n')) {
       if (!line.trim()) continue;
-      const rec = JSON.parse(line) as Omit<OracleRecord, 'file' | 'line'>;
+      // The temporary root is written as ROOT_MARK, so an answer is the same from run to run.
+      const rec = JSON.parse(line.split(root).join(ROOT_MARK)) as Omit<OracleRecord, 'file' | 'line'>;
       const m = /^(.*):(\d+)$/.exec(rec.path);
-      if (!m || !m[1]!.startsWith(`${ks}/`)) continue;
-      records.push({ ...rec, file: m[1]!.slice(ks.length + 1), line: Number(m[2]) });
+      const ksMark = `${ROOT_MARK}/ks/`;
+      if (!m || !m[1]!.startsWith(ksMark)) continue;
+      // copy's content travels as a temporary file whose names change per run (none of them is compared).
+      const args = rec.args && '_original_basename' in rec.args ? { ...rec.args, src: '<transferred>', _original_basename: '<transferred>' } : rec.args;
+      records.push({ ...rec, args, file: m[1]!.slice(ksMark.length), line: Number(m[2]) });
     }
-    return { records, exitCode: r.exitCode ?? -1, stdout: r.stdout + r.stderr };
+    return { records, exitCode: r.exitCode ?? -1, stdout: (r.stdout + r.stderr).split(root).join(ROOT_MARK) };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
