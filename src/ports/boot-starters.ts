@@ -7,7 +7,7 @@
 // Pure: over the unit graph the discovery has already read.
 import type { UnitDirective } from '../systemd/unit-file.js';
 import type { UnitGraph } from '../systemd/unit-loader.js';
-import { unitFilesOf } from '../systemd/socket-unit.js';
+import { socketInstancesOf, socketUnitOf, unitFilesOf, type UnreadListen } from '../systemd/socket-unit.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { serviceCandidates, socketUnitsForPorts } from './socket-units.js';
 import { byteOrder } from '../systemd/conf-dirs.js';
@@ -30,7 +30,7 @@ export function bootStarters(graph: UnitGraph, freePorts: number[]): BootStarter
   if (freePorts.length === 0) return [];
   const units = unitFilesOf(graph);
   const found: Array<Omit<BootStarter, 'reach' | 'triggered'>> = [];
-  for (const s of socketUnitsForPorts(units.values(), freePorts))
+  for (const s of socketUnitsForPorts([...units.values(), ...socketInstancesOf(graph)], freePorts))
     for (const l of s.listens) if (freePorts.includes(l.port)) found.push({ port: l.port, unit: s.name, kind: 'socket', evidence: l.directive });
   for (const c of serviceCandidates(units.values(), freePorts)) found.push({ port: c.port, unit: c.unit, kind: 'candidate', evidence: c.evidence });
   const paths = bootPaths(
@@ -47,4 +47,34 @@ export function bootStarters(graph: UnitGraph, freePorts: number[]): BootStarter
     out.push({ ...f, reach: describeBootPath(graph, p, { still: false }), triggered: p.edges.some((e) => e.relation === 'Triggers') });
   }
   return out.sort((a, b) => a.port - b.port || byteOrder(a.unit, b.unit));
+}
+
+/** A socket something starts at boot whose ListenStream= may name a port: its specifier is not resolved here. */
+export interface UnreadBootSocket {
+  unit: string;
+  listen: UnreadListen;
+  /** What starts it at boot, as one sentence (describeBootPath). */
+  reach: string;
+  triggered: boolean;
+}
+
+/**
+ * Sockets (plain, or instances of a template) that something starts at boot
+ * and whose ListenStream= depends on a specifier not resolved here (%H, or a
+ * letter systemd does not know): any port may be theirs. Sorted by unit.
+ */
+export function unreadBootSockets(graph: UnitGraph): UnreadBootSocket[] {
+  const sockets = [...unitFilesOf(graph).values(), ...socketInstancesOf(graph)].filter((u) => u.name.endsWith('.socket') && !u.masked);
+  const unread = sockets.flatMap((u) => socketUnitOf(u).unread.map((listen) => ({ unit: u.name, listen })));
+  if (unread.length === 0) return [];
+  const paths = bootPaths(
+    graph,
+    unread.map((x) => x.unit),
+  );
+  const out: UnreadBootSocket[] = [];
+  for (const x of unread) {
+    const p = paths.get(x.unit);
+    if (p !== undefined) out.push({ ...x, reach: describeBootPath(graph, p, { still: false }), triggered: p.edges.some((e) => e.relation === 'Triggers') });
+  }
+  return out.sort((a, b) => byteOrder(a.unit, b.unit) || a.listen.directive.line - b.listen.directive.line);
 }

@@ -10,7 +10,7 @@ import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
 import { loadSupervisorPrograms } from './supervisor.js';
 import type { UnitFacts } from './identity.js';
 import { serviceCandidates, socketUnitsForPorts } from './socket-units.js';
-import { bootStarters } from './boot-starters.js';
+import { bootStarters, unreadBootSockets } from './boot-starters.js';
 import { unitFilesOf } from '../systemd/socket-unit.js';
 import { disableLinks, enablementOf } from '../systemd/unit-links.js';
 import { findActivation } from './activation.js';
@@ -18,6 +18,7 @@ import { mainPidOf, unitFacts } from './unit-facts.js';
 import type { BusyPort, LivePortsObserved, OfflinePortsObserved, PortHolder, UserUnitFacts } from './observed.js';
 import { accountOf, userComeback, userManagerUid, userRouteOf, userSystemctl } from './user-manager.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
+import { splitInstance } from '../systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { comebackOf, graphUnknown, showReverse, unexplainedLive, wouldStartAgain, type Comeback } from './stays-free.js';
 import { liveTriggers, withTriggers } from './triggers.js';
@@ -145,6 +146,7 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     etcFiles,
     bootStarters: graph ? bootStarters(graph, free) : [],
     bootStartersUnknown: graph ? graphUnknown(graph) : null,
+    unreadSockets: graph ? unreadBootSockets(graph) : [],
   };
 }
 
@@ -250,6 +252,8 @@ export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promis
     comeback,
     reachNow,
     graphUnknown: graphUnknown(graph),
+    instanceSockets: bootStarters(graph, spec.ports).filter((s) => s.kind === 'socket' && splitInstance(s.unit).instance !== null),
+    unreadSockets: unreadBootSockets(graph),
   };
 }
 

@@ -1,6 +1,6 @@
 // What PortFree observes: the listeners on wanted ports, who holds them, and
 // (offline) the image's units that would take them at boot.
-import type { BootStarter } from './boot-starters.js';
+import type { BootStarter, UnreadBootSocket } from './boot-starters.js';
 import type { Listener } from '../observe/listeners.js';
 import type { CgroupPlacement } from '../systemd/cgroup.js';
 import type { Ancestry, UnitFacts } from './identity.js';
@@ -74,6 +74,8 @@ export interface LivePortsObserved {
   bootStarters?: BootStarter[];
   /** Why that search may have missed a unit (graphUnknown: a unit file or directory that could not be read); null when it is complete. */
   bootStartersUnknown?: string | null;
+  /** Sockets started at boot whose ListenStream= port is not known here (a specifier not resolved); read with bootStarters. */
+  unreadSockets?: UnreadBootSocket[];
 }
 
 export interface UserUnitFacts {
@@ -122,6 +124,14 @@ export interface OfflinePortsObserved {
   reachNow: Record<string, string>;
   /** Why the unit graph cannot tell what starts at boot, or null. */
   graphUnknown: string | null;
+  /**
+   * Instances of template sockets started at boot that would take a wanted
+   * port (ListenStream=%i in foo@10250.socket): not disabled here, so their
+   * ports' promise goes. Absent in plans stored before it was read.
+   */
+  instanceSockets?: BootStarter[];
+  /** Sockets started at boot whose ListenStream= port is not known here (a specifier not resolved). */
+  unreadSockets?: UnreadBootSocket[];
 }
 
 export type PortFreeObserved = LivePortsObserved | OfflinePortsObserved;

@@ -16,7 +16,7 @@ import { diffLivePort } from './port-free/diff-live.js';
 import { diffOffline } from './port-free/diff-offline.js';
 import { applyLive, portsReport } from './port-free/apply-live.js';
 import { portPromise } from '../promises.js';
-import { bootStarterUnknowns } from './port-free/boot-starters.js';
+import { bootStarterUnknowns, offlineBootUnknowns } from './port-free/boot-starters.js';
 import { transientMakerChanges, transientMakers, transientUnknowns, type TransientMaker } from './port-free/transient.js';
 
 async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<PortFreeOp>[]): Promise<void> {
@@ -60,7 +60,7 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
       ? [`PortFree: what would start the units above again at boot is unknown (${o.graphUnknown}); only their own links and vendor links were judged`]
       : [],
 
-  unknowns: (spec, o) => (o.mode === 'live' ? [...transientUnknowns(o), ...bootStarterUnknowns(spec, o)] : []),
+  unknowns: (spec, o) => (o.mode === 'live' ? [...transientUnknowns(o), ...bootStarterUnknowns(spec, o)] : offlineBootUnknowns(spec, o)),
 
   diff(spec, observed, ctx) {
     if (observed.mode === 'live') return [...observed.busy.map((b) => diffLivePort(spec, observed, b)), ...transientMakerChanges(observed)];

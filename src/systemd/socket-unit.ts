@@ -52,6 +52,73 @@ export function listenStreamPort(value: string): number | null {
   return isIPv4(v.slice(0, colon)) ? ipPort(v.slice(colon + 1)) : null;
 }
 
+/** Specifiers that expand to an absolute path (systemd.unit(5)): a value that starts with one names a file, never a TCP port. */
+const PATH_SPECIFIERS = new Set(['t', 'S', 'C', 'L', 'E', 'T', 'V', 'h']);
+
+/** unit_name_unescape(): "-" is "/", "\\xNN" a byte; null for an escape this reader does not take. */
+function unescapeInstance(instance: string): string | null {
+  let out = '';
+  for (let i = 0; i < instance.length; i++) {
+    const c = instance[i]!;
+    if (c === '-') out += '/';
+    else if (c !== '\\') out += c;
+    else {
+      const m = /^x([0-9a-fA-F]{2})/.exec(instance.slice(i + 1));
+      if (!m) return null;
+      out += String.fromCharCode(parseInt(m[1]!, 16));
+      i += 3;
+    }
+  }
+  return out;
+}
+
+/**
+ * The TCP port of a ListenStream= line of unit `unit` (an instance, a template
+ * or a plain name): systemd resolves its specifiers first (unit_full_printf:
+ * "%%" is "%", "%i" the instance), then parses the address. A specifier this
+ * reader does not resolve makes the port unknown: a host-dependent one (%H,
+ * %m), one the value names on a template file (whose instances each listen
+ * on their own), and a letter systemd has no specifier for, whose line it
+ * ignores ("Failed to resolve unit specifiers"). A value that starts with
+ * "/", "@" or a path specifier (%t/...) names a file: no TCP port, whatever
+ * follows.
+ */
+export function listenPortOf(value: string, unit: string): { port: number | null } | { unknown: string } {
+  const v = value.trim();
+  if (v.startsWith('/') || v.startsWith('@') || (v[0] === '%' && PATH_SPECIFIERS.has(v[1] ?? ''))) return { port: null };
+  if (!v.includes('%')) return { port: listenStreamPort(v) };
+  const at = unit.indexOf('@');
+  const dot = unit.lastIndexOf('.');
+  // A plain unit's instance is empty; a template file's is not known until an instance is named.
+  const instance = at < 0 ? '' : dot > at + 1 ? unit.slice(at + 1, dot) : null;
+  const stem = dot > 0 ? unit.slice(0, dot) : unit;
+  const table: Record<string, string | null> = {
+    '%': '%',
+    n: unit,
+    N: stem,
+    p: at >= 0 ? unit.slice(0, at) : stem,
+    i: instance,
+    I: instance === null ? null : unescapeInstance(instance),
+  };
+  let out = '';
+  for (let i = 0; i < v.length; i++) {
+    if (v[i] !== '%') {
+      out += v[i];
+      continue;
+    }
+    // A stray "%" at the end stays itself (specifier_printf).
+    if (i === v.length - 1) {
+      out += '%';
+      break;
+    }
+    const letter = v[++i]!;
+    const x = table[letter];
+    if (x === undefined || x === null) return { unknown: `%${letter}` };
+    out += x;
+  }
+  return { port: listenStreamPort(out) };
+}
+
 export interface UnitFile {
   name: string;
   /**
@@ -71,11 +138,19 @@ export interface SocketListen {
   directive: UnitDirective;
 }
 
+/** A ListenStream= whose port depends on a specifier not resolved here (listenPortOf). */
+export interface UnreadListen {
+  directive: UnitDirective;
+  specifier: string;
+}
+
 export interface SocketUnit {
   name: string;
   fragment: string;
   /** ListenStream= entries with a TCP port. */
   listens: SocketListen[];
+  /** ListenStream= entries that may or may not name a TCP port: their port is unknown. */
+  unread: UnreadListen[];
   /** The service it activates: Service=, else NAME@.service with Accept=yes, else NAME.service. */
   service: string;
   accept: boolean;
@@ -83,14 +158,18 @@ export interface SocketUnit {
 
 /** A .socket unit's TCP listens and the service it triggers (socket.c socket_load / unit_load_related_unit). */
 export function socketUnitOf(unit: UnitFile): SocketUnit {
-  const listens = effectiveList(unit.directives, 'Socket', 'ListenStream')
-    .map((d) => ({ port: listenStreamPort(d.value), directive: d }))
-    .filter((l): l is SocketListen => l.port !== null);
+  const listens: SocketListen[] = [];
+  const unread: UnreadListen[] = [];
+  for (const d of effectiveList(unit.directives, 'Socket', 'ListenStream')) {
+    const p = listenPortOf(d.value, unit.name);
+    if ('unknown' in p) unread.push({ directive: d, specifier: p.unknown });
+    else if (p.port !== null) listens.push({ port: p.port, directive: d });
+  }
   const stem = unit.name.replace(/\.socket$/, '');
   // systemd ignores an Accept= it cannot parse and a Service= that names no .service (also an empty one): the earlier value stays.
   const accept = effectiveBoolean(unit.directives, 'Socket', 'Accept') === true;
   const service = lastAccepted(unit.directives, 'Socket', 'Service', (v) => v.endsWith('.service'))?.value ?? (accept ? `${stem}@.service` : `${stem}.service`);
-  return { name: unit.name, fragment: unit.fragment, listens, service, accept };
+  return { name: unit.name, fragment: unit.fragment, listens, unread, service, accept };
 }
 
 /**
@@ -105,5 +184,19 @@ export function unitFilesOf(graph: UnitGraph): Map<string, UnitFile> {
     if (u.entry === null || u.instance !== null || !(u.name.endsWith('.socket') || u.name.endsWith('.service'))) continue;
     out.set(u.name, { name: u.name, fragment: u.entry, masked: u.masked, directives: u.directives });
   }
+  return out;
+}
+
+/**
+ * The instances of template sockets the graph names (sockets.target.wants/
+ * foo@10250.socket), each under its instance name with its template's
+ * directives: unitFilesOf leaves them to their template, but an instance
+ * listens on what its own name makes of ListenStream=%i.
+ */
+export function socketInstancesOf(graph: UnitGraph): UnitFile[] {
+  const out: UnitFile[] = [];
+  for (const u of graph.units.values())
+    if (u.entry !== null && u.instance !== null && u.instance !== '' && u.name.endsWith('.socket'))
+      out.push({ name: u.name, fragment: u.entry, masked: u.masked, directives: u.directives });
   return out;
 }

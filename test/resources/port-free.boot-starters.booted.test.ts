@@ -5,11 +5,13 @@
 //   fired yet (OnBootSec=75s): the boot farm's seed 475 under load;
 // - paused.service (10250), enabled, stopped by an admin for now;
 // - cp.socket (ListenStream=10259), enabled, stopped by an admin for now;
+// - ep@2380.socket, an instance of a template whose ListenStream=%i, enabled,
+//   stopped by an admin for now;
 // - client.service, enabled and running, names 10257 in Environment= but binds
 //   nothing; the desired state lists it in protected_units.
 //
 // The expectations are systemd's own doing, read with `ss` inside: the timer
-// fires and 6443 listens; after a reboot 10250 and 10259 listen and 10257
+// fires and 6443 listens; after a reboot 2380, 10250 and 10259 listen and 10257
 // stays free. The plan must not have promised any of the three ports it
 // loses, and must name each unit and line; it must keep 10257's promise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +21,12 @@ import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Bo
 
 const DIST = path.resolve('dist');
 const ETC = 'etc/systemd/system';
-const PORTS = [6443, 10250, 10257, 10259];
+const PORTS = [2380, 6443, 10250, 10257, 10259];
 
 const LATE = '[Unit]\nDescription=Starts late\n\n[Service]\nExecStart=/usr/bin/python3 -m http.server 6443\n';
 const PAUSED = '[Service]\nExecStart=/usr/bin/python3 -m http.server 10250\n\n[Install]\nWantedBy=multi-user.target\n';
 const CP_SOCKET = '[Socket]\nListenStream=10259\n\n[Install]\nWantedBy=sockets.target\n';
+const EP_SOCKET = '[Unit]\nDescription=etcd peer proxy %i\n\n[Socket]\nListenStream=%i\n\n[Install]\nWantedBy=sockets.target\n';
 const CLIENT = '[Service]\nEnvironment=APISERVER=https://127.0.0.1:10257\nExecStart=/usr/bin/sleep infinity\n\n[Install]\nWantedBy=multi-user.target\n';
 const PLANT: Record<string, string | { link: string }> = {
   [`${ETC}/late.service`]: LATE,
@@ -34,6 +37,9 @@ const PLANT: Record<string, string | { link: string }> = {
   [`${ETC}/cp.socket`]: CP_SOCKET,
   [`${ETC}/cp.service`]: '[Service]\nExecStart=/usr/bin/sleep infinity\n',
   [`${ETC}/sockets.target.wants/cp.socket`]: { link: '/etc/systemd/system/cp.socket' },
+  [`${ETC}/ep@.socket`]: EP_SOCKET,
+  [`${ETC}/ep@.service`]: '[Service]\nExecStart=/usr/bin/sleep infinity\n',
+  [`${ETC}/sockets.target.wants/ep@2380.socket`]: { link: '/etc/systemd/system/ep@.socket' },
   [`${ETC}/client.service`]: CLIENT,
   [`${ETC}/multi-user.target.wants/client.service`]: { link: '/etc/systemd/system/client.service' },
   'root/ds.yaml': `reports_dir: /root/ks/preflight\nresources:\n  - type: PortFree\n    ports: [${PORTS.join(', ')}]\n    protected_units: [client.service]\n`,
@@ -70,7 +76,7 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     }
     h = await boot(root, { [DIST]: '/opt/khr' });
     // The admin's "for now".
-    await h.run(['systemctl', 'stop', 'paused.service', 'cp.socket']);
+    await h.run(['systemctl', 'stop', 'paused.service', 'cp.socket', 'ep@2380.socket']);
     seen.before = await listening(h);
     seen.lateBefore = await state(h, 'is-active', 'late.service');
     seen.plan = await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '--json', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
@@ -79,7 +85,7 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     seen.timerFired = await until(h, [6443], 120_000);
     await h.poweroff();
     h = await boot(root, { [DIST]: '/opt/khr' });
-    seen.afterReboot = await until(h, [10250, 10259], 30_000);
+    seen.afterReboot = await until(h, [2380, 10250, 10259], 30_000);
   }, 600_000);
 
   afterAll(async () => {
@@ -98,9 +104,9 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     expect([seen.lateBefore, seen.lateAfterPlan]).toEqual(['inactive', 'inactive']);
   });
 
-  it('what systemd does: the timer takes 6443; after the reboot the enabled service and socket take 10250 and 10259, 10257 stays free', () => {
+  it('what systemd does: the timer takes 6443; after the reboot the enabled service and sockets take 2380, 10250 and 10259, 10257 stays free', () => {
     expect(seen.timerFired).toContain(6443);
-    expect(seen.afterReboot).toEqual([10250, 10259]);
+    expect(seen.afterReboot).toEqual([2380, 10250, 10259]);
   });
 
   it('--plan exits 2 and takes back each port something takes later: 6443 from apply on (a timer), 10250 and 10259 from the next boot', () => {
@@ -109,6 +115,7 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     expect([promise(6443).after_apply, promise(6443).at_boot]).toEqual([false, false]);
     expect([promise(10250).after_apply, promise(10250).at_boot]).toEqual([true, false]);
     expect([promise(10259).after_apply, promise(10259).at_boot]).toEqual([true, false]);
+    expect([promise(2380).after_apply, promise(2380).at_boot]).toEqual([true, false]);
   });
 
   it('each takes-back line is an unknown naming the unit and the file and line that names the port', () => {
@@ -122,6 +129,14 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     ]);
     expect(by(10259)).toEqual([
       ['unknown', 'boot', expect.stringContaining(`cp.socket would listen on it (ListenStream= at /${ETC}/cp.socket:${lineOf(CP_SOCKET, 'ListenStream=')}`)],
+    ]);
+    // The template's line, read with the instance's name: %i is 2380.
+    expect(by(2380)).toEqual([
+      [
+        'unknown',
+        'boot',
+        expect.stringContaining(`ep@2380.socket would listen on it (ListenStream= at /${ETC}/ep@.socket:${lineOf(EP_SOCKET, 'ListenStream=')}: %i)`),
+      ],
     ]);
   });
 

@@ -11,11 +11,13 @@ import { execa } from 'execa';
 import { Host } from '../../src/host.js';
 import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
 import { graphUnknown } from '../../src/ports/stays-free.js';
-import { bootStarters } from '../../src/ports/boot-starters.js';
+import { bootStarters, unreadBootSockets } from '../../src/ports/boot-starters.js';
 import { bootStarterUnknowns } from '../../src/resources/port-free/boot-starters.js';
 import type { LivePortsObserved } from '../../src/ports/observed.js';
 import type { PortFreeSpec } from '../../src/desired-state.js';
-import { ETC, LIB, unitTree } from '../helpers/systemd-oracle.js';
+import { ETC, LIB, oracle, unitTree } from '../helpers/systemd-oracle.js';
+import { observeOffline } from '../../src/ports/discover.js';
+import { portFreeProvider } from '../../src/resources/port-free.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -47,6 +49,7 @@ async function observed(root: string, busy: number[]): Promise<LivePortsObserved
     supervisor: null,
     bootStarters: bootStarters(graph, free),
     bootStartersUnknown: graphUnknown(graph),
+    unreadSockets: unreadBootSockets(graph),
   };
 }
 
@@ -75,5 +78,70 @@ describe('PortFree live: the boot promise of the free ports needs the whole unit
       [`${ETC}/web.service.d/port.conf`]: '[Service]\nEnvironment=PORT=8081\n',
     });
     expect(bootStarterUnknowns(spec, await observed(root, []))).toEqual([]);
+  });
+});
+
+// ListenStream= is resolved like systemd's unit_full_printf: an instance of a template socket listens on what its
+// own name makes of %i, and a specifier this reader cannot resolve leaves the port unknown (socket-unit.ts listenPortOf).
+const template = (listen: string) => `[Unit]\nDescription=proxy\n[Socket]\nListenStream=${listen}\n[Install]\nWantedBy=sockets.target\n`;
+const proxyService = '[Unit]\nDescription=proxy\n[Service]\nExecStart=/usr/bin/proxy\n';
+const toLib = (name: string) => ({ link: `../../../../usr/lib/systemd/system/${name}` });
+
+describe('PortFree: sockets whose ListenStream= has a specifier', () => {
+  it('an enabled instance kproxy@10250.socket of ListenStream=%i takes back port 10250 at boot (systemd --test listens there too)', async () => {
+    const root = unitTree(roots, 'boot-starters-', {
+      [`${LIB}/kproxy@.socket`]: template('%i'),
+      [`${LIB}/kproxy@.service`]: proxyService,
+      [`${ETC}/multi-user.target.wants/kproxy@10250.socket`]: toLib('kproxy@.socket'),
+    });
+    const theirs = (await oracle(root)).units.get('kproxy@10250.socket');
+    expect(theirs?.lines.filter((l) => l.startsWith('ListenStream: '))).toEqual(['ListenStream: [::]:10250']);
+    const unknowns = bootStarterUnknowns(spec, await observed(root, []));
+    expect(unknowns.map((u) => u.withdraws)).toEqual([[{ promise: 'port:10250', from: 'boot' }]]);
+    expect(unknowns[0]!.message).toContain('kproxy@10250.socket would listen on it');
+    expect(unknowns[0]!.message).toContain(`ListenStream= at /${LIB}/kproxy@.socket:4`);
+  });
+
+  it('ListenStream=%H:6443 on an enabled socket: every free port is unknown, naming the line and the specifier', async () => {
+    const root = unitTree(roots, 'boot-starters-', {
+      [`${LIB}/hostproxy.socket`]: template('%H:6443'),
+      [`${LIB}/hostproxy.service`]: proxyService,
+      [`${ETC}/multi-user.target.wants/hostproxy.socket`]: toLib('hostproxy.socket'),
+    });
+    const unknowns = bootStarterUnknowns(spec, await observed(root, [10250]));
+    expect(unknowns.map((u) => u.withdraws)).toEqual([[{ promise: 'port:6443', from: 'boot' }]]);
+    expect(unknowns[0]!.message).toContain(`ListenStream=%H:6443 at /${LIB}/hostproxy.socket:4 holds the specifier %H`);
+    expect(unknowns[0]!.message).toContain('whether hostproxy.socket would take port 6443 is unknown');
+  });
+
+  it('no false alarm: a template nobody instantiates, an instance on another port, and sockets on paths made of specifiers', async () => {
+    const root = unitTree(roots, 'boot-starters-', {
+      [`${LIB}/kproxy@.socket`]: template('%i'),
+      [`${LIB}/kproxy@.service`]: proxyService,
+      [`${ETC}/multi-user.target.wants/kproxy@8080.socket`]: toLib('kproxy@.socket'),
+      [`${LIB}/journal@.socket`]: template('/run/systemd/journal.%i/stdout'),
+      [`${LIB}/journal@.service`]: proxyService,
+      [`${ETC}/multi-user.target.wants/journal@x.socket`]: toLib('journal@.socket'),
+      [`${LIB}/bus.socket`]: template('%t/bus'),
+      [`${LIB}/bus.service`]: proxyService,
+      [`${ETC}/multi-user.target.wants/bus.socket`]: toLib('bus.socket'),
+      [`${LIB}/unused.socket`]: template('%H:6443'),
+      [`${LIB}/unused.service`]: proxyService,
+    });
+    expect(bootStarterUnknowns(spec, await observed(root, []))).toEqual([]);
+  });
+
+  it('offline: an image whose enabled instance takes a wanted port withdraws that port at boot; one on another port does not', async () => {
+    const image = (port: number) =>
+      unitTree(roots, 'boot-starters-offline-', {
+        [`${LIB}/kproxy@.socket`]: template('%i'),
+        [`${LIB}/kproxy@.service`]: proxyService,
+        [`${ETC}/multi-user.target.wants/kproxy@${port}.socket`]: toLib('kproxy@.socket'),
+      });
+    const offline = async (root: string) => portFreeProvider.unknowns!(spec, await observeOffline(new Host({ root, live: false }), spec));
+    const found = await offline(image(6443));
+    expect(found.map((u) => u.withdraws)).toEqual([[{ promise: 'port:6443', from: 'boot' }]]);
+    expect(found[0]!.message).toContain('systemctl --root=IMAGE disable kproxy@6443.socket');
+    expect(await offline(image(8080))).toEqual([]);
   });
 });

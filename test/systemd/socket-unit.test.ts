@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { Host } from '../../src/host.js';
 import { extendUnitGraph, loadUnitGraph } from '../../src/systemd/unit-loader.js';
-import { listenStreamPort, socketUnitOf, unitFilesOf } from '../../src/systemd/socket-unit.js';
+import { listenPortOf, listenStreamPort, socketUnitOf, unitFilesOf } from '../../src/systemd/socket-unit.js';
 import { ETC, LIB, NODEFAULT, oracle, unitTree } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
@@ -112,6 +112,97 @@ describe('ListenStream= values, as systemd --test parses them', () => {
     });
     expect(ports).toBeGreaterThan(50);
   }, 120_000);
+});
+
+// Values written the way template sockets and admins write them: the instance as the port, "%%" for a literal
+// "%", host-dependent specifiers, letters systemd has no specifier for, a stray "%".
+const SPECIFIED = [
+  '%i',
+  '127.0.0.1:%i',
+  '[::]:%i',
+  '[fe80::1]:%i%%lo',
+  '%I',
+  '0.0.0.0:%I',
+  '1%i',
+  '%i0',
+  '[::1]:2380%%lo',
+  '10%%250',
+  '10250%',
+  '%%10250',
+  '10250%eth0',
+  '[fe80::1%lo]:2380',
+  '%H:10250',
+  '%l:10250',
+  '%m',
+  '%b:2379',
+  '%Z6443',
+  '%n',
+  '%N',
+  '%p',
+  '%t/a.sock',
+  '/run/x.%i',
+  '@abs.%i',
+  '%h/s',
+];
+/** Values whose port depends on a specifier ours does not resolve: %H %l %m %b (the running host's) and %Z %e (no such specifier). */
+const UNRESOLVED = new Set(['10250%eth0', '[fe80::1%lo]:2380', '%H:10250', '%l:10250', '%m', '%b:2379', '%Z6443']);
+
+describe('ListenStream= with specifiers, as systemd --test resolves them in instances and plain units', () => {
+  it('a value ours resolves gives the port systemd listens on (or none); the rest are unknown, never a guess', async () => {
+    const files: Record<string, string> = {};
+    const names: string[] = [];
+    SPECIFIED.forEach((v, i) => {
+      files[`${LIB}/v${i}@.socket`] = `${NODEFAULT}[Socket]\nListenStream=${v}\n`;
+      files[`${LIB}/v${i}@.service`] = `${NODEFAULT}[Service]\nExecStart=/bin/true\n`;
+      files[`${LIB}/p${i}.socket`] = `${NODEFAULT}[Socket]\nListenStream=${v}\n`;
+      files[`${LIB}/p${i}.service`] = `${NODEFAULT}[Service]\nExecStart=/bin/true\n`;
+      // An instance that is a port, one that is not, and an escaped one ("\x31" is "1").
+      names.push(`v${i}@10250.socket`, `v${i}@ab.socket`, `v${i}@\\x3110.socket`, `p${i}.socket`);
+    });
+    files[`${LIB}/multi-user.target`] = `${NODEFAULT}Wants=${names.join(' ')}\n`;
+    const root = unitTree(roots, 'socket-specifiers-', files);
+    const o = await oracle(root);
+    let resolved = 0;
+    let withPort = 0;
+    for (const name of names) {
+      const value = SPECIFIED[Number(/\d+/.exec(name)![0])]!;
+      const lines = o.units.get(name)?.lines ?? [];
+      expect(lines.length, name).toBeGreaterThan(0);
+      const theirs = lines.filter((l) => l.startsWith('ListenStream: ')).map((l) => l.slice('ListenStream: '.length));
+      const a = theirs[0];
+      // systemd prints a scope after the port: "[fe80::1]:10250%lo".
+      const port = a === undefined || a.startsWith('/') || a.startsWith('@') ? null : Number(a.slice(a.lastIndexOf(':') + 1).replace(/%.*/, ''));
+      const ours = listenPortOf(value, name);
+      if (UNRESOLVED.has(value)) {
+        expect(ours, `${name}: ${value}`).toHaveProperty('unknown');
+        continue;
+      }
+      expect(ours, `${name}: ListenStream=${value} (systemd: ${a ?? 'none'})`).toEqual({ port });
+      resolved++;
+      if (port !== null) withPort++;
+    }
+    expect(resolved).toBe((SPECIFIED.length - UNRESOLVED.size) * 4);
+    expect(withPort).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('on a template file, a value naming the instance is unknown: each instance listens on its own', () => {
+    expect(listenPortOf('%i', 'kubelet-proxy@.socket')).toEqual({ unknown: '%i' });
+    expect(listenPortOf('0.0.0.0:%I', 'kubelet-proxy@.socket')).toEqual({ unknown: '%I' });
+    expect(listenPortOf('10250', 'kubelet-proxy@.socket')).toEqual({ port: 10250 });
+    expect(listenPortOf('%t/x.%i', 'kubelet-proxy@.socket')).toEqual({ port: null });
+  });
+
+  it('socketUnitOf keeps the unresolved lines apart, with the directive that holds them', () => {
+    const directive = (value: string, line: number) => ({ section: 'Socket', key: 'ListenStream', value, file: `/${LIB}/k@.socket`, line });
+    const u = socketUnitOf({
+      name: 'k@10250.socket',
+      fragment: `/${LIB}/k@.socket`,
+      masked: false,
+      directives: [directive('%i', 2), directive('%H:6443', 3), directive('%t/k.sock', 4)],
+    });
+    expect(u.listens.map((l) => [l.port, l.directive.line])).toEqual([[10250, 2]]);
+    expect(u.unread.map((l) => [l.specifier, l.directive.line])).toEqual([['%H', 3]]);
+  });
 });
 
 describe('a scope names an interface of the host', () => {
