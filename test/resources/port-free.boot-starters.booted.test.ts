@@ -82,6 +82,10 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     seen.plan = await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '--json', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
     seen.lateAfterPlan = await state(h, 'is-active', 'late.service');
     seen.unprotected = await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '--json', '-f', '/root/ds-unprotected.yaml'], { timeoutMs: 120_000 });
+    // A drop-in nobody can read as a file (a fifo an admin left): the graph is not whole, so no free port is promised for the boot.
+    await h.run(['sh', '-c', 'mkdir -p /etc/systemd/system/client.service.d && mkfifo /etc/systemd/system/client.service.d/port.conf']);
+    seen.fifo = await h.run(['node', '/opt/khr/reconcile.mjs', '--plan', '--json', '-f', '/root/ds.yaml'], { timeoutMs: 120_000 });
+    await h.run(['rm', '/etc/systemd/system/client.service.d/port.conf']);
     seen.timerFired = await until(h, [6443], 120_000);
     await h.poweroff();
     h = await boot(root, { [DIST]: '/opt/khr' });
@@ -153,5 +157,15 @@ describe('PortFree on a booted host: a free port that a timer, an enabled servic
     expect(promise(10257)).toMatchObject({ after_apply: true, at_boot: true, withdrawn_by: [] });
     expect(plan().r.stdout).not.toContain('client.service');
     expect(seen.afterReboot).not.toContain(10257);
+  });
+
+  it('a fifo where a drop-in goes: the graph is not read whole, so 10257 (free, protected client) loses its boot promise, naming the file', () => {
+    const r = seen.fifo as { exitCode: number; stdout: string; stderr: string };
+    expect(r.exitCode, r.stderr).toBe(2);
+    const p = (JSON.parse(r.stdout) as PlanDoc).promises.find((x) => x.id === 'port:10257')!;
+    expect([p.after_apply, p.at_boot]).toEqual([true, false]);
+    expect(p.withdrawn_by).toEqual([
+      expect.objectContaining({ by: 'unknown', from: 'boot', line: expect.stringContaining(`/${ETC}/client.service.d/port.conf`) }),
+    ]);
   });
 });
