@@ -457,7 +457,8 @@ function pyOrder(a: unknown, b: unknown): number {
   throw new TypeError(`'<' not supported between ${pyType(a)} and ${pyType(b)}`);
 }
 
-function pyType(v: unknown): string {
+/** The Python type name ansible-core would print for a value loaded from YAML. */
+export function pyType(v: unknown): string {
   return v === null
     ? 'NoneType'
     : Array.isArray(v)

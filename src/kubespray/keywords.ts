@@ -90,6 +90,41 @@ export const VALID_INCLUDE_KEYWORDS: ReadonlySet<string> = new Set([
   'when',
 ]);
 
+/** What a block mapping may hold (ansible-core 2.14 Block's attributes); any other key makes ansible-core refuse the play. */
+export const BLOCK_KEYWORDS: ReadonlySet<string> = new Set([
+  'always',
+  'any_errors_fatal',
+  'become',
+  'become_exe',
+  'become_flags',
+  'become_method',
+  'become_user',
+  'block',
+  'check_mode',
+  'collections',
+  'connection',
+  'debugger',
+  'delegate_facts',
+  'delegate_to',
+  'diff',
+  'environment',
+  'ignore_errors',
+  'ignore_unreachable',
+  'module_defaults',
+  'name',
+  'no_log',
+  'notify',
+  'port',
+  'remote_user',
+  'rescue',
+  'run_once',
+  'tags',
+  'throttle',
+  'timeout',
+  'vars',
+  'when',
+]);
+
 /** loop_control keys that do not change which item a module gets. */
 export const HARMLESS_LOOP_CONTROL: ReadonlySet<string> = new Set(['label', 'pause', 'index_var', 'extended', 'extended_allitems', 'loop_var']);
 

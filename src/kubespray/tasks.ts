@@ -7,8 +7,9 @@ import { isMap, isSeq } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
 import { KubesprayCheckout, lineOf } from './checkout.js';
 import type { YamlFile } from './checkout.js';
-import { HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS } from './keywords.js';
+import { BLOCK_KEYWORDS, HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS } from './keywords.js';
 import { freeFormArgs, splitModuleString } from './kv-args.js';
+import { pyType } from './jinja.js';
 
 export interface TaskRef {
   /** Relative to the checkout. */
@@ -92,6 +93,12 @@ export interface WalkIssue {
   message: string;
   /** An include that could not be followed: tasks may be missing from the walk. */
   unfollowed?: boolean;
+  /**
+   * ansible-core refuses the task when it loads it: the play (or, in a
+   * dynamically included file, the host) stops there, so no verdict about
+   * what kubespray does holds.
+   */
+  refused?: boolean;
 }
 
 export interface RoleTasks {
@@ -163,6 +170,8 @@ export function canonicalModule(raw: string): string {
 
 const INCLUDE_MODULES = new Set(['include_tasks', 'import_tasks', 'include']);
 const ROLE_MODULES = new Set(['include_role', 'import_role']);
+
+const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function asConditions(when: unknown): unknown[] {
   if (when === undefined || when === null) return [];
@@ -267,23 +276,29 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
   const walkTask = async (file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> => {
     const task = node.toJSON() as Record<string, unknown>;
     const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
+    // Block.is_block: any of the three sections makes the mapping a block.
+    const isBlock = 'block' in task || 'rescue' in task || 'always' in task;
     let mod0: ReturnType<typeof moduleOf> = null;
+    let refusal: string | null = null;
     try {
-      mod0 = 'block' in task ? null : moduleOf(task);
+      mod0 = isBlock ? null : moduleOf(task);
     } catch (e) {
-      // Ansible refuses the task (an unbalanced quote or {{ in key=value arguments): what it does is unknown.
-      result.issues.push({ ref, message: `arguments cannot be parsed as Ansible does: ${(e as Error).message}`, unfollowed: true });
+      // An unbalanced quote or {{ in key=value arguments: kv-args words it as ansible-core does.
+      refusal = (e as Error).message;
+    }
+    refusal ??= refusalOf(task, isBlock, mod0);
+    if (refusal !== null) {
+      result.issues.push({ ref, message: `ansible-core refuses this task: ${refusal}`, unfollowed: true, refused: true });
       return;
     }
     const m0 = mod0 ? canonicalModule(mod0.raw) : '';
-    const level: Condition['level'] =
-      'block' in task
-        ? 'block'
-        : m0 === 'import_tasks' || m0 === 'import_role'
-          ? 'import'
-          : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0)
-            ? 'include'
-            : 'task';
+    const level: Condition['level'] = isBlock
+      ? 'block'
+      : m0 === 'import_tasks' || m0 === 'import_role'
+        ? 'import'
+        : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0)
+          ? 'include'
+          : 'task';
     const at = (key: string): number => lineOf(file, (node.get(key, true) as Node | undefined) ?? node);
     const whenNode = node.get('when', true) as Node | undefined;
     const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
@@ -294,12 +309,9 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       vars: dynamic ? inherited.vars : [...inherited.vars, ...taskVars],
       params: dynamic ? [...inherited.params, ...taskVars] : inherited.params,
       tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
-      // include_tasks/include_role refuse check_mode (unmodelledKeywords says so); it reaches nothing.
-      checkMode:
-        'check_mode' in task && m0 !== 'include_tasks' && m0 !== 'include_role'
-          ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' }
-          : inherited.checkMode,
-      keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, m0, file.rel, at)],
+      // include_tasks/include_role refuse check_mode (refusalOf), so this is a task's, a block's or an import's.
+      checkMode: 'check_mode' in task ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
+      keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, file.rel, at)],
       // An include's own ignore_errors is about the include; its tasks get one only through apply.
       ignoreErrors:
         'ignore_errors' in task && !dynamic
@@ -307,7 +319,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
           : inherited.ignoreErrors,
       ...(inherited.guarded ? { guarded: inherited.guarded } : {}),
     };
-    if ('block' in task) {
+    if (isBlock) {
       for (const section of ['block', 'rescue', 'always']) {
         const child = node.get(section, true) as Node | undefined;
         if (!isSeq(child)) continue;
@@ -328,9 +340,9 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       }
       return;
     }
-    const mod = moduleOf(task);
-    if (!mod) return;
-    const module = canonicalModule(mod.raw);
+    // refusalOf turned away a task without a module.
+    const mod = mod0!;
+    const module = m0;
     const loop = literalLoop(task);
     const conditions = gates(scope);
     if (module === 'meta') {
@@ -351,17 +363,20 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     }
     // include_tasks/include_role `apply:` puts its keywords on every included task, as a block around them.
     const applied = (into: Scope): Scope => {
-      const apply = mod.args.apply;
-      if (!apply || typeof apply !== 'object' || Array.isArray(apply)) return into;
-      const a = apply as Record<string, unknown>;
-      const line = at(mod.raw);
+      const a = mod.args.apply;
+      if (!isMapping(a)) return into;
+      // The line of the apply: mapping, under the module key or under args:.
+      const applyNode = [node.get(mod.raw, true), node.get('args', true)]
+        .map((n) => (isMap(n) ? (n.get('apply', true) as Node | undefined) : undefined))
+        .find((n) => n !== undefined);
+      const line = applyNode ? lineOf(file, applyNode) : at(mod.raw);
       return {
         conds: [...into.conds, ...asConditions(a.when).map((expr) => ({ expr, file: file.rel, line, level: 'block' as const }))],
-        vars: a.vars && typeof a.vars === 'object' ? [...into.vars, a.vars as Record<string, unknown>] : into.vars,
+        vars: isMapping(a.vars) ? [...into.vars, a.vars] : into.vars,
         params: into.params,
         tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
         checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
-        keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', '', file.rel, () => line)],
+        keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', file.rel, () => line)],
         ignoreErrors: 'ignore_errors' in a ? { expr: a.ignore_errors, file: file.rel, line, level: 'block', keyword: 'ignore_errors' } : into.ignoreErrors,
         ...(into.guarded ? { guarded: into.guarded } : {}),
       };
@@ -420,7 +435,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       }
       return;
     }
-    const loopControl = task.loop_control && typeof task.loop_control === 'object' ? (task.loop_control as Record<string, unknown>) : {};
+    const loopControl = isMapping(task.loop_control) ? task.loop_control : {};
     result.tasks.push({
       ref,
       role: currentRole,
@@ -462,31 +477,60 @@ interface Scope {
 }
 
 function ownTags(tags: unknown, file: string, line: number): Scope['tags'] {
-  if (tags === undefined || tags === null) return [];
-  // Taggable._load_tags: a string is a comma-separated list, a list is taken item by item.
-  const items = Array.isArray(tags) ? tags : typeof tags === 'string' ? tags.split(',').map((t) => t.trim()) : [tags];
+  // Taggable._load_tags: a string is a comma-separated list, a list is taken item by item (refusalOf turns away the rest).
+  const items = Array.isArray(tags) ? tags : typeof tags === 'string' ? tags.split(',').map((t) => t.trim()) : [];
   return items.map((expr) => ({ expr, file, line }));
 }
 
+/**
+ * Why ansible-core refuses a task or block mapping as it loads it (Block,
+ * Taggable, LoopControl and TaskInclude checks), in its words, or null. The
+ * walk leaves the task out and says so; who-fixes then keeps no verdict.
+ */
+function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: string; args: Record<string, unknown> } | null): string | null {
+  if (isBlock) {
+    const stray = Object.keys(task).find((k) => !BLOCK_KEYWORDS.has(k));
+    if (stray !== undefined) return `'${stray}' is not a valid attribute for a Block`;
+    for (const [section, what] of [
+      ['block', 'a block'],
+      ['rescue', 'rescue.'],
+      ['always', 'always'],
+    ] as const)
+      if (section in task && !Array.isArray(task[section])) return `A malformed block was encountered while loading ${what}`;
+    // Block._validate_rescue/_validate_always: tasks to rescue or follow need tasks in the block.
+    if (!(task.block as unknown[] | undefined)?.length)
+      for (const section of ['rescue', 'always'])
+        if ((task[section] as unknown[] | undefined)?.length) return `'${section}' keyword cannot be used without 'block'`;
+  } else {
+    for (const k of ['action', 'local_action'])
+      if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
+    if (mod === null) return 'no module/action detected in task.';
+  }
+  const module = mod ? canonicalModule(mod.raw) : '';
+  if (module === 'include_tasks' || module === 'include_role') {
+    // TaskInclude.preprocess_data: besides the module key (and with_*, which become loop), only its keywords.
+    const stray = Object.keys(task).find((k) => k !== mod!.raw && !k.startsWith('with_') && !VALID_INCLUDE_KEYWORDS.has(k));
+    if (stray !== undefined) return `'${stray}' is not a valid attribute for a ${module === 'include_role' ? 'IncludeRole' : 'TaskInclude'}`;
+  }
+  if ('tags' in task && !Array.isArray(task.tags) && typeof task.tags !== 'string') return 'tags must be specified as a list';
+  if ('loop_control' in task && !isMapping(task.loop_control))
+    return 'the `loop_control` value must be specified as a dictionary and cannot be a variable itself (though it can contain variables)';
+  const args = INCLUDE_MODULES.has(module) || ROLE_MODULES.has(module) ? mod!.args : {};
+  if ('apply' in args) {
+    // TaskInclude/IncludeRole: only the dynamic includes take apply, and only as a mapping.
+    if (module !== 'include_tasks' && module !== 'include_role') return `Invalid options for ${module}: apply`;
+    if (!isMapping(args.apply)) return `Expected a dict for apply but got <class '${pyType(args.apply)}'> instead`;
+  }
+  return null;
+}
+
 /** Conditions for the keywords of one task or block that decide how it runs and are not modelled. */
-function unmodelledKeywords(task: Record<string, unknown>, level: Condition['level'], module: string, file: string, at: (key: string) => number): Condition[] {
+function unmodelledKeywords(task: Record<string, unknown>, level: Condition['level'], file: string, at: (key: string) => number): Condition[] {
   const out: Condition[] = [];
-  const include = module === 'include_tasks' || module === 'include_role';
   for (const [k, v] of Object.entries(task)) {
-    if (v === undefined) continue;
-    if (include && !VALID_INCLUDE_KEYWORDS.has(k) && KEYWORD_CLASSES[k] && !['block', 'rescue', 'always'].includes(k)) {
-      out.push({
-        expr: `${k}: ${JSON.stringify(v)}`,
-        file,
-        line: at(k),
-        level,
-        keyword: k,
-        unmodelled: `${k} is not a valid keyword for ${module}: ansible-playbook refuses the play`,
-      });
-      continue;
-    }
-    if (k === 'loop_control' && v && typeof v === 'object') {
-      for (const lk of Object.keys(v)) {
+    // refusalOf has seen to it that loop_control is a mapping.
+    if (k === 'loop_control') {
+      for (const lk of Object.keys(v as Record<string, unknown>)) {
         if (!HARMLESS_LOOP_CONTROL.has(lk))
           out.push({ expr: `loop_control.${lk}`, file, line: at(k), level, keyword: k, unmodelled: `loop_control.${lk} is not modelled` });
       }

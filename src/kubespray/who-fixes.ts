@@ -698,6 +698,13 @@ function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression
 function verdict(problem: Problem, found: TaskAction[], unfollowed: WalkIssue[], warnings: AuditWarning[], all: EvaluatedTask[]): Verdict {
   const mine = found.filter((f) => f.problem === problem);
   const evidence = mine.map((f) => ({ ...f.task.task.ref, does: f.does, when: f.task.task.when, status: f.task.status }));
+  // A task ansible-core refuses stops the play (or the host, in a dynamic include) before or around any fix.
+  const refused = unfollowed.filter((i) => i.refused);
+  if (refused.length > 0) {
+    for (const i of refused) warnings.push({ file: i.ref.file, line: i.ref.line, expression: i.ref.name, message: `${problem}: ${i.message}` });
+    const r = refused[0]!;
+    return { who: 'unknown', evidence, reason: `${r.ref.file}:${r.ref.line} "${r.ref.name}": ${r.message}; ansible-playbook stops there` };
+  }
   const present = new Set(mine.filter((f) => f.task.status.runs === 'yes' || f.task.status.runs === 'at run time').map((f) => f.part));
   const rule = RULES[problem];
   if (rule.parts.every((p) => present.has(p))) return { who: 'kubespray', evidence };

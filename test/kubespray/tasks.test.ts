@@ -25,7 +25,8 @@ async function ansibleParse(tasks: unknown[]): Promise<{ keywords: string[]; par
 }
 
 // The cases, all sent to ansible-core in one run (beforeAll).
-const value = (k: string): unknown => (k === 'args' || k === 'vars' ? {} : k === 'loop' ? ['a'] : 'x');
+// loop_control takes a mapping: ansible-core's Task refuses any other value (tasks.scope.test.ts).
+const value = (k: string): unknown => (k === 'args' || k === 'vars' || k === 'loop_control' ? {} : k === 'loop' ? ['a'] : 'x');
 const LOOPS = ['with_dict', 'with_fileglob', 'with_nested', 'with_items'].map((k) => ({
   [k]: ['a'],
   'ansible.posix.sysctl': { name: 'net.ipv4.ip_forward', value: '1' },
@@ -38,8 +39,8 @@ const ACTIONS = [
   { name: 'e', 'ansible.posix.sysctl': { name: 'net.ipv4.ip_forward' }, args: { value: '1' } },
 ];
 const NO_MODULE = [{ name: 'nothing', become: true }];
-// Ansible reads a mapping with rescue: or always: and no block: as a block with an empty block:
-// nothing in it can fail, so the rescue never runs, and it is no module call either way.
+// Ansible reads a mapping with rescue: or always: and no block: as a block (and refuses one whose
+// rescue holds tasks: tasks.scope.test.ts); it is no module call either way.
 const BLOCKISH = [
   { name: 'r', rescue: [{ name: 'never', command: 'swapoff -a' }] },
   { name: 'a', always: [] },

@@ -241,14 +241,20 @@ describe('include levels', () => {
     ]);
   });
 
-  it('a block with rescue and always but a rescue that is not a list walks what is there', async () => {
+  it('a block whose rescue is not a list: ansible-core refuses it as it loads it, and the walk says so instead of walking the rest', async () => {
     const ck = await checkout({
       [PM]: '- name: B\n  block:\n    - name: In\n      command: x\n  rescue: nothing\n  always:\n    - name: Al\n      command: y\n',
     });
     const r = await walkRole(ck, 'kubernetes/preinstall');
-    expect(r.tasks.map((t) => [t.ref.name, t.conditions.length])).toEqual([
-      ['In', 0],
-      ['Al', 0],
+    expect(r.tasks).toEqual([]);
+    // ansible-core 2.14: "A malformed block was encountered while loading rescue.. The ds (nothing) should be a list ..."
+    expect(r.issues).toEqual([
+      {
+        ref: { file: PM, line: 1, name: 'B' },
+        message: 'ansible-core refuses this task: A malformed block was encountered while loading rescue.',
+        unfollowed: true,
+        refused: true,
+      },
     ]);
   });
 });
