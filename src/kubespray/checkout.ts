@@ -2,7 +2,7 @@
 // top-level variables of a vars file (src/kubespray/vars.ts layers them). The checkout is a target path read only
 // through Host, so it works live and on an image (--root).
 import path from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { parseDocument } from 'yaml';
 import { parseAnsibleYaml } from './yaml11.js';
 import type { Node } from 'yaml';
@@ -78,6 +78,16 @@ export interface VarDefinition {
   line: number;
 }
 
+/**
+ * A node's value as Ansible loads it: aliases resolved to their anchors
+ * anywhere in the document and `<<` merge keys merged (PyYAML does both). A
+ * node's own toJSON() knows neither, so it threw on `<<: *anchor` and kept a
+ * `<<` key.
+ */
+export function valueOf(file: YamlFile, node: Node): unknown {
+  return node.toJS(file.doc);
+}
+
 /** Top-level scalars/lists of a defaults file, with their lines. */
 export function topLevelVars(file: YamlFile): VarDefinition[] {
   const out: VarDefinition[] = [];
@@ -88,7 +98,7 @@ export function topLevelVars(file: YamlFile): VarDefinition[] {
     const node = pair.value as Node | null;
     out.push({
       name: String(pair.key.value),
-      value: node && (isScalar(node) || isSeq(node) || isMap(node)) ? node.toJSON() : null,
+      value: node && (isScalar(node) || isSeq(node) || isMap(node) || isAlias(node)) ? valueOf(file, node) : null,
       file: file.rel,
       line: lineOf(file, pair.key as Node),
     });

@@ -8,7 +8,7 @@
 import { isMap, isSeq } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
 import type { KubesprayCheckout } from './checkout.js';
-import { lineOf } from './checkout.js';
+import { lineOf, valueOf } from './checkout.js';
 import { canonicalModule } from './tasks.js';
 import type { Inventory } from './inventory.js';
 
@@ -39,7 +39,7 @@ export async function applyLegacyGroups(ck: KubesprayCheckout, inv: Inventory): 
     }
     for (const playNode of root.items as Node[]) {
       if (!isMap(playNode)) continue;
-      const play = (playNode as YAMLMap).toJSON() as Record<string, unknown>;
+      const play = valueOf(f, playNode) as Record<string, unknown>;
       const pline = lineOf(f, playNode);
       const hosts = play.hosts;
       if (typeof hosts !== 'string' || !PLAIN_GROUP.test(hosts)) {
@@ -53,7 +53,7 @@ export async function applyLegacyGroups(ck: KubesprayCheckout, inv: Inventory): 
       const members = inv.groups.has(hosts) ? membersOf(inv, hosts) : [];
       for (const taskNode of tasksNode.items as Node[]) {
         if (!isMap(taskNode)) continue;
-        const task = (taskNode as YAMLMap).toJSON() as Record<string, unknown>;
+        const task = valueOf(f, taskNode) as Record<string, unknown>;
         const line = lineOf(f, taskNode);
         const moduleKey = Object.keys(task).find((k) => k !== 'name');
         const args = moduleKey ? task[moduleKey] : undefined;

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { isMap, isSeq } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
-import { KubesprayCheckout, lineOf } from './checkout.js';
+import { KubesprayCheckout, lineOf, valueOf } from './checkout.js';
 import type { YamlFile } from './checkout.js';
 import { BLOCK_KEYWORDS, HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS } from './keywords.js';
 import { freeFormArgs, splitModuleString } from './kv-args.js';
@@ -274,7 +274,20 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
   };
 
   const walkTask = async (file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> => {
-    const task = node.toJSON() as Record<string, unknown>;
+    let task: Record<string, unknown>;
+    try {
+      task = valueOf(file, node) as Record<string, unknown>;
+    } catch (e) {
+      // A merge of a non-mapping: ansible-core's loader fails too. (The one other failure, more than the yaml
+      // package's alias limit, is a resource attack ansible-core would load; no verdict holds either way.)
+      result.issues.push({
+        ref: { file: file.rel, line: lineOf(file, node), name: '' },
+        message: `the task cannot be read: ${(e as Error).message}`,
+        unfollowed: true,
+        refused: true,
+      });
+      return;
+    }
     const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
     // Block.is_block: any of the three sections makes the mapping a block.
     const isBlock = 'block' in task || 'rescue' in task || 'always' in task;

@@ -346,3 +346,82 @@ describe('loop items in a value', () => {
     expect(expandItem(3, ['a'])).toEqual([3]);
   });
 });
+
+describe('anchors, aliases and merge keys across the tasks of a file, as ansible-core loads them', () => {
+  async function ansibleYaml(text: string): Promise<unknown> {
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-language.py')], { input: JSON.stringify([{ op: 'yaml', text }]) });
+    const [answer] = JSON.parse(r.stdout) as { ok: boolean; value?: unknown; error?: string }[];
+    expect(answer!.ok, answer!.error).toBe(true);
+    return answer!.value;
+  }
+
+  it('a later task merges (<<: *fwd) or aliases (*fwd) a mapping anchored in an earlier one: the module gets what Ansible loads', async () => {
+    const text = [
+      '- name: A',
+      '  ansible.posix.sysctl: &fwd',
+      '    name: net.ipv4.ip_forward',
+      '    value: "1"',
+      '- name: B',
+      '  ansible.posix.sysctl:',
+      '    <<: *fwd',
+      '    value: "0"',
+      '    sysctl_file: /etc/sysctl.d/x.conf',
+      '- name: C',
+      '  ansible.posix.sysctl: *fwd',
+      '',
+    ].join('\n');
+    const loaded = (await ansibleYaml(text)) as Record<string, unknown>[];
+    const r = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: text }), ROLE);
+    expect(r.issues).toEqual([]);
+    expect(r.tasks.map((t) => t.args)).toEqual(loaded.map((t) => t['ansible.posix.sysctl']));
+    // Written out: the merge gives B the anchored keys under its own value.
+    expect(r.tasks[1]!.args).toEqual({ name: 'net.ipv4.ip_forward', value: '0', sysctl_file: '/etc/sysctl.d/x.conf' });
+  });
+
+  it('a merge of a list, which ansible-core refuses to load, leaves that task unread with a refusal naming its line', async () => {
+    const text = '- name: A\n  command: x\n  vars: &l [1, 2]\n- name: B\n  ansible.posix.sysctl:\n    <<: *l\n    name: n\n';
+    const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-language.py')], { input: JSON.stringify([{ op: 'yaml', text }]) });
+    expect((JSON.parse(r.stdout) as { ok: boolean }[])[0]!.ok).toBe(false);
+    const walked = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: text }), ROLE);
+    expect(walked.tasks.map((t) => t.ref.name)).toEqual(['A']);
+    expect(walked.issues.map((i) => [i.ref.line, i.unfollowed, i.refused, i.message.startsWith('the task cannot be read: ')])).toEqual([[4, true, true, true]]);
+  });
+
+  it("kubespray v2.25.0's bootstrap-os merges one with_first_found item into another task's: the walk reads both tasks", async () => {
+    // v2.25.0 roles/bootstrap-os/tasks/main.yml:13-32, the block's two tasks.
+    const text = [
+      '- name: Include distro specifics vars and tasks',
+      '  block:',
+      '  - name: Include vars',
+      '    include_vars: "{{ item }}"',
+      '    tags:',
+      '    - facts',
+      '    with_first_found:',
+      '    - &search',
+      '      files:',
+      '      - "{{ os_release_dict[\'ID\'] }}.yml"',
+      '      paths:',
+      '      - vars/',
+      '      skip: True',
+      '  - name: Include tasks',
+      '    include_tasks: "{{ included_tasks_file }}"',
+      '    with_first_found:',
+      '    - <<: *search',
+      '      paths: []',
+      '    loop_control:',
+      '      loop_var: included_tasks_file',
+      '',
+    ].join('\n');
+    const loaded = (await ansibleYaml(text)) as { block: Record<string, unknown>[] }[];
+    expect(loaded[0]!.block[1]!.with_first_found).toEqual([{ files: ["{{ os_release_dict['ID'] }}.yml"], paths: [], skip: true }]);
+    const r = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: text }), ROLE);
+    expect(r.tasks.map((t) => [t.ref.line, t.module, t.args])).toEqual([[3, 'include_vars', { _raw_params: '{{ item }}' }]]);
+    expect(r.issues).toEqual([
+      {
+        ref: { file: `${P}/tasks/main.yml`, line: 14, name: 'Include tasks' },
+        message: 'include_tasks with a templated file ({{ included_tasks_file }}); not followed',
+        unfollowed: true,
+      },
+    ]);
+  });
+});
