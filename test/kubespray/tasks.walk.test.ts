@@ -431,6 +431,20 @@ ROLE_CASES.push({
   unknown: 0,
 });
 ROLE_CASES.push({
+  name: 'vars: on the old include: (removed in ansible-core 2.16) are include params as on include_tasks: they outrank an earlier set_fact',
+  source: 'v2.25.0 roles/kubernetes/preinstall/tasks/0080-system-configurations.yml:72-78, moved into a task file',
+  ks: {
+    ...PRE_DEFAULTS,
+    [`${P}/tasks/main.yml`]: [
+      '- set_fact:\n    sysctl_file_path: /etc/sysctl.d/10-set-fact.conf',
+      '- include: forward.yml\n  vars:\n    sysctl_file_path: /etc/sysctl.d/60-include.conf',
+      '',
+    ].join('\n'),
+    [`${P}/tasks/forward.yml`]: IP_FORWARD,
+  },
+  unknown: 0,
+});
+ROLE_CASES.push({
   name: "the other roles of the play (container-engine with its dependency, download): their defaults are seen, the running role's own win",
   source:
     'v2.23.0 playbooks/cluster.yml:20-29; roles/kubernetes/preinstall/tasks/0040-verify-settings.yml:287-293 (containerd_version, download_localhost), 0080-system-configurations.yml',
