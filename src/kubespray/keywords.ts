@@ -131,3 +131,15 @@ export const HARMLESS_LOOP_CONTROL: ReadonlySet<string> = new Set(['label', 'pau
 /** meta actions: end_* stop later tasks, the rest do not change what later tasks do on this host. */
 export const META_ENDS: ReadonlySet<string> = new Set(['end_host', 'end_play', 'end_batch', 'end_role']);
 export const META_HARMLESS: ReadonlySet<string> = new Set(['noop', 'flush_handlers', 'refresh_inventory', 'clear_host_errors', 'reset_connection']);
+
+// Python 3.11's keyword.kwlist: ansible-core's isidentifier refuses these as variable names.
+const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
+);
+
+/** ansible.utils.vars.isidentifier: an ASCII Python identifier that is not a keyword. */
+export function isVariableName(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name);
+}

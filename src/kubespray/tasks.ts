@@ -7,7 +7,7 @@ import { isMap, isSeq } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
 import { KubesprayCheckout, lineOf, valueOf } from './checkout.js';
 import type { YamlFile } from './checkout.js';
-import { BLOCK_KEYWORDS, HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS } from './keywords.js';
+import { BLOCK_KEYWORDS, HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS, isVariableName } from './keywords.js';
 import { freeFormArgs, splitModuleString } from './kv-args.js';
 import { pyType } from './jinja.js';
 
@@ -315,7 +315,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     const at = (key: string): number => lineOf(file, (node.get(key, true) as Node | undefined) ?? node);
     const whenNode = node.get('when', true) as Node | undefined;
     const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
-    const taskVars = task.vars && typeof task.vars === 'object' && !Array.isArray(task.vars) ? [task.vars as Record<string, unknown>] : [];
+    const taskVars = varsLayers(task.vars);
     const dynamic = m0 === 'include_tasks' || m0 === 'include_role' || m0 === 'include';
     const scope: Scope = {
       conds: [...inherited.conds, ...own],
@@ -359,7 +359,8 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
     const loop = literalLoop(task);
     const conditions = gates(scope);
     if (module === 'meta') {
-      const action = typeof mod.args._raw_params === 'string' ? mod.args._raw_params.trim() : '';
+      // Not trimmed: parse_kv keeps trailing blanks and _execute_meta compares the text as it is.
+      const action = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : '';
       const gate: Condition = {
         expr: `meta: ${action} at ${file.rel}:${ref.line} ran`,
         file: file.rel,
@@ -371,7 +372,14 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       if (action === 'end_role') roleEnds = [...roleEnds, gate];
       else if (META_ENDS.has(action)) ends = [...ends, gate];
       else if (!META_HARMLESS.has(action))
-        ends = [...ends, { ...gate, unmodelled: `meta: ${action || JSON.stringify(mod.args)} is not modelled; what runs after it is unknown` }];
+        // Blanks around the action are shown quoted: they are why ansible-core does not know it.
+        ends = [
+          ...ends,
+          {
+            ...gate,
+            unmodelled: `meta: ${action ? (action.trim() === action ? action : JSON.stringify(action)) : JSON.stringify(mod.args)} is not modelled; what runs after it is unknown`,
+          },
+        ];
       return;
     }
     // include_tasks/include_role `apply:` puts its keywords on every included task, as a block around them.
@@ -385,7 +393,7 @@ export async function walkRole(ck: KubesprayCheckout, role: string, templateIncl
       const line = applyNode ? lineOf(file, applyNode) : at(mod.raw);
       return {
         conds: [...into.conds, ...asConditions(a.when).map((expr) => ({ expr, file: file.rel, line, level: 'block' as const }))],
-        vars: isMapping(a.vars) ? [...into.vars, a.vars] : into.vars,
+        vars: [...into.vars, ...varsLayers(a.vars)],
         params: into.params,
         tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
         checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
@@ -496,6 +504,16 @@ function ownTags(tags: unknown, file: string, line: number): Scope['tags'] {
 }
 
 /**
+ * vars: as ansible-core's _load_vars reads them: a mapping, or a list of
+ * mappings merged in order (later names win); null is none. refusalOf turns
+ * away any other shape before the walk reads them.
+ */
+function varsLayers(v: unknown): Record<string, unknown>[] {
+  if (isMapping(v)) return [v];
+  return Array.isArray(v) ? v.filter(isMapping) : [];
+}
+
+/**
  * Why ansible-core refuses a task or block mapping as it loads it (Block,
  * Taggable, LoopControl and TaskInclude checks), in its words, or null. The
  * walk leaves the task out and says so; who-fixes then keeps no verdict.
@@ -524,6 +542,23 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     // TaskInclude.preprocess_data: besides the module key (and with_*, which become loop), only its keywords.
     const stray = Object.keys(task).find((k) => k !== mod!.raw && !k.startsWith('with_') && !VALID_INCLUDE_KEYWORDS.has(k));
     if (stray !== undefined) return `'${stray}' is not a valid attribute for a ${module === 'include_role' ? 'IncludeRole' : 'TaskInclude'}`;
+  }
+  if ('vars' in task) {
+    // FieldAttributeBase._load_vars, in the words of the class that loads the mapping.
+    const cls = isBlock
+      ? 'Block'
+      : module === 'include_role' || module === 'import_role'
+        ? 'IncludeRole'
+        : INCLUDE_MODULES.has(module)
+          ? 'TaskInclude'
+          : 'Task';
+    const v = task.vars;
+    if (v !== null && !isMapping(v) && !(Array.isArray(v) && v.every(isMapping)))
+      return `Vars in a ${cls} must be specified as a dictionary, or a list of dictionaries`;
+    const bad = varsLayers(v)
+      .flatMap((layer) => Object.keys(layer))
+      .find((name) => !isVariableName(name));
+    if (bad !== undefined) return `Invalid variable name in vars specified for ${cls}: '${bad}' is not a valid variable name`;
   }
   if ('tags' in task && !Array.isArray(task.tags) && typeof task.tags !== 'string') return 'tags must be specified as a list';
   if ('loop_control' in task && !isMapping(task.loop_control))

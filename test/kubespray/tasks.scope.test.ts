@@ -33,6 +33,7 @@ const shown = (c: Condition) => {
 interface Loaded {
   refused: string | null;
   args: Record<string, unknown> | null;
+  vars: Record<string, unknown> | null;
 }
 async function ansibleLoad(tasks: unknown[]): Promise<{ loaded: Loaded[]; block_keywords: string[] }> {
   const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-load.py')], { input: JSON.stringify(tasks) });
@@ -61,7 +62,14 @@ const REFUSED: Record<string, unknown>[] = [
   { name: 'until left empty on include_tasks', include_tasks: 'x.yml', until: null },
   { name: 'an unbalanced quote', sysctl: "name='net.ipv4.ip_forward value=1" },
   { name: 'action left empty', action: null },
+  { name: 'local_action left empty', local_action: null },
+  { name: 'local_action as a number', local_action: 5 },
   { name: 'no module at all', become: true },
+  { name: 'vars as a string on include_tasks', include_tasks: 'x.yml', vars: 's' },
+  { name: 'vars as a number on import_role', import_role: { name: 'r' }, vars: 7 },
+  { name: 'vars as a list of numbers on a block', block: [{ command: 'y' }], vars: [1] },
+  { name: 'a variable named True', command: 'x', vars: { True: 1 } },
+  { name: 'a variable name with a dash', command: 'x', vars: [{ ok: 1 }, { 'a-b': 1 }] },
 ];
 // Their near neighbours, which ansible-core loads.
 const LOADED: Record<string, unknown>[] = [
@@ -75,6 +83,17 @@ const LOADED: Record<string, unknown>[] = [
   { name: 'block with its keywords', block: [{ command: 'y' }], rescue: [{ command: 'z' }], when: 'w', become: true, tags: 't' },
   { name: 'an empty rescue', block: [{ command: 'y' }], rescue: [] },
   { name: 'an empty always without block', always: [] },
+  {
+    name: 'vars as a list of mappings',
+    command: 'x',
+    vars: [
+      { a: 1, c: 0 },
+      { a: 2, b: 3 },
+    ],
+  },
+  { name: 'block vars as a list', block: [{ command: 'y' }], vars: [{ a: 1 }] },
+  { name: 'a variable named match (not a Python keyword)', command: 'x', vars: { _ok9: 1, match: 2 } },
+  { name: 'meta with trailing blanks', meta: 'end_host  ' },
   { name: 'meta with a leading space', meta: ' end_play' },
 ];
 
@@ -90,6 +109,8 @@ describe('task mappings ansible-core refuses as it loads them', () => {
     expect(oracle.loaded.slice(REFUSED.length).map((l) => l.refused)).toEqual(LOADED.map(() => null));
     // The meta test below relies on this: ModuleArgsParser drops the leading space.
     expect(oracle.loaded.at(-1)!.args).toEqual({ _raw_params: 'end_play' });
+    // ...and keeps trailing blanks, which _execute_meta then compares as they are ("invalid meta action requested").
+    expect(oracle.loaded.at(-2)!.args).toEqual({ _raw_params: 'end_host  ' });
   });
 
   it('the walk leaves each refused task out with an issue in ansible-core words, naming its file and line', async () => {
@@ -103,7 +124,10 @@ describe('task mappings ansible-core refuses as it loads them', () => {
       // ansible-core's words; where it goes on with a Python repr of the value, the walk stops before it.
       const words = r.issues[0]!.message.replace(/^ansible-core refuses this task: /, '');
       expect(words.length, String(t.name)).toBeGreaterThan(20);
-      expect(oracle.loaded[i]!.refused!.startsWith(words), `${String(t.name)}: ${words}`).toBe(true);
+      const theirs = oracle.loaded[i]!.refused!;
+      expect(theirs.startsWith(words), `${String(t.name)}: ${words}`).toBe(true);
+      // ...up to the end of one of its sentences, not part way through a word.
+      expect(['', '.', ':'], `${String(t.name)}: ${words} | ${theirs}`).toContain(theirs.slice(words.length, words.length + 1));
       expect(
         r.tasks.map((x) => x.ref.name),
         String(t.name),
@@ -121,6 +145,28 @@ describe('task mappings ansible-core refuses as it loads them', () => {
         r.issues.filter((i) => i.refused),
         String(t.name),
       ).toEqual([]);
+    }
+  });
+
+  it('vars written as a list of mappings are merged in order (later names win), as ansible-core loads them', async () => {
+    for (const name of ['vars as a list of mappings', 'block vars as a list', 'a variable named match (not a Python keyword)']) {
+      const i = REFUSED.length + LOADED.findIndex((t) => t.name === name);
+      const r = await walk(JSON.stringify([LOADED[i - REFUSED.length]]));
+      const t = r.tasks[0]!;
+      expect(Object.assign({}, ...t.vars), name).toEqual(oracle.loaded[i]!.vars);
+    }
+  });
+
+  it('every Python keyword is refused as a variable name, as ansible-core refuses it', async () => {
+    const kw = await execa(ansiblePython(), ['-c', 'import json, keyword; print(json.dumps(keyword.kwlist))']);
+    const keywords = JSON.parse(kw.stdout) as string[];
+    expect(keywords).toContain('None');
+    for (const k of keywords) {
+      const r = await walk(JSON.stringify([{ name: 'Named', command: 'x', vars: { [k]: 1 } }]));
+      expect(
+        r.issues.map((i) => i.message),
+        k,
+      ).toEqual([`ansible-core refuses this task: Invalid variable name in vars specified for Task: '${k}' is not a valid variable name`]);
     }
   });
 
@@ -372,6 +418,20 @@ describe('meta', () => {
     ]);
     // Each end carries the conditions it ran under: end_host its when.
     expect(after.conditions[0]!.gate).toEqual([{ expr: 'not_cp', file: PM, line: 3, level: 'task' }]);
+  });
+
+  it('a meta action with blanks after it is none ansible-core knows: what follows is unknown, and the action is shown quoted', async () => {
+    const { tasks } = await walk('- name: Stop\n  meta: "end_host  "\n- name: After\n  command: a\n');
+    expect(task(tasks, 'After').conditions.map(shown)).toEqual([
+      {
+        expr: `meta: end_host   at ${PM}:1 ran`,
+        file: PM,
+        line: 1,
+        level: 'task',
+        keyword: 'meta',
+        unmodelled: 'meta: "end_host  " is not modelled; what runs after it is unknown',
+      },
+    ]);
   });
 
   it("end_role ends the rest of its own role only: an included role's end_role does not reach the including role", async () => {

@@ -159,14 +159,17 @@ describe('conditions, keywords and loops of a task', () => {
     ]);
   });
 
-  it('vars of enclosing blocks and of the task reach it, innermost last; vars that are not a mapping are none', async () => {
+  it('vars of enclosing blocks and of the task reach it, innermost last; vars as a list of mappings are layers in order', async () => {
+    // A list of anything else ansible-core refuses (tasks.scope.test.ts).
     const r = await walkTasks([
       { name: 'outer', vars: { a: 1 }, block: [{ name: 'inner', vars: { b: 2 }, block: [{ name: 't', command: 'x', vars: { c: 3 } }] }] },
-      { name: 'odd', command: 'x', vars: ['not', 'a', 'map'] },
+      { name: 'listed', command: 'x', vars: [{ d: 4 }, { d: 5, e: 6 }] },
+      { name: 'empty', command: 'x', vars: null },
     ]);
     expect(r.tasks.map((t) => [t.ref.name, t.vars])).toEqual([
       ['t', [{ a: 1 }, { b: 2 }, { c: 3 }]],
-      ['odd', []],
+      ['listed', [{ d: 4 }, { d: 5, e: 6 }]],
+      ['empty', []],
     ]);
   });
 
@@ -379,7 +382,7 @@ describe('anchors, aliases and merge keys across the tasks of a file, as ansible
   });
 
   it('a merge of a list, which ansible-core refuses to load, leaves that task unread with a refusal naming its line', async () => {
-    const text = '- name: A\n  command: x\n  vars: &l [1, 2]\n- name: B\n  ansible.posix.sysctl:\n    <<: *l\n    name: n\n';
+    const text = '- name: A\n  command: x\n  tags: &l [a, b]\n- name: B\n  ansible.posix.sysctl:\n    <<: *l\n    name: n\n';
     const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-language.py')], { input: JSON.stringify([{ op: 'yaml', text }]) });
     expect((JSON.parse(r.stdout) as { ok: boolean }[])[0]!.ok).toBe(false);
     const walked = await walkRole(await checkout({ [`${P}/tasks/main.yml`]: text }), ROLE);
