@@ -642,7 +642,9 @@ const PROGRAMS: Record<Problem, string[]> = {
   ip_forward: [],
   port_10250: ['fuser', 'kill', 'pkill', 'killall', 'systemctl'],
 };
-const WRAPPERS = ['sh', 'bash', 'dash', 'xargs', 'sudo', 'env', 'timeout', 'nohup', 'nsenter', 'chroot', 'eval', 'exec'];
+// Not exec: the shell reader drops a leading exec (lex/shell.ts), and under the command module,
+// which has no shell, exec is no program at all (the task fails: No such file or directory).
+const WRAPPERS = ['sh', 'bash', 'dash', 'xargs', 'sudo', 'env', 'timeout', 'nohup', 'nsenter', 'chroot', 'eval'];
 
 /** Whether a command whose text cannot be fully evaluated might still fix `problem`: judged by the programs it runs. */
 function commandCouldFix(problem: Problem, e: EvaluatedTask): boolean {

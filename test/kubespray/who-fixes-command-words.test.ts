@@ -27,6 +27,26 @@ describe('command words', () => {
     expect((await audit('- name: Cmd\n  ansible.builtin.shell: echo hi && swapoff -a\n' + MASK)).swap.who).toBe('kubespray');
   });
 
+  it('the command module runs no shell, so exec is no program there: exec {{ x }} fixes nothing; under shell it runs {{ x }}', async () => {
+    const home = path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`);
+    const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', 'exec true'], {
+      reject: false,
+      env: {
+        ANSIBLE_HOME: home,
+        ANSIBLE_LOCAL_TEMP: path.join(home, 'tmp'),
+        ANSIBLE_NOCOLOR: '1',
+        ANSIBLE_LOCALHOST_WARNING: 'false',
+        ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
+      },
+    });
+    expect(r.stdout).toContain('FAILED');
+    expect(r.stdout).toContain("No such file or directory: b'exec'");
+    const command = await audit('- name: Cmd\n  ansible.builtin.command: exec {{ x }}\n');
+    expect([command.swap.who, command.br_netfilter.who, command.port_10250.who]).toEqual(['operator', 'operator', 'operator']);
+    const shell = await audit('- name: Cmd\n  ansible.builtin.shell: exec {{ x }}\n');
+    expect([shell.swap.who, shell.br_netfilter.who, shell.port_10250.who]).toEqual(['unknown', 'unknown', 'unknown']);
+  });
+
   it('a backquoted substitution with spaces runs its commands: echo `swapoff -a; true`', async () => {
     expect((await audit('- name: Cmd\n  ansible.builtin.shell: "echo `swapoff -a; true` done"\n' + MASK)).swap.who).toBe('kubespray');
   });

@@ -71,6 +71,20 @@ describe('a command with an argument the audit cannot evaluate', () => {
     expect(verdicts(split)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
   });
 
+  it('a shell variable the script does not set, as the program, could be any program', async () => {
+    const w = await audit('', shell('$TOOL -a {{ x }}'));
+    expect(verdicts(w)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+  });
+
+  it('a shell comment holding a template could hold a line break, and so any command after it', async () => {
+    // x = "a\necho ran" ends the comment: sh runs what follows it.
+    const x = 'a\necho ran';
+    const sh = await execa('sh', ['-c', `# ${x}`]);
+    expect(sh.stdout).toBe('ran');
+    const w = await audit('', shell('# {{ x }}'));
+    expect(verdicts(w)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+  });
+
   it('a program name that cannot be evaluated could be any program; only in a task that runs', async () => {
     const w = await audit('', shell('{{ tool }} -a'));
     expect(verdicts(w)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);

@@ -4,7 +4,12 @@
 // directory systemd reads), the order Ansible evaluates `when` items in, and
 // what a set_fact or register does to later tasks. Each expectation is
 // ansible-core's documented behaviour for the module, written out by hand
-// over a two-role tree in kubespray's layout.
+// over a two-role tree in kubespray's layout (set_fact's booleans are asked
+// of ansible-playbook itself).
+import { execa } from 'execa';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatEvidence, runStatus, whoFixesJson } from '../../src/kubespray/who-fixes.js';
 import type { Evidence, WhoFixes } from '../../src/kubespray/who-fixes.js';
@@ -354,6 +359,37 @@ describe('set_fact and register', () => {
     expect(rt.ip_forward.who).toBe('kubespray');
     expect(rt.ip_forward.evidence[0]!.status.runs).toBe('at run time');
   });
+
+  it('set_fact turns the strings true, false, yes and no, in any case, into booleans, as ansible-playbook does; others stay strings', async () => {
+    const values = ['YES', 'yes', 'No', 'True', 'on', ' yes', '1'];
+    const dir = await mkdtemp(path.join(tmpdir(), 'set-fact-oracle-'));
+    try {
+      const facts = Object.fromEntries(values.map((v, i) => [`v${i}`, v]));
+      const play = [
+        {
+          hosts: 'localhost',
+          gather_facts: false,
+          tasks: [{ set_fact: facts }, { debug: { msg: `{{ [${values.map((_, i) => `v${i}`).join(', ')}] | map('type_debug') | list }}` } }],
+        },
+      ];
+      await writeFile(path.join(dir, 'play.yml'), JSON.stringify(play));
+      const r = await execa('ansible-playbook', ['-i', 'localhost,', '-c', 'local', path.join(dir, 'play.yml')], {
+        env: { ANSIBLE_HOME: dir, ANSIBLE_LOCAL_TEMP: path.join(dir, 'tmp'), ANSIBLE_STDOUT_CALLBACK: 'json', ANSIBLE_NOCOLOR: '1' },
+      });
+      const out = JSON.parse(r.stdout) as { plays: { tasks: { hosts: Record<string, { msg?: string[] }> }[] }[] };
+      const types = out.plays[0]!.tasks[1]!.hosts.localhost!.msg!;
+      expect(types).toContain('bool');
+      expect(types).toContain('str');
+      for (const [i, v] of values.entries()) {
+        const w = await audit(
+          `- name: Fact\n  ansible.builtin.set_fact:\n    flag: ${JSON.stringify(v)}\n` + FORWARD + '  when: flag == true or flag == false\n',
+        );
+        expect(w.ip_forward.who, JSON.stringify(v)).toBe(types[i] === 'bool' ? 'kubespray' : 'operator');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('a set_fact that does not run changes nothing; a registered result of a task that does not run is not there', async () => {
     const w = await audit('- name: Fact\n  ansible.builtin.set_fact:\n    go: false\n  when: false\n' + FORWARD + '  when: go\n', '', {
