@@ -345,6 +345,41 @@ describe('the sysctl file', () => {
   });
 });
 
+describe('how a keyword that gates a task reads in its evidence', () => {
+  // Each fixture writes "---" on line 1; FORWARD takes four lines.
+  const ev = async (pre: string) => (await audit(pre)).ip_forward.evidence.map(formatEvidence);
+  const at = (line: number) => `${PM}:${line}`;
+  const FWD = (line: number) => `${at(line)} "Forward": sets net.ipv4.ip_forward = 1 (sysctl module, file /etc/sysctl.conf)`;
+
+  it('tags never and check_mode: true say what they do; a template in them that cannot be evaluated says why', async () => {
+    expect(await ev(FORWARD + '  tags: [never]\n')).toEqual([
+      `${FWD(2)}; does nothing on this host: ${at(6)} tags: ["never"] (kubespray runs untagged: Ansible skips a task tagged never unless it is also tagged always)`,
+    ]);
+    expect(await ev(FORWARD + '  check_mode: true\n')).toEqual([
+      `${FWD(2)}; does nothing on this host: ${at(6)} check_mode: true (a module in check mode changes nothing)`,
+    ]);
+    expect(await ev(FORWARD + '  tags: "{{ t }}"\n')).toEqual([
+      `${FWD(2)}; unknown whether it runs: ${at(6)} tags: ["{{ t }}"] (kubespray runs untagged: Ansible skips a task tagged never unless it is also tagged always): 't' is undefined`,
+    ]);
+    expect(await ev(FORWARD + '  check_mode: maybe\n')).toEqual([
+      `${FWD(2)}; unknown whether it runs: ${at(6)} check_mode: "maybe" (a module in check mode changes nothing): check_mode "maybe" is not a boolean`,
+    ]);
+  });
+
+  it('a meta end before the task: the one that ran, one not modelled, one decided at run time, one that cannot be evaluated', async () => {
+    expect(await ev('- meta: end_host\n' + FORWARD)).toEqual([`${FWD(3)}; does nothing on this host: ${at(2)} meta: end_host at ${at(2)} ran`]);
+    expect(await ev('- meta: clear_facts\n' + FORWARD)).toEqual([
+      `${FWD(3)}; unknown whether it runs: ${at(2)} meta: clear_facts is not modelled; what runs after it is unknown: meta: clear_facts is not modelled; what runs after it is unknown`,
+    ]);
+    expect(await ev('- name: Probe\n  command: probe\n  register: p\n- meta: end_host\n  when: p.rc == 0\n' + FORWARD)).toEqual([
+      `${FWD(7)}; decided at run time: ${at(5)} meta: end_host at ${at(5)} ran reads whether meta: end_host at ${at(5)} ends the host is decided at run time: ${at(6)} when: p.rc == 0 reads p is only known at run time (${at(2)} (registered by "Probe"))`,
+    ]);
+    expect(await ev('- meta: end_host\n  when: x | no_such_filter\n' + FORWARD)).toEqual([
+      `${FWD(4)}; unknown whether it runs: ${at(2)} meta: end_host at ${at(2)} ran: whether meta: end_host at ${at(2)} ends the host cannot be evaluated: ${at(3)} when: x | no_such_filter: filter not found: no_such_filter`,
+    ]);
+  });
+});
+
 describe('set_fact and register', () => {
   it('a set_fact that surely runs replaces the variable; one with a run-time value makes later reads run-time too', async () => {
     const w = await audit(
@@ -389,6 +424,42 @@ describe('set_fact and register', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it('under check_mode: true, set_fact still sets and assert still fails, as ansible-playbook shows; a module changes nothing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'check-mode-oracle-'));
+    try {
+      const play = [
+        {
+          hosts: 'localhost',
+          gather_facts: false,
+          tasks: [
+            { set_fact: { go: true }, check_mode: true },
+            { debug: { msg: '{{ go | default(false) }}' } },
+            { assert: { that: '1 == 2' }, check_mode: true, ignore_errors: true, register: 'checked' },
+            { debug: { msg: '{{ checked.failed }}' } },
+          ],
+        },
+      ];
+      await writeFile(path.join(dir, 'play.yml'), JSON.stringify(play));
+      const r = await execa('ansible-playbook', ['-i', 'localhost,', '-c', 'local', path.join(dir, 'play.yml')], {
+        env: { ANSIBLE_HOME: dir, ANSIBLE_LOCAL_TEMP: path.join(dir, 'tmp'), ANSIBLE_STDOUT_CALLBACK: 'json', ANSIBLE_NOCOLOR: '1' },
+      });
+      const tasks = (JSON.parse(r.stdout) as { plays: { tasks: { hosts: Record<string, { msg?: unknown }> }[] }[] }).plays[0]!.tasks;
+      expect(tasks[1]!.hosts.localhost!.msg).toBe(true);
+      expect(tasks[3]!.hosts.localhost!.msg).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const fact = await audit('- name: Fact\n  ansible.builtin.set_fact:\n    go: true\n  check_mode: true\n' + FORWARD + '  when: go\n', '', {
+      [`${P}/defaults/main.yml`]: '---\ngo: false\n',
+    });
+    expect(fact.ip_forward.who).toBe('kubespray');
+    const check = await audit('- name: Check\n  ansible.builtin.assert:\n    that: 1 == 2\n  check_mode: true\n' + FORWARD);
+    expect(check.ip_forward.who).toBe('operator');
+    expect(check.ip_forward.evidence[0]!.status.runs).toBe('no');
+    // The sysctl module itself under check_mode: true changes nothing.
+    expect((await audit(FORWARD + '  check_mode: true\n')).ip_forward.who).toBe('operator');
   }, 60_000);
 
   it('a set_fact that does not run changes nothing; a registered result of a task that does not run is not there', async () => {
