@@ -160,12 +160,15 @@ export interface EvaluatedTask {
   ctx: VarContext;
 }
 
-/** Block and task vars under set_fact/register results, the including tasks' include params over them. */
+/**
+ * Block and task vars under set_fact/register results, the including tasks'
+ * include params over them. Always a copy: the walk goes on setting facts in
+ * `ctx`, and a task's arguments were templated when it ran, before them.
+ */
 export function taskContext(ctx: VarContext, t: Task): VarContext {
   const defs = (layers: Record<string, unknown>[]): Definition[] =>
     layers.flatMap((layer) => Object.entries(layer).map(([name, value]) => ({ name, value, file: t.ref.file, line: t.ref.line })));
-  const withVars = t.vars.length === 0 ? ctx : ctx.child(defs(t.vars), { taskVars: true });
-  return t.params.length === 0 ? withVars : withVars.child(defs(t.params));
+  return ctx.child(defs(t.vars), { taskVars: true }).child(defs(t.params));
 }
 
 /** Ansible evaluates `when` items in order and skips at the first false; an error before that fails the task. */

@@ -462,6 +462,19 @@ describe('set_fact and register', () => {
     expect((await audit(FORWARD + '  check_mode: true\n')).ip_forward.who).toBe('operator');
   }, 60_000);
 
+  it('a set_fact after a task does not reach back into it: its sysctl_file is the value when it ran', async () => {
+    const w = await audit(
+      FORWARD + '    sysctl_file: "{{ ks_file }}"\n- name: Later\n  ansible.builtin.set_fact:\n    ks_file: /etc/sysctl.d/00-later.conf\n',
+      '',
+      { [`${P}/defaults/main.yml`]: '---\nks_file: /etc/sysctl.d/99-first.conf\n' },
+    );
+    expect(w.sysctl_file).toMatchObject({
+      path: '/etc/sysctl.d/99-first.conf',
+      variable: 'ks_file',
+      definedAt: [{ file: `${P}/defaults/main.yml`, line: 2, variable: 'ks_file' }],
+    });
+  });
+
   it('a set_fact that does not run changes nothing; a registered result of a task that does not run is not there', async () => {
     const w = await audit('- name: Fact\n  ansible.builtin.set_fact:\n    go: false\n  when: false\n' + FORWARD + '  when: go\n', '', {
       [`${P}/defaults/main.yml`]: '---\ngo: true\n',
