@@ -53,6 +53,10 @@ export const groups = {
       'test/kubespray/tasks.walk.test.ts',
       // Where each inherited condition is written, and what ansible-core refuses as it loads a task.
       'test/kubespray/tasks.scope.test.ts',
+      // What a failing assert leaves for the tasks after it.
+      'test/kubespray/who-fixes.assert-ends-host.test.ts',
+      // How an assert is judged and explained.
+      'test/kubespray/who-fixes.asserts.test.ts',
     ],
     env: { WALK_ORACLE: 'recorded' },
   },
