@@ -47,6 +47,40 @@ describe('command words', () => {
     expect([shell.swap.who, shell.br_netfilter.who, shell.port_10250.who]).toEqual(['unknown', 'unknown', 'unknown']);
   });
 
+  it('a variable the script sets may name the program: S=/sbin/swapoff; $S -a turns swap off', async () => {
+    expect((await audit('- name: Cmd\n  ansible.builtin.shell: "S=/sbin/swapoff; $S -a"\n' + MASK)).swap.who).toBe('kubespray');
+  });
+
+  it('[ and [[ are the test builtin, not a program that could be anything: a test around a template fixes nothing', async () => {
+    for (const test of ["[ -n '{{ x }}' ] && true", "[[ -n '{{ x }}' ]] && true"]) {
+      const w = await audit(`- name: Cmd\n  ansible.builtin.shell: ${JSON.stringify(test)}\n`);
+      expect([w.swap.who, w.br_netfilter.who, w.port_10250.who], test).toEqual(['operator', 'operator', 'operator']);
+    }
+  });
+
+  it('fuser frees a port only with -k among its options: a path holding "-k" is no option', async () => {
+    const free = (c: string) => audit(`- name: Free\n  ansible.builtin.shell: ${JSON.stringify(c)}\n`);
+    expect((await free('fuser -v 10250/tcp /opt/my-kube')).port_10250.who).toBe('operator');
+    expect((await free('fuser -vk 10250/tcp')).port_10250.who).toBe('kubespray');
+  });
+
+  it('the command module fails on an open quote in cmd: (shlex: No closing quotation), so the task runs nothing', async () => {
+    const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', JSON.stringify({ cmd: 'echo -a "x' })], {
+      reject: false,
+      env: {
+        ANSIBLE_HOME: path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`),
+        ANSIBLE_NOCOLOR: '1',
+        ANSIBLE_LOCALHOST_WARNING: 'false',
+        ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
+      },
+    });
+    expect(r.stdout).toContain('FAILED');
+    expect(r.stdout).toContain('No closing quotation');
+    const w = await audit('- name: Cmd\n  ansible.builtin.command:\n    cmd: swapoff -a "x\n' + MASK);
+    expect(w.swap.who).toBe('operator');
+    expect(w.swap.evidence.map((e) => e.name)).toEqual(['Mask swap']);
+  });
+
   it('a backquoted substitution with spaces runs its commands: echo `swapoff -a; true`', async () => {
     expect((await audit('- name: Cmd\n  ansible.builtin.shell: "echo `swapoff -a; true` done"\n' + MASK)).swap.who).toBe('kubespray');
   });

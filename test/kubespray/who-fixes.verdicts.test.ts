@@ -366,6 +366,14 @@ describe('how a keyword that gates a task reads in its evidence', () => {
     ]);
   });
 
+  it('run_once: false runs the task on every host, this one included; run_once: true on an inventory not known to be one host is unknown', async () => {
+    expect((await audit(FORWARD + '  run_once: false\n')).ip_forward.who).toBe('kubespray');
+    expect((await audit(FORWARD + '  run_once: "{{ 1 == 2 }}"\n')).ip_forward.who).toBe('kubespray');
+    const once = await audit(FORWARD + '  run_once: true\n');
+    expect(once.ip_forward.who).toBe('unknown');
+    expect(once.ip_forward.reason).toContain(`${at(6)} `);
+  });
+
   it('a meta end before the task: the one that ran, one not modelled, one decided at run time, one that cannot be evaluated', async () => {
     expect(await ev('- meta: end_host\n' + FORWARD)).toEqual([`${FWD(3)}; does nothing on this host: ${at(2)} meta: end_host at ${at(2)} ran`]);
     expect(await ev('- meta: clear_facts\n' + FORWARD)).toEqual([
