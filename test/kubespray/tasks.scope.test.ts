@@ -67,6 +67,8 @@ const REFUSED: Record<string, unknown>[] = [
   { name: 'no module at all', become: true },
   { name: 'vars as a string on include_tasks', include_tasks: 'x.yml', vars: 's' },
   { name: 'vars as a number on import_role', import_role: { name: 'r' }, vars: 7 },
+  { name: 'vars as a string on include_role', include_role: { name: 'r' }, vars: 's' },
+  { name: 'vars mixing a mapping and a number', command: 'x', vars: [{ a: 1 }, 2] },
   { name: 'vars as a list of numbers on a block', block: [{ command: 'y' }], vars: [1] },
   { name: 'a variable named True', command: 'x', vars: { True: 1 } },
   { name: 'a variable name with a dash', command: 'x', vars: [{ ok: 1 }, { 'a-b': 1 }] },
