@@ -301,7 +301,8 @@ function operandValues(expr: string, ctx: VarContext): string[] {
   const seen = new Set<string>();
   const visit = (n: ExprNode | null): void => {
     if (!n) return;
-    if (n.typename === 'Symbol' || (n.typename === 'LookupVal' && (n.target as ExprNode | undefined)?.typename === 'Symbol')) {
+    const byConstant = n.typename === 'LookupVal' && (n.target as ExprNode).typename === 'Symbol' && (n.val as ExprNode).typename === 'Literal';
+    if (n.typename === 'Symbol' || byConstant) {
       const text = n.typename === 'Symbol' ? String(n.value) : `${String((n.target as ExprNode).value)}[${JSON.stringify((n.val as ExprNode).value)}]`;
       if (seen.has(text) || ['true', 'false', 'none', 'True', 'False', 'None'].includes(text)) return;
       seen.add(text);

@@ -33,6 +33,14 @@ describe('the values shown beside a false assert', () => {
     expect(v.memory).toBe(false);
   });
 
+  it('a lookup by a variable key, or of something that is not a variable, shows the variables and constant lookups inside it; a negation shows its variable', async () => {
+    const t = await assertTask("- name: Ports\n  assert:\n    that: not swap_on and ports[idx] == 6443 and cfg.ports[slot] == 6443 and node.name[0] == 'c'\n");
+    const v = evaluateAssert(t, vars({ swap_on: true, ports: [10250, 6443], idx: 1, cfg: { ports: [6443] }, slot: 0, node: { name: 'cp1' } }), true);
+    expect(v.result).toBe('fail');
+    // Not ports["idx"] = undefined: the key is idx's value, not the text idx.
+    expect(v.failed!.values).toEqual(['swap_on = true', 'idx = 1', 'slot = 0', 'node["name"] = "cp1"']);
+  });
+
   it('an item YAML reads as a boolean is shown as Ansible writes it back', async () => {
     const t = await assertTask('- name: Literal\n  assert:\n    that:\n      - 1 == 1\n      - false\n');
     const v = evaluateAssert(t, vars({}), true);
