@@ -71,6 +71,12 @@ describe('a command with an argument the audit cannot evaluate', () => {
     expect(verdicts(split)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
   });
 
+  it('a command that renders empty when its unevaluated parts stand in as one word could still be any program', async () => {
+    // The stand-in compares unequal to 1, so this renders as no command at all; with x == 1 it runs swapoff.
+    const w = await audit('', `- name: Cond\n  ansible.builtin.command: "{{ 'swapoff -a' if x == 1 else '' }}"\n`);
+    expect(verdicts(w)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+  });
+
   it('a shell variable the script does not set, as the program, could be any program', async () => {
     const w = await audit('', shell('$TOOL -a {{ x }}'));
     expect(verdicts(w)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
