@@ -101,6 +101,24 @@ describe('the order Ansible evaluates when items in', () => {
     expect(runStatus([], ctx)).toEqual({ runs: 'yes' });
   });
 
+  it("run_once runs here on an inventory of one host; when the inventory's groups cannot be read, which host it picks stays unknown", () => {
+    const once: Condition = {
+      expr: 'run_once: true',
+      value: true,
+      file: 'f.yml',
+      line: 3,
+      level: 'task',
+      keyword: 'run_once',
+      unmodelled: 'run_once is not modelled',
+    };
+    const inventory = (groups: Record<string, unknown>) => new VarContext([{ name: 'groups', value: groups, file: 'inv', line: 1 }]);
+    expect(runStatus([once], inventory({ all: ['node1'] }))).toEqual({ runs: 'yes' });
+    expect(runStatus([once], inventory({ all: ['node1', 'node2'] }))).toMatchObject({ runs: 'unknown', reason: 'run_once is not modelled' });
+    // groups known only at run time: the resolver cannot give it, so it is not taken for one host.
+    const later = new VarContext([{ name: 'groups', runtime: true, file: 't.yml', line: 2, how: '(registered by "probe")' }]);
+    expect(runStatus([once], later)).toMatchObject({ runs: 'unknown', reason: 'run_once is not modelled' });
+  });
+
   it('a registered result makes it a run-time decision; an undefined name after it makes it unknown, and not the other way round', () => {
     const rt = runStatus([c('reg.rc == 0')], ctx);
     expect(rt.runs).toBe('at run time');
