@@ -568,6 +568,10 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     // TaskInclude/IncludeRole: only the dynamic includes take apply, and only as a mapping.
     if (module !== 'include_tasks' && module !== 'include_role') return `Invalid options for ${module}: apply`;
     if (!isMapping(args.apply)) return `Expected a dict for apply but got <class '${pyType(args.apply)}'> instead`;
+    // TaskInclude.build_parent_block loads apply as a Block (of no tasks) when the include runs;
+    // a refusal there ends ansible-playbook (ERROR!) at the include, with none of its tasks run.
+    const asBlock = refusalOf({ ...args.apply, block: [] }, true, null);
+    if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
   }
   return null;
 }

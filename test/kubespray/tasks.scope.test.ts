@@ -172,6 +172,32 @@ describe('task mappings ansible-core refuses as it loads them', () => {
     }
   });
 
+  it("an include's apply is loaded as a Block when the include runs: what the Block refuses, the include is refused for", async () => {
+    // ansible-playbook's words for each, run live in tasks.walk.test.ts (it stops at the include).
+    const refused: [unknown, string][] = [
+      ['bad', 'Vars in a Block must be specified as a dictionary, or a list of dictionaries'],
+      [{ vars: [{ '1a': 1 }] }, "Invalid variable name in vars specified for Block: '1a' is not a valid variable name"],
+      [{ bogus: 1 }, "'bogus' is not a valid attribute for a Block"],
+      [{ tags: 5 }, 'tags must be specified as a list'],
+      [{ rescue: [{ debug: 'msg=x' }] }, "'rescue' keyword cannot be used without 'block'"],
+    ];
+    for (const [apply, words] of refused) {
+      const a = typeof apply === 'string' ? { vars: apply } : apply;
+      const r = await walk(JSON.stringify([{ include_tasks: { file: 'x.yml', apply: a } }]));
+      expect(
+        r.issues.map((i) => [i.message, i.refused]),
+        JSON.stringify(a),
+      ).toEqual([[`ansible-core refuses this task: ${words} (in apply, loaded as a Block when the include runs)`, true]]);
+    }
+    for (const apply of [{}, { vars: [{ v: 1 }, { w: 2 }], tags: ['x'], ignore_errors: true, when: 'a' }, { vars: null }]) {
+      const r = await walk(JSON.stringify([{ include_tasks: { file: 'x.yml', apply } }]));
+      expect(
+        r.issues.filter((i) => i.refused),
+        JSON.stringify(apply),
+      ).toEqual([]);
+    }
+  });
+
   it('a block may hold exactly the keys ansible-core gives a Block', () => {
     expect([...BLOCK_KEYWORDS].sort()).toEqual(oracle.block_keywords);
   });

@@ -309,6 +309,63 @@ describe('task keywords, compared with ansible-playbook', () => {
       expect(who[problem].reason, problem).toBe(`${P}/tasks/main.yml:1 "": ansible-core refuses this task: ${refusal}; ansible-playbook stops there`);
     }
   }, 120_000);
+  it('an include whose apply ansible-core cannot load as a Block: ansible-playbook stops at the include with none of its tasks run, and the audit keeps no verdict', async () => {
+    const cases: [string, string][] = [
+      ['{vars: bad}', 'Vars in a Block must be specified as a dictionary, or a list of dictionaries'],
+      ["{vars: [{'1a': 1}]}", "Invalid variable name in vars specified for Block: '1a' is not a valid variable name"],
+      ['{bogus: 1}', "'bogus' is not a valid attribute for a Block"],
+      ['{loop_control: {}}', "'loop_control' is not a valid attribute for a Block"],
+      ['{tags: 5}', 'tags must be specified as a list'],
+      ['{rescue: [{debug: msg=x}]}', "'rescue' keyword cannot be used without 'block'"],
+    ];
+    for (const [apply, refusal] of cases) {
+      const tree: Tree = {
+        'inv/hosts.ini': INV,
+        [`ks/${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]!,
+        [`ks/${P}/tasks/main.yml`]: `- include_tasks:\n    file: 0010-swapoff.yml\n    apply: ${apply}\n- name: After\n  command: /sbin/swapoff -a\n`,
+        [`ks/${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
+      };
+      const oracle = await runWalkOracle(tree, { roles: ['kubernetes/preinstall'], inventory: 'inv/hosts.ini', host: 'node1', facts: FACTS });
+      expect(oracle.stdout, apply).toContain(refusal);
+      // The include itself runs (for a run-time tags error it is recorded failed); nothing in it or after it does.
+      expect(
+        oracle.records.filter((r) => r.action !== 'fake_facts' && r.action !== 'include_tasks'),
+        apply,
+      ).toEqual([]);
+      const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-ours-'));
+      roots.push(root);
+      buildTree(root, tree);
+      const ck = new KubesprayCheckout(new Host({ root }), '/ks');
+      const opts = { facts: FACTS, host: { inventory: parseInventory(INV, '/inv/hosts.ini'), inventoryDir: '/inv', host: 'node1' } };
+      const who = await auditWhoFixes(ck, opts);
+      for (const problem of ['swap', 'br_netfilter', 'ip_forward', 'port_10250'] as const) {
+        expect(who[problem].who, `${apply} ${problem}`).toBe('unknown');
+        expect(who[problem].reason, `${apply} ${problem}`).toBe(
+          `${P}/tasks/main.yml:1 "": ansible-core refuses this task: ${refusal} (in apply, loaded as a Block when the include runs); ansible-playbook stops there`,
+        );
+      }
+    }
+    // An apply ansible-core loads: its vars reach the included tasks, and swapoff runs.
+    const good: Tree = {
+      'inv/hosts.ini': INV,
+      [`ks/${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]!,
+      [`ks/${P}/tasks/main.yml`]: '- include_tasks:\n    file: 0010-swapoff.yml\n    apply: {vars: [{v: 1}, {w: 2}], tags: [x]}\n',
+      [`ks/${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
+    };
+    const oracle = await runWalkOracle(good, { roles: ['kubernetes/preinstall'], inventory: 'inv/hosts.ini', host: 'node1', facts: FACTS });
+    expect(oracle.records.filter((r) => r.file === `${P}/tasks/0010-swapoff.yml`).length).toBeGreaterThan(0);
+    const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-ours-'));
+    roots.push(root);
+    buildTree(root, good);
+    const ck = new KubesprayCheckout(new Host({ root }), '/ks');
+    const { issues } = await evaluateAuditedRoles(
+      ck,
+      { facts: FACTS, host: { inventory: parseInventory(INV, '/inv/hosts.ini'), inventoryDir: '/inv', host: 'node1' } },
+      ['kubernetes/preinstall'],
+    );
+    expect(issues).toEqual([]);
+  }, 240_000);
+
   it('every keyword ansible-core accepts on a task, block or handler is classified modelled, harmless or unknown', async () => {
     const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: '[]' });
     const keywords = (JSON.parse(r.stdout) as { keywords: string[] }).keywords;
