@@ -127,6 +127,11 @@ export const BLOCK_KEYWORDS: ReadonlySet<string> = new Set([
 
 /** loop_control keys that do not change which item a module gets. */
 export const HARMLESS_LOOP_CONTROL: ReadonlySet<string> = new Set(['label', 'pause', 'index_var', 'extended', 'extended_allitems', 'loop_var']);
+/**
+ * What loop_control may hold (LoopControl's attributes): any other key makes ansible-core refuse the play.
+ * break_when came with ansible-core 2.18 (2.14 refuses it); it is taken here, and is not modelled.
+ */
+export const LOOP_CONTROL_KEYWORDS: ReadonlySet<string> = new Set([...HARMLESS_LOOP_CONTROL, 'break_when']);
 
 /** meta actions: end_* stop later tasks, the rest do not change what later tasks do on this host. */
 export const META_ENDS: ReadonlySet<string> = new Set(['end_host', 'end_play', 'end_batch', 'end_role']);

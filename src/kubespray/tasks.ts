@@ -7,7 +7,16 @@ import { isMap, isSeq } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
 import { KubesprayCheckout, lineOf, valueOf } from './checkout.js';
 import type { YamlFile } from './checkout.js';
-import { BLOCK_KEYWORDS, HARMLESS_LOOP_CONTROL, KEYWORD_CLASSES, META_ENDS, META_HARMLESS, VALID_INCLUDE_KEYWORDS, isVariableName } from './keywords.js';
+import {
+  BLOCK_KEYWORDS,
+  HARMLESS_LOOP_CONTROL,
+  KEYWORD_CLASSES,
+  LOOP_CONTROL_KEYWORDS,
+  META_ENDS,
+  META_HARMLESS,
+  VALID_INCLUDE_KEYWORDS,
+  isVariableName,
+} from './keywords.js';
 import { freeFormArgs, splitModuleString } from './kv-args.js';
 import { pyType } from './jinja.js';
 
@@ -535,7 +544,9 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
   } else {
     for (const k of ['action', 'local_action'])
       if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
-    if (mod === null) return 'no module/action detected in task.';
+    if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
+    const modules = moduleKeys(task);
+    if (mod === null && modules.length < 2) return 'no module/action detected in task.';
   }
   const module = mod ? canonicalModule(mod.raw) : '';
   if (module === 'include_tasks' || module === 'include_role') {
@@ -543,6 +554,21 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     const stray = Object.keys(task).find((k) => k !== mod!.raw && !k.startsWith('with_') && !VALID_INCLUDE_KEYWORDS.has(k));
     if (stray !== undefined) return `'${stray}' is not a valid attribute for a ${module === 'include_role' ? 'IncludeRole' : 'TaskInclude'}`;
   }
+  if (!isBlock) {
+    // ModuleArgsParser takes one module. A second key that is no keyword is another module or a typo
+    // (`whne:`); which, depends on the collections where kubespray runs, but ansible-core refuses the task either way.
+    const [a, b] = moduleKeys(task);
+    if (b !== undefined)
+      return `${a} and ${b} are no task keywords and only one can be the module: ansible-core refuses the task ("conflicting action statements" when both are modules, "not a valid attribute for a Task" when one is misspelt)`;
+    const loop = duplicateLoop(task);
+    if (loop !== null) return `duplicate loop in task: ${loop}`;
+    if (isMapping(task.loop_control)) {
+      const stray = Object.keys(task.loop_control).find((k) => !LOOP_CONTROL_KEYWORDS.has(k));
+      if (stray !== undefined) return `'${stray}' is not a valid attribute for a LoopControl`;
+    }
+  }
+  const options = mod ? includeOptionsRefusal(module, mod) : null;
+  if (options !== null) return options;
   if ('vars' in task) {
     // FieldAttributeBase._load_vars, in the words of the class that loads the mapping.
     const cls = isBlock
@@ -572,6 +598,68 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     // a refusal there ends ansible-playbook (ERROR!) at the include, with none of its tasks run.
     const asBlock = refusalOf({ ...args.apply, block: [] }, true, null);
     if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
+  }
+  return null;
+}
+
+// Attributes a task may carry besides those the walk reads (TASK_KEYWORDS): ansible-core's internal names.
+const INTERNAL_TASK_ATTRIBUTES: ReadonlySet<string> = new Set(['async_val', 'loop_with']);
+
+/** The keys ModuleArgsParser could take for the module, in order: action's module first, then every key that is no keyword. */
+function moduleKeys(task: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const a = task.action ?? task.local_action;
+  if (typeof a === 'string') out.push(splitModuleString(a).module);
+  else if (isMapping(a) && typeof a.module === 'string') out.push(splitModuleString(a.module).module);
+  for (const k of Object.keys(task)) if (!TASK_KEYWORDS.has(k) && !INTERNAL_TASK_ATTRIBUTES.has(k) && !k.startsWith('with_')) out.push(k);
+  return out;
+}
+
+/**
+ * Task._preprocess_with_loop: a with_* after a loop or another with_* is a
+ * second loop. (A with_* whose lookup does not exist is refused as an
+ * attribute instead: refused either way.) A loop after a with_* is loaded,
+ * and the with_* wins at run time.
+ */
+function duplicateLoop(task: Record<string, unknown>): string | null {
+  let looped = false;
+  for (const [k, v] of Object.entries(task)) {
+    if (k === 'loop' && v !== null) looped = true;
+    if (!k.startsWith('with_')) continue;
+    if (looped) return k.slice('with_'.length);
+    looped = true;
+  }
+  return null;
+}
+
+// IncludeRole.VALID_ARGS and TaskInclude.VALID_ARGS (ansible-core 2.14 to 2.19).
+const ROLE_ARGS: ReadonlySet<string> = new Set([
+  'name',
+  'role',
+  'tasks_from',
+  'vars_from',
+  'defaults_from',
+  'handlers_from',
+  'apply',
+  'public',
+  'allow_duplicates',
+  'rolespec_validate',
+]);
+const TASKS_ARGS: ReadonlySet<string> = new Set(['file', '_raw_params', 'apply']);
+
+/** IncludeRole.load and TaskInclude.check_options: the arguments an include or import takes, named as the task writes its action. */
+function includeOptionsRefusal(module: string, mod: { raw: string; args: Record<string, unknown> }): string | null {
+  const names = Object.keys(mod.args);
+  if (ROLE_MODULES.has(module)) {
+    if ((mod.args.name ?? mod.args.role ?? null) === null) return `'name' is a required field for ${mod.raw}.`;
+    if (module === 'import_role' && 'public' in mod.args) return `Invalid options for ${mod.raw}: public`;
+    const bad = names.filter((k) => !ROLE_ARGS.has(k));
+    if (bad.length > 0) return `Invalid options for ${mod.raw}: ${bad.join(',')}`;
+  }
+  if (module === 'include_tasks' || module === 'import_tasks') {
+    const bad = names.filter((k) => !TASKS_ARGS.has(k));
+    if (bad.length > 0) return `Invalid options for ${mod.raw}: ${bad.join(',')}`;
+    if (!mod.args._raw_params && !mod.args.file) return `No file specified for ${mod.raw}`;
   }
   return null;
 }

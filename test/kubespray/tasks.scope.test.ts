@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BLOCK_KEYWORDS } from '../../src/kubespray/keywords.js';
+import { BLOCK_KEYWORDS, LOOP_CONTROL_KEYWORDS } from '../../src/kubespray/keywords.js';
 import { walkRole } from '../../src/kubespray/tasks.js';
 import type { Condition, Task } from '../../src/kubespray/tasks.js';
 import { ansiblePython } from '../helpers/ansible-python.js';
@@ -72,6 +72,18 @@ const REFUSED: Record<string, unknown>[] = [
   { name: 'vars as a list of numbers on a block', block: [{ command: 'y' }], vars: [1] },
   { name: 'a variable named True', command: 'x', vars: { True: 1 } },
   { name: 'a variable name with a dash', command: 'x', vars: [{ ok: 1 }, { 'a-b': 1 }] },
+  { name: 'an option include_tasks does not take', include_tasks: { file: 'x.yml', bogus: 1 } },
+  { name: 'an option import_tasks does not take, as key=value', import_tasks: 'x.yml bogus=1' },
+  { name: 'an option include_role does not take, fully qualified', 'ansible.builtin.include_role': { name: 'r', bogus: 1 } },
+  { name: 'public on import_role', import_role: { name: 'r', public: true } },
+  { name: 'include_role without a name', include_role: { tasks_from: 'x' } },
+  { name: 'include_role with a free-form role', include_role: 'r' },
+  { name: 'include_tasks without a file', include_tasks: { apply: { tags: ['a'] } } },
+  { name: 'import_tasks with an empty file', import_tasks: { file: '' } },
+  { name: 'a loop and then with_items', command: 'x', loop: [1], with_items: [2] },
+  { name: 'with_items and then with_dict', command: 'x', with_items: [2], with_dict: {} },
+  { name: 'action beside local_action', action: 'command x', local_action: 'command y' },
+  { name: 'a key loop_control does not take', command: 'x', loop: [1], loop_control: { loop_var: 'a', bogus: 1 } },
 ];
 // Their near neighbours, which ansible-core loads.
 const LOADED: Record<string, unknown>[] = [
@@ -95,6 +107,31 @@ const LOADED: Record<string, unknown>[] = [
   },
   { name: 'block vars as a list', block: [{ command: 'y' }], vars: [{ a: 1 }] },
   { name: 'a variable named match (not a Python keyword)', command: 'x', vars: { _ok9: 1, match: 2 } },
+  { name: 'with_items and then a loop (the with_items wins at run time)', command: 'x', with_items: [2], loop: [1] },
+  { name: 'a null loop and then with_items', command: 'x', loop: null, with_items: [2] },
+  { name: 'include_tasks file= as key=value', include_tasks: 'file=x.yml' },
+  {
+    name: 'include_role by role and every option it takes',
+    include_role: {
+      role: 'r',
+      tasks_from: 't',
+      vars_from: 'v',
+      defaults_from: 'd',
+      handlers_from: 'h',
+      apply: { tags: ['a'] },
+      public: true,
+      allow_duplicates: true,
+      rolespec_validate: false,
+    },
+  },
+  { name: 'import_role with the options it takes', import_role: { name: 'r', tasks_from: 't', allow_duplicates: true, rolespec_validate: false } },
+  {
+    name: 'every key loop_control takes in ansible-core 2.14',
+    command: 'x',
+    loop: [1],
+    loop_control: { loop_var: 'a', index_var: 'i', label: 'l', pause: 1, extended: true, extended_allitems: false },
+  },
+  { name: 'internal attributes written as keys', command: 'x', async_val: 5 },
   { name: 'meta with trailing blanks', meta: 'end_host  ' },
   { name: 'meta with a leading space', meta: ' end_play' },
 ];
@@ -196,6 +233,41 @@ describe('task mappings ansible-core refuses as it loads them', () => {
         JSON.stringify(apply),
       ).toEqual([]);
     }
+  });
+
+  it('a second key that is no keyword (another module, or a misspelt keyword) is refused, naming both; ansible-core refuses each', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ command: 'x', shell: 'y' }, 'command', 'shell'],
+      [{ action: 'command x', shell: 'y' }, 'command', 'shell'],
+      [{ local_action: { module: 'command', _raw_params: 'x' }, shell: 'y' }, 'command', 'shell'],
+      [{ whne: 'false', command: 'x' }, 'whne', 'command'],
+      [{ command: 'x', whne: 'false' }, 'command', 'whne'],
+      [{ whne: 1, tag: 2 }, 'whne', 'tag'],
+    ];
+    const theirs = await ansibleLoad(cases.map(([t]) => t));
+    for (const [i, [t, a, b]] of cases.entries()) {
+      expect(theirs.loaded[i]!.refused, JSON.stringify(t)).not.toBeNull();
+      const r = await walk(JSON.stringify([t]));
+      expect(
+        r.issues.map((x) => x.message),
+        JSON.stringify(t),
+      ).toEqual([
+        `ansible-core refuses this task: ${a} and ${b} are no task keywords and only one can be the module: ansible-core refuses the task ("conflicting action statements" when both are modules, "not a valid attribute for a Task" when one is misspelt)`,
+      ]);
+    }
+    // The two words quoted are ansible-core's.
+    expect(theirs.loaded[0]!.refused).toBe('conflicting action statements: command, shell');
+    expect(theirs.loaded[4]!.refused).toBe("'whne' is not a valid attribute for a Task");
+  });
+
+  it('loop_control may hold exactly the keys ansible-core gives a LoopControl, and break_when (ansible-core 2.18)', async () => {
+    const r = await execa(ansiblePython(), [
+      '-c',
+      'import json; from ansible.playbook.loop_control import LoopControl; print(json.dumps(sorted(LoopControl.fattributes)))',
+    ]);
+    const theirs = JSON.parse(r.stdout) as string[];
+    expect([...LOOP_CONTROL_KEYWORDS].filter((k) => k !== 'break_when').sort()).toEqual(theirs.filter((k) => k !== 'break_when').sort());
+    expect(LOOP_CONTROL_KEYWORDS.has('break_when')).toBe(true);
   });
 
   it('a block may hold exactly the keys ansible-core gives a Block', () => {

@@ -306,13 +306,14 @@ describe('includes', () => {
     expect(still.issues.map((i) => i.message)).toEqual(['include_tasks with a templated file ({{ os_file }}); not followed']);
   });
 
-  it('an include without a file name is not followed', async () => {
+  it('an include without a file name: ansible-core refuses it as it loads it (tasks.scope.test.ts asks it), so the walk does', async () => {
     const r = await walkTasks([{ name: 'No file', include_tasks: { apply: { tags: ['x'] } } }]);
     expect(r.issues).toEqual([
       {
         ref: { file: `${P}/tasks/main.yml`, line: 1, name: 'No file' },
-        message: 'include_tasks with a templated file (undefined); not followed',
+        message: 'ansible-core refuses this task: No file specified for include_tasks',
         unfollowed: true,
+        refused: true,
       },
     ]);
   });

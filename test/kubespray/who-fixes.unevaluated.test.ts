@@ -249,7 +249,7 @@ describe("Ansible's rules", () => {
 });
 
 describe('include levels', () => {
-  it('include_role conditions are "include" level, import_role ones "import"; a role without a name is not followed', async () => {
+  it('include_role conditions are "include" level, import_role ones "import"; a role without a name is refused, as ansible-core refuses it', async () => {
     const ck = await checkout({
       [PM]: '- name: Inc\n  include_role:\n    name: r1\n  when: a\n- name: Imp\n  ansible.builtin.import_role:\n    name: r1\n  when: b\n- name: Nameless\n  include_role:\n    tasks_from: x\n',
       'roles/r1/tasks/main.yml': '- name: R1\n  command: x\n',
@@ -257,7 +257,12 @@ describe('include levels', () => {
     const r = await walkRole(ck, 'kubernetes/preinstall');
     expect(r.tasks.map((t) => t.conditions.map((c) => [c.expr, c.level]))).toEqual([[['a', 'include']], [['b', 'import']]]);
     expect(r.issues).toEqual([
-      { ref: { file: PM, line: 9, name: 'Nameless' }, message: 'include_role of a templated role (undefined); not followed', unfollowed: true },
+      {
+        ref: { file: PM, line: 9, name: 'Nameless' },
+        message: "ansible-core refuses this task: 'name' is a required field for include_role.",
+        unfollowed: true,
+        refused: true,
+      },
     ]);
   });
 
