@@ -554,18 +554,17 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     const stray = Object.keys(task).find((k) => k !== mod!.raw && !k.startsWith('with_') && !VALID_INCLUDE_KEYWORDS.has(k));
     if (stray !== undefined) return `'${stray}' is not a valid attribute for a ${module === 'include_role' ? 'IncludeRole' : 'TaskInclude'}`;
   }
-  if (!isBlock) {
-    // ModuleArgsParser takes one module. A second key that is no keyword is another module or a typo
-    // (`whne:`); which, depends on the collections where kubespray runs, but ansible-core refuses the task either way.
-    const [a, b] = moduleKeys(task);
-    if (b !== undefined)
-      return `${a} and ${b} are no task keywords and only one can be the module: ansible-core refuses the task ("conflicting action statements" when both are modules, "not a valid attribute for a Task" when one is misspelt)`;
-    const loop = duplicateLoop(task);
-    if (loop !== null) return `duplicate loop in task: ${loop}`;
-    if (isMapping(task.loop_control)) {
-      const stray = Object.keys(task.loop_control).find((k) => !LOOP_CONTROL_KEYWORDS.has(k));
-      if (stray !== undefined) return `'${stray}' is not a valid attribute for a LoopControl`;
-    }
+  // A block reaches here with Block's keys only (all of them a Task's too, or block/rescue/always).
+  // ModuleArgsParser takes one module. A second key that is no keyword is another module or a typo
+  // (`whne:`); which, depends on the collections where kubespray runs, but ansible-core refuses the task either way.
+  const [a, b] = moduleKeys(task);
+  if (b !== undefined)
+    return `${a} and ${b} are no task keywords and only one can be the module: ansible-core refuses the task ("conflicting action statements" when both are modules, "not a valid attribute for a Task" when one is misspelt)`;
+  const loop = duplicateLoop(task);
+  if (loop !== null) return `duplicate loop in task: ${loop}`;
+  if (isMapping(task.loop_control)) {
+    const stray = Object.keys(task.loop_control).find((k) => !LOOP_CONTROL_KEYWORDS.has(k));
+    if (stray !== undefined) return `'${stray}' is not a valid attribute for a LoopControl`;
   }
   const options = mod ? includeOptionsRefusal(module, mod) : null;
   if (options !== null) return options;

@@ -131,7 +131,7 @@ const LOADED: Record<string, unknown>[] = [
     loop: [1],
     loop_control: { loop_var: 'a', index_var: 'i', label: 'l', pause: 1, extended: true, extended_allitems: false },
   },
-  { name: 'internal attributes written as keys', command: 'x', async_val: 5 },
+  { name: 'internal attributes written as keys', command: 'x', async_val: 5, loop_with: 'items' },
   { name: 'meta with trailing blanks', meta: 'end_host  ' },
   { name: 'meta with a leading space', meta: ' end_play' },
 ];
@@ -258,6 +258,19 @@ describe('task mappings ansible-core refuses as it loads them', () => {
     // The two words quoted are ansible-core's.
     expect(theirs.loaded[0]!.refused).toBe('conflicting action statements: command, shell');
     expect(theirs.loaded[4]!.refused).toBe("'whne' is not a valid attribute for a Task");
+  });
+
+  it('several options an include does not take are all named, as ansible-core names them (in its own set order)', async () => {
+    const cases = [{ import_tasks: { file: 'x.yml', b1: 1, b2: 2 } }, { include_role: { name: 'r', b1: 1, b2: 2 } }];
+    const theirs = await ansibleLoad(cases);
+    for (const [i, t] of cases.entries()) {
+      const r = await walk(JSON.stringify([t]));
+      const ours = r.issues.map((x) => x.message.replace(/^ansible-core refuses this task: /, ''));
+      const module = Object.keys(t)[0]!;
+      expect(ours, module).toEqual([`Invalid options for ${module}: b1,b2`]);
+      const [head, names] = theirs.loaded[i]!.refused!.split(': ');
+      expect([head, names!.split(',').sort()], module).toEqual([`Invalid options for ${module}`, ['b1', 'b2']]);
+    }
   });
 
   it('loop_control may hold exactly the keys ansible-core gives a LoopControl, and break_when (ansible-core 2.18)', async () => {
