@@ -566,6 +566,9 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     const stray = Object.keys(task.loop_control).find((k) => !LOOP_CONTROL_KEYWORDS.has(k));
     if (stray !== undefined) return `'${stray}' is not a valid attribute for a LoopControl`;
   }
+  // helpers.load_list_of_tasks: an import is read once, as the play loads, so it cannot loop.
+  if ((module === 'import_tasks' || module === 'import_role') && ((task.loop ?? null) !== null || Object.keys(task).some((k) => k.startsWith('with_'))))
+    return `You cannot use loops on '${module}' statements. You should use '${module.replace('import_', 'include_')}' instead.`;
   const options = mod ? includeOptionsRefusal(module, mod) : null;
   if (options !== null) return options;
   if ('vars' in task) {

@@ -366,6 +366,45 @@ describe('task keywords, compared with ansible-playbook', () => {
     expect(issues).toEqual([]);
   }, 240_000);
 
+  it('an import with a loop: ansible-playbook refuses the play as it loads it, and the audit keeps no verdict; a null loop is no loop', async () => {
+    const cases: [string, string][] = [
+      ['- import_tasks: 0010-swapoff.yml\n  loop: [1]\n', "You cannot use loops on 'import_tasks' statements. You should use 'include_tasks' instead."],
+      [
+        '- ansible.builtin.import_tasks: 0010-swapoff.yml\n  with_items: [1]\n',
+        "You cannot use loops on 'import_tasks' statements. You should use 'include_tasks' instead.",
+      ],
+      ['- import_role:\n    name: kubernetes/node\n  loop: [1]\n', "You cannot use loops on 'import_role' statements. You should use 'include_role' instead."],
+    ];
+    const tree = (main: string): Tree => ({
+      'inv/hosts.ini': INV,
+      [`ks/${P}/defaults/main.yml`]: PRE_DEFAULTS[`${P}/defaults/main.yml`]!,
+      [`ks/${P}/tasks/main.yml`]: `${main}- name: After\n  command: /sbin/swapoff -a\n`,
+      [`ks/${P}/tasks/0010-swapoff.yml`]: SWAPOFF,
+      [`ks/${N}/tasks/main.yml`]: SWAPOFF,
+    });
+    const opts = { facts: FACTS, host: { inventory: parseInventory(INV, '/inv/hosts.ini'), inventoryDir: '/inv', host: 'node1' } };
+    const ours = async (t: Tree) => {
+      const root = await mkdtemp(path.join(tmpdir(), 'ks-walk-ours-'));
+      roots.push(root);
+      buildTree(root, t);
+      return auditWhoFixes(new KubesprayCheckout(new Host({ root }), '/ks'), opts);
+    };
+    for (const [main, refusal] of cases) {
+      const oracle = await runWalkOracle(tree(main), { roles: ['kubernetes/preinstall'], inventory: 'inv/hosts.ini', host: 'node1', facts: FACTS });
+      expect(oracle.stdout, main).toContain(refusal);
+      expect(oracle.records, main).toEqual([]);
+      const who = await ours(tree(main));
+      for (const problem of ['swap', 'br_netfilter', 'ip_forward', 'port_10250'] as const)
+        expect(who[problem].reason, `${main} ${problem}`).toBe(
+          `${P}/tasks/main.yml:1 "": ansible-core refuses this task: ${refusal}; ansible-playbook stops there`,
+        );
+    }
+    const nullLoop = tree('- import_tasks: 0010-swapoff.yml\n  loop: null\n');
+    const oracle = await runWalkOracle(nullLoop, { roles: ['kubernetes/preinstall'], inventory: 'inv/hosts.ini', host: 'node1', facts: FACTS });
+    expect(oracle.records.filter((r) => r.file === `${P}/tasks/0010-swapoff.yml`).length).toBeGreaterThan(0);
+    expect((await ours(nullLoop)).swap.who).toBe('kubespray');
+  }, 240_000);
+
   it('every keyword ansible-core accepts on a task, block or handler is classified modelled, harmless or unknown', async () => {
     const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-task-args.py')], { input: '[]' });
     const keywords = (JSON.parse(r.stdout) as { keywords: string[] }).keywords;
