@@ -545,6 +545,8 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     for (const k of ['action', 'local_action'])
       if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
     if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
+    const args = argsRefusal(task.args);
+    if (args !== null) return args;
     const modules = moduleKeys(task);
     if (mod === null && modules.length < 2) return 'no module/action detected in task.';
   }
@@ -601,6 +603,18 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     const asBlock = refusalOf({ ...args.apply, block: [] }, true, null);
     if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
   }
+  return null;
+}
+
+// Templar.is_template: a variable, a block or a comment opens.
+const hasJinja = (v: string): boolean => v.includes('{{') || v.includes('{%') || v.includes('{#');
+
+/** ModuleArgsParser._normalize_parameters: `args:` is a mapping, or a template giving one at run time; empty is none. */
+function argsRefusal(v: unknown): string | null {
+  if (!v || isMapping(v)) return null;
+  if (typeof v !== 'string') return 'Complex args must be a dictionary or variable string ("{{var}}").';
+  if (!hasJinja(v))
+    return "Complex args containing variables cannot use bare variables (without Jinja2 delimiters), and must use the full variable style ('{{var_name}}')";
   return null;
 }
 
@@ -676,6 +690,19 @@ function unmodelledKeywords(task: Record<string, unknown>, level: Condition['lev
         if (!HARMLESS_LOOP_CONTROL.has(lk))
           out.push({ expr: `loop_control.${lk}`, file, line: at(k), level, keyword: k, unmodelled: `loop_control.${lk} is not modelled` });
       }
+      continue;
+    }
+    // args from a template: the module's arguments are known only at run time.
+    if (k === 'args' && typeof v === 'string' && v !== '') {
+      out.push({
+        expr: `args: ${JSON.stringify(v)}`,
+        value: v,
+        file,
+        line: at(k),
+        level,
+        keyword: k,
+        unmodelled: 'args from a template is not modelled: the module gets its arguments at run time',
+      });
       continue;
     }
     const c = KEYWORD_CLASSES[k];

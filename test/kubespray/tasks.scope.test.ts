@@ -84,6 +84,8 @@ const REFUSED: Record<string, unknown>[] = [
   { name: 'with_items and then with_dict', command: 'x', with_items: [2], with_dict: {} },
   { name: 'action beside local_action', action: 'command x', local_action: 'command y' },
   { name: 'a key loop_control does not take', command: 'x', loop: [1], loop_control: { loop_var: 'a', bogus: 1 } },
+  { name: 'args as bare words', command: 'x', args: 'chdir=/' },
+  { name: 'args as a list', command: 'x', args: [1] },
 ];
 // Their near neighbours, which ansible-core loads.
 const LOADED: Record<string, unknown>[] = [
@@ -131,6 +133,9 @@ const LOADED: Record<string, unknown>[] = [
     loop: [1],
     loop_control: { loop_var: 'a', index_var: 'i', label: 'l', pause: 1, extended: true, extended_allitems: false },
   },
+  { name: 'args from a template', command: 'x', args: '{{ extra }}' },
+  { name: 'args from a comment template', command: 'x', args: '{# none #}' },
+  { name: 'args left empty', command: 'x', args: '' },
   { name: 'internal attributes written as keys', command: 'x', async_val: 5, loop_with: 'items' },
   { name: 'meta with trailing blanks', meta: 'end_host  ' },
   { name: 'meta with a leading space', meta: ' end_play' },
