@@ -528,6 +528,7 @@ function varsLayers(v: unknown): Record<string, unknown>[] {
  * walk leaves the task out and says so; who-fixes then keeps no verdict.
  */
 function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: string; args: Record<string, unknown> } | null): string | null {
+  const modules = moduleKeys(task);
   if (isBlock) {
     const stray = Object.keys(task).find((k) => !BLOCK_KEYWORDS.has(k));
     if (stray !== undefined) return `'${stray}' is not a valid attribute for a Block`;
@@ -547,7 +548,6 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
     if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
     const args = argsRefusal(task.args);
     if (args !== null) return args;
-    const modules = moduleKeys(task);
     if (mod === null && modules.length < 2) return 'no module/action detected in task.';
   }
   const module = mod ? canonicalModule(mod.raw) : '';
@@ -559,17 +559,21 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
   // A block reaches here with Block's keys only (all of them a Task's too, or block/rescue/always).
   // ModuleArgsParser takes one module. A second key that is no keyword is another module or a typo
   // (`whne:`); which, depends on the collections where kubespray runs, but ansible-core refuses the task either way.
-  const [a, b] = moduleKeys(task);
+  const [a, b] = modules;
   if (b !== undefined)
     return `${a} and ${b} are no task keywords and only one can be the module: ansible-core refuses the task ("conflicting action statements" when both are modules, "not a valid attribute for a Task" when one is misspelt)`;
-  const loop = duplicateLoop(task);
-  if (loop !== null) return `duplicate loop in task: ${loop}`;
+  const loops = loopKeys(task);
+  // Task._preprocess_with_loop: a with_* after a loop or another with_* is a second loop (one whose lookup
+  // does not exist is refused as an attribute instead: refused either way). A loop after a with_* is
+  // loaded, and the with_* wins at run time.
+  const second = loops.slice(1).find((k) => k.startsWith('with_'));
+  if (second !== undefined) return `duplicate loop in task: ${second.slice('with_'.length)}`;
   if (isMapping(task.loop_control)) {
     const stray = Object.keys(task.loop_control).find((k) => !LOOP_CONTROL_KEYWORDS.has(k));
     if (stray !== undefined) return `'${stray}' is not a valid attribute for a LoopControl`;
   }
   // helpers.load_list_of_tasks: an import is read once, as the play loads, so it cannot loop.
-  if ((module === 'import_tasks' || module === 'import_role') && ((task.loop ?? null) !== null || Object.keys(task).some((k) => k.startsWith('with_'))))
+  if ((module === 'import_tasks' || module === 'import_role') && loops.length > 0)
     return `You cannot use loops on '${module}' statements. You should use '${module.replace('import_', 'include_')}' instead.`;
   const options = mod ? includeOptionsRefusal(module, mod) : null;
   if (options !== null) return options;
@@ -606,16 +610,13 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
   return null;
 }
 
-// Templar.is_template: a variable, a block or a comment opens.
-const hasJinja = (v: string): boolean => v.includes('{{') || v.includes('{%') || v.includes('{#');
-
 /** ModuleArgsParser._normalize_parameters: `args:` is a mapping, or a template giving one at run time; empty is none. */
 function argsRefusal(v: unknown): string | null {
   if (!v || isMapping(v)) return null;
   if (typeof v !== 'string') return 'Complex args must be a dictionary or variable string ("{{var}}").';
-  if (!hasJinja(v))
-    return "Complex args containing variables cannot use bare variables (without Jinja2 delimiters), and must use the full variable style ('{{var_name}}')";
-  return null;
+  // Templar.is_template: a variable, a block or a comment opens (jinja.ts isTemplate leaves out the comment).
+  if (['{{', '{%', '{#'].some((open) => v.includes(open))) return null;
+  return "Complex args containing variables cannot use bare variables (without Jinja2 delimiters), and must use the full variable style ('{{var_name}}')";
 }
 
 // Attributes a task may carry besides those the walk reads (TASK_KEYWORDS): ansible-core's internal names.
@@ -631,24 +632,14 @@ function moduleKeys(task: Record<string, unknown>): string[] {
   return out;
 }
 
-/**
- * Task._preprocess_with_loop: a with_* after a loop or another with_* is a
- * second loop. (A with_* whose lookup does not exist is refused as an
- * attribute instead: refused either way.) A loop after a with_* is loaded,
- * and the with_* wins at run time.
- */
-function duplicateLoop(task: Record<string, unknown>): string | null {
-  let looped = false;
-  for (const [k, v] of Object.entries(task)) {
-    if (k === 'loop' && v !== null) looped = true;
-    if (!k.startsWith('with_')) continue;
-    if (looped) return k.slice('with_'.length);
-    looped = true;
-  }
-  return null;
+/** The keys that give a task a loop, in the order written: loop (unless null) and each with_*. */
+function loopKeys(task: Record<string, unknown>): string[] {
+  return Object.entries(task)
+    .filter(([k, v]) => (k === 'loop' && v !== null) || k.startsWith('with_'))
+    .map(([k]) => k);
 }
 
-// IncludeRole.VALID_ARGS and TaskInclude.VALID_ARGS (ansible-core 2.14 to 2.19).
+// IncludeRole.VALID_ARGS and TaskInclude.VALID_ARGS (ansible-core 2.14; tasks.scope.test.ts asks the installed one).
 const ROLE_ARGS: ReadonlySet<string> = new Set([
   'name',
   'role',
