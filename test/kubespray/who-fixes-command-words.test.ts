@@ -2,43 +2,23 @@
 // (lex/shell.ts), command as one argv (ansible's run_command: shlex.split, no
 // shell). The oracles: ansible's command module itself, run on localhost with
 // echo (the operators reach echo as words), and /bin/sh for substitutions.
-import { execa } from 'execa';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runLocalModule } from '../helpers/ansible-localhost.js';
 import { audit } from '../helpers/kubespray-fixture.js';
 
 const MASK = '- name: Mask swap\n  ansible.builtin.systemd_service:\n    name: swap.target\n    masked: true\n';
 
 describe('command words', () => {
   it('the command module passes ; && | as words to one program: echo ... && swapoff -a runs no swapoff', async () => {
-    const home = path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`);
-    const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', 'echo hi && swapoff -a'], {
-      env: {
-        ANSIBLE_HOME: home,
-        ANSIBLE_LOCAL_TEMP: path.join(home, 'tmp'),
-        ANSIBLE_NOCOLOR: '1',
-        ANSIBLE_LOCALHOST_WARNING: 'false',
-        ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
-      },
-    });
+    const r = await runLocalModule('ansible.builtin.command', 'echo hi && swapoff -a');
+    expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('hi && swapoff -a');
     expect((await audit('- name: Cmd\n  ansible.builtin.command: echo hi && swapoff -a\n' + MASK)).swap.who).toBe('operator');
     expect((await audit('- name: Cmd\n  ansible.builtin.shell: echo hi && swapoff -a\n' + MASK)).swap.who).toBe('kubespray');
   });
 
   it('the command module runs no shell, so exec is no program there: exec {{ x }} fixes nothing; under shell it runs {{ x }}', async () => {
-    const home = path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`);
-    const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', 'exec true'], {
-      reject: false,
-      env: {
-        ANSIBLE_HOME: home,
-        ANSIBLE_LOCAL_TEMP: path.join(home, 'tmp'),
-        ANSIBLE_NOCOLOR: '1',
-        ANSIBLE_LOCALHOST_WARNING: 'false',
-        ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
-      },
-    });
+    const r = await runLocalModule('ansible.builtin.command', 'exec true');
     expect(r.stdout).toContain('FAILED');
     expect(r.stdout).toContain("No such file or directory: b'exec'");
     const command = await audit('- name: Cmd\n  ansible.builtin.command: exec {{ x }}\n');
@@ -65,15 +45,7 @@ describe('command words', () => {
   });
 
   it('the command module fails on an open quote in cmd: (shlex: No closing quotation), so the task runs nothing', async () => {
-    const r = await execa('ansible', ['localhost', '-c', 'local', '-m', 'ansible.builtin.command', '-a', JSON.stringify({ cmd: 'echo -a "x' })], {
-      reject: false,
-      env: {
-        ANSIBLE_HOME: path.join(os.tmpdir(), `who-fixes-ansible-${process.pid}`),
-        ANSIBLE_NOCOLOR: '1',
-        ANSIBLE_LOCALHOST_WARNING: 'false',
-        ANSIBLE_INVENTORY_UNPARSED_WARNING: 'false',
-      },
-    });
+    const r = await runLocalModule('ansible.builtin.command', JSON.stringify({ cmd: 'echo -a "x' }));
     expect(r.stdout).toContain('FAILED');
     expect(r.stdout).toContain('No closing quotation');
     const w = await audit('- name: Cmd\n  ansible.builtin.command:\n    cmd: swapoff -a "x\n' + MASK);

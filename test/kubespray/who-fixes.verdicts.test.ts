@@ -6,15 +6,12 @@
 // ansible-core's documented behaviour for the module, written out by hand
 // over a two-role tree in kubespray's layout (set_fact's booleans are asked
 // of ansible-playbook itself).
-import { execa } from 'execa';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatEvidence, runStatus, whoFixesJson } from '../../src/kubespray/who-fixes.js';
 import type { Evidence, WhoFixes } from '../../src/kubespray/who-fixes.js';
 import type { Condition } from '../../src/kubespray/tasks.js';
 import { VarContext } from '../../src/kubespray/vars.js';
+import { runLocalPlay } from '../helpers/ansible-localhost.js';
 import { P, N, PM, NM, audit } from '../helpers/kubespray-fixture.js';
 
 const SWAPOFF = '- name: Swap off\n  ansible.builtin.command: /sbin/swapoff -a\n';
@@ -423,60 +420,40 @@ describe('set_fact and register', () => {
 
   it('set_fact turns the strings true, false, yes and no, in any case, into booleans, as ansible-playbook does; others stay strings', async () => {
     const values = ['YES', 'yes', 'No', 'True', 'on', ' yes', '1'];
-    const dir = await mkdtemp(path.join(tmpdir(), 'set-fact-oracle-'));
-    try {
-      const facts = Object.fromEntries(values.map((v, i) => [`v${i}`, v]));
-      const play = [
-        {
-          hosts: 'localhost',
-          gather_facts: false,
-          tasks: [{ set_fact: facts }, { debug: { msg: `{{ [${values.map((_, i) => `v${i}`).join(', ')}] | map('type_debug') | list }}` } }],
-        },
-      ];
-      await writeFile(path.join(dir, 'play.yml'), JSON.stringify(play));
-      const r = await execa('ansible-playbook', ['-i', 'localhost,', '-c', 'local', path.join(dir, 'play.yml')], {
-        env: { ANSIBLE_HOME: dir, ANSIBLE_LOCAL_TEMP: path.join(dir, 'tmp'), ANSIBLE_STDOUT_CALLBACK: 'json', ANSIBLE_NOCOLOR: '1' },
-      });
-      const out = JSON.parse(r.stdout) as { plays: { tasks: { hosts: Record<string, { msg?: string[] }> }[] }[] };
-      const types = out.plays[0]!.tasks[1]!.hosts.localhost!.msg!;
-      expect(types).toContain('bool');
-      expect(types).toContain('str');
-      for (const [i, v] of values.entries()) {
-        const w = await audit(
-          `- name: Fact\n  ansible.builtin.set_fact:\n    flag: ${JSON.stringify(v)}\n` + FORWARD + '  when: flag == true or flag == false\n',
-        );
-        expect(w.ip_forward.who, JSON.stringify(v)).toBe(types[i] === 'bool' ? 'kubespray' : 'operator');
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    const facts = Object.fromEntries(values.map((v, i) => [`v${i}`, v]));
+    const tasks = await runLocalPlay([
+      {
+        hosts: 'localhost',
+        gather_facts: false,
+        tasks: [{ set_fact: facts }, { debug: { msg: `{{ [${values.map((_, i) => `v${i}`).join(', ')}] | map('type_debug') | list }}` } }],
+      },
+    ]);
+    const types = tasks[1]!.hosts.localhost!.msg as string[];
+    expect(types).toContain('bool');
+    expect(types).toContain('str');
+    for (const [i, v] of values.entries()) {
+      const w = await audit(
+        `- name: Fact\n  ansible.builtin.set_fact:\n    flag: ${JSON.stringify(v)}\n` + FORWARD + '  when: flag == true or flag == false\n',
+      );
+      expect(w.ip_forward.who, JSON.stringify(v)).toBe(types[i] === 'bool' ? 'kubespray' : 'operator');
     }
   }, 60_000);
 
   it('under check_mode: true, set_fact still sets and assert still fails, as ansible-playbook shows; a module changes nothing', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'check-mode-oracle-'));
-    try {
-      const play = [
-        {
-          hosts: 'localhost',
-          gather_facts: false,
-          tasks: [
-            { set_fact: { go: true }, check_mode: true },
-            { debug: { msg: '{{ go | default(false) }}' } },
-            { assert: { that: '1 == 2' }, check_mode: true, ignore_errors: true, register: 'checked' },
-            { debug: { msg: '{{ checked.failed }}' } },
-          ],
-        },
-      ];
-      await writeFile(path.join(dir, 'play.yml'), JSON.stringify(play));
-      const r = await execa('ansible-playbook', ['-i', 'localhost,', '-c', 'local', path.join(dir, 'play.yml')], {
-        env: { ANSIBLE_HOME: dir, ANSIBLE_LOCAL_TEMP: path.join(dir, 'tmp'), ANSIBLE_STDOUT_CALLBACK: 'json', ANSIBLE_NOCOLOR: '1' },
-      });
-      const tasks = (JSON.parse(r.stdout) as { plays: { tasks: { hosts: Record<string, { msg?: unknown }> }[] }[] }).plays[0]!.tasks;
-      expect(tasks[1]!.hosts.localhost!.msg).toBe(true);
-      expect(tasks[3]!.hosts.localhost!.msg).toBe(true);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const tasks = await runLocalPlay([
+      {
+        hosts: 'localhost',
+        gather_facts: false,
+        tasks: [
+          { set_fact: { go: true }, check_mode: true },
+          { debug: { msg: '{{ go | default(false) }}' } },
+          { assert: { that: '1 == 2' }, check_mode: true, ignore_errors: true, register: 'checked' },
+          { debug: { msg: '{{ checked.failed }}' } },
+        ],
+      },
+    ]);
+    expect(tasks[1]!.hosts.localhost!.msg).toBe(true);
+    expect(tasks[3]!.hosts.localhost!.msg).toBe(true);
     const fact = await audit('- name: Fact\n  ansible.builtin.set_fact:\n    go: true\n  check_mode: true\n' + FORWARD + '  when: go\n', '', {
       [`${P}/defaults/main.yml`]: '---\ngo: false\n',
     });
