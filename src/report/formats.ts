@@ -4,6 +4,7 @@
 // CSV quotes per RFC 4180 and keeps spreadsheet formulas out.
 import { FORMAT_VERSION } from '../version.js';
 import { VERDICTS, type HostSummary, type Verdict } from './document.js';
+import { terminalSafe } from '../untrusted-text.js';
 
 export function verdictCounts(hosts: HostSummary[]): Record<Verdict, number> {
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
@@ -15,11 +16,6 @@ export function verdictCounts(hosts: HostSummary[]): Record<Verdict, number> {
 export function orderHosts(hosts: HostSummary[]): HostSummary[] {
   const rank = (v: Verdict) => VERDICTS.indexOf(v);
   return [...hosts].sort((a, b) => rank(a.verdict) - rank(b.verdict) || (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
-}
-
-/** One line of untrusted text for a terminal: control characters (C0, DEL, C1) shown as \xNN. */
-export function terminalSafe(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 export function operatorText(o: HostSummary['operator'][number]): string {
