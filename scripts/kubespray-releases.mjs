@@ -5,7 +5,10 @@
 // the plan runs them, for a 1978 MB Debian 12 host booted by systemd (the facts setup gives there, which src/facts/native.ts computes). Prints one line per tag and the
 // unknowns by cause; `--json` prints them as data.
 //
-//   node scripts/kubespray-releases.mjs /path/to/kubespray.git [tag ...]
+//   node scripts/kubespray-releases.mjs [--json] [--memory MB] /path/to/kubespray.git [tag ...]
+//
+// --memory sets the host's memtotal_mb (default 1978): the four verdicts and
+// sysctl_file must not change with it, while the memory asserts do (issue 44).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +16,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const [mirror, ...wanted] = process.argv.slice(2).filter((a) => a !== '--json');
-const asJson = process.argv.includes('--json');
+const argv = process.argv.slice(2);
+const memAt = argv.indexOf('--memory');
+const memoryMb = memAt >= 0 ? Number(argv.splice(memAt, 2)[1]) : 1978;
+if (!Number.isInteger(memoryMb) || memoryMb <= 0) {
+  console.error('--memory takes a whole number of MB');
+  process.exit(2);
+}
+const asJson = argv.includes('--json');
+const [mirror, ...wanted] = argv.filter((a) => a !== '--json');
 if (!mirror) {
   console.error('usage: node scripts/kubespray-releases.mjs KUBESPRAY_GIT_DIR [TAG ...]');
   process.exit(2);
@@ -59,7 +69,7 @@ await build({
 const A = await import(out);
 
 const FACTS = {
-  memtotal_mb: 1978,
+  memtotal_mb: memoryMb,
   processor_vcpus: 2,
   distribution: 'Debian',
   distribution_version: '12.11',

@@ -196,8 +196,8 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
       message: `sysctl_file: kubespray writes its sysctls to ${audit.sysctl_file.path}${audit.sysctl_file.variable ? ` (${audit.sysctl_file.variable})` : ''}`,
       evidence: audit.sysctl_file.definedAt.map((d) => `${d.file}:${d.line} ${d.variable}`),
     });
-  } else if (!audit.warnings.some((w) => w.message.startsWith('sysctl_file:'))) {
-    findings.push({ level: 'warning', unknown: true, message: 'sysctl_file: no sysctl task with a resolvable sysctl_file was found' });
+  } else if (audit.sysctl_file_missing) {
+    findings.push({ level: 'warning', unknown: true, message: audit.sysctl_file_missing });
   }
   for (const n of audit.notes) findings.push({ level: 'info', message: n });
 

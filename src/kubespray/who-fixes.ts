@@ -31,7 +31,12 @@ export type RunStatus =
   | { runs: 'no'; because: Condition }
   | { runs: 'at run time'; because: Condition; on: string }
   | { runs: 'unknown'; because: Condition; reason: string };
-/** What an earlier task that ends the host (a failing assert) makes of every later one. */
+/**
+ * What an earlier task that ends the host (a failing assert) makes of every
+ * later one in today's run. A verdict does not follow it: it answers what the
+ * roles do once kubespray gets past its preflight, and the failing assert is
+ * reported as a finding of its own (preflight.ts).
+ */
 export type StopStatus = Extract<RunStatus, { runs: 'no' } | { runs: 'unknown' }>;
 
 export interface Evidence extends TaskRef {
@@ -39,7 +44,10 @@ export interface Evidence extends TaskRef {
   does: string;
   /** Conditions the task runs under (its own and inherited). */
   when: string[];
+  /** Whether it runs once kubespray gets past its preflight asserts. */
   status: RunStatus;
+  /** An earlier assert that fails on this host today and ends it before this task. */
+  preflight?: StopStatus;
 }
 
 export interface Verdict {
@@ -81,6 +89,8 @@ export interface WhoFixes {
   ip_forward: Verdict;
   port_10250: Verdict;
   sysctl_file: SysctlFileVerdict | null;
+  /** Why sysctl_file is null when no default could be found (where the audit looked); a template that fails is a warning instead. */
+  sysctl_file_missing: string | null;
   /** Keys kubespray's sysctl tasks set, for the ordering check. */
   sysctl_keys: SysctlAssignmentByKubespray[];
   /** Task files read, relative to the checkout. */
@@ -144,7 +154,13 @@ export function formatEvidence(e: Evidence): string {
         : s.runs === 'unknown'
           ? `; unknown whether it runs: ${condText(s.because)}: ${s.reason}`
           : '';
-  return `${e.file}:${e.line} "${e.name}": ${e.does}${when}${tail}`;
+  return `${e.file}:${e.line} "${e.name}": ${e.does}${when}${tail}${s.runs !== 'no' && e.preflight ? preflightText(e.preflight) : ''}`;
+}
+
+/** The preflight a verdict's evidence assumes passed, and how it fares today. */
+function preflightText(p: StopStatus): string {
+  const today = p.runs === 'unknown' ? `${String(p.because.expr)}, unless ${p.reason}` : String(p.because.expr);
+  return `; after the preflight passes (it fails today: ${today})`;
 }
 
 // ---- evaluating a task --------------------------------------------------------
@@ -154,10 +170,22 @@ export interface EvaluatedTask {
   task: Task;
   args: Record<string, unknown>;
   loop: unknown[] | null;
+  /** Whether it runs once kubespray gets past its preflight asserts. */
   status: RunStatus;
+  /** An earlier assert that fails on this host today and ends it before this task. */
+  preflight?: StopStatus;
   /** Argument templates that could not be evaluated. */
   unresolved: { arg: string; expression: string; reason: string }[];
   ctx: VarContext;
+}
+
+/**
+ * Whether the task runs in today's run, as ansible-playbook would run it on
+ * this host: a failing assert before it ends the host first. (Its status is
+ * what it does once the preflight passes, which the verdicts answer.)
+ */
+export function statusToday(e: Pick<EvaluatedTask, 'status' | 'preflight'>): RunStatus {
+  return e.status.runs === 'no' || !e.preflight ? e.status : e.preflight;
 }
 
 /**
@@ -703,7 +731,13 @@ function couldFix(problem: Problem, e: EvaluatedTask): { arg: string; expression
 
 function verdict(problem: Problem, found: TaskAction[], unfollowed: WalkIssue[], warnings: AuditWarning[], all: EvaluatedTask[]): Verdict {
   const mine = found.filter((f) => f.problem === problem);
-  const evidence = mine.map((f) => ({ ...f.task.task.ref, does: f.does, when: f.task.task.when, status: f.task.status }));
+  const evidence = mine.map((f) => ({
+    ...f.task.task.ref,
+    does: f.does,
+    when: f.task.task.when,
+    status: f.task.status,
+    ...(f.task.preflight ? { preflight: f.task.preflight } : {}),
+  }));
   // A task ansible-core refuses stops the play (or the host, in a dynamic include) before or around any fix.
   const refused = unfollowed.filter((i) => i.refused);
   if (refused.length > 0) {
@@ -769,9 +803,22 @@ function sysctlKeys(tasks: EvaluatedTask[]): SysctlAssignmentByKubespray[] {
   return out;
 }
 
-function sysctlFile(tasks: EvaluatedTask[], notes: string[], warnings: AuditWarning[]): SysctlFileVerdict | null {
-  const sysctlTasks = tasks.filter((e) => e.task.module === 'sysctl' && !stateIsAbsent(e) && e.status.runs !== 'no');
-  if (sysctlTasks.length === 0) return null;
+/**
+ * The default file kubespray writes its sysctls to: what the sysctl tasks
+ * pass as sysctl_file, templated with the defaults and this inventory's
+ * variables, whether or not a task would run on this host (the lab asks for
+ * the default, not for what today's run reaches). With no sysctl task naming
+ * one, sysctl_file_path itself as the preinstall role sees it.
+ */
+async function sysctlFile(
+  tasks: EvaluatedTask[],
+  fallback: () => Promise<VarContext>,
+  notes: string[],
+  warnings: AuditWarning[],
+  missing: string[],
+): Promise<SysctlFileVerdict | null> {
+  const sysctlTasks = tasks.filter((e) => e.task.module === 'sysctl' && !stateIsAbsent(e));
+  if (sysctlTasks.length === 0) return sysctlFilePathDefault(await fallback(), missing);
   // The file the ip_forward task writes is the one that matters most; else the most used.
   const rawOf = (e: EvaluatedTask) => str(e.task.args.sysctl_file) ?? '/etc/sysctl.conf';
   const ipf = sysctlTasks.find((e) => sysctlPairs(e).some(([n]) => n === 'net.ipv4.ip_forward'));
@@ -794,6 +841,22 @@ function sysctlFile(tasks: EvaluatedTask[], notes: string[], warnings: AuditWarn
     definedAt: r.trail.map((d: VarDefinition) => ({ file: d.file, line: d.line, variable: d.name })),
     tasks: users,
   };
+}
+
+const SYSCTL_FILE_VARIABLE = 'sysctl_file_path';
+
+function sysctlFilePathDefault(ctx: VarContext, missing: string[]): SysctlFileVerdict | null {
+  const r = ctx.template(`{{ ${SYSCTL_FILE_VARIABLE} }}`);
+  if (r.ok && typeof r.value === 'string' && r.value !== '') {
+    return { path: r.value, variable: SYSCTL_FILE_VARIABLE, definedAt: r.trail.map((d) => ({ file: d.file, line: d.line, variable: d.name })), tasks: [] };
+  }
+  const roles = AUDITED_ROLES.map((r) => `roles/${r}/tasks`).join(' and ');
+  missing.push(
+    `sysctl_file: no default found: no sysctl task in ${roles} names a sysctl_file, and ${SYSCTL_FILE_VARIABLE} ${
+      r.ok ? `is ${JSON.stringify(r.value)}, not a path,` : `cannot be evaluated (${r.reason})`
+    } in the defaults and vars roles/${AUDITED_ROLES[0]} sees (kubespray_defaults', its dependencies', its own) and this inventory's variables`,
+  );
+  return null;
 }
 
 // ---- the walk ------------------------------------------------------------------
@@ -834,8 +897,9 @@ export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOpt
     for (const t of r.tasks) {
       const tctx = await scoped(t);
       const e = evaluateTask(t, tctx);
-      // After a failing assert the host runs nothing more, in this play or the next.
-      if (stop) e.status = stop;
+      // After a failing assert the host runs nothing more today, in this play or the next; the
+      // verdicts answer what the roles do once the preflight passes, so the stop is only recorded.
+      if (stop) e.preflight = stop;
       else if (t.module === 'assert' && e.status.runs === 'yes') stop = stopAfter(t, evaluateAssert(t, tctx, opts.facts !== undefined), taskContext(tctx, t));
       evaluated.push(e);
       if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
@@ -896,13 +960,15 @@ export async function auditWhoFixes(ck: KubesprayCheckout, opts: AuditOptions = 
     return rel ? ck.readText(rel) : null;
   };
   const found: TaskAction[] = [];
+  const sysctlMissing: string[] = [];
   for (const e of evaluated) found.push(...(await classify(e, registeredBefore(e, evaluated, registered), readTemplate)));
   const result: WhoFixes = {
     swap: verdict('swap', found, unfollowed, warnings, evaluated),
     br_netfilter: verdict('br_netfilter', found, unfollowed, warnings, evaluated),
     ip_forward: verdict('ip_forward', found, unfollowed, warnings, evaluated),
     port_10250: verdict('port_10250', found, unfollowed, warnings, evaluated),
-    sysctl_file: sysctlFile(evaluated, notes, warnings),
+    sysctl_file: await sysctlFile(evaluated, () => buildVarContext({ ck, role: AUDITED_ROLES[0], ...opts }), notes, warnings, sysctlMissing),
+    sysctl_file_missing: sysctlMissing[0] ?? null,
     sysctl_keys: sysctlKeys(evaluated),
     files,
     notes: [...unfollowed.map((i) => `${i.ref.file}:${i.ref.line} "${i.ref.name}": ${i.message}`), ...notes],

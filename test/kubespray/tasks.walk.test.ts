@@ -16,7 +16,7 @@ import { parseInventory } from '../../src/kubespray/inventory.js';
 import { preflightFindings, targetVarsReader } from '../../src/kubespray/report.js';
 import { planExitCode } from '../../src/reconcile/run.js';
 import type { Facts } from '../../src/facts/linux.js';
-import { auditWhoFixes, evaluateAuditedRoles } from '../../src/kubespray/who-fixes.js';
+import { auditWhoFixes, evaluateAuditedRoles, statusToday } from '../../src/kubespray/who-fixes.js';
 import { auditMemory } from '../../src/kubespray/preflight.js';
 import { applyLegacyGroups } from '../../src/kubespray/legacy-groups.js';
 import { isTemplate } from '../../src/kubespray/jinja.js';
@@ -115,9 +115,11 @@ async function compare(c: Case): Promise<{ rows: Row[]; oracle: OracleRecord[]; 
     const at = `${e.task.ref.file}:${e.task.ref.line}`;
     const recs = oracle.records.filter((r) => r.file === e.task.ref.file && r.line === e.task.ref.line);
     const acted = recs.find((r) => r.status === 'ok' && r.check_mode === false);
-    const row: Row = { at, module: e.task.module, audit: e.status.runs, ansible: acted ? 'acted' : 'not' };
-    if (e.status.runs === 'unknown') row.unknownReason = e.status.reason;
-    if (e.status.runs === 'yes' && acted && !e.loop) {
+    // Today's run, as ansible-playbook runs it: a failing assert ends the host before the task.
+    const today = statusToday(e);
+    const row: Row = { at, module: e.task.module, audit: today.runs, ansible: acted ? 'acted' : 'not' };
+    if (today.runs === 'unknown') row.unknownReason = today.reason;
+    if (today.runs === 'yes' && acted && !e.loop) {
       row.argsAudit = Object.fromEntries(ARG_KEYS.filter((k) => k in e.args && !isTemplate(e.args[k])).map((k) => [k, e.args[k]]));
       row.argsAnsible = Object.fromEntries(Object.keys(row.argsAudit).map((k) => [k, acted.args?.[k]]));
     }

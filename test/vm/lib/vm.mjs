@@ -56,11 +56,15 @@ export function hostReconcile(args) {
   return { args, exit: r.status, signal: r.signal, error: r.error ? String(r.error.message) : undefined, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-function kubesprayFixture() {
+/** The kubespray-shaped tree the VM gets at /opt/ks/kubespray (the scenarios' checks read the same). */
+export function kubesprayFixture() {
   // Prefer the shared fixture tree when another suite provides one.
   const shared = path.join(REPO, 'test/fixtures');
   if (fs.existsSync(shared)) {
-    const dirs = fs.readdirSync(shared).filter((d) => d.startsWith('kubespray-')).sort();
+    const dirs = fs
+      .readdirSync(shared)
+      .filter((d) => d.startsWith('kubespray-'))
+      .sort();
     const lab = dirs.find((d) => /lab|default|main/.test(d)) ?? dirs[0];
     if (lab && fs.existsSync(path.join(shared, lab, 'roles/kubernetes/preinstall/defaults/main.yml'))) return path.join(shared, lab);
   }
@@ -99,11 +103,28 @@ export async function prepareRoot({ baseTar, root, scenarioDir, guest, landedTyp
   write(root, 'root/ks/desired-state.yaml', await desiredState(landedTypes, desired));
   fs.mkdirSync(path.join(root, 'opt/ks'), { recursive: true });
   await run('cp', ['-a', kubesprayFixture(), path.join(root, 'opt/ks/kubespray')]);
-  write(root, 'root/ks/inventory/lab/inventory.ini', [
-    '[all]', 'node1 ansible_connection=local', '',
-    '[kube_control_plane]', 'node1', '', '[etcd]', 'node1', '', '[kube_node]', 'node1', '',
-    '[k8s_cluster:children]', 'kube_control_plane', 'kube_node', '',
-  ].join('\n'));
+  write(
+    root,
+    'root/ks/inventory/lab/inventory.ini',
+    [
+      '[all]',
+      'node1 ansible_connection=local',
+      '',
+      '[kube_control_plane]',
+      'node1',
+      '',
+      '[etcd]',
+      'node1',
+      '',
+      '[kube_node]',
+      'node1',
+      '',
+      '[k8s_cluster:children]',
+      'kube_control_plane',
+      'kube_node',
+      '',
+    ].join('\n'),
+  );
 
   // The stage.
   write(root, 'usr/local/lib/vmtest/stage.mjs', fs.readFileSync(path.join(VM_DIR, 'guest/stage.mjs')));
@@ -138,11 +159,33 @@ export class BootError extends Error {}
 // console.log. A timeout or kernel panic kills qemu and throws with the tail.
 export function boot({ img, kernel, initrd, consoleLog, kernelArgs = [], extraDisks = [] }) {
   const args = [
-    '-machine', 'q35', '-accel', 'tcg,thread=multi', '-cpu', 'max', '-m', '2048', '-smp', '2',
-    '-display', 'none', '-monitor', 'none', '-serial', 'stdio', '-nic', 'none', '-no-user-config',
-    '-kernel', kernel, '-initrd', initrd,
-    '-append', ['root=/dev/vda rw rootfstype=ext4 console=ttyS0 net.ifnames=0 quiet loglevel=3 systemd.show_status=false panic=-1', ...kernelArgs].join(' '),
-    '-drive', `file=${img},format=raw,if=virtio`,
+    '-machine',
+    'q35',
+    '-accel',
+    'tcg,thread=multi',
+    '-cpu',
+    'max',
+    '-m',
+    '2048',
+    '-smp',
+    '2',
+    '-display',
+    'none',
+    '-monitor',
+    'none',
+    '-serial',
+    'stdio',
+    '-nic',
+    'none',
+    '-no-user-config',
+    '-kernel',
+    kernel,
+    '-initrd',
+    initrd,
+    '-append',
+    ['root=/dev/vda rw rootfstype=ext4 console=ttyS0 net.ifnames=0 quiet loglevel=3 systemd.show_status=false panic=-1', ...kernelArgs].join(' '),
+    '-drive',
+    `file=${img},format=raw,if=virtio`,
     ...extraDisks.flatMap((d) => ['-drive', `file=${d},format=raw,if=virtio`]),
   ];
   say(`qemu-system-x86_64 (timeout ${BOOT_TIMEOUT_S} s)`);
@@ -197,7 +240,11 @@ export function boot({ img, kernel, initrd, consoleLog, kernelArgs = [], extraDi
 /** The images plant.sh left in `dir` (NAME.img), in name order: the VM's vdb, vdc, ... */
 export function extraDisksIn(dir) {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.img')).sort().map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.img'))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
 export async function readResults(img, outDir) {
