@@ -316,7 +316,7 @@ describe.each(VARIANTS)('a lying host through $name', (variant) => {
     expect(after.get('fetched/')).toBe('dir 700');
     const modes = [...after.entries()]
       .filter(([k]) => k.startsWith('fetched/liar/') || k.startsWith('fetched/honest/'))
-      .map(([k, v]) => [k, v.split(' ').slice(0, 2).join(' ')]);
+      .map(([k, v]): [string, string] => [k, v.split(' ').slice(0, 2).join(' ')]);
     expect(modes.length).toBeGreaterThan(5);
     for (const [k, m] of modes) expect(m, k).toBe(k.endsWith('/') ? 'dir 700' : 'file 600');
   });
