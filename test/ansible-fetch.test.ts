@@ -163,6 +163,9 @@ describe.each(VARIANTS)('a lying host through $name', (variant) => {
       { path: `${R}/runs/${'../'.repeat(6)}fetched/honest/reconcile.json`, isreg: true, size: 5 },
       { path: `${R}/runs/20261206T193225300Z-1/plan.json/../../../../x`, isreg: true, size: 5 },
       { path: '/etc/passwd', isreg: true, size: 10 },
+      // Host text is data, never a template the controller runs.
+      { path: `${R}/{{ lookup('pipe', 'touch ${work}/templated') }}`, isreg: true, size: 5 },
+      { path: `${R}/runs/{% for x in [1] %}{{ lookup('pipe', 'touch ${work}/templated-run') }}{% endfor %}`, isdir: true },
       { path: path.join(work, 'fetched/honest/reconcile.json'), isreg: true, size: 10 },
       // A document the tool names but the host does not have: fetched with fail_on_missing false, nothing lands.
       { path: `${R}/before.json`, isreg: true, size: 3 },
@@ -244,6 +247,8 @@ describe.each(VARIANTS)('a lying host through $name', (variant) => {
     expect(readdirSync(path.join(work, 'outside/planted-target'))).toEqual([]);
     expect(readdirSync(fetched()).sort()).toEqual(['honest', 'liar', 'planted']);
     expect(existsSync(path.join(work, 'escaped'))).toBe(false);
+    expect(existsSync(path.join(work, 'templated'))).toBe(false);
+    expect(existsSync(path.join(work, 'templated-run'))).toBe(false);
   });
 
   it("brings back exactly the liar's real documents, and the honest host's row untouched", () => {
