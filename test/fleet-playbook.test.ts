@@ -3,7 +3,7 @@
 // staging/fetch directory inside that temp dir: the playbook never changes this
 // machine. The JSON stdout callback gives exact per-host stats and task results.
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -170,7 +170,7 @@ describe('contrib/ansible/reconcile.yml on localhost with a --root tree', () => 
       // The tool stays staged for later runs on the host.
       expect(existsSync(path.join(work, 'remote/reconcile.mjs'))).toBe(true);
 
-      // Reports: the run journal under <root>/root/ks/preflight came back to fetched/localhost/.
+      // Reports: the run's documents under <root>/root/ks/preflight came back to fetched/localhost/.
       const runsHere = readdirSync(path.join(root, 'root/ks/preflight/runs'));
       expect(runsHere).toHaveLength(1);
       const fetchedRuns = path.join(work, 'fetched/localhost/runs');
@@ -178,7 +178,12 @@ describe('contrib/ansible/reconcile.yml on localhost with a --root tree', () => 
       const fetchedResult = readFileSync(path.join(fetchedRuns, runsHere[0]!, 'result.json'), 'utf8');
       expect(fetchedResult).toBe(readFileSync(path.join(root, 'root/ks/preflight/runs', runsHere[0]!, 'result.json'), 'utf8'));
       expect(JSON.parse(fetchedResult)).toMatchObject({ mode: 'apply', verified: true });
-      expect(readFileSync(path.join(fetchedRuns, runsHere[0]!, 'backup/etc/fstab'), 'utf8')).toBe(FSTAB);
+      // Only the run's documents come back: its journal and backup/ (a copy of /etc/fstab under the
+      // host's own path names) stay on the host for rollback, and the copies are private.
+      expect(readdirSync(path.join(fetchedRuns, runsHere[0]!)).sort()).toEqual(['plan.json', 'result.json']);
+      expect(readFileSync(path.join(root, 'root/ks/preflight/runs', runsHere[0]!, 'backup/etc/fstab'), 'utf8')).toBe(FSTAB);
+      expect(statSync(path.join(fetchedRuns, runsHere[0]!, 'result.json')).mode & 0o777).toBe(0o600);
+      expect(statSync(fetchedRuns).mode & 0o777).toBe(0o700);
 
       // (c) Nothing left to do: ok, not changed.
       const second = await playbookRun();

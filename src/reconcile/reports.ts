@@ -1,6 +1,9 @@
 // The reports directory: before.json (first observation, kept forever),
 // ports.json, facts.json, who-fixes.json, and a directory per run
 // (runs/<id>: journal, backup/, before.json, plan.json, result.json).
+// The documents are named here once: the Ansible role fetches exactly these
+// names back to the controller and no name a host offers
+// (contrib/ansible/collection/roles/reconcile/tasks/fetch.yml; test/ansible-fetch.test.ts holds the lists equal).
 import path from 'node:path';
 import type { WriteDoor } from '../door/door.js';
 import type { TargetFs } from '../host.js';
@@ -8,6 +11,16 @@ import { ReconcileError } from '../errors.js';
 import { reportsDirProblem } from '../grammar.js';
 import { utf8Bytes } from '../bytes.js';
 import type { BeforeState } from './before-state.js';
+
+/** Every document the tool writes at the top of its reports directory. */
+export const REPORT_DOCUMENTS = ['before.json', 'facts.json', 'first-boot.json', 'ports.json', 'who-fixes.json'] as const;
+/** Every document the tool writes into a run's directory (beside its journal and backup/, which stay on the host). */
+export const RUN_DOCUMENTS = ['before.json', 'plan.json', 'result.json'] as const;
+export type RunDocument = (typeof RUN_DOCUMENTS)[number];
+
+export function isReportDocument(name: string): name is (typeof REPORT_DOCUMENTS)[number] {
+  return (REPORT_DOCUMENTS as readonly string[]).includes(name);
+}
 
 export interface RunJournal {
   /** e.g. /root/ks/preflight/runs/20261129T205300123Z-4242 */
@@ -77,12 +90,16 @@ export async function recordBeforeState(door: WriteDoor, reportsDir: string, sta
   return true;
 }
 
-/** Writes a report; returns its path, or null when it already held exactly this (no rewrite, no backup). */
+/**
+ * Writes a report; returns its path, or null when it already held exactly this (no rewrite, no backup).
+ * Only a name of REPORT_DOCUMENTS: a report by any other name would never reach the controller.
+ */
 export async function writeReport(door: WriteDoor, reportsDir: string, name: string, value: unknown): Promise<string | null> {
+  if (!isReportDocument(name)) throw new ReconcileError(`${name} is not one of the report documents (${REPORT_DOCUMENTS.join(', ')}); it was not written`);
   const target = path.posix.join(reportsDir, name);
   return (await door.writeFile({ path: target, content: utf8Bytes(jsonText(value)), report: true })) ? target : null;
 }
 
-export async function writeRunFile(door: WriteDoor, name: string, value: unknown): Promise<void> {
+export async function writeRunFile(door: WriteDoor, name: RunDocument, value: unknown): Promise<void> {
   await door.writeRunFile(name, utf8Bytes(typeof value === 'string' ? value : jsonText(value)));
 }

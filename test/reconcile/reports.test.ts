@@ -40,4 +40,13 @@ describe('reports directory', () => {
     expect(await writeReport(door, '/r', 'facts.json', { kernel: '6.2' })).toBe('/r/facts.json');
     expect(JSON.parse(readFileSync(path.join(root, 'b/backup/r/facts.json'), 'utf8'))).toEqual({ kernel: '6.1' });
   });
+
+  it('writes a report only under a name the controller fetches (REPORT_DOCUMENTS)', async () => {
+    const door = await openDoor(new Host({ root }), '/b');
+    await expect(writeReport(door, '/r', 'extra.json', {})).rejects.toThrow(/^extra\.json is not one of the report documents \(before\.json, /);
+    await expect(writeReport(door, '/r', '../facts.json', {})).rejects.toThrow(/is not one of the report documents/);
+    expect(existsSync(path.join(root, 'r'))).toBe(false);
+    for (const name of ['before.json', 'facts.json', 'first-boot.json', 'ports.json', 'who-fixes.json'])
+      expect(await writeReport(door, '/r', name, { name })).toBe(`/r/${name}`);
+  });
 });
