@@ -151,7 +151,7 @@ describe('reconcile report', () => {
       'node-python-apply',
       (d) => void (d.promises_after[0].withdrawn_by[0].by = 'nobody'),
       undefined,
-      /: promises_after\[0\]\.withdrawn_by\[0\]\.by: expected "operator" or "unknown", found "nobody"$/,
+      /: promises_after\[0\]\.withdrawn_by\[0\]\.by: expected "operator", "unknown", "failure", found "nobody"$/,
     ],
     ['a newer format', 'node-swap-plan', (d) => void (d.format_version = '2.0'), undefined, /: format_version: this report reads format 1\.x, found "2\.0"$/],
     [
