@@ -5,13 +5,15 @@ import { FORMAT_VERSION } from '../version.js';
 import type { WithdrawnBy } from '../reconcile/promises.js';
 
 /**
- * What a host needs, worst first: `failed` (the run failed or kubespray's own
+ * What a host needs, worst first: `unusable` (no document the report can
+ * read: a link, a file where the host's directory should be, no reconcile.json,
+ * unreadable, or a document that fails its checks), `failed` (the run failed or kubespray's own
  * preflight will stop), `operator` (a person must act), `unknown` (something
  * that decides a promise could not be judged), `changes` (the tool will fix it:
  * a plan with pending changes), `ready` (nothing pending; an apply verified).
  */
-export type Verdict = 'failed' | 'operator' | 'unknown' | 'changes' | 'ready';
-export const VERDICTS: readonly Verdict[] = ['failed', 'operator', 'unknown', 'changes', 'ready'];
+export type Verdict = 'unusable' | 'failed' | 'operator' | 'unknown' | 'changes' | 'ready';
+export const VERDICTS: readonly Verdict[] = ['unusable', 'failed', 'operator', 'unknown', 'changes', 'ready'];
 
 export interface OperatorLine {
   resource: string;
@@ -34,14 +36,15 @@ export interface HostSummary {
   host: string;
   /** The document this summary was read from, as given on the command line. */
   file: string;
-  mode: 'plan' | 'apply' | 'error';
+  /** 'none': no usable document (verdict `unusable`, the reason in `errors`). */
+  mode: 'plan' | 'apply' | 'error' | 'none';
   verdict: Verdict;
   /** plan: changes pending; apply: changes applied. */
   changes: number;
   operator: OperatorLine[];
   /** Lines that could not be judged (each names file and line), deduplicated. */
   unknowns: string[];
-  /** Why a host failed: the CLI's error, apply failures, kubespray preflight stops. */
+  /** Why a host failed: the CLI's error, apply failures, kubespray preflight stops; or why it is unusable. */
   errors: string[];
 }
 

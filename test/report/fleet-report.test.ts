@@ -88,7 +88,7 @@ describe('reconcile report', () => {
     expect(byHost.get('node-swap-apply')![3]).toBe(byHost.get('node-swap-plan')![3]);
 
     const json = JSON.parse(readFileSync(path.join(out, 'fleet-report.json'), 'utf8'));
-    expect(json.counts).toEqual({ failed: 1, operator: 2, unknown: 2, changes: 1, ready: 1 });
+    expect(json.counts).toEqual({ unusable: 0, failed: 1, operator: 2, unknown: 2, changes: 1, ready: 1 });
     expect(json.hosts.map((h: { host: string }) => h.host).sort()).toEqual(FLEET.map((h) => h.name).sort());
     const html = readFileSync(path.join(out, 'fleet-report.html'), 'utf8');
     expect(html).toMatch(/^<!DOCTYPE html>/);
@@ -164,37 +164,50 @@ describe('reconcile report', () => {
     ['not JSON', 'node-swap-plan', () => undefined, '{"format_version": "1.0", ', /: not JSON: /],
     ['not an object', 'node-swap-plan', () => undefined, '[]', /reconcile\.json: expected an object, found an array$/],
   ];
+  // One host's unusable document marks that host, never the fleet: the report is written with every
+  // other host, the unusable one listed with the file and field (exit 1).
   for (const [what, host, edit, raw, message] of refusals) {
-    it(`refuses ${what}, naming file and field, and writes nothing`, async () => {
+    it(`refuses ${what}, naming file and field, as that host's verdict; the other hosts are reported`, async () => {
       const dir = tampered(host, edit, raw);
       const out = path.join(dir, 'out');
       const r = await report(['-o', out, dir]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('nothing was written');
       const line = r.stderr.split('\n').find((l) => l.includes(path.join(dir, host, 'reconcile.json')));
       expect(line, r.stderr).toMatch(message);
-      expect(existsSync(out)).toBe(false);
-      expect(r.stdout).toBe('');
+      const json = JSON.parse(readFileSync(path.join(out, 'fleet-report.json'), 'utf8'));
+      const verdicts = Object.fromEntries(json.hosts.map((h: { host: string; verdict: string }) => [h.host, h.verdict]));
+      expect(verdicts).toEqual(Object.fromEntries(FLEET.map((h) => [h.name, h.name === host ? 'unusable' : h.expect])));
+      const row = json.hosts.find((h: { host: string }) => h.host === host);
+      expect(row.mode).toBe('none');
+      expect(`${row.file}: ${row.errors[0]}`).toMatch(message);
+      expect(r.stdout).toMatch(new RegExp(`^${host} +unusable `, 'm'));
     });
   }
 
-  it('refuses a document that is a symbolic link, a missing directory and a host given twice', async () => {
+  it('refuses a missing directory on the command line, writing nothing', async () => {
+    const out = path.join(work, 'out-absent');
+    const r = await report(['-o', out, path.join(fetched, 'node-swap-plan'), path.join(work, 'absent')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${path.join(work, 'absent')}: no such directory`);
+    expect(r.stderr).toContain('nothing was written');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('lists a document that is a symbolic link, and a host given twice, as unusable', async () => {
     const dir = mkdtempSync(path.join(work, 'links-'));
     mkdirSync(path.join(dir, 'evil'));
     symlinkSync('/etc/hostname', path.join(dir, 'evil', 'reconcile.json'));
-    const r = await report([
-      '-o',
-      path.join(dir, 'out'),
-      dir,
-      path.join(work, 'absent'),
-      path.join(fetched, 'node-swap-plan'),
-      path.join(fetched, 'node-swap-plan'),
-    ]);
+    const out = path.join(dir, 'out');
+    const r = await report(['-o', out, dir, path.join(fetched, 'node-swap-plan'), path.join(fetched, 'node-swap-plan')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/evil\/reconcile\.json: .*symbolic link/);
-    expect(r.stderr).toContain(`${path.join(work, 'absent')}: no such directory`);
     expect(r.stderr).toMatch(/host "node-swap-plan" again/);
-    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+    const json = JSON.parse(readFileSync(path.join(out, 'fleet-report.json'), 'utf8'));
+    expect(json.hosts.map((h: { host: string; verdict: string }) => `${h.host} ${h.verdict}`).sort()).toEqual([
+      'evil unusable',
+      'node-swap-plan changes',
+      'node-swap-plan unusable',
+    ]);
   });
 
   it('has its own --help and needs a directory', async () => {
