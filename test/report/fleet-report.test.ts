@@ -4,7 +4,7 @@
 // oracle for RFC 4180 quoting); tampered documents must be refused by file
 // and field, with nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -30,8 +30,8 @@ async function report(args: string[]) {
 function pythonCsv(file: string): string[][] {
   const out = execFileSync(
     'python3',
-    ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))))', file],
-    { encoding: 'utf8' },
+    ['-c', 'import csv,json,sys; csv.field_size_limit(1 << 30); print(json.dumps(list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))))', file],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   return JSON.parse(out);
 }
@@ -209,6 +209,37 @@ describe('reconcile report', () => {
       'node-swap-plan unusable',
     ]);
   });
+
+  it('renders a host with 200,000 unknown findings: no stack trace, the table bounded, every finding in the files', async () => {
+    // Under the 8 MiB document cap (about 7.6 MiB compact); before, 130,000 overflowed the table renderer's stack.
+    const n = 200_000;
+    const dir = tampered('node-swap-plan', (d) => {
+      d.findings = Array.from({ length: n }, (_, i) => ({ message: `/x:${i}`, unknown: true }));
+      d.kubespray_preflight_failures = 0;
+    });
+    expect(statSync(path.join(dir, 'node-swap-plan', 'reconcile.json')).size).toBeLessThan(8 * 1024 * 1024);
+    const out = path.join(dir, 'out');
+    const r = await report(['-o', out, dir]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('node-swap-plan '));
+    expect(lines[at]!.split(/\s+/)).toEqual(['node-swap-plan', 'unknown', lines[at]!.split(/\s+/)[2], '0', String(n)]);
+    // The first 50 of its lines, then one saying how many were left out.
+    expect(lines.slice(at + 1, at + 51).every((l) => l.startsWith('    ? /x:'))).toBe(true);
+    expect(lines[at + 51]).toBe(`    … ${n - 50} more lines for this host, left out here (all are in fleet-report.csv, .json and .html)`);
+    expect(lines.filter((l) => l.startsWith('    ? /x:'))).toHaveLength(50);
+    const json = JSON.parse(readFileSync(path.join(out, 'fleet-report.json'), 'utf8'));
+    expect(json.hosts.find((h: { host: string }) => h.host === 'node-swap-plan').unknowns).toHaveLength(n);
+    const csv = pythonCsv(path.join(out, 'fleet-report.csv'));
+    const row = csv.find((x) => x[0] === 'node-swap-plan')!;
+    expect(row[5]).toBe(String(n));
+    expect(row[7]!.split('\n')).toHaveLength(n);
+    const htmlRow = readFileSync(path.join(out, 'fleet-report.html'), 'utf8')
+      .split('\n')
+      .find((l) => l.includes('<td class="host"><bdi>node-swap-plan</bdi></td>'))!;
+    expect(htmlRow.match(/<details class="unknown">/g)).toHaveLength(n);
+  }, 60_000);
 
   it('has its own --help and needs a directory', async () => {
     const help = await report(['--help']);
