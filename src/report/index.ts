@@ -4,10 +4,10 @@
 // verdict `unusable` and the reason: a fleet report that leaves hosts out
 // would say the fleet is better than it is. Only a directory given on the
 // command line that is no fetch directory stops it, with nothing written.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeFsError } from '../errors.js';
+import { FORMAT_VERSION } from '../version.js';
+import { writeOutputs } from './write.js';
 import { fleetDocument, renderCsv, renderTable } from './formats.js';
 import { renderHtml } from './html.js';
 import { formatReportIssue, loadFleet, type LoadOptions } from './load.js';
@@ -38,6 +38,9 @@ export const REPORT_FILES = ['fleet-report.csv', 'fleet-report.json', 'fleet-rep
 /** The outputs and their temporary files. */
 const OUTPUT_NAME = /^(fleet-report\.(csv|json|html)|\.fleet-report\.(csv|json|html)\.\d+\.tmp)$/;
 
+/** --json on a failure: one document still (the CLI's error document's shape). */
+const errorDocument = (message: string) => JSON.stringify({ format_version: FORMAT_VERSION, error: message, applied: [], failed: [] }, null, 2) + '\n';
+
 export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOptions, 'fs'> = {}): Promise<number> {
   let parsed;
   try {
@@ -67,6 +70,7 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
     ignore: (p, isDirectory) => p === outAbs || (!isDirectory && path.dirname(p) === outAbs && OUTPUT_NAME.test(path.basename(p))),
   });
   if (!fleet.ok) {
+    if (parsed.values.json) io.stdout.write(errorDocument(`${fleet.issues.map(formatReportIssue).join('; ')}; nothing was written`));
     io.stderr.write(`reconcile report: ${fleet.issues.length} director${fleet.issues.length === 1 ? 'y' : 'ies'} to read no fleet from; nothing was written\n`);
     for (const i of fleet.issues) io.stderr.write(`reconcile report: ${terminalSafe(formatReportIssue(i))}\n`);
     return 1;
@@ -79,16 +83,11 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
     'fleet-report.json': JSON.stringify(doc, null, 2) + '\n',
     'fleet-report.html': renderHtml(fleet.hosts),
   };
-  try {
-    mkdirSync(out, { recursive: true });
-    for (const [name, text] of Object.entries(contents)) {
-      // Whole files only: a reader never sees half a report.
-      const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
-      writeFileSync(tmp, text, { mode: 0o644 });
-      renameSync(tmp, path.join(out, name));
-    }
-  } catch (e) {
-    io.stderr.write(`reconcile report: cannot write to ${out}: ${describeFsError(e)}\n`);
+  // Whole files only, all or none: a reader never sees half a report, nor one file of this run beside two of the last.
+  const written = writeOutputs(out, Object.entries(contents));
+  if (!written.ok) {
+    if (parsed.values.json) io.stdout.write(errorDocument(written.message));
+    io.stderr.write(`reconcile report: ${terminalSafe(written.message)}\n`);
     return 1;
   }
   io.stdout.write(parsed.values.json ? contents['fleet-report.json'] : renderTable(fleet.hosts));
