@@ -123,6 +123,54 @@ describe('reconcile report', () => {
     expect(html).toContain('a &#34;quoted&#34;, multi');
   });
 
+  it('shows bidi and other format characters escaped in every host string of the table and stderr; the HTML isolates them', async () => {
+    const RLO = '\u202e';
+    const dir = tampered('node-rc-sysctl-plan', (d) => {
+      const c = d.resources.flatMap((r: any) => r.changes).find((x: any) => x.operator !== null);
+      c.summary = `summary ${RLO}dessap\u202c`;
+      c.operator = `reason \u2066isolated\u2069 zero\u200bwidth`;
+      d.findings.push({ message: `unknown ${RLO}line`, unknown: true });
+    });
+    // A host name, an error document's error and an unusable entry's name, each with a bidi control.
+    cpSync(path.join(dir, 'node-swap-plan'), path.join(dir, `node-${RLO}lave`), { recursive: true });
+    const bad = JSON.parse(readFileSync(path.join(dir, 'node-bad-desired', 'reconcile.json'), 'utf8'));
+    bad.error = `error ${RLO}txet`;
+    writeFileSync(path.join(dir, 'node-bad-desired', 'reconcile.json'), JSON.stringify(bad));
+    mkdirSync(path.join(dir, `empty-${RLO}`));
+    const out = path.join(dir, 'out');
+    const r = await report(['-o', out, dir]);
+    expect(r.code).toBe(1);
+    const FORMAT = /\p{Cf}/u;
+    expect(r.stdout).not.toMatch(FORMAT);
+    expect(r.stderr).not.toMatch(FORMAT);
+    for (const shown of [
+      'node-\\u{202E}lave',
+      'summary \\u{202E}dessap\\u{202C}',
+      'reason \\u{2066}isolated\\u{2069} zero\\u{200B}width',
+      'unknown \\u{202E}line',
+      'x error \\u{202E}txet',
+      'empty-\\u{202E}',
+    ])
+      expect(r.stdout).toContain(shown);
+    expect(r.stderr).toContain('empty-\\u{202E}');
+    const html = readFileSync(path.join(out, 'fleet-report.html'), 'utf8');
+    // In the page the text is the host's, each string inside its own <bdi>: it reorders nothing around it.
+    for (const isolated of [
+      `<td class="host"><bdi>node-${RLO}lave</bdi>`,
+      `summary ${RLO}dessap\u202c</bdi></summary>`,
+      `reason: <bdi>reason \u2066isolated\u2069 zero\u200bwidth</bdi>`,
+      `<bdi>unknown ${RLO}line</bdi>`,
+      `<div class="err"><bdi>error ${RLO}txet</bdi>`,
+      `<td class="host"><bdi>empty-${RLO}</bdi>`,
+    ])
+      expect(html).toContain(isolated);
+    const bidi = /[\u202a-\u202e\u2066-\u2069]/gu;
+    // Every bidi control in the page is inside a <bdi> element.
+    const outside = html.replace(/<bdi>[^<]*<\/bdi>/g, '');
+    expect(outside.match(bidi)).toBeNull();
+    expect(html.match(bidi)!.length).toBeGreaterThanOrEqual(8);
+  });
+
   const refusals: Array<[string, string, (d: any) => unknown, string | undefined, RegExp]> = [
     [
       'an operator count that disagrees with the lines',
