@@ -71,7 +71,9 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
   });
   if (!fleet.ok) {
     if (parsed.values.json) io.stdout.write(errorDocument(`${fleet.issues.map(formatReportIssue).join('; ')}; nothing was written`));
-    io.stderr.write(`reconcile report: ${fleet.issues.length} director${fleet.issues.length === 1 ? 'y' : 'ies'} to read no fleet from; nothing was written\n`);
+    io.stderr.write(
+      `reconcile report: ${fleet.issues.length === 1 ? 'a directory given is' : `${fleet.issues.length} directories given are`} no fetch directory; nothing was written\n`,
+    );
     for (const i of fleet.issues) io.stderr.write(`reconcile report: ${terminalSafe(formatReportIssue(i))}\n`);
     return 1;
   }
