@@ -161,11 +161,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     maxOperands: Number.POSITIVE_INFINITY,
     summary: 'one table of a fleet from the per-host documents the Ansible role fetched',
     description:
-      'Read the fetched per-host documents (DIR/HOST/reconcile.json, or DIR/reconcile.json for one host) on the controller, print one table (host, verdict, changes, operator lines, unknowns; verdicts worst first: failed, operator, unknown, changes, ready) and write fleet-report.csv, fleet-report.json and one self-contained fleet-report.html. Every document is untrusted input: an unusable one is named with its field and nothing is written.',
+      'Read the fetched per-host documents (DIR/HOST/reconcile.json, or DIR/reconcile.json for one host) on the controller, print one table (host, verdict, changes, operator lines, unknowns; verdicts worst first: unusable, failed, operator, unknown, changes, ready) and write fleet-report.csv, fleet-report.json and one self-contained fleet-report.html (mode 0600). Every document is untrusted input and every entry of a fetch directory is a host: a link, a file, a directory without reconcile.json, an unreadable entry or a document that fails its checks is listed as unusable with the reason, and a reconcile.json beside host directories is refused by name.',
     options: ['out', 'json', 'help'],
     exits: [
       { code: 0, meaning: 'every host is ready' },
-      { code: 1, meaning: 'a document or directory is unusable; nothing was written' },
+      { code: 1, meaning: 'some host is unusable (the files are written), or a DIR is no fetch directory or the files cannot be written (nothing is)' },
       { code: 2, meaning: 'some host is not ready' },
     ],
   },

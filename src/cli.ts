@@ -160,6 +160,11 @@ function invokedDirectly(): boolean {
   }
 }
 if (invokedDirectly() || process.env.RECONCILE_CLI_MAIN === '1') {
+  // A closed pipe (reconcile report … | head -1) ends the output, not the run: no EPIPE stack trace, the exit code stays the run's.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+    });
   main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
     process.exitCode = code;
   });

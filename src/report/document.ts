@@ -2,37 +2,49 @@
 // as untrusted input: every field the verdict depends on is checked, and a
 // problem names the field by its path. Pure: text in, a summary or an issue out.
 import { FORMAT_VERSION } from '../version.js';
+import type { WithdrawnBy } from '../reconcile/promises.js';
 
 /**
- * What a host needs, worst first: `failed` (the run failed or kubespray's own
+ * What a host needs, worst first: `unusable` (no document the report can
+ * read: a link, a file where the host's directory should be, no reconcile.json,
+ * unreadable, or a document that fails its checks), `failed` (the run failed or kubespray's own
  * preflight will stop), `operator` (a person must act), `unknown` (something
  * that decides a promise could not be judged), `changes` (the tool will fix it:
  * a plan with pending changes), `ready` (nothing pending; an apply verified).
  */
-export type Verdict = 'failed' | 'operator' | 'unknown' | 'changes' | 'ready';
-export const VERDICTS: readonly Verdict[] = ['failed', 'operator', 'unknown', 'changes', 'ready'];
+export type Verdict = 'unusable' | 'failed' | 'operator' | 'unknown' | 'changes' | 'ready';
+export const VERDICTS: readonly Verdict[] = ['unusable', 'failed', 'operator', 'unknown', 'changes', 'ready'];
 
 export interface OperatorLine {
   resource: string;
+  /** The change's id in its resource (e.g. "boot-script:/etc/rc.local:3"). */
+  id: string;
   summary: string;
   /** Why the tool leaves it to a person. */
   reason: string;
   /** The promises it takes back, e.g. "port:6443 (after apply and at boot)". */
   withdraws: string[];
+  /**
+   * apply only: a line of the plan that outlives apply (apply hid what showed
+   * it, its cause stays: a boot script makes the unit again), counted in
+   * operator_required though the second observation (`after`) no longer has it.
+   */
+  carried: boolean;
 }
 
 export interface HostSummary {
   host: string;
   /** The document this summary was read from, as given on the command line. */
   file: string;
-  mode: 'plan' | 'apply' | 'error';
+  /** 'none': no usable document (verdict `unusable`, the reason in `errors`). */
+  mode: 'plan' | 'apply' | 'error' | 'none';
   verdict: Verdict;
   /** plan: changes pending; apply: changes applied. */
   changes: number;
   operator: OperatorLine[];
   /** Lines that could not be judged (each names file and line), deduplicated. */
   unknowns: string[];
-  /** Why a host failed: the CLI's error, apply failures, kubespray preflight stops. */
+  /** Why a host failed: the CLI's error, apply failures, kubespray preflight stops; or why it is unusable. */
   errors: string[];
 }
 
@@ -87,6 +99,15 @@ const optional = <T>(o: Record<string, Json>, base: string, key: string, read: (
   Object.hasOwn(o, key) && o[key] !== undefined ? read(o[key], join(base, key)) : null;
 const each = <T>(v: Json, at: string, read: (v: Json, at: string) => T): T[] => arr(v, at).map((x, i) => read(x, join(at, i)));
 
+/**
+ * Every kind of withdrawal the CLI writes (src/reconcile/promises.ts
+ * WithdrawnBy): a kind added there fails to compile here until the report
+ * says what it means. 'operator' lines are read from the resources, 'unknown'
+ * lines become the host's unknowns, 'failure' lines repeat the apply's
+ * `failures` (read from there).
+ */
+const WITHDRAWN_BY = { operator: true, unknown: true, failure: true } as const satisfies Record<WithdrawnBy['by'], true>;
+const isWithdrawnBy = (s: string): s is WithdrawnBy['by'] => Object.hasOwn(WITHDRAWN_BY, s);
 function withdrawText(v: Json, at: string): string {
   const w = obj(v, at);
   const promise = field(w, at, 'promise', str);
@@ -113,9 +134,11 @@ function readResources(v: Json, at: string): { operator: OperatorLine[]; pending
         if (op !== null)
           operator.push({
             resource: name,
+            id: field(ch, cAt, 'id', str),
             summary,
             reason: op,
             withdraws: each(optional(ch, cAt, 'withdraws', (x) => x) ?? [], join(cAt, 'withdraws'), withdrawText),
+            carried: false,
           });
         // As the CLI counts pending_changes: every action but an operator's or one deferred to boot.
         if (action !== 'operator' && action !== 'deferred') pending++;
@@ -141,9 +164,10 @@ function readFindings(v: Json, at: string): Finding[] {
   });
 }
 
-/** The lines of promises that an unknown took back (apply: `promises_after`). */
-function unknownWithdrawals(v: Json, at: string): string[] {
+/** The withdrawals of `promises_after`: the unknowns' lines, and the operator lines' resource and change id. */
+function withdrawalsAfter(v: Json, at: string): { unknowns: string[]; operators: Set<string> } {
   const lines: string[] = [];
+  const operators = new Set<string>();
   each(v, at, (p, pAt) => {
     each(
       field(obj(p, pAt), pAt, 'withdrawn_by', (x) => x),
@@ -151,12 +175,57 @@ function unknownWithdrawals(v: Json, at: string): string[] {
       (w, wAt) => {
         const o = obj(w, wAt);
         const by = field(o, wAt, 'by', str);
-        if (by !== 'operator' && by !== 'unknown') throw new FieldError(join(wAt, 'by'), `expected "operator" or "unknown", found ${JSON.stringify(by)}`);
-        if (by === 'unknown') lines.push(`${field(o, wAt, 'resource', str)}: ${field(o, wAt, 'line', str)}`);
+        if (!isWithdrawnBy(by))
+          throw new FieldError(
+            join(wAt, 'by'),
+            `expected ${Object.keys(WITHDRAWN_BY)
+              .map((k) => JSON.stringify(k))
+              .join(', ')}, found ${JSON.stringify(by)}`,
+          );
+        const resource = field(o, wAt, 'resource', str);
+        const line = field(o, wAt, 'line', str);
+        if (by === 'unknown') lines.push(`${resource}: ${line}`);
+        else if (by === 'operator') operators.add(lineKey(resource, line));
       },
     );
   });
-  return lines;
+  return { unknowns: lines, operators };
+}
+
+const lineKey = (resource: string, id: string) => `${resource}\0${id}`;
+
+/**
+ * The operator lines apply carried past its second observation: operator_required
+ * counts them (src/reconcile/run.ts), `after` does not list them. Each is an
+ * operator line of the plan (`resources`) missing from `after`; promises_after
+ * names the ones that take a promise back. When it does not name them all and
+ * the plan's missing lines are more than the count, the rest is one line saying so.
+ */
+function carriedLines(planned: OperatorLine[], left: OperatorLine[], claimed: number, named: Set<string>): OperatorLine[] | string {
+  const missing = left.length > claimed ? -1 : claimed - left.length;
+  const still = new Set(left.map((o) => lineKey(o.resource, o.id)));
+  const candidates = planned.filter((o) => !still.has(lineKey(o.resource, o.id)));
+  if (missing < 0 || missing > candidates.length)
+    return `says ${claimed}, but after lists ${left.length} operator change(s) and the plan ${candidates.length} more that apply could have carried`;
+  const carried = (o: OperatorLine): OperatorLine => ({ ...o, carried: true });
+  if (missing === 0) return [];
+  if (missing === candidates.length) return candidates.map(carried);
+  const sure = candidates.filter((o) => named.has(lineKey(o.resource, o.id)));
+  if (sure.length > missing) return `says ${claimed}, but promises_after names ${sure.length} carried operator line(s) beside the ${left.length} of after`;
+  const rest = candidates.filter((o) => !named.has(lineKey(o.resource, o.id)));
+  if (sure.length === missing) return sure.map(carried);
+  const unnamed = missing - sure.length;
+  return [
+    ...sure.map(carried),
+    {
+      resource: 'apply',
+      id: '',
+      summary: `${unnamed} more operator line(s) carried past apply, one of: ${rest.map((o) => `${o.resource} ${o.id}`).join(', ')}`,
+      reason: 'operator_required counts it; the document does not say which line of the plan it is',
+      withdraws: [],
+      carried: true,
+    },
+  ];
 }
 
 const uniq = (xs: string[]) => [...new Set(xs)];
@@ -217,9 +286,13 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     field(d, '', 'after', (x) => x),
     'after',
   );
-  if (claimedOperator !== left.operator.length) {
-    throw new FieldError('operator_required', `says ${claimedOperator}, but after lists ${left.operator.length} operator change(s)`);
-  }
+  const withdrawals = withdrawalsAfter(
+    field(d, '', 'promises_after', (x) => x),
+    'promises_after',
+  );
+  const carried = carriedLines(planned.operator, left.operator, claimedOperator, withdrawals.operators);
+  if (typeof carried === 'string') throw new FieldError('operator_required', carried);
+  const operator = [...left.operator, ...carried];
   const applied = each(
     field(d, '', 'applied', (x) => x),
     'applied',
@@ -238,23 +311,18 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
       return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
     },
   );
-  const unknowns = uniq(
-    unknownWithdrawals(
-      field(d, '', 'promises_after', (x) => x),
-      'promises_after',
-    ),
-  );
+  const unknowns = uniq(withdrawals.unknowns);
   const verified = field(d, '', 'verified', bool);
   const errors = [...stops, ...failures];
   // The CLI's verified is the conjunction of these; a document that says otherwise is not trusted.
-  const clean = failures.length === 0 && left.operator.length === 0 && unknowns.length === 0;
+  const clean = failures.length === 0 && claimedOperator === 0 && unknowns.length === 0;
   if (verified !== clean) {
     throw new FieldError(
       'verified',
-      `says ${verified}, but the document lists ${failures.length} failure(s), ${left.operator.length} operator change(s) and ${unknowns.length} unknown(s) after apply`,
+      `says ${verified}, but the document lists ${failures.length} failure(s), ${claimedOperator} operator change(s) and ${unknowns.length} unknown(s) after apply`,
     );
   }
-  const s = { ...base, mode: 'apply' as const, changes: applied, operator: left.operator, unknowns, errors };
+  const s = { ...base, mode: 'apply' as const, changes: applied, operator, unknowns, errors };
   return { ...s, verdict: worst(s, mode) };
 }
 

@@ -19,7 +19,7 @@ export function orderHosts(hosts: HostSummary[]): HostSummary[] {
 }
 
 export function operatorText(o: HostSummary['operator'][number]): string {
-  return `${o.resource}: ${o.summary} (reason: ${o.reason})`;
+  return `${o.resource}: ${o.summary} (reason: ${o.reason})${o.carried ? ' (carried past apply)' : ''}`;
 }
 
 export function countsLine(hosts: HostSummary[]): string {
@@ -31,19 +31,35 @@ export function countsLine(hosts: HostSummary[]): string {
   }`;
 }
 
-/** The table: one row per host, its operator lines (!), unknowns (?) and errors (x) indented under it. */
+/** At most this many lines (errors, operator lines, unknowns) under a host in the table; the files have them all. */
+export const TABLE_LINES_PER_HOST = 50;
+
+/**
+ * The table: one row per host, its errors (x), operator lines (!) and
+ * unknowns (?) indented under it, at most TABLE_LINES_PER_HOST of them, then
+ * how many were left out. Loops only (no spread, no recursion): a host may
+ * have hundreds of thousands of findings.
+ */
 export function renderTable(hosts: HostSummary[]): string {
   const head = ['HOST', 'VERDICT', 'CHANGES', 'OPERATOR', 'UNKNOWNS'];
-  const rows = orderHosts(hosts).map((h) => ({
-    cells: [terminalSafe(h.host), h.verdict, String(h.changes), String(h.operator.length), String(h.unknowns.length)],
-    detail: [...h.errors.map((e) => `x ${e}`), ...h.operator.map((o) => `! ${operatorText(o)}`), ...h.unknowns.map((u) => `? ${u}`)].map(
-      (l) => `    ${terminalSafe(l)}`,
-    ),
-  }));
-  const width = head.map((t, i) => Math.max(t.length, ...rows.map((r) => r.cells[i]!.length)));
+  const ordered = orderHosts(hosts);
+  const rows = ordered.map((h) => [terminalSafe(h.host), h.verdict, String(h.changes), String(h.operator.length), String(h.unknowns.length)]);
+  const width = head.map((t) => t.length);
+  for (const cells of rows) for (let i = 0; i < cells.length; i++) width[i] = Math.max(width[i]!, cells[i]!.length);
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(width[i]!))).join('  ');
   const out = [line(head)];
-  for (const r of rows) out.push(line(r.cells), ...r.detail);
+  ordered.forEach((h, i) => {
+    out.push(line(rows[i]!));
+    let shown = 0;
+    const detail = (mark: string, texts: readonly string[]) => {
+      for (let k = 0; k < texts.length && shown < TABLE_LINES_PER_HOST; k++, shown++) out.push(`    ${mark} ${terminalSafe(texts[k]!)}`);
+    };
+    detail('x', h.errors);
+    detail('!', h.operator.slice(0, TABLE_LINES_PER_HOST).map(operatorText));
+    detail('?', h.unknowns);
+    const left = h.errors.length + h.operator.length + h.unknowns.length - shown;
+    if (left > 0) out.push(`    … ${left} more line${left === 1 ? '' : 's'} for this host, left out here (all are in fleet-report.csv, .json and .html)`);
+  });
   out.push('', countsLine(hosts));
   return out.join('\n') + '\n';
 }

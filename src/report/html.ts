@@ -19,7 +19,7 @@ nav button[aria-pressed="true"] { background: #234; color: #fff; }
 table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: .35em .5em; text-align: left; vertical-align: top; }
 td.n { text-align: right; }
-.v-failed { color: #a00; font-weight: bold; } .v-operator { color: #b60; font-weight: bold; }
+.v-unusable { color: #fff; background: #a00; font-weight: bold; } .v-failed { color: #a00; font-weight: bold; } .v-operator { color: #b60; font-weight: bold; }
 .v-unknown { color: #850; } .v-changes { color: #035; } .v-ready { color: #070; }
 details { margin: .15em 0; } summary { cursor: pointer; }
 details div { margin: .2em 0 .4em 1.2em; color: #444; white-space: pre-wrap; }
@@ -49,12 +49,19 @@ const SCRIPT = `
 
 const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
+/**
+ * A host string escaped and isolated: inside <bdi> the bidi controls and
+ * right-to-left text a host wrote reorder nothing outside it (the Trojan
+ * Source class), and markup is text.
+ */
+const bdi = (s: string) => `<bdi>${escapeHtml(s)}</bdi>`;
+
 function hostRow(h: HostSummary): string {
-  const e = escapeHtml;
+  const e = bdi;
   const operator = h.operator
     .map(
       (o) =>
-        `<details class="operator"><summary>${e(`${o.resource}: ${o.summary}`)}</summary><div>reason: ${e(o.reason)}${o.withdraws.length > 0 ? `\nwithdraws: ${e(o.withdraws.join(', '))}` : ''}</div></details>`,
+        `<details class="operator"><summary>${e(`${o.resource}: ${o.summary}`)}</summary><div>reason: ${e(o.reason)}${o.withdraws.length > 0 ? `\nwithdraws: ${e(o.withdraws.join(', '))}` : ''}${o.carried ? '\ncarried past apply: apply hid it, its cause stays' : ''}</div></details>`,
     )
     .join('');
   const unknowns = h.unknowns

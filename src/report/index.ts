@@ -1,14 +1,17 @@
 // `reconcile report DIR…`: the fetched per-host documents of a fleet in, one
 // table on stdout and fleet-report.{csv,json,html} in the output directory.
-// Nothing is written when any document is unusable: a fleet report that
-// leaves hosts out would say the fleet is better than it is.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+// A host whose entry or document is unusable is in every output with the
+// verdict `unusable` and the reason: a fleet report that leaves hosts out
+// would say the fleet is better than it is. Only a directory given on the
+// command line that is no fetch directory stops it, with nothing written.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeFsError } from '../errors.js';
+import { FORMAT_VERSION } from '../version.js';
+import { writeOutputs } from './write.js';
 import { fleetDocument, renderCsv, renderTable } from './formats.js';
 import { renderHtml } from './html.js';
-import { formatReportIssue, loadFleet } from './load.js';
+import { formatReportIssue, loadFleet, type LoadOptions } from './load.js';
+import { terminalSafe } from '../untrusted-text.js';
 
 export interface ReportIo {
   stdout: { write(s: string): unknown };
@@ -20,17 +23,25 @@ export const REPORT_USAGE = `usage: reconcile report [-o DIR] [--json] DIR...
   Reads the per-host documents fetched by the Ansible role (DIR/HOST/reconcile.json,
   or DIR/reconcile.json for one host), prints one table (host, verdict, changes,
   operator lines, unknowns), and writes fleet-report.csv, fleet-report.json and
-  fleet-report.html (one self-contained page) to the output directory.
+  fleet-report.html (one self-contained page) to the output directory. Every
+  entry of a fetch directory is a host: one without a usable document is
+  listed as unusable, with the reason.
 
   -o, --out DIR  where the three files go (default: the current directory)
   --json         print the JSON document instead of the table
-  verdicts       failed, operator, unknown, changes, ready (worst first)
-  exit           0 every host ready, 2 some host is not, 1 a document is unusable
+  verdicts       unusable, failed, operator, unknown, changes, ready (worst first)
+  exit           0 every host ready, 2 some host is not, 1 some host is unusable
+                 (the files are written) or a DIR is no fetch directory (nothing is)
 `;
 
 export const REPORT_FILES = ['fleet-report.csv', 'fleet-report.json', 'fleet-report.html'] as const;
+/** The outputs and their temporary files. */
+const OUTPUT_NAME = /^(fleet-report\.(csv|json|html)|\.fleet-report\.(csv|json|html)\.\d+\.tmp)$/;
 
-export async function runReport(argv: string[], io: ReportIo): Promise<number> {
+/** --json on a failure: one document still (the CLI's error document's shape). */
+const errorDocument = (message: string) => JSON.stringify({ format_version: FORMAT_VERSION, error: message, applied: [], failed: [] }, null, 2) + '\n';
+
+export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOptions, 'fs'> = {}): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -51,34 +62,37 @@ export async function runReport(argv: string[], io: ReportIo): Promise<number> {
     io.stderr.write(`reconcile report: give at least one directory of fetched documents\n${REPORT_USAGE}`);
     return 1;
   }
-  const fleet = loadFleet(parsed.positionals);
+  const out = parsed.values.out ?? '.';
+  const outAbs = path.resolve(out);
+  const fleet = loadFleet(parsed.positionals, {
+    ...load,
+    // -o inside (or at) a fetch directory: the report's own outputs are no hosts.
+    ignore: (p, isDirectory) => p === outAbs || (!isDirectory && path.dirname(p) === outAbs && OUTPUT_NAME.test(path.basename(p))),
+  });
   if (!fleet.ok) {
+    if (parsed.values.json) io.stdout.write(errorDocument(`${fleet.issues.map(formatReportIssue).join('; ')}; nothing was written`));
     io.stderr.write(
-      `reconcile report: ${fleet.issues.length} unusable document${fleet.issues.length === 1 ? '' : 's'} or director${fleet.issues.length === 1 ? 'y' : 'ies'}; nothing was written\n`,
+      `reconcile report: ${fleet.issues.length === 1 ? 'a directory given is' : `${fleet.issues.length} directories given are`} no fetch directory; nothing was written\n`,
     );
-    for (const i of fleet.issues) io.stderr.write(`reconcile report: ${formatReportIssue(i)}\n`);
+    for (const i of fleet.issues) io.stderr.write(`reconcile report: ${terminalSafe(formatReportIssue(i))}\n`);
     return 1;
   }
+  const unusable = fleet.hosts.filter((h) => h.verdict === 'unusable');
+  for (const h of unusable) io.stderr.write(`reconcile report: ${terminalSafe(`${h.file}: ${h.errors.join('; ')}`)}\n`);
   const doc = fleetDocument(fleet.hosts);
-  const out = parsed.values.out ?? '.';
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
     'fleet-report.csv': renderCsv(fleet.hosts),
     'fleet-report.json': JSON.stringify(doc, null, 2) + '\n',
     'fleet-report.html': renderHtml(fleet.hosts),
   };
-  try {
-    mkdirSync(out, { recursive: true });
-    for (const [name, text] of Object.entries(contents)) {
-      // Whole files only: a reader never sees half a report.
-      const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
-      writeFileSync(tmp, text, { mode: 0o644 });
-      renameSync(tmp, path.join(out, name));
-    }
-  } catch (e) {
-    io.stderr.write(`reconcile report: cannot write to ${out}: ${describeFsError(e)}\n`);
+  // Whole files only, all or none: a reader never sees half a report, nor one file of this run beside two of the last.
+  const written = writeOutputs(out, Object.entries(contents));
+  if (!written.ok) {
+    if (parsed.values.json) io.stdout.write(errorDocument(written.message));
+    io.stderr.write(`reconcile report: ${terminalSafe(written.message)}\n`);
     return 1;
   }
   io.stdout.write(parsed.values.json ? contents['fleet-report.json'] : renderTable(fleet.hosts));
   if (!parsed.values.json) io.stdout.write(`wrote ${REPORT_FILES.map((f) => path.join(out, f)).join(', ')}\n`);
-  return fleet.hosts.every((h) => h.verdict === 'ready') ? 0 : 2;
+  return unusable.length > 0 ? 1 : fleet.hosts.every((h) => h.verdict === 'ready') ? 0 : 2;
 }

@@ -86,3 +86,27 @@ export async function makeFleetDocuments(work: string, hosts: FleetHost[] = FLEE
   }
   return fetched;
 }
+
+/**
+ * A real failed apply: the swap host's tree, where someone writes
+ * /etc/modules-load.d/k8s.conf while the apply runs (as the CLI reports it,
+ * just before ModulesLoad's changes), so the write door refuses a file that
+ * changed since the plan. Its document carries `withdrawn_by[].by: "failure"`.
+ * Returns the document's text and the CLI's exit code.
+ */
+export async function failedApplyDocument(work: string): Promise<{ text: string; code: number }> {
+  const desired = path.join(work, 'desired-failed.yaml');
+  writeFileSync(desired, FLEET_DESIRED);
+  const root = plantTree(path.join(work, 'trees', 'node-failed-apply'), { name: 'node-failed-apply', mode: 'apply', files: {}, expect: 'failed' });
+  const io = captureIo();
+  const write = io.value.stderr.write;
+  io.value.stderr.write = (s: string) => {
+    if (s.includes('ModulesLoad: applying')) {
+      mkdirSync(path.join(root, 'etc/modules-load.d'), { recursive: true });
+      writeFileSync(path.join(root, 'etc/modules-load.d/k8s.conf'), 'overlay\n');
+    }
+    return write(s);
+  };
+  const code = await main(['--apply', '--json', '-f', desired, '--root', root], io.value);
+  return { text: io.stdout(), code };
+}

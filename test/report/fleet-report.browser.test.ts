@@ -76,6 +76,7 @@ describe('fleet-report.html in chromium', () => {
     const counts = await page.$$eval('nav .count', (cs) => Object.fromEntries(cs.map((c) => [c.getAttribute('data-verdict'), Number(c.textContent)])));
     expect(counts).toEqual({
       all: FLEET.length,
+      unusable: 0,
       failed: expected('failed'),
       operator: expected('operator'),
       unknown: expected('unknown'),
