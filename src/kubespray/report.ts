@@ -51,125 +51,150 @@ export interface PlanObservations {
  * a caller without a plan lets the report read each once, when it is needed.
  */
 export async function kubesprayReport(host: TargetHost, desired: DesiredState, seen: PlanObservations = {}): Promise<KubesprayReport> {
-  const sysctlTree = async (): Promise<SysctlTree> => seen.sysctlTree ?? (await observeSysctlTree(host)).tree;
   const findings: Finding[] = [];
   const report: KubesprayReport = { findings };
   const ks = desired.kubespray;
-
   // 1. Facts
-  let facts: Facts | undefined;
-  if (!host.live) {
-    findings.push({ level: 'info', message: `facts not gathered: offline (--root ${host.root}) there is no running kernel to read` });
-  } else if (desired.facts.source === 'ansible' && !ks) {
-    findings.push({ level: 'error', message: 'facts.source is ansible but desired-state has no kubespray section (dir, inventory, node)' });
-  } else {
-    try {
-      if (desired.facts.source === 'ansible') {
-        facts = await gatherAnsibleFacts(host, ks!);
-        report.facts = { ...sixFields(facts), evidence: ['facts.source ansible: ansible -m setup'] };
-      } else {
-        const core = await ansibleCoreFor(host, ks?.dir);
-        const system = await systemDistroVersion(host);
-        const bundled = core.version ? bundledDistroVersion(core.version) : BUNDLED_DISTRO_VERSION;
-        facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled }, seen.facts);
-        const distro =
-          system !== null
-            ? `distro ${system} (the target's system python3-distro, which ansible imports first)`
-            : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
-        report.facts = {
-          ...sixFields(facts),
-          evidence: [
-            core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`,
-            `distribution_version by ${distro}`,
-          ],
-        };
-      }
-    } catch (e) {
-      findings.push({ level: 'error', message: `facts (${desired.facts.source}): ${(e as Error).message}` });
-    }
-  }
+  const facts = await gatherFacts(host, desired, seen, report);
   if (!ks) {
     findings.push({ level: 'info', message: 'no kubespray section in desired-state: minimal_master_memory_mb and who-fixes.json left out' });
     return report;
   }
   // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
+  if (!(await checkoutReadable(ck, ks.dir, findings))) return report;
+  // The audit (Jinja through nunjucks, the role walker) loads only when there is a checkout to audit.
+  const hostCtx = await inventoryContext(host, ks, findings);
+  if (hostCtx) await legacyGroupFindings(ck, hostCtx, ks.node, findings);
+  const opts: AuditOptions = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
+  // 3. Memory, the way the preinstall role asserts it
+  await memorySection(ck, opts, { node: ks.node, facts, hostCtx }, report);
+  // 4. Who fixes what
+  const audit = await whoFixesSection(ck, ks.dir, opts, report);
+  // 5. sysctl lines that would beat kubespray's file (src/sysctl/order.ts decides)
+  if (audit?.sysctl_file) {
+    const sysctlTree = async (): Promise<SysctlTree> => seen.sysctlTree ?? (await observeSysctlTree(host)).tree;
+    await orderingSection(host, desired, audit, sysctlTree, findings);
+  }
+  return report;
+}
+
+type AuditOptions = { facts: FactMap | undefined; host: HostContext | undefined; reader: VarsReader };
+
+/** facts.json as the desired state's source gathers it; an error finding when it cannot. */
+async function gatherFacts(host: TargetHost, desired: DesiredState, seen: PlanObservations, report: KubesprayReport): Promise<Facts | undefined> {
+  const ks = desired.kubespray;
+  if (!host.live) {
+    report.findings.push({ level: 'info', message: `facts not gathered: offline (--root ${host.root}) there is no running kernel to read` });
+    return undefined;
+  }
+  if (desired.facts.source === 'ansible' && !ks) {
+    report.findings.push({ level: 'error', message: 'facts.source is ansible but desired-state has no kubespray section (dir, inventory, node)' });
+    return undefined;
+  }
+  try {
+    if (desired.facts.source === 'ansible') {
+      const facts = await gatherAnsibleFacts(host, ks!);
+      report.facts = { ...sixFields(facts), evidence: ['facts.source ansible: ansible -m setup'] };
+      return facts;
+    }
+    const core = await ansibleCoreFor(host, ks?.dir);
+    const system = await systemDistroVersion(host);
+    const bundled = core.version ? bundledDistroVersion(core.version) : BUNDLED_DISTRO_VERSION;
+    const facts = await gatherNativeFacts(host, { bundledDistroVersion: bundled }, seen.facts);
+    const distro =
+      system !== null
+        ? `distro ${system} (the target's system python3-distro, which ansible imports first)`
+        : `distro ${bundled} (bundled in ansible-core${core.version ? ` ${core.version}` : ''}; the target has no python3-distro)`;
+    report.facts = {
+      ...sixFields(facts),
+      evidence: [
+        core.version ? `ansible-core ${core.version} (from ${core.from})` : `ansible-core unknown (${core.from}): modelled as 2.14`,
+        `distribution_version by ${distro}`,
+      ],
+    };
+    return facts;
+  } catch (e) {
+    report.findings.push({ level: 'error', message: `facts (${desired.facts.source}): ${(e as Error).message}` });
+    return undefined;
+  }
+}
+
+/** Whether the checkout can be audited at all; a warning naming what is missing when not. */
+async function checkoutReadable(ck: KubesprayCheckout, dir: string, findings: Finding[]): Promise<boolean> {
   try {
     if (!(await ck.exists(PREINSTALL_DEFAULTS))) {
       findings.push({
         level: 'warning',
-        message: `kubespray checkout ${ks.dir} is missing or incomplete (no ${PREINSTALL_DEFAULTS}): minimal_master_memory_mb and who-fixes.json left out`,
+        message: `kubespray checkout ${dir} is missing or incomplete (no ${PREINSTALL_DEFAULTS}): minimal_master_memory_mb and who-fixes.json left out`,
       });
-      return report;
+      return false;
     }
     await ck.yaml(PREINSTALL_DEFAULTS);
+    return true;
   } catch (e) {
     findings.push({
       level: 'warning',
-      message: `kubespray checkout ${ks.dir} cannot be read (${(e as Error).message}): minimal_master_memory_mb and who-fixes.json left out`,
+      message: `kubespray checkout ${dir} cannot be read (${(e as Error).message}): minimal_master_memory_mb and who-fixes.json left out`,
     });
-    return report;
+    return false;
   }
-  // The audit (Jinja through nunjucks, the role walker) loads only when there is a checkout to audit.
-  const [{ auditMemory }, { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson }, { LEGACY_GROUPS_FILES, applyLegacyGroups }] = await Promise.all([
-    import('./preflight.js'),
-    import('./who-fixes.js'),
-    import('./legacy-groups.js'),
-  ]);
-  const hostCtx = await inventoryContext(host, ks, findings);
-  if (hostCtx) {
-    // Old releases move kube-master hosts into kube_control_plane (and the like) before any role runs.
-    const legacy = await applyLegacyGroups(ck, hostCtx.inventory).catch((e: Error) => ({
-      file: LEGACY_GROUPS_FILES.join(' or '),
-      added: [],
-      unknown: [{ file: LEGACY_GROUPS_FILES[0]!, line: 0, reason: e.message }],
-    }));
-    for (const a of legacy.added.filter((x) => x.host === ks.node)) {
-      findings.push({
-        level: 'info',
-        message: `${legacy.file}:${a.line} group_by adds ${ks.node} to ${a.group} (it is in ${a.from}) before kubespray's roles run`,
-      });
-    }
-    for (const u of legacy.unknown) {
-      findings.push({
-        level: 'warning',
-        unknown: true,
-        message: `${u.file}:${u.line}: the groups kubespray gives ${ks.node} at run time cannot be told: ${u.reason}`,
-        evidence: [`${u.file}:${u.line}`],
-      });
-    }
-  }
-  const opts = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
+}
 
-  // 3. Memory, the way the preinstall role asserts it
-  let memory: MemoryAudit | undefined;
+/** Old releases move kube-master hosts into kube_control_plane (and the like) before any role runs. */
+async function legacyGroupFindings(ck: KubesprayCheckout, hostCtx: HostContext, node: string, findings: Finding[]): Promise<void> {
+  const { LEGACY_GROUPS_FILES, applyLegacyGroups } = await import('./legacy-groups.js');
+  const legacy = await applyLegacyGroups(ck, hostCtx.inventory).catch((e: Error) => ({
+    file: LEGACY_GROUPS_FILES.join(' or '),
+    added: [],
+    unknown: [{ file: LEGACY_GROUPS_FILES[0]!, line: 0, reason: e.message }],
+  }));
+  for (const a of legacy.added.filter((x) => x.host === node)) {
+    findings.push({ level: 'info', message: `${legacy.file}:${a.line} group_by adds ${node} to ${a.group} (it is in ${a.from}) before kubespray's roles run` });
+  }
+  for (const u of legacy.unknown) {
+    findings.push({
+      level: 'warning',
+      unknown: true,
+      message: `${u.file}:${u.line}: the groups kubespray gives ${node} at run time cannot be told: ${u.reason}`,
+      evidence: [`${u.file}:${u.line}`],
+    });
+  }
+}
+
+/** minimal_master_memory_mb for facts.json, and the preflight's own findings (its asserts). */
+async function memorySection(
+  ck: KubesprayCheckout,
+  opts: AuditOptions,
+  on: { node: string; facts: Facts | undefined; hostCtx: HostContext | null },
+  report: KubesprayReport,
+): Promise<void> {
+  const { auditMemory } = await import('./preflight.js');
+  let memory: MemoryAudit;
   try {
     memory = await auditMemory(ck, opts);
   } catch (e) {
-    findings.push({ level: 'warning', unknown: true, message: `kubespray's memory asserts cannot be read: ${(e as Error).message}` });
+    report.findings.push({ level: 'warning', unknown: true, message: `kubespray's memory asserts cannot be read: ${(e as Error).message}` });
+    return;
   }
-  if (memory) {
-    if (memory.minimalMasterMemoryMb) {
-      if (report.facts) report.facts.minimal_master_memory_mb = memory.minimalMasterMemoryMb.value;
-    } else {
-      findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
-    }
-    if (facts && hostCtx) {
-      findings.push(...preflightFindings(memory, ks.node, facts));
-    }
+  if (memory.minimalMasterMemoryMb) {
+    if (report.facts) report.facts.minimal_master_memory_mb = memory.minimalMasterMemoryMb.value;
+  } else {
+    report.findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
   }
+  if (on.facts && on.hostCtx) report.findings.push(...preflightFindings(memory, on.node, on.facts));
+}
 
-  // 4. Who fixes what
+/** who-fixes.json and one finding per problem, with the audit's warnings and notes. */
+async function whoFixesSection(ck: KubesprayCheckout, dir: string, opts: AuditOptions, report: KubesprayReport): Promise<WhoFixes | null> {
+  const { PROBLEMS, auditWhoFixes, formatEvidence, whoFixesJson } = await import('./who-fixes.js');
+  const findings = report.findings;
   let audit: WhoFixes;
   try {
     audit = await auditWhoFixes(ck, opts);
   } catch (e) {
-    findings.push({
-      level: 'warning',
-      unknown: true,
-      message: `kubespray roles in ${ks.dir} cannot be read (${(e as Error).message}): who-fixes.json left out`,
-    });
-    return report;
+    findings.push({ level: 'warning', unknown: true, message: `kubespray roles in ${dir} cannot be read (${(e as Error).message}): who-fixes.json left out` });
+    return null;
   }
   report.audit = audit;
   report.whoFixes = whoFixesJson(audit);
@@ -200,19 +225,25 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     findings.push({ level: 'warning', unknown: true, message: audit.sysctl_file_missing });
   }
   for (const n of audit.notes) findings.push({ level: 'info', message: n });
+  return audit;
+}
 
-  // 5. sysctl lines that would beat kubespray's file (src/sysctl/order.ts decides)
-  if (audit.sysctl_file) {
-    try {
-      const file = audit.sysctl_file.path;
-      const kubespray = { path: file, link: await host.readLink(file), realPath: await host.realTarget(file) };
-      const owned = desired.resources.filter((r): r is SysctlFileSpec => r.type === 'SysctlFile');
-      findings.push(...orderingFindings(await sysctlTree(), kubespray, audit.sysctl_keys, owned));
-    } catch (e) {
-      findings.push({ level: 'warning', message: `sysctl ordering against kubespray not checked: ${(e as Error).message}` });
-    }
+/** sysctl lines that would beat kubespray's file at boot or after sysctl --system. */
+async function orderingSection(
+  host: TargetHost,
+  desired: DesiredState,
+  audit: WhoFixes,
+  sysctlTree: () => Promise<SysctlTree>,
+  findings: Finding[],
+): Promise<void> {
+  try {
+    const file = audit.sysctl_file!.path;
+    const kubespray = { path: file, link: await host.readLink(file), realPath: await host.realTarget(file) };
+    const owned = desired.resources.filter((r): r is SysctlFileSpec => r.type === 'SysctlFile');
+    findings.push(...orderingFindings(await sysctlTree(), kubespray, audit.sysctl_keys, owned));
+  } catch (e) {
+    findings.push({ level: 'warning', message: `sysctl ordering against kubespray not checked: ${(e as Error).message}` });
   }
-  return report;
 }
 
 /** facts.json's fields: the extra facts feed only the audit. */

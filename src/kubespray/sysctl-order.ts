@@ -122,60 +122,17 @@ export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, key
     const spec = ap.tail ? undefined : specByPath.get(ap.source.path);
     return `${at}${readAs}${spec ? ` (desired ${resourceName(spec)})` : ''}`;
   };
-  const reason = (ap: AppliedAssignment): string => (ap.tail ? 'is applied last by sysctl --system' : `sorts after ${kubesprayFile}`);
-  const id = (ap: AppliedAssignment): string => `${ap.source.path}\0${ap.tail}\0${ap.assignment.line}`;
-
+  const o: OrderingContext = {
+    prospective,
+    kubesprayFile,
+    ours,
+    where,
+    reason: (ap) => (ap.tail ? 'is applied last by sysctl --system' : `sorts after ${kubesprayFile}`),
+  };
   for (const k of kubesprayKeys(keys).values()) {
-    const ksValue = k.value ?? '(templated)';
-    const evidenceLine = (ap: AppliedAssignment): string =>
-      `${where(ap)} ${ap.assignment.value === null ? `-${ap.assignment.rawKey} cancels ${k.key}` : `sets ${k.key} = ${ap.assignment.value}`}; kubespray sets ${ksValue} at ${k.ref.file}:${k.ref.line} "${k.ref.name}"`;
-
-    // Warnings: the line that ends up setting the key, per model, with every line that beats kubespray's.
-    const beaten = new Map<string, { winner: AppliedAssignment; models: SysctlModel[]; hits: AppliedAssignment[] }>();
-    for (const model of SYSCTL_MODELS) {
-      const hits = beatingAssignments(prospective, kubesprayFile, k.key, k.value ?? TEMPLATED, model).map((b) => b.applied);
-      const winner = hits[hits.length - 1];
-      if (!winner) continue;
-      const g = beaten.get(id(winner)) ?? { winner, models: [], hits: [] };
-      g.models.push(model);
-      for (const h of hits) if (!g.hits.some((x) => id(x) === id(h))) g.hits.push(h);
-      beaten.set(id(winner), g);
-    }
-    for (const { winner, models, hits } of beaten.values()) {
-      const w = winner.assignment;
-      findings.push({
-        level: 'warning',
-        message:
-          w.value === null
-            ? `${modelPhrase(models)} ${k.key} would keep the kernel's value, not kubespray's ${ksValue}: ${where(winner)} (-${w.rawKey}) ${reason(winner)} and cancels it`
-            : `${modelPhrase(models)} ${k.key} would be ${w.value}, not kubespray's ${ksValue}: ${where(winner)} ${reason(winner)}`,
-        evidence: hits.map(evidenceLine),
-      });
-    }
-
+    findings.push(...beatenFindings(o, k));
     // Info: later lines from other files that set kubespray's own value.
-    if (k.value === null) continue;
-    const same = new Map<string, { ap: AppliedAssignment; models: SysctlModel[] }>();
-    for (const model of SYSCTL_MODELS) {
-      // Only the lines naming the key (none a glob) are visited, not the whole sequence.
-      const named = linesNaming(prospective, model, k.key);
-      const at = named.findIndex((ap) => ap.source.path === kubesprayFile && !ap.tail);
-      if (at < 0) continue;
-      for (const ap of named.slice(at + 1)) {
-        const a = ap.assignment;
-        if (a.excludeOnly || ap.source.realPath === ours.realPath || !sameSysctlValue(a.value, k.value)) continue;
-        const g = same.get(id(ap)) ?? { ap, models: [] };
-        g.models.push(model);
-        same.set(id(ap), g);
-      }
-    }
-    for (const { ap, models } of same.values()) {
-      findings.push({
-        level: 'info',
-        message: `${modelPhrase(models)} ${k.key} stays kubespray's ${k.value}: ${where(ap)} ${reason(ap)} but sets the same value`,
-        evidence: [evidenceLine(ap)],
-      });
-    }
+    if (k.value !== null) findings.push(...sameValueFindings(o, k, k.value));
   }
 
   if (masked) {
@@ -189,4 +146,69 @@ export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, key
     });
   }
   return findings;
+}
+
+/** What the per-key judgements share: the tree after kubespray writes, its file, and how a line is named. */
+interface OrderingContext {
+  prospective: SysctlTree;
+  kubesprayFile: string;
+  ours: SysctlTree['files'][number];
+  where: (ap: AppliedAssignment) => string;
+  reason: (ap: AppliedAssignment) => string;
+}
+
+const assignmentId = (ap: AppliedAssignment): string => `${ap.source.path}\0${ap.tail}\0${ap.assignment.line}`;
+
+function evidenceLine(o: OrderingContext, k: SysctlAssignmentByKubespray, ap: AppliedAssignment): string {
+  const sets = ap.assignment.value === null ? `-${ap.assignment.rawKey} cancels ${k.key}` : `sets ${k.key} = ${ap.assignment.value}`;
+  return `${o.where(ap)} ${sets}; kubespray sets ${k.value ?? '(templated)'} at ${k.ref.file}:${k.ref.line} "${k.ref.name}"`;
+}
+
+/** Warnings: the line that ends up setting the key, per model, with every line that beats kubespray's. */
+function beatenFindings(o: OrderingContext, k: SysctlAssignmentByKubespray): Finding[] {
+  const ksValue = k.value ?? '(templated)';
+  const beaten = new Map<string, { winner: AppliedAssignment; models: SysctlModel[]; hits: AppliedAssignment[] }>();
+  for (const model of SYSCTL_MODELS) {
+    const hits = beatingAssignments(o.prospective, o.kubesprayFile, k.key, k.value ?? TEMPLATED, model).map((b) => b.applied);
+    const winner = hits[hits.length - 1];
+    if (!winner) continue;
+    const g = beaten.get(assignmentId(winner)) ?? { winner, models: [], hits: [] };
+    g.models.push(model);
+    for (const h of hits) if (!g.hits.some((x) => assignmentId(x) === assignmentId(h))) g.hits.push(h);
+    beaten.set(assignmentId(winner), g);
+  }
+  return [...beaten.values()].map(({ winner, models, hits }) => {
+    const w = winner.assignment;
+    return {
+      level: 'warning',
+      message:
+        w.value === null
+          ? `${modelPhrase(models)} ${k.key} would keep the kernel's value, not kubespray's ${ksValue}: ${o.where(winner)} (-${w.rawKey}) ${o.reason(winner)} and cancels it`
+          : `${modelPhrase(models)} ${k.key} would be ${w.value}, not kubespray's ${ksValue}: ${o.where(winner)} ${o.reason(winner)}`,
+      evidence: hits.map((h) => evidenceLine(o, k, h)),
+    };
+  });
+}
+
+/** Info: lines read after kubespray's, from other files, that set its own value. */
+function sameValueFindings(o: OrderingContext, k: SysctlAssignmentByKubespray, value: string): Finding[] {
+  const same = new Map<string, { ap: AppliedAssignment; models: SysctlModel[] }>();
+  for (const model of SYSCTL_MODELS) {
+    // Only the lines naming the key (none a glob) are visited, not the whole sequence.
+    const named = linesNaming(o.prospective, model, k.key);
+    const at = named.findIndex((ap) => ap.source.path === o.kubesprayFile && !ap.tail);
+    if (at < 0) continue;
+    for (const ap of named.slice(at + 1)) {
+      const a = ap.assignment;
+      if (a.excludeOnly || ap.source.realPath === o.ours.realPath || !sameSysctlValue(a.value, value)) continue;
+      const g = same.get(assignmentId(ap)) ?? { ap, models: [] };
+      g.models.push(model);
+      same.set(assignmentId(ap), g);
+    }
+  }
+  return [...same.values()].map(({ ap, models }) => ({
+    level: 'info',
+    message: `${modelPhrase(models)} ${k.key} stays kubespray's ${value}: ${o.where(ap)} ${o.reason(ap)} but sets the same value`,
+    evidence: [evidenceLine(o, k, ap)],
+  }));
 }

@@ -251,32 +251,7 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
 
   // 3-5: inventory
   const magic: Definition[] = [];
-  if (o.host) {
-    const { inventory, host, inventoryDir } = o.host;
-    const groups = groupNames(inventory, host);
-    const depth = groupDepths(inventory);
-    // ansible-core sort_groups: (depth, priority, name), names compared as Python compares str (code points, not locale).
-    const ordered = ['all', ...groups.filter((g) => g !== 'all').sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0))];
-    const dirs = [inventoryDir, ck.dir];
-    const invVars = (g: string) => inventoryVars(inventory.groups.get(g)?.vars ?? {}, inventory.file ?? 'inventory', inventory.groups.get(g)?.line ?? 0);
-    // ansible-core's VARIABLE_PRECEDENCE: all_inventory, groups_inventory, all_plugins_inventory,
-    // all_plugins_play, groups_plugins_inventory, groups_plugins_play (checked against ansible-playbook).
-    layers.push(...invVars('all'));
-    for (const g of ordered.slice(1)) layers.push(...invVars(g));
-    if (o.reader) for (const d of dirs) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, 'all')));
-    if (o.reader) for (const d of dirs) for (const g of ordered.slice(1)) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/group_vars`, g)));
-    const h = inventory.hosts.get(host);
-    layers.push(...inventoryVars(h?.vars ?? {}, inventory.file ?? 'inventory', h?.line ?? 0));
-    if (o.reader) for (const d of dirs) layers.push(...(await inventoryVarsFiles(o.reader, `${d}/host_vars`, host)));
-    const groupMap: Record<string, string[]> = {};
-    for (const g of inventory.groups.keys()) groupMap[g] = [...inventory.hosts.keys()].filter((n) => g === 'all' || groupNames(inventory, n).includes(g));
-    magic.push(
-      { name: 'inventory_hostname', value: host, file: '(inventory)', line: 0 },
-      { name: 'inventory_hostname_short', value: host.split('.')[0], file: '(inventory)', line: 0 },
-      { name: 'group_names', value: groups, file: '(inventory)', line: 0 },
-      { name: 'groups', value: groupMap, file: '(inventory)', line: 0 },
-    );
-  }
+  if (o.host) layers.push(...(await inventoryLayers(o.host, ck, o.reader, magic)));
   // 6: facts under every name Ansible gives them
   if (o.facts) {
     magic.push({ name: 'ansible_facts', value: o.facts, file: '(facts)', line: 0 });
@@ -305,6 +280,40 @@ export async function buildVarContext(o: BuildOptions): Promise<VarContext> {
     layers.push(...(await roleVarsOf(ck, inc.role, inc.varsFrom)));
   }
   return new VarContext(layers);
+}
+
+/**
+ * Layers 3-5, inventory variables in ansible-core's VARIABLE_PRECEDENCE
+ * (all_inventory, groups_inventory, all_plugins_inventory, all_plugins_play,
+ * groups_plugins_inventory, groups_plugins_play; checked against
+ * ansible-playbook), lowest first; the magic variables the inventory gives
+ * (inventory_hostname, group_names, groups) go to `magic`.
+ */
+async function inventoryLayers(hc: HostContext, ck: KubesprayCheckout, reader: VarsReader | undefined, magic: Definition[]): Promise<Definition[]> {
+  const out: Definition[] = [];
+  const { inventory, host, inventoryDir } = hc;
+  const groups = groupNames(inventory, host);
+  const depth = groupDepths(inventory);
+  // ansible-core sort_groups: (depth, priority, name), names compared as Python compares str (code points, not locale).
+  const ordered = ['all', ...groups.filter((g) => g !== 'all').sort((a, b) => (depth.get(a) ?? 0) - (depth.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0))];
+  const dirs = [inventoryDir, ck.dir];
+  const invVars = (g: string) => inventoryVars(inventory.groups.get(g)?.vars ?? {}, inventory.file ?? 'inventory', inventory.groups.get(g)?.line ?? 0);
+  out.push(...invVars('all'));
+  for (const g of ordered.slice(1)) out.push(...invVars(g));
+  if (reader) for (const d of dirs) out.push(...(await inventoryVarsFiles(reader, `${d}/group_vars`, 'all')));
+  if (reader) for (const d of dirs) for (const g of ordered.slice(1)) out.push(...(await inventoryVarsFiles(reader, `${d}/group_vars`, g)));
+  const h = inventory.hosts.get(host);
+  out.push(...inventoryVars(h?.vars ?? {}, inventory.file ?? 'inventory', h?.line ?? 0));
+  if (reader) for (const d of dirs) out.push(...(await inventoryVarsFiles(reader, `${d}/host_vars`, host)));
+  const groupMap: Record<string, string[]> = {};
+  for (const g of inventory.groups.keys()) groupMap[g] = [...inventory.hosts.keys()].filter((n) => g === 'all' || groupNames(inventory, n).includes(g));
+  magic.push(
+    { name: 'inventory_hostname', value: host, file: '(inventory)', line: 0 },
+    { name: 'inventory_hostname_short', value: host.split('.')[0], file: '(inventory)', line: 0 },
+    { name: 'group_names', value: groups, file: '(inventory)', line: 0 },
+    { name: 'groups', value: groupMap, file: '(inventory)', line: 0 },
+  );
+  return out;
 }
 
 /** A reader over the target through a checkout's host. */
