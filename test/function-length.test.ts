@@ -32,12 +32,9 @@ const STILL_OVER: Record<string, number> = {
   'systemd/unit-loader.ts:readTree': 98,
   'kubespray/python.ts:pyRegex': 97,
   'kubespray/tasks.ts:refusalOf': 82,
-  'report/document.ts:summarize': 89,
   'boot-scripts/commands.ts:sysctlActions': 87,
-  'modprobe/install-command.ts:tokenize': 87,
   'door/journal-check.ts:record': 86,
   'reconcile/render.ts:renderPlan': 83,
-  'modprobe/observe.ts:observeModules': 81,
 };
 
 function sources(dir: string): string[] {

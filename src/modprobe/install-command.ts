@@ -65,61 +65,73 @@ export function tokenize(cmd: string): Token[] {
       continue;
     }
     if (c === '(' || c === ')' || (c === '{' && isWordEnd(cmd[i + 1])) || c === '`') throw new Unsupported(`"${c}"`);
-    // A word, with quotes.
-    let word = '';
-    let raw = '';
-    while (i < cmd.length) {
-      const d = cmd[i]!;
-      // ">&" and "<&" belong to a redirection word (2>&1), not an "&" operator.
-      if (d === '&' && (raw.endsWith('>') || raw.endsWith('<'))) {
-        word += d;
-        raw += d;
-        i++;
-        continue;
-      }
-      if (' \t\n;&|()'.includes(d)) break;
-      if (d === '`') throw new Unsupported('command substitution');
-      if (d === '$' && cmd[i + 1] === '(') throw new Unsupported('command substitution');
-      if (d === '\\') {
-        if (i + 1 < cmd.length && cmd[i + 1] !== '\n') word += cmd[i + 1];
-        raw += cmd.slice(i, i + 2);
-        i += 2;
-        continue;
-      }
-      if (d === "'") {
-        const end = cmd.indexOf("'", i + 1);
-        if (end < 0) throw new Unsupported('an unterminated quote');
-        word += cmd.slice(i + 1, end);
-        raw += cmd.slice(i, end + 1);
-        i = end + 1;
-        continue;
-      }
-      if (d === '"') {
-        let j = i + 1;
-        let inner = '';
-        while (j < cmd.length && cmd[j] !== '"') {
-          if (cmd[j] === '\\' && j + 1 < cmd.length && '$`"\\\n'.includes(cmd[j + 1]!)) {
-            if (cmd[j + 1] !== '\n') inner += cmd[j + 1];
-            j += 2;
-            continue;
-          }
-          if (cmd[j] === '`' || (cmd[j] === '$' && cmd[j + 1] === '(')) throw new Unsupported('command substitution');
-          inner += cmd[j];
-          j++;
-        }
-        if (j >= cmd.length) throw new Unsupported('an unterminated quote');
-        word += inner;
-        raw += cmd.slice(i, j + 1);
-        i = j + 1;
-        continue;
-      }
+    const w = readWord(cmd, i);
+    i = w.end;
+    out.push({ word: w.word, raw: w.raw });
+  }
+  return out;
+}
+
+/** One word from `i`, its quotes removed (`word`) and as written (`raw`), and where it ends. */
+function readWord(cmd: string, i: number): { word: string; raw: string; end: number } {
+  let word = '';
+  let raw = '';
+  while (i < cmd.length) {
+    const d = cmd[i]!;
+    // ">&" and "<&" belong to a redirection word (2>&1), not an "&" operator.
+    if (d === '&' && (raw.endsWith('>') || raw.endsWith('<'))) {
       word += d;
       raw += d;
       i++;
+      continue;
     }
-    out.push({ word, raw });
+    if (' \t\n;&|()'.includes(d)) break;
+    if (d === '`') throw new Unsupported('command substitution');
+    if (d === '$' && cmd[i + 1] === '(') throw new Unsupported('command substitution');
+    if (d === '\\') {
+      if (i + 1 < cmd.length && cmd[i + 1] !== '\n') word += cmd[i + 1];
+      raw += cmd.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (d === "'") {
+      const end = cmd.indexOf("'", i + 1);
+      if (end < 0) throw new Unsupported('an unterminated quote');
+      word += cmd.slice(i + 1, end);
+      raw += cmd.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    if (d === '"') {
+      const q = readDoubleQuoted(cmd, i);
+      word += q.inner;
+      raw += cmd.slice(i, q.end);
+      i = q.end;
+      continue;
+    }
+    word += d;
+    raw += d;
+    i++;
   }
-  return out;
+  return { word, raw, end: i };
+}
+
+/** A double-quoted part from the quote at `i`: backslash escapes only $ ` " \\ and newline. */
+function readDoubleQuoted(cmd: string, i: number): { inner: string; end: number } {
+  let j = i + 1;
+  let inner = '';
+  while (j < cmd.length && cmd[j] !== '"') {
+    if (cmd[j] === '\\' && j + 1 < cmd.length && '$`"\\\n'.includes(cmd[j + 1]!)) {
+      if (cmd[j + 1] !== '\n') inner += cmd[j + 1];
+      j += 2;
+      continue;
+    }
+    if (cmd[j] === '`' || (cmd[j] === '$' && cmd[j + 1] === '(')) throw new Unsupported('command substitution');
+    inner += cmd[j];
+    j++;
+  }
+  if (j >= cmd.length) throw new Unsupported('an unterminated quote');
+  return { inner, end: j + 1 };
 }
 
 function isWordEnd(c: string | undefined): boolean {

@@ -118,6 +118,29 @@ async function readModulesDeps(host: TargetFs, running: string | null): Promise<
   return out;
 }
 
+/** The other modules-load.d files that also list a wanted module: module -> files. */
+async function listedElsewhere(
+  host: TargetFs,
+  file: string,
+  wanted: Set<string>,
+  skipped: NonNullable<ModulesObserved['skipped']>,
+): Promise<Map<string, string[]>> {
+  const listed = new Map<string, string[]>();
+  const own = path.posix.normalize(file);
+  for (const f of effectiveConfFiles(await listConfDirs(host, MODULES_LOAD_DIRS))) {
+    if (f.path === own || !f.name.endsWith('.conf') || (await isMasked(host, f.path))) continue;
+    const r = await readConfEntry(host, f.path);
+    if ('skipped' in r) {
+      skipped.push({ path: f.path, why: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) });
+      continue;
+    }
+    for (const m of parseModulesLoad(r.content)) {
+      if (wanted.has(m)) listed.set(m, [...(listed.get(m) ?? []), f.path]);
+    }
+  }
+  return listed;
+}
+
 export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Promise<ModulesObserved> {
   const kernelRelease = host.live ? await readKernelRelease(host) : null;
   const states = host.live ? await moduleStates(host, spec.modules, kernelRelease) : null;
@@ -159,19 +182,7 @@ export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Pro
   }
 
   const wanted = new Set(spec.modules.map(canonicalModuleName));
-  const listed = new Map<string, string[]>();
-  const own = path.posix.normalize(spec.file);
-  for (const f of effectiveConfFiles(await listConfDirs(host, MODULES_LOAD_DIRS))) {
-    if (f.path === own || !f.name.endsWith('.conf') || (await isMasked(host, f.path))) continue;
-    const r = await readConfEntry(host, f.path);
-    if ('skipped' in r) {
-      skipped.push({ path: f.path, why: r.skipped, ...(r.notRegular ? { notRegular: r.notRegular } : {}) });
-      continue;
-    }
-    for (const m of parseModulesLoad(r.content)) {
-      if (wanted.has(m)) listed.set(m, [...(listed.get(m) ?? []), f.path]);
-    }
-  }
+  const listed = await listedElsewhere(host, spec.file, wanted, skipped);
 
   // module -> the modules it needs (dependenciesOf maps the other way).
   const needs = new Map<string, string[]>();

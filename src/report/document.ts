@@ -247,10 +247,7 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
   const base = { host, file };
   if (Object.hasOwn(d, 'error')) {
     const error = field(d, '', 'error', str);
-    const failed = each(optional(d, '', 'failed', (x) => x) ?? [], 'failed', (f, at) => {
-      const o = obj(f, at);
-      return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
-    });
+    const failed = each(optional(d, '', 'failed', (x) => x) ?? [], 'failed', resourceMessage);
     return { ...base, mode: 'error', verdict: 'failed', changes: 0, operator: [], unknowns: [], errors: [error, ...failed] };
   }
   const mode = field(d, '', 'mode', str);
@@ -273,15 +270,28 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     throw new FieldError('pending_changes', `says ${claimedPending}, but resources lists ${planned.pending} pending change(s)`);
   }
   const claimedOperator = field(d, '', 'operator_required', count);
-  if (mode === 'plan') {
-    if (claimedOperator !== planned.operator.length) {
-      throw new FieldError('operator_required', `says ${claimedOperator}, but resources lists ${planned.operator.length} operator change(s)`);
-    }
-    const unknowns = uniq(findings.filter((f) => f.unknown).map((f) => f.message));
-    const s = { ...base, mode: 'plan' as const, changes: planned.pending, operator: planned.operator, unknowns, errors: stops };
-    return { ...s, verdict: worst(s, mode) };
+  if (mode === 'apply') return summarizeApply(d, base, planned, claimedOperator, stops);
+  if (claimedOperator !== planned.operator.length) {
+    throw new FieldError('operator_required', `says ${claimedOperator}, but resources lists ${planned.operator.length} operator change(s)`);
   }
-  // apply: what is left is what the second observation (`after`) found, not the plan's.
+  const unknowns = uniq(findings.filter((f) => f.unknown).map((f) => f.message));
+  const s = { ...base, mode: 'plan' as const, changes: planned.pending, operator: planned.operator, unknowns, errors: stops };
+  return { ...s, verdict: worst(s, mode) };
+}
+
+const resourceMessage = (f: Json, at: string): string => {
+  const o = obj(f, at);
+  return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
+};
+
+/** An apply document: what is left is what the second observation (`after`) found, not the plan's. */
+function summarizeApply(
+  d: Record<string, Json>,
+  base: { host: string; file: string },
+  planned: ReturnType<typeof readResources>,
+  claimedOperator: number,
+  stops: string[],
+): HostSummary {
   const left = readResources(
     field(d, '', 'after', (x) => x),
     'after',
@@ -306,10 +316,7 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
   const failures = each(
     field(d, '', 'failures', (x) => x),
     'failures',
-    (f, at) => {
-      const o = obj(f, at);
-      return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
-    },
+    resourceMessage,
   );
   const unknowns = uniq(withdrawals.unknowns);
   const verified = field(d, '', 'verified', bool);
@@ -323,7 +330,7 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     );
   }
   const s = { ...base, mode: 'apply' as const, changes: applied, operator, unknowns, errors };
-  return { ...s, verdict: worst(s, mode) };
+  return { ...s, verdict: worst(s, 'apply') };
 }
 
 /** Reads one document's text. `host` and `file` only label the result. */
