@@ -30,7 +30,6 @@ const STILL_OVER: Record<string, number> = {
   'lex/shlex.ts:readToken': 103,
   'ports/discover.ts:observeLive': 99,
   'systemd/unit-loader.ts:readTree': 98,
-  'kubespray/python.ts:pyRegex': 97,
   'kubespray/tasks.ts:refusalOf': 82,
   'boot-scripts/commands.ts:sysctlActions': 87,
   'door/journal-check.ts:record': 86,

@@ -105,44 +105,16 @@ export interface PyRegex {
  */
 export function pyRegex(pattern: string, opts: { ignorecase?: boolean; multiline?: boolean; global?: boolean } = {}): RegExp {
   let src = '';
-  let flags = 'd' + (opts.global ? 'g' : '');
-  let ignorecase = !!opts.ignorecase;
-  let multiline = !!opts.multiline;
-  let i = 0;
-  // Global inline flags at the start: (?i), (?m), (?s), (?im) ...
-  const lead = /^\(\?([aiLmsux]+)\)/.exec(pattern);
-  let dotall = false;
-  if (lead) {
-    for (const f of lead[1]!) {
-      if (f === 'i') ignorecase = true;
-      else if (f === 'm') multiline = true;
-      else if (f === 's') dotall = true;
-      else throw new NotModelled(`regex inline flag (?${f}) is not modelled`);
-    }
-    i = lead[0].length;
-  }
+  const lead = leadingFlags(pattern);
+  const ignorecase = !!opts.ignorecase || lead.ignorecase;
+  const multiline = !!opts.multiline || lead.multiline;
   let inClass = false;
-  for (; i < pattern.length; i++) {
+  for (let i = lead.length; i < pattern.length; i++) {
     const c = pattern[i]!;
     if (c === '\\') {
-      const n = pattern[i + 1];
-      if (n === undefined) throw new SyntaxError('bad escape (end of pattern)');
-      i++;
-      if (!inClass && n === 'A') src += '(?<![\\s\\S])';
-      else if (!inClass && n === 'Z') src += '(?![\\s\\S])';
-      else if (/[0-9]/.test(n) && !inClass) {
-        // Python: \1..\99 is a group reference, \0 or three octal digits an octal escape.
-        let d = n;
-        while (d.length < 2 && /[0-9]/.test(pattern[i + 1] ?? '')) d += pattern[++i];
-        if (d[0] === '0' || /^[0-7]{3}$/.test(d + (pattern[i + 1] ?? ''))) throw new NotModelled('octal escapes in regex are not modelled');
-        src += `\\${d}`;
-      } else if (n === 'N') {
-        throw new NotModelled('\\N{name} in a regex is not modelled');
-      } else if (/[a-zA-Z]/.test(n) && !'dDsSwWbBntrfvxuUa'.includes(n)) {
-        throw new SyntaxError(`bad escape \\${n}`);
-      } else if (n === 'a') src += '\\x07';
-      else if (n === 'b' && inClass) src += '\\x08';
-      else src += `\\${n}`;
+      const e = translateEscape(pattern, i, inClass);
+      src += e.src;
+      i = e.last;
       continue;
     }
     if (inClass) {
@@ -162,43 +134,67 @@ export function pyRegex(pattern: string, opts: { ignorecase?: boolean; multiline
       continue;
     }
     if (c === '(' && pattern[i + 1] === '?') {
-      const rest = pattern.slice(i);
-      let m: RegExpExecArray | null;
-      if ((m = /^\(\?P<([A-Za-z_]\w*)>/.exec(rest))) {
-        src += `(?<${m[1]}>`;
-        i += m[0].length - 1;
-        continue;
-      }
-      if ((m = /^\(\?P=([A-Za-z_]\w*)\)/.exec(rest))) {
-        src += `\\k<${m[1]}>`;
-        i += m[0].length - 1;
-        continue;
-      }
-      if (/^\(\?(:|=|!|<=|<!)/.test(rest)) {
-        src += c;
-        continue;
-      }
-      throw new NotModelled(`regex group ${rest.slice(0, 4)} is not modelled`);
-    }
-    if (c === '$' && !multiline) {
-      src += '(?=\\n?(?![\\s\\S]))';
+      const g = translateGroup(pattern.slice(i));
+      src += g.src;
+      i += g.length - 1;
       continue;
     }
-    if (c === '{' && !/^\{\d*(,\d*)?\}/.test(pattern.slice(i))) {
-      src += '\\{';
-      continue;
-    }
-    src += c;
+    if (c === '$' && !multiline) src += '(?=\\n?(?![\\s\\S]))';
+    else if (c === '{' && !/^\{\d*(,\d*)?\}/.test(pattern.slice(i))) src += '\\{';
+    else src += c;
   }
   if (inClass) throw new SyntaxError('unterminated character set');
-  if (ignorecase) flags += 'i';
-  if (multiline) flags += 'm';
-  if (dotall) flags += 's';
+  const flags = 'd' + (opts.global ? 'g' : '') + (ignorecase ? 'i' : '') + (multiline ? 'm' : '') + (lead.dotall ? 's' : '');
   try {
     return new RegExp(src, flags);
   } catch (e) {
     throw new SyntaxError(`regex ${pattern}: ${(e as Error).message}`);
   }
+}
+
+/** Global inline flags at the start of a pattern: (?i), (?m), (?s), (?im) ... */
+function leadingFlags(pattern: string): { ignorecase: boolean; multiline: boolean; dotall: boolean; length: number } {
+  const out = { ignorecase: false, multiline: false, dotall: false, length: 0 };
+  const lead = /^\(\?([aiLmsux]+)\)/.exec(pattern);
+  if (!lead) return out;
+  for (const f of lead[1]!) {
+    if (f === 'i') out.ignorecase = true;
+    else if (f === 'm') out.multiline = true;
+    else if (f === 's') out.dotall = true;
+    else throw new NotModelled(`regex inline flag (?${f}) is not modelled`);
+  }
+  out.length = lead[0].length;
+  return out;
+}
+
+/** The backslash escape at `i` in JavaScript's terms, and the index of its last character. */
+function translateEscape(pattern: string, i: number, inClass: boolean): { src: string; last: number } {
+  const n = pattern[i + 1];
+  if (n === undefined) throw new SyntaxError('bad escape (end of pattern)');
+  i++;
+  if (!inClass && n === 'A') return { src: '(?<![\\s\\S])', last: i };
+  if (!inClass && n === 'Z') return { src: '(?![\\s\\S])', last: i };
+  if (/[0-9]/.test(n) && !inClass) {
+    // Python: \1..\99 is a group reference, \0 or three octal digits an octal escape.
+    let d = n;
+    while (d.length < 2 && /[0-9]/.test(pattern[i + 1] ?? '')) d += pattern[++i];
+    if (d[0] === '0' || /^[0-7]{3}$/.test(d + (pattern[i + 1] ?? ''))) throw new NotModelled('octal escapes in regex are not modelled');
+    return { src: `\\${d}`, last: i };
+  }
+  if (n === 'N') throw new NotModelled('\\N{name} in a regex is not modelled');
+  if (/[a-zA-Z]/.test(n) && !'dDsSwWbBntrfvxuUa'.includes(n)) throw new SyntaxError(`bad escape \\${n}`);
+  if (n === 'a') return { src: '\\x07', last: i };
+  if (n === 'b' && inClass) return { src: '\\x08', last: i };
+  return { src: `\\${n}`, last: i };
+}
+
+/** A group opener `(?...` in JavaScript's terms, and how many characters of the pattern it took. */
+function translateGroup(rest: string): { src: string; length: number } {
+  let m: RegExpExecArray | null;
+  if ((m = /^\(\?P<([A-Za-z_]\w*)>/.exec(rest))) return { src: `(?<${m[1]}>`, length: m[0].length };
+  if ((m = /^\(\?P=([A-Za-z_]\w*)\)/.exec(rest))) return { src: `\\k<${m[1]}>`, length: m[0].length };
+  if (/^\(\?(:|=|!|<=|<!)/.test(rest)) return { src: '(', length: 1 };
+  throw new NotModelled(`regex group ${rest.slice(0, 4)} is not modelled`);
 }
 
 /** One group of a match as Python gives it: a number or a name; undefined for a group that did not take part. */
