@@ -241,173 +241,207 @@ export async function planRollback(host: Host, reportsDir: string, id: string | 
   const run = await pickRun(host, reportsDir, dirs, id);
   const begin = run.records[0];
   const incomplete = incompleteness(run);
+  const alreadyBy = await earlierRollback(host, run);
+  if (alreadyBy !== null) return { run: run.id, runDir: run.dir, steps: [], notes: [], alreadyBy, incomplete };
+  // The directory the lock lives in, and those above it: a run that made them
+  // made them for its lock, which this rollback holds until its last step.
+  const lockDir = await host.realTarget(path.posix.dirname(LOCK_PATH));
+  const u: UndoState = {
+    host,
+    run,
+    forLock: (p) => lockDir === p || lockDir.startsWith(p + '/'),
+    runtimeOk: begin?.kind === 'begin' && begin.live && host.live,
+    steps: [],
+    notes: [],
+    unitLinksChanged: false,
+    leftByLater: new Map(),
+    userReloads: new Map(),
+  };
+  for (const a of actionsOf(run.records).reverse()) {
+    if (a.outcome === 'failed' || !isEdit(a)) continue;
+    const r = a.record;
+    if (r.kind === 'write') await undoWrite(u, r);
+    else if (r.kind === 'link' || r.kind === 'remove') await undoLinkOrRemove(u, r);
+    else if (r.kind === 'mkdir' || r.kind === 'rmdir') await undoDir(u, r);
+    else if (r.kind === 'runtime') await undoRuntime(u, r.action, a.result);
+  }
+  await reloadSteps(u);
+  // Files and links first (in reverse), then reload, swapon and unit starts.
+  return { run: run.id, runDir: run.dir, steps: undoOrder(u.steps), notes: u.notes, alreadyBy: null, incomplete };
+}
+
+/** What planning one run's undo collects as it reads the journal backwards. */
+interface UndoState {
+  host: Host;
+  run: RunInfo;
+  /** A directory the run made for its lock: removed only once this rollback's own lock is gone. */
+  forLock: (p: string) => boolean;
+  /** Runtime state is put back only on the live host a live run changed. */
+  runtimeOk: boolean;
+  steps: UndoStep[];
+  notes: string[];
+  unitLinksChanged: boolean;
+  /**
+   * A file written twice in one run (two resources commenting out lines of one script): the
+   * earlier write is judged against what undoing the later one leaves there, not the file now.
+   */
+  leftByLater: Map<string, Current>;
+  /** Users whose unit links the run changed: their managers reload. */
+  userReloads: Map<string, UserOf>;
+}
+
+type RecordOf<K extends JournalRecord['kind']> = Extract<JournalRecord, { kind: K }>;
+
+/** A marker from an earlier rollback of this run: who did it; null when there is none. */
+async function earlierRollback(host: Host, run: RunInfo): Promise<string | null> {
   const markerAt = path.posix.join(run.dir, MARKER);
   const marker = await readOwnFile((await host.locate(markerAt, { follow: false })).abs, 64 * 1024);
   if (marker.kind === 'other')
     throw new ReconcileError(
       `cannot roll back run ${run.id}: ${markerAt} is ${marker.what}, not the marker a rollback writes; it was not opened; nothing was changed`,
     );
-  if (marker.kind === 'file') {
-    let by = 'an earlier rollback';
-    try {
-      const named = (JSON.parse(marker.bytes.toString('utf8')) as { by?: unknown }).by;
-      if (typeof named === 'string' && RUN_ID.test(named)) by = `run ${named}`;
-    } catch {
-      // keep the generic wording
-    }
-    return { run: run.id, runDir: run.dir, steps: [], notes: [], alreadyBy: by, incomplete };
+  if (marker.kind !== 'file') return null;
+  try {
+    const named = (JSON.parse(marker.bytes.toString('utf8')) as { by?: unknown }).by;
+    if (typeof named === 'string' && RUN_ID.test(named)) return `run ${named}`;
+  } catch {
+    // keep the generic wording
   }
-  // The directory the lock lives in, and those above it: a run that made them
-  // made them for its lock, which this rollback holds until its last step.
-  const lockDir = await host.realTarget(path.posix.dirname(LOCK_PATH));
-  const forLock = (p: string) => lockDir === p || lockDir.startsWith(p + '/');
-  const runtimeOk = begin?.kind === 'begin' && begin.live && host.live;
-  const steps: UndoStep[] = [];
-  const notes: string[] = [];
-  let unitLinksChanged = false;
-  // A file written twice in one run (two resources commenting out lines of one script): the
-  // earlier write is judged against what undoing the later one leaves there, not the file now.
-  const leftByLater = new Map<string, Current>();
-  const userReloads = new Map<string, UserOf>(); // users whose unit links the run changed: their managers reload
-  for (const a of actionsOf(run.records).reverse()) {
-    if (a.outcome === 'failed' || !isEdit(a)) continue;
-    const r = a.record;
-    switch (r.kind) {
-      case 'write': {
-        const moved = await movedAway(host, r.path);
-        if (moved) {
-          steps.push({ summary: `restore ${r.path}`, refused: moved });
-          break;
-        }
-        const cur = leftByLater.get(r.path) ?? (await currentEntry(host, r.path));
-        if (r.prior.entry === 'file') leftByLater.set(r.path, { entry: 'file', sha256: r.prior.sha256 });
-        else leftByLater.delete(r.path);
-        const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : `restore ${r.path}`;
-        if (cur.entry === 'file' && cur.sha256 === r.sha256) {
-          const step = restoreStep(await restorer(host, run, r.path, r.prior), summary);
-          if ('note' in step) notes.push(`${r.path}: ${step.note}`);
-          else steps.push(step);
-        } else if (!sameAsPrior(cur, r.prior)) {
-          const step = restoreStep(
-            await restorer(host, run, r.path, r.prior),
-            `restore ${r.path}`,
-            `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it`,
-          );
-          steps.push('note' in step ? { summary: `restore ${r.path}`, conflict: `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it` } : step);
-        }
-        break;
-      }
-      case 'link':
-      case 'remove': {
-        const summary =
-          r.prior.entry === 'absent'
-            ? `remove ${r.path}, which the run created`
-            : r.prior.entry === 'symlink'
-              ? `re-create ${r.path} -> ${r.prior.link}`
-              : `restore ${r.path}`;
-        const moved = await movedAway(host, r.path);
-        if (moved) {
-          steps.push({ summary, refused: moved });
-          break;
-        }
-        const cur = await currentEntry(host, r.path);
-        const asLeft: Current = r.kind === 'link' ? { entry: 'symlink', link: r.link } : { entry: 'absent' };
-        const untouched = JSON.stringify(cur) === JSON.stringify(asLeft);
-        if (!untouched && sameAsPrior(cur, r.prior)) break; // never happened, or already put back
-        if (r.path.startsWith('/etc/systemd/')) unitLinksChanged = true;
-        const step = restoreStep(
-          await restorer(host, run, r.path, r.prior),
-          summary,
-          untouched ? undefined : `${r.path} ${describeCurrent(cur)} since run ${run.id} changed it`,
-        );
-        if ('note' in step) notes.push(`${r.path}: ${step.note}`);
-        else steps.push(step);
-        break;
-      }
-      case 'mkdir': {
-        const moved = await movedAway(host, r.path);
-        const summary = `remove the directory ${r.path} if the run left it empty`;
-        if (moved) steps.push({ summary, refused: moved });
-        else steps.push({ summary, act: async (door) => void (await door.removeEmptyDir(r.path)), ...(forLock(r.path) ? { phase: 'unlocked' as const } : {}) });
-        break;
-      }
-      case 'rmdir': {
-        const moved = await movedAway(host, r.path);
-        if (moved) steps.push({ summary: `re-create the directory ${r.path}`, refused: moved });
-        else if ((await host.lstat(r.path)) === null) steps.push({ summary: `re-create the directory ${r.path}`, act: (door) => door.makeDir(r.path, r) });
-        break;
-      }
-      case 'runtime': {
-        const s = r.action;
-        if (!runtimeOk) {
-          if (s.step !== 'daemon-reload')
-            notes.push(
-              `${s.step} ${'units' in s ? s.units.join(' ') : 'device' in s ? s.device : 'module' in s ? s.module : 'key' in s ? s.key : ''}: runtime state is put back only on the live host the run changed; offline only files and links are restored`,
-            );
-          break;
-        }
-        if (s.step === 'sysctl') {
-          const before = s.before;
-          if (before === null) notes.push(`${s.key}: its value before the run is unknown`);
-          else
-            steps.push({
-              summary: `set ${s.key} back to ${before}`,
-              act: (door) => door.runtime({ step: 'sysctl', key: s.key, path: s.path, before: null, value: before }, () => host.writeKernel(s.path, before)),
-            });
-        } else if (s.step === 'swapoff') {
-          steps.push({
-            summary: `swapon ${s.device}`,
-            phase: 'runtime',
-            act: (door) => door.runtime({ step: 'swapon', device: s.device }, async () => void (await host.runChecked('swapon', [s.device]))),
-          });
-        } else if (s.step === 'modprobe') {
-          notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
-        } else if (s.step === 'unit-stop') {
-          const via = await managerOf(host, s);
-          const of = s.user ? ` (${s.user}'s manager)` : '';
-          if (typeof via === 'string') steps.push({ summary: `start ${s.units.join(' ')}${of}`, phase: 'runtime', conflict: via });
-          else
-            steps.push({
-              summary: `start ${s.units.join(' ')}${of}`,
-              phase: 'runtime',
-              act: (door) =>
-                door.runtime(
-                  { step: 'unit-start', units: s.units, ...userOf(s) },
-                  async () => void (await host.runChecked(...systemctlArgv(via, ['start', ...s.units]))),
-                ),
-            });
-        } else if (s.step === 'daemon-reload') {
-          // The run reloaded after changing unit files through the door (a mask over an admin's unit file): so does the undo.
-          if (s.user) userReloads.set(s.user, userOf(s));
-          else unitLinksChanged = true;
-        } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
-          if (s.user) userReloads.set(s.user, userOf(s));
-          else unitLinksChanged = true;
-          steps.push(...linkSteps(a.result, `systemctl ${s.step === 'unit-mask' ? 'mask' : 'disable'} ${s.units.join(' ')}`));
-        }
-        break;
-      }
-    }
+  return 'an earlier rollback';
+}
+
+async function undoWrite(u: UndoState, r: RecordOf<'write'>): Promise<void> {
+  const { host, run } = u;
+  const moved = await movedAway(host, r.path);
+  if (moved) {
+    u.steps.push({ summary: `restore ${r.path}`, refused: moved });
+    return;
   }
-  if (runtimeOk && unitLinksChanged) {
-    steps.push({
+  const cur = u.leftByLater.get(r.path) ?? (await currentEntry(host, r.path));
+  if (r.prior.entry === 'file') u.leftByLater.set(r.path, { entry: 'file', sha256: r.prior.sha256 });
+  else u.leftByLater.delete(r.path);
+  const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which the run created` : `restore ${r.path}`;
+  if (cur.entry === 'file' && cur.sha256 === r.sha256) {
+    const step = restoreStep(await restorer(host, run, r.path, r.prior), summary);
+    if ('note' in step) u.notes.push(`${r.path}: ${step.note}`);
+    else u.steps.push(step);
+  } else if (!sameAsPrior(cur, r.prior)) {
+    const conflict = `${r.path} ${describeCurrent(cur)} since run ${run.id} wrote it`;
+    const step = restoreStep(await restorer(host, run, r.path, r.prior), `restore ${r.path}`, conflict);
+    u.steps.push('note' in step ? { summary: `restore ${r.path}`, conflict } : step);
+  }
+}
+
+async function undoLinkOrRemove(u: UndoState, r: RecordOf<'link'> | RecordOf<'remove'>): Promise<void> {
+  const { host, run } = u;
+  const summary =
+    r.prior.entry === 'absent'
+      ? `remove ${r.path}, which the run created`
+      : r.prior.entry === 'symlink'
+        ? `re-create ${r.path} -> ${r.prior.link}`
+        : `restore ${r.path}`;
+  const moved = await movedAway(host, r.path);
+  if (moved) {
+    u.steps.push({ summary, refused: moved });
+    return;
+  }
+  const cur = await currentEntry(host, r.path);
+  const asLeft: Current = r.kind === 'link' ? { entry: 'symlink', link: r.link } : { entry: 'absent' };
+  const untouched = JSON.stringify(cur) === JSON.stringify(asLeft);
+  if (!untouched && sameAsPrior(cur, r.prior)) return; // never happened, or already put back
+  if (r.path.startsWith('/etc/systemd/')) u.unitLinksChanged = true;
+  const step = restoreStep(
+    await restorer(host, run, r.path, r.prior),
+    summary,
+    untouched ? undefined : `${r.path} ${describeCurrent(cur)} since run ${run.id} changed it`,
+  );
+  if ('note' in step) u.notes.push(`${r.path}: ${step.note}`);
+  else u.steps.push(step);
+}
+
+async function undoDir(u: UndoState, r: RecordOf<'mkdir'> | RecordOf<'rmdir'>): Promise<void> {
+  const moved = await movedAway(u.host, r.path);
+  if (r.kind === 'mkdir') {
+    const summary = `remove the directory ${r.path} if the run left it empty`;
+    if (moved) u.steps.push({ summary, refused: moved });
+    else u.steps.push({ summary, act: async (door) => void (await door.removeEmptyDir(r.path)), ...(u.forLock(r.path) ? { phase: 'unlocked' as const } : {}) });
+    return;
+  }
+  if (moved) u.steps.push({ summary: `re-create the directory ${r.path}`, refused: moved });
+  else if ((await u.host.lstat(r.path)) === null) u.steps.push({ summary: `re-create the directory ${r.path}`, act: (door) => door.makeDir(r.path, r) });
+}
+
+async function undoRuntime(u: UndoState, s: RecordOf<'runtime'>['action'], result: LinkDelta | undefined): Promise<void> {
+  const { host } = u;
+  if (!u.runtimeOk) {
+    if (s.step !== 'daemon-reload')
+      u.notes.push(
+        `${s.step} ${'units' in s ? s.units.join(' ') : 'device' in s ? s.device : 'module' in s ? s.module : 'key' in s ? s.key : ''}: runtime state is put back only on the live host the run changed; offline only files and links are restored`,
+      );
+    return;
+  }
+  if (s.step === 'sysctl') {
+    const before = s.before;
+    if (before === null) u.notes.push(`${s.key}: its value before the run is unknown`);
+    else
+      u.steps.push({
+        summary: `set ${s.key} back to ${before}`,
+        act: (door) => door.runtime({ step: 'sysctl', key: s.key, path: s.path, before: null, value: before }, () => host.writeKernel(s.path, before)),
+      });
+  } else if (s.step === 'swapoff') {
+    u.steps.push({
+      summary: `swapon ${s.device}`,
+      phase: 'runtime',
+      act: (door) => door.runtime({ step: 'swapon', device: s.device }, async () => void (await host.runChecked('swapon', [s.device]))),
+    });
+  } else if (s.step === 'modprobe') {
+    u.notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
+  } else if (s.step === 'unit-stop') {
+    const via = await managerOf(host, s);
+    const summary = `start ${s.units.join(' ')}${s.user ? ` (${s.user}'s manager)` : ''}`;
+    if (typeof via === 'string') u.steps.push({ summary, phase: 'runtime', conflict: via });
+    else
+      u.steps.push({
+        summary,
+        phase: 'runtime',
+        act: (door) =>
+          door.runtime(
+            { step: 'unit-start', units: s.units, ...userOf(s) },
+            async () => void (await host.runChecked(...systemctlArgv(via, ['start', ...s.units]))),
+          ),
+      });
+  } else if (s.step === 'daemon-reload') {
+    // The run reloaded after changing unit files through the door (a mask over an admin's unit file): so does the undo.
+    if (s.user) u.userReloads.set(s.user, userOf(s));
+    else u.unitLinksChanged = true;
+  } else if (s.step === 'unit-disable' || s.step === 'unit-mask') {
+    if (s.user) u.userReloads.set(s.user, userOf(s));
+    else u.unitLinksChanged = true;
+    u.steps.push(...linkSteps(result, `systemctl ${s.step === 'unit-mask' ? 'mask' : 'disable'} ${s.units.join(' ')}`));
+  }
+}
+
+/** The daemon-reloads the undone unit links need: the system manager's, and each user's whose links changed. */
+async function reloadSteps(u: UndoState): Promise<void> {
+  const { host } = u;
+  if (!u.runtimeOk) return;
+  if (u.unitLinksChanged) {
+    u.steps.push({
       summary: 'systemctl daemon-reload',
       phase: 'reload',
       act: (door) => door.runtime({ step: 'daemon-reload' }, async () => void (await host.runChecked('systemctl', ['daemon-reload']))),
     });
   }
-  for (const [user, who] of runtimeOk ? userReloads : []) {
+  for (const [user, who] of u.userReloads) {
     const via = await managerOf(host, who);
-    if (typeof via === 'string') steps.push({ summary: `daemon-reload of ${user}'s manager`, phase: 'reload', conflict: via });
+    if (typeof via === 'string') u.steps.push({ summary: `daemon-reload of ${user}'s manager`, phase: 'reload', conflict: via });
     else
-      steps.push({
+      u.steps.push({
         summary: `${systemctlArgv(via, ['daemon-reload']).flat().join(' ')}`,
         phase: 'reload',
         act: (door) => door.runtime({ step: 'daemon-reload', ...who }, async () => void (await host.runChecked(...systemctlArgv(via, ['daemon-reload'])))),
       });
   }
-  // Files and links first (in reverse), then reload, swapon and unit starts.
-  return { run: run.id, runDir: run.dir, steps: undoOrder(steps), notes, alreadyBy: null, incomplete };
 }
 
 /** The user part of a journaled step, as it is journaled again by the undo. */
