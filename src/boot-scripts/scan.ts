@@ -62,7 +62,12 @@ export interface BootScriptHit {
   neutralisable: true | string;
   /** sysctl-load: each file as read now, in the order sysctl loads them. */
   loaded?: LoadedSysctlFile[];
+  /** A `swapon -a` naming nothing (fstabOnly): /etc/fstab as read now (null: there is none), the file it turns on. */
+  fstab?: ByteString | null;
 }
+
+/** The file `swapon -a` reads (util-linux: _PATH_MNTTAB). */
+export const SWAPON_FSTAB = '/etc/fstab';
 
 /** A file `sysctl -p` loads, read through the root. */
 export interface LoadedSysctlFile {
@@ -125,7 +130,7 @@ async function readLoads(host: TargetFs, files: string[]): Promise<LoadedSysctlF
   return out;
 }
 
-type Where = Omit<BootScriptHit, 'action' | 'loaded'>;
+type Where = Omit<BootScriptHit, 'action' | 'loaded' | 'fstab'>;
 
 /** One action of a command: a hit, or an unknown (a `sysctl -p` whose file cannot be read is one). */
 async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction, unknownPrefix = ''): Promise<void> {
@@ -144,6 +149,16 @@ async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction,
     const loaded = await readLoads(host, a.files);
     if (typeof loaded === 'string') return unknown(loaded, 'sysctl');
     sink.out.hits.push({ ...where, action: a, loaded });
+    return;
+  }
+  if (a.kind === 'swapon' && a.fstabOnly === true) {
+    let fstab: ByteString | null;
+    try {
+      fstab = await host.readBytes(SWAPON_FSTAB);
+    } catch (e) {
+      return unknown(`swapon -a turns on the swap lines of ${SWAPON_FSTAB}, which cannot be read (${(e as Error).message})`, 'swapon');
+    }
+    sink.out.hits.push({ ...where, action: a, fstab });
     return;
   }
   sink.out.hits.push({ ...where, action: a });

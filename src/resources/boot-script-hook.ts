@@ -14,7 +14,8 @@ import type { TargetFs } from '../host.js';
 import type { BaseSpec, Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
-import { scanBootScripts, type BootScriptHit, type BootScripts, type BootScriptUnknown } from '../boot-scripts/scan.js';
+import { parseFstab, swapEntries } from '../swap/fstab.js';
+import { scanBootScripts, SWAPON_FSTAB, type BootScriptHit, type BootScripts, type BootScriptUnknown } from '../boot-scripts/scan.js';
 import { commentOutRanges, rangesIn, scriptMarker, type LineRange } from '../boot-scripts/neutralise.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { keysAffecting, sameKernelValue } from '../sysctl/couplings.js';
@@ -58,11 +59,26 @@ function words(argv: Array<string | null>): string {
   return argv.map((w) => w ?? '…').join(' ');
 }
 
+/**
+ * What `swapon -a` turns on, judged against /etc/fstab as the plan leaves it
+ * (the plan's own rewrite of it, else the file as read): every swap line
+ * libmount reads that has no noauto option (util-linux swapon_all skips
+ * those; -e only skips devices that do not exist). None: it turns nothing on.
+ */
+function fstabSwapOn(h: BootScriptHit, planned?: PlannedFiles): string | null {
+  const text = planned?.get(SWAPON_FSTAB) ?? h.fstab ?? null;
+  if (text === null) return null;
+  const on = swapEntries(parseFstab(text)).filter((e) => !e.options.includes('noauto'));
+  if (on.length === 0) return null;
+  return `turns swap on (${words(h.action.kind === 'swapon' ? h.action.argv : [])}: ${on.map((e) => `${SWAPON_FSTAB}:${e.line} ${e.spec}`).join(', ')} stays a swap line once this plan is applied)`;
+}
+
 export const swapConcern: ScriptConcern<ScriptSpec> = {
-  judge: (_spec, h) => {
+  judge: (_spec, h, planned) => {
     if (h.action.kind !== 'swapon') return null;
     // SwapOff disables these services itself (src/swap/units.ts).
     if (h.unit !== undefined && (SWAP_SERVICES as readonly string[]).includes(h.unit)) return null;
+    if (h.action.fstabOnly === true) return fstabSwapOn(h, planned);
     return `turns swap on (${words(h.action.argv)})`;
   },
   relevant: (u) => u.what === 'program' || u.what === 'swapon',
