@@ -13,8 +13,13 @@ import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { canonicalModuleName } from '../observe/modules.js';
 
 export type ScriptAction =
-  /** swapon with arguments that turn swap on (anything but --show, --summary, --help, --version). */
-  | { kind: 'swapon'; argv: Word[] }
+  /**
+   * swapon with arguments that turn swap on (anything but --show, --summary,
+   * --help, --version). `fstabOnly`: `swapon -a` naming no device or file
+   * (no operand, no -L/-U, no -T FSTAB): it turns on only the swap lines of
+   * /etc/fstab without noauto, so it is judged against that file.
+   */
+  | { kind: 'swapon'; argv: Word[]; fstabOnly?: true }
   /** A sysctl write: canonical dotted key and the value as written; `how` when it is no sysctl(8) argument ("echo > /proc/sys/..."). */
   | { kind: 'sysctl-write'; key: string; value: string; how?: string }
   /**
@@ -263,10 +268,59 @@ function unwrapOnce(w: Word[]): Word[] | null {
 /** swapon options that only show or explain, never turn swap on (swapon(8)). */
 const SWAPON_READ_ONLY = new Set(['-s', '--summary', '--show', '-h', '--help', '-V', '--version']);
 
+/**
+ * swapon(8) of util-linux 2.38 as its getopt_long reads argv (short options
+ * "ahd::efo:p:svVL:U:T:", GNU permutation until "--"): -o, -p, -L, -U, -T
+ * take a value (glued or the next word), -d and --discard, --show an
+ * optional one glued to them. -L LABEL and -U UUID name a device; -T PATH
+ * reads another fstab; every operand names a device or file.
+ */
+const SWAPON_VALUE_SHORT = new Set(['o', 'p', 'L', 'U', 'T']);
+const SWAPON_VALUE_LONG = new Set(['--options', '--priority', '--fstab']);
+const SWAPON_NAMING = new Set(['L', 'U', 'T']);
+
 function swaponAction(argv: Word[]): ScriptAction[] {
   const args = argv.slice(1);
   if (args.some((a) => a !== null && (SWAPON_READ_ONLY.has(a) || a.startsWith('--show=')))) return [];
-  return [{ kind: 'swapon', argv }];
+  let all = false;
+  let names = false;
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === null) {
+      // A word known only at run time may be an option or a device.
+      names = true;
+      continue;
+    }
+    if (!options || !a.startsWith('-') || a === '-') {
+      names = true;
+      continue;
+    }
+    if (a === '--') {
+      options = false;
+      continue;
+    }
+    if (a.startsWith('--')) {
+      const name = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+      if (name === '--all') all = true;
+      else if (name === '--fstab') names = true;
+      else if (name !== '--ifexists' && name !== '--verbose' && name !== '--fixpgsz' && name !== '--discard' && !SWAPON_VALUE_LONG.has(name)) names = true;
+      if (SWAPON_VALUE_LONG.has(name) && !a.includes('=')) i++;
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const o = a[j]!;
+      if (o === 'a') all = true;
+      else if (SWAPON_NAMING.has(o)) names = true;
+      else if (!'defvop'.includes(o)) names = true; // an option this reading does not know: not judged
+      if (o === 'd') break; // -d takes the rest of the word as its policy
+      if (SWAPON_VALUE_SHORT.has(o)) {
+        if (j + 1 === a.length) i++;
+        break;
+      }
+    }
+  }
+  return [all && !names ? { kind: 'swapon', argv, fstabOnly: true } : { kind: 'swapon', argv }];
 }
 
 /** procps sysctl's short options that take no argument (getopt string "bneNwfp::qoxaAXr:Vdh"). */

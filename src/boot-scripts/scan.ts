@@ -34,6 +34,7 @@ import { bootPaths, describeBootPath } from '../systemd/boot-reach.js';
 import { execActions, readShellScript } from './shell-lines.js';
 import { unwrap, type ScriptAction } from './commands.js';
 import { programKind } from '../lex/shebang.js';
+import { readWriter, SYSCTL_FILE_WRITERS } from './sysctl-file-writers.js';
 import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
 import { isShell, shebangShell, type Word } from '../lex/shell.js';
 
@@ -62,7 +63,12 @@ export interface BootScriptHit {
   neutralisable: true | string;
   /** sysctl-load: each file as read now, in the order sysctl loads them. */
   loaded?: LoadedSysctlFile[];
+  /** A `swapon -a` naming nothing (fstabOnly): /etc/fstab as read now (null: there is none), the file it turns on. */
+  fstab?: ByteString | null;
 }
+
+/** The file `swapon -a` reads (util-linux: _PATH_MNTTAB). */
+export const SWAPON_FSTAB = '/etc/fstab';
 
 /** A file `sysctl -p` loads, read through the root. */
 export interface LoadedSysctlFile {
@@ -125,7 +131,7 @@ async function readLoads(host: TargetFs, files: string[]): Promise<LoadedSysctlF
   return out;
 }
 
-type Where = Omit<BootScriptHit, 'action' | 'loaded'>;
+type Where = Omit<BootScriptHit, 'action' | 'loaded' | 'fstab'>;
 
 /** One action of a command: a hit, or an unknown (a `sysctl -p` whose file cannot be read is one). */
 async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction, unknownPrefix = ''): Promise<void> {
@@ -144,6 +150,16 @@ async function record(host: TargetFs, sink: Sink, where: Where, a: ScriptAction,
     const loaded = await readLoads(host, a.files);
     if (typeof loaded === 'string') return unknown(loaded, 'sysctl');
     sink.out.hits.push({ ...where, action: a, loaded });
+    return;
+  }
+  if (a.kind === 'swapon' && a.fstabOnly === true) {
+    let fstab: ByteString | null;
+    try {
+      fstab = await host.readBytes(SWAPON_FSTAB);
+    } catch (e) {
+      return unknown(`swapon -a turns on the swap lines of ${SWAPON_FSTAB}, which cannot be read (${(e as Error).message})`, 'swapon');
+    }
+    sink.out.hits.push({ ...where, action: a, fstab });
     return;
   }
   sink.out.hits.push({ ...where, action: a });
@@ -617,6 +633,52 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
   }
 }
 
+/**
+ * Sysctl files a boot unit applies from its own configuration
+ * (sysctl-file-writers.ts): a `sysctl-load` hit at the line that names the
+ * file, when the unit starts at boot, runs the writer's program and its
+ * configuration turns it on; nothing when the file is missing or empty (the
+ * programs test -s first).
+ */
+async function scanSysctlFileWriters(host: TargetFs, sink: Sink): Promise<void> {
+  const graph = await systemUnitGraph(host);
+  const enabled = bootServices(graph);
+  const units = unitFilesOf(graph);
+  for (const w of SYSCTL_FILE_WRITERS) {
+    const why = enabled.get(w.unit);
+    const u = units.get(w.unit);
+    if (why === undefined || !u || u.masked) continue;
+    const runs = execCommandsOf(u.directives, 'ExecStart').some(
+      ({ command }) => command !== null && command.path !== null && path.posix.basename(command.path) === path.posix.basename(w.program),
+    );
+    if (!runs) continue;
+    const found = await readWriter(host, w);
+    if (found === null) continue;
+    if (!('at' in found)) {
+      sink.out.unknown.push({ source: 'unit', file: found.file, line: found.line, what: 'sysctl', message: found.message });
+      continue;
+    }
+    const loaded = await readLoads(host, [found.file]);
+    if (typeof loaded === 'string' || loaded.every((l) => l.content === '')) continue;
+    const config = await host.readBytes(found.at.file);
+    if (config !== null) sink.out.contents[found.at.file] = config;
+    sink.out.read.push(found.at.file);
+    sink.out.hits.push({
+      source: 'unit',
+      file: found.at.file,
+      line: found.at.line,
+      first: found.at.line,
+      last: found.at.line,
+      text: '',
+      runBy: `${w.unit} applies ${found.file} when it starts at boot (${w.program} runs ${w.command} $${w.fileVar}; ${why})`,
+      unit: w.unit,
+      neutralisable: `it is ${w.unit}'s setting: commenting it out drops every line of ${found.file}; set conflict_policy: resolve, or edit ${found.file} by hand`,
+      action: { kind: 'sysctl-load', files: [found.file] },
+      loaded,
+    });
+  }
+}
+
 /** Every boot-time script hit and unknown on the host (live or --root). */
 export function scanBootScripts(host: TargetFs): Promise<BootScripts> {
   return host.memo('boot-scripts', () => scanAll(host));
@@ -629,6 +691,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanIfUpdown(host, sink);
   await scanInterfaces(host, sink);
   await scanUnits(host, sink);
+  await scanSysctlFileWriters(host, sink);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
   }

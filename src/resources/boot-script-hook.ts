@@ -14,13 +14,15 @@ import type { TargetFs } from '../host.js';
 import type { BaseSpec, Change, Provider } from './types.js';
 import type { WriteDoor } from '../door/door.js';
 import { HostError } from '../errors.js';
-import { scanBootScripts, type BootScriptHit, type BootScripts, type BootScriptUnknown } from '../boot-scripts/scan.js';
+import { parseFstab, swapEntries } from '../swap/fstab.js';
+import { scanBootScripts, SWAPON_FSTAB, type BootScriptHit, type BootScripts, type BootScriptUnknown } from '../boot-scripts/scan.js';
 import { commentOutRanges, rangesIn, scriptMarker, type LineRange } from '../boot-scripts/neutralise.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import { keysAffecting, sameKernelValue } from '../sysctl/couplings.js';
 import { followKey, loadWrites } from '../sysctl/order.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
-import { moduleFor } from '../sysctl/owned-file.js';
+import { commentOutLines as commentOutSysctlLines, disabledMarker, moduleFor } from '../sysctl/owned-file.js';
+import { parseSysctlText } from '../sysctl/parse.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import { SWAP_SERVICES } from '../swap/units.js';
 import { SWAP_PROMISE, modulePromise, sysctlPromise, type ProviderUnknown, type Withdrawal } from '../promises.js';
@@ -31,7 +33,18 @@ export interface ScriptSpec extends BaseSpec {
 }
 
 export type BootScriptOp =
-  { kind: 'boot-script'; file: string; ranges: LineRange[]; marker: string } | { kind: 'boot-script-operator'; file: string; line: number };
+  | { kind: 'boot-script'; file: string; ranges: LineRange[]; marker: string }
+  | { kind: 'boot-script-operator'; file: string; line: number }
+  /** A sysctl file a boot script or unit loads (sysctl -p FILE), with its offending lines commented out (conflict_policy: resolve). */
+  | { kind: 'sysctl-load-resolve'; file: string; lines: number[]; before: string; content: string };
+
+/** A loaded sysctl file as resolving leaves it: the file (its real path), its bytes before and after, the lines commented out. */
+export interface LoadResolution {
+  file: string;
+  before: string;
+  after: string;
+  lines: number[];
+}
 
 /** Files the resource's own changes rewrite: target path -> the bytes after the plan. */
 export type PlannedFiles = ReadonlyMap<string, string>;
@@ -48,8 +61,14 @@ export interface ScriptConcern<S> {
   relevant(u: BootScriptUnknown, spec?: S): boolean;
   /** The reason in the marker line. */
   marker(spec: S): string;
-  /** The promises a hit (or, with null, an unknown line) takes back at the next boot. */
-  withdraws(spec: S, hit: BootScriptHit | null): Withdrawal[];
+  /** The promises a hit (or, with null, an unknown line) takes back at the next boot; `planned` as for judge. */
+  withdraws(spec: S, hit: BootScriptHit | null, planned?: PlannedFiles): Withdrawal[];
+  /**
+   * A hit the resource may resolve itself, as its policy says: the files it
+   * rewrites so that the hit undoes nothing any more; null when it may not
+   * (then the hit is an operator line, or commented out with neutralise_scripts).
+   */
+  resolve?(spec: S, hit: BootScriptHit, planned: PlannedFiles): LoadResolution[] | null;
 }
 
 const atBoot = (promise: string): Withdrawal => ({ promise, from: 'boot' });
@@ -58,11 +77,26 @@ function words(argv: Array<string | null>): string {
   return argv.map((w) => w ?? '…').join(' ');
 }
 
+/**
+ * What `swapon -a` turns on, judged against /etc/fstab as the plan leaves it
+ * (the plan's own rewrite of it, else the file as read): every swap line
+ * libmount reads that has no noauto option (util-linux swapon_all skips
+ * those; -e only skips devices that do not exist). None: it turns nothing on.
+ */
+function fstabSwapOn(h: BootScriptHit, planned?: PlannedFiles): string | null {
+  const text = planned?.get(SWAPON_FSTAB) ?? h.fstab ?? null;
+  if (text === null) return null;
+  const on = swapEntries(parseFstab(text)).filter((e) => !e.options.includes('noauto'));
+  if (on.length === 0) return null;
+  return `turns swap on (${words(h.action.kind === 'swapon' ? h.action.argv : [])}: ${on.map((e) => `${SWAPON_FSTAB}:${e.line} ${e.spec}`).join(', ')} stays a swap line once this plan is applied)`;
+}
+
 export const swapConcern: ScriptConcern<ScriptSpec> = {
-  judge: (_spec, h) => {
+  judge: (_spec, h, planned) => {
     if (h.action.kind !== 'swapon') return null;
     // SwapOff disables these services itself (src/swap/units.ts).
     if (h.unit !== undefined && (SWAP_SERVICES as readonly string[]).includes(h.unit)) return null;
+    if (h.action.fstabOnly === true) return fstabSwapOn(h, planned);
     return `turns swap on (${words(h.action.argv)})`;
   },
   relevant: (u) => u.what === 'program' || u.what === 'swapon',
@@ -72,6 +106,35 @@ export const swapConcern: ScriptConcern<ScriptSpec> = {
 
 export interface SysctlLike extends ScriptSpec {
   settings: Record<string, string | number>;
+  /** resolve: a loaded file's offending lines are commented out, as a sysctl.d conflict's are. */
+  conflict_policy?: string;
+  /** The owned file, named in the marker. */
+  file?: string;
+}
+
+/**
+ * conflict_policy: resolve for `sysctl -p FILE` at boot: every line of the
+ * loaded files (as the plan leaves them) that writes a wanted key, directly
+ * or through a coupled key, to another value is commented out under the
+ * same marker SysctlFile puts on a sysctl.d conflict. Only files under /etc
+ * (the admin's, as for sysctl.d); and only when, once they are, the load
+ * undoes nothing (a glob line, say, still decides: then a person does).
+ */
+function resolveLoad(spec: SysctlLike, hit: BootScriptHit, planned: PlannedFiles): LoadResolution[] | null {
+  if (spec.conflict_policy !== 'resolve' || hit.action.kind !== 'sysctl-load' || spec.file === undefined) return null;
+  const out: LoadResolution[] = [];
+  for (const l of hit.loaded ?? []) {
+    if (planned.has(l.realPath) || planned.has(l.file)) return null; // another change of this plan rewrites it: a person decides
+    const lines = parseSysctlText(l.content, l.file)
+      .assignments.filter((a) => a.value !== null && undone(spec, a.key, a.value).length > 0)
+      .map((a) => a.line);
+    if (lines.length === 0) continue;
+    if (!l.realPath.startsWith('/etc/')) return null;
+    out.push({ file: l.realPath, before: l.content, after: commentOutSysctlLines(l.content, lines, disabledMarker(spec.file)), lines });
+  }
+  if (out.length === 0) return null;
+  const after = new Map([...planned, ...out.map((r) => [r.file, r.after] as const)]);
+  return loadUndoes(spec, hit, after) === null ? out : null;
 }
 
 /** The wanted keys a write undoes: it changes them, directly or through a key the kernel couples with them, to another value. */
@@ -98,8 +161,14 @@ function undoes(spec: SysctlLike, key: string, value: string): string | null {
  * is the one the key keeps.
  */
 function loadUndoes(spec: SysctlLike, hit: BootScriptHit, planned?: PlannedFiles): string | null {
+  return loadUndone(spec, hit, planned)[0]?.why ?? null;
+}
+
+/** Each wanted key the load leaves at another value, with the sentence that says so (the first one decides the text). */
+function loadUndone(spec: SysctlLike, hit: BootScriptHit, planned?: PlannedFiles): Array<{ wanted: string; why: string }> {
   const files = (hit.loaded ?? []).map((l) => ({ path: l.file, content: planned?.get(l.realPath) ?? planned?.get(l.file) ?? l.content }));
   const names = files.map((f) => f.path).join(' ');
+  const out: Array<{ wanted: string; why: string }> = [];
   for (const [k, v] of Object.entries(spec.settings)) {
     const wanted = normalizeSysctlKey(k);
     const steps = followKey(loadWrites(files, keysAffecting(wanted)), wanted, 'system');
@@ -107,9 +176,9 @@ function loadUndoes(spec: SysctlLike, hit: BootScriptHit, planned?: PlannedFiles
     if (!last || last.value === null || sameKernelValue(last.value, String(v))) continue;
     const a = last.write.applied.assignment;
     const through = last.write.key === wanted ? '' : ` (it writes ${last.write.key}, which the kernel couples with ${wanted})`;
-    return `loads ${names} (sysctl -p), whose ${a.file}:${a.line} leaves ${wanted} = ${last.value}${through}, undoing ${wanted} = ${v}`;
+    out.push({ wanted, why: `loads ${names} (sysctl -p), whose ${a.file}:${a.line} leaves ${wanted} = ${last.value}${through}, undoing ${wanted} = ${v}` });
   }
-  return null;
+  return out;
 }
 
 /** Whether a /proc/sys path known in part ("*": any text) can be the file of a key. */
@@ -157,8 +226,11 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
     return Object.keys(spec.settings).some((k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)));
   },
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
-  withdraws: (spec, h) => {
+  resolve: resolveLoad,
+  withdraws: (spec, h, planned) => {
     if (h !== null && h.action.kind === 'module-remove') return keysOfModule(spec, h.action.module).map((k) => atBoot(sysctlPromise(k)));
+    // A file loaded: the keys it leaves at another value, as the plan leaves the file.
+    if (h !== null && h.action.kind === 'sysctl-load') return loadUndone(spec, h, planned).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
     // An unknown, or a hit of another kind (a file loaded): every wanted key, as the plan cannot tell which.
     if (h === null || h.action.kind !== 'sysctl-write') return Object.keys(spec.settings).map((k) => atBoot(sysctlPromise(normalizeSysctlKey(k))));
     return undone(spec, h.action.key, h.action.value).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
@@ -199,12 +271,29 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
   const changes: Change<BootScriptOp>[] = [];
   const byFile = new Map<string, Array<{ h: BootScriptHit; why: string }>>();
   const seen = new Set<string>();
+  // Files resolved here are judged as resolved by the hits after (two scripts loading one file: one change).
+  const local = new Map(planned ?? []);
   for (const h of scripts.hits) {
-    const why = concern.judge(spec, h, planned);
+    const why = concern.judge(spec, h, local);
     if (why === null) continue;
     const id = `${h.file}:${h.line}`;
     if (seen.has(id)) continue;
     seen.add(id);
+    const fixes = concern.resolve?.(spec, h, local) ?? null;
+    if (fixes !== null) {
+      for (const f of fixes) {
+        local.set(f.file, f.after);
+        const lineWord = `line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')}`;
+        changes.push({
+          id: `boot-script-resolve:${f.file}`,
+          action: 'update',
+          summary: `${where(h)} ${why} (${h.runBy}); conflict_policy is resolve: commenting out ${lineWord} of ${f.file}`,
+          file: { path: f.file, before: f.before, after: f.after },
+          op: { kind: 'sysctl-load-resolve', file: f.file, lines: f.lines, before: f.before, content: f.after },
+        });
+      }
+      continue;
+    }
     const content = scripts.contents[h.file];
     if (spec.neutralise_scripts && h.neutralisable === true && content !== undefined) {
       byFile.set(h.file, [...(byFile.get(h.file) ?? []), { h, why }]);
@@ -219,7 +308,7 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
       summary: `${where(h)} ${why}; ${h.runBy}: \`${h.text}\``,
       operator: `${where(h)}: ${how}`,
       op: { kind: 'boot-script-operator', file: h.file, line: h.line },
-      withdraws: concern.withdraws(spec, h),
+      withdraws: concern.withdraws(spec, h, local),
     });
   }
   for (const [file, list] of byFile) {
@@ -267,6 +356,12 @@ export function scriptUnknowns<S extends ScriptSpec>(spec: S, scripts: BootScrip
 export async function applyScriptChanges(host: TargetFs, changes: Change<BootScriptOp>[], door: WriteDoor): Promise<void> {
   for (const c of changes) {
     const op = c.op;
+    if (op.kind === 'sysctl-load-resolve') {
+      const now = await host.readBytes(op.file);
+      if (now !== op.before) throw new HostError(`${op.file} changed since it was observed; plan again`, op.file);
+      await door.writeFile({ path: op.file, expect: op.before, content: op.content });
+      continue;
+    }
     if (op.kind !== 'boot-script' || !c.file || c.file.before === null) continue;
     const before = c.file.before;
     const now = await host.readBytes(op.file);
@@ -282,7 +377,7 @@ export async function applyScriptChanges(host: TargetFs, changes: Change<BootScr
 
 function isScriptOp(op: unknown): op is BootScriptOp {
   const k = (op as { kind?: string } | null)?.kind;
-  return k === 'boot-script' || k === 'boot-script-operator';
+  return k === 'boot-script' || k === 'boot-script-operator' || k === 'sysctl-load-resolve';
 }
 
 /**

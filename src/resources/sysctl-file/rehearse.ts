@@ -14,6 +14,9 @@ import { modelPhrase } from '../../sysctl/conflicts.js';
 import { moduleFor, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
 import type { RehearsalCulprit, SysctlFileObserved, SysctlOp, SysctlRehearsal } from './observed.js';
 import { diff } from './diff.js';
+import { sysctlConcern, type SysctlLike, type WithScripts } from '../boot-script-hook.js';
+import type { BootScripts } from '../../boot-scripts/scan.js';
+import { keysAffecting } from '../../sysctl/couplings.js';
 
 /** The engine's own file changes (owned file, resolved conflicts), without the rehearsal's. */
 function engineChanges(spec: SysctlFileSpec, observed: SysctlFileObserved): Change<SysctlOp>[] {
@@ -195,6 +198,40 @@ export function rehearsalDisagreements(spec: SysctlFileSpec, r: Extract<SysctlRe
   return out;
 }
 
+/**
+ * The writers of `key` at boot the rehearsal does not replay, as the
+ * boot-script scan found them (scripts, hooks, unit commands, files a unit
+ * applies): each as file:line and what it does; a line the scan could not
+ * judge makes the answer "unknown". The plan's lines decide the promise (a
+ * writer that leaves another value takes it back); this says what the
+ * rehearsal's figure rests on.
+ */
+export function otherWriters(key: string, scripts: BootScripts | undefined): string {
+  if (scripts === undefined) return 'not searched';
+  const keys = keysAffecting(key);
+  const module = moduleFor(key);
+  const found: string[] = [];
+  for (const h of scripts.hits) {
+    const a = h.action;
+    const at = `${h.file}:${h.line}`;
+    if (a.kind === 'sysctl-write' && keys.includes(a.key)) found.push(`${at} sets ${a.key} = ${a.value}`);
+    else if (a.kind === 'module-remove' && module === a.module) found.push(`${at} removes ${a.module}`);
+    else if (a.kind === 'sysctl-load') {
+      const lines = (h.loaded ?? []).flatMap((l) =>
+        parseSysctlText(l.content, l.file)
+          .assignments.filter((x) => x.value !== null && (keys.includes(x.key) || x.isGlob))
+          .map((x) => `${l.file}:${x.line}`),
+      );
+      if (lines.length > 0) found.push(`${at} loads ${lines.join(', ')}`);
+    }
+  }
+  const one: SysctlLike = { type: 'SysctlFile', settings: { [key]: '' } };
+  const unknown = scripts.unknown.some((u) => sysctlConcern.relevant(u, one));
+  const list = [...new Set(found)];
+  if (list.length === 0) return unknown ? 'unknown, see the warnings' : 'none known';
+  return list.join('; ') + (unknown ? '; others unknown, see the warnings' : '');
+}
+
 /** Lines under the resource in the plan: the rehearsed outcome, or why there is none. */
 export function rehearsalNotes(spec: SysctlFileSpec, observed: SysctlFileObserved): string[] {
   const r = observed.rehearsal;
@@ -204,8 +241,14 @@ export function rehearsalNotes(spec: SysctlFileSpec, observed: SysctlFileObserve
     `rehearsal with the planned changes (${r.programs.boot} and ${r.programs.system} in a private namespace, ${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.ms} ms):`,
   ];
   const skipped = new Set(r.notRehearsed.map((n) => n.key));
+  const scripts = (observed as SysctlFileObserved & WithScripts).bootScripts;
+  // The programs by name (the header gives their paths): "systemd-sysctl and sysctl --system".
+  const named = (cmd: string) => cmd.replace(/^\S*\//, '');
+  const replayed = `${named(r.programs.boot)} and ${named(r.programs.system)}`;
   for (const key of Object.keys(r.final.boot).filter((k) => !skipped.has(k)))
-    out.push(`  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'}`);
+    out.push(
+      `  ${key}: at boot ${r.final.boot[key] ?? 'missing'}, after sysctl --system ${r.final.system[key] ?? 'missing'} (${replayed} replayed; other writers: ${otherWriters(key, scripts)})`,
+    );
   for (const d of rehearsalDisagreements(spec, r)) {
     const program = d.model === 'boot' ? 'systemd-sysctl at boot' : 'sysctl --system';
     out.push(

@@ -171,4 +171,17 @@ export default [
     wild: 'hosts that ran Docker or a VPN before (their sysctl.d file turns forwarding on)',
     recipe: () => ({ files: { '/etc/sysctl.d/99-docker-fwd.conf': 'net.ipv4.ip_forward = 1\n' } }),
   },
+  {
+    id: 'ifup-hook-sysctl-p-file',
+    kept: true,
+    // Issue 48: an if-up hook loads a plain file; conflict_policy: resolve (the farm's default) comments the line out of the file.
+    wild: 'if-up.d hooks from old router setups that run "sysctl -p /etc/network/<name>.conf" when an interface comes up',
+    recipe: () => ({
+      files: {
+        '/etc/network/interfaces': IFACES,
+        '/etc/network/forwarding.conf': `# routing for the old uplink\n${FWD0}`,
+        '/etc/network/if-up.d/forwarding': exe('#!/bin/sh\nsysctl -q -p /etc/network/forwarding.conf\n'),
+      },
+    }),
+  },
 ];

@@ -256,4 +256,30 @@ export default [
       listens: [port],
     }),
   },
+  {
+    id: 'private-network-listener',
+    kept: true,
+    // Nothing of the host's: the port must stay free and promised.
+    holds: 'nothing (the host port stays free)',
+    // Issue 48: listens on 6443 inside a network namespace of its own (PrivateNetwork=yes); the host's port stays free.
+    wild: 'sandboxed test or mock API units (PrivateNetwork=yes) that bind the real API port inside their own namespace',
+    recipe: () => ({
+      files: { '/etc/systemd/system/api-sandbox.service': service('API mock in its own network namespace', `${D} 6443`, { service: ['PrivateNetwork=yes'] }), ...wants('multi-user.target', 'api-sandbox.service') },
+    }),
+  },
+  {
+    id: 'udp-relay-datagram-socket',
+    kept: true,
+    // Nothing of the host's: the port must stay free and promised.
+    holds: 'nothing (the host port stays free)',
+    // Issue 48: a .socket with ListenDatagram=6443 starting a relay whose command names 6443: UDP, not the host's TCP port.
+    wild: 'UDP relays and syslog or metrics forwarders socket-activated on a datagram port that happens to be a control-plane number',
+    recipe: () => ({
+      files: {
+        '/etc/systemd/system/udp-relay.socket': '[Unit]\nDescription=UDP relay socket\n\n[Socket]\nListenDatagram=6443\n\n[Install]\nWantedBy=sockets.target\n',
+        '/etc/systemd/system/udp-relay.service': '[Unit]\nDescription=UDP relay\n\n[Service]\nExecStart=/usr/bin/env RELAY_TO=192.0.2.10:6443 /bin/sleep infinity\n',
+        ...wants('sockets.target', 'udp-relay.socket'),
+      },
+    }),
+  },
 ];
