@@ -5,6 +5,7 @@
 // always has exactly one document to parse (docs/output.md, "Errors").
 import { HostError, InputError, RunAbortedError, type InputIssue } from './errors.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
+import { redactDeep } from './redact.js';
 
 /** One located problem: a desired-state key at file:line:column, or a fetched document's field. */
 export interface ErrorIssue {
@@ -26,7 +27,13 @@ export interface ErrorDocument {
   tool: { name: 'k8s-host-reconcile'; version: string };
   /** The command that failed (`plan`, `apply`, `rollback`, `facts`, `first-boot`, `report`), or null when none was recognised. */
   command: string | null;
-  error: ErrorDetail;
+  /**
+   * The message, as a string: what the fleet report (src/report/document.ts) and the Ansible role
+   * (contrib/ansible) read an error document by.
+   */
+  error: string;
+  /** The same message with, where known, where the problem is. */
+  error_detail: ErrorDetail;
   /** What a run had applied, and what failed, when it stopped after changing something (else empty). */
   applied: Array<{ resource: string; changes: string[] }>;
   failed: Array<{ resource: string; message: string }>;
@@ -44,12 +51,14 @@ export function errorDocument(command: string | null, message: string, e?: unkno
     const { message: _first, ...where } = issues[0]!;
     located = { ...where, issues };
   } else if (e instanceof HostError && e.subject.startsWith('/')) located = { file: e.subject };
-  return {
+  // A message can quote a host's line: a credential in it is redacted, as in every document.
+  return redactDeep({
     format_version: FORMAT_VERSION,
     tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
     command,
-    error: { message, ...located, ...more },
+    error: message,
+    error_detail: { message, ...located, ...more },
     applied: e instanceof RunAbortedError ? e.applied : [],
     failed: e instanceof RunAbortedError ? e.failed : [],
-  };
+  });
 }

@@ -857,10 +857,11 @@ describe('hostile-input corpus with --json', () => {
         expect(code).toBe(1);
         // A refusal names what the text run names (a plan's lines differ between text and JSON).
         for (const n of c.names) expect(out).toContain(typeof n === 'string' ? n : n(file));
-        expect(typeof doc.error.message).toBe('string');
-        expect(doc.error.message).not.toBe('');
+        expect(typeof doc.error).toBe('string');
+        expect(doc.error).not.toBe('');
+        expect(doc.error_detail.message).toBe(doc.error);
         // The same message for a person, on stderr.
-        expect(h.stderr()).toContain(doc.error.message.split('\n')[0]);
+        expect(h.stderr()).toContain(doc.error.split('\n')[0]);
         // The command the case names: rollback before plan (rollback --plan previews), else the first flag given.
         const flag = given.includes('--rollback') ? '--rollback' : given.find((a) => (COMMAND_FLAGS as readonly string[]).includes(a));
         expect(doc.command).toBe(flag === undefined ? null : flag.slice(2));

@@ -27,9 +27,12 @@ async function cli(args: string[]) {
 }
 
 /** stdout as exactly one JSON document: JSON.parse refuses two documents, or a document and text. */
-function oneDocument(stdout: string): Record<string, unknown> & { error?: { message: string } & Record<string, unknown> } {
+function oneDocument(stdout: string): Record<string, unknown> & { error?: string; error_detail?: { message: string } & Record<string, unknown> } {
   expect(stdout.trim()).not.toBe('');
-  return JSON.parse(stdout);
+  const doc = JSON.parse(stdout);
+  // An error document: the message as a string (what the fleet report and the role read) and with its place.
+  if (Object.hasOwn(doc, 'error')) expect(doc.error).toBe(doc.error_detail.message);
+  return doc;
 }
 
 describe('--json on a refused command line', () => {
@@ -58,7 +61,7 @@ describe('--json on a refused command line', () => {
     expect(r.code).toBe(1);
     const doc = oneDocument(r.stdout);
     expect(doc).toMatchObject({ format_version: '1.0', tool: { name: 'k8s-host-reconcile' }, command, applied: [], failed: [] });
-    expect(doc.error!.message).toMatch(message);
+    expect(doc.error!).toMatch(message);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).toContain('usage: reconcile');
   });
@@ -102,9 +105,9 @@ describe('--json on a failed run', () => {
     expect(r.code).toBe(1);
     const doc = oneDocument(r.stdout);
     expect(doc.command).toBe('apply');
-    expect(doc.error).toMatchObject({ file: bad, line, column, key: 'resources[1].persist' });
-    expect(doc.error!.issues).toEqual([{ file: bad, line, column, key: 'resources[1].persist', message: expect.stringMatching(/unknown key/) }]);
-    expect(doc.error!.message).toMatch(/^1 problem in the desired state; nothing was changed/);
+    expect(doc.error_detail).toMatchObject({ file: bad, line, column, key: 'resources[1].persist' });
+    expect(doc.error_detail!.issues).toEqual([{ file: bad, line, column, key: 'resources[1].persist', message: expect.stringMatching(/unknown key/) }]);
+    expect(doc.error!).toMatch(/^1 problem in the desired state; nothing was changed/);
     expect(r.stderr).toContain(`${bad}:${line}:${column} resources[1].persist: unknown key`);
   });
 
@@ -114,20 +117,20 @@ describe('--json on a failed run', () => {
     const r = await cli(['plan', '--json', '-f', missing, '--root', t.root]);
     expect(r.code).toBe(1);
     const doc = oneDocument(r.stdout);
-    expect(doc.error).toMatchObject({ file: missing, line: 1, column: 1 });
+    expect(doc.error_detail).toMatchObject({ file: missing, line: 1, column: 1 });
   });
 
   it('--root that does not exist, and rollback with no run to undo: error documents', async () => {
     const t = tree();
     const gone = await cli(['plan', '--json', '-f', t.desired, '--root', path.join(t.work, 'nope')]);
     expect(gone.code).toBe(1);
-    expect(oneDocument(gone.stdout).error!.message).toMatch(/does not exist; it is never created/);
+    expect(oneDocument(gone.stdout).error!).toMatch(/does not exist; it is never created/);
     const none = await cli(['rollback', '--json', '-f', t.desired, '--root', t.root, 'no-such-run']);
     expect(none.code).toBe(1);
     const doc = oneDocument(none.stdout);
     expect(doc.command).toBe('rollback');
-    expect(doc.error!.message).toContain('no-such-run');
-    expect(none.stderr).toContain(doc.error!.message);
+    expect(doc.error!).toContain('no-such-run');
+    expect(none.stderr).toContain(doc.error!);
   });
 
   it('a plan and an apply that succeed still print exactly one document', async () => {
@@ -158,8 +161,8 @@ describe('report --json', () => {
     expect(r.code).toBe(1);
     const e = oneDocument(r.stdout);
     expect(e).toMatchObject({ format_version: '1.0', command: 'report' });
-    expect(e.error!.message).toMatch(/unusable document/);
-    expect(JSON.stringify(e.error)).toContain(JSON.stringify(doc).slice(1, -1));
+    expect(e.error!).toMatch(/unusable document/);
+    expect(JSON.stringify(e.error_detail)).toContain(JSON.stringify(doc).slice(1, -1));
     expect(r.stderr).toMatch(/unusable document/);
     expect(() => readdirSync(out)).toThrow();
   });
@@ -169,7 +172,7 @@ describe('report --json', () => {
     expect(r.code).toBe(1);
     const e = oneDocument(r.stdout);
     expect(e.command).toBe('report');
-    expect(e.error!.message).toMatch(/give at least one directory/);
+    expect(e.error!).toMatch(/give at least one directory/);
     // The usage text is for a person: not in the document.
     expect(JSON.stringify(e)).not.toContain('usage:');
   });

@@ -76,7 +76,7 @@ describe('--root must name an existing directory other than /', () => {
     const r = reconcile(['--apply', '--json', '-f', desired, '--root', '']);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ format_version: '1.0', applied: [], failed: [] });
-    expect(JSON.parse(r.stdout).error.message).toMatch(/--root is empty/);
+    expect(JSON.parse(r.stdout).error).toMatch(/--root is empty/);
   });
 });
 
