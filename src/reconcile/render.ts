@@ -4,6 +4,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
+import { redactDeep, redactFileTexts } from '../redact.js';
 import type { Plan } from './plan.js';
 import { actionable, operatorChanges, pendingCount } from './plan.js';
 import type { ApplyResult } from './apply.js';
@@ -37,7 +38,8 @@ export function paletteFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
 
 /** A unified diff of two byte strings, shown as text. */
 export function unifiedDiff(path: string, before: string | null, after: string | null): string {
-  return textDiff(path, before === null ? null : displayText(before), after === null ? null : displayText(after));
+  const shown = redactFileTexts(path, { before: before === null ? null : displayText(before), after: after === null ? null : displayText(after) });
+  return textDiff(path, shown.before, shown.after);
 }
 
 function textDiff(path: string, before: string | null, after: string | null): string {
@@ -75,6 +77,7 @@ function renderChange(c: JsonChange, p: Palette): string[] {
   const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
   if (c.operator !== null) lines.push(`      reason: ${c.operator}`);
   if (c.withdraws.length > 0) lines.push(`      withdraws: ${describeWithdrawals(c.withdraws)}`);
+  if (c.redacted) lines.push(p.dim(`      (sensitive values hidden; apply writes and rollback restores the file's own bytes)`));
   if (c.path !== null) {
     // The document's contents are already display text (jsonChanges): diff them as they are.
     for (const l of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
@@ -134,7 +137,8 @@ export interface PlanDocumentParts {
 
 export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDocument {
   const findings = parts.findings ?? [];
-  return {
+  // One place every plan document passes through: a credential in any string of it is redacted (redact.ts).
+  return redactDeep({
     format_version: FORMAT_VERSION,
     tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
     mode: parts.mode ?? 'plan',
@@ -148,7 +152,7 @@ export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDoc
     promises: planPromises(plan),
     findings,
     ...(parts.reports ? { reports: parts.reports } : {}),
-  };
+  });
 }
 
 function describePromise(p: PlanPromise): string {
@@ -306,24 +310,36 @@ export interface JsonChange {
   path: string | null;
   before: string | null;
   after: string | null;
+  /** before and after show lines holding credentials redacted, `(sensitive value N)` (the file's own bytes are written). */
+  redacted: boolean;
   detail: unknown;
 }
 
 export function jsonChanges(changes: Change[], withdraws: (c: Change) => Withdrawal[] = (c) => c.withdraws ?? []): JsonChange[] {
-  return changes.map((c) => ({
-    id: c.id,
-    action: c.action,
-    summary: c.summary,
-    runtime: c.runtime ?? false,
-    deferred: c.action === 'deferred',
-    operator: c.operator ?? null,
-    withdraws: c.action === 'operator' ? withdraws(c) : [],
-    path: c.file?.path ?? null,
-    // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here; the write uses the bytes.
-    before: c.file && c.file.before !== null ? displayText(c.file.before) : null,
-    after: c.file && c.file.after !== null ? displayText(c.file.after) : null,
-    detail: c.op ?? null,
-  }));
+  return changes.map((c) => {
+    // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here, and a line holding a
+    // credential is redacted (redact.ts); the write and the journal use the exact bytes.
+    const shown = c.file
+      ? redactFileTexts(c.file.path, {
+          before: c.file.before === null ? null : displayText(c.file.before),
+          after: c.file.after === null ? null : displayText(c.file.after),
+        })
+      : { before: null, after: null, redacted: false };
+    return redactDeep({
+      id: c.id,
+      action: c.action,
+      summary: c.summary,
+      runtime: c.runtime ?? false,
+      deferred: c.action === 'deferred',
+      operator: c.operator ?? null,
+      withdraws: c.action === 'operator' ? withdraws(c) : [],
+      path: c.file?.path ?? null,
+      before: shown.before,
+      after: shown.after,
+      redacted: shown.redacted,
+      detail: c.op ?? null,
+    });
+  });
 }
 
 export interface JsonResource {

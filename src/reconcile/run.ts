@@ -26,6 +26,7 @@ import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type Un
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { PlanDocument } from './render.js';
 import type { Finding } from '../findings.js';
+import { redactDeep } from '../redact.js';
 import { hostReports, type HostReports } from './host-reports.js';
 import { outlivingOperators, planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
 
@@ -326,7 +327,8 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
   );
   const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
-  const doc = {
+  // As every plan document: a credential in any string of it redacted (redact.ts).
+  const doc = redactDeep({
     ...planDocument(plan, { mode: 'apply', before, findings: extra.findings, operator }),
     applied: result.applied,
     failures: [...result.failures, ...verify.map((v) => ({ resource: v.resource, message: v.message }))],
@@ -336,7 +338,7 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
     reports_written: written,
     backups: door.backups(),
     journal: journal.dir,
-  };
+  });
   try {
     await writeRunFile(door, 'result.json', doc);
   } catch (e) {
