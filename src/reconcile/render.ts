@@ -5,6 +5,14 @@ import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
 import { redactDeep, redactFileTexts } from '../redact.js';
+import { terminalSafe } from '../untrusted-text.js';
+
+/**
+ * Host text (a path, a unit name, a command line, a diff line, a reason) for
+ * the text plan: controls and format characters escaped (untrusted-text.ts),
+ * a tab kept as the column it is. Escaped before any colour is added.
+ */
+const safe = (s: string): string => s.split('\t').map(terminalSafe).join('\t');
 import type { Plan } from './plan.js';
 import { actionable, operatorChanges, pendingCount } from './plan.js';
 import type { ApplyResult } from './apply.js';
@@ -74,13 +82,14 @@ const SYMBOL: Record<JsonChange['action'], string> = {
 
 function renderChange(c: JsonChange, p: Palette): string[] {
   const tag = c.operator !== null ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
-  const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
-  if (c.operator !== null) lines.push(`      reason: ${c.operator}`);
-  if (c.withdraws.length > 0) lines.push(`      withdraws: ${describeWithdrawals(c.withdraws)}`);
+  const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${safe(c.summary)}${tag}`];
+  if (c.operator !== null) lines.push(`      reason: ${safe(c.operator)}`);
+  if (c.withdraws.length > 0) lines.push(`      withdraws: ${safe(describeWithdrawals(c.withdraws))}`);
   if (c.redacted) lines.push(p.dim(`      (sensitive values hidden; apply writes and rollback restores the file's own bytes)`));
   if (c.path !== null) {
     // The document's contents are already display text (jsonChanges): diff them as they are.
-    for (const l of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
+    for (const raw of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
+      const l = safe(raw);
       const styled =
         l.startsWith('+++') || l.startsWith('---')
           ? p.bold(l)
@@ -172,7 +181,7 @@ const isPending = (c: JsonChange) => c.operator === null && !c.deferred;
 export function renderPlan(plan: PlanDocument, p: Palette): string {
   const extras = { findings: plan.findings, facts: (plan.reports?.['facts.json'] as Record<string, unknown> | undefined) ?? null };
   const out: string[] = [];
-  out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${plan.root}`}`));
+  out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${safe(plan.root)}`}`));
   if (plan.before_state) {
     const b = plan.before_state;
     out.push(
@@ -181,7 +190,7 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
   }
   if (extras.facts) {
     const f = Object.entries(extras.facts)
-      .map(([k, v]) => `${k}=${v}`)
+      .map(([k, v]) => safe(`${k}=${v}`))
       .join(' ');
     out.push(p.dim(`  facts (as kubespray sees them): ${f}`));
   }
@@ -195,23 +204,23 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
       ops ? p.warn(`${ops} for an operator`) : null,
       deferred ? `${deferred} deferred to boot` : null,
     ].filter(Boolean);
-    out.push(`${p.bold(r.name)}: ${status.length ? status.join(', ') : 'in sync'}`);
-    for (const n of r.notes) out.push(p.dim(`  ${n}`));
+    out.push(`${p.bold(safe(r.name))}: ${status.length ? status.join(', ') : 'in sync'}`);
+    for (const n of r.notes) out.push(p.dim(`  ${safe(n)}`));
     for (const c of r.changes) out.push(...renderChange(c, p));
   }
   if (plan.promises.length > 0) {
     out.push('', p.bold('Promises'));
     for (const pr of plan.promises) {
       const kept = pr.after_apply && pr.at_boot;
-      out.push(`  ${kept ? '=' : p.warn('!')} ${describePromise(pr)}`);
+      out.push(`  ${kept ? '=' : p.warn('!')} ${safe(describePromise(pr))}`);
     }
   }
   if (extras.findings?.length) {
     out.push('', p.bold('Findings'));
     for (const f of extras.findings) {
       const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
-      out.push(`  ${label}: ${f.message}`);
-      for (const e of f.evidence ?? []) out.push(p.dim(`      ${e}`));
+      out.push(`  ${label}: ${safe(f.message)}`);
+      for (const e of f.evidence ?? []) out.push(p.dim(`      ${safe(e)}`));
     }
   }
   const all = plan.resources.flatMap((r) => r.changes);
@@ -264,8 +273,8 @@ export function renderApplyResult(
   const out: string[] = [''];
   const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
-  for (const f of result.failures) out.push(p.del(`error: ${f.resource}: ${f.message}`));
-  for (const v of verify) out.push(p.del(`error: ${v.message}`));
+  for (const f of result.failures) out.push(p.del(`error: ${safe(`${f.resource}: ${f.message}`)}`));
+  for (const v of verify) out.push(p.del(`error: ${safe(v.message)}`));
   const failedOrBlocked = result.failures.reduce((a, f) => a + (f.changes?.length ?? 0), 0);
   const clean = result.failures.length === 0 && verify.length === 0;
   // "everything else was converged" only when it was: a failure or a verification error says otherwise.
@@ -278,11 +287,11 @@ export function renderApplyResult(
   if (withdrawn.length > 0) {
     out.push(
       p.warn(
-        `${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${withdrawn.map((w) => w.id).join(', ')}.`,
+        `${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${safe(withdrawn.map((w) => w.id).join(', '))}.`,
       ),
     );
   }
-  for (const w of written) out.push(p.dim(`wrote ${w}`));
+  for (const w of written) out.push(p.dim(`wrote ${safe(w)}`));
   if (clean && operator === 0 && withdrawn.length === 0) {
     out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${plural(n, 'change')} applied and verified.`));
   } else {
