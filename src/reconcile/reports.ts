@@ -2,7 +2,8 @@
 // ports.json, facts.json, who-fixes.json, and a directory per run
 // (runs/<id>: journal, backup/, before.json, plan.json, result.json).
 import path from 'node:path';
-import type { WriteDoor } from '../door/door.js';
+import { PRIVATE_REPORTS, type ReportModes, type WriteDoor } from '../door/door.js';
+import type { ReportsMode } from '../desired-state.js';
 import type { TargetFs } from '../host.js';
 import { ReconcileError } from '../errors.js';
 import { reportsDirProblem } from '../grammar.js';
@@ -18,6 +19,13 @@ export interface RunJournal {
 export function newRunJournal(reportsDir: string, now: Date = new Date(), pid: number = process.pid): RunJournal {
   const id = `${now.toISOString().replace(/[-:.]/g, '')}-${pid}`;
   return { id, dir: path.posix.join(reportsDir, 'runs', id) };
+}
+
+/** desired-state's reports_mode as the door's modes: the file mode, and a directory's with search where read is (0640: 0750). */
+export function reportModes(mode: ReportsMode | undefined): ReportModes {
+  if (mode === undefined) return PRIVATE_REPORTS;
+  const file = parseInt(mode, 8);
+  return { file, dir: file | ((file & 0o444) >> 2) };
 }
 
 export function runsDirOf(reportsDir: string): string {

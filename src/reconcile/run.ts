@@ -18,7 +18,7 @@ import type { ApplyResult } from './apply.js';
 import { verifyConverged } from './verify.js';
 import { observeBeforeState } from './before-state.js';
 import type { BeforeState } from './before-state.js';
-import { checkedRunsDirs, jsonText, newRunJournal, recordBeforeState, writeReport, writeRunFile, type RunJournal } from './reports.js';
+import { checkedRunsDirs, jsonText, newRunJournal, recordBeforeState, reportModes, writeReport, writeRunFile, type RunJournal } from './reports.js';
 import { WriteDoor } from '../door/door.js';
 import { LOCK_PATH, acquireLock } from '../door/lock.js';
 import { madeDirs, missingDirs, removeMadeDirs } from '../door/lock-dirs.js';
@@ -167,7 +167,14 @@ async function runRollback({ host, desired, req, io, progress }: RunContext, rb:
     // Every other journal is checked before this run's own exists: an invalid one stops it with nothing changed.
     const unfinished = await unfinishedRuns(host, desired, progress);
     const journal = newRunJournal(desired.reports_dir);
-    const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'rollback', rollbackOf: plan.run, tool: TOOL_VERSION });
+    const door = await WriteDoor.open(host, {
+      runDir: journal.dir,
+      runId: journal.id,
+      mode: 'rollback',
+      rollbackOf: plan.run,
+      tool: TOOL_VERSION,
+      reports: reportModes(desired.reports_mode),
+    });
     let outcome;
     try {
       const made = await madeDirs(host, lockDirs);
@@ -253,7 +260,13 @@ export async function applyRun(run: RunContext, record?: (door: WriteDoor, code:
     unfinished = await unfinishedRuns(host, desired, progress);
     const observed = await observeForPlan({ ...run, req: { ...run.req, mode: 'apply' } });
     const journal = newRunJournal(desired.reports_dir);
-    const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
+    const door = await WriteDoor.open(host, {
+      runDir: journal.dir,
+      runId: journal.id,
+      mode: 'apply',
+      tool: TOOL_VERSION,
+      reports: reportModes(desired.reports_mode),
+    });
     try {
       // The lock's directory, when this run made it, is the run's to undo.
       await door.noteMadeDirs(await madeDirs(host, lockDirs));
