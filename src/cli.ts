@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InputError, ReconcileError, RunAbortedError, describeFsError } from './errors.js';
 import { ALIASED, COMMANDS, OPTIONS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions, type CommandSpec } from './cli-options.js';
-import { errorDocument } from './error-document.js';
+import { errorDocument, type ErrorDocument } from './error-document.js';
+import { redactString } from './redact.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 
@@ -47,15 +48,17 @@ export function commandNamed(argv: readonly string[]): CommandSpec | undefined {
 
 export async function main(argv: string[], io: Io): Promise<number> {
   if (!jsonRequested(argv)) return run(argv, io, null);
-  // --json: whatever happens, stdout gets exactly one document.
-  const edge: JsonEdge = { wrote: false, said: [], command: commandNamed(argv)?.name ?? null };
+  // --json: whatever happens, stdout gets exactly one document. What the
+  // command prints is held until it ends: an error after its document (a
+  // first boot's record that failed after its plan) replaces it.
+  const edge: JsonEdge = { out: [], error: null, said: [], command: commandNamed(argv)?.name ?? null };
   const tracked: Io = {
     ...io,
     stdout: {
       isTTY: io.stdout.isTTY,
       write: (s: string) => {
-        edge.wrote = true;
-        return io.stdout.write(s);
+        edge.out.push(s);
+        return true;
       },
     },
     stderr: {
@@ -67,10 +70,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     },
   };
   const code = await run(argv, tracked, edge);
-  // A command that printed no document of its own (the fleet report over an
-  // unusable document, a first boot with nothing to do): what it said on
-  // stderr becomes the document.
-  if (!edge.wrote) {
+  if (edge.error) io.stdout.write(JSON.stringify(edge.error, null, 2) + '\n');
+  else if (edge.out.length > 0) io.stdout.write(edge.out.join(''));
+  else {
+    // A command that printed no document of its own (the fleet report over an
+    // unusable document, a first boot with nothing to do): what it said on
+    // stderr becomes the document.
     const said = edge.said.join('').split('\n');
     const usage = said.findIndex((l) => /^\s*usage: /.test(l));
     const lines = (usage < 0 ? said : said.slice(0, usage)).map((l) => l.replace(/^reconcile(?: [a-z-]+)?: /, '')).filter((l) => l !== '');
@@ -90,9 +95,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 const TOOL = { name: 'k8s-host-reconcile', version: TOOL_VERSION } as const;
 
-/** With --json: whether a document was printed, what went to stderr, and the command the arguments name. */
+/** With --json: what the command printed, its error document, what went to stderr, and the command the arguments name. */
 interface JsonEdge {
-  wrote: boolean;
+  out: string[];
+  error: ErrorDocument | null;
   said: string[];
   command: string | null;
 }
@@ -102,7 +108,7 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
   /** One refusal of the arguments: the message (and usage) on stderr; with --json, the error document on stdout. */
   const refuse = (who: string, message: string, usage: string): number => {
     io.stderr.write(`${who}: ${message}\n${usage}`);
-    if (edge) io.stdout.write(JSON.stringify(errorDocument(edge.command, message), null, 2) + '\n');
+    if (edge) edge.error = errorDocument(edge.command, message);
     return 1;
   };
   /** A help page; with --json, as the `help` field of one document. */
@@ -113,7 +119,7 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
   /** An error the code did not expect: its stack on stderr, never a bare crash. */
   const internal = (e: unknown): number => {
     io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
-    if (edge) io.stdout.write(JSON.stringify(errorDocument(edge.command, `internal error: ${(e as Error)?.message ?? String(e)}`), null, 2) + '\n');
+    if (edge) edge.error = errorDocument(edge.command, `internal error: ${(e as Error)?.message ?? String(e)}`);
     return 1;
   };
   let parsed;
@@ -169,8 +175,10 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
   const command = sub ?? (args.rollback ? commandByName('rollback') : ALIASED.find((c) => args[c.alias.slice(2)]));
   const USAGE = errorUsage(command);
   /** A run's error: the message on stderr (with what a run had applied); with --json, the error document on stdout. */
-  const fail = (message: string, e?: unknown): number => {
-    if (edge) io.stdout.write(JSON.stringify(errorDocument(edge.command, message, e), null, 2) + '\n');
+  const fail = (text: string, e?: unknown): number => {
+    // A message can quote a host's line: a credential in it is redacted here too (redact.ts).
+    const message = redactString(text);
+    if (edge) edge.error = errorDocument(edge.command, message, e);
     io.stderr.write(`reconcile: ${message}\n`);
     if (e instanceof RunAbortedError) {
       for (const a of e.applied) io.stderr.write(`reconcile: applied ${a.resource}: ${a.changes.join(', ')}\n`);

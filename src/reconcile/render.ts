@@ -4,7 +4,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
-import { redactDeep, redactFileTexts } from '../redact.js';
+import { redactDeep, redactFileTexts, redactString } from '../redact.js';
 import { terminalSafe } from '../untrusted-text.js';
 
 /**
@@ -273,8 +273,8 @@ export function renderApplyResult(
   const out: string[] = [''];
   const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
-  for (const f of result.failures) out.push(p.del(`error: ${safe(`${f.resource}: ${f.message}`)}`));
-  for (const v of verify) out.push(p.del(`error: ${safe(v.message)}`));
+  for (const f of result.failures) out.push(p.del(`error: ${safe(redactString(`${f.resource}: ${f.message}`))}`));
+  for (const v of verify) out.push(p.del(`error: ${safe(redactString(v.message))}`));
   const failedOrBlocked = result.failures.reduce((a, f) => a + (f.changes?.length ?? 0), 0);
   const clean = result.failures.length === 0 && verify.length === 0;
   // "everything else was converged" only when it was: a failure or a verification error says otherwise.
