@@ -8,6 +8,7 @@ import type { TargetFs } from '../host.js';
 import { ReconcileError } from '../errors.js';
 import { reportsDirProblem } from '../grammar.js';
 import { utf8Bytes } from '../bytes.js';
+import { redactDeep } from '../redact.js';
 import type { BeforeState } from './before-state.js';
 
 export interface RunJournal {
@@ -88,7 +89,8 @@ export async function recordBeforeState(door: WriteDoor, reportsDir: string, sta
 /** Writes a report; returns its path, or null when it already held exactly this (no rewrite, no backup). */
 export async function writeReport(door: WriteDoor, reportsDir: string, name: string, value: unknown): Promise<string | null> {
   const target = path.posix.join(reportsDir, name);
-  return (await door.writeFile({ path: target, content: utf8Bytes(jsonText(value)), report: true })) ? target : null;
+  // As every document: a credential in any string of a report is redacted (redact.ts); names and fields stay.
+  return (await door.writeFile({ path: target, content: utf8Bytes(jsonText(redactDeep(value))), report: true })) ? target : null;
 }
 
 export async function writeRunFile(door: WriteDoor, name: string, value: unknown): Promise<void> {

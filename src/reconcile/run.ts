@@ -118,7 +118,7 @@ async function runFacts({ host, desired, req, io, progress }: RunContext): Promi
   const extra = await hostReports(host, desired, progress, null);
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
-    io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
+    io.stdout.write(jsonText(redactDeep({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings })));
   } else {
     const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
     for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
@@ -155,7 +155,7 @@ async function runRollback({ host, desired, req, io, progress }: RunContext, rb:
     const refused = plan.steps.some((s) => s.refused);
     const blocked = (plan.steps.some((s) => s.conflict) || plan.incomplete !== null) && !rb.force;
     const report = (outcome: { done: string[]; failed: Array<{ step: string; message: string }> } | null, rollbackRun: string | null) => {
-      if (req.json) io.stdout.write(jsonText(rollbackDocument(plan, outcome, rollbackRun, preview)));
+      if (req.json) io.stdout.write(jsonText(redactDeep(rollbackDocument(plan, outcome, rollbackRun, preview))));
       else io.stdout.write(renderRollback(plan, outcome, { preview, force: rb.force }));
     };
     if (plan.alreadyBy || preview || blocked || (refused && !rb.force)) {
