@@ -58,6 +58,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'json',
     summary: 'print one JSON document instead of text (plan, apply, rollback: format_version and per-resource changes; report: the fleet)',
+    detail:
+      'Exactly one document on every path: a refused command line, an unusable desired state or document, and a failed run print the error document (format_version, command, error: its message, error_detail: the message and, where known, file, line, column and key); the message also goes to standard error.',
   },
   {
     name: 'plan',

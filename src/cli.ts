@@ -3,17 +3,130 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InputError, ReconcileError, RunAbortedError, describeFsError } from './errors.js';
-import { ALIASED, COMMANDS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions } from './cli-options.js';
+import { ALIASED, COMMANDS, OPTIONS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions, type CommandSpec } from './cli-options.js';
+import { errorDocument, type ErrorDocument } from './error-document.js';
+import { redactString } from './redact.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 
+/**
+ * --json anywhere before a `--` (and `--json=…`, which the parser refuses):
+ * read from the raw arguments, so that even arguments the parser refuses get
+ * their answer as a JSON document.
+ */
+export function jsonRequested(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--json' || a.startsWith('--json=')) return true;
+  }
+  return false;
+}
+
+/** Options that take a value: the word after one is its value, never a command name. */
+const VALUED = new Set(OPTIONS.filter((o) => o.value).flatMap((o) => [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])]));
+
+/** The command the raw arguments name (its word, else --rollback, else a flag form), read without the parser. */
+export function commandNamed(argv: readonly string[]): CommandSpec | undefined {
+  let flag: CommandSpec | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (VALUED.has(a)) {
+      i++;
+      continue;
+    }
+    if (!a.startsWith('-')) {
+      const c = commandByName(a);
+      if (c) return c;
+      continue;
+    }
+    const c = ALIASED.find((x) => x.alias === a);
+    if (c && (flag === undefined || c.name === 'rollback')) flag = c;
+  }
+  return flag;
+}
+
 export async function main(argv: string[], io: Io): Promise<number> {
+  if (!jsonRequested(argv)) return run(argv, io, null);
+  // --json: whatever happens, stdout gets exactly one document. What the
+  // command prints is held until it ends: an error after its document (a
+  // first boot's record that failed after its plan) replaces it.
+  const edge: JsonEdge = { out: [], error: null, said: [], command: commandNamed(argv)?.name ?? null };
+  const tracked: Io = {
+    ...io,
+    stdout: {
+      isTTY: io.stdout.isTTY,
+      write: (s: string) => {
+        edge.out.push(s);
+        return true;
+      },
+    },
+    stderr: {
+      isTTY: io.stderr.isTTY,
+      write: (s: string) => {
+        edge.said.push(s);
+        return io.stderr.write(s);
+      },
+    },
+  };
+  const code = await run(argv, tracked, edge);
+  if (edge.error) io.stdout.write(JSON.stringify(edge.error, null, 2) + '\n');
+  else if (edge.out.length > 0) io.stdout.write(edge.out.join(''));
+  else {
+    // A command that printed no document of its own (the fleet report over an
+    // unusable document, a first boot with nothing to do): what it said on
+    // stderr becomes the document.
+    const said = edge.said.join('').split('\n');
+    const usage = said.findIndex((l) => /^\s*usage: /.test(l));
+    const lines = (usage < 0 ? said : said.slice(0, usage)).map((l) => l.replace(/^reconcile(?: [a-z-]+)?: /, '')).filter((l) => l !== '');
+    const doc =
+      code === 0
+        ? { format_version: FORMAT_VERSION, tool: TOOL, command: edge.command, messages: lines }
+        : errorDocument(
+            edge.command,
+            lines[0] ?? `exit ${code} without a message`,
+            undefined,
+            lines.length > 1 ? { issues: lines.slice(1).map((message) => ({ message })) } : {},
+          );
+    io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  }
+  return code;
+}
+
+const TOOL = { name: 'k8s-host-reconcile', version: TOOL_VERSION } as const;
+
+/** With --json: what the command printed, its error document, what went to stderr, and the command the arguments name. */
+interface JsonEdge {
+  out: string[];
+  error: ErrorDocument | null;
+  said: string[];
+  command: string | null;
+}
+
+async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<number> {
+  const json = edge !== null;
+  /** One refusal of the arguments: the message (and usage) on stderr; with --json, the error document on stdout. */
+  const refuse = (who: string, message: string, usage: string): number => {
+    io.stderr.write(`${who}: ${message}\n${usage}`);
+    if (edge) edge.error = errorDocument(edge.command, message);
+    return 1;
+  };
+  /** A help page; with --json, as the `help` field of one document. */
+  const help = (page: string): number => {
+    io.stdout.write(edge ? JSON.stringify({ format_version: FORMAT_VERSION, tool: TOOL, command: edge.command, help: page }, null, 2) + '\n' : page);
+    return 0;
+  };
+  /** An error the code did not expect: its stack on stderr, never a bare crash. */
+  const internal = (e: unknown): number => {
+    io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+    if (edge) edge.error = errorDocument(edge.command, `internal error: ${(e as Error)?.message ?? String(e)}`);
+    return 1;
+  };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });
   } catch (e) {
-    io.stderr.write(`reconcile: ${(e as Error).message}\n${errorUsage(undefined)}`);
-    return 1;
+    return refuse('reconcile', (e as Error).message, errorUsage(undefined));
   }
   const given = Object.keys(parsed.values);
   // `reconcile help [COMMAND]`: the same pages as --help.
@@ -21,13 +134,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const named = parsed.positionals[1];
     const c = named === undefined ? undefined : commandByName(named);
     if (parsed.positionals.length > 2 || (named !== undefined && !c) || given.length > 0) {
-      io.stderr.write(
-        `reconcile: help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}\n${errorUsage(undefined)}`,
+      return refuse(
+        'reconcile',
+        `help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}`,
+        errorUsage(undefined),
       );
-      return 1;
     }
-    io.stdout.write(c ? commandHelp(c) : mainHelp());
-    return 0;
+    return help(c ? commandHelp(c) : mainHelp());
   }
   // The subcommand form becomes its flag form once its own options are checked:
   // `reconcile plan -f X` runs exactly as `reconcile --plan -f X` does.
@@ -35,40 +148,42 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (sub) {
     const stray = given.find((name) => !(sub.options as readonly string[]).includes(name));
     if (stray !== undefined) {
-      io.stderr.write(`reconcile ${sub.name}: --${stray} is not an option of ${sub.name}\n${errorUsage(sub)}`);
-      return 1;
+      return refuse(`reconcile ${sub.name}`, `--${stray} is not an option of ${sub.name}`, errorUsage(sub));
     }
     if (parsed.positionals.length - 1 > sub.maxOperands) {
-      io.stderr.write(`reconcile ${sub.name}: unexpected argument ${parsed.positionals.at(-1)}\n${errorUsage(sub)}`);
-      return 1;
+      return refuse(`reconcile ${sub.name}`, `unexpected argument ${parsed.positionals.at(-1)}`, errorUsage(sub));
     }
   }
   // A command without a flag form runs here, on its own: the fleet report
   // reads documents on the controller, not a host (src/report/).
   if (sub?.name === 'report') {
-    if (parsed.values.help) {
-      io.stdout.write(commandHelp(sub));
-      return 0;
-    }
+    if (parsed.values.help) return help(commandHelp(sub));
     const { runReport } = await import('./report/index.js');
     const out = parsed.values.out;
-    return runReport([...(typeof out === 'string' ? ['--out', out] : []), ...(parsed.values.json ? ['--json'] : []), '--', ...parsed.positionals.slice(1)], io);
+    try {
+      return await runReport(
+        [...(typeof out === 'string' ? ['--out', out] : []), ...(parsed.values.json ? ['--json'] : []), '--', ...parsed.positionals.slice(1)],
+        io,
+      );
+    } catch (e) {
+      return internal(e);
+    }
   }
   const args: Record<string, string | boolean | undefined> = sub?.alias ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
   const operands = sub ? parsed.positionals.slice(1) : parsed.positionals;
   // The command a flag form names (rollback's --plan previews a rollback, so rollback first).
   const command = sub ?? (args.rollback ? commandByName('rollback') : ALIASED.find((c) => args[c.alias.slice(2)]));
   const USAGE = errorUsage(command);
-  const json = Boolean(args.json);
-  const fail = (message: string, e?: unknown): number => {
-    const applied = e instanceof RunAbortedError ? e.applied : [];
-    const failed = e instanceof RunAbortedError ? e.failed : [];
-    if (json) io.stdout.write(JSON.stringify({ format_version: FORMAT_VERSION, error: message, applied, failed }, null, 2) + '\n');
+  /** A run's error: the message on stderr (with what a run had applied); with --json, the error document on stdout. */
+  const fail = (text: string, e?: unknown): number => {
+    // A message can quote a host's line: a credential in it is redacted here too (redact.ts).
+    const message = redactString(text);
+    if (edge) edge.error = errorDocument(edge.command, message, e);
     io.stderr.write(`reconcile: ${message}\n`);
     if (e instanceof RunAbortedError) {
-      for (const a of applied) io.stderr.write(`reconcile: applied ${a.resource}: ${a.changes.join(', ')}\n`);
-      for (const f of failed) io.stderr.write(`reconcile: failed ${f.resource}: ${f.message}\n`);
-      if (applied.length === 0 && failed.length === 0) io.stderr.write('reconcile: no change had been applied\n');
+      for (const a of e.applied) io.stderr.write(`reconcile: applied ${a.resource}: ${a.changes.join(', ')}\n`);
+      for (const f of e.failed) io.stderr.write(`reconcile: failed ${f.resource}: ${f.message}\n`);
+      if (e.applied.length === 0 && e.failed.length === 0) io.stderr.write('reconcile: no change had been applied\n');
     }
     return 1;
   };
@@ -79,15 +194,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
         ? ''
         : ' (a run id goes with --rollback)'
       : ` (no command ${word}; the commands: ${COMMANDS.map((c) => c.name).join(', ')})`;
-    io.stderr.write(`reconcile: unexpected argument ${word}${why}\n${USAGE}`);
-    return 1;
+    return refuse('reconcile', `unexpected argument ${word}${why}`, USAGE);
   }
-  if (args.help) {
-    io.stdout.write(command ? commandHelp(command) : mainHelp());
-    return 0;
-  }
+  if (args.help) return help(command ? commandHelp(command) : mainHelp());
   if (args.version) {
-    io.stdout.write(`k8s-host-reconcile ${TOOL_VERSION}\n`);
+    io.stdout.write(json ? JSON.stringify({ format_version: FORMAT_VERSION, tool: TOOL }, null, 2) + '\n' : `k8s-host-reconcile ${TOOL_VERSION}\n`);
     return 0;
   }
   if (args.providers) {
@@ -97,25 +208,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (args.facts && (args.plan || args.apply || args.rollback || args.root !== undefined)) {
-    io.stderr.write(`reconcile: --facts reads the running host; it goes alone (with -f and --json)\n${USAGE}`);
-    return 1;
+    return refuse('reconcile', `--facts reads the running host; it goes alone (with -f and --json)`, USAGE);
   }
   if (args.rollback && args.apply) {
-    io.stderr.write(`reconcile: --rollback undoes a run; it goes alone or with --plan to preview, not with --apply\n${USAGE}`);
-    return 1;
+    return refuse('reconcile', `--rollback undoes a run; it goes alone or with --plan to preview, not with --apply`, USAGE);
   }
   const firstBoot = Boolean(args['first-boot']);
   if (firstBoot && (args.plan || args.apply || args.rollback || args.facts || args.root !== undefined)) {
-    io.stderr.write(`reconcile: --first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)\n${USAGE}`);
-    return 1;
+    return refuse('reconcile', `--first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)`, USAGE);
   }
   if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
-    io.stderr.write(`reconcile: give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})\n${USAGE}`);
-    return 1;
+    return refuse('reconcile', `give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})`, USAGE);
   }
   if (args.force && !args.rollback) {
-    io.stderr.write(`reconcile: --force goes with --rollback\n${USAGE}`);
-    return 1;
+    return refuse('reconcile', `--force goes with --rollback`, USAGE);
   }
   try {
     // --first-boot: the image's one-shot first-boot run (live; what it does comes from first_boot).
@@ -132,20 +238,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     );
   } catch (e) {
     if (e instanceof InputError) {
-      return fail(`${e.issues.length} problem${e.issues.length === 1 ? '' : 's'} in the desired state; nothing was changed\n${e.message}`);
+      return fail(`${e.issues.length} problem${e.issues.length === 1 ? '' : 's'} in the desired state; nothing was changed\n${e.message}`, e);
     }
     if (e instanceof ReconcileError) return fail(e.message, e);
     // An fs error that escaped a module's own wrapping still gets one line, not a stack.
     const code = (e as NodeJS.ErrnoException)?.code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
       return fail(`${describeFsError(e)}${(e as NodeJS.ErrnoException).path ? `: ${(e as NodeJS.ErrnoException).path}` : ''}`);
-    io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
-    if (json)
-      io.stdout.write(
-        JSON.stringify({ format_version: FORMAT_VERSION, error: `internal error: ${(e as Error)?.message ?? String(e)}`, applied: [], failed: [] }, null, 2) +
-          '\n',
-      );
-    return 1;
+    return internal(e);
   }
 }
 

@@ -81,6 +81,8 @@ export interface KubesprayRef {
   node: string;
 }
 
+export type ReportsMode = '0600' | '0640' | '0644';
+
 /** apply: run --apply once at first boot; verify: run --plan and fail on pending work; off: install nothing. */
 export type FirstBootMode = 'apply' | 'verify' | 'off';
 
@@ -89,6 +91,8 @@ export interface DesiredState {
   source: string;
   /** Reports directory on the target, e.g. /root/ks/preflight. */
   reports_dir: string;
+  /** Mode of the documents in reports_dir (the schema's default: "0600"); reports.ts reportModes. */
+  reports_mode?: ReportsMode;
   kubespray?: KubesprayRef;
   facts: { source: 'native' | 'ansible' };
   /** Image mode: what the first boot does with the work only a running system can do. */

@@ -825,6 +825,55 @@ describe('hostile-input corpus', () => {
   });
 });
 
+// ---- the same corpus with --json: exactly one document on stdout ----
+// Every case again with --json first on the command line: stdout parses as
+// one JSON document (JSON.parse refuses two documents, or a document and
+// text), a refusal is the error document naming the command, and the human
+// message is still on stderr.
+const COMMAND_FLAGS = ['--rollback', '--plan', '--apply'] as const;
+describe('hostile-input corpus with --json', () => {
+  cases.forEach((c, i) => {
+    it(c.name, async () => {
+      const caseDir = path.join(work, `json-case-${i}`);
+      const root = path.join(caseDir, 'root');
+      mkdirSync(root, { recursive: true });
+      buildTree(root, { ...BASE_TREE, ...(c.tree ?? {}) });
+      c.setup?.(root);
+      const file = path.join(caseDir, 'desired-state.yaml');
+      writeFileSync(file, c.desired ?? BASE);
+      const before = snapshot(caseDir);
+
+      const given = c.args ?? ['--plan'];
+      const args = ['--json', ...given.filter((a) => a !== '--json'), ...(c.noFile ? [] : ['-f', file]), ...(c.live ? [] : ['--root', root])];
+      const h = captureIo(c.isRoot ?? (c.live ? undefined : true));
+      const code = await main(args, h.value);
+      const out = h.stdout() + '\n' + h.stderr();
+
+      expect(code, out).toBe(c.exit);
+      const doc = JSON.parse(h.stdout());
+      expect(doc.format_version).toBe('1.0');
+      expect(out).not.toMatch(/internal error|\n\s+at .*\(.*:\d+:\d+\)/);
+      if (Object.hasOwn(doc, 'error')) {
+        expect(code).toBe(1);
+        // A refusal names what the text run names (a plan's lines differ between text and JSON).
+        for (const n of c.names) expect(out).toContain(typeof n === 'string' ? n : n(file));
+        expect(typeof doc.error).toBe('string');
+        expect(doc.error).not.toBe('');
+        expect(doc.error_detail.message).toBe(doc.error);
+        // The same message for a person, on stderr.
+        expect(h.stderr()).toContain(doc.error.split('\n')[0]);
+        // The command the case names: rollback before plan (rollback --plan previews), else the first flag given.
+        const flag = given.includes('--rollback') ? '--rollback' : given.find((a) => (COMMAND_FLAGS as readonly string[]).includes(a));
+        expect(doc.command).toBe(flag === undefined ? null : flag.slice(2));
+      } else {
+        // No error: the command's own document (a plan, an apply, a rollback).
+        expect(doc.mode === 'plan' || doc.mode === 'apply' || Array.isArray(doc.steps), out).toBe(true);
+      }
+      expect(snapshot(caseDir)).toEqual(before);
+    });
+  });
+});
+
 // ---- hostile runs directories, through the bundle ----
 // open(2) of a fifo blocks until a writer comes and read(2) of one waits for
 // data, so a reader that opens one hangs; a symlink is followed by open(2)

@@ -24,7 +24,11 @@ export interface WriteRequest {
   mode?: number;
   /** Replace a symlink at `path` by a plain file instead of writing through it. */
   replaceLink?: boolean;
-  /** A report in the reports directory: a rollback leaves it. */
+  /**
+   * A report in the reports directory: a rollback leaves it, and it gets the
+   * door's report mode (DoorOptions.reports) even when it exists, so a
+   * document written world-readable before is made private by the next run.
+   */
   report?: boolean;
   /** Rollback: put back exactly this owner and mode. */
   restore?: { mode: number; uid: number; gid: number };
@@ -43,7 +47,18 @@ export interface DoorOptions {
   mode: 'apply' | 'rollback';
   rollbackOf?: string;
   tool: string;
+  /** The modes of the tool's own documents (reports) and of the directories it makes for them; default PRIVATE_REPORTS. */
+  reports?: ReportModes;
 }
+
+/** Modes of the reports directory's documents and of the directories the door makes for them. */
+export interface ReportModes {
+  file: number;
+  dir: number;
+}
+
+/** Documents 0600 in 0700 directories: a plan's files can hold what only root may read. */
+export const PRIVATE_REPORTS: ReportModes = { file: 0o600, dir: 0o700 };
 
 const isRoot = () => process.getuid?.() === 0;
 /** Eight hex digits: the temp name the next run's journal check accepts (journal-check.ts). */
@@ -59,13 +74,15 @@ export class WriteDoor {
     /** Target path of the run directory, after resolution inside the root. */
     readonly runDir: string,
     private readonly journal: Journal,
+    private readonly reports: ReportModes,
   ) {}
 
   /** Creates the run directory and its journal, and records the run's start. */
   static async open(host: Host, o: DoorOptions): Promise<WriteDoor> {
-    // The reports directory is the tool's own; only the run directory, which
-    // holds backups of host files, is private.
-    const parent = await ensureDirs(host, path.posix.dirname(o.runDir), 0o755, null);
+    // The reports and runs directories, when the door makes them, get the report mode's directory mode;
+    // the run directory, which holds backups of host files, is always private.
+    const reports = o.reports ?? PRIVATE_REPORTS;
+    const parent = await ensureDirs(host, path.posix.dirname(o.runDir), reports.dir, null);
     const dir = await ensureDirs(host, path.posix.join(parent, path.posix.basename(o.runDir)), 0o700, null);
     const abs = (await host.locate(path.posix.join(dir, 'journal'), { follow: false })).abs;
     let journal: Journal;
@@ -74,7 +91,7 @@ export class WriteDoor {
     } catch (e) {
       throw fsError('create the run journal', path.posix.join(dir, 'journal'), e);
     }
-    const door = new WriteDoor(host, o.runId, dir, journal);
+    const door = new WriteDoor(host, o.runId, dir, journal, reports);
     await door.record({
       kind: 'begin',
       mode: o.mode,
@@ -148,16 +165,19 @@ export class WriteDoor {
       st = null;
       current = null;
     }
-    if (current !== null && current === req.content && !req.restore) return false;
-    const dir = await ensureDirs(this.host, path.posix.dirname(loc.target), 0o755, this);
+    // A report whose mode is not the report mode is written again, with it.
+    const reportMode = req.report && !req.restore ? (req.mode ?? this.reports.file) : undefined;
+    const modeOk = reportMode === undefined || !st || (st.mode & 0o7777) === reportMode;
+    if (current !== null && current === req.content && !req.restore && modeOk) return false;
+    const dir = await ensureDirs(this.host, path.posix.dirname(loc.target), req.report ? this.reports.dir : 0o755, this);
     const at = path.posix.join(dir, path.posix.basename(loc.target));
     const abs = (await this.host.locate(at, { follow: false })).abs;
     const prior = st ? await this.priorOf(at, abs, st) : ({ entry: 'absent' } as const);
     const meta =
       req.restore ??
       (st
-        ? { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid }
-        : { mode: req.mode ?? 0o644, uid: isRoot() ? 0 : process.getuid!(), gid: isRoot() ? 0 : process.getgid!() });
+        ? { mode: reportMode ?? st.mode & 0o7777, uid: st.uid, gid: st.gid }
+        : { mode: reportMode ?? req.mode ?? 0o644, uid: isRoot() ? 0 : process.getuid!(), gid: isRoot() ? 0 : process.getgid!() });
     const tmp = path.posix.join(dir, `.${path.posix.basename(at)}.reconcile-${this.runId}-${tmpSuffix()}`);
     const data = bufferOf(req.content);
     const seq = await this.record({ kind: 'write', path: at, prior, ...meta, sha256: sha256(data), tmp, report: req.report === true });

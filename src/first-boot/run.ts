@@ -11,7 +11,7 @@ import { ReconcileError } from '../errors.js';
 import { utf8Bytes, displayText } from '../bytes.js';
 import { WriteDoor } from '../door/door.js';
 import { acquireLock } from '../door/lock.js';
-import { newRunJournal, writeReport } from '../reconcile/reports.js';
+import { newRunJournal, reportModes, writeReport } from '../reconcile/reports.js';
 import { FIRST_BOOT_REPORT, FIRST_BOOT_UNIT, STAMP, WANTS_LINK } from '../resources/first-boot/unit.js';
 import { waitForCandidates, type CandidateWait } from './wait.js';
 import { TOOL_VERSION } from '../version.js';
@@ -111,7 +111,13 @@ export async function runFirstBoot(host: Host, desired: DesiredState, progress: 
     const lock = await acquireLock(host, 'apply', progress);
     try {
       const journal = newRunJournal(desired.reports_dir);
-      const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: deps.tool });
+      const door = await WriteDoor.open(host, {
+        runDir: journal.dir,
+        runId: journal.id,
+        mode: 'apply',
+        tool: deps.tool,
+        reports: reportModes(desired.reports_mode),
+      });
       const failures =
         planned === 0
           ? []

@@ -4,6 +4,15 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
+import { redactDeep, redactFileTexts, redactString } from '../redact.js';
+import { terminalSafe } from '../untrusted-text.js';
+
+/**
+ * Host text (a path, a unit name, a command line, a diff line, a reason) for
+ * the text plan: controls and format characters escaped (untrusted-text.ts),
+ * a tab kept as the column it is. Escaped before any colour is added.
+ */
+const safe = (s: string): string => s.split('\t').map(terminalSafe).join('\t');
 import type { Plan } from './plan.js';
 import { actionable, operatorChanges, pendingCount } from './plan.js';
 import type { ApplyResult } from './apply.js';
@@ -37,7 +46,8 @@ export function paletteFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
 
 /** A unified diff of two byte strings, shown as text. */
 export function unifiedDiff(path: string, before: string | null, after: string | null): string {
-  return textDiff(path, before === null ? null : displayText(before), after === null ? null : displayText(after));
+  const shown = redactFileTexts(path, { before: before === null ? null : displayText(before), after: after === null ? null : displayText(after) });
+  return textDiff(path, shown.before, shown.after);
 }
 
 function textDiff(path: string, before: string | null, after: string | null): string {
@@ -72,12 +82,14 @@ const SYMBOL: Record<JsonChange['action'], string> = {
 
 function renderChange(c: JsonChange, p: Palette): string[] {
   const tag = c.operator !== null ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
-  const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${c.summary}${tag}`];
-  if (c.operator !== null) lines.push(`      reason: ${c.operator}`);
-  if (c.withdraws.length > 0) lines.push(`      withdraws: ${describeWithdrawals(c.withdraws)}`);
+  const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${safe(c.summary)}${tag}`];
+  if (c.operator !== null) lines.push(`      reason: ${safe(c.operator)}`);
+  if (c.withdraws.length > 0) lines.push(`      withdraws: ${safe(describeWithdrawals(c.withdraws))}`);
+  if (c.redacted) lines.push(p.dim(`      (sensitive values hidden; apply writes and rollback restores the file's own bytes)`));
   if (c.path !== null) {
     // The document's contents are already display text (jsonChanges): diff them as they are.
-    for (const l of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
+    for (const raw of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
+      const l = safe(raw);
       const styled =
         l.startsWith('+++') || l.startsWith('---')
           ? p.bold(l)
@@ -134,7 +146,8 @@ export interface PlanDocumentParts {
 
 export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDocument {
   const findings = parts.findings ?? [];
-  return {
+  // One place every plan document passes through: a credential in any string of it is redacted (redact.ts).
+  return redactDeep({
     format_version: FORMAT_VERSION,
     tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
     mode: parts.mode ?? 'plan',
@@ -148,7 +161,7 @@ export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDoc
     promises: planPromises(plan),
     findings,
     ...(parts.reports ? { reports: parts.reports } : {}),
-  };
+  });
 }
 
 function describePromise(p: PlanPromise): string {
@@ -168,7 +181,7 @@ const isPending = (c: JsonChange) => c.operator === null && !c.deferred;
 export function renderPlan(plan: PlanDocument, p: Palette): string {
   const extras = { findings: plan.findings, facts: (plan.reports?.['facts.json'] as Record<string, unknown> | undefined) ?? null };
   const out: string[] = [];
-  out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${plan.root}`}`));
+  out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${safe(plan.root)}`}`));
   if (plan.before_state) {
     const b = plan.before_state;
     out.push(
@@ -177,7 +190,7 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
   }
   if (extras.facts) {
     const f = Object.entries(extras.facts)
-      .map(([k, v]) => `${k}=${v}`)
+      .map(([k, v]) => safe(`${k}=${v}`))
       .join(' ');
     out.push(p.dim(`  facts (as kubespray sees them): ${f}`));
   }
@@ -191,23 +204,23 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
       ops ? p.warn(`${ops} for an operator`) : null,
       deferred ? `${deferred} deferred to boot` : null,
     ].filter(Boolean);
-    out.push(`${p.bold(r.name)}: ${status.length ? status.join(', ') : 'in sync'}`);
-    for (const n of r.notes) out.push(p.dim(`  ${n}`));
+    out.push(`${p.bold(safe(r.name))}: ${status.length ? status.join(', ') : 'in sync'}`);
+    for (const n of r.notes) out.push(p.dim(`  ${safe(n)}`));
     for (const c of r.changes) out.push(...renderChange(c, p));
   }
   if (plan.promises.length > 0) {
     out.push('', p.bold('Promises'));
     for (const pr of plan.promises) {
       const kept = pr.after_apply && pr.at_boot;
-      out.push(`  ${kept ? '=' : p.warn('!')} ${describePromise(pr)}`);
+      out.push(`  ${kept ? '=' : p.warn('!')} ${safe(describePromise(pr))}`);
     }
   }
   if (extras.findings?.length) {
     out.push('', p.bold('Findings'));
     for (const f of extras.findings) {
       const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
-      out.push(`  ${label}: ${f.message}`);
-      for (const e of f.evidence ?? []) out.push(p.dim(`      ${e}`));
+      out.push(`  ${label}: ${safe(f.message)}`);
+      for (const e of f.evidence ?? []) out.push(p.dim(`      ${safe(e)}`));
     }
   }
   const all = plan.resources.flatMap((r) => r.changes);
@@ -260,8 +273,8 @@ export function renderApplyResult(
   const out: string[] = [''];
   const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
-  for (const f of result.failures) out.push(p.del(`error: ${f.resource}: ${f.message}`));
-  for (const v of verify) out.push(p.del(`error: ${v.message}`));
+  for (const f of result.failures) out.push(p.del(`error: ${safe(redactString(`${f.resource}: ${f.message}`))}`));
+  for (const v of verify) out.push(p.del(`error: ${safe(redactString(v.message))}`));
   const failedOrBlocked = result.failures.reduce((a, f) => a + (f.changes?.length ?? 0), 0);
   const clean = result.failures.length === 0 && verify.length === 0;
   // "everything else was converged" only when it was: a failure or a verification error says otherwise.
@@ -274,11 +287,11 @@ export function renderApplyResult(
   if (withdrawn.length > 0) {
     out.push(
       p.warn(
-        `${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${withdrawn.map((w) => w.id).join(', ')}.`,
+        `${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${safe(withdrawn.map((w) => w.id).join(', '))}.`,
       ),
     );
   }
-  for (const w of written) out.push(p.dim(`wrote ${w}`));
+  for (const w of written) out.push(p.dim(`wrote ${safe(w)}`));
   if (clean && operator === 0 && withdrawn.length === 0) {
     out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${plural(n, 'change')} applied and verified.`));
   } else {
@@ -306,24 +319,36 @@ export interface JsonChange {
   path: string | null;
   before: string | null;
   after: string | null;
+  /** before and after show lines holding credentials redacted, `(sensitive value N)` (the file's own bytes are written). */
+  redacted: boolean;
   detail: unknown;
 }
 
 export function jsonChanges(changes: Change[], withdraws: (c: Change) => Withdrawal[] = (c) => c.withdraws ?? []): JsonChange[] {
-  return changes.map((c) => ({
-    id: c.id,
-    action: c.action,
-    summary: c.summary,
-    runtime: c.runtime ?? false,
-    deferred: c.action === 'deferred',
-    operator: c.operator ?? null,
-    withdraws: c.action === 'operator' ? withdraws(c) : [],
-    path: c.file?.path ?? null,
-    // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here; the write uses the bytes.
-    before: c.file && c.file.before !== null ? displayText(c.file.before) : null,
-    after: c.file && c.file.after !== null ? displayText(c.file.after) : null,
-    detail: c.op ?? null,
-  }));
+  return changes.map((c) => {
+    // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here, and a line holding a
+    // credential is redacted (redact.ts); the write and the journal use the exact bytes.
+    const shown = c.file
+      ? redactFileTexts(c.file.path, {
+          before: c.file.before === null ? null : displayText(c.file.before),
+          after: c.file.after === null ? null : displayText(c.file.after),
+        })
+      : { before: null, after: null, redacted: false };
+    return redactDeep({
+      id: c.id,
+      action: c.action,
+      summary: c.summary,
+      runtime: c.runtime ?? false,
+      deferred: c.action === 'deferred',
+      operator: c.operator ?? null,
+      withdraws: c.action === 'operator' ? withdraws(c) : [],
+      path: c.file?.path ?? null,
+      before: shown.before,
+      after: shown.after,
+      redacted: shown.redacted,
+      detail: c.op ?? null,
+    });
+  });
 }
 
 export interface JsonResource {

@@ -5,11 +5,13 @@
 // names back to the controller and no name a host offers
 // (contrib/ansible/collection/roles/reconcile/tasks/fetch.yml; test/ansible-fetch.test.ts holds the lists equal).
 import path from 'node:path';
-import type { WriteDoor } from '../door/door.js';
+import { PRIVATE_REPORTS, type ReportModes, type WriteDoor } from '../door/door.js';
+import type { ReportsMode } from '../desired-state.js';
 import type { TargetFs } from '../host.js';
 import { ReconcileError } from '../errors.js';
 import { reportsDirProblem } from '../grammar.js';
 import { utf8Bytes } from '../bytes.js';
+import { redactDeep } from '../redact.js';
 import type { BeforeState } from './before-state.js';
 
 /** Every document the tool writes at the top of its reports directory. */
@@ -31,6 +33,13 @@ export interface RunJournal {
 export function newRunJournal(reportsDir: string, now: Date = new Date(), pid: number = process.pid): RunJournal {
   const id = `${now.toISOString().replace(/[-:.]/g, '')}-${pid}`;
   return { id, dir: path.posix.join(reportsDir, 'runs', id) };
+}
+
+/** desired-state's reports_mode as the door's modes: the file mode, and a directory's with search where read is (0640: 0750). */
+export function reportModes(mode: ReportsMode | undefined): ReportModes {
+  if (mode === undefined) return PRIVATE_REPORTS;
+  const file = parseInt(mode, 8);
+  return { file, dir: file | ((file & 0o444) >> 2) };
 }
 
 export function runsDirOf(reportsDir: string): string {
@@ -97,7 +106,8 @@ export async function recordBeforeState(door: WriteDoor, reportsDir: string, sta
 export async function writeReport(door: WriteDoor, reportsDir: string, name: string, value: unknown): Promise<string | null> {
   if (!isReportDocument(name)) throw new ReconcileError(`${name} is not one of the report documents (${REPORT_DOCUMENTS.join(', ')}); it was not written`);
   const target = path.posix.join(reportsDir, name);
-  return (await door.writeFile({ path: target, content: utf8Bytes(jsonText(value)), report: true })) ? target : null;
+  // As every document: a credential in any string of a report is redacted (redact.ts); names and fields stay.
+  return (await door.writeFile({ path: target, content: utf8Bytes(jsonText(redactDeep(value))), report: true })) ? target : null;
 }
 
 export async function writeRunFile(door: WriteDoor, name: RunDocument, value: unknown): Promise<void> {

@@ -18,7 +18,7 @@ import type { ApplyResult } from './apply.js';
 import { verifyConverged } from './verify.js';
 import { observeBeforeState } from './before-state.js';
 import type { BeforeState } from './before-state.js';
-import { checkedRunsDirs, jsonText, newRunJournal, recordBeforeState, writeReport, writeRunFile, type RunJournal } from './reports.js';
+import { checkedRunsDirs, jsonText, newRunJournal, recordBeforeState, reportModes, writeReport, writeRunFile, type RunJournal } from './reports.js';
 import { WriteDoor } from '../door/door.js';
 import { LOCK_PATH, acquireLock } from '../door/lock.js';
 import { madeDirs, missingDirs, removeMadeDirs } from '../door/lock-dirs.js';
@@ -26,6 +26,7 @@ import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type Un
 import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
 import type { PlanDocument } from './render.js';
 import type { Finding } from '../findings.js';
+import { redactDeep } from '../redact.js';
 import { hostReports, type HostReports } from './host-reports.js';
 import { outlivingOperators, planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
 
@@ -117,7 +118,7 @@ async function runFacts({ host, desired, req, io, progress }: RunContext): Promi
   const extra = await hostReports(host, desired, progress, null);
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
-    io.stdout.write(jsonText({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings }));
+    io.stdout.write(jsonText(redactDeep({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings })));
   } else {
     const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
     for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
@@ -154,7 +155,7 @@ async function runRollback({ host, desired, req, io, progress }: RunContext, rb:
     const refused = plan.steps.some((s) => s.refused);
     const blocked = (plan.steps.some((s) => s.conflict) || plan.incomplete !== null) && !rb.force;
     const report = (outcome: { done: string[]; failed: Array<{ step: string; message: string }> } | null, rollbackRun: string | null) => {
-      if (req.json) io.stdout.write(jsonText(rollbackDocument(plan, outcome, rollbackRun, preview)));
+      if (req.json) io.stdout.write(jsonText(redactDeep(rollbackDocument(plan, outcome, rollbackRun, preview))));
       else io.stdout.write(renderRollback(plan, outcome, { preview, force: rb.force }));
     };
     if (plan.alreadyBy || preview || blocked || (refused && !rb.force)) {
@@ -166,7 +167,14 @@ async function runRollback({ host, desired, req, io, progress }: RunContext, rb:
     // Every other journal is checked before this run's own exists: an invalid one stops it with nothing changed.
     const unfinished = await unfinishedRuns(host, desired, progress);
     const journal = newRunJournal(desired.reports_dir);
-    const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'rollback', rollbackOf: plan.run, tool: TOOL_VERSION });
+    const door = await WriteDoor.open(host, {
+      runDir: journal.dir,
+      runId: journal.id,
+      mode: 'rollback',
+      rollbackOf: plan.run,
+      tool: TOOL_VERSION,
+      reports: reportModes(desired.reports_mode),
+    });
     let outcome;
     try {
       const made = await madeDirs(host, lockDirs);
@@ -252,7 +260,13 @@ export async function applyRun(run: RunContext, record?: (door: WriteDoor, code:
     unfinished = await unfinishedRuns(host, desired, progress);
     const observed = await observeForPlan({ ...run, req: { ...run.req, mode: 'apply' } });
     const journal = newRunJournal(desired.reports_dir);
-    const door = await WriteDoor.open(host, { runDir: journal.dir, runId: journal.id, mode: 'apply', tool: TOOL_VERSION });
+    const door = await WriteDoor.open(host, {
+      runDir: journal.dir,
+      runId: journal.id,
+      mode: 'apply',
+      tool: TOOL_VERSION,
+      reports: reportModes(desired.reports_mode),
+    });
     try {
       // The lock's directory, when this run made it, is the run's to undo.
       await door.noteMadeDirs(await madeDirs(host, lockDirs));
@@ -326,7 +340,8 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
   );
   const withdrawn = withdrawnByUnknown(promisesAfter);
   const ok = result.failures.length === 0 && verify.length === 0 && operator === 0 && withdrawn.length === 0;
-  const doc = {
+  // As every plan document: a credential in any string of it redacted (redact.ts).
+  const doc = redactDeep({
     ...planDocument(plan, { mode: 'apply', before, findings: extra.findings, operator }),
     applied: result.applied,
     failures: [...result.failures, ...verify.map((v) => ({ resource: v.resource, message: v.message }))],
@@ -336,7 +351,7 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
     reports_written: written,
     backups: door.backups(),
     journal: journal.dir,
-  };
+  });
   try {
     await writeRunFile(door, 'result.json', doc);
   } catch (e) {
