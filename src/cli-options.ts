@@ -173,6 +173,30 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
+/** The flag form's option values, as parseArgs gives them (a subcommand's alias set). */
+export type GivenOptions = Record<string, string | boolean | undefined>;
+
+/**
+ * Options that cannot go together in the flag form, beside the options they
+ * govern: the first rule that holds is the refusal's message.
+ */
+export const OPTION_CONFLICTS: readonly { holds: (a: GivenOptions) => boolean; message: string }[] = [
+  {
+    holds: (a) => Boolean(a.facts) && Boolean(a.plan || a.apply || a.rollback || a.root !== undefined),
+    message: '--facts reads the running host; it goes alone (with -f and --json)',
+  },
+  { holds: (a) => Boolean(a.rollback && a.apply), message: '--rollback undoes a run; it goes alone or with --plan to preview, not with --apply' },
+  {
+    holds: (a) => Boolean(a['first-boot']) && Boolean(a.plan || a.apply || a.rollback || a.facts || a.root !== undefined),
+    message: "--first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)",
+  },
+  {
+    holds: (a) => !a.rollback && !a.facts && !a['first-boot'] && Boolean(a.plan) === Boolean(a.apply),
+    message: `give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})`,
+  },
+  { holds: (a) => Boolean(a.force) && !a.rollback, message: '--force goes with --rollback' },
+];
+
 export const commandByName = (name: string): CommandSpec | undefined => COMMANDS.find((c) => c.name === name);
 /** The commands that have a flag form. */
 export const ALIASED = COMMANDS.filter((c): c is CommandSpec & { alias: `--${string}` } => c.alias !== undefined);

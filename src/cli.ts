@@ -3,7 +3,19 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InputError, ReconcileError, RunAbortedError, describeFsError } from './errors.js';
-import { ALIASED, COMMANDS, OPTIONS, commandByName, commandHelp, errorUsage, mainHelp, parseArgsOptions, type CommandSpec } from './cli-options.js';
+import {
+  ALIASED,
+  COMMANDS,
+  OPTIONS,
+  OPTION_CONFLICTS,
+  commandByName,
+  commandHelp,
+  errorUsage,
+  mainHelp,
+  parseArgsOptions,
+  type CommandSpec,
+  type GivenOptions,
+} from './cli-options.js';
 import { errorDocument, type ErrorDocument } from './error-document.js';
 import { redactString } from './redact.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
@@ -103,30 +115,55 @@ interface JsonEdge {
   command: string | null;
 }
 
+/** How the CLI answers: a refusal, a help page, an internal error, a run's error; with --json each as one document. */
+interface Answers {
+  refuse: (who: string, message: string, usage: string) => number;
+  help: (page: string) => number;
+  internal: (e: unknown) => number;
+  fail: (text: string, e?: unknown) => number;
+}
+
+function answers(io: Io, edge: JsonEdge | null): Answers {
+  return {
+    // One refusal of the arguments: the message (and usage) on stderr; with --json, the error document on stdout.
+    refuse: (who, message, usage) => {
+      io.stderr.write(`${who}: ${message}\n${usage}`);
+      if (edge) edge.error = errorDocument(edge.command, message);
+      return 1;
+    },
+    help: (page) => {
+      io.stdout.write(edge ? JSON.stringify({ format_version: FORMAT_VERSION, tool: TOOL, command: edge.command, help: page }, null, 2) + '\n' : page);
+      return 0;
+    },
+    // An error the code did not expect: its stack on stderr, never a bare crash.
+    internal: (e) => {
+      io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      if (edge) edge.error = errorDocument(edge.command, `internal error: ${(e as Error)?.message ?? String(e)}`);
+      return 1;
+    },
+    // A run's error: the message on stderr (with what a run had applied); with --json, the error document on stdout.
+    fail: (text, e) => {
+      // A message can quote a host's line: a credential in it is redacted here too (redact.ts).
+      const message = redactString(text);
+      if (edge) edge.error = errorDocument(edge.command, message, e);
+      io.stderr.write(`reconcile: ${message}\n`);
+      if (e instanceof RunAbortedError) {
+        for (const a of e.applied) io.stderr.write(`reconcile: applied ${a.resource}: ${a.changes.join(', ')}\n`);
+        for (const f of e.failed) io.stderr.write(`reconcile: failed ${f.resource}: ${f.message}\n`);
+        if (e.applied.length === 0 && e.failed.length === 0) io.stderr.write('reconcile: no change had been applied\n');
+      }
+      return 1;
+    },
+  };
+}
+
 async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<number> {
-  const json = edge !== null;
-  /** One refusal of the arguments: the message (and usage) on stderr; with --json, the error document on stdout. */
-  const refuse = (who: string, message: string, usage: string): number => {
-    io.stderr.write(`${who}: ${message}\n${usage}`);
-    if (edge) edge.error = errorDocument(edge.command, message);
-    return 1;
-  };
-  /** A help page; with --json, as the `help` field of one document. */
-  const help = (page: string): number => {
-    io.stdout.write(edge ? JSON.stringify({ format_version: FORMAT_VERSION, tool: TOOL, command: edge.command, help: page }, null, 2) + '\n' : page);
-    return 0;
-  };
-  /** An error the code did not expect: its stack on stderr, never a bare crash. */
-  const internal = (e: unknown): number => {
-    io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
-    if (edge) edge.error = errorDocument(edge.command, `internal error: ${(e as Error)?.message ?? String(e)}`);
-    return 1;
-  };
+  const say = answers(io, edge);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });
   } catch (e) {
-    return refuse('reconcile', (e as Error).message, errorUsage(undefined));
+    return say.refuse('reconcile', (e as Error).message, errorUsage(undefined));
   }
   const given = Object.keys(parsed.values);
   // `reconcile help [COMMAND]`: the same pages as --help.
@@ -134,13 +171,13 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
     const named = parsed.positionals[1];
     const c = named === undefined ? undefined : commandByName(named);
     if (parsed.positionals.length > 2 || (named !== undefined && !c) || given.length > 0) {
-      return refuse(
+      return say.refuse(
         'reconcile',
         `help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}`,
         errorUsage(undefined),
       );
     }
-    return help(c ? commandHelp(c) : mainHelp());
+    return say.help(c ? commandHelp(c) : mainHelp());
   }
   // The subcommand form becomes its flag form once its own options are checked:
   // `reconcile plan -f X` runs exactly as `reconcile --plan -f X` does.
@@ -148,16 +185,16 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
   if (sub) {
     const stray = given.find((name) => !(sub.options as readonly string[]).includes(name));
     if (stray !== undefined) {
-      return refuse(`reconcile ${sub.name}`, `--${stray} is not an option of ${sub.name}`, errorUsage(sub));
+      return say.refuse(`reconcile ${sub.name}`, `--${stray} is not an option of ${sub.name}`, errorUsage(sub));
     }
     if (parsed.positionals.length - 1 > sub.maxOperands) {
-      return refuse(`reconcile ${sub.name}`, `unexpected argument ${parsed.positionals.at(-1)}`, errorUsage(sub));
+      return say.refuse(`reconcile ${sub.name}`, `unexpected argument ${parsed.positionals.at(-1)}`, errorUsage(sub));
     }
   }
   // A command without a flag form runs here, on its own: the fleet report
   // reads documents on the controller, not a host (src/report/).
   if (sub?.name === 'report') {
-    if (parsed.values.help) return help(commandHelp(sub));
+    if (parsed.values.help) return say.help(commandHelp(sub));
     const { runReport } = await import('./report/index.js');
     const out = parsed.values.out;
     try {
@@ -166,27 +203,18 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
         io,
       );
     } catch (e) {
-      return internal(e);
+      return say.internal(e);
     }
   }
-  const args: Record<string, string | boolean | undefined> = sub?.alias ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
-  const operands = sub ? parsed.positionals.slice(1) : parsed.positionals;
+  const args: GivenOptions = sub?.alias ? { ...parsed.values, [sub.alias.slice(2)]: true } : parsed.values;
+  return runFlagForm(args, sub ? parsed.positionals.slice(1) : parsed.positionals, sub, io, edge !== null, say);
+}
+
+/** The flag form (`--plan`, `--apply`, `--rollback [RUN]`, `--facts`, `--first-boot`): its conflicts, then the engine. */
+async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandSpec | undefined, io: Io, json: boolean, say: Answers): Promise<number> {
   // The command a flag form names (rollback's --plan previews a rollback, so rollback first).
   const command = sub ?? (args.rollback ? commandByName('rollback') : ALIASED.find((c) => args[c.alias.slice(2)]));
   const USAGE = errorUsage(command);
-  /** A run's error: the message on stderr (with what a run had applied); with --json, the error document on stdout. */
-  const fail = (text: string, e?: unknown): number => {
-    // A message can quote a host's line: a credential in it is redacted here too (redact.ts).
-    const message = redactString(text);
-    if (edge) edge.error = errorDocument(edge.command, message, e);
-    io.stderr.write(`reconcile: ${message}\n`);
-    if (e instanceof RunAbortedError) {
-      for (const a of e.applied) io.stderr.write(`reconcile: applied ${a.resource}: ${a.changes.join(', ')}\n`);
-      for (const f of e.failed) io.stderr.write(`reconcile: failed ${f.resource}: ${f.message}\n`);
-      if (e.applied.length === 0 && e.failed.length === 0) io.stderr.write('reconcile: no change had been applied\n');
-    }
-    return 1;
-  };
   if (operands.length > (args.rollback ? 1 : 0)) {
     const word = operands.at(-1)!;
     const why = command
@@ -194,9 +222,9 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
         ? ''
         : ' (a run id goes with --rollback)'
       : ` (no command ${word}; the commands: ${COMMANDS.map((c) => c.name).join(', ')})`;
-    return refuse('reconcile', `unexpected argument ${word}${why}`, USAGE);
+    return say.refuse('reconcile', `unexpected argument ${word}${why}`, USAGE);
   }
-  if (args.help) return help(command ? commandHelp(command) : mainHelp());
+  if (args.help) return say.help(command ? commandHelp(command) : mainHelp());
   if (args.version) {
     io.stdout.write(json ? JSON.stringify({ format_version: FORMAT_VERSION, tool: TOOL }, null, 2) + '\n' : `k8s-host-reconcile ${TOOL_VERSION}\n`);
     return 0;
@@ -207,25 +235,11 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
     io.stdout.write(JSON.stringify([...desiredTypes(), ...REPORT_FEATURES]) + '\n');
     return 0;
   }
-  if (args.facts && (args.plan || args.apply || args.rollback || args.root !== undefined)) {
-    return refuse('reconcile', `--facts reads the running host; it goes alone (with -f and --json)`, USAGE);
-  }
-  if (args.rollback && args.apply) {
-    return refuse('reconcile', `--rollback undoes a run; it goes alone or with --plan to preview, not with --apply`, USAGE);
-  }
-  const firstBoot = Boolean(args['first-boot']);
-  if (firstBoot && (args.plan || args.apply || args.rollback || args.facts || args.root !== undefined)) {
-    return refuse('reconcile', `--first-boot is the image's first-boot run on the booted host; it goes alone (with -f and --json)`, USAGE);
-  }
-  if (!args.rollback && !args.facts && !firstBoot && Boolean(args.plan) === Boolean(args.apply)) {
-    return refuse('reconcile', `give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})`, USAGE);
-  }
-  if (args.force && !args.rollback) {
-    return refuse('reconcile', `--force goes with --rollback`, USAGE);
-  }
+  const conflict = OPTION_CONFLICTS.find((c) => c.holds(args));
+  if (conflict) return say.refuse('reconcile', conflict.message, USAGE);
   try {
     // --first-boot: the image's one-shot first-boot run (live; what it does comes from first_boot).
-    const run = firstBoot ? (await import('./first-boot/run.js')).firstBootRun : (await import('./reconcile/run.js')).runReconcile;
+    const run = args['first-boot'] ? (await import('./first-boot/run.js')).firstBootRun : (await import('./reconcile/run.js')).runReconcile;
     return await run(
       {
         mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
@@ -237,16 +251,21 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
       io,
     );
   } catch (e) {
-    if (e instanceof InputError) {
-      return fail(`${e.issues.length} problem${e.issues.length === 1 ? '' : 's'} in the desired state; nothing was changed\n${e.message}`, e);
-    }
-    if (e instanceof ReconcileError) return fail(e.message, e);
-    // An fs error that escaped a module's own wrapping still gets one line, not a stack.
-    const code = (e as NodeJS.ErrnoException)?.code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
-      return fail(`${describeFsError(e)}${(e as NodeJS.ErrnoException).path ? `: ${(e as NodeJS.ErrnoException).path}` : ''}`);
-    return internal(e);
+    return runError(e, say);
   }
+}
+
+/** A run's error as one line: the desired state's problems, the engine's own errors, an escaped fs error, else internal. */
+function runError(e: unknown, say: Answers): number {
+  if (e instanceof InputError) {
+    return say.fail(`${e.issues.length} problem${e.issues.length === 1 ? '' : 's'} in the desired state; nothing was changed\n${e.message}`, e);
+  }
+  if (e instanceof ReconcileError) return say.fail(e.message, e);
+  // An fs error that escaped a module's own wrapping still gets one line, not a stack.
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+    return say.fail(`${describeFsError(e)}${(e as NodeJS.ErrnoException).path ? `: ${(e as NodeJS.ErrnoException).path}` : ''}`);
+  return say.internal(e);
 }
 
 // Run only as the program itself, not when imported by tests.

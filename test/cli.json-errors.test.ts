@@ -151,7 +151,8 @@ describe('report --json', () => {
     return dir;
   };
 
-  it('over an unusable document: one error document, the document named, nothing written', async () => {
+  it('over an unusable document: one document, the fleet report with that host marked unusable and named', async () => {
+    // One host's unusable document marks that host, never the fleet (issue 51): the report is written.
     const dir = fleet();
     mkdirSync(path.join(dir, 'node-1'));
     const doc = path.join(dir, 'node-1', 'reconcile.json');
@@ -159,12 +160,12 @@ describe('report --json', () => {
     const out = path.join(dir, 'out');
     const r = await cli(['report', '--json', '-o', out, dir]);
     expect(r.code).toBe(1);
-    const e = oneDocument(r.stdout);
-    expect(e).toMatchObject({ format_version: '1.0', command: 'report' });
-    expect(e.error!).toMatch(/unusable document/);
-    expect(JSON.stringify(e.error_detail)).toContain(JSON.stringify(doc).slice(1, -1));
-    expect(r.stderr).toMatch(/unusable document/);
-    expect(() => readdirSync(out)).toThrow();
+    const e = oneDocument(r.stdout) as unknown as { format_version: string; hosts: { host: string; file: string; verdict: string; errors: string[] }[] };
+    expect(e.format_version).toBe('1.0');
+    expect(e.hosts.map((h) => [h.host, h.file, h.verdict])).toEqual([['node-1', doc, 'unusable']]);
+    expect(e.hosts[0]!.errors.join('\n')).toMatch(/^not JSON: /);
+    expect(r.stderr).toContain(doc);
+    expect(readdirSync(out).sort()).toEqual(['fleet-report.csv', 'fleet-report.html', 'fleet-report.json']);
   });
 
   it('with no directory: one error document', async () => {

@@ -22,7 +22,6 @@ const STILL_OVER: Record<string, number> = {
   'systemd/unit-loader.ts:loadOne': 151,
   'resources/port-free/apply-live.ts:applyLive': 145,
   'resources/port-free/diff-live.ts:diffLivePort': 142,
-  'cli.ts:main': 141,
   'resources/sysctl-file/rehearse.ts:rehearse': 134,
   'resources/swap-off.ts:diffSwap': 117,
   'resources/port-free/diff-offline.ts:diffOffline': 112,
