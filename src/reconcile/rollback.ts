@@ -12,6 +12,8 @@ import { readOwnFile } from '../door/own-file.js';
 import { LOCK_PATH } from '../door/lock.js';
 import { checkedRunsDirs, runsDirOf, jsonText, type RunsDirs } from './reports.js';
 import { bytesOf, utf8Bytes } from '../bytes.js';
+import { terminalSafe } from '../untrusted-text.js';
+import { redactString } from '../redact.js';
 import { FORMAT_VERSION } from './render.js';
 import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../systemd/systemctl-show.js';
 import { busSystemctl, parsePasswdAccounts, userSystemctl } from '../ports/user-manager.js';
@@ -558,5 +560,6 @@ export function renderRollback(plan: RollbackPlan, outcome: RollbackOutcome | nu
     if (tail) lines.push(tail);
   }
   for (const n of plan.notes) lines.push(`  note: ${n}`);
-  return lines.join('\n') + '\n';
+  // Summaries, conflicts and notes quote the host's paths and unit names: data on the screen, never control.
+  return lines.map((l) => terminalSafe(redactString(l))).join('\n') + '\n';
 }

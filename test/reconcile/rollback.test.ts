@@ -292,3 +292,24 @@ describe('undo order', () => {
     ]);
   });
 });
+
+describe('renderRollback shows host text as data', () => {
+  it('escapes bidi overrides and ESC in the paths and notes it quotes', async () => {
+    const { renderRollback } = await import('../../src/reconcile/rollback.js');
+    const text = renderRollback(
+      {
+        run: '20260101T000000Z-1',
+        runDir: '/root/ks/preflight/runs/20260101T000000Z-1',
+        steps: [{ summary: 'restore /etc/sysctl.d/\u202eevil.conf', conflict: 'changed \u001b[31m' }],
+        notes: ['/etc/\u2066x: kept'],
+        alreadyBy: null,
+        incomplete: null,
+      },
+      null,
+      { preview: true, force: false },
+    );
+    expect(text).toContain('restore /etc/sysctl.d/\\u{202E}evil.conf  [changed since: changed \\x1b[31m]');
+    expect(text).toContain('note: /etc/\\u{2066}x: kept');
+    expect(text).not.toMatch(/[\u001b\u202e\u2066]/);
+  });
+});
