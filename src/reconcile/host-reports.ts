@@ -1,10 +1,13 @@
 // Reports about the host that are not resources: facts as kubespray sees
-// them and the kubespray audit (who fixes what), from src/kubespray.
+// them and the kubespray audit (who fixes what), from src/kubespray, and a
+// former Kubernetes node's leftovers (src/former-node).
 import type { Host } from '../host.js';
 import type { DesiredState } from '../desired-state.js';
 import type { Finding } from '../findings.js';
 import { kubesprayReport, type PlanObservations } from '../kubespray/report.js';
 import { planFacts, type Plan } from './plan.js';
+import { observeFormerNode } from '../former-node/evidence.js';
+import { formerNodeFindings } from '../former-node/finding.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
 export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
@@ -38,5 +41,7 @@ export async function hostReports(host: Host, desired: DesiredState, progress: (
   const reports: Record<string, unknown> = {};
   if (r.facts) reports['facts.json'] = r.facts;
   if (r.whoFixes) reports['who-fixes.json'] = r.whoFixes;
-  return { findings: r.findings, reports };
+  // A former node: kubeadm's preflight stops on what it left, whatever the four resources do.
+  const formerNode = formerNodeFindings(await observeFormerNode(host), desired.kubespray);
+  return { findings: [...r.findings, ...formerNode], reports };
 }
