@@ -16,6 +16,12 @@ export interface Finding {
    * `--plan` exits 1 while such a finding stands.
    */
   stops?: boolean;
+  /**
+   * A check of the tool's own, by a stable name a user can grep for
+   * (FormerNode): the plan's summary names it rather than counting it among
+   * kubespray's findings.
+   */
+  check?: string;
   /** The plan's promises this unknown takes back (src/promises.ts). */
   withdraws?: Withdrawal[];
 }

@@ -13,6 +13,9 @@ import type { NodeEvidence } from './evidence.js';
 const RESET_DOES =
   "stops and removes kubelet, containerd and etcd units and every CRI container and pod, flushes every iptables table and chain (not only Kubernetes'), deletes /etc/kubernetes, /var/lib/kubelet, /var/lib/etcd and /etc/cni; it cannot be undone";
 
+/** The finding's stable name. */
+export const FORMER_NODE_CHECK = 'FormerNode';
+
 /** Pure: the finding for this evidence; none when nothing strong says the host was a node. */
 export function formerNodeFindings(evidence: NodeEvidence[], kubespray: DesiredState['kubespray']): Finding[] {
   if (!evidence.some((e) => e.strong)) return [];
@@ -32,6 +35,7 @@ export function formerNodeFindings(evidence: NodeEvidence[], kubespray: DesiredS
     {
       level: 'warning',
       unknown: true,
+      check: FORMER_NODE_CHECK,
       message:
         `this host was a Kubernetes node (${paths.length} piece${paths.length === 1 ? '' : 's'} of evidence: ${paths.join(', ')})` +
         (kubeadm.length > 0 ? `; ${kubeadm.join('; ')}` : '') +

@@ -219,47 +219,55 @@ export function renderPlan(plan: PlanDocument, p: Palette): string {
     out.push('', p.bold('Findings'));
     for (const f of extras.findings) {
       const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
-      out.push(`  ${label}: ${safe(f.message)}`);
+      out.push(`  ${label}${f.check ? ` [${f.check}]` : ''}: ${safe(f.message)}`);
       for (const e of f.evidence ?? []) out.push(p.dim(`      ${safe(e)}`));
     }
   }
+  out.push('', summaryLine(plan, extras.findings ?? [], p));
+  if (!plan.live) out.push(p.dim('Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped; see the deferred lines.'));
+  return out.join('\n') + '\n';
+}
+
+/** The plan's last line: what is pending, what needs an operator, what could not be judged, what stops kubespray. */
+function summaryLine(plan: PlanDocument, findings: Finding[], p: Palette): string {
   const all = plan.resources.flatMap((r) => r.changes);
   const pending = all.filter(isPending).length;
   const operator = all.filter((c) => c.operator !== null).length;
-  out.push('');
-  const unknown = (extras.findings ?? []).filter((f) => f.unknown && !f.withdraws).length;
+  const unknown = findings.filter((f) => f.unknown && !f.withdraws && !f.check).length;
+  // The tool's own checks that cannot call the host ready (a former node), by name.
+  const checks = [...new Set(findings.filter((f) => f.unknown && !f.withdraws && f.check).map((f) => f.check!))];
   // An unknown boot-time line the scan cannot judge withdraws promises: the next boot is not known to be safe.
-  const withdrawing = (extras.findings ?? []).filter((f) => f.unknown && f.withdraws).length;
-  const stops = (extras.findings ?? []).filter((f) => f.stops).length;
+  const withdrawing = findings.filter((f) => f.unknown && f.withdraws).length;
+  const stops = findings.filter((f) => f.stops).length;
   const unknownText = [
     unknown ? `${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged` : null,
+    checks.length ? `${checks.join(', ')} ${checks.length === 1 ? 'is' : 'are'} not known to pass` : null,
     withdrawing ? `${withdrawing} unknown${withdrawing === 1 ? '' : 's'} withdraw${withdrawing === 1 ? 's' : ''} promises for the next boot` : null,
   ]
     .filter((x): x is string => x !== null)
     .join(', ');
   if (stops > 0) {
     // --plan exits 1 for these, whatever else is pending.
-    out.push(
+    return (
       p.del(`Error: kubespray's preflight will stop on this host (${stops} failing assert${stops === 1 ? '' : 's'}, the errors above).`) +
-        ` Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
-        (operator ? `, ${operator} need${operator === 1 ? 's' : ''} an operator` : '') +
-        (unknownText ? `, ${unknownText}` : '') +
-        '.',
+      ` Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
+      (operator ? `, ${operator} need${operator === 1 ? 's' : ''} an operator` : '') +
+      (unknownText ? `, ${unknownText}` : '') +
+      '.'
     );
-  } else if (pending === 0 && operator === 0 && unknown === 0 && withdrawing === 0) out.push(p.add('No changes. The host matches the desired state.'));
+  } else if (pending === 0 && operator === 0 && unknown === 0 && withdrawing === 0 && checks.length === 0)
+    return p.add('No changes. The host matches the desired state.');
   else if (pending === 0 && operator === 0) {
     // --plan exits 2 for these: say why the exit code is not 0.
-    out.push(p.warn(`No changes, but ${unknownText} (the "unknown" warnings above).`));
+    return p.warn(`No changes, but ${unknownText} (the "unknown" warnings above).`);
   } else {
-    out.push(
+    return (
       `Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
-        (operator ? `, ${p.warn(`${operator} need${operator === 1 ? 's' : ''} an operator`)}` : '') +
-        (unknownText ? `, ${p.warn(unknownText)}` : '') +
-        '.',
+      (operator ? `, ${p.warn(`${operator} need${operator === 1 ? 's' : ''} an operator`)}` : '') +
+      (unknownText ? `, ${p.warn(unknownText)}` : '') +
+      '.'
     );
   }
-  if (!plan.live) out.push(p.dim('Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped; see the deferred lines.'));
-  return out.join('\n') + '\n';
 }
 
 export function renderApplyResult(
