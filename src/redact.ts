@@ -33,7 +33,9 @@ export const KEY_PARTS: readonly string[] = [
 ];
 
 // A key and its separator, the value not consumed: a key inside another's value (`username=u,password=x`) is found too.
-const KEY_VALUE = /(^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]+)[ \t]*[=:][ \t]*(?=[^\s,;])/g;
+// A key starts a line or follows a blank, a list or query separator, a bracket or a quote, never a path's "/":
+// in "/etc/sysctl.d/50-secret.conf: permission denied" the file name is no key.
+const KEY_VALUE = /(^|[\s,;({["'?&])([A-Za-z0-9_.-]+)["']?[ \t]*[=:][ \t]*(?=[^\s,;])/g;
 const USERINFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\s:@]*:)([^@\s/]+)(@)/g;
 
 export function sensitiveKey(key: string): boolean {

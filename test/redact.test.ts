@@ -39,6 +39,19 @@ describe('redactValues and redactString', () => {
     expect(redactValues('curl https://user:pw@host/x')).toBe('curl https://user:(sensitive value)@host/x');
   });
 
+  it('a file name holding a credential word is no key: the tool\'s own messages about it stay whole', () => {
+    const msgs = [
+      'reconcile: cannot read /etc/sysctl.d/50-secret.conf: permission denied (EACCES)',
+      '/etc/token.d/forward.conf:3 sets net.ipv4.ip_forward = 0',
+      'restore /etc/ceph/client.admin.secretfile: changed since the run',
+    ];
+    for (const m of msgs) expect(redactString(m)).toBe(m);
+    // Keys after a blank, a comma, a query separator or a quote are still found.
+    expect(redactString('mount -o username=u,password=p1 //s/x')).toBe('mount -o username=u,password=(sensitive value) //s/x');
+    expect(redactString('GET /x?a=1&token=t1 HTTP')).toBe('GET /x?a=1&token=(sensitive value) HTTP');
+    expect(redactString('{"client_secret": "s1"}')).toBe('{"client_secret": (sensitive value)');
+  });
+
   it('leaves lines without a credential as they are, line by line', () => {
     expect(redactString('a=1\ntoken=t\nb=2')).toBe('a=1\ntoken=(sensitive value)\nb=2');
   });
