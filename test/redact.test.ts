@@ -39,7 +39,7 @@ describe('redactValues and redactString', () => {
     expect(redactValues('curl https://user:pw@host/x')).toBe('curl https://user:(sensitive value)@host/x');
   });
 
-  it('a file name holding a credential word is no key: the tool\'s own messages about it stay whole', () => {
+  it("a file name holding a credential word is no key: the tool's own messages about it stay whole", () => {
     const msgs = [
       'reconcile: cannot read /etc/sysctl.d/50-secret.conf: permission denied (EACCES)',
       '/etc/token.d/forward.conf:3 sets net.ipv4.ip_forward = 0',
