@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Host } from '../../src/host.js';
-import type { CommandRunner } from '../../src/host.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 import { kubesprayReport } from '../../src/kubespray/report.js';
 
 vi.mock('nunjucks', () => {
@@ -17,15 +17,11 @@ afterEach(async () => {
   await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-const runner: CommandRunner = async (cmd, args) => {
-  const key = [cmd, ...args].join(' ');
-  const out: Record<string, string> = {
-    'uname -m': 'x86_64\n',
-    'uname -r': '6.1.0-31-cloud-amd64\n',
-    'ip -4 route get 8.8.8.8': '8.8.8.8 dev eth0 src 192.0.2.10 uid 0\n',
-  };
-  return { command: key, exitCode: key in out ? 0 : 127, stdout: out[key] ?? '', stderr: '' };
-};
+const runner = cannedRunner({
+  'uname -m': 'x86_64\n',
+  'uname -r': '6.1.0-31-cloud-amd64\n',
+  'ip -4 route get 8.8.8.8': '8.8.8.8 dev eth0 src 192.0.2.10 uid 0\n',
+});
 
 describe('the kubespray audit loads only with a checkout configured', () => {
   it('facts without a kubespray section need no Jinja engine', async () => {

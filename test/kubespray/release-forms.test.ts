@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Host } from '../../src/host.js';
-import type { CommandRunner } from '../../src/host.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 import { main } from '../../src/cli.js';
 import type { Io } from '../../src/reconcile/run.js';
 import { KubesprayCheckout } from '../../src/kubespray/checkout.js';
@@ -246,15 +246,11 @@ describe('defaults in three roles, and group_vars over a default', () => {
   });
 });
 
-const runner: CommandRunner = async (cmd, args) => {
-  const key = [cmd, ...args].join(' ');
-  const out: Record<string, string> = {
-    'uname -m': 'x86_64\n',
-    'uname -r': '6.1.0-31-amd64\n',
-    'ip -4 route get 8.8.8.8': '8.8.8.8 dev dummy0 src 192.0.2.10 uid 0\n',
-  };
-  return { command: key, exitCode: key in out ? 0 : 127, stdout: out[key] ?? '', stderr: '' };
-};
+const runner = cannedRunner({
+  'uname -m': 'x86_64\n',
+  'uname -r': '6.1.0-31-amd64\n',
+  'ip -4 route get 8.8.8.8': '8.8.8.8 dev dummy0 src 192.0.2.10 uid 0\n',
+});
 
 function desired(inventory: string): DesiredState {
   return {

@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Host } from '../../src/host.js';
-import type { CommandRunner } from '../../src/host.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 import type { DesiredState } from '../../src/desired-state.js';
 import { kubesprayReport } from '../../src/kubespray/report.js';
 import { planExitCode } from '../../src/reconcile/run.js';
@@ -77,15 +77,11 @@ function stopsAt(f: LabFixture, role: Role, mb: number): string | null {
   return mb < f.node[1] ? f.node[0] : null;
 }
 
-const runner: CommandRunner = async (cmd, args) => {
-  const key = [cmd, ...args].join(' ');
-  const out: Record<string, string> = {
-    'uname -m': 'x86_64\n',
-    'uname -r': '6.1.0-31-amd64\n',
-    'ip -4 route get 8.8.8.8': '8.8.8.8 dev dummy0 src 192.0.2.10 uid 0\n',
-  };
-  return { command: key, exitCode: key in out ? 0 : 127, stdout: out[key] ?? '', stderr: '' };
-};
+const runner = cannedRunner({
+  'uname -m': 'x86_64\n',
+  'uname -r': '6.1.0-31-amd64\n',
+  'ip -4 route get 8.8.8.8': '8.8.8.8 dev dummy0 src 192.0.2.10 uid 0\n',
+});
 
 const desired: DesiredState = {
   source: 'desired-state.yaml',
