@@ -4,9 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { main } from '../src/cli.js';
+import { runCli } from './helpers/run-cli.js';
 import { COMMANDS, OPTIONS, docRegions, regionIn } from '../src/cli-options.js';
-import { captureIo } from './helpers/io.js';
 import { swapModulesTree } from './helpers/swap-modules-tree.js';
 
 const repo = path.resolve(import.meta.dirname, '..');
@@ -15,11 +14,7 @@ afterEach(() => {
   for (const w of works.splice(0)) rmSync(w, { recursive: true, force: true });
 });
 
-async function cli(args: string[]) {
-  const h = captureIo();
-  const code = await main(args, h.value);
-  return { code, stdout: h.stdout(), stderr: h.stderr() };
-}
+const cli = (args: string[]) => runCli(args);
 
 function tree() {
   const t = swapModulesTree('cli-options-');

@@ -797,14 +797,7 @@ describe('hostile-input corpus', () => {
 
   cases.forEach((c, i) => {
     it(c.name, async () => {
-      const caseDir = path.join(work, `case-${i}`);
-      const root = path.join(caseDir, 'root');
-      mkdirSync(root, { recursive: true });
-      buildTree(root, { ...BASE_TREE, ...(c.tree ?? {}) });
-      c.setup?.(root);
-      const file = path.join(caseDir, 'desired-state.yaml');
-      writeFileSync(file, c.desired ?? BASE);
-      const before = snapshot(caseDir);
+      const { caseDir, root, file, before } = layCase(c, `case-${i}`);
       const reportsBefore = existsSync(REPORTS);
 
       const args = [...(c.args ?? ['--plan']), ...(c.noFile ? [] : ['-f', file]), ...(c.live ? [] : ['--root', root])];
@@ -825,6 +818,18 @@ describe('hostile-input corpus', () => {
   });
 });
 
+/** One case's root and desired state under `work`, and the snapshot of its directory before the run. */
+function layCase(c: (typeof cases)[number], name: string) {
+  const caseDir = path.join(work, name);
+  const root = path.join(caseDir, 'root');
+  mkdirSync(root, { recursive: true });
+  buildTree(root, { ...BASE_TREE, ...(c.tree ?? {}) });
+  c.setup?.(root);
+  const file = path.join(caseDir, 'desired-state.yaml');
+  writeFileSync(file, c.desired ?? BASE);
+  return { caseDir, root, file, before: snapshot(caseDir) };
+}
+
 // ---- the same corpus with --json: exactly one document on stdout ----
 // Every case again with --json first on the command line: stdout parses as
 // one JSON document (JSON.parse refuses two documents, or a document and
@@ -834,14 +839,7 @@ const COMMAND_FLAGS = ['--rollback', '--plan', '--apply'] as const;
 describe('hostile-input corpus with --json', () => {
   cases.forEach((c, i) => {
     it(c.name, async () => {
-      const caseDir = path.join(work, `json-case-${i}`);
-      const root = path.join(caseDir, 'root');
-      mkdirSync(root, { recursive: true });
-      buildTree(root, { ...BASE_TREE, ...(c.tree ?? {}) });
-      c.setup?.(root);
-      const file = path.join(caseDir, 'desired-state.yaml');
-      writeFileSync(file, c.desired ?? BASE);
-      const before = snapshot(caseDir);
+      const { caseDir, root, file, before } = layCase(c, `json-case-${i}`);
 
       const given = c.args ?? ['--plan'];
       const args = ['--json', ...given.filter((a) => a !== '--json'), ...(c.noFile ? [] : ['-f', file]), ...(c.live ? [] : ['--root', root])];

@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { main } from '../src/cli.js';
-import { captureIo } from './helpers/io.js';
+import { runCli } from './helpers/run-cli.js';
 import { DESIRED, swapModulesTree } from './helpers/swap-modules-tree.js';
 
 const works: string[] = [];
@@ -20,11 +19,7 @@ function tree() {
   return { ...t, desired: path.join(t.work, 'desired.yaml') };
 }
 
-async function cli(args: string[]) {
-  const h = captureIo(true);
-  const code = await main(args, h.value);
-  return { code, stdout: h.stdout(), stderr: h.stderr() };
-}
+const cli = (args: string[]) => runCli(args, true);
 
 /** stdout as exactly one JSON document: JSON.parse refuses two documents, or a document and text. */
 function oneDocument(stdout: string): Record<string, unknown> & { error?: string; error_detail?: { message: string } & Record<string, unknown> } {

@@ -6,8 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { lstatSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { main } from '../src/cli.js';
-import { captureIo } from './helpers/io.js';
+import { runCli } from './helpers/run-cli.js';
 import { FSTAB, swapModulesTree } from './helpers/swap-modules-tree.js';
 
 const PASSWORD = 'S3cr3t!';
@@ -27,11 +26,7 @@ function tree() {
   writeFileSync(path.join(t.root, 'etc/fstab'), PLANTED);
   return { ...t, f: ['-f', path.join(t.work, 'desired.yaml'), '--root', t.root] };
 }
-async function cli(args: string[]) {
-  const h = captureIo(true);
-  const code = await main(args, h.value);
-  return { code, stdout: h.stdout(), stderr: h.stderr() };
-}
+const cli = (args: string[]) => runCli(args, true);
 
 /** Every regular file under `dir`, relative, with its text. */
 function files(dir: string, rel = ''): Array<{ rel: string; text: string }> {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileSync, readFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli.js';
-import { captureIo } from './helpers/io.js';
+import { runCli } from './helpers/run-cli.js';
 import { DESIRED, FSTAB, swapModulesTree } from './helpers/swap-modules-tree.js';
 import { mkdtempSync } from 'node:fs';
 import { release, tmpdir } from 'node:os';
@@ -17,11 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-async function cli(args: string[], opts: { isRoot?: boolean } = {}) {
-  const h = captureIo(opts.isRoot);
-  const code = await main(args, h.value);
-  return { code, stdout: h.stdout(), stderr: h.stderr() };
-}
+const cli = (args: string[], opts: { isRoot?: boolean } = {}) => runCli(args, opts.isRoot);
 
 describe('reconcile CLI', () => {
   it('plan exits 2 and shows the fstab diff; apply --root converges; a second plan exits 0', async () => {

@@ -10,6 +10,7 @@ import { Host } from '../../src/host.js';
 import { kubeadmCheckName, observeFormerNode } from '../../src/former-node/evidence.js';
 import { formerNodeFindings } from '../../src/former-node/finding.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
@@ -128,19 +129,10 @@ describe('the finding', () => {
 
 describe('in the plan', () => {
   it('--plan --root on a former node: the finding, and exit 2 (not ready); the same root without the leftovers: exit 0', async () => {
-    const { main } = await import('../../src/cli.js');
     const run = async (tree: Tree) => {
       const h = host({ ...tree, 'desired.yaml': 'reports_dir: /root/ks/preflight\nresources: []\n' });
-      let out = '';
-      const code = await main(['--plan', '-f', path.join(h.root, 'desired.yaml'), '--root', h.root], {
-        stdout: { write: (s: string) => ((out += s), true), isTTY: false },
-        stderr: { write: () => true, isTTY: false },
-        env: {},
-        runner: async (cmd) => {
-          throw new Error(`no command may run in this test, got ${cmd}`);
-        },
-      });
-      return { code, out };
+      const r = await runCli(['--plan', '-f', path.join(h.root, 'desired.yaml'), '--root', h.root]);
+      return { code: r.code, out: r.stdout };
     };
     const former = await run({ 'etc/kubernetes/manifests/kube-apiserver.yaml': 'kind: Pod\n' });
     expect(former.code).toBe(2);

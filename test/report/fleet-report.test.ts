@@ -8,8 +8,7 @@ import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { main } from '../../src/cli.js';
-import { captureIo } from '../helpers/io.js';
+import { runCli } from '../helpers/run-cli.js';
 import { FLEET, makeFleetDocuments } from '../helpers/fleet-documents.js';
 
 let work: string;
@@ -20,11 +19,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function report(args: string[]) {
-  const io = captureIo();
-  const code = await main(['report', ...args], io.value);
-  return { code, stdout: io.stdout(), stderr: io.stderr() };
-}
+const report = (args: string[]) => runCli(['report', ...args]);
 
 /** Python's csv module reads the file: rows of cells. */
 function pythonCsv(file: string): string[][] {

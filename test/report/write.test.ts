@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { main } from '../../src/cli.js';
-import { captureIo } from '../helpers/io.js';
+import { runCli } from '../helpers/run-cli.js';
 import { FLEET, makeFleetDocuments } from '../helpers/fleet-documents.js';
 
 const FILES = ['fleet-report.csv', 'fleet-report.json', 'fleet-report.html'];
@@ -22,11 +21,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function report(args: string[]) {
-  const io = captureIo();
-  const code = await main(['report', ...args], io.value);
-  return { code, stdout: io.stdout(), stderr: io.stderr() };
-}
+const report = (args: string[]) => runCli(['report', ...args]);
 const snapshot = (out: string) => Object.fromEntries(FILES.map((f) => [f, readFileSync(path.join(out, f), 'utf8')]));
 /** A second fleet, so a second report differs from the first: the verified host alone. */
 const other = () => path.join(fetched, 'node-swap-apply');
