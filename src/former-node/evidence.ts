@@ -36,15 +36,18 @@ export function kubeadmCheckName(kind: 'FileAvailable' | 'DirAvailable', p: stri
   return `${kind}-${p.split('/').join('-')}`;
 }
 
+// kubeadm's checks stat with os.Stat, which follows links: a data directory an admin moved
+// (/var/lib/etcd -> /data/etcd) counts, a link to nothing does not. The host clamps every
+// link to the root.
 async function nonEmptyDir(host: TargetFs, p: string): Promise<string[] | null> {
-  const st = await host.lstat(p);
-  if (!st?.isDirectory()) return null;
   const entries = await host.readDir(p);
-  return entries && entries.length > 0 ? entries.map((e) => e.name).sort() : null;
+  return entries && entries.length > 0 ? entries.map((e) => e.name) : null;
 }
 
 async function fileThere(host: TargetFs, p: string): Promise<boolean> {
-  return (await host.lstat(p)) !== null;
+  const st = await host.lstat(p);
+  if (!st?.isSymbolicLink()) return st !== null;
+  return (await host.lstat(await host.realTarget(p))) !== null;
 }
 
 async function kubernetesDirEvidence(host: TargetFs): Promise<NodeEvidence[]> {

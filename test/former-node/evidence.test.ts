@@ -75,6 +75,19 @@ describe('a former node is recognised from its leftovers', () => {
     ]);
   });
 
+  it("links are followed as kubeadm's os.Stat follows them: a moved etcd directory counts, a link to nothing does not", async () => {
+    const ev = await observeFormerNode(
+      host({
+        'data/etcd/member/snap/db': 'x',
+        'var/lib/etcd': { link: '/data/etcd' },
+        'etc/kubernetes/admin.conf': { link: '/nowhere/admin.conf' },
+        'etc/kubernetes/kubelet.conf': { link: '../../srv/kubelet.conf' },
+        'srv/kubelet.conf': 'apiVersion: v1\n',
+      }),
+    );
+    expect(ev.map((e) => e.path)).toEqual(['/etc/kubernetes/kubelet.conf', '/var/lib/etcd']);
+  });
+
   it('offline (an image), interfaces are not read: an image has no running kernel', async () => {
     const ev = await observeFormerNode(host({ 'sys/class/net/cni0/type': '1\n' }));
     expect(ev).toEqual([]);
