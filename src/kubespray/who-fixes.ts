@@ -819,12 +819,16 @@ async function sysctlFile(
 ): Promise<SysctlFileVerdict | null> {
   const sysctlTasks = tasks.filter((e) => e.task.module === 'sysctl' && !stateIsAbsent(e));
   if (sysctlTasks.length === 0) return sysctlFilePathDefault(await fallback(), missing);
-  // The file the ip_forward task writes is the one that matters most; else the most used.
+  // The file the ip_forward task writes is the one that matters most; else the most used. Tasks that
+  // run on this host come first (a role with one task per OS family writes this host's file); only
+  // when none runs do the others name the default.
   const rawOf = (e: EvaluatedTask) => str(e.task.args.sysctl_file) ?? '/etc/sysctl.conf';
-  const ipf = sysctlTasks.find((e) => sysctlPairs(e).some(([n]) => n === 'net.ipv4.ip_forward'));
+  const running = sysctlTasks.filter((e) => e.status.runs !== 'no');
+  const pool = running.length > 0 ? running : sysctlTasks;
+  const ipf = pool.find((e) => sysctlPairs(e).some(([n]) => n === 'net.ipv4.ip_forward'));
   const counts = new Map<string, number>();
-  for (const e of sysctlTasks) counts.set(rawOf(e), (counts.get(rawOf(e)) ?? 0) + 1);
-  const chosen = ipf ?? sysctlTasks.find((e) => rawOf(e) === [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0])!;
+  for (const e of pool) counts.set(rawOf(e), (counts.get(rawOf(e)) ?? 0) + 1);
+  const chosen = ipf ?? pool.find((e) => rawOf(e) === [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0])!;
   const raw = rawOf(chosen);
   const users = sysctlTasks.filter((e) => rawOf(e) === raw).map((e) => e.task.ref);
   const r = chosen.ctx.template(raw);

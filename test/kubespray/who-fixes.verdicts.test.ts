@@ -338,6 +338,11 @@ describe('the sysctl file', () => {
     );
     expect(none.sysctl_file?.path).toBe('/etc/b.conf');
     expect(none.sysctl_file?.tasks.map((x) => x.name)).toEqual(['kernel.b']);
+    // Of two ip_forward tasks, one per OS family, the one that runs on this host names the file.
+    const perOs = await audit(
+      t('net.ipv4.ip_forward', '/etc/sysctl.d/other-os.conf') + '  when: false\n' + t('net.ipv4.ip_forward', '/etc/sysctl.d/this-os.conf'),
+    );
+    expect(perOs.sysctl_file?.path).toBe('/etc/sysctl.d/this-os.conf');
   });
 
   it('a sysctl_file that renders to something not a path is unknown, with a warning', async () => {
