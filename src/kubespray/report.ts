@@ -21,7 +21,7 @@ import { KubesprayCheckout, PREINSTALL_DEFAULTS, topLevelVars } from './checkout
 import { parseInventory } from './inventory.js';
 import type { MemoryAudit } from './preflight.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
-import type { SysctlAssignmentByKubespray, WhoFixes, WhoFixesJson } from './who-fixes.js';
+import type { WhoFixes, WhoFixesJson } from './who-fixes.js';
 
 export interface FactsJson extends Facts {
   /** As this host sees it (role defaults, inventory, group_vars); absent when it cannot be evaluated. */
