@@ -32,4 +32,14 @@ export function bundleOptions(outfile = path.join(repo, 'dist/reconcile.mjs')) {
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await build(bundleOptions());
+/**
+ * The promise judge for the suites' plain-node scripts (test/boot/lib/judge.mjs):
+ * the providers' promise kinds, without the CLI.
+ */
+export function judgeBundleOptions(outfile = path.join(repo, 'dist/promise-judge.mjs')) {
+  const { banner, ...rest } = bundleOptions(outfile);
+  void banner;
+  return { ...rest, entryPoints: [path.join(repo, 'src/resources/promise-judge.ts')], minify: false };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await Promise.all([build(bundleOptions()), build(judgeBundleOptions())]);

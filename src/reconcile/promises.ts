@@ -2,7 +2,8 @@
 // at the next boot, and which operator or unknown line takes each back. Pure,
 // over the plan; the boot farm (test/boot/) checks them against a real boot.
 import type { Change } from '../resources/types.js';
-import type { Promised, PromiseMoment, ProviderUnknown, Withdrawal } from '../promises.js';
+import type { Promised, PromiseKind, PromiseMoment, ProviderUnknown, Withdrawal } from '../promises.js';
+import type { AnyProvider } from '../resources/index.js';
 import type { ResourcePlan, Plan } from './plan.js';
 
 export interface WithdrawnBy {
@@ -16,11 +17,13 @@ export interface WithdrawnBy {
 
 export interface PlanPromise extends Promised {
   resource: string;
+  /** The promise in the plan's words, as its provider's kind says it ("port 6443 free"). */
+  what: string;
   /** Holds once apply has run (live: the running system; offline: the image). */
   after_apply: boolean;
   /** Holds after the next boot. */
   at_boot: boolean;
-  /** A port promise taken back: what holds it (the operator line's summary). */
+  /** A promise of a kind that names its holder (PromiseKind.held: a port) taken back from apply on: the operator line's summary. */
   held_by: string | null;
   withdrawn_by: WithdrawnBy[];
 }
@@ -37,6 +40,19 @@ export function changeWithdrawals(r: Pick<ResourcePlan, 'spec' | 'provider'>, c:
   if (c.action !== 'operator') return [];
   if (c.withdraws) return c.withdraws;
   return (r.provider.promised?.(r.spec) ?? []).map((p: Promised) => ({ promise: p.id, from: 'apply' as const }));
+}
+
+/**
+ * The provider's own kind of a promise it made. One it never declared is a
+ * provider defect, said in the plan rather than guessed: never judged held.
+ */
+export function promiseKind(provider: AnyProvider, p: Promised): PromiseKind {
+  return (
+    (Object.hasOwn(provider.promiseKinds ?? {}, p.kind) ? provider.promiseKinds![p.kind] : undefined) ?? {
+      describe: (q) => `${q.subject}: ${q.expect} (kind ${q.kind}, which ${provider.type} does not declare)`,
+      judge: (q) => `a promise of kind ${q.kind} that ${provider.type} does not declare`,
+    }
+  );
 }
 
 export function planUnknowns(plan: Plan): PlanUnknown[] {
@@ -69,10 +85,12 @@ export function planPromises(
 ): PlanPromise[] {
   const promises: PlanPromise[] = [];
   const byId = new Map<string, PlanPromise>();
+  const held = new Set<PlanPromise>();
   for (const r of plan.resources) {
     for (const p of r.provider.promised?.(r.spec) ?? []) {
-      const entry: PlanPromise = { ...p, resource: r.name, after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] };
+      const entry: PlanPromise = { ...p, resource: r.name, what: promiseKind(r.provider, p).describe(p), after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] };
       promises.push(entry);
+      if (promiseKind(r.provider, p).held === true) held.add(entry);
       byId.set(`${r.name}\0${p.id}`, entry);
     }
   }
@@ -82,7 +100,7 @@ export function planPromises(
     p.withdrawn_by.push(by);
     p.at_boot = false;
     if (w.from === 'apply') p.after_apply = false;
-    if (p.kind === 'port' && heldBy !== null && p.held_by === null) p.held_by = heldBy;
+    if (held.has(p) && heldBy !== null && p.held_by === null) p.held_by = heldBy;
   };
   const operatorLines = [...plan.resources.flatMap((r) => r.changes.map((c) => ({ resource: r, change: c }))), ...carriedOperators];
   for (const { resource: r, change: c } of operatorLines) {

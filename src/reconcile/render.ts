@@ -165,8 +165,7 @@ export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDoc
 }
 
 function describePromise(p: PlanPromise): string {
-  const what =
-    p.kind === 'port' ? `port ${p.subject} free` : p.kind === 'sysctl' ? `${p.subject} = ${p.expect}` : p.kind === 'swap' ? 'swap off' : `${p.subject} loaded`;
+  const what = p.what;
   const when = p.after_apply && p.at_boot ? 'after apply and at the next boot' : p.after_apply ? 'after apply; not promised at the next boot' : 'not promised';
   // An unknown's line is its finding's message (it starts "unknown:"); an operator line's is its change id.
   const by = p.withdrawn_by.map((w) =>

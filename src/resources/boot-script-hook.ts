@@ -25,7 +25,10 @@ import { commentOutLines as commentOutSysctlLines, disabledMarker, moduleFor } f
 import { parseSysctlText } from '../sysctl/parse.js';
 import { canonicalModuleName } from '../observe/modules.js';
 import { SWAP_SERVICES } from '../swap/units.js';
-import { SWAP_PROMISE, modulePromise, sysctlPromise, type ProviderUnknown, type Withdrawal } from '../promises.js';
+import type { ProviderUnknown, Withdrawal } from '../promises.js';
+import { SWAP_PROMISE } from './swap-off/promises.js';
+import { modulePromise } from './modules-load/promises.js';
+import { sysctlPromise } from './sysctl-file/promises.js';
 
 export interface ScriptSpec extends BaseSpec {
   /** Comment out boot-script lines that undo this resource, instead of leaving them to an operator. */

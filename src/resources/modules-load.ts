@@ -13,7 +13,7 @@ import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
 import { modulesConcern, withBootScripts } from './boot-script-hook.js';
 import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
 import { notRegularWarning } from '../systemd/conf-entry.js';
-import { modulePromise } from '../promises.js';
+import { MODULE_KIND, modulePromise } from './modules-load/promises.js';
 import { moduleNameProblem, ownedFileProblem } from '../grammar.js';
 
 export type ModulesOp =
@@ -194,6 +194,7 @@ const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   after: [],
   promised: (spec) =>
     spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),
+  promiseKinds: { module: MODULE_KIND },
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
   warnings: (_spec, o) =>

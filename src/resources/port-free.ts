@@ -15,7 +15,7 @@ import type { PortFreeOp, StopOp } from './port-free/ops.js';
 import { diffLivePort } from './port-free/diff-live.js';
 import { diffOffline } from './port-free/diff-offline.js';
 import { applyLive, portsReport } from './port-free/apply-live.js';
-import { portPromise } from '../promises.js';
+import { PORT_KIND, portPromise } from './port-free/promises.js';
 import { bootStarterUnknowns, offlineBootUnknowns } from './port-free/boot-starters.js';
 import { transientMakerChanges, transientMakers, transientUnknowns, type TransientMaker } from './port-free/transient.js';
 
@@ -35,6 +35,7 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
   after: [],
 
   promised: (spec) => spec.ports.map((p) => ({ id: portPromise(p), kind: 'port', subject: String(p), expect: 'free' })),
+  promiseKinds: { port: PORT_KIND },
 
   // Before.json's busy_ports: what was listening on the running host before anything changed.
   facts: (spec, o) => (o.mode === 'live' ? { listeners: { ports: spec.ports, busy: o.busy.map((b) => b.port) } } : {}),

@@ -22,7 +22,7 @@ import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
 import { swapConcern, withBootScripts } from './boot-script-hook.js';
 import type { ManagerSwapUnit, RefusedSwapFile, SwapObserved, SwapOrigin } from './swap-off/observed.js';
 import { parseShowProperties } from '../systemd/systemctl-output.js';
-import { SWAP_PROMISE } from '../promises.js';
+import { SWAP_KIND, SWAP_PROMISE } from './swap-off/promises.js';
 
 export const FSTAB = '/etc/fstab';
 
@@ -387,6 +387,7 @@ const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   type: 'SwapOff',
   after: [],
   promised: () => [{ id: SWAP_PROMISE, kind: 'swap', subject: 'swap', expect: 'off' }],
+  promiseKinds: { swap: SWAP_KIND },
   observe: (host, spec) => observeSwap(host, spec),
   // A warning, not yet an unknown that takes swap:off back: the image fixtures of the tests have no
   // default.target (a real Debian root always has one); PortFree's offline graph warning is the same.

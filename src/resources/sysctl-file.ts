@@ -10,7 +10,8 @@ import type { WriteDoor } from '../door/door.js';
 import type { Change, Provider } from './types.js';
 import { ReconcileError } from '../errors.js';
 import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../observe/sysctl-live.js';
-import { modulePromise, sysctlPromise } from '../promises.js';
+import { modulePromise } from './modules-load/promises.js';
+import { SYSCTL_KIND, sysctlPromise } from './sysctl-file/promises.js';
 import { sameSysctlValue } from '../sysctl/parse.js';
 import { verdicts } from '../sysctl/order.js';
 import type { SysctlVerdict } from '../sysctl/order.js';
@@ -120,8 +121,9 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
       const key = normalizeSysctlKey(k);
       // The key's /proc/sys entry exists only with its module: what takes the module back takes the key back.
       const mod = moduleFor(key);
-      return { id: sysctlPromise(key), kind: 'sysctl' as const, subject: key, expect: String(v), ...(mod ? { needs: [modulePromise(mod)] } : {}) };
+      return { id: sysctlPromise(key), kind: 'sysctl', subject: key, expect: String(v), ...(mod ? { needs: [modulePromise(mod)] } : {}) };
     }),
+  promiseKinds: { sysctl: SYSCTL_KIND },
   summarize: (_spec, observed) => ({ ...summarizeVerdicts(observed), rehearsal: observed.rehearsal }),
   notes: rehearsalNotes,
   // The rehearsal, run again over the written files, must show every key right under both programs.

@@ -3,7 +3,7 @@
 import type { Host, TargetFs, TargetHost } from '../host.js';
 import type { WriteDoor } from '../door/door.js';
 import type { ByteString } from '../bytes.js';
-import type { Promised, ProviderUnknown, Withdrawal } from '../promises.js';
+import type { Promised, PromiseKind, ProviderUnknown, Withdrawal } from '../promises.js';
 import type { BaseSpec, DesiredState } from '../desired-state.js';
 import type { SysctlTree } from '../sysctl/order.js';
 
@@ -139,6 +139,12 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
   warnings?(spec: Spec, observed: Observed): string[];
   /** Optional, pure: what this resource promises to leave true after apply and at the next boot. */
   promised?(spec: Spec): Promised[];
+  /**
+   * The kinds of promise `promised` makes (Promised.kind -> how the plan says
+   * one and how a booted host is judged against it). Required with `promised`:
+   * the plan, its document and the boot farm's judge know a kind only from here.
+   */
+  promiseKinds?: Readonly<Record<string, PromiseKind>>;
   /**
    * Optional, pure: what could not be judged and decides whether a promise
    * holds (a boot script this scan cannot read). Each is a loud `unknown`

@@ -6,7 +6,7 @@ import type { Change } from '../types.js';
 import type { CmdlineObserved, BootCmdlineBlock } from '../../modprobe/observe.js';
 import type { CmdlineBlock } from '../../modprobe/kernel-cmdline.js';
 import { GRUB_DEFAULT, KERNEL_CMDLINE } from '../../modprobe/boot-cmdline.js';
-import { modulePromise } from '../../promises.js';
+import { modulePromise } from './promises.js';
 
 export type CmdlineOp = { kind: 'none' };
 

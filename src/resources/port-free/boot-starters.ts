@@ -12,7 +12,8 @@ import type { LivePortsObserved, OfflinePortsObserved } from '../../ports/observ
 import type { BootStarter, UnreadBootSocket } from '../../ports/boot-starters.js';
 import { protectionOf } from '../../ports/protection.js';
 import { splitInstance } from '../../systemd/unit-loader.js';
-import { portPromise, type ProviderUnknown, type Withdrawal } from '../../promises.js';
+import type { ProviderUnknown, Withdrawal } from '../../promises.js';
+import { portPromise } from './promises.js';
 
 function what(s: BootStarter): string {
   const at = `${s.evidence.key}= at ${s.evidence.file}:${s.evidence.line}`;

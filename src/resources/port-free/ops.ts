@@ -1,7 +1,7 @@
 // PortFree's change operations: what apply does for each change.
 import type { Change } from '../types.js';
 import type { UserRoute } from '../../ports/user-manager.js';
-import { portPromise } from '../../promises.js';
+import { portPromise } from './promises.js';
 
 export interface StopOp {
   kind: 'stop';

@@ -11,7 +11,8 @@ import type { LivePortsObserved } from '../../ports/observed.js';
 import type { Change } from '../types.js';
 import type { PortFreeOp } from './ops.js';
 import { scanBootScripts, type BootScriptHit } from '../../boot-scripts/scan.js';
-import { portPromise, type ProviderUnknown } from '../../promises.js';
+import type { ProviderUnknown } from '../../promises.js';
+import { portPromise } from './promises.js';
 
 /** Where the manager keeps the unit files of systemd-run's units (systemd.unit(5): "Transient units"). */
 export const TRANSIENT_DIR = '/run/systemd/transient/';

@@ -9,7 +9,7 @@ import type { SysctlConfFile } from '../../sysctl/order.js';
 import { findConflicts, modelPhrase, type SysctlConflict } from '../../sysctl/conflicts.js';
 import { commentOutLines, disabledMarker, moduleFor, overrideHeader, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
 import type { SysctlFileObserved, SysctlOp } from './observed.js';
-import { sysctlPromise } from '../../promises.js';
+import { sysctlPromise } from './promises.js';
 
 /** Under /etc, or under where /etc really is when /etc itself is a link (an image with /etc -> etc.real). */
 function isUnderEtc(p: string, etcReal: string): boolean {

@@ -1,9 +1,12 @@
 // The one oracle: the plan's own promises. After apply (boot 1) and after the
 // reboot (boot 2), any observed state that differs from a promise the plan
 // made for that moment, and that no operator or unknown line took back, is a
-// broken promise. Nothing here depends on the recipe.
+// broken promise. Nothing here depends on the recipe, nor on a kind of
+// promise: each is judged as the provider that made it says
+// (src/resources/promise-judge.ts, built into dist/ with the bundle).
 import fs from 'node:fs';
 import path from 'node:path';
+import { judgePromise } from '../../../dist/promise-judge.mjs';
 
 /** Listening TCP ports from `ss -ltnpH`. */
 export function listeningPorts(ssText) {
@@ -43,46 +46,19 @@ function observed(dir) {
 }
 
 /**
- * How the observed state differs from a promise, or null. `seen`: `ports`
- * (port -> holders), `sysctl` (key -> value) and, in a tier with a kernel of
- * its own (the qemu suite), `swap` ({ areas: /proc/swaps lines, totalKb }) and
- * `modules` (name -> loaded, from /sys/module). A tier that has no `swap` or
- * `modules` never touches them (the farm's containers): nothing to judge.
- */
-function differs(promise, seen) {
-  if (promise.kind === 'port') {
-    const holders = seen.ports.get(Number(promise.subject));
-    return holders ? `port ${promise.subject} is listening (${holders.join('; ') || 'no process shown'})` : null;
-  }
-  if (promise.kind === 'sysctl') {
-    const v = seen.sysctl[promise.subject];
-    return v === promise.expect ? null : `${promise.subject} = ${v ?? 'unread'}`;
-  }
-  if (promise.kind === 'swap') {
-    if (!seen.swap) return null;
-    // swap:off, as the kernel shows it: nothing in /proc/swaps and SwapTotal 0.
-    const { areas, totalKb } = seen.swap;
-    return areas.length === 0 && totalKb === 0
-      ? null
-      : `swap on: ${areas.map((a) => a.split(/\s+/)[0]).join(', ') || 'no area listed'} (SwapTotal ${totalKb ?? 'unread'} kB)`;
-  }
-  if (promise.kind === 'module') {
-    if (!seen.modules) return null;
-    const loaded = seen.modules[promise.subject];
-    return loaded === true ? null : `${promise.subject} ${loaded === false ? 'not loaded (no /sys/module entry)' : 'unread'}`;
-  }
-  return `a promise of kind ${promise.kind} this judge cannot check`;
-}
-
-/**
  * The rule, over documents and observations already read: every promise of
  * the plan with `after_apply` must hold in `afterApply`, every one with
  * `at_boot` of the list apply observed afterwards (`promises_after`, else the
  * plan's) in `atBoot`. Withdrawn promises must show in the exit codes (plan
  * 2, apply not 0). `plan`/`apply`: the --json documents (null when none was
- * printed: a problem); an observation null: nothing recorded then.
+ * printed: a problem); an observation null: nothing recorded then. An
+ * observation names what the tier saw: `ports` (port -> holders), `sysctl`
+ * (key -> value) and, in a tier with a kernel of its own (the qemu suite),
+ * `swap` ({ areas: /proc/swaps lines, totalKb }) and `modules` (name ->
+ * loaded); a kind whose observation is absent is not judged. `judge`: one
+ * promise against one observation (a test hands in its own registry's).
  */
-export function judgePromises({ plan, planRc, apply, applyRc, afterApply, atBoot }) {
+export function judgePromises({ plan, planRc, apply, applyRc, afterApply, atBoot, judge = judgePromise }) {
   const problems = [];
   const broken = [];
   const promises = plan?.promises ?? [];
@@ -104,7 +80,7 @@ export function judgePromises({ plan, planRc, apply, applyRc, afterApply, atBoot
     // At boot, what apply promised last is checked: the plan after apply's list when it has one.
     for (const p of flag === 'at_boot' && after !== null ? after : promises) {
       if (!p[flag]) continue;
-      const d = differs(p, seen);
+      const d = judge(p, seen);
       if (d !== null) broken.push({ promise: p.id, phase, observed: d });
     }
   }
