@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import { sysctlFileProvider } from '../../src/resources/sysctl-file.js';
+import { sysctlFileProvider } from '../../src/resources/sysctl-file/provider.js';
 import { rehearse, type SysctlEngine } from '../../src/resources/sysctl-file/rehearse.js';
 import type { SysctlFileSpec } from '../../src/desired-state.js';
 

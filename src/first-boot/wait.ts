@@ -10,7 +10,7 @@ import type { DesiredState, PortFreeSpec } from '../desired-state.js';
 import { serviceCandidates } from '../ports/socket-units.js';
 import { unitFilesOf } from '../systemd/socket-unit.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
-import { portFreeProvider } from '../resources/port-free.js';
+import { portFreeProvider } from '../resources/port-free/provider.js';
 import { protectionOf } from '../ports/protection.js';
 import type { LivePortsObserved } from '../ports/observed.js';
 

@@ -4,11 +4,11 @@
 // (FirstBoot) is not a desired-state type: the engine derives its resource.
 import type { Provider } from './types.js';
 import type { ResourceSpec } from '../desired-state.js';
-import { swapOffProvider } from './swap-off.js';
-import { modulesLoadProvider } from './modules-load.js';
-import { portFreeProvider } from './port-free.js';
-import { sysctlFileProvider } from './sysctl-file.js';
-import { firstBootProvider } from './first-boot.js';
+import { swapOffProvider } from './swap-off/provider.js';
+import { modulesLoadProvider } from './modules-load/provider.js';
+import { portFreeProvider } from './port-free/provider.js';
+import { sysctlFileProvider } from './sysctl-file/provider.js';
+import { firstBootProvider } from './first-boot/provider.js';
 
 export type AnyProvider = Provider<any, any, any>;
 export type ProviderRegistry = Readonly<Record<string, AnyProvider>>;

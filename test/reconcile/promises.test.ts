@@ -261,9 +261,9 @@ describe('promises that need another: the net.bridge keys and br_netfilter', () 
     roots.push(root);
     buildTree(root, live(cmdline, grub));
     const { Host } = await import('../../src/host.js');
-    const { diffModules, modulesLoadProvider } = await import('../../src/resources/modules-load.js');
+    const { diffModules, modulesLoadProvider } = await import('../../src/resources/modules-load/provider.js');
     const { observeModules } = await import('../../src/modprobe/observe.js');
-    const { sysctlFileProvider } = await import('../../src/resources/sysctl-file.js');
+    const { sysctlFileProvider } = await import('../../src/resources/sysctl-file/provider.js');
     const changes = diffModules(SPEC as never, await observeModules(new Host({ root, live: true }), SPEC as never), { live: true });
     const plan = {
       live: true,

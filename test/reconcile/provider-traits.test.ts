@@ -14,7 +14,7 @@ import { verifyConverged } from '../../src/reconcile/verify.js';
 import { InputError } from '../../src/errors.js';
 import { openDoor } from '../helpers/door.js';
 import { hostnameProvider } from '../helpers/hostname-provider.js';
-import type { FirstBootSpec } from '../../src/resources/first-boot.js';
+import type { FirstBootSpec } from '../../src/resources/first-boot/provider.js';
 import type { BaseSpec } from '../../src/desired-state.js';
 
 // The one line that adds it.

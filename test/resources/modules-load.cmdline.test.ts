@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
 import type { ModulesLoadSpec } from '../../src/desired-state.js';
-import { diffModules } from '../../src/resources/modules-load.js';
+import { diffModules } from '../../src/resources/modules-load/provider.js';
 import { observeModules } from '../../src/modprobe/observe.js';
 import { applyPlan } from '../../src/reconcile/apply.js';
 import type { Plan } from '../../src/reconcile/plan.js';
 import type { Change, Provider } from '../../src/resources/types.js';
-import { modulesLoadProvider } from '../../src/resources/modules-load.js';
-import { sysctlFileProvider } from '../../src/resources/sysctl-file.js';
+import { modulesLoadProvider } from '../../src/resources/modules-load/provider.js';
+import { sysctlFileProvider } from '../../src/resources/sysctl-file/provider.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };

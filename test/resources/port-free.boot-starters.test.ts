@@ -17,7 +17,7 @@ import type { LivePortsObserved } from '../../src/ports/observed.js';
 import type { PortFreeSpec } from '../../src/desired-state.js';
 import { ETC, LIB, oracle, unitTree } from '../helpers/systemd-oracle.js';
 import { observeOffline } from '../../src/ports/discover.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 
 const roots: string[] = [];
 afterEach(() => {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { Host, type CommandRunner } from '../../src/host.js';
 import type { PortFreeSpec } from '../../src/desired-state.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
 import { WriteDoor } from '../../src/door/door.js';
 import { buildTree, type Tree } from '../helpers/tree.js';

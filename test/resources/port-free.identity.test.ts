@@ -16,7 +16,7 @@ import type { PortFreeSpec } from '../../src/desired-state.js';
 import { readListeners } from '../../src/observe/listeners.js';
 import { readAncestry, holdsSocket } from '../../src/ports/proc.js';
 import { attribute, type UnitFacts } from '../../src/ports/identity.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import type { LivePortsObserved } from '../../src/ports/observed.js';
 import type { StopOp } from '../../src/resources/port-free/ops.js';
 

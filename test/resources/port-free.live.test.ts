@@ -10,7 +10,7 @@ import type { PortFreeSpec } from '../../src/desired-state.js';
 import { readListeners } from '../../src/observe/listeners.js';
 import { parseCgroup } from '../../src/systemd/cgroup.js';
 import { findSocketHolders } from '../../src/ports/proc-fd.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import type { LivePortsObserved, PortFreeObserved } from '../../src/ports/observed.js';
 
 interface Call {

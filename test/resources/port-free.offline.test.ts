@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../../src/host.js';
 import type { PortFreeSpec } from '../../src/desired-state.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import type { OfflinePortsObserved, PortFreeObserved } from '../../src/ports/observed.js';
 
 let root: string;

@@ -8,7 +8,7 @@ import { readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
 import type { PortFreeSpec } from '../../src/desired-state.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
 import { WriteDoor } from '../../src/door/door.js';
 import { loadUnitGraph } from '../../src/systemd/unit-loader.js';

@@ -7,7 +7,7 @@ import { Host, type CommandRunner, type RunOptions } from '../../src/host.js';
 import { makeSwapFile } from '../helpers/swap.js';
 import { HostError } from '../../src/errors.js';
 import type { SwapOffSpec } from '../../src/desired-state.js';
-import { applySwap, diffSwap, observeSwap, swapOffProvider } from '../../src/resources/swap-off.js';
+import { applySwap, diffSwap, observeSwap, swapOffProvider } from '../../src/resources/swap-off/provider.js';
 import type { SwapObserved } from '../../src/resources/swap-off/observed.js';
 import { FSTAB_MARKER } from '../../src/swap/fstab.js';
 import { PROVIDERS } from '../../src/resources/index.js';

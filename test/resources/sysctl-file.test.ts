@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Host } from '../../src/host.js';
 import type { SysctlFileSpec } from '../../src/desired-state.js';
 import type { Change } from '../../src/resources/types.js';
-import { sysctlFileProvider as provider } from '../../src/resources/sysctl-file.js';
+import { sysctlFileProvider as provider } from '../../src/resources/sysctl-file/provider.js';
 import type { SysctlOp } from '../../src/resources/sysctl-file/observed.js';
 import { actionable } from '../../src/reconcile/plan.js';
 import { PROVIDERS } from '../../src/resources/index.js';

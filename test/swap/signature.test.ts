@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { swapSignature, SIGNATURE_SPAN } from '../../src/swap/signature.js';
 import { Host } from '../../src/host.js';
-import { observeSwap, diffSwap } from '../../src/resources/swap-off.js';
+import { observeSwap, diffSwap } from '../../src/resources/swap-off/provider.js';
 import type { SwapOffSpec } from '../../src/desired-state.js';
 import { makeSwapFile } from '../helpers/swap.js';
 

@@ -15,7 +15,7 @@ import type { SysctlModel, SysctlTree, SysctlVerdict } from '../../src/sysctl/or
 import { rehearsalAvailability, runRehearsal } from '../../src/sysctl/rehearsal.js';
 import type { RehearsalEnv } from '../../src/sysctl/rehearsal.js';
 import { sysctlProcPath } from '../../src/observe/sysctl-live.js';
-import { sysctlFileProvider } from '../../src/resources/sysctl-file.js';
+import { sysctlFileProvider } from '../../src/resources/sysctl-file/provider.js';
 import { rehearse, type SysctlEngine } from '../../src/resources/sysctl-file/rehearse.js';
 import type { SysctlFileObserved } from '../../src/resources/sysctl-file/observed.js';
 import type { SysctlFileSpec } from '../../src/desired-state.js';

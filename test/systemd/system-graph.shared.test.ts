@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
 import type { PortFreeSpec } from '../../src/desired-state.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { systemUnitGraph } from '../../src/systemd/system-graph.js';
 import { dependencyLinks, extendUnitGraph, loadUnitGraph } from '../../src/systemd/unit-loader.js';
 import { scanBootScripts } from '../../src/boot-scripts/scan.js';

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { Host, type CommandRunner } from '../../src/host.js';
 import type { PortFreeSpec, SwapOffSpec } from '../../src/desired-state.js';
-import { portFreeProvider } from '../../src/resources/port-free.js';
-import { swapOffProvider } from '../../src/resources/swap-off.js';
+import { portFreeProvider } from '../../src/resources/port-free/provider.js';
+import { swapOffProvider } from '../../src/resources/swap-off/provider.js';
 import { disableLinks, linksRemovedBy, templateOf, type ConfigLink } from '../../src/systemd/unit-links.js';
 
 const LIB = 'usr/lib/systemd/system';

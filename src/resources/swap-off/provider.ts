@@ -5,24 +5,24 @@
 // it), zram-generator config, gpt-auto swap partitions, and boot scripts
 // (boot-script-hook.ts). Live, every active swap is traced to one of them;
 // one nothing explains is an operator line naming what was searched.
-import type { Commands, TargetFs, TargetHost } from '../host.js';
-import type { SwapOffSpec } from '../desired-state.js';
-import type { Change, Provider } from './types.js';
-import type { WriteDoor } from '../door/door.js';
-import { readMeminfo } from '../observe/meminfo.js';
-import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../swap/fstab.js';
-import { parseProcSwaps, type ActiveSwap } from '../swap/proc-swaps.js';
-import { isSwapTargetMasked, scanSwapUnits, SWAP_TARGET, ZRAM_SERVICES, type SwapUnit } from '../swap/units.js';
-import { maskLinkOf } from '../systemd/unit-dirs.js';
-import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
-import type { BootScripts } from '../boot-scripts/scan.js';
-import { removeUnitLinks } from '../systemd/unit-links.js';
-import { readZramDevices } from '../swap/zram.js';
-import { SIGNATURE_SPAN, swapSignature } from '../swap/signature.js';
-import { swapConcern, withBootScripts } from './boot-script-hook.js';
-import type { ManagerSwapUnit, RefusedSwapFile, SwapObserved, SwapOrigin } from './swap-off/observed.js';
-import { parseShowProperties } from '../systemd/systemctl-output.js';
-import { SWAP_KIND, SWAP_PROMISE } from './swap-off/promises.js';
+import type { Commands, TargetFs, TargetHost } from '../../host.js';
+import type { SwapOffSpec } from '../../desired-state.js';
+import type { Change, Provider } from '../types.js';
+import type { WriteDoor } from '../../door/door.js';
+import { readMeminfo } from '../../observe/meminfo.js';
+import { commentOutLines, disabledByUs, parseFstab, swapEntries, type FstabEntry } from '../../swap/fstab.js';
+import { parseProcSwaps, type ActiveSwap } from '../../swap/proc-swaps.js';
+import { isSwapTargetMasked, scanSwapUnits, SWAP_TARGET, ZRAM_SERVICES, type SwapUnit } from '../../swap/units.js';
+import { maskLinkOf } from '../../systemd/unit-dirs.js';
+import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
+import type { BootScripts } from '../../boot-scripts/scan.js';
+import { removeUnitLinks } from '../../systemd/unit-links.js';
+import { readZramDevices } from '../../swap/zram.js';
+import { SIGNATURE_SPAN, swapSignature } from '../../swap/signature.js';
+import { swapConcern, withBootScripts } from '../boot-script-hook.js';
+import type { ManagerSwapUnit, RefusedSwapFile, SwapObserved, SwapOrigin } from './observed.js';
+import { parseShowProperties } from '../../systemd/systemctl-output.js';
+import { SWAP_KIND, SWAP_PROMISE } from './promises.js';
 
 export const FSTAB = '/etc/fstab';
 

@@ -2,22 +2,22 @@
 // unit behind each listener, never by killing a PID (Restart=always would
 // bring it straight back). Offline it disables, in the image, the units that
 // would take a wanted port at boot.
-import { resourceName, type PortFreeSpec } from '../desired-state.js';
-import type { Change, Provider } from './types.js';
-import type { WriteDoor } from '../door/door.js';
-import { removeUnitLinks } from '../systemd/unit-links.js';
-import { maskOver } from '../systemd/unit-mask.js';
-import type { TargetFs } from '../host.js';
-import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
-import { observeLive, observeOffline } from '../ports/discover.js';
-import type { PortFreeObserved } from '../ports/observed.js';
-import type { PortFreeOp, StopOp } from './port-free/ops.js';
-import { diffLivePort } from './port-free/diff-live.js';
-import { diffOffline } from './port-free/diff-offline.js';
-import { applyLive, portsReport } from './port-free/apply-live.js';
-import { PORT_KIND, portPromise } from './port-free/promises.js';
-import { bootStarterUnknowns, offlineBootUnknowns } from './port-free/boot-starters.js';
-import { transientMakerChanges, transientMakers, transientUnknowns, type TransientMaker } from './port-free/transient.js';
+import { resourceName, type PortFreeSpec } from '../../desired-state.js';
+import type { Change, Provider } from '../types.js';
+import type { WriteDoor } from '../../door/door.js';
+import { removeUnitLinks } from '../../systemd/unit-links.js';
+import { maskOver } from '../../systemd/unit-mask.js';
+import type { TargetFs } from '../../host.js';
+import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
+import { observeLive, observeOffline } from '../../ports/discover.js';
+import type { PortFreeObserved } from '../../ports/observed.js';
+import type { PortFreeOp, StopOp } from './ops.js';
+import { diffLivePort } from './diff-live.js';
+import { diffOffline } from './diff-offline.js';
+import { applyLive, portsReport } from './apply-live.js';
+import { PORT_KIND, portPromise } from './promises.js';
+import { bootStarterUnknowns, offlineBootUnknowns } from './boot-starters.js';
+import { transientMakerChanges, transientMakers, transientUnknowns, type TransientMaker } from './transient.js';
 
 async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<PortFreeOp>[]): Promise<void> {
   for (const c of changes) {

@@ -3,12 +3,12 @@
 // not a desired-state resource: the engine adds it in image mode when
 // `first_boot` is apply or verify and the plan leaves such work. Everything
 // goes through the write door, so the journal has it and --rollback removes it.
-import type { TargetFs } from '../host.js';
-import type { ByteString } from '../bytes.js';
-import { utf8Bytes } from '../bytes.js';
-import type { Change, Provider } from './types.js';
-import { FIRST_BOOT_UNIT, IMAGE_BUNDLE, IMAGE_DESIRED, PACKAGED_PROGRAM, STAMP, UNIT_PATH, WANTS_LINK, firstBootUnit } from './first-boot/unit.js';
-import { firstBootSpec, type FirstBootSpec } from './first-boot/spec.js';
+import type { TargetFs } from '../../host.js';
+import type { ByteString } from '../../bytes.js';
+import { utf8Bytes } from '../../bytes.js';
+import type { Change, Provider } from '../types.js';
+import { FIRST_BOOT_UNIT, IMAGE_BUNDLE, IMAGE_DESIRED, PACKAGED_PROGRAM, STAMP, UNIT_PATH, WANTS_LINK, firstBootUnit } from './unit.js';
+import { firstBootSpec, type FirstBootSpec } from './spec.js';
 
 export type { FirstBootSpec };
 

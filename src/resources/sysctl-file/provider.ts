@@ -4,26 +4,26 @@
 // is a conflict, resolved the way the policy says. See src/sysctl/order.ts
 // for the two programs' rules.
 import path from 'node:path';
-import type { TargetHost, Host } from '../host.js';
-import type { SysctlFileSpec } from '../desired-state.js';
-import type { WriteDoor } from '../door/door.js';
-import type { Change, Provider } from './types.js';
-import { ReconcileError } from '../errors.js';
-import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../observe/sysctl-live.js';
-import { modulePromise } from './modules-load/promises.js';
-import { SYSCTL_KIND, sysctlPromise } from './sysctl-file/promises.js';
-import { sameSysctlValue } from '../sysctl/parse.js';
-import { verdicts } from '../sysctl/order.js';
-import type { SysctlVerdict } from '../sysctl/order.js';
-import { observeSysctlTree } from '../sysctl/observe.js';
-import { moduleFor, wantedSettings } from '../sysctl/owned-file.js';
-import type { SysctlFileObserved, SysctlOp } from './sysctl-file/observed.js';
-import { diff } from './sysctl-file/diff.js';
-import { rehearsalFailures, rehearsalNotes, rehearse } from './sysctl-file/rehearse.js';
-import { sysctlConcern, withBootScripts } from './boot-script-hook.js';
-import { moduleFact } from './modules-load.js';
-import { notRegularWarning } from '../systemd/conf-entry.js';
-import { sysctlFileClaims, sysctlFileGrammar, sysctlFileHostChecks } from './sysctl-file/spec-checks.js';
+import type { TargetHost, Host } from '../../host.js';
+import type { SysctlFileSpec } from '../../desired-state.js';
+import type { WriteDoor } from '../../door/door.js';
+import type { Change, Provider } from '../types.js';
+import { ReconcileError } from '../../errors.js';
+import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../../observe/sysctl-live.js';
+import { modulePromise } from '../modules-load/promises.js';
+import { SYSCTL_KIND, sysctlPromise } from './promises.js';
+import { sameSysctlValue } from '../../sysctl/parse.js';
+import { verdicts } from '../../sysctl/order.js';
+import type { SysctlVerdict } from '../../sysctl/order.js';
+import { observeSysctlTree } from '../../sysctl/observe.js';
+import { moduleFor, wantedSettings } from '../../sysctl/owned-file.js';
+import type { SysctlFileObserved, SysctlOp } from './observed.js';
+import { diff } from './diff.js';
+import { rehearsalFailures, rehearsalNotes, rehearse } from './rehearse.js';
+import { sysctlConcern, withBootScripts } from '../boot-script-hook.js';
+import { moduleFact } from '../modules-load/provider.js';
+import { notRegularWarning } from '../../systemd/conf-entry.js';
+import { sysctlFileClaims, sysctlFileGrammar, sysctlFileHostChecks } from './spec-checks.js';
 
 async function observe(host: TargetHost, spec: SysctlFileSpec): Promise<SysctlFileObserved> {
   const { tree, dirs, issues, skipped } = await observeSysctlTree(host);

@@ -2,19 +2,19 @@
 // listed in our modules-load.d file, and not stopped by a modprobe.d
 // blacklist or no-op install line, which would make systemd-modules-load skip
 // them silently at the next boot.
-import type { TargetHost } from '../host.js';
-import type { ModulesLoadSpec } from '../desired-state.js';
-import type { ApplyOutcome, Change, Provider, SpecIssue } from './types.js';
-import { canonicalModuleName } from '../observe/modules.js';
-import type { WriteDoor } from '../door/door.js';
-import { HostError } from '../errors.js';
-import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../modprobe/modprobe-d.js';
-import { observeModules, type ModulesObserved } from '../modprobe/observe.js';
-import { modulesConcern, withBootScripts } from './boot-script-hook.js';
-import { cmdlineChanges, refusedNow, type CmdlineOp } from './modules-load/cmdline.js';
-import { notRegularWarning } from '../systemd/conf-entry.js';
-import { MODULE_KIND, modulePromise } from './modules-load/promises.js';
-import { moduleNameProblem, ownedFileProblem } from '../grammar.js';
+import type { TargetHost } from '../../host.js';
+import type { ModulesLoadSpec } from '../../desired-state.js';
+import type { ApplyOutcome, Change, Provider, SpecIssue } from '../types.js';
+import { canonicalModuleName } from '../../observe/modules.js';
+import type { WriteDoor } from '../../door/door.js';
+import { HostError } from '../../errors.js';
+import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../../modprobe/modprobe-d.js';
+import { observeModules, type ModulesObserved } from '../../modprobe/observe.js';
+import { modulesConcern, withBootScripts } from '../boot-script-hook.js';
+import { cmdlineChanges, refusedNow, type CmdlineOp } from './cmdline.js';
+import { notRegularWarning } from '../../systemd/conf-entry.js';
+import { MODULE_KIND, modulePromise } from './promises.js';
+import { moduleNameProblem, ownedFileProblem } from '../../grammar.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
