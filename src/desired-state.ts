@@ -8,69 +8,20 @@ export interface BaseSpec {
   name?: string;
 }
 
+/** A file a desired resource writes whole, its content known from the spec alone (Provider.ownedFiles). */
+export interface DesiredFile {
+  path: string;
+  content: string;
+  /** The resource's name (resourceName). */
+  resource: string;
+}
+
 /** How a resource is named in plans, reports and messages. */
 export function resourceName(spec: BaseSpec): string {
   return spec.name ?? spec.type;
 }
 
 export const CONTROL_PLANE_PORTS = [2379, 2380, 6443, 10250, 10257, 10259] as const;
-
-export interface SwapOffSpec extends BaseSpec {
-  type: 'SwapOff';
-  /** Mask swap.target so no swap source can be pulled in at boot (kubespray does this too). */
-  mask_swap_target: boolean;
-  /** Delete swap files after swapoff. Off by default: the lab allows keeping them. */
-  remove_swap_files: boolean;
-  /** Comment out boot-script lines that turn swap on (rc.local, crontabs, if-up.d); absent = false: operator lines. */
-  neutralise_scripts?: boolean;
-}
-
-export interface ModulesLoadSpec extends BaseSpec {
-  type: 'ModulesLoad';
-  /** modules-load.d file we own, one module per line. */
-  file: string;
-  modules: string[];
-  /** Comment out boot-script lines that remove these modules (modprobe -r, rmmod); absent = false. */
-  neutralise_scripts?: boolean;
-}
-
-export type SysctlConflictPolicy = 'resolve' | 'fail';
-
-export interface SysctlFileSpec extends BaseSpec {
-  type: 'SysctlFile';
-  /** sysctl.d file we own. */
-  file: string;
-  /** key (dotted or slashed) -> value. */
-  settings: Record<string, string | number>;
-  /** resolve: comment out / override conflicting assignments; fail: report them and change nothing. */
-  conflict_policy: SysctlConflictPolicy;
-  /** Comment out boot-script lines that set a wanted key to another value (sysctl -w); absent = false. */
-  neutralise_scripts?: boolean;
-}
-
-export interface PortFreeSpec extends BaseSpec {
-  type: 'PortFree';
-  ports: number[];
-  /** Units never stopped, on top of the built-in list (PID 1, systemd-*, dbus, ssh, getty, ourselves, and the spawners). */
-  protected_units: string[];
-  /**
-   * Spawners (units a holder sits in without being their main process or
-   * started by their ExecStart=, or a built-in spawner such as cron.service)
-   * that may be stopped and disabled for a port anyway, because a person said so.
-   */
-  stop_spawner_units: string[];
-  /**
-   * Mask the units after disabling them: true always, false never, 'auto'
-   * (the default) when something else would still start them at boot.
-   */
-  mask: boolean | 'auto';
-  /** How long a freed port must stay free, at most, before apply gives up. */
-  timeout_seconds: number;
-  /** Offline: units to disable in the image because they would grab a wanted port at boot. */
-  disable_units: string[];
-}
-
-export type ResourceSpec = SwapOffSpec | ModulesLoadSpec | SysctlFileSpec | PortFreeSpec;
 
 export interface KubesprayRef {
   /** Checkout directory, e.g. /opt/ks/kubespray. */
@@ -97,7 +48,8 @@ export interface DesiredState {
   facts: { source: 'native' | 'ansible' };
   /** Image mode: what the first boot does with the work only a running system can do. */
   first_boot: FirstBootMode;
-  resources: ResourceSpec[];
+  /** Each a spec of a registered provider's type (src/resources/index.ts ResourceSpec), in document order. */
+  resources: BaseSpec[];
   /**
    * Location of a key (JSON pointer segments) with an empty message, for
    * problems found only once the host is read. Set by load; not enumerable,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Host } from '../../src/host.js';
 import { sysctlFileProvider } from '../../src/resources/sysctl-file/provider.js';
 import { rehearse, type SysctlEngine } from '../../src/resources/sysctl-file/rehearse.js';
-import type { SysctlFileSpec } from '../../src/desired-state.js';
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const work = mkdtempSync(path.join(os.tmpdir(), 'bench-rehearsal-'));

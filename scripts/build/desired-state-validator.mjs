@@ -1,10 +1,12 @@
-// The desired-state validator as ajv standalone code, generated from
-// schema/desired-state.schema.json when the bundle (and the test run) is
-// built, so that no run compiles the schema: ajv's compiler is a build-time
-// tool here, and only its small runtime helpers end up in dist/.
+// The desired-state validator as ajv standalone code, generated from the
+// schema the provider registry assembles (src/resources/schema.ts: the
+// document's keys and each provider's branch) when the bundle (and the test
+// run) is built, so that no run compiles the schema: ajv's compiler is a
+// build-time tool here, and only its small runtime helpers end up in dist/.
+// schema/desired-state.schema.json is the same schema, published
+// (`npm run schema` writes it; a unit test fails while it is stale).
 // The options are the validator's contract with src/reconcile/validate.ts
 // (verbose: the error objects carry parentSchema, where x-message lives).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { buildSync } from 'esbuild';
@@ -15,16 +17,38 @@ const require = createRequire(import.meta.url);
 /** The module id src/reconcile/validate.ts imports; the bundler and vitest resolve it to the code below. */
 export const VALIDATOR_MODULE = 'virtual:desired-state-validator';
 export const SCHEMA_FILE = path.join(repo, 'schema/desired-state.schema.json');
+const SCHEMA_ENTRY = path.join(repo, 'src/resources/schema.ts');
 
 /** ESM source exporting `validate` (ajv's ValidateFunction for the desired-state schema). */
 export function desiredStateValidatorSource() {
   const { Ajv } = require('ajv');
   const standaloneCode = require('ajv/dist/standalone').default;
-  const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
+  const schema = assembledSchema();
   const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
   ajv.addVocabulary(['x-message']);
   const validate = ajv.compile(schema);
   return selfContained(standaloneCode(ajv, validate));
+}
+
+/**
+ * The schema as src/resources/schema.ts assembles it from the registry: that
+ * module and everything it imports, bundled to CommonJS and run here once.
+ */
+export function assembledSchema() {
+  const r = buildSync({
+    entryPoints: [SCHEMA_ENTRY],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node18',
+    write: false,
+    logLevel: 'warning',
+    // Only the schema is read from what this runs; a module that asks import.meta for its own file is not called.
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  const module = { exports: {} };
+  new Function('module', 'exports', 'require', r.outputFiles[0].text)(module, module.exports, require);
+  return module.exports.desiredStateSchema();
 }
 
 /**
@@ -42,7 +66,7 @@ function selfContained(code) {
     write: false,
     logLevel: 'warning',
   });
-  return `// generated from schema/desired-state.schema.json by scripts/build/desired-state-validator.mjs\n${r.outputFiles[0].text}`;
+  return `// generated from the registry's schema (src/resources/schema.ts) by scripts/build/desired-state-validator.mjs\n${r.outputFiles[0].text}`;
 }
 
 /** esbuild: resolves VALIDATOR_MODULE to the generated code (its runtime imports from node_modules). */
@@ -55,7 +79,7 @@ export function esbuildValidatorPlugin() {
         contents: desiredStateValidatorSource(),
         loader: 'js',
         resolveDir: repo,
-        watchFiles: [SCHEMA_FILE],
+        watchFiles: [SCHEMA_ENTRY],
       }));
     },
   };

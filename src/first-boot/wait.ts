@@ -6,7 +6,8 @@
 // each candidate that is running, until it listens on a wanted port or is
 // gone, bounded by PortFree's timeout_seconds, with progress to the journal.
 import type { Host } from '../host.js';
-import type { DesiredState, PortFreeSpec } from '../desired-state.js';
+import type { DesiredState } from '../desired-state.js';
+import type { PortFreeSpec } from '../resources/port-free/spec.js';
 import { serviceCandidates } from '../ports/socket-units.js';
 import { unitFilesOf } from '../systemd/socket-unit.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';

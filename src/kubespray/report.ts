@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { TargetFs, TargetHost } from '../host.js';
 import type { Finding } from '../findings.js';
-import type { DesiredState, SysctlFileSpec } from '../desired-state.js';
+import type { DesiredFile, DesiredState } from '../desired-state.js';
 import { gatherNativeFacts, systemDistroVersion, type ObservedFacts } from '../facts/native.js';
 import { ansibleCoreFor, bundledDistroVersion } from '../facts/ansible-core.js';
 import { BUNDLED_DISTRO_VERSION } from '../facts/distribution.js';
@@ -44,6 +44,8 @@ export interface PlanObservations {
   sysctlTree?: SysctlTree;
   /** Host readings the native facts use (SwapOff's MemTotal, ModulesLoad's kernel release). */
   facts?: ObservedFacts;
+  /** The files the desired resources write whole (reconcile/host-reports.ts desiredFiles): the ordering audit counts them as written. */
+  desiredFiles?: DesiredFile[];
 }
 
 /**
@@ -74,7 +76,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   // 5. sysctl lines that would beat kubespray's file (src/sysctl/order.ts decides)
   if (audit?.sysctl_file) {
     const sysctlTree = async (): Promise<SysctlTree> => seen.sysctlTree ?? (await observeSysctlTree(host)).tree;
-    await orderingSection(host, desired, audit, sysctlTree, findings);
+    await orderingSection(host, seen.desiredFiles ?? [], audit, sysctlTree, findings);
   }
   return report;
 }
@@ -231,7 +233,7 @@ async function whoFixesSection(ck: KubesprayCheckout, dir: string, opts: AuditOp
 /** sysctl lines that would beat kubespray's file at boot or after sysctl --system. */
 async function orderingSection(
   host: TargetHost,
-  desired: DesiredState,
+  owned: DesiredFile[],
   audit: WhoFixes,
   sysctlTree: () => Promise<SysctlTree>,
   findings: Finding[],
@@ -239,7 +241,6 @@ async function orderingSection(
   try {
     const file = audit.sysctl_file!.path;
     const kubespray = { path: file, link: await host.readLink(file), realPath: await host.realTarget(file) };
-    const owned = desired.resources.filter((r): r is SysctlFileSpec => r.type === 'SysctlFile');
     findings.push(...orderingFindings(await sysctlTree(), kubespray, audit.sysctl_keys, owned));
   } catch (e) {
     findings.push({ level: 'warning', message: `sysctl ordering against kubespray not checked: ${(e as Error).message}` });

@@ -5,13 +5,22 @@
 // observed.
 import path from 'node:path';
 import type { Finding } from '../findings.js';
-import { resourceName, type SysctlFileSpec } from '../desired-state.js';
+import type { DesiredFile } from '../desired-state.js';
 import type { SysctlAssignmentByKubespray } from './who-fixes.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../sysctl/parse.js';
-import { beatingAssignments, linesNaming, ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withEntry, withFile, withSysctlConf } from '../sysctl/order.js';
+import {
+  beatingAssignments,
+  linesNaming,
+  ownedFileProblem,
+  SYSCTL_CONF,
+  SYSCTL_DIRS,
+  SYSCTL_MODELS,
+  withEntry,
+  withFile,
+  withSysctlConf,
+} from '../sysctl/order.js';
 import type { AppliedAssignment, SysctlConfFile, SysctlModel, SysctlTree } from '../sysctl/order.js';
 import { modelPhrase } from '../sysctl/conflicts.js';
-import { renderOwnedFile } from '../sysctl/owned-file.js';
 
 /** Kubespray's sysctl_file on the host: its raw symlink text (null for no link) and where its bytes live. */
 export interface KubesprayFile {
@@ -69,13 +78,10 @@ export function treeAfterKubespray(
   kubesprayFile: string,
   kubesprayRealPath: string,
   keys: SysctlAssignmentByKubespray[],
-  owned: SysctlFileSpec[],
+  owned: DesiredFile[],
 ): SysctlTree {
   let t = tree;
-  for (const spec of owned) {
-    const text = renderOwnedFile(spec);
-    t = withFile(t, spec.file, text, parseSysctlText(text, spec.file).assignments);
-  }
+  for (const f of sysctlFiles(owned)) t = withFile(t, f.path, f.content, parseSysctlText(f.content, f.path).assignments);
   const entry = t.files.find((f) => f.path === kubesprayFile);
   const real = entry && !entry.masked ? entry.realPath : entry?.masked ? kubesprayFile : kubesprayRealPath;
   const base = entry && !entry.masked ? entry.content : t.sysctlConf?.realPath === real ? t.sysctlConf.content : '';
@@ -99,7 +105,12 @@ export function treeAfterKubespray(
  * read sysctl.d: systemd-sysctl at boot and procps `sysctl --system`. The
  * desired SysctlFile resources count with the content they will write.
  */
-export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, keys: SysctlAssignmentByKubespray[], owned: SysctlFileSpec[]): Finding[] {
+/** The desired files systemd-sysctl and procps read: those in a sysctl.d directory. */
+function sysctlFiles(owned: DesiredFile[]): DesiredFile[] {
+  return owned.filter((f) => (SYSCTL_DIRS as readonly string[]).includes(path.posix.dirname(f.path)));
+}
+
+export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, keys: SysctlAssignmentByKubespray[], owned: DesiredFile[]): Finding[] {
   const findings: Finding[] = [];
   const { path: kubesprayFile, link } = kubespray;
   const masked = link !== null && path.posix.normalize(link) === '/dev/null';
@@ -115,12 +126,12 @@ export function orderingFindings(tree: SysctlTree, kubespray: KubesprayFile, key
     findings.push({ level: 'warning', message: `${modelPhrase(models)} kubespray's sysctl_file would not be read: ${p}` });
   }
 
-  const specByPath = new Map(owned.map((s) => [s.file, s]));
+  const ownerByPath = new Map(sysctlFiles(owned).map((f) => [f.path, f.resource]));
   const where = (ap: AppliedAssignment): string => {
     const at = ap.tail ? `${ap.source.path}:${ap.assignment.line}` : `${ap.source.realPath}:${ap.assignment.line}`;
     const readAs = !ap.tail && ap.source.realPath !== ap.source.path ? ` (read as ${ap.source.path})` : '';
-    const spec = ap.tail ? undefined : specByPath.get(ap.source.path);
-    return `${at}${readAs}${spec ? ` (desired ${resourceName(spec)})` : ''}`;
+    const owner = ap.tail ? undefined : ownerByPath.get(ap.source.path);
+    return `${at}${readAs}${owner !== undefined ? ` (desired ${owner})` : ''}`;
   };
   const o: OrderingContext = {
     prospective,

@@ -3,7 +3,7 @@
 // boot, and the other modules-load.d files that list one. Reads only.
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
-import type { ModulesLoadSpec } from '../desired-state.js';
+import type { ModulesLoadSpec } from '../resources/modules-load/spec.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
 import type { FileKind } from '../regular-file.js';
 import { listConfDirs } from '../systemd/conf-dirs.js';

@@ -1,7 +1,7 @@
 // Port discovery: listeners from /proc/net, their holders from an fd scan,
 // each holder's unit, socket activation; offline, the image's unit files.
 import type { TargetFs, TargetHost } from '../host.js';
-import type { PortFreeSpec } from '../desired-state.js';
+import type { PortFreeSpec } from '../resources/port-free/spec.js';
 import { readListeners } from '../observe/listeners.js';
 import { findSocketHolders } from './proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../systemd/cgroup.js';

@@ -2,7 +2,8 @@
 // them and the kubespray audit (who fixes what), from src/kubespray, and a
 // former Kubernetes node's leftovers (src/former-node).
 import type { Host } from '../host.js';
-import type { DesiredState } from '../desired-state.js';
+import { resourceName, type DesiredFile, type DesiredState } from '../desired-state.js';
+import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
 import type { Finding } from '../findings.js';
 import { kubesprayReport, type PlanObservations } from '../kubespray/report.js';
 import { planFacts, type Plan } from './plan.js';
@@ -34,10 +35,17 @@ export function planObservations(plan: Plan | null): PlanObservations {
   return out;
 }
 
+/** Pure: the files the desired resources write whole, as their providers say (Provider.ownedFiles). */
+export function desiredFiles(desired: DesiredState, registry: ProviderRegistry = PROVIDERS): DesiredFile[] {
+  return desired.resources.flatMap((r) =>
+    (Object.hasOwn(registry, r.type) ? (registry[r.type]!.ownedFiles?.(r) ?? []) : []).map((f) => ({ ...f, resource: resourceName(r) })),
+  );
+}
+
 /** `plan`: the plan the reports are about; its observations are used instead of reading the host again. */
 export async function hostReports(host: Host, desired: DesiredState, progress: (m: string) => void, plan: Plan | null): Promise<HostReports> {
   if (host.live && desired.facts.source === 'ansible') progress('gathering facts with ansible -m setup (this can take a while)');
-  const r = await kubesprayReport(host, desired, planObservations(plan));
+  const r = await kubesprayReport(host, desired, { ...planObservations(plan), desiredFiles: desiredFiles(desired) });
   const reports: Record<string, unknown> = {};
   if (r.facts) reports['facts.json'] = r.facts;
   if (r.whoFixes) reports['who-fixes.json'] = r.whoFixes;

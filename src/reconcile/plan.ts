@@ -1,6 +1,6 @@
 // observe all -> diff all, in dependency order. Observation touches nothing.
 import type { Host } from '../host.js';
-import { resourceName, type DesiredState, type ResourceSpec } from '../desired-state.js';
+import { resourceName, type DesiredState } from '../desired-state.js';
 import type { BaseSpec, Change, DiffContext, HostFacts, PlannedResource, Provider } from '../resources/types.js';
 import { PROVIDERS, type AnyProvider, type ProviderRegistry } from '../resources/index.js';
 import { ReconcileError } from '../errors.js';
@@ -11,7 +11,7 @@ import { bytesOf } from '../bytes.js';
 
 export interface ResourcePlan extends PlannedResource {
   /** A desired-state resource, or one a provider derives from their plan (the first-boot install in image mode). */
-  spec: ResourceSpec | BaseSpec;
+  spec: BaseSpec;
   provider: Provider<any, any, any>;
   observed: unknown;
 }
@@ -23,9 +23,9 @@ export interface Plan {
 }
 
 /** Specs sorted so every provider comes after the types it names in `after`. */
-export function dependencyOrder(specs: ResourceSpec[], registry: ProviderRegistry = PROVIDERS): ResourceSpec[] {
+export function dependencyOrder(specs: BaseSpec[], registry: ProviderRegistry = PROVIDERS): BaseSpec[] {
   const remaining = specs.map((spec, index) => ({ spec, index }));
-  const out: ResourceSpec[] = [];
+  const out: BaseSpec[] = [];
   const placed = new Set<string>();
   while (remaining.length > 0) {
     const i = remaining.findIndex(({ spec }) => {
@@ -50,8 +50,8 @@ export async function observeAll(
   host: Host,
   desired: DesiredState,
   registry: ProviderRegistry = PROVIDERS,
-): Promise<Array<{ spec: ResourceSpec; observed: unknown }>> {
-  const out: Array<{ spec: ResourceSpec; observed: unknown }> = [];
+): Promise<Array<{ spec: BaseSpec; observed: unknown }>> {
+  const out: Array<{ spec: BaseSpec; observed: unknown }> = [];
   for (const spec of dependencyOrder(desired.resources, registry)) {
     const observed = await providerOrThrow(registry, spec.type).observe(host, spec);
     out.push({ spec, observed });
@@ -61,7 +61,7 @@ export async function observeAll(
 
 /** Pure: observations -> plan. */
 export function diffAll(
-  observations: Array<{ spec: ResourceSpec; observed: unknown }>,
+  observations: Array<{ spec: BaseSpec; observed: unknown }>,
   ctx: DiffContext & { root: string },
   registry: ProviderRegistry = PROVIDERS,
 ): Plan {

@@ -88,7 +88,15 @@ export function planPromises(
   const held = new Set<PlanPromise>();
   for (const r of plan.resources) {
     for (const p of r.provider.promised?.(r.spec) ?? []) {
-      const entry: PlanPromise = { ...p, resource: r.name, what: promiseKind(r.provider, p).describe(p), after_apply: true, at_boot: true, held_by: null, withdrawn_by: [] };
+      const entry: PlanPromise = {
+        ...p,
+        resource: r.name,
+        what: promiseKind(r.provider, p).describe(p),
+        after_apply: true,
+        at_boot: true,
+        held_by: null,
+        withdrawn_by: [],
+      };
       promises.push(entry);
       if (promiseKind(r.provider, p).held === true) held.add(entry);
       byId.set(`${r.name}\0${p.id}`, entry);

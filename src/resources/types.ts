@@ -137,6 +137,11 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * ignores), each naming the file. Shown as warnings in plan and apply.
    */
   warnings?(spec: Spec, observed: Observed): string[];
+  /**
+   * The spec's branch of the desired state's JSON Schema (its folder's
+   * spec.ts): required of every desired type, absent on a derived one.
+   */
+  schema?: Readonly<Record<string, unknown>>;
   /** Optional, pure: what this resource promises to leave true after apply and at the next boot. */
   promised?(spec: Spec): Promised[];
   /**
@@ -201,6 +206,12 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    * (before.json, facts.json, the ordering audit), so they never read it twice.
    */
   facts?(spec: Spec, observed: Observed): HostFacts;
+  /**
+   * Optional, pure: the files this resource writes whole, with the content
+   * its spec alone decides (SysctlFile's sysctl.d file), so that audits of
+   * the host as it will be (the kubespray ordering audit) count them.
+   */
+  ownedFiles?(spec: Spec): Array<{ path: string; content: string }>;
   /**
    * Optional, pure: what the first boot of an image must finish for this
    * resource (image mode). A provider with it speaks for its deferred changes;

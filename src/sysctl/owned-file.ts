@@ -1,7 +1,8 @@
 // The sysctl.d file SysctlFile owns, and the text edits it makes to others:
 // a conflicting line commented out under a marker, or an /etc override copy.
 // Pure.
-import { resourceName, type SysctlFileSpec } from '../desired-state.js';
+import { resourceName } from '../desired-state.js';
+import type { SysctlFileSpec } from '../resources/sysctl-file/spec.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import type { SysctlConfFile } from './order.js';
 

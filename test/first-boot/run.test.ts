@@ -8,7 +8,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../../src/host.js';
-import type { DesiredState, PortFreeSpec } from '../../src/desired-state.js';
+import type { DesiredState } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { waitForCandidates } from '../../src/first-boot/wait.js';
 import { runFirstBoot } from '../../src/first-boot/run.js';
 import { openDoor } from '../helpers/door.js';

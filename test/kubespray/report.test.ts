@@ -1,3 +1,5 @@
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
+import { desiredFiles } from '../../src/reconcile/host-reports.js';
 import { chmod, cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,7 +67,7 @@ function desired(over: Partial<DesiredState> = {}): DesiredState {
         file: '/etc/sysctl.d/k8s.conf',
         settings: { 'net.ipv4.ip_forward': 1 },
         conflict_policy: 'resolve',
-      },
+      } as SysctlFileSpec,
     ],
     ...over,
   };
@@ -149,6 +151,8 @@ describe('kubesprayReport', () => {
         }),
       }),
       desired(),
+      // The engine's: what the desired SysctlFile will write counts as written.
+      { desiredFiles: desiredFiles(desired()) },
     );
     expect(r.facts).toBeUndefined();
     expect(messages(r, 'info')[0]).toMatch(/^facts not gathered: offline/);

@@ -6,7 +6,7 @@ import { applyPlan } from '../../src/reconcile/apply.js';
 import { verifyConverged } from '../../src/reconcile/verify.js';
 import type { ProviderRegistry } from '../../src/resources/index.js';
 import type { Change, Provider } from '../../src/resources/types.js';
-import type { ResourceSpec } from '../../src/desired-state.js';
+import type { ResourceSpec } from '../../src/resources/index.js';
 import { Host } from '../../src/host.js';
 import { afterEach, beforeEach } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ import { hostInputIssues } from '../../src/reconcile/host-checks.js';
 import { InputError } from '../../src/errors.js';
 import { Host } from '../../src/host.js';
 import { renderOwnedFile } from '../../src/sysctl/owned-file.js';
-import type { SysctlFileSpec } from '../../src/desired-state.js';
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 import { buildTree } from '../helpers/tree.js';
 import { moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../../src/grammar.js';
 

@@ -1,6 +1,7 @@
 // One apply observes the sysctl.d tree twice: once for the plan, once to
 // verify. The reports (kubespray's ordering findings) use the plan's
 // observation, and no provider verifies itself by observing again.
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,7 @@ const desired: DesiredState = {
   kubespray: { dir: '/opt/ks/kubespray', inventory: '/root/ks/inventory/lab/inventory.ini', node: 'node1' },
   facts: { source: 'native' },
   first_boot: 'off',
-  resources: [{ type: 'SysctlFile', file: '/etc/sysctl.d/k8s.conf', settings: { 'net.ipv4.ip_forward': 1 }, conflict_policy: 'resolve' }],
+  resources: [{ type: 'SysctlFile', file: '/etc/sysctl.d/k8s.conf', settings: { 'net.ipv4.ip_forward': 1 }, conflict_policy: 'resolve' } as SysctlFileSpec],
 };
 
 describe('one apply reads the sysctl tree', () => {

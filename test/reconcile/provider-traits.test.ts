@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import type { DesiredState, ResourceSpec } from '../../src/desired-state.js';
+import type { DesiredState } from '../../src/desired-state.js';
+import type { ResourceSpec } from '../../src/resources/index.js';
 import { PROVIDERS, type ProviderRegistry } from '../../src/resources/index.js';
 import { actionable, applyOrder, makePlan } from '../../src/reconcile/plan.js';
 import { applyPlan } from '../../src/reconcile/apply.js';

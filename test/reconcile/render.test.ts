@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paletteFor, planDocument, renderPlan, unifiedDiff } from '../../src/reconcile/render.js';
 import type { Plan } from '../../src/reconcile/plan.js';
-import type { Provider } from '../../src/resources/types.js';
+import type { BaseSpec, Provider } from '../../src/resources/types.js';
 
 const plan: Plan = {
   live: true,
@@ -10,7 +10,7 @@ const plan: Plan = {
     {
       name: 'SwapOff',
       type: 'SwapOff',
-      spec: { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false },
+      spec: { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false } as BaseSpec,
       provider: {} as Provider,
       observed: null,
       changes: [
@@ -26,7 +26,7 @@ const plan: Plan = {
     {
       name: 'PortFree',
       type: 'PortFree',
-      spec: { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [] },
+      spec: { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [] } as BaseSpec,
       provider: {} as Provider,
       observed: null,
       changes: [{ id: 'p', action: 'operator', summary: 'port 10250 held by pid 7 (nc)', operator: 'not in any systemd unit', op: null }],

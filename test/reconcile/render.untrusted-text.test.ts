@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { paletteFor, planDocument, renderApplyResult, renderPlan } from '../../src/reconcile/render.js';
 import type { Plan } from '../../src/reconcile/plan.js';
-import type { Provider } from '../../src/resources/types.js';
+import type { BaseSpec, Provider } from '../../src/resources/types.js';
 import { main } from '../../src/cli.js';
 import { captureIo } from '../helpers/io.js';
 
@@ -31,7 +31,15 @@ describe('the text plan escapes host strings', () => {
       {
         name: 'PortFree',
         type: 'PortFree',
-        spec: { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [] },
+        spec: {
+          type: 'PortFree',
+          ports: [10250],
+          protected_units: [],
+          stop_spawner_units: [],
+          mask: false,
+          timeout_seconds: 30,
+          disable_units: [],
+        } as BaseSpec,
         provider: { notes: () => [`note about ${UNIT}`] } as unknown as Provider,
         observed: null,
         changes: [

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import type { ModulesLoadSpec } from '../../src/desired-state.js';
+import type { ModulesLoadSpec } from '../../src/resources/modules-load/spec.js';
 import { diffModules } from '../../src/resources/modules-load/provider.js';
 import { observeModules } from '../../src/modprobe/observe.js';
 import { applyPlan } from '../../src/reconcile/apply.js';

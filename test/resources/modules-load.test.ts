@@ -4,7 +4,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../../src/host.js';
-import type { ModulesLoadSpec } from '../../src/desired-state.js';
+import type { ModulesLoadSpec } from '../../src/resources/modules-load/spec.js';
 import { applyModules, diffModules, modulesLoadProvider } from '../../src/resources/modules-load/provider.js';
 import { observeModules, type ModulesObserved } from '../../src/modprobe/observe.js';
 import { MODPROBE_MARKER } from '../../src/modprobe/modprobe-d.js';

@@ -14,7 +14,7 @@ import { graphUnknown } from '../../src/ports/stays-free.js';
 import { bootStarters, unreadBootSockets } from '../../src/ports/boot-starters.js';
 import { bootStarterUnknowns } from '../../src/resources/port-free/boot-starters.js';
 import type { LivePortsObserved } from '../../src/ports/observed.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { ETC, LIB, oracle, unitTree } from '../helpers/systemd-oracle.js';
 import { observeOffline } from '../../src/ports/discover.js';
 import { portFreeProvider } from '../../src/resources/port-free/provider.js';

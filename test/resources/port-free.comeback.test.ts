@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { Host, type CommandRunner } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
 import { WriteDoor } from '../../src/door/door.js';

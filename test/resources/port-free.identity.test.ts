@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../../src/host.js';
 import { scratchContext } from '../helpers/door.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { readListeners } from '../../src/observe/listeners.js';
 import { readAncestry, holdsSocket } from '../../src/ports/proc.js';
 import { attribute, type UnitFacts } from '../../src/ports/identity.js';

@@ -6,7 +6,7 @@ import { scratchContext } from '../helpers/door.js';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Host, type CommandRunner, type RunOptions } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { readListeners } from '../../src/observe/listeners.js';
 import { parseCgroup } from '../../src/systemd/cgroup.js';
 import { findSocketHolders } from '../../src/ports/proc-fd.js';

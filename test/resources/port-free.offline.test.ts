@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host, type CommandRunner } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import type { OfflinePortsObserved, PortFreeObserved } from '../../src/ports/observed.js';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
 import { WriteDoor } from '../../src/door/door.js';

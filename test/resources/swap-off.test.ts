@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Host, type CommandRunner, type RunOptions } from '../../src/host.js';
 import { makeSwapFile } from '../helpers/swap.js';
 import { HostError } from '../../src/errors.js';
-import type { SwapOffSpec } from '../../src/desired-state.js';
+import type { SwapOffSpec } from '../../src/resources/swap-off/spec.js';
 import { applySwap, diffSwap, observeSwap, swapOffProvider } from '../../src/resources/swap-off/provider.js';
 import type { SwapObserved } from '../../src/resources/swap-off/observed.js';
 import { FSTAB_MARKER } from '../../src/swap/fstab.js';

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import type { SysctlFileSpec } from '../../src/desired-state.js';
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 import type { Change } from '../../src/resources/types.js';
 import { sysctlFileProvider as provider } from '../../src/resources/sysctl-file/provider.js';
 import type { SysctlOp } from '../../src/resources/sysctl-file/observed.js';

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { swapSignature, SIGNATURE_SPAN } from '../../src/swap/signature.js';
 import { Host } from '../../src/host.js';
 import { observeSwap, diffSwap } from '../../src/resources/swap-off/provider.js';
-import type { SwapOffSpec } from '../../src/desired-state.js';
+import type { SwapOffSpec } from '../../src/resources/swap-off/spec.js';
 import { makeSwapFile } from '../helpers/swap.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'swapsig-'));

@@ -10,7 +10,7 @@ import { buildTree } from '../helpers/tree.js';
 import { Host } from '../../src/host.js';
 import { readEnabledSwapUnits, scanSwapUnits } from '../../src/swap/units.js';
 import { applySwap, diffSwap, observeSwap } from '../../src/resources/swap-off/provider.js';
-import type { SwapOffSpec } from '../../src/desired-state.js';
+import type { SwapOffSpec } from '../../src/resources/swap-off/spec.js';
 import { ETC, LIB, NODEFAULT, oracle, oracleStarted, unitTree } from '../helpers/systemd-oracle.js';
 import { openDoor } from '../helpers/door.js';
 

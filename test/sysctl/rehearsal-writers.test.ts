@@ -15,7 +15,7 @@ import { Host } from '../../src/host.js';
 import { scanBootScripts } from '../../src/boot-scripts/scan.js';
 import { rehearsalNotes } from '../../src/resources/sysctl-file/rehearse.js';
 import type { SysctlFileObserved, SysctlRehearsal } from '../../src/resources/sysctl-file/observed.js';
-import type { SysctlFileSpec } from '../../src/desired-state.js';
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 
 const UFW = path.resolve('test/fixtures/debian-packages/ufw_0.36.2-1');
 const roots: string[] = [];

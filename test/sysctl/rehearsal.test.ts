@@ -18,7 +18,7 @@ import { sysctlProcPath } from '../../src/observe/sysctl-live.js';
 import { sysctlFileProvider } from '../../src/resources/sysctl-file/provider.js';
 import { rehearse, type SysctlEngine } from '../../src/resources/sysctl-file/rehearse.js';
 import type { SysctlFileObserved } from '../../src/resources/sysctl-file/observed.js';
-import type { SysctlFileSpec } from '../../src/desired-state.js';
+import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 import { buildTree } from '../helpers/tree.js';
 import type { Tree } from '../helpers/tree.js';
 import { diffCases } from '../helpers/sysctl-cases.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/desired-state.js';
+import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { systemUnitGraph } from '../../src/systemd/system-graph.js';
 import { dependencyLinks, extendUnitGraph, loadUnitGraph } from '../../src/systemd/unit-loader.js';

@@ -3,7 +3,7 @@
 // blacklist or no-op install line, which would make systemd-modules-load skip
 // them silently at the next boot.
 import type { TargetHost } from '../../host.js';
-import type { ModulesLoadSpec } from '../../desired-state.js';
+import { MODULES_LOAD_SCHEMA, type ModulesLoadSpec } from './spec.js';
 import type { ApplyOutcome, Change, Provider, SpecIssue } from '../types.js';
 import { canonicalModuleName } from '../../observe/modules.js';
 import type { WriteDoor } from '../../door/door.js';
@@ -191,6 +191,7 @@ function grammar(raw: Record<string, unknown>): SpecIssue[] {
 
 const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   type: 'ModulesLoad',
+  schema: MODULES_LOAD_SCHEMA,
   after: [],
   promised: (spec) =>
     spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),

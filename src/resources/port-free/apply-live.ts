@@ -2,7 +2,7 @@
 // disable, mask, then stop) through the door's runtime steps, then wait for the ports to stay free.
 import path from 'node:path';
 import type { TargetHost, Host } from '../../host.js';
-import type { PortFreeSpec } from '../../desired-state.js';
+import type { PortFreeSpec } from './spec.js';
 import type { ApplyContext } from '../types.js';
 import { linkDelta, unitLinkSnapshot } from '../../systemd/unit-links.js';
 import { restartDelayMs, waitFree } from '../../ports/wait-free.js';

@@ -7,7 +7,7 @@
 // promise goes from apply on. When part of the unit graph could not be read,
 // the search may have missed such a unit: every free port's next-boot promise
 // goes, naming what was not read. Pure.
-import type { PortFreeSpec } from '../../desired-state.js';
+import type { PortFreeSpec } from './spec.js';
 import type { LivePortsObserved, OfflinePortsObserved } from '../../ports/observed.js';
 import type { BootStarter, UnreadBootSocket } from '../../ports/boot-starters.js';
 import { protectionOf } from '../../ports/protection.js';

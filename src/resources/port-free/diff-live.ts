@@ -1,6 +1,6 @@
 // PortFree's diff on a live host: one change per busy port, a stop when the
 // holder's own service can be proven, else an operator line saying why not.
-import type { PortFreeSpec } from '../../desired-state.js';
+import type { PortFreeSpec } from './spec.js';
 import type { Change } from '../types.js';
 import { showArgv } from '../../ports/proc.js';
 import { argvMatches } from '../../ports/argv.js';

@@ -1,6 +1,6 @@
 // PortFree's diff on an image: disable (and mask) the units that would take a
 // wanted port at boot; candidates are operator lines or first-boot waits.
-import type { PortFreeSpec } from '../../desired-state.js';
+import type { PortFreeSpec } from './spec.js';
 import type { Change } from '../types.js';
 import { protectionOf } from '../../ports/protection.js';
 import type { OfflinePortsObserved } from '../../ports/observed.js';

@@ -2,7 +2,7 @@
 // same proof as for a system service (the holder is the user unit's own
 // process), the same protection rules, the same stays-free question asked of
 // that user's unit tree, and the stop goes through `systemctl --user -M USER@`.
-import type { PortFreeSpec } from '../../desired-state.js';
+import type { PortFreeSpec } from './spec.js';
 import type { Change } from '../types.js';
 import { attribute } from '../../ports/identity.js';
 import { protectionOf } from '../../ports/protection.js';

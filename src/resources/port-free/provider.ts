@@ -2,7 +2,8 @@
 // unit behind each listener, never by killing a PID (Restart=always would
 // bring it straight back). Offline it disables, in the image, the units that
 // would take a wanted port at boot.
-import { resourceName, type PortFreeSpec } from '../../desired-state.js';
+import { resourceName } from '../../desired-state.js';
+import { PORT_FREE_SCHEMA, type PortFreeSpec } from './spec.js';
 import type { Change, Provider } from '../types.js';
 import type { WriteDoor } from '../../door/door.js';
 import { removeUnitLinks } from '../../systemd/unit-links.js';
@@ -32,6 +33,7 @@ async function applyOffline(door: WriteDoor, host: TargetFs, changes: Change<Por
 
 export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { transientMakers?: TransientMaker[] }, PortFreeOp> = {
   type: 'PortFree',
+  schema: PORT_FREE_SCHEMA,
   after: [],
 
   promised: (spec) => spec.ports.map((p) => ({ id: portPromise(p), kind: 'port', subject: String(p), expect: 'free' })),

@@ -6,7 +6,7 @@
 // (boot-script-hook.ts). Live, every active swap is traced to one of them;
 // one nothing explains is an operator line naming what was searched.
 import type { Commands, TargetFs, TargetHost } from '../../host.js';
-import type { SwapOffSpec } from '../../desired-state.js';
+import { SWAP_OFF_SCHEMA, type SwapOffSpec } from './spec.js';
 import type { Change, Provider } from '../types.js';
 import type { WriteDoor } from '../../door/door.js';
 import { readMeminfo } from '../../observe/meminfo.js';
@@ -385,6 +385,7 @@ export async function applySwap(host: TargetHost, changes: Change<SwapOp>[], doo
 
 const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   type: 'SwapOff',
+  schema: SWAP_OFF_SCHEMA,
   after: [],
   promised: () => [{ id: SWAP_PROMISE, kind: 'swap', subject: 'swap', expect: 'off' }],
   promiseKinds: { swap: SWAP_KIND },

@@ -1,7 +1,7 @@
 // SysctlFile's diff: the owned file, the lines that would beat it (resolved
 // or left to the operator as the policy says), and the running kernel. Pure.
 import path from 'node:path';
-import type { SysctlFileSpec } from '../../desired-state.js';
+import type { SysctlFileSpec } from './spec.js';
 import type { Change } from '../types.js';
 import { parseSysctlText, sameSysctlValue } from '../../sysctl/parse.js';
 import { ownedFileProblem, SYSCTL_CONF, SYSCTL_MODELS, withFile } from '../../sysctl/order.js';

@@ -5,7 +5,7 @@
 // for the two programs' rules.
 import path from 'node:path';
 import type { TargetHost, Host } from '../../host.js';
-import type { SysctlFileSpec } from '../../desired-state.js';
+import { SYSCTL_FILE_SCHEMA, type SysctlFileSpec } from './spec.js';
 import type { WriteDoor } from '../../door/door.js';
 import type { Change, Provider } from '../types.js';
 import { ReconcileError } from '../../errors.js';
@@ -16,7 +16,7 @@ import { sameSysctlValue } from '../../sysctl/parse.js';
 import { verdicts } from '../../sysctl/order.js';
 import type { SysctlVerdict } from '../../sysctl/order.js';
 import { observeSysctlTree } from '../../sysctl/observe.js';
-import { moduleFor, wantedSettings } from '../../sysctl/owned-file.js';
+import { moduleFor, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
 import type { SysctlFileObserved, SysctlOp } from './observed.js';
 import { diff } from './diff.js';
 import { rehearsalFailures, rehearsalNotes, rehearse } from './rehearse.js';
@@ -113,6 +113,7 @@ export function summarizeVerdicts(observed: SysctlFileObserved) {
 
 const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   type: 'SysctlFile',
+  schema: SYSCTL_FILE_SCHEMA,
   after: ['ModulesLoad'],
   observe,
   diff,
@@ -124,6 +125,7 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
       return { id: sysctlPromise(key), kind: 'sysctl', subject: key, expect: String(v), ...(mod ? { needs: [modulePromise(mod)] } : {}) };
     }),
   promiseKinds: { sysctl: SYSCTL_KIND },
+  ownedFiles: (spec) => [{ path: spec.file, content: renderOwnedFile(spec) }],
   summarize: (_spec, observed) => ({ ...summarizeVerdicts(observed), rehearsal: observed.rehearsal }),
   notes: rehearsalNotes,
   // The rehearsal, run again over the written files, must show every key right under both programs.

@@ -2,7 +2,7 @@
 // as the plan leaves them, bisection of the lines that flip a key, and the
 // notes and verification lines built from it.
 import type { TargetHost } from '../../host.js';
-import type { SysctlFileSpec } from '../../desired-state.js';
+import type { SysctlFileSpec } from './spec.js';
 import type { Change } from '../types.js';
 import { parseSysctlText, sameSysctlValue, sysctlLines } from '../../sysctl/parse.js';
 import { applySequence, SYSCTL_CONF, SYSCTL_MODELS, treeAfterWrites, verdict, withFile } from '../../sysctl/order.js';

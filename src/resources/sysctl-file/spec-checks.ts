@@ -2,7 +2,7 @@
 // parsed), what it alone owns (its file, each key), and the keys the running
 // kernel must know. The engine asks these through the provider's traits.
 import type { TargetFs } from '../../host.js';
-import type { SysctlFileSpec } from '../../desired-state.js';
+import type { SysctlFileSpec } from './spec.js';
 import type { Claim, SpecIssue } from '../types.js';
 import type { Promised } from '../../promises.js';
 import { ownedFileProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../../grammar.js';

@@ -1,0 +1,94 @@
+// PortFree's entry in the desired state: its spec as the engine sees it after
+// validation, and its branch of the JSON Schema (src/resources/schema.ts
+// assembles schema/desired-state.schema.json from every provider's branch;
+// shared pieces are `#/definitions/name`, `port` and `absPath`).
+import type { BaseSpec } from '../../desired-state.js';
+
+export interface PortFreeSpec extends BaseSpec {
+  type: 'PortFree';
+  ports: number[];
+  /** Units never stopped, on top of the built-in list (PID 1, systemd-*, dbus, ssh, getty, ourselves, and the spawners). */
+  protected_units: string[];
+  /**
+   * Spawners (units a holder sits in without being their main process or
+   * started by their ExecStart=, or a built-in spawner such as cron.service)
+   * that may be stopped and disabled for a port anyway, because a person said so.
+   */
+  stop_spawner_units: string[];
+  /**
+   * Mask the units after disabling them: true always, false never, 'auto'
+   * (the default) when something else would still start them at boot.
+   */
+  mask: boolean | 'auto';
+  /** How long a freed port must stay free, at most, before apply gives up. */
+  timeout_seconds: number;
+  /** Offline: units to disable in the image because they would grab a wanted port at boot. */
+  disable_units: string[];
+}
+
+export const PORT_FREE_SCHEMA = {
+  description:
+    'No listener on these ports; the systemd unit whose own process held one (main process, started by its ExecStart=, or its .socket) is stopped and disabled. A unit that only spawned the holder is left to an operator.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    type: {
+      const: 'PortFree',
+    },
+    name: {
+      $ref: '#/definitions/name',
+    },
+    ports: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: {
+        $ref: '#/definitions/port',
+      },
+      default: [2379, 2380, 6443, 10250, 10257, 10259],
+    },
+    protected_units: {
+      description: 'Units never stopped, on top of the built-in list.',
+      type: 'array',
+      items: {
+        type: 'string',
+        pattern: '^[^/\\s\\u0000-\\u001f\\u007f]+$',
+      },
+      default: [],
+    },
+    stop_spawner_units: {
+      description:
+        "Units that only spawned a port's holder (cron.service for a cron job's listener) or are built-in spawners, stopped and disabled anyway. Exact service names.",
+      type: 'array',
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern: '^[^/\\s*?]+\\.service$',
+        'x-message': 'must be an exact service name (NAME.service, no patterns)',
+      },
+      default: [],
+    },
+    mask: {
+      description:
+        'Mask the units after disabling them: true always, false never, auto (the default) when another unit, link or trigger would still start them at boot.',
+      enum: [true, false, 'auto'],
+      default: 'auto',
+    },
+    timeout_seconds: {
+      description: 'Longest wait for a port to become free and stay free.',
+      type: 'integer',
+      minimum: 1,
+      maximum: 3600,
+      default: 30,
+    },
+    disable_units: {
+      description: 'Units to disable regardless of sockets (offline images: units that would grab a port at boot).',
+      type: 'array',
+      items: {
+        type: 'string',
+        pattern: '^[^/\\s\\u0000-\\u001f\\u007f]+\\.(service|socket)$',
+      },
+      default: [],
+    },
+  },
+} as const;
