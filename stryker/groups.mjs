@@ -116,7 +116,7 @@ export const groups = {
     tests: ['test/reconcile/load.test.ts', 'test/reconcile/grammar.test.ts', 'test/reconcile/validate.test.ts'],
   },
   grammar: {
-    mutate: ['src/grammar.ts'],
+    mutate: ['src/grammar.ts', 'src/resources/sysctl-file/grammar.ts', 'src/resources/modules-load/grammar.ts'],
     tests: ['test/reconcile/load.test.ts', 'test/reconcile/grammar.test.ts', 'test/reconcile/validate.test.ts', 'test/reconcile/grammar.owned-files.test.ts'],
   },
 };

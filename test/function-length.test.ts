@@ -23,7 +23,7 @@ const STILL_OVER: Record<string, number> = {
   'resources/port-free/apply-live.ts:applyLive': 145,
   'resources/port-free/diff-live.ts:diffLivePort': 142,
   'resources/sysctl-file/rehearse.ts:rehearse': 134,
-  'resources/swap-off.ts:diffSwap': 117,
+  'resources/swap-off/provider.ts:diffSwap': 117,
   'resources/port-free/diff-offline.ts:diffOffline': 112,
   'lex/shlex.ts:readToken': 103,
   'ports/discover.ts:observeLive': 99,

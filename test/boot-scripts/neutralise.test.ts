@@ -60,7 +60,8 @@ describe('a file another resource of the run wrote first', () => {
 
 describe('unknowns are warnings naming file and lines', () => {
   it('one warning per file and reason, every line named', async () => {
-    const { scriptWarnings, swapConcern } = await import('../../src/resources/boot-script-hook.js');
+    const { scriptWarnings } = await import('../../src/resources/boot-script-hook.js');
+    const { swapConcern } = await import('../../src/resources/swap-off/boot-scripts.js');
     const u = (line: number, what: 'program' | 'sysctl', message: string) => ({
       source: 'if-updown' as const,
       file: '/etc/network/if-up.d/ethtool',

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildTree } from '../helpers/tree.js';
 import { execActions, readShellScript } from '../../src/boot-scripts/shell-lines.js';
-import { swapConcern } from '../../src/resources/boot-script-hook.js';
+import { swapConcern } from '../../src/resources/swap-off/boot-scripts.js';
 import type { BootScriptHit } from '../../src/boot-scripts/scan.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');

@@ -62,7 +62,7 @@ describe('owned file names against the published schema', () => {
           const file = `${dir}/${stem.slice(0, at)}${ch}${stem.slice(at)}.conf`;
           // The oracle first: the published pattern refuses it.
           expect(pattern.test(file), `${what} at ${at}: ${JSON.stringify(file)}`).toBe(false);
-          expect(ownedFileProblem(file, dir), `${what} at ${at}: ${JSON.stringify(file)}`).toBe(
+          expect(ownedFileProblem(file, dir, 'its reader'), `${what} at ${at}: ${JSON.stringify(file)}`).toBe(
             `must be a file ${dir}/NAME.conf, NAME of letters, digits and _ . @ + -`,
           );
         }
@@ -74,7 +74,7 @@ describe('owned file names against the published schema', () => {
       for (const name of ['99-kubernetes-cri', 'k8s_v1.28+cilium@node-a', '00000000000000000000', 'kubespray.conf.d-x']) {
         const file = `${dir}/${name}.conf`;
         expect(pattern.test(file), file).toBe(true);
-        expect(ownedFileProblem(file, dir), file).toBeNull();
+        expect(ownedFileProblem(file, dir, 'its reader'), file).toBeNull();
       }
     });
   }

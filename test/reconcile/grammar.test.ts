@@ -12,7 +12,9 @@ import { Host } from '../../src/host.js';
 import { renderOwnedFile } from '../../src/sysctl/owned-file.js';
 import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
 import { buildTree } from '../helpers/tree.js';
-import { moduleNameProblem, nameProblem, ownedFileProblem, reportsDirProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../../src/grammar.js';
+import { nameProblem, ownedFileProblem, reportsDirProblem } from '../../src/grammar.js';
+import { sysctlKeyProblem, sysctlStringValueProblem } from '../../src/resources/sysctl-file/grammar.js';
+import { moduleNameProblem } from '../../src/resources/modules-load/grammar.js';
 
 const F = 'd.yaml';
 const doc = (settings: string, extra = '') =>
@@ -215,15 +217,17 @@ describe('resource names', () => {
 
 describe('owned files', () => {
   it('DIR/NAME.conf, not hidden, the name of plain characters', () => {
-    expect(ownedFileProblem('/etc/sysctl.d/50-k8s.conf', '/etc/sysctl.d')).toBeNull();
-    expect(ownedFileProblem('/etc/modules-load.d/k8s@a+b.conf', '/etc/modules-load.d')).toBeNull();
+    expect(ownedFileProblem('/etc/sysctl.d/50-k8s.conf', '/etc/sysctl.d', 'systemd-sysctl')).toBeNull();
+    expect(ownedFileProblem('/etc/modules-load.d/k8s@a+b.conf', '/etc/modules-load.d', 'systemd-modules-load')).toBeNull();
     const want = 'must be a file /etc/sysctl.d/NAME.conf';
     for (const f of ['/etc/sysctl.d/sub/k8s.conf', '/etc/k8s.conf', '/etc/sysctl.d/k8s', '/etc/sysctl.d/.conf', '/etc/sysctl.d/k8s.conf.d']) {
-      expect(ownedFileProblem(f, '/etc/sysctl.d'), f).toBe(want);
+      expect(ownedFileProblem(f, '/etc/sysctl.d', 'systemd-sysctl'), f).toBe(want);
     }
-    expect(ownedFileProblem('/etc/sysctl.d/.k8s.conf', '/etc/sysctl.d')).toBe('names a hidden file, which systemd-sysctl never reads');
-    expect(ownedFileProblem('/etc/modules-load.d/.k8s.conf', '/etc/modules-load.d')).toBe('names a hidden file, which systemd-modules-load never reads');
-    expect(ownedFileProblem('/etc/sysctl.d/k 8s.conf', '/etc/sysctl.d')).toBe(`${want}, NAME of letters, digits and _ . @ + -`);
+    expect(ownedFileProblem('/etc/sysctl.d/.k8s.conf', '/etc/sysctl.d', 'systemd-sysctl')).toBe('names a hidden file, which systemd-sysctl never reads');
+    expect(ownedFileProblem('/etc/modules-load.d/.k8s.conf', '/etc/modules-load.d', 'systemd-modules-load')).toBe(
+      'names a hidden file, which systemd-modules-load never reads',
+    );
+    expect(ownedFileProblem('/etc/sysctl.d/k 8s.conf', '/etc/sysctl.d', 'systemd-sysctl')).toBe(`${want}, NAME of letters, digits and _ . @ + -`);
   });
 });
 

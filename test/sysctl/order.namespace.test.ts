@@ -74,7 +74,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Host } from ${JSON.stringify(path.join(repo, 'src/host.ts'))};
 import { WriteDoor } from ${JSON.stringify(path.join(repo, 'src/door/door.ts'))};
-import { sysctlFileProvider } from ${JSON.stringify(path.join(repo, 'src/resources/sysctl-file.ts'))};
+import { sysctlFileProvider } from ${JSON.stringify(path.join(repo, 'src/resources/sysctl-file/provider.ts'))};
 
 const KEY = 'net.ipv4.ip_forward';
 const host = new Host({ root: '/' });

@@ -10,11 +10,13 @@ import type { WriteDoor } from '../../door/door.js';
 import { HostError } from '../../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../../modprobe/modprobe-d.js';
 import { observeModules, type ModulesObserved } from '../../modprobe/observe.js';
-import { modulesConcern, withBootScripts } from '../boot-script-hook.js';
+import { withBootScripts } from '../boot-script-hook.js';
+import { modulesConcern } from './boot-scripts.js';
 import { cmdlineChanges, refusedNow, type CmdlineOp } from './cmdline.js';
 import { notRegularWarning } from '../../systemd/conf-entry.js';
 import { MODULE_KIND, modulePromise } from './promises.js';
-import { moduleNameProblem, ownedFileProblem } from '../../grammar.js';
+import { ownedFileProblem } from '../../grammar.js';
+import { moduleNameProblem } from './grammar.js';
 
 export type ModulesOp =
   | { kind: 'modprobe'; module: string }
@@ -172,7 +174,7 @@ function grammar(raw: Record<string, unknown>): SpecIssue[] {
   const add = (at: string[], message: string | null) => {
     if (message) out.push({ at, atKey: false, message });
   };
-  if (typeof raw.file === 'string') add(['file'], ownedFileProblem(raw.file, '/etc/modules-load.d'));
+  if (typeof raw.file === 'string') add(['file'], ownedFileProblem(raw.file, '/etc/modules-load.d', 'systemd-modules-load'));
   const modules: unknown = raw.modules;
   if (!Array.isArray(modules)) return out;
   const seen = new Map<string, number>();

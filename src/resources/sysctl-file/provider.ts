@@ -20,7 +20,8 @@ import { moduleFor, renderOwnedFile, wantedSettings } from '../../sysctl/owned-f
 import type { SysctlFileObserved, SysctlOp } from './observed.js';
 import { diff } from './diff.js';
 import { rehearsalFailures, rehearsalNotes, rehearse } from './rehearse.js';
-import { sysctlConcern, withBootScripts } from '../boot-script-hook.js';
+import { withBootScripts } from '../boot-script-hook.js';
+import { sysctlConcern } from './boot-scripts.js';
 import { moduleFact } from '../modules-load/provider.js';
 import { notRegularWarning } from '../../systemd/conf-entry.js';
 import { sysctlFileClaims, sysctlFileGrammar, sysctlFileHostChecks } from './spec-checks.js';

@@ -14,7 +14,8 @@ import { modelPhrase } from '../../sysctl/conflicts.js';
 import { moduleFor, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
 import type { RehearsalCulprit, SysctlFileObserved, SysctlOp, SysctlRehearsal } from './observed.js';
 import { diff } from './diff.js';
-import { sysctlConcern, type SysctlLike, type WithScripts } from '../boot-script-hook.js';
+import type { WithScripts } from '../boot-script-hook.js';
+import { sysctlConcern, type SysctlLike } from './boot-scripts.js';
 import type { BootScripts } from '../../boot-scripts/scan.js';
 import { keysAffecting } from '../../sysctl/couplings.js';
 

@@ -5,7 +5,8 @@ import type { TargetFs } from '../../host.js';
 import type { SysctlFileSpec } from './spec.js';
 import type { Claim, SpecIssue } from '../types.js';
 import type { Promised } from '../../promises.js';
-import { ownedFileProblem, sysctlKeyProblem, sysctlStringValueProblem } from '../../grammar.js';
+import { ownedFileProblem } from '../../grammar.js';
+import { sysctlKeyProblem, sysctlStringValueProblem } from './grammar.js';
 import { normalizeSysctlKey, sysctlProcPath } from '../../observe/sysctl-live.js';
 import { canonicalModuleName } from '../../observe/modules.js';
 import { moduleFor } from '../../sysctl/owned-file.js';
@@ -17,7 +18,7 @@ export function sysctlFileGrammar(raw: Record<string, unknown>): SpecIssue[] {
   const add = (at: string[], message: string | null, atKey = false) => {
     if (message) out.push({ at, atKey, message });
   };
-  if (typeof raw.file === 'string') add(['file'], ownedFileProblem(raw.file, '/etc/sysctl.d'));
+  if (typeof raw.file === 'string') add(['file'], ownedFileProblem(raw.file, '/etc/sysctl.d', 'systemd-sysctl'));
   if (isObj(raw.settings)) {
     for (const [k, v] of Object.entries(raw.settings)) {
       add(['settings', k], sysctlKeyProblem(k), true);
