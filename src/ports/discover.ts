@@ -52,8 +52,11 @@ export function stemOf(unit: string): string {
 
 export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
-  const listeners = (await readListeners(host)).filter((l) => want.has(l.port));
-  const scan = await findSocketHolders(host, new Set(listeners.map((l) => l.inode)));
+  const all = await readListeners(host);
+  const listeners = all.filter((l) => want.has(l.port));
+  // Every listener's holders, once a wanted port is busy: a unit stopped for it also ends what it serves on the others.
+  const scan = await findSocketHolders(host, new Set((listeners.length > 0 ? all : []).map((l) => l.inode)));
+  const others = all.filter((l) => !want.has(l.port));
   const self = await readPlacement(host, 'self');
   const busy: BusyPort[] = [];
   const units: Record<string, UnitFacts> = {};
@@ -65,7 +68,14 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
     const holders: PortHolder[] = [];
     for (const pid of pids) {
       const placement = await readPlacement(host, pid);
-      const holder: PortHolder = { pid, comm: await readComm(host, pid), placement, ancestry: null, mainHoldsSocket: null };
+      const holder: PortHolder = {
+        pid,
+        comm: await readComm(host, pid),
+        placement,
+        ancestry: null,
+        mainHoldsSocket: null,
+        alsoListens: [...new Set(others.filter((l) => scan.holders.get(l.inode)?.includes(pid)).map((l) => l.port))].sort((a, b) => a - b),
+      };
       // Only a service could be stopped for it, so only then does its origin decide anything.
       // (Our own unit is protected whatever it runs, so it is not asked about.)
       const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;

@@ -22,6 +22,11 @@ export interface PortHolder {
   ancestry: Ancestry | null;
   /** Whether the main process of the holder's service holds the same listening socket; null when unknown or not read. */
   mainHoldsSocket: boolean | null;
+  /**
+   * The other TCP ports (not wanted free) this process listens on, ascending:
+   * what else ends when its unit stops (inetd serves many). Absent: not read.
+   */
+  alsoListens?: number[];
 }
 
 /** A port whose listener systemd itself holds for a .socket unit. */

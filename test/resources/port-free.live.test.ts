@@ -280,6 +280,24 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(new Set((await readListeners(host)).map((l) => l.port)).has(a.port)).toBe(false);
   });
 
+  it('a unit stopped for a port that also listens on others (inetd) says what else ends with it', async () => {
+    const wanted = await listen('0.0.0.0');
+    const served = await listen('0.0.0.0');
+    const { runner } = recorder();
+    const host = new Host({ runner });
+    const s = spec([wanted.port]);
+    // The other listener is read from /proc/net/tcp and this process's fds, as the wanted one is.
+    const plain = live(await portFreeProvider.observe(host, s));
+    expect(plain.busy[0]!.holders[0]!.alsoListens).toContain(served.port);
+    expect(plain.busy[0]!.holders[0]!.alsoListens).not.toContain(wanted.port);
+    const o = await observedAsService(host, s, () => 'inetd.service');
+    const [c] = portFreeProvider.diff(s, o, { live: true });
+    expect(c!.action).toBe('stop');
+    expect(c!.summary).toMatch(
+      new RegExp(`; inetd\\.service also listens on TCP ports? [0-9, ]*\\b${served.port}\\b[0-9, ]*: stopping it ends what it serves there too`),
+    );
+  });
+
   it('a systemctl failure is reported with its command, and the other port still converges', async () => {
     const a = await listen('127.0.0.1');
     const b = await listen('127.0.0.1');

@@ -90,6 +90,29 @@ function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, 
   return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${harm}.${origin ? ` ${origin}.` : ''}${release}`;
 }
 
+/**
+ * What else stopping the units ends: the other TCP ports their holders of
+ * this port listen on (inetd, a proxy in front of several services). The
+ * stop stays right for the wanted port; the person reading the plan learns
+ * its price before apply.
+ */
+function alsoServes(b: BusyPort, units: string[]): string {
+  const ports = new Map<string, Set<number>>();
+  for (const h of b.holders) {
+    const unit = h.placement?.unit;
+    if (!unit || !units.includes(unit) || !h.alsoListens || h.alsoListens.length === 0) continue;
+    const set = ports.get(unit) ?? new Set<number>();
+    for (const p of h.alsoListens) set.add(p);
+    ports.set(unit, set);
+  }
+  return [...ports]
+    .map(([u, set]) => {
+      const list = [...set].sort((x, y) => x - y);
+      return `; ${u} also listens on TCP port${list.length > 1 ? 's' : ''} ${list.join(', ')}: stopping it ends what it serves there too`;
+    })
+    .join('');
+}
+
 export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
   const id = `port-${b.port}`;
   const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
@@ -211,11 +234,12 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
       )
     : [];
   const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
+  const alsoNote = alsoServes(b, units);
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}${transientNote}`,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}${transientNote}${alsoNote}`,
     op: {
       kind: 'stop',
       port: b.port,
