@@ -2,8 +2,8 @@
 // each holder's unit, socket activation; offline, the image's unit files.
 import type { TargetFs, TargetHost } from '../host.js';
 import type { PortFreeSpec } from '../resources/port-free/spec.js';
-import { readListeners } from '../observe/listeners.js';
-import { findSocketHolders } from './proc-fd.js';
+import { readListeners, type Listener } from '../observe/listeners.js';
+import { findSocketHolders, type InodeHolders } from './proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../systemd/cgroup.js';
 import { holdsSocket, readAncestry } from './proc.js';
 import { loadCrontabs, parsePasswd, type Crontabs } from './crontab.js';
@@ -50,6 +50,74 @@ export function stemOf(unit: string): string {
   return unit.replace(/\.[a-z]+$/, '');
 }
 
+/** What reading the holders of the busy ports shares: the scan, the other listeners, and the units read so far. */
+interface HolderReads {
+  host: TargetHost;
+  scan: InodeHolders;
+  others: Listener[];
+  /** Our own unit: never asked about (it is protected whatever it runs). */
+  self: string | null;
+  units: Record<string, UnitFacts>;
+  userUnits: Record<string, UserUnitFacts>;
+}
+
+async function busyPortOf(st: HolderReads, port: number, ls: Listener[]): Promise<BusyPort> {
+  const inodes = new Set(ls.map((l) => l.inode));
+  const pids = [...new Set(ls.flatMap((l) => st.scan.holders.get(l.inode) ?? []))].sort((a, b) => a - b);
+  const holders: PortHolder[] = [];
+  for (const pid of pids) holders.push(await readHolder(st, pid, inodes));
+  const socketUnit = holders.find((h) => h.placement?.unitKind === 'socket')?.placement?.unit ?? null;
+  // PID 1 holding a listener means socket activation only when PID 1 is systemd
+  // (in a container PID 1 may be anything, with unit files that mean nothing).
+  const byManager = holders.some((h) => h.pid === 1 && (h.comm === 'systemd' || h.placement?.unit === 'init.scope'));
+  const activation = byManager || socketUnit !== null ? await findActivation(st.host, port, socketUnit) : null;
+  return { port, listeners: ls, holders, activation };
+}
+
+async function readHolder(st: HolderReads, pid: number, inodes: Set<number>): Promise<PortHolder> {
+  const { host } = st;
+  const placement = await readPlacement(host, pid);
+  const holder: PortHolder = {
+    pid,
+    comm: await readComm(host, pid),
+    placement,
+    ancestry: null,
+    mainHoldsSocket: null,
+    alsoListens: [...new Set(st.others.filter((l) => st.scan.holders.get(l.inode)?.includes(pid)).map((l) => l.port))].sort((a, b) => a - b),
+  };
+  // Only a service could be stopped for it, so only then does its origin decide anything.
+  // (Our own unit is protected whatever it runs, so it is not asked about.)
+  const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;
+  const uid = placement?.unit ? userManagerUid(placement.unit) : null;
+  const userService = uid !== null && placement?.container === null && placement.userUnit?.endsWith('.service') ? placement.userUnit : null;
+  if (uid !== null && userService !== null) {
+    // A user manager's service: asked through that user's manager, with the same proof of ownership.
+    const facts = await userUnitOf(st, uid, userService);
+    holder.ancestry = await readAncestry(host, pid);
+    const main = mainPidOf(facts);
+    if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+  } else if (pid !== 1 && service !== null && service !== st.self) {
+    const facts = (st.units[service] ??= await unitFacts(host, service));
+    holder.ancestry = await readAncestry(host, pid);
+    const main = mainPidOf(facts);
+    if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+  }
+  return holder;
+}
+
+async function userUnitOf(st: HolderReads, uid: number, userService: string): Promise<UnitFacts> {
+  const key = `${uid}:${userService}`;
+  if (!st.userUnits[key]) {
+    const account = await accountOf(st.host, uid);
+    const route = await userRouteOf(st.host, uid);
+    const facts = account
+      ? await unitFacts(st.host, userService, userSystemctl({ ...account, route }))
+      : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
+    st.userUnits[key] = { uid, unit: userService, account, route, facts, comeback: account ? await userComeback(st.host, account, [userService]) : null };
+  }
+  return st.userUnits[key]!.facts;
+}
+
 export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
   const all = await readListeners(host);
@@ -61,54 +129,15 @@ export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise
   const busy: BusyPort[] = [];
   const units: Record<string, UnitFacts> = {};
   const userUnits: Record<string, UserUnitFacts> = {};
+  const st: HolderReads = { host, scan, others, self: self?.unit ?? null, units, userUnits };
   for (const port of [...new Set(listeners.map((l) => l.port))].sort((a, b) => a - b)) {
-    const ls = listeners.filter((l) => l.port === port);
-    const inodes = new Set(ls.map((l) => l.inode));
-    const pids = [...new Set(ls.flatMap((l) => scan.holders.get(l.inode) ?? []))].sort((a, b) => a - b);
-    const holders: PortHolder[] = [];
-    for (const pid of pids) {
-      const placement = await readPlacement(host, pid);
-      const holder: PortHolder = {
-        pid,
-        comm: await readComm(host, pid),
-        placement,
-        ancestry: null,
-        mainHoldsSocket: null,
-        alsoListens: [...new Set(others.filter((l) => scan.holders.get(l.inode)?.includes(pid)).map((l) => l.port))].sort((a, b) => a - b),
-      };
-      // Only a service could be stopped for it, so only then does its origin decide anything.
-      // (Our own unit is protected whatever it runs, so it is not asked about.)
-      const service = placement?.unitKind === 'service' && placement.container === null && placement.userUnit === null ? placement.unit : null;
-      const uid = placement?.unit ? userManagerUid(placement.unit) : null;
-      const userService = uid !== null && placement?.container === null && placement.userUnit?.endsWith('.service') ? placement.userUnit : null;
-      if (uid !== null && userService !== null) {
-        // A user manager's service: asked through that user's manager, with the same proof of ownership.
-        const key = `${uid}:${userService}`;
-        if (!userUnits[key]) {
-          const account = await accountOf(host, uid);
-          const route = await userRouteOf(host, uid);
-          const facts = account
-            ? await unitFacts(host, userService, userSystemctl({ ...account, route }))
-            : { ...(await unitFactsUnknown(userService)), error: `no /etc/passwd line has UID ${uid}, so user@${uid}.service's user is unknown` };
-          userUnits[key] = { uid, unit: userService, account, route, facts, comeback: account ? await userComeback(host, account, [userService]) : null };
-        }
-        holder.ancestry = await readAncestry(host, pid);
-        const main = mainPidOf(userUnits[key]!.facts);
-        if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
-      } else if (pid !== 1 && service !== null && service !== self?.unit) {
-        const facts = (units[service] ??= await unitFacts(host, service));
-        holder.ancestry = await readAncestry(host, pid);
-        const main = mainPidOf(facts);
-        if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
-      }
-      holders.push(holder);
-    }
-    const socketUnit = holders.find((h) => h.placement?.unitKind === 'socket')?.placement?.unit ?? null;
-    // PID 1 holding a listener means socket activation only when PID 1 is systemd
-    // (in a container PID 1 may be anything, with unit files that mean nothing).
-    const byManager = holders.some((h) => h.pid === 1 && (h.comm === 'systemd' || h.placement?.unit === 'init.scope'));
-    const activation = byManager || socketUnit !== null ? await findActivation(host, port, socketUnit) : null;
-    busy.push({ port, listeners: ls, holders, activation });
+    busy.push(
+      await busyPortOf(
+        st,
+        port,
+        listeners.filter((l) => l.port === port),
+      ),
+    );
   }
   let crontabs: Crontabs | null = null;
   const uids: Record<string, number> = {};

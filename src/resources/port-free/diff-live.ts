@@ -113,75 +113,25 @@ function alsoServes(b: BusyPort, units: string[]): string {
     .join('');
 }
 
-export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
-  const id = `port-${b.port}`;
-  const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
-  const head = `port ${b.port} (${addrs})`;
-  if (b.holders.length === 0) {
-    const hint = o.unreadablePids > 0 ? `; ${o.unreadablePids} processes' fds could not be read (run as root)` : '';
-    return operatorChange(id, head, `no process holding the listening socket was found${hint}; look with ss -ltnp 'sport = :${b.port}'`, {
-      port: b.port,
-      unit: null,
-      pid: null,
-    });
-  }
-  const first = b.holders[0]!;
-  const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
+/** The units proven to be the holder's own, and how the stop line names them. */
+interface StopSelection {
+  id: string;
+  head: string;
+  opBase: { port: number; unit: string | null; pid: number | null };
+  units: string[];
+  reportUnit: string;
+  pid: number;
+  comm: string | null;
+  socket: string | null;
+  proof: string;
+}
 
-  let units: string[];
-  let reportUnit: string;
-  let pid = first.pid;
-  let comm = first.comm;
-  let socket: string | null = null;
-  let proof: string;
-  if (b.activation) {
-    socket = b.activation.socket;
-    proof = `the listening socket is ${b.activation.socket}'s, handed to ${b.activation.service ?? 'its per-connection services'} by systemd (found by ${b.activation.source})`;
-    units = [b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])];
-    reportUnit = b.activation.service ?? b.activation.socket;
-    const svc = b.holders.find((h) => h.pid !== 1 && h.placement?.unit === b.activation!.service);
-    if (b.activation.servicePid !== null) pid = b.activation.servicePid;
-    else if (svc) pid = svc.pid;
-    if (svc) comm = svc.comm;
-    // Any holder outside the socket/service pair still needs a person.
-    const stray = b.holders.filter((h) => h.pid !== 1 && !units.includes(h.placement?.unit ?? ''));
-    const problems = stray.map((h) => holderProblem(h) ?? `${describeHolder(h)} also holds the port`);
-    if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
-  } else {
-    const init = b.holders.find((h) => h.pid === 1);
-    if (init) {
-      const why =
-        init.comm === 'systemd' || init.placement?.unit === 'init.scope'
-          ? `systemd (PID 1) holds the socket but no .socket unit declares ListenStream= on ${b.port}`
-          : `PID 1 (${init.comm ?? 'unknown'}) holds the socket and is not systemd, so no unit can be stopped for it`;
-      return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, why, opBase);
-    }
-    const user = diffUserPort(spec, o, b, head, opBase);
-    if (user !== null) return user;
-    const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
-    if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
-    // The cgroup only names where each holder lives; stop a unit only for a holder that is its own.
-    const proofs: string[] = [];
-    const refused: string[] = [];
-    for (const h of b.holders) {
-      if (o.selfUnit !== null && h.placement?.unit === o.selfUnit) {
-        refused.push(`${describeHolder(h)}: ${protectionOf(o.selfUnit, spec, o.selfUnit)}; it is never stopped automatically`);
-        continue;
-      }
-      const a = attributionOf(o, h);
-      if (a.own) proofs.push(a.proof);
-      else if (spec.stop_spawner_units.includes(a.unit) && protectionOf(a.unit, { ...spec, stop_spawner_units: [a.unit] }, o.selfUnit) === null) {
-        proofs.push(`pid ${h.pid} is not ${a.unit}'s own process (${a.reason}), but stop_spawner_units names ${a.unit}`);
-      } else refused.push(spawnerReason(spec, o, h, a));
-    }
-    if (refused.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, refused.join('; '), opBase);
-    units = [...new Set(b.holders.map((h) => h.placement!.unit!))];
-    reportUnit = units[0]!;
-    proof = proofs.join('; ');
-  }
+/** The stop line for units proven to hold the port: their triggers first, a mask when something would start them at boot. */
+function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: StopSelection): Change<PortFreeOp> {
   // A trigger would start the unit again the moment it stops: it goes first, in the same group.
-  const held = units;
-  units = withTriggers(held, o.triggers);
+  const { id, head, opBase, reportUnit, pid, comm, socket, proof } = sel;
+  const held = sel.units;
+  const units = withTriggers(held, o.triggers);
   const triggers = units.filter((u) => !held.includes(u));
   const protectedWhy = units.map((u) => protectionOf(u, spec, o.selfUnit)).filter((p): p is string => p !== null);
   if (protectedWhy.length > 0) {
@@ -255,4 +205,73 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
       ...(transient.length > 0 ? { transient } : {}),
     },
   };
+}
+
+export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
+  const id = `port-${b.port}`;
+  const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
+  const head = `port ${b.port} (${addrs})`;
+  if (b.holders.length === 0) {
+    const hint = o.unreadablePids > 0 ? `; ${o.unreadablePids} processes' fds could not be read (run as root)` : '';
+    return operatorChange(id, head, `no process holding the listening socket was found${hint}; look with ss -ltnp 'sport = :${b.port}'`, {
+      port: b.port,
+      unit: null,
+      pid: null,
+    });
+  }
+  const first = b.holders[0]!;
+  const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
+
+  let units: string[];
+  let reportUnit: string;
+  let pid = first.pid;
+  let comm = first.comm;
+  let socket: string | null = null;
+  let proof: string;
+  if (b.activation) {
+    socket = b.activation.socket;
+    proof = `the listening socket is ${b.activation.socket}'s, handed to ${b.activation.service ?? 'its per-connection services'} by systemd (found by ${b.activation.source})`;
+    units = [b.activation.socket, ...(b.activation.service ? [b.activation.service] : [])];
+    reportUnit = b.activation.service ?? b.activation.socket;
+    const svc = b.holders.find((h) => h.pid !== 1 && h.placement?.unit === b.activation!.service);
+    if (b.activation.servicePid !== null) pid = b.activation.servicePid;
+    else if (svc) pid = svc.pid;
+    if (svc) comm = svc.comm;
+    // Any holder outside the socket/service pair still needs a person.
+    const stray = b.holders.filter((h) => h.pid !== 1 && !units.includes(h.placement?.unit ?? ''));
+    const problems = stray.map((h) => holderProblem(h) ?? `${describeHolder(h)} also holds the port`);
+    if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
+  } else {
+    const init = b.holders.find((h) => h.pid === 1);
+    if (init) {
+      const why =
+        init.comm === 'systemd' || init.placement?.unit === 'init.scope'
+          ? `systemd (PID 1) holds the socket but no .socket unit declares ListenStream= on ${b.port}`
+          : `PID 1 (${init.comm ?? 'unknown'}) holds the socket and is not systemd, so no unit can be stopped for it`;
+      return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, why, opBase);
+    }
+    const user = diffUserPort(spec, o, b, head, opBase);
+    if (user !== null) return user;
+    const problems = b.holders.map(holderProblem).filter((p): p is string => p !== null);
+    if (problems.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, problems.join('; '), opBase);
+    // The cgroup only names where each holder lives; stop a unit only for a holder that is its own.
+    const proofs: string[] = [];
+    const refused: string[] = [];
+    for (const h of b.holders) {
+      if (o.selfUnit !== null && h.placement?.unit === o.selfUnit) {
+        refused.push(`${describeHolder(h)}: ${protectionOf(o.selfUnit, spec, o.selfUnit)}; it is never stopped automatically`);
+        continue;
+      }
+      const a = attributionOf(o, h);
+      if (a.own) proofs.push(a.proof);
+      else if (spec.stop_spawner_units.includes(a.unit) && protectionOf(a.unit, { ...spec, stop_spawner_units: [a.unit] }, o.selfUnit) === null) {
+        proofs.push(`pid ${h.pid} is not ${a.unit}'s own process (${a.reason}), but stop_spawner_units names ${a.unit}`);
+      } else refused.push(spawnerReason(spec, o, h, a));
+    }
+    if (refused.length > 0) return operatorChange(id, `${head} held by ${b.holders.map(describeHolder).join(', ')}`, refused.join('; '), opBase);
+    units = [...new Set(b.holders.map((h) => h.placement!.unit!))];
+    reportUnit = units[0]!;
+    proof = proofs.join('; ');
+  }
+  return stopChange(spec, o, b, { id, head, opBase, units, reportUnit, pid, comm, socket, proof });
 }
