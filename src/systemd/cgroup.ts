@@ -82,6 +82,19 @@ function parseLines(text: string): CgroupLine[] {
   return out;
 }
 
+/**
+ * The Kubernetes pod a cgroup path puts a process in, or null: kubelet makes
+ * each pod a cgroup below "kubepods" (the cgroupfs driver: /kubepods/...) or
+ * kubepods.slice (the systemd driver: kubepods-burstable-podUID.slice). The
+ * pod's own component is returned (the one naming it, e.g.
+ * "kubepods-burstable-pod1234.slice"), else the top one.
+ */
+export function kubePodOf(cgPath: string): string | null {
+  const parts = cgPath.split('/').filter(Boolean);
+  if (parts[0] !== 'kubepods' && parts[0] !== 'kubepods.slice') return null;
+  return [...parts].reverse().find((p) => /^(kubepods.*-)?pod[0-9a-f_-]+(\.slice)?$/.test(p)) ?? parts[0]!;
+}
+
 /** Resolves a cgroup path (from any hierarchy) to its unit placement. */
 export function placementOfPath(cgPath: string, hierarchy: CgroupPlacement['hierarchy']): CgroupPlacement {
   // cg_unescape: systemd writes a unit or slice whose name could clash with a kernel file (io.service,

@@ -12,6 +12,7 @@ import { operatorChange, type PortFreeOp } from './ops.js';
 import { diffUserPort } from './diff-user.js';
 import { withTriggers } from '../../ports/triggers.js';
 import { setAsidePath } from '../../systemd/unit-mask.js';
+import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
 import path from 'node:path';
 
@@ -207,7 +208,32 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
   };
 }
 
+/**
+ * A holder that is a kubelet, or a container of a Kubernetes pod (its cgroup
+ * is below kubepods): the port is a former node's, and stopping the one
+ * process frees nothing for long (kubelet starts its static pods again).
+ */
+function formerNodeHolder(b: BusyPort): string | null {
+  for (const h of b.holders) {
+    const pod = h.placement ? kubePodOf(h.placement.path) : null;
+    if (pod !== null) return `pid ${h.pid} is a container of the Kubernetes pod ${pod}`;
+    if (h.comm === 'kubelet') return `pid ${h.pid} is a kubelet`;
+  }
+  return null;
+}
+
+/** One change per busy port; an operator line for a former node's holder points to the FormerNode finding. */
 export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
+  const c = diffBusyPort(spec, o, b);
+  const node = c.action === 'operator' ? formerNodeHolder(b) : null;
+  if (c.action !== 'operator' || node === null) return c;
+  return {
+    ...c,
+    operator: `${c.operator}; ${node}: this host was a Kubernetes node (see the FormerNode finding), so its kubelet starts the pods again until the node is reset (kubespray's reset.yml)`,
+  };
+}
+
+function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
   const id = `port-${b.port}`;
   const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
   const head = `port ${b.port} (${addrs})`;
