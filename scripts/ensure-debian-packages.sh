@@ -9,7 +9,8 @@
 #        ifquery (read with -i FILE), dash, ansible-core (the Ansible oracles),
 #        systemd-nspawn (systemd-container: a stock root checks ExecStart= words
 #        against systemd), mmdebstrap (the stock roots), dpkg-deb, go-md2man
-#        and lintian for the package test, chromium (the fleet report's page in
+#        and lintian for the package test, wg-quick (wireguard-tools: its
+#        parse_options is the oracle of the PreUp/PostUp reader), chromium (the fleet report's page in
 #        a real browser, headless) and ansible-galaxy (the collection's test)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
 # boot:  the boot farm: systemd-nspawn and mmdebstrap
@@ -66,9 +67,10 @@ declare -A package=(
   [ssh]=openssh-client
   [ssh-keygen]=openssh-client
   [ansible-galaxy]=ansible-core
+  [wg-quick]=wireguard-tools
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy wg-quick"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"

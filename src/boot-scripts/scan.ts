@@ -35,6 +35,7 @@ import { execActions, readShellScript } from './shell-lines.js';
 import { unwrap, type ScriptAction } from './commands.js';
 import { programKind } from '../lex/shebang.js';
 import { readWriter, SYSCTL_FILE_WRITERS } from './sysctl-file-writers.js';
+import { wgConfigFile, wgQuickUpHooks } from './wg-quick.js';
 import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
 import { isShell, shebangShell, type Word } from '../lex/shell.js';
 
@@ -679,6 +680,54 @@ async function scanSysctlFileWriters(host: TargetFs, sink: Sink): Promise<void> 
   }
 }
 
+/**
+ * wg-quick's PreUp and PostUp snippets (wg-quick.ts) for each
+ * wg-quick@NAME.service that starts at boot and runs `wg-quick up`: each
+ * read as the shell script wg-quick evals, at its line of the configuration.
+ * A snippet is the configuration's own setting: a person edits it.
+ */
+async function scanWgQuick(host: TargetFs, sink: Sink): Promise<void> {
+  const graph = await systemUnitGraph(host);
+  const enabled = bootServices(graph);
+  const units = unitFilesOf(graph);
+  for (const [name, why] of [...enabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const m = /^wg-quick@(.+)\.service$/.exec(name);
+    if (!m) continue;
+    const u = units.get(name) ?? units.get('wg-quick@.service');
+    if (!u || u.masked) continue;
+    const up = execCommandsOf(u.directives, 'ExecStart').some(
+      ({ command }) => command !== null && command.path !== null && path.posix.basename(command.path) === 'wg-quick' && command.argv[1] === 'up',
+    );
+    const file = wgConfigFile(m[1]!);
+    if (!up || file === null) continue;
+    let text: ByteString | null;
+    try {
+      text = await host.readBytes(file);
+    } catch (e) {
+      sink.out.unknown.push({
+        source: 'unit',
+        file,
+        line: 0,
+        what: 'program',
+        message: `${name} reads it at boot, and it cannot be read (${(e as Error).message})`,
+      });
+      continue;
+    }
+    if (text === null) continue;
+    sink.out.read.push(file);
+    const before = sink.out.hits.length;
+    for (const h of wgQuickUpHooks(text, m[1]!)) {
+      const edit = `it is ${h.key} of ${file}:${h.line}, which wg-quick runs whole: edit or remove that line`;
+      await addCommands(host, sink, 'unit', file, h.script, `${name} runs ${h.key} of ${file} when it starts at boot (${why})`, () => h.line, edit, {
+        depth: 0,
+        seen: new Set(),
+        unit: name,
+      });
+    }
+    if (sink.out.hits.length > before) sink.out.contents[file] = text;
+  }
+}
+
 /** Every boot-time script hit and unknown on the host (live or --root). */
 export function scanBootScripts(host: TargetFs): Promise<BootScripts> {
   return host.memo('boot-scripts', () => scanAll(host));
@@ -692,6 +741,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanInterfaces(host, sink);
   await scanUnits(host, sink);
   await scanSysctlFileWriters(host, sink);
+  await scanWgQuick(host, sink);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
   }
