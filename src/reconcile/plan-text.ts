@@ -1,30 +1,20 @@
-// Turning plans and results into JSON for pipelines and text for people. As
-// Terraform does, the text is rendered from the same serialisable plan
-// document that --json prints, so the two cannot tell different stories.
+// The text plan, for people: rendered from the plan document alone
+// (plan-document.ts), never from the engine's own objects.
 import { createTwoFilesPatch } from 'diff';
-import type { Change } from '../resources/types.js';
 import { displayText } from '../bytes.js';
-import { redactDeep, redactFileTexts, redactString } from '../redact.js';
+import { redactFileTexts } from '../redact.js';
 import { terminalSafe } from '../untrusted-text.js';
+import type { Finding } from '../findings.js';
+import type { Withdrawal } from '../promises.js';
+import type { PlanPromise } from './promises.js';
+import type { JsonChange, PlanDocument } from './plan-document.js';
 
 /**
  * Host text (a path, a unit name, a command line, a diff line, a reason) for
  * the text plan: controls and format characters escaped (untrusted-text.ts),
  * a tab kept as the column it is. Escaped before any colour is added.
  */
-const safe = (s: string): string => s.split('\t').map(terminalSafe).join('\t');
-import type { Plan } from './plan.js';
-import { actionable, operatorChanges, pendingCount } from './plan.js';
-import type { ApplyResult } from './apply.js';
-import type { BeforeState } from './before-state.js';
-import type { VerifyError } from '../errors.js';
-import type { Finding } from '../findings.js';
-import type { Withdrawal } from '../promises.js';
-import { changeWithdrawals, planPromises, type PlanPromise } from './promises.js';
-
-import { FORMAT_VERSION, TOOL_VERSION } from '../version.js';
-
-export { FORMAT_VERSION };
+export const safe = (s: string): string => s.split('\t').map(terminalSafe).join('\t');
 
 export interface Palette {
   add(s: string): string;
@@ -108,60 +98,6 @@ function renderChange(c: JsonChange, p: Palette): string[] {
 
 function describeWithdrawals(ws: Withdrawal[]): string {
   return ws.map((w) => `${w.promise} (${w.from === 'apply' ? 'after apply and at boot' : 'at the next boot'})`).join(', ');
-}
-
-/**
- * The plan document: what `--plan --json` prints, what an apply stores as its
- * run's plan.json, and what the text plan is rendered from. An apply's
- * result.json is the same document (after apply, without `reports`) with
- * what apply did.
- */
-export interface PlanDocument {
-  format_version: string;
-  tool: { name: 'k8s-host-reconcile'; version: string };
-  mode: 'plan' | 'apply';
-  live: boolean;
-  root: string;
-  before_state: BeforeState | null;
-  pending_changes: number;
-  operator_required: number;
-  /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
-  kubespray_preflight_failures: number;
-  resources: JsonResource[];
-  /** What the plan leaves true after apply and at the next boot, and what takes each back (docs/output.md, "Promises"). */
-  promises: PlanPromise[];
-  findings: Finding[];
-  /** Report files (facts.json, who-fixes.json) as they will be written; absent from result.json. */
-  reports?: Record<string, unknown>;
-}
-
-export interface PlanDocumentParts {
-  mode?: 'plan' | 'apply';
-  before?: BeforeState | null;
-  findings?: Finding[];
-  reports?: Record<string, unknown>;
-  /** Operator lines counted elsewhere (result.json: those the plan after apply still has). */
-  operator?: number;
-}
-
-export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDocument {
-  const findings = parts.findings ?? [];
-  // One place every plan document passes through: a credential in any string of it is redacted (redact.ts).
-  return redactDeep({
-    format_version: FORMAT_VERSION,
-    tool: { name: 'k8s-host-reconcile', version: TOOL_VERSION },
-    mode: parts.mode ?? 'plan',
-    live: plan.live,
-    root: plan.root,
-    before_state: parts.before ?? null,
-    pending_changes: pendingCount(plan),
-    operator_required: parts.operator ?? operatorChanges(plan).length,
-    kubespray_preflight_failures: findings.filter((f) => f.stops).length,
-    resources: jsonPlan(plan),
-    promises: planPromises(plan),
-    findings,
-    ...(parts.reports ? { reports: parts.reports } : {}),
-  });
 }
 
 function describePromise(p: PlanPromise): string {
@@ -268,114 +204,4 @@ function summaryLine(plan: PlanDocument, findings: Finding[], p: Palette): strin
       '.'
     );
   }
-}
-
-export function renderApplyResult(
-  result: ApplyResult,
-  verify: VerifyError[],
-  operator: number,
-  p: Palette,
-  written: string[],
-  withdrawn: PlanPromise[] = [],
-): string {
-  const out: string[] = [''];
-  const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
-  const n = result.applied.reduce((a, r) => a + r.changes.length, 0);
-  for (const f of result.failures) out.push(p.del(`error: ${safe(redactString(`${f.resource}: ${f.message}`))}`));
-  for (const v of verify) out.push(p.del(`error: ${safe(redactString(v.message))}`));
-  const failedOrBlocked = result.failures.reduce((a, f) => a + (f.changes?.length ?? 0), 0);
-  const clean = result.failures.length === 0 && verify.length === 0;
-  // "everything else was converged" only when it was: a failure or a verification error says otherwise.
-  if (operator)
-    out.push(
-      p.warn(
-        `${plural(operator, 'change')} need${operator === 1 ? 's' : ''} an operator (see "!" lines above)${clean ? '; everything else was converged' : ''}.`,
-      ),
-    );
-  if (withdrawn.length > 0) {
-    out.push(
-      p.warn(
-        `${withdrawn.length} promise${withdrawn.length === 1 ? ' is' : 's are'} not known to hold at the next boot (see the "unknown" warnings above): ${safe(withdrawn.map((w) => w.id).join(', '))}.`,
-      ),
-    );
-  }
-  for (const w of written) out.push(p.dim(`wrote ${safe(w)}`));
-  if (clean && operator === 0 && withdrawn.length === 0) {
-    out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${plural(n, 'change')} applied and verified.`));
-  } else {
-    const parts = [`${plural(n, 'change')} applied`];
-    if (failedOrBlocked > 0) parts.push(`${failedOrBlocked} failed or not applied`);
-    const other = result.failures.filter((f) => f.changes === undefined).length;
-    if (other > 0) parts.push(plural(other, 'other failure'));
-    if (verify.length > 0) parts.push(`${verify.length} not verified`);
-    if (operator > 0) parts.push(`${operator} for an operator`);
-    if (withdrawn.length > 0) parts.push(`${withdrawn.length} not known to hold at the next boot`);
-    out.push(p.del(`Apply incomplete: ${parts.join(', ')}; see ${clean ? 'the "!" lines' : 'the errors'} above.`));
-  }
-  return out.join('\n') + '\n';
-}
-
-export interface JsonChange {
-  id: string;
-  action: Change['action'];
-  summary: string;
-  runtime: boolean;
-  deferred: boolean;
-  operator: string | null;
-  /** An operator line: the promises it takes back (empty otherwise). */
-  withdraws: Withdrawal[];
-  path: string | null;
-  before: string | null;
-  after: string | null;
-  /** before and after show lines holding credentials redacted, `(sensitive value N)` (the file's own bytes are written). */
-  redacted: boolean;
-  detail: unknown;
-}
-
-export function jsonChanges(changes: Change[], withdraws: (c: Change) => Withdrawal[] = (c) => c.withdraws ?? []): JsonChange[] {
-  return changes.map((c) => {
-    // For pipelines and people: bytes that are not UTF-8 show as U+FFFD here, and a line holding a
-    // credential is redacted (redact.ts); the write and the journal use the exact bytes.
-    const shown = c.file
-      ? redactFileTexts(c.file.path, {
-          before: c.file.before === null ? null : displayText(c.file.before),
-          after: c.file.after === null ? null : displayText(c.file.after),
-        })
-      : { before: null, after: null, redacted: false };
-    return redactDeep({
-      id: c.id,
-      action: c.action,
-      summary: c.summary,
-      runtime: c.runtime ?? false,
-      deferred: c.action === 'deferred',
-      operator: c.operator ?? null,
-      withdraws: c.action === 'operator' ? withdraws(c) : [],
-      path: c.file?.path ?? null,
-      before: shown.before,
-      after: shown.after,
-      redacted: shown.redacted,
-      detail: c.op ?? null,
-    });
-  });
-}
-
-export interface JsonResource {
-  name: string;
-  type: string;
-  in_sync: boolean;
-  changes: JsonChange[];
-  observed: unknown;
-  /** Lines the plan shows under the resource (the provider's notes, e.g. a rehearsal's outcome). */
-  notes: string[];
-}
-
-export function jsonPlan(plan: Plan): JsonResource[] {
-  return plan.resources.map((r) => ({
-    name: r.name,
-    type: r.type,
-    in_sync: actionable(r.changes).length === 0 && !r.changes.some((c) => c.operator),
-    changes: jsonChanges(r.changes, (c) => changeWithdrawals(r, c)),
-    observed: r.provider.summarize?.(r.spec, r.observed) ?? null,
-    notes: r.provider.notes?.(r.spec, r.observed) ?? [],
-  }));
 }

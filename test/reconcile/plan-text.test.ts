@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { paletteFor, planDocument, renderPlan, unifiedDiff } from '../../src/reconcile/render.js';
+import { planDocument } from '../../src/reconcile/plan-document.js';
+import { paletteFor, renderPlan, unifiedDiff } from '../../src/reconcile/plan-text.js';
 import type { Plan } from '../../src/reconcile/plan.js';
 import type { Provider } from '../../src/resources/types.js';
 
