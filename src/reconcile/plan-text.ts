@@ -5,9 +5,9 @@ import { displayText } from '../bytes.js';
 import { redactFileTexts } from '../redact.js';
 import { terminalSafe } from '../untrusted-text.js';
 import type { Finding } from '../findings.js';
-import type { Withdrawal } from '../promises.js';
 import type { PlanPromise } from './promises.js';
-import type { JsonChange, PlanDocument } from './plan-document.js';
+import type { JsonChange, JsonResource, PlanDocument } from './plan-document.js';
+import { describeWithdrawals, entryOf, mustDo, type MustDo } from './must-do.js';
 
 /**
  * Host text (a path, a unit name, a command line, a diff line, a reason) for
@@ -58,6 +58,10 @@ function textDiff(path: string, before: string | null, after: string | null): st
     .replace(/\n+$/, '\n');
 }
 
+/** How much the text shows: quiet, what a person must do and the summary; verbose, also the before-state and facts. */
+export type Detail = 'quiet' | 'normal' | 'verbose';
+
+// A mask is a link to /dev/null: it adds something, so it does not take a deletion's `-`.
 const SYMBOL: Record<JsonChange['action'], string> = {
   create: '+',
   update: '~',
@@ -65,20 +69,45 @@ const SYMBOL: Record<JsonChange['action'], string> = {
   runtime: '>',
   stop: '-',
   disable: '-',
-  mask: '-',
+  mask: '*',
   operator: '!',
   deferred: '…',
 };
+const WORD: Record<JsonChange['action'], string> = {
+  create: 'create',
+  update: 'update',
+  delete: 'remove',
+  runtime: 'runtime step',
+  stop: 'stop',
+  disable: 'disable',
+  mask: 'mask (a link to /dev/null)',
+  operator: 'operator',
+  deferred: 'at boot',
+};
+const LEGEND_ORDER = ['+', '~', '-', '*', '>', '…'];
 
-function renderChange(c: JsonChange, p: Palette): string[] {
-  const tag = c.operator !== null ? p.warn(' [operator action required]') : c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
-  const lines = [`  ${c.operator !== null ? p.warn('!') : SYMBOL[c.action]} ${safe(c.summary)}${tag}`];
-  if (c.operator !== null) lines.push(`      reason: ${safe(c.operator)}`);
-  if (c.withdraws.length > 0) lines.push(`      withdraws: ${safe(describeWithdrawals(c.withdraws))}`);
-  if (c.redacted) lines.push(p.dim(`      (sensitive values hidden; apply writes and rollback restores the file's own bytes)`));
-  if (c.path !== null) {
-    // The document's contents are already display text (jsonChanges): diff them as they are.
-    for (const raw of textDiff(c.path, c.before, c.after).trimEnd().split('\n')) {
+const kept = (pr: PlanPromise) => pr.after_apply && pr.at_boot;
+
+/** One line naming the symbols this plan shows, and no other. */
+function legend(shown: JsonChange[], promises: PlanPromise[]): string | null {
+  const words = new Map<string, string[]>();
+  for (const c of shown) {
+    const w = words.get(SYMBOL[c.action]) ?? [];
+    if (!w.includes(WORD[c.action])) w.push(WORD[c.action]);
+    words.set(SYMBOL[c.action], w);
+  }
+  const parts = LEGEND_ORDER.filter((s) => words.has(s)).map((s) => `${s} ${words.get(s)!.join('/')}`);
+  if (promises.some(kept)) parts.push('= promised');
+  if (promises.some((pr) => !kept(pr))) parts.push('! not promised');
+  return parts.length > 0 ? `Key: ${parts.join('  ')}` : null;
+}
+
+function diffLines(path: string, before: string | null, after: string | null, p: Palette, indent: string): string[] {
+  // The document's contents are already display text (jsonChanges): diff them as they are.
+  return textDiff(path, before, after)
+    .trimEnd()
+    .split('\n')
+    .map((raw) => {
       const l = safe(raw);
       const styled =
         l.startsWith('+++') || l.startsWith('---')
@@ -90,14 +119,17 @@ function renderChange(c: JsonChange, p: Palette): string[] {
               : l.startsWith('@@')
                 ? p.hunk(l)
                 : l;
-      lines.push(`      ${styled}`);
-    }
-  }
-  return lines;
+      return `${indent}${styled}`;
+    });
 }
 
-function describeWithdrawals(ws: Withdrawal[]): string {
-  return ws.map((w) => `${w.promise} (${w.from === 'apply' ? 'after apply and at boot' : 'at the next boot'})`).join(', ');
+/** A change apply makes (or defers to boot); an operator line is listed under "What you must do" instead. */
+function renderChange(c: JsonChange, p: Palette): string[] {
+  const tag = c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
+  const lines = [`  ${SYMBOL[c.action]} ${safe(c.summary)}${tag}`];
+  if (c.redacted) lines.push(p.dim(`      (sensitive values hidden; apply writes and rollback restores the file's own bytes)`));
+  if (c.path !== null) lines.push(...diffLines(c.path, c.before, c.after, p, '      '));
+  return lines;
 }
 
 function describePromise(p: PlanPromise): string {
@@ -113,67 +145,117 @@ function describePromise(p: PlanPromise): string {
 
 const isPending = (c: JsonChange) => c.operator === null && !c.deferred;
 
+function resourceLines(r: JsonResource, items: MustDo[], p: Palette): string[] {
+  const todo = r.changes.filter(isPending).length;
+  const ops = r.changes.filter((c) => c.operator !== null).length;
+  const entries = items.flatMap((m, i) => (m.kind === 'operator' && m.resources.includes(r.name) ? [i + 1] : []));
+  const deferred = r.changes.filter((c) => c.deferred).length;
+  const status = [
+    todo ? `${todo} change${todo === 1 ? '' : 's'}` : null,
+    ops ? p.warn(`${ops} for an operator (What you must do: ${entries.join(', ')})`) : null,
+    deferred ? `${deferred} deferred to boot` : null,
+  ].filter(Boolean);
+  const out = [`${p.bold(safe(r.name))}: ${status.length ? status.join(', ') : 'in sync'}`];
+  for (const n of r.notes) out.push(p.dim(`  ${safe(n)}`));
+  for (const c of r.changes) if (c.operator === null) out.push(...renderChange(c, p));
+  return out;
+}
+
+/** A promise; what "What you must do" lists is named by its number there rather than repeated. */
+function promiseLine(pr: PlanPromise, items: MustDo[], p: Palette): string {
+  const entry = pr.withdrawn_by.map((w) => entryOf(items, w));
+  const rest = { ...pr, withdrawn_by: pr.withdrawn_by.filter((_, i) => entry[i] === null) };
+  const named = [...new Set(entry.filter((n): n is number => n !== null))];
+  const text = `${describePromise(rest)}${named.length ? `; withdrawn by What you must do: ${named.join(', ')}` : ''}`;
+  return `  ${kept(pr) ? '=' : p.warn('!')} ${safe(text)}`;
+}
+
+function findingLines(findings: Finding[], p: Palette): string[] {
+  if (findings.length === 0) return [];
+  const out = ['', p.bold('Findings')];
+  for (const f of findings) {
+    const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
+    out.push(`  ${label}${f.check ? ` [${f.check}]` : ''}: ${safe(f.message)}`);
+    for (const e of f.evidence ?? []) out.push(p.dim(`      ${safe(e)}`));
+  }
+  return out;
+}
+
+/** Numbered, each once: an operator line with its own fix text, an unknown with every promise it takes back. */
+export function mustDoLines(items: MustDo[], p: Palette): string[] {
+  if (items.length === 0) return [];
+  const out = ['', p.bold('What you must do')];
+  items.forEach((m, i) => {
+    const n = `${i + 1}.`;
+    const pad = ' '.repeat(n.length + 3);
+    const about = safe(`${m.resources.length ? `${m.resources.join(', ')}: ` : ''}${m.what}`);
+    if (m.kind === 'operator') {
+      out.push(`  ${n} ${about}${p.warn(' [operator action required]')}`, `${pad}${safe(m.fix ?? '')}`);
+      if (m.withdraws.length > 0) out.push(`${pad}withdraws: ${safe(describeWithdrawals(m.withdraws))}`);
+      if (m.file) out.push(...diffLines(m.file.path, m.file.before, m.file.after, p, pad));
+    } else {
+      out.push(`  ${n} ${about}; withdraws ${safe(describeWithdrawals(m.withdraws))}`);
+      out.push(`${pad}read it: if it can undo these at boot, remove it or make it leave them alone; then plan again`);
+    }
+  });
+  return out;
+}
+
 /** The text plan, from the plan document alone. */
-export function renderPlan(plan: PlanDocument, p: Palette): string {
-  const extras = { findings: plan.findings, facts: (plan.reports?.['facts.json'] as Record<string, unknown> | undefined) ?? null };
-  const out: string[] = [];
-  out.push(p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${safe(plan.root)}`}`));
-  if (plan.before_state) {
+export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'normal'): string {
+  const items = mustDo(plan);
+  // An unknown that takes promises back is listed once, under "What you must do", not once per resource.
+  const findings = plan.findings.filter((f) => !(f.unknown && f.withdraws) && (detail !== 'quiet' || f.level === 'error'));
+  const out: string[] = detail === 'quiet' ? [] : headerLines(plan, p, detail);
+  if (detail !== 'quiet') {
+    for (const r of plan.resources) out.push(...resourceLines(r, items, p));
+    if (plan.promises.length > 0) out.push('', p.bold('Promises'), ...plan.promises.map((pr) => promiseLine(pr, items, p)));
+  }
+  out.push(...findingLines(findings, p), ...mustDoLines(items, p));
+  if (out.length > 0) out.push('');
+  out.push(summaryLine(plan, items, p), nextStep(plan, items));
+  if (!plan.live && detail !== 'quiet') {
+    const deferred = plan.resources.some((r) => r.changes.some((c) => c.deferred));
+    out.push(p.dim(`Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped${deferred ? '; see the deferred lines' : ''}.`));
+  }
+  return out.join('\n') + '\n';
+}
+
+function headerLines(plan: PlanDocument, p: Palette, detail: Detail): string[] {
+  const out = [p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${safe(plan.root)}`}`)];
+  const facts = (plan.reports?.['facts.json'] as Record<string, unknown> | undefined) ?? null;
+  if (detail === 'verbose' && plan.before_state) {
     const b = plan.before_state;
     out.push(
       p.dim(`  before: swap_total_kb=${b.swap_total_kb} ip_forward=${b.ip_forward} br_netfilter=${b.br_netfilter} busy_ports=[${b.busy_ports.join(', ')}]`),
     );
   }
-  if (extras.facts) {
-    const f = Object.entries(extras.facts)
+  if (detail === 'verbose' && facts) {
+    const f = Object.entries(facts)
       .map(([k, v]) => safe(`${k}=${v}`))
       .join(' ');
     out.push(p.dim(`  facts (as kubespray sees them): ${f}`));
   }
+  const key = legend(
+    plan.resources.flatMap((r) => r.changes.filter((c) => c.operator === null)),
+    plan.promises,
+  );
+  if (key) out.push(p.dim(key));
   out.push('');
-  for (const r of plan.resources) {
-    const todo = r.changes.filter(isPending).length;
-    const ops = r.changes.filter((c) => c.operator !== null).length;
-    const deferred = r.changes.filter((c) => c.deferred).length;
-    const status = [
-      todo ? `${todo} change${todo === 1 ? '' : 's'}` : null,
-      ops ? p.warn(`${ops} for an operator`) : null,
-      deferred ? `${deferred} deferred to boot` : null,
-    ].filter(Boolean);
-    out.push(`${p.bold(safe(r.name))}: ${status.length ? status.join(', ') : 'in sync'}`);
-    for (const n of r.notes) out.push(p.dim(`  ${safe(n)}`));
-    for (const c of r.changes) out.push(...renderChange(c, p));
-  }
-  if (plan.promises.length > 0) {
-    out.push('', p.bold('Promises'));
-    for (const pr of plan.promises) {
-      const kept = pr.after_apply && pr.at_boot;
-      out.push(`  ${kept ? '=' : p.warn('!')} ${safe(describePromise(pr))}`);
-    }
-  }
-  if (extras.findings?.length) {
-    out.push('', p.bold('Findings'));
-    for (const f of extras.findings) {
-      const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
-      out.push(`  ${label}${f.check ? ` [${f.check}]` : ''}: ${safe(f.message)}`);
-      for (const e of f.evidence ?? []) out.push(p.dim(`      ${safe(e)}`));
-    }
-  }
-  out.push('', summaryLine(plan, extras.findings ?? [], p));
-  if (!plan.live) out.push(p.dim('Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped; see the deferred lines.'));
-  return out.join('\n') + '\n';
+  return out;
 }
 
-/** The plan's last line: what is pending, what needs an operator, what could not be judged, what stops kubespray. */
-function summaryLine(plan: PlanDocument, findings: Finding[], p: Palette): string {
+/** The plan's closing line: what is pending, what needs an operator, what could not be judged, what stops kubespray. */
+function summaryLine(plan: PlanDocument, items: MustDo[], p: Palette): string {
+  const findings = plan.findings;
   const all = plan.resources.flatMap((r) => r.changes);
   const pending = all.filter(isPending).length;
   const operator = all.filter((c) => c.operator !== null).length;
   const unknown = findings.filter((f) => f.unknown && !f.withdraws && !f.check).length;
   // The tool's own checks that cannot call the host ready (a former node), by name.
   const checks = [...new Set(findings.filter((f) => f.unknown && !f.withdraws && f.check).map((f) => f.check!))];
-  // An unknown boot-time line the scan cannot judge withdraws promises: the next boot is not known to be safe.
-  const withdrawing = findings.filter((f) => f.unknown && f.withdraws).length;
+  // An unknown boot-time line the scan cannot judge withdraws promises: the next boot is not known to be safe. Counted by cause, as listed.
+  const withdrawing = items.filter((m) => m.kind === 'unknown').length;
   const stops = findings.filter((f) => f.stops).length;
   const unknownText = [
     unknown ? `${unknown} kubespray finding${unknown === 1 ? '' : 's'} could not be judged` : null,
@@ -194,8 +276,11 @@ function summaryLine(plan: PlanDocument, findings: Finding[], p: Palette): strin
   } else if (pending === 0 && operator === 0 && unknown === 0 && withdrawing === 0 && checks.length === 0)
     return p.add('No changes. The host matches the desired state.');
   else if (pending === 0 && operator === 0) {
-    // --plan exits 2 for these: say why the exit code is not 0.
-    return p.warn(`No changes, but ${unknownText} (the "unknown" warnings above).`);
+    // --plan exits 2 for these: say why the exit code is not 0, and where they are.
+    const warned = unknown > 0 || checks.length > 0;
+    const where =
+      warned && withdrawing ? 'the "unknown" warnings and What you must do, above' : warned ? 'the "unknown" warnings above' : 'What you must do, above';
+    return p.warn(`No changes, but ${unknownText} (${where}).`);
   } else {
     return (
       `Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
@@ -204,4 +289,18 @@ function summaryLine(plan: PlanDocument, findings: Finding[], p: Palette): strin
       '.'
     );
   }
+}
+
+/** What to do next, in one line. */
+function nextStep(plan: PlanDocument, items: MustDo[]): string {
+  const pending = plan.resources.flatMap((r) => r.changes).filter(isPending).length;
+  const yours = items.length > 0 ? `What you must do (${items.length}) is left to you` : null;
+  const unjudged = plan.findings.some((f) => f.unknown && !f.withdraws);
+  if (plan.findings.some((f) => f.stops)) return "Next: kubespray's preflight stops whatever apply does; resolve the errors above, then plan again.";
+  if (pending > 0) {
+    const run = `run \`reconcile apply\` with the same options to make ${pending === 1 ? 'this change' : `these ${pending} changes`}`;
+    return `Next: ${run}${yours ? `; ${yours}` : ''}.`;
+  }
+  if (yours) return `Next: ${yours}; then plan again.`;
+  return unjudged ? 'Nothing for apply to do; the "unknown" warnings above are for you to judge.' : 'Nothing to do.';
 }

@@ -58,7 +58,7 @@ describe('the text plan escapes host strings', () => {
     );
     expect(raw(text)).toBe(false);
     expect(text).toContain(`  - stop ${UNIT_SHOWN}\n`);
-    expect(text).toContain(`  ! port 10250 held by ${UNIT_SHOWN} [operator action required]\n      reason: ExecStart=/usr/bin/nc -l 10250 ${RLO_SHOWN}#\n`);
+    expect(text).toContain(`  1. PortFree: port 10250 held by ${UNIT_SHOWN} [operator action required]\n     ExecStart=/usr/bin/nc -l 10250 ${RLO_SHOWN}#\n`);
     expect(text).toContain(`      --- /etc/systemd/system/${UNIT_SHOWN}\n`);
     expect(text).toContain(`      -ExecStart=/bin/x\t${ESC_SHOWN}]0;t\\x07\n`);
     expect(text).toContain(`  note about ${UNIT_SHOWN}\n`);
