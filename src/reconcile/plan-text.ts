@@ -29,8 +29,11 @@ const plain: Palette = { add: (s) => s, del: (s) => s, hunk: (s) => s, bold: (s)
 const ansi = (code: string) => (s: string) => `\x1b[${code}m${s}\x1b[0m`;
 const coloured: Palette = { add: ansi('32'), del: ansi('31'), hunk: ansi('36'), bold: ansi('1'), warn: ansi('33'), dim: ansi('2') };
 
-/** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
-export function paletteFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Palette {
+export type ColorMode = 'auto' | 'always' | 'never';
+
+/** auto: colour only on a terminal, and never when NO_COLOR is set (no-color.org); an explicit --color wins over NO_COLOR, as that page asks. */
+export function paletteFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env, mode: ColorMode = 'auto'): Palette {
+  if (mode !== 'auto') return mode === 'always' ? coloured : plain;
   return stream.isTTY && !('NO_COLOR' in env && env.NO_COLOR !== '') ? coloured : plain;
 }
 
@@ -123,10 +126,15 @@ function diffLines(path: string, before: string | null, after: string | null, p:
     });
 }
 
+/** A change's one line: its symbol, its summary (after `about`), and whether it is deferred or a runtime step. */
+export function changeHead(c: JsonChange, p: Palette, about = ''): string {
+  const tag = c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
+  return `  ${SYMBOL[c.action]} ${safe(`${about}${c.summary}`)}${tag}`;
+}
+
 /** A change apply makes (or defers to boot); an operator line is listed under "What you must do" instead. */
 function renderChange(c: JsonChange, p: Palette): string[] {
-  const tag = c.deferred ? p.dim(' [deferred to boot]') : c.runtime ? p.dim(' [runtime]') : '';
-  const lines = [`  ${SYMBOL[c.action]} ${safe(c.summary)}${tag}`];
+  const lines = [changeHead(c, p)];
   if (c.redacted) lines.push(p.dim(`      (sensitive values hidden; apply writes and rollback restores the file's own bytes)`));
   if (c.path !== null) lines.push(...diffLines(c.path, c.before, c.after, p, '      '));
   return lines;
@@ -204,14 +212,7 @@ export function mustDoLines(items: MustDo[], p: Palette): string[] {
 /** The text plan, from the plan document alone. */
 export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'normal'): string {
   const items = mustDo(plan);
-  // An unknown that takes promises back is listed once, under "What you must do", not once per resource.
-  const findings = plan.findings.filter((f) => !(f.unknown && f.withdraws) && (detail !== 'quiet' || f.level === 'error'));
-  const out: string[] = detail === 'quiet' ? [] : headerLines(plan, p, detail);
-  if (detail !== 'quiet') {
-    for (const r of plan.resources) out.push(...resourceLines(r, items, p));
-    if (plan.promises.length > 0) out.push('', p.bold('Promises'), ...plan.promises.map((pr) => promiseLine(pr, items, p)));
-  }
-  out.push(...findingLines(findings, p), ...mustDoLines(items, p));
+  const out = [...planBody(plan, p, detail, items), ...mustDoLines(items, p)];
   if (out.length > 0) out.push('');
   out.push(summaryLine(plan, items, p), nextStep(plan, items));
   if (!plan.live && detail !== 'quiet') {
@@ -221,8 +222,20 @@ export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'nor
   return out.join('\n') + '\n';
 }
 
-function headerLines(plan: PlanDocument, p: Palette, detail: Detail): string[] {
-  const out = [p.bold(`k8s-host-reconcile plan: ${plan.live ? 'live host' : `offline image ${safe(plan.root)}`}`)];
+/** Everything above "What you must do": the header, each resource's changes, the promises and the findings (quiet: the errors alone). */
+export function planBody(plan: PlanDocument, p: Palette, detail: Detail, items: MustDo[] = mustDo(plan), verb = 'plan'): string[] {
+  // An unknown that takes promises back is listed once, under "What you must do", not once per resource.
+  const findings = plan.findings.filter((f) => !(f.unknown && f.withdraws) && (detail !== 'quiet' || f.level === 'error'));
+  if (detail === 'quiet') return findingLines(findings, p);
+  const out = headerLines(plan, p, detail, verb);
+  for (const r of plan.resources) out.push(...resourceLines(r, items, p));
+  if (plan.promises.length > 0) out.push('', p.bold('Promises'), ...plan.promises.map((pr) => promiseLine(pr, items, p)));
+  return [...out, ...findingLines(findings, p)];
+}
+
+/** The run's first line; verbose, the before-state and facts; the symbols' key (only those the changes and promises show). */
+export function headerLines(plan: PlanDocument, p: Palette, detail: Detail, verb = 'plan', promises = plan.promises): string[] {
+  const out = [p.bold(`k8s-host-reconcile ${verb}: ${plan.live ? 'live host' : `offline image ${safe(plan.root)}`}`)];
   const facts = (plan.reports?.['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (detail === 'verbose' && plan.before_state) {
     const b = plan.before_state;
@@ -238,7 +251,7 @@ function headerLines(plan: PlanDocument, p: Palette, detail: Detail): string[] {
   }
   const key = legend(
     plan.resources.flatMap((r) => r.changes.filter((c) => c.operator === null)),
-    plan.promises,
+    promises,
   );
   if (key) out.push(p.dim(key));
   out.push('');
