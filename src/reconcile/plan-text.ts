@@ -213,6 +213,8 @@ export function mustDoLines(items: MustDo[], p: Palette): string[] {
 export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'normal'): string {
   const items = mustDo(plan);
   const out = [...planBody(plan, p, detail, items), ...mustDoLines(items, p)];
+  // Quiet has no header for the first section's blank line to set it apart from.
+  if (detail === 'quiet' && out[0] === '') out.shift();
   if (out.length > 0) out.push('');
   out.push(summaryLine(plan, items, p), nextStep(plan, items));
   if (!plan.live && detail !== 'quiet') {

@@ -113,7 +113,7 @@ describe('the text plan of a used server (a hand-written plan document)', () => 
 
   it('quiet: only what a person must do, the closing line and the next step', () => {
     const text = renderPlan(USED_SERVER, p, 'quiet');
-    expect(text.startsWith('\nWhat you must do\n  1. SwapOff: /etc/rc.local:3 turns swap on [operator action required]\n')).toBe(true);
+    expect(text.startsWith('What you must do\n  1. SwapOff: /etc/rc.local:3 turns swap on [operator action required]\n')).toBe(true);
     expect(text).not.toContain('Key:');
     expect(text).not.toContain('Promises');
     expect(text).not.toContain('info:');
