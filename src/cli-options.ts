@@ -5,6 +5,8 @@
 // (test/cli-options.test.ts compares the files with what renders here;
 // `npm run docs:usage` rewrites them).
 
+import { PACKAGED_DESIRED_STATE } from './version.js';
+
 export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot' | 'report';
 
 export type OptionName = 'file' | 'root' | 'json' | 'quiet' | 'verbose' | 'color' | 'no-color' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
@@ -46,7 +48,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     short: 'f',
     value: 'FILE',
     summary: 'desired state (default ./desired-state.yaml)',
-    detail: "The package's default is /usr/share/k8s-host-reconcile/desired-state.yaml.",
+    detail: `The package's default is ${PACKAGED_DESIRED_STATE}.`,
   },
   {
     name: 'root',
