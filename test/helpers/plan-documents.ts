@@ -1,6 +1,7 @@
 // Hand-written plan documents for the text renderers' tests: a used server
 // with one mask, one deferred line, one operator line and one unknown
-// boot-time line that two resources each report.
+// boot-time line that two resources each report. Each promise carries its
+// `what` (the wording a promise kind gives it) as well as its kind.
 import type { JsonChange, PlanDocument } from '../../src/reconcile/plan-document.js';
 
 const change = (c: Partial<JsonChange> & Pick<JsonChange, 'id' | 'action' | 'summary'>): JsonChange => ({
@@ -18,6 +19,7 @@ const change = (c: Partial<JsonChange> & Pick<JsonChange, 'id' | 'action' | 'sum
 
 const UNKNOWN = 'unknown: /etc/rc.local:2: rc-local.service runs it at boot: runs /usr/local/bin/tune.sh, a python3 script';
 
+// Asserted through unknown: each promise carries `what`, which the PlanPromise type of this tree may not declare yet.
 export const USED_SERVER: PlanDocument = {
   format_version: '1.0',
   tool: { name: 'k8s-host-reconcile', version: '0.0.0' },
@@ -67,6 +69,7 @@ export const USED_SERVER: PlanDocument = {
     {
       id: 'swap:off',
       kind: 'swap',
+      what: 'swap off',
       subject: 'swap',
       expect: 'off',
       resource: 'SwapOff',
@@ -81,6 +84,7 @@ export const USED_SERVER: PlanDocument = {
     {
       id: 'module:overlay',
       kind: 'module',
+      what: 'overlay loaded',
       subject: 'overlay',
       expect: 'loaded',
       resource: 'ModulesLoad',
@@ -95,4 +99,4 @@ export const USED_SERVER: PlanDocument = {
     { level: 'warning', message: `ModulesLoad: ${UNKNOWN}`, unknown: true, withdraws: [{ promise: 'module:overlay', from: 'boot' }] },
     { level: 'info', message: 'no kubespray section in desired-state' },
   ],
-} as PlanDocument;
+} as unknown as PlanDocument;
