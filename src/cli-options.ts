@@ -5,9 +5,11 @@
 // (test/cli-options.test.ts compares the files with what renders here;
 // `npm run docs:usage` rewrites them).
 
+import { PACKAGED_DESIRED_STATE } from './version.js';
+
 export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot' | 'report';
 
-export type OptionName = 'file' | 'root' | 'json' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
+export type OptionName = 'file' | 'root' | 'json' | 'quiet' | 'verbose' | 'color' | 'no-color' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
 
 export interface OptionSpec {
   readonly name: OptionName;
@@ -46,7 +48,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     short: 'f',
     value: 'FILE',
     summary: 'desired state (default ./desired-state.yaml)',
-    detail: "The package's default is /usr/share/k8s-host-reconcile/desired-state.yaml.",
+    detail: `The package's default is ${PACKAGED_DESIRED_STATE}.`,
   },
   {
     name: 'root',
@@ -61,6 +63,27 @@ export const OPTIONS: readonly OptionSpec[] = [
     detail:
       'Exactly one document on every path: a refused command line, an unusable desired state or document, and a failed run print the error document (format_version, command, error: its message, error_detail: the message and, where known, file, line, column and key); the message also goes to standard error.',
   },
+  {
+    name: 'quiet',
+    short: 'q',
+    summary: 'print only what you must do, errors and the closing lines',
+    detail:
+      'Plan: What you must do, error findings, the summary and the next step; apply: the same, without the list of changes it makes. No effect on --json.',
+  },
+  {
+    name: 'verbose',
+    short: 'v',
+    summary: "also print the host's before-state and facts (apply: the whole plan first)",
+    detail:
+      'The before: line (swap_total_kb, ip_forward, br_netfilter, busy_ports) and the facts kubespray judges the host by, which the default leaves out. No effect on --json.',
+  },
+  {
+    name: 'color',
+    value: 'WHEN',
+    summary: 'colour the text: auto (the default: on a terminal, unless NO_COLOR is set), always or never',
+    detail: 'The option wins over NO_COLOR (no-color.org).',
+  },
+  { name: 'no-color', summary: 'no colour, as --color=never' },
   {
     name: 'plan',
     summary: 'only show what the rollback would undo',
@@ -92,7 +115,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'show what would change; changes nothing',
     description:
       'Observe the host, compare it with the desired state and print every change apply would make, with a unified diff of each file it would write, what is left to an operator, and what the plan promises after apply and after the next boot.',
-    options: ['file', 'root', 'json', 'help'],
+    options: ['file', 'root', 'json', 'quiet', 'verbose', 'color', 'no-color', 'help'],
     exits: [
       { code: 0, meaning: 'the host is in sync' },
       { code: 1, meaning: "error (bad input, unreadable host), or kubespray's own preflight will stop on this host" },
@@ -106,7 +129,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'converge the host and verify',
     description:
       'Record the host as it was first (before.json), converge it through the write door (every change journaled), observe it again and verify that nothing is left to do. On a live host it needs root and is refused before anything happens otherwise.',
-    options: ['file', 'root', 'json', 'help'],
+    options: ['file', 'root', 'json', 'quiet', 'verbose', 'color', 'no-color', 'help'],
     exits: [
       { code: 0, meaning: 'converged and verified' },
       { code: 1, meaning: 'anything else: an error, operator action required, a promise not known to hold at the next boot, another run holding the lock' },
@@ -173,6 +196,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
+/** --color's values. */
+export const COLOR_WHEN: readonly string[] = ['auto', 'always', 'never'];
+
 /** The flag form's option values, as parseArgs gives them (a subcommand's alias set). */
 export type GivenOptions = Record<string, string | boolean | undefined>;
 
@@ -195,6 +221,12 @@ export const OPTION_CONFLICTS: readonly { holds: (a: GivenOptions) => boolean; m
     message: `give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})`,
   },
   { holds: (a) => Boolean(a.force) && !a.rollback, message: '--force goes with --rollback' },
+  { holds: (a) => Boolean(a.quiet && a.verbose), message: '-q (--quiet) and -v (--verbose) say different things; give one' },
+  {
+    holds: (a) => a.color !== undefined && !COLOR_WHEN.includes(a.color as string),
+    message: `--color takes ${COLOR_WHEN.slice(0, -1).join(', ')} or ${COLOR_WHEN.at(-1)} (--color=never, or --no-color)`,
+  },
+  { holds: (a) => Boolean(a['no-color']) && a.color !== undefined && a.color !== 'never', message: '--no-color and --color say different things; give one' },
 ];
 
 export const commandByName = (name: string): CommandSpec | undefined => COMMANDS.find((c) => c.name === name);
@@ -212,6 +244,45 @@ export function parseArgsOptions(): Record<string, { type: 'boolean' | 'string';
   for (const o of OPTIONS) table[o.name] = { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}) };
   for (const c of ALIASED) table[c.alias.slice(2)] = { type: 'boolean' };
   return table;
+}
+
+/**
+ * Why parseArgs refused these arguments, in the CLI's own words (node's
+ * message names its own API and quotes unevenly): the first option the table
+ * does not have, a switch given a value, or an option whose value is missing.
+ * null when none of those is the reason.
+ */
+export function argumentProblem(argv: readonly string[]): string | null {
+  const table = parseArgsOptions();
+  const byShort = new Map(Object.entries(table).flatMap(([n, o]) => (o.short ? [[o.short, n] as const] : [])));
+  const needsValue = (name: string, said: string, next: string | undefined) =>
+    next === undefined || next.startsWith('-')
+      ? `${said} needs a value (${OPTIONS.find((o) => o.name === name)?.value ?? 'VALUE'})${next === undefined ? '' : `; a value that starts with "-" goes as --${name}=VALUE`}`
+      : null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return null;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = a.slice(2, eq < 0 ? undefined : eq);
+      const o = table[name];
+      if (!o) return `unknown option --${name}`;
+      if (o.type === 'boolean' && eq >= 0) return `--${name} takes no value`;
+      if (o.type === 'string' && eq < 0 && needsValue(name, `--${name}`, argv[i + 1])) return needsValue(name, `--${name}`, argv[i + 1]);
+      if (o.type === 'string' && eq < 0) i++;
+    } else if (a.startsWith('-') && a.length > 1) {
+      for (let j = 1; j < a.length; j++) {
+        const name = byShort.get(a[j]!);
+        if (name === undefined) return `unknown option -${a[j]}${a.length > 2 ? ` (in ${a})` : ''}`;
+        if (table[name]!.type !== 'string') continue;
+        if (j + 1 < a.length) break;
+        const missing = needsValue(name, `-${a[j]}`, argv[i + 1]);
+        if (missing) return missing;
+        i++;
+      }
+    }
+  }
+  return null;
 }
 
 // ---- renderings ----

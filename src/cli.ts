@@ -8,6 +8,7 @@ import {
   COMMANDS,
   OPTIONS,
   OPTION_CONFLICTS,
+  argumentProblem,
   commandByName,
   commandHelp,
   errorUsage,
@@ -20,6 +21,7 @@ import { errorDocument, type ErrorDocument } from './error-document.js';
 import { redactString } from './redact.js';
 import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
+import type { ColorMode } from './reconcile/plan-text.js';
 
 /**
  * --json anywhere before a `--` (and `--json=…`, which the parser refuses):
@@ -163,7 +165,8 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
   try {
     parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });
   } catch (e) {
-    return say.refuse('reconcile', (e as Error).message, errorUsage(undefined));
+    const why = argumentProblem(argv) ?? `cannot read the arguments: ${(e as Error).message}`;
+    return say.refuse('reconcile', why, errorUsage(commandNamed(argv)));
   }
   const given = Object.keys(parsed.values);
   // `reconcile help [COMMAND]`: the same pages as --help.
@@ -246,6 +249,8 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
         file: typeof args.file === 'string' ? args.file : 'desired-state.yaml',
         root: typeof args.root === 'string' ? args.root : undefined,
         json,
+        detail: args.quiet ? 'quiet' : args.verbose ? 'verbose' : 'normal',
+        color: args['no-color'] ? 'never' : ((args.color as ColorMode | undefined) ?? 'auto'),
         ...(args.rollback ? { rollback: { run: operands[0], force: Boolean(args.force) } } : {}),
       },
       io,

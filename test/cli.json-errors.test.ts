@@ -32,8 +32,8 @@ function oneDocument(stdout: string): Record<string, unknown> & { error?: string
 
 describe('--json on a refused command line', () => {
   it.each<[string, string[], string | null, RegExp]>([
-    ['an unknown option', ['plan', '--json', '--bogus'], 'plan', /Unknown option '--bogus'/],
-    ['an unknown option, flag form', ['--plan', '--json', '--bogus'], 'plan', /Unknown option '--bogus'/],
+    ['an unknown option', ['plan', '--json', '--bogus'], 'plan', /(^|: )unknown option --bogus$/m],
+    ['an unknown option, flag form', ['--plan', '--json', '--bogus'], 'plan', /(^|: )unknown option --bogus$/m],
     ['--json with a value', ['apply', '--json=yes'], 'apply', /--json/],
     ['-f without a value', ['plan', '--json', '-f'], 'plan', /-f/],
     ['an option of another command', ['facts', '--json', '--root', '/tmp'], 'facts', /--root is not an option of facts/],
@@ -65,7 +65,7 @@ describe('--json on a refused command line', () => {
     const r = await cli(['plan', '--bogus']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^reconcile: Unknown option '--bogus'/);
+    expect(r.stderr).toMatch(/^reconcile: unknown option --bogus\nusage: reconcile plan /);
   });
 
   it('a --json after -- is an operand, not the option', async () => {

@@ -5,6 +5,7 @@ import { writeFileSync, readFileSync, rmSync, existsSync, readdirSync } from 'no
 import path from 'node:path';
 import { main } from '../src/cli.js';
 import { runCli } from './helpers/run-cli.js';
+import { captureIo } from './helpers/io.js';
 import { DESIRED, FSTAB, swapModulesTree } from './helpers/swap-modules-tree.js';
 import { mkdtempSync } from 'node:fs';
 import { release, tmpdir } from 'node:os';
@@ -172,5 +173,64 @@ describe('reconcile --plan --json', () => {
       expect(observed.verdicts.boot).toEqual([{ key: 'net.ipv4.ip_forward', value: '0', via: 'explicit', winner: '/etc/sysctl.d/security-baseline.conf:2' }]);
       expect(observed.verdicts.system).toEqual([{ key: 'net.ipv4.ip_forward', value: '1', via: 'explicit', winner: '/etc/sysctl.conf:1' }]);
     });
+  });
+});
+
+describe('how much the text says, its colour, and a refused option in our own words', () => {
+  const f = () => ['-f', path.join(work, 'desired.yaml'), '--root', root];
+
+  it('-q: no header, no diff; the closing line and the next step', async () => {
+    const r = await cli(['plan', '-q', ...f()]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('Plan: 3 changes pending.\nNext: run `reconcile apply` with the same options to make these 3 changes.\n');
+  });
+
+  it('-v and --verbose are accepted by plan and by the flag form; -q with -v is refused', async () => {
+    expect((await cli(['plan', '-v', ...f()])).code).toBe(2);
+    expect((await cli(['--plan', '--verbose', ...f()])).code).toBe(2);
+    const both = await cli(['plan', '-q', '-v', ...f()]);
+    expect([both.code, both.stderr.split('\n')[0]]).toEqual([1, 'reconcile: -q (--quiet) and -v (--verbose) say different things; give one']);
+  });
+
+  it('apply says what it is applying, not the plan again, then its result', async () => {
+    const r = await cli(['apply', ...f()]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('\nApplying 3 changes, 1 deferred to boot:\n  ~ SwapOff: comment out 1 swap line in /etc/fstab (line 3: /swapfile)\n');
+    expect(r.stdout).not.toContain('Plan:');
+    expect(r.stdout).not.toContain('--- /etc/fstab');
+    expect(r.stdout.endsWith('\nApply complete: 3 changes applied and verified.\n')).toBe(true);
+  });
+
+  it('--color=always colours even with NO_COLOR set and without a terminal; --no-color and --color=never do not', async () => {
+    const run = async (args: string[], env: NodeJS.ProcessEnv, isTTY: boolean) => {
+      const h = captureIo();
+      h.value.env = env;
+      h.value.stdout.isTTY = isTTY;
+      await main(args, h.value);
+      return h.stdout();
+    };
+    expect(await run(['plan', '--color=always', ...f()], { NO_COLOR: '1' }, false)).toContain('\x1b[1mSwapOff\x1b[0m');
+    expect(await run(['plan', '--color', 'always', ...f()], {}, false)).toContain('\x1b[');
+    expect(await run(['plan', '--no-color', ...f()], {}, true)).not.toContain('\x1b[');
+    expect(await run(['plan', '--color=never', ...f()], {}, true)).not.toContain('\x1b[');
+    expect(await run(['plan', ...f()], {}, true)).toContain('\x1b[');
+    expect(await run(['plan', ...f()], { NO_COLOR: '1' }, true)).not.toContain('\x1b[');
+  });
+
+  it.each([
+    [['plan', '-x'], 'unknown option -x'],
+    [['plan', '-qx'], 'unknown option -x (in -qx)'],
+    [['plan', '--colour'], 'unknown option --colour'],
+    [['plan', '-f'], '-f needs a value (FILE)'],
+    [['plan', '-f', '--root', '/x'], '-f needs a value (FILE); a value that starts with "-" goes as --file=VALUE'],
+    [['plan', '--quiet=yes'], '--quiet takes no value'],
+    [['plan', '--color=blue'], '--color takes auto, always or never (--color=never, or --no-color)'],
+    [['plan', '--no-color', '--color=always'], '--no-color and --color say different things; give one'],
+    [['rollback', '-q'], '--quiet is not an option of rollback'],
+  ])('%j is refused: %s', async (args, message) => {
+    const r = await cli(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^reconcile(?: rollback)?: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(r.stdout).toBe('');
   });
 });

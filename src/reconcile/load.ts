@@ -8,6 +8,7 @@ import { FileTooLargeError, NotRegularFileError, readRegular } from '../regular-
 import type { InputIssue } from '../errors.js';
 import type { DesiredState } from '../desired-state.js';
 import { humanPath, validateAgainstSchema } from './validate.js';
+import { PACKAGED_DESIRED_STATE } from '../version.js';
 import { nameProblem, reportsDirProblem } from '../grammar.js';
 import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
 import type { Claim } from '../resources/types.js';
@@ -43,8 +44,15 @@ export function readDesiredStateFile(file: string): Buffer {
       ]);
     }
     if (e instanceof FileTooLargeError) throw new InputError([tooLarge(file)]);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError([{ file, line: 1, column: 1, path: '', message: missingMessage(file) }]);
     throw new InputError([{ file, line: 1, column: 1, path: '', message: `cannot read: ${(e as Error).message}` }]);
   }
+}
+
+/** A missing file is most often the default looked up in the wrong directory: say where, and how to name one. */
+function missingMessage(file: string): string {
+  const where = path.isAbsolute(file) ? '' : ` (looked for in ${process.cwd()})`;
+  return `no such file${where}; name the desired state with -f FILE (the package installs one at ${PACKAGED_DESIRED_STATE})`;
 }
 
 function tooLarge(file: string): InputIssue {

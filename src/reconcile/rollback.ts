@@ -14,7 +14,7 @@ import { checkedRunsDirs, runsDirOf, jsonText, type RunsDirs } from './reports.j
 import { bytesOf, utf8Bytes } from '../bytes.js';
 import { terminalSafe } from '../untrusted-text.js';
 import { redactString } from '../redact.js';
-import { FORMAT_VERSION } from './render.js';
+import { FORMAT_VERSION } from './plan-document.js';
 import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../systemd/systemctl-show.js';
 import { busSystemctl, parsePasswdAccounts, userSystemctl } from '../ports/user-manager.js';
 

@@ -23,8 +23,11 @@ import { WriteDoor } from '../door/door.js';
 import { LOCK_PATH, acquireLock } from '../door/lock.js';
 import { madeDirs, missingDirs, removeMadeDirs } from '../door/lock-dirs.js';
 import { describeInterrupted, findUnfinishedRuns, settleInterruptedRuns, type UnfinishedRun } from '../door/interrupted.js';
-import { FORMAT_VERSION, jsonPlan, paletteFor, planDocument, renderApplyResult, renderPlan } from './render.js';
-import type { PlanDocument } from './render.js';
+import { FORMAT_VERSION, jsonPlan, planDocument } from './plan-document.js';
+import { paletteFor, renderPlan, type ColorMode, type Detail } from './plan-text.js';
+import { renderApplyResult, renderApplyStart } from './apply-text.js';
+import { mustDo } from './must-do.js';
+import type { PlanDocument } from './plan-document.js';
 import type { Finding } from '../findings.js';
 import { redactDeep } from '../redact.js';
 import { hostReports, type HostReports } from './host-reports.js';
@@ -40,7 +43,13 @@ export interface RunRequest {
   json: boolean;
   /** --rollback [RUN_ID]: undo a run instead (with mode plan: preview it). */
   rollback?: { run?: string; force: boolean };
+  /** -q / -v: how much of the text plan and apply's text is shown (never the JSON). */
+  detail?: Detail;
+  /** --color / --no-color; auto: on a terminal, unless NO_COLOR is set. */
+  color?: ColorMode;
 }
+
+const paletteOf = ({ io, req }: Pick<RunContext, 'io' | 'req'>) => paletteFor(io.stdout, io.env, req.color);
 
 /**
  * --root must name an existing directory other than /. An empty value (an
@@ -222,7 +231,7 @@ async function observeForPlan({ host, desired, req, progress }: RunContext): Pro
 export async function planRun(run: RunContext): Promise<number> {
   const { doc, extra } = await observeForPlan(run);
   if (run.req.json) run.io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  else run.io.stdout.write(renderPlan(doc, paletteFor(run.io.stdout, run.io.env)));
+  else run.io.stdout.write(renderPlan(doc, paletteOf(run), run.req.detail));
   return planExitCode(doc.pending_changes, doc.operator_required, extra.findings);
 }
 
@@ -300,7 +309,7 @@ async function applyWithDoor(run: DoorRun): Promise<number> {
   // The first observation is the truth: recorded before anything changes.
   if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);
   await writeRunFile(door, 'plan.json', doc);
-  if (!req.json) io.stdout.write(renderPlan(doc, paletteFor(io.stdout, io.env)));
+  if (!req.json) io.stdout.write(renderApplyStart(doc, paletteOf(run), req.detail));
 
   const result = await applyPlan(host, plan, { progress, door });
   try {
@@ -358,7 +367,7 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
     progress(`warning: ${(e as Error).message}; the result below is the only record of this run besides its journal`);
   }
   if (req.json) io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  else io.stdout.write(renderApplyResult(result, verify, operator, paletteFor(io.stdout, io.env), written, withdrawn));
+  else io.stdout.write(renderApplyResult(result, verify, operator, paletteOf(run), written, withdrawn, { mustDo: mustDo(run.doc), detail: req.detail }));
   return ok ? 0 : 1;
 }
 

@@ -108,7 +108,7 @@ describe('first_boot: apply (the default in image mode)', () => {
     const a = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(a.code).toBe(1);
     expect(a.stdout).toMatch(
-      /the first boot needs node in the image[^\n]*\[operator action required\]\n\s+reason: install Debian's nodejs \(>= 18\) or the k8s-host-reconcile \.deb/,
+      /the first boot needs node in the image[^\n]*\[operator action required\]\n\s+install Debian's nodejs \(>= 18\) or the k8s-host-reconcile \.deb/,
     );
   });
 
@@ -147,7 +147,7 @@ describe('first_boot: verify and off', () => {
     const a = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(a.code).toBe(1);
     expect(a.stdout).toMatch(
-      /! agent\.service may listen on 10250 at boot .*\[operator action required\]\n\s+reason: a service that names the port is only a candidate; add agent\.service to disable_units/,
+      /\d+\. PortFree: agent\.service may listen on 10250 at boot .*\[operator action required\]\n\s+a service that names the port is only a candidate; add agent\.service to disable_units/,
     );
     expect(existsSync(path.join(root, 'etc/systemd/system', UNIT))).toBe(false);
     expect(existsSync(path.join(root, 'etc/k8s-host-reconcile'))).toBe(false);

@@ -12,7 +12,8 @@ import { ansibleSysctlEdit } from '../../src/kubespray/sysctl-order.js';
 import type { KubesprayReport } from '../../src/kubespray/report.js';
 import { planExitCode } from '../../src/reconcile/run.js';
 import type { Plan } from '../../src/reconcile/plan.js';
-import { paletteFor, planDocument, renderPlan } from '../../src/reconcile/render.js';
+import { planDocument } from '../../src/reconcile/plan-document.js';
+import { paletteFor, renderPlan } from '../../src/reconcile/plan-text.js';
 
 const FIXTURE = path.resolve('test/fixtures/kubespray-basic');
 const temps: string[] = [];

@@ -13,7 +13,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CommandRunner } from '../../src/host.js';
-import { renderApplyResult, type Palette } from '../../src/reconcile/render.js';
+import { renderApplyResult } from '../../src/reconcile/apply-text.js';
+import type { Palette } from '../../src/reconcile/plan-text.js';
 import { PROVIDERS } from '../../src/resources/index.js';
 import { applyContext } from '../helpers/door.js';
 import { buildTree } from '../helpers/tree.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { parseDesiredState } from '../../src/reconcile/load.js';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseDesiredState, readDesiredStateFile } from '../../src/reconcile/load.js';
 import { InputError } from '../../src/errors.js';
 import { errorsOf as errorsOfFile } from '../helpers/desired-state-errors.js';
 
@@ -152,5 +154,24 @@ describe('desired-state.yaml', () => {
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatch(/resources\[0\]\.type/);
     expect(errors[1]).toMatch(/resources\[3\]\.ports\[0\]/);
+  });
+});
+
+describe('a desired state that is not there', () => {
+  it('names -f and the package default, and for a relative name the directory it looked in', () => {
+    const cwd = process.cwd();
+    const tmp = mkdtempSync(path.join(tmpdir(), 'load-missing-'));
+    try {
+      process.chdir(tmp);
+      expect(() => readDesiredStateFile('desired-state.yaml')).toThrow(
+        `desired-state.yaml:1:1 no such file (looked for in ${realpathSync(tmp)}); name the desired state with -f FILE (the package installs one at /usr/share/k8s-host-reconcile/desired-state.yaml)`,
+      );
+      expect(() => readDesiredStateFile(path.join(tmp, 'x.yaml'))).toThrow(
+        `${path.join(tmp, 'x.yaml')}:1:1 no such file; name the desired state with -f FILE (the package installs one at /usr/share/k8s-host-reconcile/desired-state.yaml)`,
+      );
+    } finally {
+      process.chdir(cwd);
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

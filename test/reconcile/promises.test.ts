@@ -145,9 +145,11 @@ describe('promises in the plan document', () => {
     const text = reconcile(['--plan', '-f', desired, '--root', root]);
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('No changes, but 1 unknown withdraws promises for the next boot');
-    expect(text.stdout).toContain(
-      '  ! net.ipv4.ip_forward = 1: after apply; not promised at the next boot; withdrawn by SysctlFile: unknown: /etc/rc.local:3: ',
-    );
+    expect(text.stdout).toContain('  ! net.ipv4.ip_forward = 1: after apply; not promised at the next boot; withdrawn by What you must do: 1\n');
+    // The unknown is told once, with every promise it takes back.
+    expect(text.stdout).toContain('What you must do\n  1. SysctlFile: unknown: /etc/rc.local:3: ');
+    expect(text.stdout).toContain('; withdraws sysctl:net.ipv4.ip_forward, sysctl:net.ipv4.tcp_syncookies (at the next boot)\n');
+    expect(text.stdout.split('/etc/rc.local:3').length - 1).toBe(1);
 
     const apply = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(apply.code).toBe(1);
@@ -174,7 +176,7 @@ describe('promises in the plan document', () => {
     });
     expect(p['sysctl:net.ipv4.ip_forward']).toMatchObject({ after_apply: true, at_boot: true, withdrawn_by: [] });
     const text = reconcile(['--plan', '-f', desired, '--root', root]);
-    expect(text.stdout).toContain('      withdraws: sysctl:net.ipv4.tcp_syncookies (at the next boot)');
+    expect(text.stdout).toContain('     withdraws: sysctl:net.ipv4.tcp_syncookies (at the next boot)\n');
   });
 });
 

@@ -18,7 +18,8 @@ import { PROVIDERS, type ProviderRegistry } from '../../src/resources/index.js';
 import { desiredStateSchema } from '../../src/resources/schema.js';
 import { promiseJudge } from '../../src/resources/promise-judge.js';
 import { makePlan } from '../../src/reconcile/plan.js';
-import { paletteFor, planDocument, renderPlan } from '../../src/reconcile/render.js';
+import { planDocument } from '../../src/reconcile/plan-document.js';
+import { paletteFor, renderPlan } from '../../src/reconcile/plan-text.js';
 import { planExitCode } from '../../src/reconcile/run.js';
 import { buildTree } from '../helpers/tree.js';
 import { panicRebootProvider } from '../helpers/toy-resource/provider.js';
@@ -106,7 +107,8 @@ describe('a toy resource, one folder and one registry line', () => {
     expect(script?.summary).toContain('sets kernel.panic = 0, undoing the reboot 10 s after a panic');
     expect(doc.promises[0]).toMatchObject({ id: 'panic:reboot', after_apply: true, at_boot: false });
     expect(doc.promises[0]!.withdrawn_by).toEqual([expect.objectContaining({ by: 'operator', resource: 'PanicReboot', from: 'boot' })]);
-    expect(text).toContain('  ! reboot 10 s after a kernel panic: after apply; not promised at the next boot; withdrawn by operator line PanicReboot ');
+    expect(text).toContain('  ! reboot 10 s after a kernel panic: after apply; not promised at the next boot; withdrawn by What you must do: 1\n');
+    expect(text).toContain('What you must do\n  1. PanicReboot: /etc/rc.local:2 sets kernel.panic = 0, undoing the reboot 10 s after a panic');
   });
 
   it("the boot farm's judge holds a booted host against its promise with its kind's judge", async () => {
