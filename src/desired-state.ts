@@ -21,8 +21,6 @@ export function resourceName(spec: BaseSpec): string {
   return spec.name ?? spec.type;
 }
 
-export const CONTROL_PLANE_PORTS = [2379, 2380, 6443, 10250, 10257, 10259] as const;
-
 export interface KubesprayRef {
   /** Checkout directory, e.g. /opt/ks/kubespray. */
   dir: string;

@@ -241,7 +241,11 @@ export function headerLines(plan: PlanDocument, p: Palette, detail: Detail, verb
   if (detail === 'verbose' && plan.before_state) {
     const b = plan.before_state;
     out.push(
-      p.dim(`  before: swap_total_kb=${b.swap_total_kb} ip_forward=${b.ip_forward} br_netfilter=${b.br_netfilter} busy_ports=[${b.busy_ports.join(', ')}]`),
+      p.dim(
+        `  before: ${Object.entries(b)
+          .map(([k, v]) => `${k}=${Array.isArray(v) ? `[${v.join(', ')}]` : v}`)
+          .join(' ')}`,
+      ),
     );
   }
   if (detail === 'verbose' && facts) {

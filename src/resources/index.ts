@@ -15,11 +15,12 @@ import { firstBootProvider } from './first-boot/provider.js';
 export type AnyProvider = Provider<any, any, any>;
 export type ProviderRegistry = Readonly<Record<string, AnyProvider>>;
 
-// In the order the documentation lists the types (the schema's "must be one of"); plan order is the document's.
+// In the order of the lab's before.json fields (swap_total_kb, ip_forward, br_netfilter, busy_ports: each a
+// provider's beforeState) and of the schema's "must be one of"; plan order is the document's.
 const REGISTERED = {
   SwapOff: swapOffProvider,
-  ModulesLoad: modulesLoadProvider,
   SysctlFile: sysctlFileProvider,
+  ModulesLoad: modulesLoadProvider,
   PortFree: portFreeProvider,
   FirstBoot: firstBootProvider,
 } as const;

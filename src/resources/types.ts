@@ -207,6 +207,13 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    */
   facts?(spec: Spec, observed: Observed): HostFacts;
   /**
+   * Optional, live only: this type's fields of before.json (the lab's record
+   * of the host before anything changed), from what a planned resource of it
+   * observed (`seen`: the plan's facts), else read with the observer the
+   * provider itself uses. Asked of every provider, desired or not.
+   */
+  beforeState?(host: TargetFs, seen: HostFacts): Promise<BeforeFields>;
+  /**
    * Optional, pure: the files this resource writes whole, with the content
    * its spec alone decides (SysctlFile's sysctl.d file), so that audits of
    * the host as it will be (the kubespray ordering audit) count them.
@@ -248,6 +255,9 @@ export interface Claim {
   at: string[];
   atKey?: boolean;
 }
+
+/** Fields of before.json, by their names in the lab's contract. */
+export type BeforeFields = Record<string, number | boolean | number[]>;
 
 /** Host readings a provider's observation holds; the first resource in plan order to hold one gives it (a map's, key by key). */
 export interface HostFacts {

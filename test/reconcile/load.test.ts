@@ -67,7 +67,7 @@ describe('desired-state.yaml', () => {
     {
       name: 'unknown resource type',
       text: good.replace('type: SwapOff', 'type: SwapOf'),
-      expected: (t) => `${F}:${lineOf(t, 'SwapOf')}:11 resources[0].type: must be one of "SwapOff", "ModulesLoad", "SysctlFile", "PortFree"`,
+      expected: (t) => `${F}:${lineOf(t, 'SwapOf')}:11 resources[0].type: must be one of "SwapOff", "SysctlFile", "ModulesLoad", "PortFree"`,
     },
     {
       name: 'relative reports_dir',

@@ -5,7 +5,7 @@
 import type { TargetHost } from '../../host.js';
 import { MODULES_LOAD_SCHEMA, type ModulesLoadSpec } from './spec.js';
 import type { ApplyOutcome, Change, Provider, SpecIssue } from '../types.js';
-import { canonicalModuleName } from '../../observe/modules.js';
+import { canonicalModuleName, moduleStates } from '../../observe/modules.js';
 import type { WriteDoor } from '../../door/door.js';
 import { HostError } from '../../errors.js';
 import { commentOutDirectives, overrideContent, type ModprobeBlocker } from '../../modprobe/modprobe-d.js';
@@ -198,6 +198,10 @@ const modulesLoadOwn: Provider<ModulesLoadSpec, ModulesObserved, ModulesOp> = {
   promised: (spec) =>
     spec.modules.map((m) => ({ id: modulePromise(canonicalModuleName(m)), kind: 'module', subject: canonicalModuleName(m), expect: 'loaded' })),
   promiseKinds: { module: MODULE_KIND },
+  // before.json's br_netfilter: loaded (or built in) before anything changed.
+  beforeState: async (host, seen) => ({
+    br_netfilter: seen.modules?.get(canonicalModuleName('br_netfilter')) ?? (await moduleStates(host, ['br_netfilter']))[0]?.loaded ?? false,
+  }),
   observe: (host, spec) => observeModules(host, spec),
   diff: (spec, observed, ctx) => diffModules(spec, observed, ctx),
   warnings: (_spec, o) =>

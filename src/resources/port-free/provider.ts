@@ -3,7 +3,8 @@
 // bring it straight back). Offline it disables, in the image, the units that
 // would take a wanted port at boot.
 import { resourceName } from '../../desired-state.js';
-import { PORT_FREE_SCHEMA, type PortFreeSpec } from './spec.js';
+import { busyPorts, readListeners } from '../../observe/listeners.js';
+import { CONTROL_PLANE_PORTS, PORT_FREE_SCHEMA, type PortFreeSpec } from './spec.js';
 import type { Change, Provider } from '../types.js';
 import type { WriteDoor } from '../../door/door.js';
 import { removeUnitLinks } from '../../systemd/unit-links.js';
@@ -38,6 +39,14 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
 
   promised: (spec) => spec.ports.map((p) => ({ id: portPromise(p), kind: 'port', subject: String(p), expect: 'free' })),
   promiseKinds: { port: PORT_KIND },
+  // before.json's busy_ports: the control-plane ports with a LISTEN socket, ascending; the plan's answer when its
+  // resources looked at every one of them.
+  beforeState: async (host, seen) => {
+    const looked = new Set(seen.listeners?.ports ?? []);
+    const busy = new Set(seen.listeners?.busy ?? []);
+    if (CONTROL_PLANE_PORTS.every((p) => looked.has(p))) return { busy_ports: CONTROL_PLANE_PORTS.filter((p) => busy.has(p)) };
+    return { busy_ports: busyPorts(await readListeners(host), [...CONTROL_PLANE_PORTS]) };
+  },
 
   // Before.json's busy_ports: what was listening on the running host before anything changed.
   facts: (spec, o) => (o.mode === 'live' ? { listeners: { ports: spec.ports, busy: o.busy.map((b) => b.port) } } : {}),

@@ -4,6 +4,9 @@
 // shared pieces are `#/definitions/name`, `port` and `absPath`).
 import type { BaseSpec } from '../../desired-state.js';
 
+/** kubeadm's control-plane ports: etcd's client and peer, the API server, kubelet, controller-manager, scheduler. */
+export const CONTROL_PLANE_PORTS = [2379, 2380, 6443, 10250, 10257, 10259] as const;
+
 export interface PortFreeSpec extends BaseSpec {
   type: 'PortFree';
   ports: number[];

@@ -390,6 +390,8 @@ const swapOffOwn: Provider<SwapOffSpec, SwapObserved, SwapOp> = {
   after: [],
   promised: () => [{ id: SWAP_PROMISE, kind: 'swap', subject: 'swap', expect: 'off' }],
   promiseKinds: { swap: SWAP_KIND },
+  // before.json's swap_total_kb: SwapTotal of /proc/meminfo, kB.
+  beforeState: async (host, seen) => ({ swap_total_kb: seen.swapTotalKb ?? (await readMeminfo(host)).get('SwapTotal') ?? 0 }),
   observe: (host, spec) => observeSwap(host, spec),
   // A warning, not yet an unknown that takes swap:off back: the image fixtures of the tests have no
   // default.target (a real Debian root always has one); PortFree's offline graph warning is the same.

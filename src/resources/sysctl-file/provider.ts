@@ -112,6 +112,9 @@ export function summarizeVerdicts(observed: SysctlFileObserved) {
   };
 }
 
+/** The key before.json records (the lab's ip_forward). */
+const IP_FORWARD = 'net.ipv4.ip_forward';
+
 const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
   type: 'SysctlFile',
   schema: SYSCTL_FILE_SCHEMA,
@@ -126,6 +129,11 @@ const sysctlFileOwn: Provider<SysctlFileSpec, SysctlFileObserved, SysctlOp> = {
       return { id: sysctlPromise(key), kind: 'sysctl', subject: key, expect: String(v), ...(mod ? { needs: [modulePromise(mod)] } : {}) };
     }),
   promiseKinds: { sysctl: SYSCTL_KIND },
+  // before.json's ip_forward: the running kernel's value (0 when it lacks the key).
+  beforeState: async (host, seen) => {
+    const v = seen.sysctls?.has(IP_FORWARD) ? seen.sysctls.get(IP_FORWARD)! : await readLiveSysctl(host, IP_FORWARD);
+    return { ip_forward: v === null ? 0 : Number(v) };
+  },
   ownedFiles: (spec) => [{ path: spec.file, content: renderOwnedFile(spec) }],
   summarize: (_spec, observed) => ({ ...summarizeVerdicts(observed), rehearsal: observed.rehearsal }),
   notes: rehearsalNotes,
