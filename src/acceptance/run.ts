@@ -1,0 +1,131 @@
+// kubeadm's preflight answered before the install: every checker judged on
+// the facts, and each problem made one finding by kubeadm's check name
+// (Finding.check) with who fixes it. A kubeadm error kubespray does not make
+// true (nor ignores through kubeadm_ignore_preflight_errors) stops the
+// install: an error (`stops`, plan exit 1); a kubeadm warning stays a
+// warning; what cannot be evaluated is unknown. A host that passes gets no line.
+import type { TargetHost } from '../host.js';
+import type { Finding } from '../findings.js';
+import type { KubesprayNode, KubesprayReport } from '../kubespray/report.js';
+import type { AcceptanceFacts, Checker, CheckResult, Known } from './checker.js';
+import { known, notKnown } from './checker.js';
+import { acceptanceFacts } from './facts.js';
+import { CHECKERS } from './index.js';
+import { whoInstalls } from './packages.js';
+
+const KUBERNETES = 'kubernetes/kubernetes';
+/** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
+const IGNORE_VAR = 'kubeadm_ignore_preflight_errors';
+/** The role that runs kubeadm: init on the control plane, join on the other nodes. */
+const KUBEADM_ROLE = { 'control-plane': 'kubernetes/control-plane', 'every node': 'kubernetes/kubeadm' } as const;
+
+type WhoFixes = { who: 'kubespray' | 'operator' | 'unknown'; says: string; evidence: string[] };
+
+/** A variable's value for this node, templated; not known with the reason. */
+async function nodeVar(node: KubesprayNode, role: string, name: string): Promise<Known<unknown>> {
+  const ctx = await node.vars(role);
+  const def = ctx.get(name);
+  if (!def) return notKnown(`${name} is not defined for ${role}`);
+  if ('runtime' in def) return notKnown(`${name} is set at run time (${def.file}:${def.line})`);
+  const r = ctx.template(def.value);
+  return r.ok ? known(r.value) : notKnown(`${name} (${def.file}:${def.line}): ${r.reason}`);
+}
+
+/** Whether kubespray passes this check's name (or "all") in --ignore-preflight-errors; kubeadm compares them lowercased. */
+async function ignoredByKubespray(node: KubesprayNode, c: Checker): Promise<Known<boolean>> {
+  const v = await nodeVar(node, KUBEADM_ROLE[c.runsOn], IGNORE_VAR);
+  if (!v.known) return v;
+  if (!Array.isArray(v.value)) return notKnown(`${IGNORE_VAR} is not a list: ${JSON.stringify(v.value)}`);
+  const names = v.value.map((x) => String(x).toLowerCase());
+  return known(names.includes('all') || names.includes(c.name.toLowerCase()));
+}
+
+/** Who makes a failing check pass before kubeadm runs: kubespray (it installs the program, or its own assert stops first) or the operator. */
+async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Promise<WhoFixes> {
+  if (c.name.startsWith('FileExisting-')) {
+    const w = await whoInstalls(c.name.slice('FileExisting-'.length), node, r.hostFacts);
+    if (w.by === 'kubespray') return { who: 'kubespray', says: `kubespray installs ${w.package} before kubeadm runs`, evidence: [w.evidence] };
+    if (w.by === 'unknown') return { who: 'unknown', says: `whether kubespray installs it cannot be evaluated: ${w.reason}`, evidence: [] };
+    return { who: 'operator', says: `kubespray does not install ${w.package} (${w.reason}): install it`, evidence: [w.evidence] };
+  }
+  if (c.name === 'Mem' && node.memoryStops)
+    return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
+  return { who: 'operator', says: 'kubespray does not change this: the operator must', evidence: [] };
+}
+
+function kubeadmLines(c: Checker, res: CheckResult): string {
+  const cmd = c.runsOn === 'control-plane' ? 'kubeadm init (and join --control-plane)' : 'kubeadm init and join';
+  const lines = [...res.errors.map((e) => `[ERROR ${c.name}]: ${e}`), ...res.warnings.map((w) => `[WARNING ${c.name}]: ${w}`)];
+  return `${cmd} preflight: ${lines.join('; ')}`;
+}
+
+/** One check's problems as one finding, given who fixes them. */
+async function checkFinding(c: Checker, res: CheckResult, r: KubesprayReport, controlPlane: Known<boolean>): Promise<Finding> {
+  const base = { check: c.name, evidence: [`${KUBERNETES} ${c.source}`] };
+  const says = kubeadmLines(c, res);
+  const node = r.node;
+  if (!node) return { ...base, level: 'info', message: `${says}; who fixes it is not evaluated: no readable kubespray checkout in desired-state` };
+  if (c.runsOn === 'control-plane' && !controlPlane.known)
+    return { ...base, level: 'info', message: `${says}; on a control-plane node only, and this node's groups are not known: ${controlPlane.reason}` };
+  // Offline (an image) the facts kubespray's conditions read are the booted host's: judged at its first plan.
+  if (!r.hostFacts)
+    return {
+      ...base,
+      level: 'info',
+      message: `${says}; who fixes it is not evaluated: the host's facts are not gathered(offline they are the running host's)`,
+    };
+  const w = await whoFixes(c, node, r);
+  const evidence = [...base.evidence, ...w.evidence];
+  if (w.who === 'kubespray') return { ...base, evidence, level: 'info', message: `${says}; ${w.says}` };
+  if (w.who === 'unknown') return { ...base, evidence, level: 'warning', unknown: true, message: `${says}; ${w.says}` };
+  if (res.errors.length === 0) return { ...base, evidence, level: 'warning', message: `${says}; ${w.says}` };
+  const ignored = await ignoredByKubespray(node, c);
+  if (!ignored.known)
+    return {
+      ...base,
+      evidence,
+      level: 'warning',
+      unknown: true,
+      message: `${says}; ${w.says}; whether kubespray ignores it cannot be evaluated: ${ignored.reason}`,
+    };
+  if (ignored.value)
+    return {
+      ...base,
+      evidence,
+      level: 'warning',
+      message: `${says}; kubespray passes it in --ignore-preflight-errors (${IGNORE_VAR}), so kubeadm goes on with it`,
+    };
+  return { ...base, evidence, level: 'error', stops: true, message: `${says}; kubespray's install stops there: ${w.says}` };
+}
+
+/** kube_version as kubespray's kubeadm role sees it, for the checks kubeadm runs only on some versions. */
+async function kubeVersion(node: KubesprayNode | undefined): Promise<Known<string>> {
+  if (!node) return notKnown('no readable kubespray checkout in desired-state');
+  const v = await nodeVar(node, KUBEADM_ROLE['every node'], 'kube_version');
+  if (!v.known) return v;
+  return typeof v.value === 'string' ? known(v.value) : notKnown(`kube_version is ${JSON.stringify(v.value)}`);
+}
+
+/** Whether kubeadm init's checks run here: the node is in kube_control_plane (kube-master before kubespray 2.19 renamed it). */
+function controlPlaneOf(r: KubesprayReport): Known<boolean> {
+  if (!r.node) return notKnown('no readable kubespray checkout in desired-state');
+  if (r.node.groups === null) return notKnown("the inventory does not place this node (see the inventory's finding)");
+  return known(r.node.groups.includes('kube_control_plane') || r.node.groups.includes('kube-master'));
+}
+
+export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, checkers: readonly Checker[] = CHECKERS): Promise<Finding[]> {
+  const facts: AcceptanceFacts = await acceptanceFacts(host, r.hostFacts, await kubeVersion(r.node));
+  const controlPlane = controlPlaneOf(r);
+  const out: Finding[] = [];
+  const skipped: string[] = [];
+  for (const c of checkers) {
+    // kubeadm runs its init checks only where it inits (or joins) a control plane.
+    if (c.runsOn === 'control-plane' && controlPlane.known && !controlPlane.value) continue;
+    const res = c.check(facts);
+    if ('skipped' in res) skipped.push(`${c.name}: ${res.skipped}`);
+    else if (res.errors.length > 0 || res.warnings.length > 0) out.push(await checkFinding(c, res, r, controlPlane));
+  }
+  if (skipped.length > 0)
+    out.push({ level: 'info', message: `kubeadm preflight checks not judged here (${skipped.map((s) => s.split(':')[0]).join(', ')})`, evidence: skipped });
+  return out;
+}
