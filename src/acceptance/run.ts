@@ -21,9 +21,10 @@ const KUBEADM_ROLE = { 'control-plane': 'kubernetes/control-plane', 'every node'
 
 type WhoFixes = { who: 'kubespray' | 'operator' | 'unknown'; says: string; evidence: string[] };
 
-/** A variable's value for this node, templated; not known with the reason. */
+/** A variable's value for this node, templated; not known with the reason (a checkout or inventory file that does not parse, too). */
 async function nodeVar(node: KubesprayNode, role: string, name: string): Promise<Known<unknown>> {
-  const ctx = await node.vars(role);
+  const ctx = await node.vars(role).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${role} cannot be read: ${ctx.message}`);
   const def = ctx.get(name);
   if (!def) return notKnown(`${name} is not defined for ${role}`);
   if ('runtime' in def) return notKnown(`${name} is set at run time (${def.file}:${def.line})`);
@@ -43,7 +44,8 @@ async function ignoredByKubespray(node: KubesprayNode, c: Checker): Promise<Know
 /** Who makes a failing check pass before kubeadm runs: kubespray (it installs the program, or its own assert stops first) or the operator. */
 async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Promise<WhoFixes> {
   if (c.name.startsWith('FileExisting-')) {
-    const w = await whoInstalls(c.name.slice('FileExisting-'.length), node, r.hostFacts);
+    // Host and checkout files are untrusted: one that does not parse makes the answer unknown, never the plan fail.
+    const w = await whoInstalls(c.name.slice('FileExisting-'.length), node, r.hostFacts).catch((e: Error) => ({ by: 'unknown' as const, reason: e.message }));
     if (w.by === 'kubespray') return { who: 'kubespray', says: `kubespray installs ${w.package} before kubeadm runs`, evidence: [w.evidence] };
     if (w.by === 'unknown') return { who: 'unknown', says: `whether kubespray installs it cannot be evaluated: ${w.reason}`, evidence: [] };
     return { who: 'operator', says: `kubespray does not install ${w.package} (${w.reason}): install it`, evidence: [w.evidence] };

@@ -15,6 +15,8 @@ import type { DesiredState } from '../../src/desired-state.js';
 import type { Finding } from '../../src/findings.js';
 import { hostReports } from '../../src/reconcile/host-reports.js';
 import { planExitCode } from '../../src/reconcile/run.js';
+import { makePlan } from '../../src/reconcile/plan.js';
+import { paletteFor, planDocument, renderPlan } from '../../src/reconcile/render.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 import { cannedRunner } from '../helpers/canned-runner.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -107,6 +109,19 @@ describe('NumCPU', () => {
     expect(brief(fs)).toEqual([['NumCPU', 'error', true, false]]);
     expect(fs[0]!.message).toContain('[ERROR NumCPU]: the number of available CPUs 1 is less than the required 2');
     expect(planExitCode(0, 0, fs)).toBe(1);
+  });
+  it('in the text plan and the plan document: the line by its name, and the summary says kubeadm fails NumCPU', async () => {
+    const host = new Host({ root: await root({ ...server({ cpus: 1 }), ...inventory(), ...KUBEADM_ROLES }, true), live: true, runner: cannedRunner({}) });
+    const plan = await makePlan(host, desired(true));
+    const { findings } = await hostReports(host, desired(true), () => {}, plan);
+    const doc = planDocument(plan, { findings });
+    expect(doc.findings.filter((f) => f.check === 'NumCPU').map((f) => [f.level, f.stops])).toEqual([['error', true]]);
+    expect(doc.kubespray_preflight_failures).toBe(1);
+    const text = renderPlan(doc, paletteFor({ isTTY: false }, {}));
+    expect(text).toContain(
+      '  error [NumCPU]: kubeadm init (and join --control-plane) preflight: [ERROR NumCPU]: the number of available CPUs 1 is less than the required 2',
+    );
+    expect(text).toContain("Error: kubespray's preflight will stop on this host (kubeadm's preflight fails NumCPU, the errors above).");
   });
   it('1 CPU with NumCPU in kubeadm_ignore_preflight_errors (kubeadm compares lowercased): kubeadm goes on, a warning', async () => {
     const fs = await acceptance({
