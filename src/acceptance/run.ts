@@ -61,21 +61,31 @@ function kubeadmLines(c: Checker, res: CheckResult): string {
   return `${cmd} preflight: ${lines.join('; ')}`;
 }
 
+/** A failing check whose who-fixes is not evaluated (no checkout, no facts): it goes into the one "not judged" line. */
+interface NotJudged {
+  name: string;
+  fails: string;
+  why: string;
+}
+
+/** Why who fixes a failing check is not evaluated here; null when it is. */
+function notEvaluated(c: Checker, r: KubesprayReport, controlPlane: Known<boolean>): string | null {
+  if (!r.node) return 'who fixes it is not evaluated: no readable kubespray checkout in desired-state';
+  if (c.runsOn === 'control-plane' && !controlPlane.known)
+    return `kubeadm checks it on a control-plane node only, and this node's groups are not known: ${controlPlane.reason}`;
+  // Offline (an image) the facts kubespray's conditions read are the booted host's: judged at its first plan.
+  if (!r.hostFacts) return "who fixes it is not evaluated: the host's facts are not gathered (offline they are the running host's)";
+  return null;
+}
+
 /** One check's problems as one finding, given who fixes them. */
-async function checkFinding(c: Checker, res: CheckResult, r: KubesprayReport, controlPlane: Known<boolean>): Promise<Finding> {
+async function checkFinding(c: Checker, res: CheckResult, r: KubesprayReport, controlPlane: Known<boolean>): Promise<Finding | NotJudged> {
   const base = { check: c.name, evidence: [`${KUBERNETES} ${c.source}`] };
   const says = kubeadmLines(c, res);
-  const node = r.node;
-  if (!node) return { ...base, level: 'info', message: `${says}; who fixes it is not evaluated: no readable kubespray checkout in desired-state` };
-  if (c.runsOn === 'control-plane' && !controlPlane.known)
-    return { ...base, level: 'info', message: `${says}; on a control-plane node only, and this node's groups are not known: ${controlPlane.reason}` };
-  // Offline (an image) the facts kubespray's conditions read are the booted host's: judged at its first plan.
-  if (!r.hostFacts)
-    return {
-      ...base,
-      level: 'info',
-      message: `${says}; who fixes it is not evaluated: the host's facts are not gathered(offline they are the running host's)`,
-    };
+  const why = notEvaluated(c, r, controlPlane);
+  // A program's check says it in its name: "missing" is enough in the grouped line.
+  if (why !== null) return { name: c.name, fails: c.name.startsWith('FileExisting-') ? 'missing' : [...res.errors, ...res.warnings].join('; '), why };
+  const node = r.node!;
   const w = await whoFixes(c, node, r);
   const evidence = [...base.evidence, ...w.evidence];
   if (w.who === 'kubespray') return { ...base, evidence, level: 'info', message: `${says}; ${w.says}` };
@@ -115,19 +125,29 @@ function controlPlaneOf(r: KubesprayReport): Known<boolean> {
   return known(r.node.groups.includes('kube_control_plane') || r.node.groups.includes('kube-master'));
 }
 
+/** One line for every check not judged, grouped by the reason: "A (fails), B: why; C: why". */
+export function notJudgedLine(items: NotJudged[]): string {
+  const byWhy = new Map<string, string[]>();
+  for (const i of items) byWhy.set(i.why, [...(byWhy.get(i.why) ?? []), i.fails ? `${i.name} (${i.fails})` : i.name]);
+  return `kubeadm preflight checks not judged here: ${[...byWhy].map(([why, names]) => `${names.join(', ')}: ${why}`).join('; ')}`;
+}
+
 export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, checkers: readonly Checker[] = CHECKERS): Promise<Finding[]> {
   const facts: AcceptanceFacts = await acceptanceFacts(host, r.hostFacts, await kubeVersion(r.node));
   const controlPlane = controlPlaneOf(r);
   const out: Finding[] = [];
-  const skipped: string[] = [];
+  const notJudged: NotJudged[] = [];
   for (const c of checkers) {
     // kubeadm runs its init checks only where it inits (or joins) a control plane.
     if (c.runsOn === 'control-plane' && controlPlane.known && !controlPlane.value) continue;
     const res = c.check(facts);
-    if ('skipped' in res) skipped.push(`${c.name}: ${res.skipped}`);
-    else if (res.errors.length > 0 || res.warnings.length > 0) out.push(await checkFinding(c, res, r, controlPlane));
+    if ('skipped' in res) notJudged.push({ name: c.name, fails: '', why: res.skipped });
+    else if (res.errors.length > 0 || res.warnings.length > 0) {
+      const f = await checkFinding(c, res, r, controlPlane);
+      if ('why' in f) notJudged.push(f);
+      else out.push(f);
+    }
   }
-  if (skipped.length > 0)
-    out.push({ level: 'info', message: `kubeadm preflight checks not judged here (${skipped.map((s) => s.split(':')[0]).join(', ')})`, evidence: skipped });
+  if (notJudged.length > 0) out.push({ level: 'info', message: notJudgedLine(notJudged) });
   return out;
 }
