@@ -128,19 +128,9 @@ describe("no false alarm on the suites' stock hosts", () => {
     ]);
     // conntrack: the fixture has no kube_version, so whether kubeadm checks it is said in the one info line.
     expect(findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!.message).toContain('FileExisting-conntrack');
-    expect(
-      planExitCode(
-        0,
-        0,
-        findings.filter((f) => !f.stops || f.check !== undefined),
-      ),
-    ).toBe(
-      planExitCode(
-        0,
-        0,
-        findings.filter((f) => f.check === undefined),
-      ),
-    );
+    // What this slice adds leaves the plan's exit code where the rest puts it (0 here: nothing pending).
+    const added = findings.filter((f) => f.check !== undefined || f.message.startsWith('kubeadm preflight checks not judged here'));
+    expect(planExitCode(0, 0, added)).toBe(0);
   });
 
   it('a farm or fleet container (no kubespray section, /run/systemd/container, controllers not delegated): info only, exit code unchanged', async () => {
