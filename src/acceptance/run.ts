@@ -52,7 +52,7 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Pr
   }
   if (c.name === 'Mem' && node.memoryStops)
     return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
-  return { who: 'operator', says: 'kubespray does not change this: the operator must', evidence: [] };
+  return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };
 }
 
 function kubeadmLines(c: Checker, res: CheckResult): string {
