@@ -18,9 +18,9 @@ import { LineCounter } from 'yaml';
 import { parseAnsibleYaml } from './yaml11.js';
 import { HostError } from '../errors.js';
 import { KubesprayCheckout, PREINSTALL_DEFAULTS, topLevelVars } from './checkout.js';
-import { parseInventory } from './inventory.js';
+import { groupNames, parseInventory } from './inventory.js';
 import type { MemoryAudit } from './preflight.js';
-import type { FactMap, HostContext, VarsReader } from './vars.js';
+import type { FactMap, HostContext, VarContext, VarsReader } from './vars.js';
 import type { WhoFixes, WhoFixesJson } from './who-fixes.js';
 
 export interface FactsJson extends Facts {
@@ -36,6 +36,21 @@ export interface KubesprayReport {
   /** The verdicts with their evidence, for the human plan and --json. */
   audit?: WhoFixes;
   findings: Finding[];
+  /** The facts as gathered, with their extra (os_family...): src/acceptance judges them rather than reading the host again. */
+  hostFacts?: Facts;
+  /** The readable checkout as this node sees it, for src/acceptance's who-fixes. */
+  node?: KubesprayNode;
+}
+
+/** A readable kubespray checkout and this node in it. */
+export interface KubesprayNode {
+  checkout: KubesprayCheckout;
+  /** group_names of the node; null when the inventory could not place it (its own finding says why). */
+  groups: string[] | null;
+  /** kubespray's own memory assert stops on this host (its error finding is in the report). */
+  memoryStops: boolean;
+  /** The variables a task of `role` sees on this node (role defaults, inventory, facts, role vars). */
+  vars(role: string): Promise<VarContext>;
 }
 
 /** What the plan's providers observed, so the report reads none of it again. */
@@ -58,6 +73,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   const ks = desired.kubespray;
   // 1. Facts
   const facts = await gatherFacts(host, desired, seen, report);
+  if (facts) report.hostFacts = facts;
   if (!ks) {
     findings.push({ level: 'info', message: 'no kubespray section in desired-state: minimal_master_memory_mb and who-fixes.json left out' });
     return report;
@@ -69,6 +85,12 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   const hostCtx = await inventoryContext(host, ks, findings);
   if (hostCtx) await legacyGroupFindings(ck, hostCtx, ks.node, findings);
   const opts: AuditOptions = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
+  report.node = {
+    checkout: ck,
+    groups: hostCtx ? groupNames(hostCtx.inventory, hostCtx.host) : null,
+    memoryStops: false,
+    vars: async (role) => (await import('./vars.js')).buildVarContext({ ck, role, ...opts }),
+  };
   // 3. Memory, the way the preinstall role asserts it
   await memorySection(ck, opts, { node: ks.node, facts, hostCtx }, report);
   // 4. Who fixes what
@@ -185,6 +207,7 @@ async function memorySection(
     report.findings.push({ level: 'warning', unknown: true, message: `minimal_master_memory_mb cannot be evaluated for this host: ${memory.minimalReason}` });
   }
   if (on.facts && on.hostCtx) report.findings.push(...preflightFindings(memory, on.node, on.facts));
+  if (report.node && on.facts && on.hostCtx) report.node.memoryStops = memory.verdicts.some((v) => v.status.runs === 'yes' && v.passes === false);
 }
 
 /** who-fixes.json and one finding per problem, with the audit's warnings and notes. */

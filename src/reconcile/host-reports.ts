@@ -1,6 +1,7 @@
 // Reports about the host that are not resources: facts as kubespray sees
 // them and the kubespray audit (who fixes what), from src/kubespray, and a
-// former Kubernetes node's leftovers (src/former-node).
+// former Kubernetes node's leftovers (src/former-node), and kubeadm's
+// preflight answered before the install (src/acceptance).
 import type { Host } from '../host.js';
 import { resourceName, type DesiredFile, type DesiredState } from '../desired-state.js';
 import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
@@ -9,6 +10,7 @@ import { kubesprayReport, type PlanObservations } from '../kubespray/report.js';
 import { planFacts, type Plan } from './plan.js';
 import { observeFormerNode } from '../former-node/evidence.js';
 import { formerNodeFindings } from '../former-node/finding.js';
+import { acceptanceFindings } from '../acceptance/run.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
 export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
@@ -51,5 +53,7 @@ export async function hostReports(host: Host, desired: DesiredState, progress: (
   if (r.whoFixes) reports['who-fixes.json'] = r.whoFixes;
   // A former node: kubeadm's preflight stops on what it left, whatever the four resources do.
   const formerNode = formerNodeFindings(await observeFormerNode(host), desired.kubespray);
-  return { findings: [...r.findings, ...formerNode], reports };
+  // kubeadm's preflight, judged on the facts the report gathered (nothing read twice).
+  const acceptance = await acceptanceFindings(host, r);
+  return { findings: [...r.findings, ...formerNode, ...acceptance], reports };
 }

@@ -283,9 +283,15 @@ function summaryLine(plan: PlanDocument, items: MustDo[], p: Palette): string {
     .filter((x): x is string => x !== null)
     .join(', ');
   if (stops > 0) {
-    // --plan exits 1 for these, whatever else is pending.
+    // --plan exits 1 for these, whatever else is pending. kubeadm's checks (src/acceptance) by name: kubespray's run stops in kubeadm's preflight.
+    const asserts = findings.filter((f) => f.stops && !f.check).length;
+    const kubeadm = [...new Set(findings.filter((f) => f.stops && f.check).map((f) => f.check!))];
+    const why = [
+      asserts > 0 ? `${asserts} failing assert${asserts === 1 ? '' : 's'}` : null,
+      kubeadm.length > 0 ? `kubeadm's preflight fails ${kubeadm.join(', ')}` : null,
+    ].filter((x): x is string => x !== null);
     return (
-      p.del(`Error: kubespray's preflight will stop on this host (${stops} failing assert${stops === 1 ? '' : 's'}, the errors above).`) +
+      p.del(`Error: kubespray's preflight will stop on this host (${why.join('; ')}, the errors above).`) +
       ` Plan: ${pending} change${pending === 1 ? '' : 's'} pending` +
       (operator ? `, ${operator} need${operator === 1 ? 's' : ''} an operator` : '') +
       (unknownText ? `, ${unknownText}` : '') +

@@ -1,0 +1,52 @@
+// kubeadm's preflight, one checker per check, in kubeadm's own shape
+// (kubernetes/kubernetes cmd/kubeadm/app/preflight/checks.go, the Checker
+// interface: a Name and a Check returning warnings and errors), so a user can
+// match each line with what `kubeadm init`/`join` would print and pass the
+// name to --ignore-preflight-errors. A checker is pure: it judges facts read
+// once elsewhere (facts.ts), never the machine.
+
+/** A fact, or why it is not known (offline, unreadable): a check that needs it is skipped with that reason, never guessed. */
+export type Known<T> = { known: true; value: T } | { known: false; reason: string };
+
+export const known = <T>(value: T): Known<T> => ({ known: true, value });
+export const notKnown = <T>(reason: string): Known<T> => ({ known: false, reason });
+
+/** The cgroup controllers the kernel offers, as kubeadm's cgroups validator reads them. */
+export interface CgroupFacts {
+  /** cgroup v2 (/sys/fs/cgroup/cgroup.controllers exists) or v1 (/proc/cgroups). */
+  version: 1 | 2;
+  controllers: string[];
+}
+
+export interface AcceptanceFacts {
+  /** ansible_processor_vcpus, as kubespray's facts count it. */
+  cpus: Known<number>;
+  /** ansible_memtotal_mb: MemTotal kB // 1024, the number kubeadm's sysinfo Totalram gives in MB. */
+  memTotalMb: Known<number>;
+  /** uname -r. */
+  kernelRelease: Known<string>;
+  cgroup: Known<CgroupFacts>;
+  /** Program name -> the file a PATH lookup finds (null: none). */
+  programs: ReadonlyMap<string, Known<string | null>>;
+  /** The Kubernetes version kubespray installs (kube_version), for checks kubeadm runs only on some versions. */
+  kubeVersion: Known<string>;
+}
+
+export interface CheckResult {
+  warnings: string[];
+  errors: string[];
+}
+
+export type CheckOutcome = CheckResult | { skipped: string };
+
+export interface Checker {
+  /** kubeadm's exact check name. */
+  name: string;
+  /** `control-plane`: InitNodeChecks (kubeadm init and join --control-plane); `every node`: addCommonChecks. */
+  runsOn: 'control-plane' | 'every node';
+  /** Where kubeadm defines it (repository path and function), for the plan's evidence. */
+  source: string;
+  check(facts: AcceptanceFacts): CheckOutcome;
+}
+
+export const pass = (): CheckResult => ({ warnings: [], errors: [] });

@@ -1,0 +1,8 @@
+// The checkers, in kubeadm's order within InitNodeChecks and addCommonChecks.
+import type { Checker } from './checker.js';
+import { numCpuCheck } from './num-cpu.js';
+import { memCheck } from './mem.js';
+import { fileExistingChecks } from './file-existing.js';
+import { systemVerificationCheck } from './system-verification.js';
+
+export const CHECKERS: readonly Checker[] = [numCpuCheck, memCheck, ...fileExistingChecks, systemVerificationCheck];

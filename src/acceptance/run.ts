@@ -1,0 +1,153 @@
+// kubeadm's preflight answered before the install: every checker judged on
+// the facts, and each problem made one finding by kubeadm's check name
+// (Finding.check) with who fixes it. A kubeadm error kubespray does not make
+// true (nor ignores through kubeadm_ignore_preflight_errors) stops the
+// install: an error (`stops`, plan exit 1); a kubeadm warning stays a
+// warning; what cannot be evaluated is unknown. A host that passes gets no line.
+import type { TargetHost } from '../host.js';
+import type { Finding } from '../findings.js';
+import type { KubesprayNode, KubesprayReport } from '../kubespray/report.js';
+import type { AcceptanceFacts, Checker, CheckResult, Known } from './checker.js';
+import { known, notKnown } from './checker.js';
+import { acceptanceFacts } from './facts.js';
+import { CHECKERS } from './index.js';
+import { whoInstalls } from './packages.js';
+
+const KUBERNETES = 'kubernetes/kubernetes';
+/** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
+const IGNORE_VAR = 'kubeadm_ignore_preflight_errors';
+/** The role that runs kubeadm: init on the control plane, join on the other nodes. */
+const KUBEADM_ROLE = { 'control-plane': 'kubernetes/control-plane', 'every node': 'kubernetes/kubeadm' } as const;
+
+type WhoFixes = { who: 'kubespray' | 'operator' | 'unknown'; says: string; evidence: string[] };
+
+/** A variable's value for this node, templated; not known with the reason (a checkout or inventory file that does not parse, too). */
+async function nodeVar(node: KubesprayNode, role: string, name: string): Promise<Known<unknown>> {
+  const ctx = await node.vars(role).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${role} cannot be read: ${ctx.message}`);
+  const def = ctx.get(name);
+  if (!def) return notKnown(`${name} is not defined for ${role}`);
+  if ('runtime' in def) return notKnown(`${name} is set at run time (${def.file}:${def.line})`);
+  const r = ctx.template(def.value);
+  return r.ok ? known(r.value) : notKnown(`${name} (${def.file}:${def.line}): ${r.reason}`);
+}
+
+/** Whether kubespray passes this check's name (or "all") in --ignore-preflight-errors; kubeadm compares them lowercased. */
+async function ignoredByKubespray(node: KubesprayNode, c: Checker): Promise<Known<boolean>> {
+  const v = await nodeVar(node, KUBEADM_ROLE[c.runsOn], IGNORE_VAR);
+  if (!v.known) return v;
+  if (!Array.isArray(v.value)) return notKnown(`${IGNORE_VAR} is not a list: ${JSON.stringify(v.value)}`);
+  const names = v.value.map((x) => String(x).toLowerCase());
+  return known(names.includes('all') || names.includes(c.name.toLowerCase()));
+}
+
+/** Who makes a failing check pass before kubeadm runs: kubespray (it installs the program, or its own assert stops first) or the operator. */
+async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Promise<WhoFixes> {
+  if (c.name.startsWith('FileExisting-')) {
+    // Host and checkout files are untrusted: one that does not parse makes the answer unknown, never the plan fail.
+    const w = await whoInstalls(c.name.slice('FileExisting-'.length), node, r.hostFacts).catch((e: Error) => ({ by: 'unknown' as const, reason: e.message }));
+    if (w.by === 'kubespray') return { who: 'kubespray', says: `kubespray installs ${w.package} before kubeadm runs`, evidence: [w.evidence] };
+    if (w.by === 'unknown') return { who: 'unknown', says: `whether kubespray installs it cannot be evaluated: ${w.reason}`, evidence: [] };
+    return { who: 'operator', says: `kubespray does not install ${w.package} (${w.reason}): install it`, evidence: [w.evidence] };
+  }
+  if (c.name === 'Mem' && node.memoryStops)
+    return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
+  return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };
+}
+
+function kubeadmLines(c: Checker, res: CheckResult): string {
+  const cmd = c.runsOn === 'control-plane' ? 'kubeadm init (and join --control-plane)' : 'kubeadm init and join';
+  const lines = [...res.errors.map((e) => `[ERROR ${c.name}]: ${e}`), ...res.warnings.map((w) => `[WARNING ${c.name}]: ${w}`)];
+  return `${cmd} preflight: ${lines.join('; ')}`;
+}
+
+/** A failing check whose who-fixes is not evaluated (no checkout, no facts): it goes into the one "not judged" line. */
+interface NotJudged {
+  name: string;
+  fails: string;
+  why: string;
+}
+
+/** Why who fixes a failing check is not evaluated here; null when it is. */
+function notEvaluated(c: Checker, r: KubesprayReport, controlPlane: Known<boolean>): string | null {
+  if (!r.node) return 'who fixes it is not evaluated: no readable kubespray checkout in desired-state';
+  if (c.runsOn === 'control-plane' && !controlPlane.known)
+    return `kubeadm checks it on a control-plane node only, and this node's groups are not known: ${controlPlane.reason}`;
+  // Offline (an image) the facts kubespray's conditions read are the booted host's: judged at its first plan.
+  if (!r.hostFacts) return "who fixes it is not evaluated: the host's facts are not gathered (offline they are the running host's)";
+  return null;
+}
+
+/** One check's problems as one finding, given who fixes them. */
+async function checkFinding(c: Checker, res: CheckResult, r: KubesprayReport, controlPlane: Known<boolean>): Promise<Finding | NotJudged> {
+  const base = { check: c.name, evidence: [`${KUBERNETES} ${c.source}`] };
+  const says = kubeadmLines(c, res);
+  const why = notEvaluated(c, r, controlPlane);
+  // A program's check says it in its name: "missing" is enough in the grouped line.
+  if (why !== null) return { name: c.name, fails: c.name.startsWith('FileExisting-') ? 'missing' : [...res.errors, ...res.warnings].join('; '), why };
+  const node = r.node!;
+  const w = await whoFixes(c, node, r);
+  const evidence = [...base.evidence, ...w.evidence];
+  if (w.who === 'kubespray') return { ...base, evidence, level: 'info', message: `${says}; ${w.says}` };
+  if (w.who === 'unknown') return { ...base, evidence, level: 'warning', unknown: true, message: `${says}; ${w.says}` };
+  if (res.errors.length === 0) return { ...base, evidence, level: 'warning', message: `${says}; ${w.says}` };
+  const ignored = await ignoredByKubespray(node, c);
+  if (!ignored.known)
+    return {
+      ...base,
+      evidence,
+      level: 'warning',
+      unknown: true,
+      message: `${says}; ${w.says}; whether kubespray ignores it cannot be evaluated: ${ignored.reason}`,
+    };
+  if (ignored.value)
+    return {
+      ...base,
+      evidence,
+      level: 'warning',
+      message: `${says}; kubespray passes it in --ignore-preflight-errors (${IGNORE_VAR}), so kubeadm goes on with it`,
+    };
+  return { ...base, evidence, level: 'error', stops: true, message: `${says}; kubespray's install stops there: ${w.says}` };
+}
+
+/** kube_version as kubespray's kubeadm role sees it, for the checks kubeadm runs only on some versions. */
+async function kubeVersion(node: KubesprayNode | undefined): Promise<Known<string>> {
+  if (!node) return notKnown('no readable kubespray checkout in desired-state');
+  const v = await nodeVar(node, KUBEADM_ROLE['every node'], 'kube_version');
+  if (!v.known) return v;
+  return typeof v.value === 'string' ? known(v.value) : notKnown(`kube_version is ${JSON.stringify(v.value)}`);
+}
+
+/** Whether kubeadm init's checks run here: the node is in kube_control_plane (kube-master before kubespray 2.19 renamed it). */
+function controlPlaneOf(r: KubesprayReport): Known<boolean> {
+  if (!r.node) return notKnown('no readable kubespray checkout in desired-state');
+  if (r.node.groups === null) return notKnown("the inventory does not place this node (see the inventory's finding)");
+  return known(r.node.groups.includes('kube_control_plane') || r.node.groups.includes('kube-master'));
+}
+
+/** One line for every check not judged, grouped by the reason: "A (fails), B: why; C: why". */
+export function notJudgedLine(items: NotJudged[]): string {
+  const byWhy = new Map<string, string[]>();
+  for (const i of items) byWhy.set(i.why, [...(byWhy.get(i.why) ?? []), i.fails ? `${i.name} (${i.fails})` : i.name]);
+  return `kubeadm preflight checks not judged here: ${[...byWhy].map(([why, names]) => `${names.join(', ')}: ${why}`).join('; ')}`;
+}
+
+export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, checkers: readonly Checker[] = CHECKERS): Promise<Finding[]> {
+  const facts: AcceptanceFacts = await acceptanceFacts(host, r.hostFacts, await kubeVersion(r.node));
+  const controlPlane = controlPlaneOf(r);
+  const out: Finding[] = [];
+  const notJudged: NotJudged[] = [];
+  for (const c of checkers) {
+    // kubeadm runs its init checks only where it inits (or joins) a control plane.
+    if (c.runsOn === 'control-plane' && controlPlane.known && !controlPlane.value) continue;
+    const res = c.check(facts);
+    if ('skipped' in res) notJudged.push({ name: c.name, fails: '', why: res.skipped });
+    else if (res.errors.length > 0 || res.warnings.length > 0) {
+      const f = await checkFinding(c, res, r, controlPlane);
+      if ('why' in f) notJudged.push(f);
+      else out.push(f);
+    }
+  }
+  if (notJudged.length > 0) out.push({ level: 'info', message: notJudgedLine(notJudged) });
+  return out;
+}

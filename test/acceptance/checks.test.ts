@@ -1,0 +1,140 @@
+// Each checker against facts that fail it and facts that pass it. The
+// thresholds and messages are kubeadm's, written out here by hand from
+// kubernetes/kubernetes cmd/kubeadm/app/constants/constants.go
+// (ControlPlaneNumCPU = 2, ControlPlaneMem = 1700), preflight/checks.go and
+// checks_linux.go (InPathCheck: "<program> not found in system path";
+// addExecChecks' mandatory and optional lists), and k8s.io/system-validators
+// (DefaultSysSpec: kernel 5.4, 5.10, 5.15 or 6+; cgroup v2 controllers cpu,
+// cpuset, devices, freezer, memory, pids; optional hugetlb, io).
+import { describe, expect, it } from 'vitest';
+import type { AcceptanceFacts, CgroupFacts, Checker } from '../../src/acceptance/checker.js';
+import { known, notKnown } from '../../src/acceptance/checker.js';
+import { numCpuCheck } from '../../src/acceptance/num-cpu.js';
+import { memCheck } from '../../src/acceptance/mem.js';
+import { fileExistingChecks, majorMinor } from '../../src/acceptance/file-existing.js';
+import { systemVerificationCheck } from '../../src/acceptance/system-verification.js';
+import { CHECKERS } from '../../src/acceptance/index.js';
+
+const EVERY_PROGRAM = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
+const FULL_V2: CgroupFacts = { version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'hugetlb', 'pids', 'rdma', 'misc'] };
+
+/** A host that passes everything: 2 CPUs, 1982 MB, Debian 12's kernel, a full cgroup v2, every program. */
+function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): AcceptanceFacts {
+  return {
+    cpus: known(2),
+    memTotalMb: known(1982),
+    kernelRelease: known('6.1.0-31-cloud-amd64'),
+    cgroup: known(FULL_V2),
+    programs: new Map(EVERY_PROGRAM.map((p) => [p, known(missing.includes(p) ? null : `/usr/bin/${p}`)])),
+    kubeVersion: known('v1.31.4'),
+    ...over,
+  };
+}
+const byName = (name: string): Checker => CHECKERS.find((c) => c.name === name)!;
+
+describe('the checkers are named as kubeadm names them', () => {
+  it('NumCPU, Mem, FileExisting-<program> for every program addExecChecks lists, SystemVerification', () => {
+    expect(CHECKERS.map((c) => c.name)).toEqual([
+      'NumCPU',
+      'Mem',
+      'FileExisting-conntrack',
+      'FileExisting-ip',
+      'FileExisting-iptables',
+      'FileExisting-mount',
+      'FileExisting-nsenter',
+      'FileExisting-ebtables',
+      'FileExisting-ethtool',
+      'FileExisting-socat',
+      'FileExisting-tc',
+      'FileExisting-touch',
+      'SystemVerification',
+    ]);
+    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem']);
+  });
+
+  it('a host that passes them all: every check passes, none skipped', () => {
+    expect(CHECKERS.map((c) => c.check(facts()))).toEqual(CHECKERS.map(() => ({ warnings: [], errors: [] })));
+  });
+});
+
+describe('NumCPU: at least 2 CPUs on a control-plane node', () => {
+  it("1 CPU is an error with kubeadm's words; 2 pass", () => {
+    expect(numCpuCheck.check(facts({ cpus: known(1) }))).toEqual({ warnings: [], errors: ['the number of available CPUs 1 is less than the required 2'] });
+    expect(numCpuCheck.check(facts({ cpus: known(2) }))).toEqual({ warnings: [], errors: [] });
+  });
+  it('an unknown count is skipped with its reason, never guessed', () => {
+    expect(numCpuCheck.check(facts({ cpus: notKnown('offline') }))).toEqual({ skipped: 'offline' });
+  });
+});
+
+describe('Mem: at least 1700 MB on a control-plane node', () => {
+  it('1699 MB is an error; 1700 MB passes', () => {
+    expect(memCheck.check(facts({ memTotalMb: known(1699) }))).toEqual({ warnings: [], errors: ['the system RAM (1699 MB) is less than the minimum 1700 MB'] });
+    expect(memCheck.check(facts({ memTotalMb: known(1700) }))).toEqual({ warnings: [], errors: [] });
+  });
+});
+
+describe('FileExisting: the programs kubeadm looks up in PATH', () => {
+  it('a missing mandatory program (ip, iptables, mount, nsenter) is an error', () => {
+    for (const p of ['ip', 'iptables', 'mount', 'nsenter']) {
+      expect(byName(`FileExisting-${p}`).check(facts({}, [p]))).toEqual({ warnings: [], errors: [`${p} not found in system path`] });
+    }
+  });
+  it('a missing optional one (ebtables, ethtool, socat, tc, touch) is a warning', () => {
+    for (const p of ['ebtables', 'ethtool', 'socat', 'tc', 'touch']) {
+      expect(byName(`FileExisting-${p}`).check(facts({}, [p]))).toEqual({ warnings: [`${p} not found in system path`], errors: [] });
+    }
+  });
+  it('conntrack: an error for Kubernetes 1.31, not checked for 1.32, skipped when kube_version is not known', () => {
+    const c = byName('FileExisting-conntrack');
+    expect(c.check(facts({ kubeVersion: known('v1.31.4') }, ['conntrack']))).toEqual({ warnings: [], errors: ['conntrack not found in system path'] });
+    expect(c.check(facts({ kubeVersion: known('v1.32.0') }, ['conntrack']))).toEqual({ warnings: [], errors: [] });
+    expect(c.check(facts({ kubeVersion: known('1.33.1') }, ['conntrack']))).toEqual({ warnings: [], errors: [] });
+    expect(c.check(facts({ kubeVersion: notKnown('no checkout') }, ['conntrack']))).toMatchObject({ skipped: expect.stringContaining('no checkout') });
+    // Present: nothing to say whatever the version.
+    expect(c.check(facts({ kubeVersion: notKnown('no checkout') }))).toEqual({ warnings: [], errors: [] });
+  });
+  it('versions are read as major.minor', () => {
+    expect([majorMinor('v1.31.4'), majorMinor('1.32'), majorMinor('latest'), majorMinor('1.')]).toEqual([[1, 31], [1, 32], null, null]);
+  });
+  it('a lookup that could not be done is skipped with its reason', () => {
+    const f = facts();
+    (f.programs as Map<string, ReturnType<typeof notKnown<string | null>>>).set('iptables', notKnown('PATH has the relative entry "bin"'));
+    expect(fileExistingChecks.find((c) => c.name === 'FileExisting-iptables')!.check(f)).toEqual({ skipped: 'PATH has the relative entry "bin"' });
+  });
+});
+
+describe('SystemVerification: the kernel release and the cgroup controllers', () => {
+  it("kernels outside DefaultSysSpec's versions are an error; 5.4, 5.10, 5.15 and 6.x pass", () => {
+    for (const bad of ['4.19.0-27-amd64', '5.11.0-1-amd64', '3.10.0-1160.el7.x86_64']) {
+      expect(systemVerificationCheck.check(facts({ kernelRelease: known(bad) }))).toEqual({ warnings: [], errors: [`unsupported kernel release: ${bad}`] });
+    }
+    for (const good of ['5.4.0-150-generic', '5.10.0-28-amd64', '5.15.0-91-generic', '6.1.0-31-amd64', '6.12.22-amd64']) {
+      expect(systemVerificationCheck.check(facts({ kernelRelease: known(good) }))).toEqual({ warnings: [], errors: [] });
+    }
+  });
+  it('cgroup v2 without cpuset and pids: an error naming both; without hugetlb only: a warning', () => {
+    const noCpusetPids: CgroupFacts = { version: 2, controllers: ['cpu', 'io', 'memory', 'hugetlb'] };
+    expect(systemVerificationCheck.check(facts({ cgroup: known(noCpusetPids) }))).toEqual({ warnings: [], errors: ['missing required cgroups: cpuset pids'] });
+    const noHugetlb: CgroupFacts = { version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'pids'] };
+    expect(systemVerificationCheck.check(facts({ cgroup: known(noHugetlb) }))).toEqual({ warnings: ['missing optional cgroups: hugetlb'], errors: [] });
+  });
+  it('cgroup v2: devices and freezer are never in cgroup.controllers and count as present', () => {
+    expect(systemVerificationCheck.check(facts({ cgroup: known({ version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'hugetlb', 'pids'] }) }))).toEqual({
+      warnings: [],
+      errors: [],
+    });
+  });
+  it("cgroup v1: kubeadm's maintenance-mode warning, and v1's own list (cpuacct, devices, freezer needed)", () => {
+    const v1: CgroupFacts = { version: 1, controllers: ['cpuset', 'cpu', 'cpuacct', 'blkio', 'memory', 'devices', 'freezer', 'pids', 'hugetlb'] };
+    expect(systemVerificationCheck.check(facts({ cgroup: known(v1) }))).toEqual({
+      warnings: ['cgroups v1 support is in maintenance mode, please migrate to cgroups v2'],
+      errors: [],
+    });
+    const v1NoFreezer: CgroupFacts = { version: 1, controllers: ['cpuset', 'cpu', 'cpuacct', 'blkio', 'memory', 'devices', 'pids', 'hugetlb'] };
+    expect(systemVerificationCheck.check(facts({ cgroup: known(v1NoFreezer) }))).toMatchObject({ errors: ['missing required cgroups: freezer'] });
+  });
+  it("a container (its controllers the manager's) is skipped with the reason", () => {
+    expect(systemVerificationCheck.check(facts({ cgroup: notKnown('this is a container') }))).toEqual({ skipped: 'this is a container' });
+  });
+});

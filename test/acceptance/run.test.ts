@@ -1,0 +1,278 @@
+// kubeadm's preflight in the plan: live fixture hosts (their /proc and /sys
+// plain files under the root, no command answered) with the kubespray-shaped
+// fixture checkout, through hostReports as the engine calls it; and one
+// offline --plan through the CLI, text and --json. Who fixes what is worked
+// out here by hand from the fixture's files: test/fixtures/kubespray-basic's
+// roles/system_packages/vars/main.yml installs iptables on Debian and has no
+// ethtool; its minimal_master_memory_mb is 1800.
+import { chmodSync, mkdirSync } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Host } from '../../src/host.js';
+import type { DesiredState } from '../../src/desired-state.js';
+import type { Finding } from '../../src/findings.js';
+import { hostReports } from '../../src/reconcile/host-reports.js';
+import { planExitCode } from '../../src/reconcile/run.js';
+import { makePlan } from '../../src/reconcile/plan.js';
+import { planDocument } from '../../src/reconcile/plan-document.js';
+import { paletteFor, renderPlan } from '../../src/reconcile/plan-text.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const temps: string[] = [];
+afterEach(async () => {
+  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const PROGRAMS = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
+const INVENTORY = '/root/ks/inventory/lab/inventory.ini';
+
+const cpuinfo = (n: number) =>
+  Array.from({ length: n }, (_, i) => `processor\t: ${i}\nphysical id\t: 0\nsiblings\t: ${n}\ncore id\t\t: ${i}\ncpu cores\t: ${n}\n`).join('\n');
+
+/** A stock Debian 12 server as its kernel files show it: `cpus`, `memKb`, a full cgroup v2, every program but `missing`. */
+function server(o: { cpus?: number; memKb?: number; missing?: string[]; controllers?: string; extra?: Tree } = {}): Tree {
+  const tree: Tree = {
+    'proc/meminfo': `MemTotal:       ${o.memKb ?? 2030000} kB\nSwapTotal:             0 kB\n`,
+    'proc/self/personality': '00000000\n',
+    'proc/sys/kernel/osrelease': '6.1.0-31-cloud-amd64\n',
+    'proc/sys/kernel/arch': 'x86_64\n',
+    'proc/cpuinfo': cpuinfo(o.cpus ?? 2),
+    'sys/fs/cgroup/cgroup.controllers': o.controllers ?? 'cpuset cpu io memory hugetlb pids rdma misc\n',
+    'etc/os-release': 'NAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\nID=debian\n',
+    'etc/debian_version': '12.8\n',
+    ...o.extra,
+  };
+  for (const p of PROGRAMS.filter((p) => !(o.missing ?? []).includes(p))) tree[`usr/sbin/${p}`] = '#!/bin/sh\n';
+  return tree;
+}
+
+async function root(tree: Tree, checkout: boolean): Promise<string> {
+  const r = await mkdtemp(path.join(tmpdir(), 'acceptance-'));
+  temps.push(r);
+  if (checkout) await cp(path.resolve('test/fixtures/kubespray-basic'), path.join(r, 'opt/ks/kubespray'), { recursive: true });
+  buildTree(r, tree);
+  mkdirSync(path.join(r, 'usr/sbin'), { recursive: true });
+  for (const p of PROGRAMS) if (p in tree || `usr/sbin/${p}` in tree) chmodSync(path.join(r, 'usr/sbin', p), 0o755);
+  return r;
+}
+
+const desired = (kubespray: boolean): DesiredState => ({
+  source: 'desired-state.yaml',
+  reports_dir: '/root/ks/preflight',
+  kubespray: kubespray ? { dir: '/opt/ks/kubespray', inventory: INVENTORY, node: 'node1' } : (null as never),
+  facts: { source: 'native' },
+  first_boot: 'off',
+  resources: [],
+});
+
+/** The inventory: node1 a control-plane node (or a worker), with `vars` on [all:vars]. */
+const inventory = (o: { worker?: boolean; vars?: string[] } = {}): Tree => ({
+  [INVENTORY.slice(1)]: [
+    `[${o.worker ? 'kube_node' : 'kube_control_plane'}]`,
+    'node1',
+    '',
+    '[k8s_cluster:children]',
+    o.worker ? 'kube_node' : 'kube_control_plane',
+    '',
+    '[all:vars]',
+    ...(o.vars ?? []),
+    '',
+  ].join('\n'),
+});
+/** kubespray's kubeadm roles in their shape: kubeadm_ignore_preflight_errors defaults to [] in kubeadm_common, which both depend on. */
+const KUBEADM_ROLES: Tree = {
+  'opt/ks/kubespray/roles/kubernetes/kubeadm_common/defaults/main.yml': '---\nkubeadm_ignore_preflight_errors: []\n',
+  'opt/ks/kubespray/roles/kubernetes/control-plane/meta/main.yml': '---\ndependencies:\n  - role: kubernetes/kubeadm_common\n',
+  'opt/ks/kubespray/roles/kubernetes/kubeadm/meta/main.yml': '---\ndependencies:\n  - role: kubernetes/kubeadm_common\n',
+};
+
+async function acceptance(tree: Tree, kubespray = true): Promise<Finding[]> {
+  const host = new Host({ root: await root(tree, kubespray), live: true, runner: cannedRunner({}) });
+  const { findings } = await hostReports(host, desired(kubespray), () => {}, null);
+  return findings.filter((f) => f.check !== undefined && f.check !== 'FormerNode');
+}
+const brief = (fs: Finding[]) => fs.map((f) => [f.check, f.level, f.stops ?? false, f.unknown ?? false]);
+
+describe('a host that passes every check gets no line', () => {
+  it('a stock Debian 12 control-plane node with 2 CPUs and 1982 MB: no acceptance finding, and the plan not made worse', async () => {
+    const fs = await acceptance({ ...server(), ...inventory({ vars: ['kube_version=v1.31.4'] }), ...KUBEADM_ROLES });
+    expect(fs).toEqual([]);
+  });
+});
+
+describe("no false alarm on the suites' stock hosts", () => {
+  // The VM suite's guest (test/vm/lib/vm.mjs: -smp 2, -m 2048, its inventory, the kubespray-basic fixture at /opt/ks/kubespray)
+  // on a base without conntrack, iptables, ebtables, ethtool and socat (mmdebstrap --variant=apt, as the farm's rootfs lacks them).
+  const VM_INVENTORY: Tree = {
+    [INVENTORY.slice(1)]:
+      '[all]\nnode1 ansible_connection=local\n\n[kube_control_plane]\nnode1\n\n[etcd]\nnode1\n\n[kube_node]\nnode1\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n',
+  };
+  const BASE_MISSING = ['conntrack', 'iptables', 'ebtables', 'ethtool', 'socat'];
+
+  it("the VM guest: kubespray installs iptables, ebtables and socat (info), ethtool is kubeadm's warning; nothing stops or is unknown", async () => {
+    const host = new Host({
+      root: await root({ ...server({ memKb: 2014000, missing: BASE_MISSING }), ...VM_INVENTORY }, true),
+      live: true,
+      runner: cannedRunner({}),
+    });
+    const { findings } = await hostReports(host, desired(true), () => {}, null);
+    const named = findings.filter((f) => f.check !== undefined);
+    expect(brief(named)).toEqual([
+      ['FileExisting-iptables', 'info', false, false],
+      ['FileExisting-ebtables', 'info', false, false],
+      ['FileExisting-ethtool', 'warning', false, false],
+      ['FileExisting-socat', 'info', false, false],
+    ]);
+    // conntrack: the fixture has no kube_version, so whether kubeadm checks it is said in the one info line.
+    expect(findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!.message).toContain('FileExisting-conntrack');
+    // What this slice adds leaves the plan's exit code where the rest puts it (0 here: nothing pending).
+    const added = findings.filter((f) => f.check !== undefined || f.message.startsWith('kubeadm preflight checks not judged here'));
+    expect(planExitCode(0, 0, added)).toBe(0);
+  });
+
+  it('a farm or fleet container (no kubespray section, /run/systemd/container, controllers not delegated): info only, exit code unchanged', async () => {
+    const tree = { ...server({ missing: BASE_MISSING, controllers: '\n' }), 'run/systemd/container': 'systemd-nspawn\n' };
+    const host = new Host({ root: await root(tree, false), live: true, runner: cannedRunner({}) });
+    const { findings } = await hostReports(host, desired(false), () => {}, null);
+    expect(findings.filter((f) => f.check !== undefined || f.unknown || f.stops)).toEqual([]);
+    expect(planExitCode(0, 0, findings)).toBe(0);
+  });
+});
+
+describe('NumCPU', () => {
+  it('1 CPU on a control-plane node: kubeadm init stops, kubespray ignores nothing: an error that stops (exit 1)', async () => {
+    const fs = await acceptance({ ...server({ cpus: 1 }), ...inventory(), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['NumCPU', 'error', true, false]]);
+    expect(fs[0]!.message).toContain('[ERROR NumCPU]: the number of available CPUs 1 is less than the required 2');
+    expect(planExitCode(0, 0, fs)).toBe(1);
+  });
+  it('in the text plan and the plan document: the line by its name, and the summary says kubeadm fails NumCPU', async () => {
+    const host = new Host({ root: await root({ ...server({ cpus: 1 }), ...inventory(), ...KUBEADM_ROLES }, true), live: true, runner: cannedRunner({}) });
+    const plan = await makePlan(host, desired(true));
+    const { findings } = await hostReports(host, desired(true), () => {}, plan);
+    const doc = planDocument(plan, { findings });
+    expect(doc.findings.filter((f) => f.check === 'NumCPU').map((f) => [f.level, f.stops])).toEqual([['error', true]]);
+    expect(doc.kubespray_preflight_failures).toBe(1);
+    const text = renderPlan(doc, paletteFor({ isTTY: false }, {}));
+    expect(text).toContain(
+      '  error [NumCPU]: kubeadm init (and join --control-plane) preflight: [ERROR NumCPU]: the number of available CPUs 1 is less than the required 2',
+    );
+    expect(text).toContain("Error: kubespray's preflight will stop on this host (kubeadm's preflight fails NumCPU, the errors above).");
+  });
+  it('1 CPU with NumCPU in kubeadm_ignore_preflight_errors (kubeadm compares lowercased): kubeadm goes on, a warning', async () => {
+    const fs = await acceptance({
+      ...server({ cpus: 1 }),
+      ...inventory(),
+      ...KUBEADM_ROLES,
+      // group_vars beside the inventory, as kubespray's sample inventory keeps them.
+      'root/ks/inventory/lab/group_vars/all.yml': '---\nkubeadm_ignore_preflight_errors: [NumCPU]\n',
+    });
+    expect(brief(fs)).toEqual([['NumCPU', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('--ignore-preflight-errors');
+  });
+  it('1 CPU on a worker: kubeadm join does not check it, no line', async () => {
+    expect(await acceptance({ ...server({ cpus: 1 }), ...inventory({ worker: true }), ...KUBEADM_ROLES })).toEqual([]);
+  });
+  it('1 CPU and a checkout without kubeadm_ignore_preflight_errors: unknown, loudly', async () => {
+    const fs = await acceptance({ ...server({ cpus: 1 }), ...inventory() });
+    expect(brief(fs)).toEqual([['NumCPU', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('kubeadm_ignore_preflight_errors is not defined');
+  });
+});
+
+describe("Mem, beside kubespray's own memory assert", () => {
+  it("1600 MB (2030000 kB would be 1982): kubespray's assert (1800) stops first; Mem points to it and stops nothing itself", async () => {
+    const fs = await acceptance({ ...server({ memKb: 1600 * 1024 }), ...inventory(), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['Mem', 'info', false, false]]);
+    expect(fs[0]!.message).toContain('[ERROR Mem]: the system RAM (1600 MB) is less than the minimum 1700 MB');
+    expect(fs[0]!.message).toContain("kubespray's own memory assert stops first");
+  });
+  it('1600 MB with minimal_master_memory_mb 1500: kubespray lets it through, kubeadm stops: an error that stops', async () => {
+    const fs = await acceptance({ ...server({ memKb: 1600 * 1024 }), ...inventory({ vars: ['minimal_master_memory_mb=1500'] }), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['Mem', 'error', true, false]]);
+  });
+});
+
+describe('FileExisting: who installs a missing program', () => {
+  it('iptables missing: kubespray installs it on Debian (system_packages), an info line naming the file and line', async () => {
+    const fs = await acceptance({ ...server({ missing: ['iptables'] }), ...inventory(), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['FileExisting-iptables', 'info', false, false]]);
+    expect(fs[0]!.message).toContain('[ERROR FileExisting-iptables]: iptables not found in system path');
+    expect(fs[0]!.message).toContain('kubespray installs iptables before kubeadm runs');
+    // The fixture's vars file has pkgs: on line 4 and iptables: on line 11.
+    expect(fs[0]!.evidence).toContain(
+      "roles/system_packages/vars/main.yml:11 pkgs.iptables: {{ ansible_os_family in ['Debian', 'RedHat', 'Suse'] }} (all true here)",
+    );
+  });
+  it('ethtool missing: kubespray does not install it, and kubeadm only warns: a warning for the operator', async () => {
+    const fs = await acceptance({ ...server({ missing: ['ethtool'] }), ...inventory(), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['FileExisting-ethtool', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('[WARNING FileExisting-ethtool]: ethtool not found in system path');
+    expect(fs[0]!.message).toContain('has no ethtool');
+  });
+  it("nsenter missing: util-linux is not in kubespray's list: an error that stops", async () => {
+    const fs = await acceptance({ ...server({ missing: ['nsenter'] }), ...inventory(), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['FileExisting-nsenter', 'error', true, false]]);
+  });
+  it('a checkout whose system_packages has no pkgs list: who installs it is unknown, loudly', async () => {
+    const fs = await acceptance({
+      ...server({ missing: ['iptables'] }),
+      ...inventory(),
+      ...KUBEADM_ROLES,
+      'opt/ks/kubespray/roles/system_packages/vars/main.yml': '---\n',
+    });
+    expect(brief(fs)).toEqual([['FileExisting-iptables', 'warning', false, true]]);
+  });
+  it('no kubespray section: no finding by name, one info line saying who installs it is not evaluated (as the rest of the audit)', async () => {
+    const host = new Host({ root: await root(server({ missing: ['iptables'] }), false), live: true, runner: cannedRunner({}) });
+    const { findings } = await hostReports(host, desired(false), () => {}, null);
+    expect(findings.filter((f) => f.check !== undefined)).toEqual([]);
+    const line = findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!;
+    expect([line.level, line.unknown, line.stops]).toEqual(['info', undefined, undefined]);
+    expect(line.message).toContain('FileExisting-iptables (missing): who fixes it is not evaluated: no readable kubespray checkout in desired-state');
+    expect(planExitCode(0, 0, findings)).toBe(0);
+  });
+});
+
+describe('SystemVerification', () => {
+  it('cgroup v2 without cpuset: an error that stops; a full set: nothing', async () => {
+    const fs = await acceptance({ ...server({ controllers: 'cpu io memory hugetlb pids\n' }), ...inventory(), ...KUBEADM_ROLES });
+    expect(brief(fs)).toEqual([['SystemVerification', 'error', true, false]]);
+    expect(fs[0]!.message).toContain('[ERROR SystemVerification]: missing required cgroups: cpuset');
+  });
+  it('in a container (/run/systemd/container) the controllers are not judged: one info line with the reason, no exit code changed', async () => {
+    const host = new Host({
+      root: await root({ ...server({ controllers: '\n' }), ...inventory(), ...KUBEADM_ROLES, 'run/systemd/container': 'systemd-nspawn\n' }, true),
+      live: true,
+      runner: cannedRunner({}),
+    });
+    const { findings } = await hostReports(host, desired(true), () => {}, null);
+    const line = findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!;
+    expect(line.level).toBe('info');
+    expect(line.message).toContain('SystemVerification');
+    expect(line.message).toContain('SystemVerification: this is a container (/run/systemd/container: "systemd-nspawn")');
+    expect(findings.filter((f) => f.check === 'SystemVerification')).toEqual([]);
+  });
+});
+
+describe("in the plan, by kubeadm's name", () => {
+  it('--plan --root on an image without iptables: FileExisting-iptables named in the text and in --json; the exit code as without it', async () => {
+    const r = await root({ ...server({ missing: ['iptables'] }), 'desired.yaml': 'reports_dir: /root/ks/preflight\nresources: []\n' }, false);
+    const text = await runCli(['--plan', '-f', path.join(r, 'desired.yaml'), '--root', r]);
+    // Offline, with no checkout: one line, the checks needing the running kernel and the missing program by kubeadm's names.
+    const line = text.stdout.split('\n').find((l) => l.startsWith('  info: kubeadm preflight checks not judged here: '))!;
+    expect(line).toContain(`NumCPU, Mem, SystemVerification: offline (--root ${r}): it is the running host's`);
+    expect(line).toContain('FileExisting-iptables (missing): who fixes it is not evaluated');
+    const json = await runCli(['--plan', '--json', '-f', path.join(r, 'desired.yaml'), '--root', r]);
+    const doc = JSON.parse(json.stdout) as { findings: Finding[] };
+    expect(doc.findings.filter((f) => f.message.includes('FileExisting-iptables (missing)')).map((f) => f.level)).toEqual(['info']);
+    const withIt = await root({ ...server(), 'desired.yaml': 'reports_dir: /root/ks/preflight\nresources: []\n' }, false);
+    const clean = await runCli(['--plan', '-f', path.join(withIt, 'desired.yaml'), '--root', withIt]);
+    expect(clean.stdout).not.toContain('FileExisting-iptables');
+    expect([text.code, json.code]).toEqual([clean.code, clean.code]);
+  });
+});
