@@ -3,7 +3,6 @@
 // boot, and the other modules-load.d files that list one. Reads only.
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
-import type { ModulesLoadSpec } from '../resources/modules-load/spec.js';
 import { readConfEntry } from '../systemd/conf-entry.js';
 import type { FileKind } from '../regular-file.js';
 import { listConfDirs } from '../systemd/conf-dirs.js';
@@ -141,7 +140,13 @@ async function listedElsewhere(
   return listed;
 }
 
-export async function observeModules(host: TargetFs, spec: ModulesLoadSpec): Promise<ModulesObserved> {
+/** What the module observer needs of a wanted state: the modules-load.d file it owns and the modules. */
+export interface WantedModules {
+  file: string;
+  modules: string[];
+}
+
+export async function observeModules(host: TargetFs, spec: WantedModules): Promise<ModulesObserved> {
   const kernelRelease = host.live ? await readKernelRelease(host) : null;
   const states = host.live ? await moduleStates(host, spec.modules, kernelRelease) : null;
   const link = await host.readLink(spec.file);

@@ -1,7 +1,6 @@
 // Port discovery: listeners from /proc/net, their holders from an fd scan,
 // each holder's unit, socket activation; offline, the image's unit files.
 import type { TargetFs, TargetHost } from '../host.js';
-import type { PortFreeSpec } from '../resources/port-free/spec.js';
 import { readListeners, type Listener } from '../observe/listeners.js';
 import { findSocketHolders, type InodeHolders } from './proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../systemd/cgroup.js';
@@ -118,7 +117,13 @@ async function userUnitOf(st: HolderReads, uid: number, userService: string): Pr
   return st.userUnits[key]!.facts;
 }
 
-export async function observeLive(host: TargetHost, spec: PortFreeSpec): Promise<LivePortsObserved> {
+/** What the port observers need of a wanted state: the ports, and (offline) the units to disable whatever they hold. */
+export interface WantedPorts {
+  ports: number[];
+  disable_units?: string[];
+}
+
+export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<LivePortsObserved> {
   const want = new Set(spec.ports);
   const all = await readListeners(host);
   const listeners = all.filter((l) => want.has(l.port));
@@ -248,7 +253,7 @@ async function liveComeback(
   return out;
 }
 
-export async function observeOffline(host: TargetFs, spec: PortFreeSpec): Promise<OfflinePortsObserved> {
+export async function observeOffline(host: TargetFs, spec: WantedPorts): Promise<OfflinePortsObserved> {
   const units = unitFilesOf(await systemUnitGraph(host));
   const sockets = socketUnitsForPorts(units.values(), spec.ports);
   const candidates = serviceCandidates(units.values(), spec.ports);

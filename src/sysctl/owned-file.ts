@@ -2,20 +2,26 @@
 // a conflicting line commented out under a marker, or an /etc override copy.
 // Pure.
 import { resourceName } from '../desired-state.js';
-import type { SysctlFileSpec } from '../resources/sysctl-file/spec.js';
 import { normalizeSysctlKey } from '../observe/sysctl-live.js';
 import type { SysctlConfFile } from './order.js';
 
 export const TOOL_NAME = 'k8s-host-reconcile';
 
 /** Wanted settings, canonical key -> value, in the spec's order. */
-export function wantedSettings(spec: SysctlFileSpec): Map<string, string> {
+/** What the owned file is made from: the resource's name (for its header) and the wanted settings. */
+export interface OwnedSysctlSettings {
+  type: string;
+  name?: string;
+  settings: Record<string, string | number>;
+}
+
+export function wantedSettings(spec: Pick<OwnedSysctlSettings, 'settings'>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of Object.entries(spec.settings)) out.set(normalizeSysctlKey(k), String(v));
   return out;
 }
 
-export function renderOwnedFile(spec: SysctlFileSpec): string {
+export function renderOwnedFile(spec: OwnedSysctlSettings): string {
   const lines = [`# Managed by ${TOOL_NAME} (${resourceName(spec)}); edits here are overwritten.`];
   for (const [k, v] of wantedSettings(spec)) lines.push(`${k} = ${v}`);
   return lines.join('\n') + '\n';
