@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { basePath, ensureBase } from './lib/base.mjs';
-import { prepareRoot, buildImage, boot, readResults, hostReconcile, extraDisksIn, BUNDLE, BOOT_TIMEOUT_S } from './lib/vm.mjs';
+import { prepareRoot, buildImage, bootOnceMore, readResults, hostReconcile, extraDisksIn, BUNDLE, BOOT_TIMEOUT_S } from './lib/vm.mjs';
 import { containerDesired, containerLower, lackedPackages, mountOverlay, unmountOverlay, bootContainer, copyResults, guardChecks } from './lib/nspawn.mjs';
 import { hostState, stateDiff } from '../boot/lib/host-state.mjs';
 import { loadResults, runChecks } from './lib/checks.mjs';
@@ -116,7 +116,7 @@ async function runScenario(name, landed) {
       const disk = await buildImage(root, work);
       fs.rmSync(root, { recursive: true, force: true });
       // A scenario's kernel_args go on every boot's command line, as a boot loader's configuration would put them.
-      b = await boot({ ...disk, consoleLog, kernelArgs: expect.guest.kernel_args ?? [], extraDisks: extraDisksIn(disks) });
+      b = await bootOnceMore({ name, disk, disks, consoleLog, kernelArgs: expect.guest.kernel_args ?? [] });
       results = await readResults(disk.img, path.join(work, 'out'));
       if (!KEEP) fs.rmSync(disk.img, { force: true });
     }
