@@ -587,11 +587,20 @@ function bootServices(graph: UnitGraph): Map<string, string> {
   return out;
 }
 
-async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
+/** The system's units as the unit scans read them, computed once per scan. */
+interface BootUnits {
+  /** Services that start at boot, each with why (bootServices). */
+  enabled: Map<string, string>;
+  units: ReturnType<typeof unitFilesOf>;
+}
+
+async function bootUnitsOf(host: TargetFs): Promise<BootUnits> {
   const graph = await systemUnitGraph(host);
-  const enabled = bootServices(graph);
+  return { enabled: bootServices(graph), units: unitFilesOf(graph) };
+}
+
+async function scanUnits(host: TargetFs, sink: Sink, { enabled, units }: BootUnits): Promise<void> {
   if (enabled.size === 0) return;
-  const units = unitFilesOf(graph);
   for (const [name, why] of [...enabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const u = units.get(name);
     if (!u || u.masked) continue;
@@ -641,10 +650,7 @@ async function scanUnits(host: TargetFs, sink: Sink): Promise<void> {
  * configuration turns it on; nothing when the file is missing or empty (the
  * programs test -s first).
  */
-async function scanSysctlFileWriters(host: TargetFs, sink: Sink): Promise<void> {
-  const graph = await systemUnitGraph(host);
-  const enabled = bootServices(graph);
-  const units = unitFilesOf(graph);
+async function scanSysctlFileWriters(host: TargetFs, sink: Sink, { enabled, units }: BootUnits): Promise<void> {
   for (const w of SYSCTL_FILE_WRITERS) {
     const why = enabled.get(w.unit);
     const u = units.get(w.unit);
@@ -686,20 +692,28 @@ async function scanSysctlFileWriters(host: TargetFs, sink: Sink): Promise<void> 
  * read as the shell script wg-quick evals, at its line of the configuration.
  * A snippet is the configuration's own setting: a person edits it.
  */
-async function scanWgQuick(host: TargetFs, sink: Sink): Promise<void> {
-  const graph = await systemUnitGraph(host);
-  const enabled = bootServices(graph);
-  const units = unitFilesOf(graph);
+async function scanWgQuick(host: TargetFs, sink: Sink, { enabled, units }: BootUnits): Promise<void> {
   for (const [name, why] of [...enabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const m = /^wg-quick@(.+)\.service$/.exec(name);
     if (!m) continue;
     const u = units.get(name) ?? units.get('wg-quick@.service');
     if (!u || u.masked) continue;
-    const up = execCommandsOf(u.directives, 'ExecStart').some(
+    const up = execCommandsOf(u.directives, 'ExecStart').find(
       ({ command }) => command !== null && command.path !== null && path.posix.basename(command.path) === 'wg-quick' && command.argv[1] === 'up',
     );
+    if (up === undefined) continue;
     const file = wgConfigFile(m[1]!);
-    if (!up || file === null) continue;
+    if (file === null) {
+      // wg-quick takes an instance that is no interface name as a path to its configuration, relative to the unit's directory: not followed.
+      sink.out.unknown.push({
+        source: 'unit',
+        file: up.directive.file,
+        line: up.directive.line,
+        what: 'program',
+        message: `${name} runs wg-quick up with "${m[1]!}", which is no interface name, so wg-quick reads it as the path of its configuration; its PreUp and PostUp lines are not read`,
+      });
+      continue;
+    }
     let text: ByteString | null;
     try {
       text = await host.readBytes(file);
@@ -739,9 +753,10 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanCrontabs(host, sink);
   await scanIfUpdown(host, sink);
   await scanInterfaces(host, sink);
-  await scanUnits(host, sink);
-  await scanSysctlFileWriters(host, sink);
-  await scanWgQuick(host, sink);
+  const boot = await bootUnitsOf(host);
+  await scanUnits(host, sink, boot);
+  await scanSysctlFileWriters(host, sink, boot);
+  await scanWgQuick(host, sink, boot);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
   }

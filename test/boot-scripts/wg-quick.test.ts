@@ -100,7 +100,7 @@ describe('wg-quick PreUp/PostUp, read as wg-quick reads them', () => {
 });
 
 describe('a root where wg-quick@wg0.service is enabled', () => {
-  function root(postUp: string): string {
+  function root(postUp: string, instance = 'wg0'): string {
     const r = mkdtempSync(path.join(dir, 'root-'));
     const unitDir = path.join(r, 'lib/systemd/system');
     mkdirSync(unitDir, { recursive: true });
@@ -108,7 +108,7 @@ describe('a root where wg-quick@wg0.service is enabled', () => {
     writeFileSync(path.join(unitDir, 'multi-user.target'), '[Unit]\nDescription=Multi-User System\n');
     mkdirSync(path.join(r, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
     // What `systemctl enable wg-quick@wg0` makes.
-    symlinkSync('/lib/systemd/system/wg-quick@.service', path.join(r, 'etc/systemd/system/multi-user.target.wants/wg-quick@wg0.service'));
+    symlinkSync('/lib/systemd/system/wg-quick@.service', path.join(r, `etc/systemd/system/multi-user.target.wants/wg-quick@${instance}.service`));
     symlinkSync('/lib/systemd/system/multi-user.target', path.join(r, 'etc/systemd/system/default.target'));
     mkdirSync(path.join(r, 'etc/wireguard'), { recursive: true });
     writeFileSync(path.join(r, 'etc/wireguard/wg0.conf'), `[Interface]\nAddress = 10.8.0.1/24\nPrivateKey = AAAA\n${postUp}\n`);
@@ -147,5 +147,17 @@ describe('a root where wg-quick@wg0.service is enabled', () => {
         hook,
       ).toMatchObject({ at_boot: true });
     }
+  });
+
+  it('an instance that is no interface name (wg-quick reads it as a path) is a loud unknown at the unit line, not a silent skip', async () => {
+    // 16 characters: over wg-quick's 15, so `wg-quick up` takes it as a configuration path.
+    const r = root('PostUp = sysctl -w net.ipv4.ip_forward=0', 'office-vpn-tunnel');
+    const out = await runCli(['plan', '--json', '-f', path.join(r, 'desired.yaml'), '--root', r]);
+    const doc = JSON.parse(out.stdout);
+    const text = JSON.stringify(doc);
+    expect(text).toContain('wg-quick@office-vpn-tunnel.service runs wg-quick up with \\"office-vpn-tunnel\\", which is no interface name');
+    expect(text).toContain('/lib/systemd/system/wg-quick@.service:');
+    const p = doc.promises.find((x: { id: string }) => x.id === 'sysctl:net.ipv4.ip_forward');
+    expect(p.at_boot).not.toBe(true);
   });
 });
