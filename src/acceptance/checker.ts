@@ -50,3 +50,12 @@ export interface Checker {
 }
 
 export const pass = (): CheckResult => ({ warnings: [], errors: [] });
+
+/**
+ * kubeadm's floor checks (NumCPU, Mem): an error worded by kubeadm when the
+ * fact is under the floor; skipped when the fact is not known.
+ */
+export function atLeast(fact: Known<number>, floor: number, error: (value: number) => string): CheckOutcome {
+  if (!fact.known) return { skipped: fact.reason };
+  return fact.value >= floor ? pass() : { warnings: [], errors: [error(fact.value)] };
+}

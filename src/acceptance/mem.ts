@@ -3,7 +3,7 @@
 // the same number as MemTotal kB // 1024 (ansible_memtotal_mb), so kubespray's
 // fact is reused rather than /proc/meminfo read again.
 import type { Checker } from './checker.js';
-import { pass } from './checker.js';
+import { atLeast } from './checker.js';
 
 /** cmd/kubeadm/app/constants/constants.go ControlPlaneMem (MB). */
 export const CONTROL_PLANE_MEM_MB = 1700;
@@ -12,10 +12,5 @@ export const memCheck: Checker = {
   name: 'Mem',
   runsOn: 'control-plane',
   source: 'cmd/kubeadm/app/preflight/checks_linux.go MemCheck.Check (InitNodeChecks); constants.go ControlPlaneMem = 1700',
-  check(f) {
-    if (!f.memTotalMb.known) return { skipped: f.memTotalMb.reason };
-    const mb = f.memTotalMb.value;
-    if (mb >= CONTROL_PLANE_MEM_MB) return pass();
-    return { warnings: [], errors: [`the system RAM (${mb} MB) is less than the minimum ${CONTROL_PLANE_MEM_MB} MB`] };
-  },
+  check: (f) => atLeast(f.memTotalMb, CONTROL_PLANE_MEM_MB, (mb) => `the system RAM (${mb} MB) is less than the minimum ${CONTROL_PLANE_MEM_MB} MB`),
 };
