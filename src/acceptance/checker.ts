@@ -30,6 +30,21 @@ export interface AcceptanceFacts {
   programs: ReadonlyMap<string, Known<string | null>>;
   /** The Kubernetes version kubespray installs (kube_version), for checks kubeadm runs only on some versions. */
   kubeVersion: Known<string>;
+  /** firewalld as kubeadm's init system check sees it: no unit, or whether it is active (offline: whether it starts at boot), and how that was read. */
+  firewalld: Known<{ state: 'absent' | 'inactive' | 'active'; how: string }>;
+  /** kube_apiserver_port: the LocalAPIEndpoint.BindPort kubespray gives kubeadm. */
+  apiserverPort: Known<number>;
+  /** kubeadm's nodeRegistration.name as kubespray sets it (kube_override_hostname, inventory_hostname by default). */
+  nodeName: Known<string>;
+  /** Whether that name resolves as kubeadm's Go resolver looks it up (/etc/hosts, then DNS), and where. */
+  nodeNameLookup: Known<{ resolves: boolean; how: string }>;
+}
+
+/** The values kubespray gives kubeadm on this node, evaluated from its roles and the inventory. */
+export interface KubesprayValues {
+  kubeVersion: Known<string>;
+  apiserverPort: Known<number>;
+  nodeName: Known<string>;
 }
 
 export interface CheckResult {

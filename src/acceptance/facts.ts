@@ -7,7 +7,10 @@
 import type { TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, Known } from './checker.js';
+import type { AcceptanceFacts, CgroupFacts, Known, KubesprayValues } from './checker.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
+import { bootPaths } from '../systemd/boot-reach.js';
+import { hostsFileLine } from './hosts-file.js';
 import { known, notKnown } from './checker.js';
 import { ALL_PROGRAMS } from './file-existing.js';
 
@@ -52,8 +55,49 @@ export async function lookUpPrograms(host: TargetHost): Promise<Map<string, Know
 
 const fromFacts = <T>(facts: Facts | undefined, why: string, pick: (f: Facts) => T): Known<T> => (facts ? known(pick(facts)) : notKnown(why));
 
-/** `facts`: kubespray's report's (undefined offline or when gathering failed); `kubeVersion`: kube_version as the node sees it. */
-export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined, kubeVersion: Known<string>): Promise<AcceptanceFacts> {
+/**
+ * firewalld as kubeadm's FirewalldCheck asks systemd: absent when no unit
+ * file of that name loads; live, active as `systemctl show` says; offline,
+ * active when it starts at boot (the image's first boot starts it).
+ */
+export async function readFirewalld(host: TargetHost): Promise<AcceptanceFacts['firewalld']> {
+  const unit = 'firewalld.service';
+  const graph = await systemUnitGraph(host, [unit]).catch((e: Error) => e);
+  if (graph instanceof Error) return notKnown(`the unit files cannot be read: ${graph.message}`);
+  const u = graph.units.get(graph.resolve(unit));
+  if (!u || u.entry === null) return known({ state: 'absent', how: 'no firewalld.service unit file' });
+  if (host.live) {
+    const r = await host.run('systemctl', ['show', '-p', 'ActiveState', '--value', unit]);
+    if (r.exitCode !== 0) return notKnown(`systemctl show -p ActiveState ${unit} failed (exit ${r.exitCode})`);
+    const state = r.stdout.trim();
+    return known({ state: state === 'active' ? 'active' : 'inactive', how: `systemctl: ${unit} is ${state}` });
+  }
+  if (u.masked) return known({ state: 'inactive', how: `${unit} is masked` });
+  const path = bootPaths(graph, [unit]).get(unit);
+  return path ? known({ state: 'active', how: `${u.entry} starts at boot` }) : known({ state: 'inactive', how: `${u.entry} does not start at boot` });
+}
+
+/**
+ * The node name looked up as kubeadm's Go resolver does: /etc/hosts under
+ * the root first, then DNS (live only: `getent -s dns`, so that nss modules
+ * Go does not consult, such as myhostname, answer nothing).
+ */
+export async function lookUpNodeName(host: TargetHost, name: Known<string>): Promise<AcceptanceFacts['nodeNameLookup']> {
+  if (!name.known) return name;
+  const hosts = await host.readFile('/etc/hosts').catch((e: Error) => e);
+  if (hosts instanceof Error) return notKnown(`/etc/hosts cannot be read: ${hosts.message}`);
+  const line = hosts === null ? null : hostsFileLine(hosts, name.value);
+  if (line !== null) return known({ resolves: true, how: `/etc/hosts:${line}` });
+  if (!host.live) return notKnown(`offline (--root ${host.root}): ${name.value} is not in /etc/hosts, and DNS is the booted host's`);
+  const r = await host.run('getent', ['-s', 'dns', 'ahosts', name.value]);
+  // getent: 0 found, 2 not found; anything else says nothing about the name.
+  if (r.exitCode === 0) return known({ resolves: true, how: 'DNS' });
+  if (r.exitCode === 2) return known({ resolves: false, how: 'not in /etc/hosts, and DNS has no address for it' });
+  return notKnown(`getent -s dns ahosts ${name.value} failed (exit ${r.exitCode})`);
+}
+
+/** `facts`: kubespray's report's (undefined offline or when gathering failed); `ks`: what kubespray gives kubeadm on this node. */
+export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined, ks: KubesprayValues): Promise<AcceptanceFacts> {
   const why = host.live ? 'the host facts could not be gathered (see the facts finding)' : `offline (--root ${host.root}): it is the running host's`;
   return {
     cpus: fromFacts(facts, why, (f) => f.processor_vcpus),
@@ -61,6 +105,10 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     kernelRelease: fromFacts(facts, why, (f) => f.kernel),
     cgroup: await readCgroups(host),
     programs: await lookUpPrograms(host),
-    kubeVersion,
+    kubeVersion: ks.kubeVersion,
+    firewalld: await readFirewalld(host),
+    apiserverPort: ks.apiserverPort,
+    nodeName: ks.nodeName,
+    nodeNameLookup: await lookUpNodeName(host, ks.nodeName),
   };
 }

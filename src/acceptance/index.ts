@@ -4,5 +4,7 @@ import { numCpuCheck } from './num-cpu.js';
 import { memCheck } from './mem.js';
 import { fileExistingChecks } from './file-existing.js';
 import { systemVerificationCheck } from './system-verification.js';
+import { firewalldCheck } from './firewalld.js';
+import { hostnameCheck } from './hostname.js';
 
-export const CHECKERS: readonly Checker[] = [numCpuCheck, memCheck, ...fileExistingChecks, systemVerificationCheck];
+export const CHECKERS: readonly Checker[] = [numCpuCheck, memCheck, firewalldCheck, ...fileExistingChecks, systemVerificationCheck, hostnameCheck];

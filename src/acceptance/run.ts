@@ -7,7 +7,7 @@
 import type { TargetHost } from '../host.js';
 import type { Finding } from '../findings.js';
 import type { KubesprayNode, KubesprayReport } from '../kubespray/report.js';
-import type { AcceptanceFacts, Checker, CheckResult, Known } from './checker.js';
+import type { AcceptanceFacts, Checker, CheckResult, Known, KubesprayValues } from './checker.js';
 import { known, notKnown } from './checker.js';
 import { acceptanceFacts } from './facts.js';
 import { CHECKERS } from './index.js';
@@ -118,6 +118,39 @@ async function kubeVersion(node: KubesprayNode | undefined): Promise<Known<strin
   return typeof v.value === 'string' ? known(v.value) : notKnown(`kube_version is ${JSON.stringify(v.value)}`);
 }
 
+/** An expression templated with this node's variables of `role` (what a kubespray template would render); not known with the reason. */
+async function nodeExpression(node: KubesprayNode, role: string, expr: string): Promise<Known<unknown>> {
+  const ctx = await node.vars(role).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${role} cannot be read: ${ctx.message}`);
+  const r = ctx.template(expr);
+  return r.ok ? known(r.value) : notKnown(`${expr}: ${r.reason}`);
+}
+
+/**
+ * What kubespray gives kubeadm on this node: kube_version; the API server's
+ * bind port; nodeRegistration.name as roles/kubernetes/control-plane's
+ * kubeadm templates write it (`kube_override_hostname | default(inventory_hostname)`).
+ */
+async function kubesprayValues(node: KubesprayNode | undefined): Promise<KubesprayValues> {
+  const none = notKnown<never>('no readable kubespray checkout in desired-state');
+  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none };
+  const port = await nodeVar(node, KUBEADM_ROLE['control-plane'], 'kube_apiserver_port');
+  const name = await nodeExpression(node, KUBEADM_ROLE['every node'], '{{ kube_override_hostname | default(inventory_hostname) }}');
+  return {
+    kubeVersion: await kubeVersion(node),
+    apiserverPort: !port.known
+      ? port
+      : Number.isInteger(Number(port.value))
+        ? known(Number(port.value))
+        : notKnown(`kube_apiserver_port is ${JSON.stringify(port.value)}`),
+    nodeName: !name.known
+      ? name
+      : typeof name.value === 'string' && name.value !== ''
+        ? known(name.value)
+        : notKnown(`the node name is ${JSON.stringify(name.value)}`),
+  };
+}
+
 /** Whether kubeadm init's checks run here: the node is in kube_control_plane (kube-master before kubespray 2.19 renamed it). */
 function controlPlaneOf(r: KubesprayReport): Known<boolean> {
   if (!r.node) return notKnown('no readable kubespray checkout in desired-state');
@@ -133,7 +166,7 @@ export function notJudgedLine(items: NotJudged[]): string {
 }
 
 export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, checkers: readonly Checker[] = CHECKERS): Promise<Finding[]> {
-  const facts: AcceptanceFacts = await acceptanceFacts(host, r.hostFacts, await kubeVersion(r.node));
+  const facts: AcceptanceFacts = await acceptanceFacts(host, r.hostFacts, await kubesprayValues(r.node));
   const controlPlane = controlPlaneOf(r);
   const out: Finding[] = [];
   const notJudged: NotJudged[] = [];

@@ -14,6 +14,9 @@ import { memCheck } from '../../src/acceptance/mem.js';
 import { fileExistingChecks, majorMinor } from '../../src/acceptance/file-existing.js';
 import { systemVerificationCheck } from '../../src/acceptance/system-verification.js';
 import { CHECKERS } from '../../src/acceptance/index.js';
+import { firewalldCheck } from '../../src/acceptance/firewalld.js';
+import { hostnameCheck, qualifiedNameProblems } from '../../src/acceptance/hostname.js';
+import { hostsFileLine } from '../../src/acceptance/hosts-file.js';
 
 const EVERY_PROGRAM = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
 const FULL_V2: CgroupFacts = { version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'hugetlb', 'pids', 'rdma', 'misc'] };
@@ -27,6 +30,10 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     cgroup: known(FULL_V2),
     programs: new Map(EVERY_PROGRAM.map((p) => [p, known(missing.includes(p) ? null : `/usr/bin/${p}`)])),
     kubeVersion: known('v1.31.4'),
+    firewalld: known({ state: 'absent', how: 'no firewalld.service unit file' }),
+    apiserverPort: known(6443),
+    nodeName: known('node1'),
+    nodeNameLookup: known({ resolves: true, how: '/etc/hosts:3' }),
     ...over,
   };
 }
@@ -37,6 +44,7 @@ describe('the checkers are named as kubeadm names them', () => {
     expect(CHECKERS.map((c) => c.name)).toEqual([
       'NumCPU',
       'Mem',
+      'Firewalld',
       'FileExisting-conntrack',
       'FileExisting-ip',
       'FileExisting-iptables',
@@ -48,8 +56,9 @@ describe('the checkers are named as kubeadm names them', () => {
       'FileExisting-tc',
       'FileExisting-touch',
       'SystemVerification',
+      'Hostname',
     ]);
-    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem']);
+    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
   });
 
   it('a host that passes them all: every check passes, none skipped', () => {
@@ -136,5 +145,90 @@ describe('SystemVerification: the kernel release and the cgroup controllers', ()
   });
   it("a container (its controllers the manager's) is skipped with the reason", () => {
     expect(systemVerificationCheck.check(facts({ cgroup: notKnown('this is a container') }))).toEqual({ skipped: 'this is a container' });
+  });
+});
+
+describe('Firewalld: a warning when firewalld is active, naming the API server and kubelet ports', () => {
+  it("active: kubeadm's warning with kube_apiserver_port and 10250; absent or inactive: nothing", () => {
+    expect(
+      firewalldCheck.check(facts({ firewalld: known({ state: 'active', how: 'systemctl: firewalld.service is active' }), apiserverPort: known(8443) })),
+    ).toEqual({
+      warnings: [
+        'firewalld is active, please ensure ports [8443 10250] are open or your cluster may not function correctly (systemctl: firewalld.service is active)',
+      ],
+      errors: [],
+    });
+    for (const state of ['absent', 'inactive'] as const)
+      expect(firewalldCheck.check(facts({ firewalld: known({ state, how: '' }) }))).toEqual({ warnings: [], errors: [] });
+  });
+  it('not known: skipped with the reason', () => {
+    expect(firewalldCheck.check(facts({ firewalld: notKnown('unit files unreadable') }))).toEqual({ skipped: 'unit files unreadable' });
+  });
+});
+
+describe("Hostname: kubespray's node name, a qualified name that resolves", () => {
+  it('a name that does not resolve is a warning; one that does passes', () => {
+    expect(hostnameCheck.check(facts({ nodeNameLookup: known({ resolves: false, how: 'not in /etc/hosts, and DNS has no address for it' }) }))).toEqual({
+      warnings: ['hostname "node1" could not be reached (not in /etc/hosts, and DNS has no address for it)'],
+      errors: [],
+    });
+  });
+  it('an invalid name is a warning even when the lookup is not known', () => {
+    const r = hostnameCheck.check(facts({ nodeName: known('-node1'), nodeNameLookup: notKnown('offline') }));
+    expect(r).toMatchObject({ errors: [], warnings: [expect.stringContaining('invalid node name format "-node1": name part must consist of alphanumeric')] });
+    expect(hostnameCheck.check(facts({ nodeNameLookup: notKnown('offline') }))).toEqual({ skipped: 'offline' });
+  });
+  it("IsQualifiedName: apimachinery's own examples", () => {
+    // Valid and invalid cases from k8s.io/apimachinery/pkg/util/validation's TestIsQualifiedName, written out by hand.
+    for (const ok of [
+      'simple',
+      'now-with-dashes',
+      '1-starts-with-num',
+      '1234',
+      'simple/simple',
+      'now-with-dashes/simple',
+      'example.com/Uppercase',
+      'a'.repeat(63),
+      'node_1.lab',
+    ])
+      expect(qualifiedNameProblems(ok), ok).toEqual([]);
+    for (const bad of [
+      'nospecialchars%^=@',
+      'cantendwithadash-',
+      '-cantstartwithadash',
+      'only/one/slash',
+      'Example.com/abc',
+      'example_com/abc',
+      '/simple',
+      'simple/',
+      'a'.repeat(64),
+      '',
+    ])
+      expect(qualifiedNameProblems(bad).length, bad).toBeGreaterThan(0);
+  });
+});
+
+describe("/etc/hosts read as Go's resolver reads it", () => {
+  const HOSTS = [
+    '127.0.0.1\tlocalhost',
+    '127.0.1.1\tdebian.lab debian',
+    '# 10.0.0.5 node1',
+    'notanip node2',
+    '10.0.0.6 Node3. # comment',
+    'fe80::1%eth0 node4',
+    '',
+  ].join('\n');
+  it('names and aliases, case-insensitively and without a trailing dot; comments and lines without an address do not count', () => {
+    expect(['localhost', 'debian', 'DEBIAN.lab', 'node1', 'node2', 'node3', 'node3.', 'node4', 'node5'].map((n) => hostsFileLine(HOSTS, n))).toEqual([
+      1,
+      2,
+      2,
+      null,
+      null,
+      5,
+      5,
+      6,
+      null,
+    ]);
   });
 });

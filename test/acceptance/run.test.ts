@@ -10,7 +10,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Host } from '../../src/host.js';
+import { Host, type CommandRunner } from '../../src/host.js';
 import type { DesiredState } from '../../src/desired-state.js';
 import type { Finding } from '../../src/findings.js';
 import { hostReports } from '../../src/reconcile/host-reports.js';
@@ -274,5 +274,93 @@ describe("in the plan, by kubeadm's name", () => {
     const clean = await runCli(['--plan', '-f', path.join(withIt, 'desired.yaml'), '--root', withIt]);
     expect(clean.stdout).not.toContain('FileExisting-iptables');
     expect([text.code, json.code]).toEqual([clean.code, clean.code]);
+  });
+});
+
+/** A runner answering `systemctl show -p ActiveState` for firewalld and `getent -s dns ahosts` as a host with these answers would; anything else fails with 127. */
+function answering(o: { firewalld?: string; dns?: Record<string, boolean> }): CommandRunner {
+  return async (cmd, args) => {
+    const key = [cmd, ...args].join(' ');
+    if (key === 'systemctl show -p ActiveState --value firewalld.service' && o.firewalld !== undefined)
+      return { command: key, exitCode: 0, stdout: `${o.firewalld}\n`, stderr: '' };
+    if (cmd === 'getent' && args.slice(0, 3).join(' ') === '-s dns ahosts' && o.dns) {
+      const found = o.dns[args[3]!] ?? false;
+      return { command: key, exitCode: found ? 0 : 2, stdout: found ? '10.0.0.9      STREAM node1\n' : '', stderr: '' };
+    }
+    return { command: key, exitCode: 127, stdout: '', stderr: '' };
+  };
+}
+
+async function acceptanceWith(tree: Tree, runner: CommandRunner): Promise<Finding[]> {
+  const host = new Host({ root: await root(tree, true), live: true, runner });
+  const { findings } = await hostReports(host, desired(true), () => {}, null);
+  return findings.filter((f) => f.check !== undefined && f.check !== 'FormerNode');
+}
+
+// firewalld's own unit, as Debian's firewalld package ships it (the lines kubeadm's check depends on: it exists, it is enabled).
+const FIREWALLD_UNIT: Tree = {
+  'lib/systemd/system/firewalld.service':
+    '[Unit]\nDescription=firewalld - dynamic firewall daemon\nBefore=network-pre.target\n\n[Service]\nType=dbus\nBusName=org.fedoraproject.FirewallD1\nExecStart=/usr/sbin/firewalld --nofork --nopid\n\n[Install]\nWantedBy=multi-user.target\n',
+};
+const RESOLVES: Tree = { 'etc/hosts': '127.0.0.1\tlocalhost\n10.0.0.9\tnode1\n' };
+
+describe('Firewalld', () => {
+  it("active on a control-plane node: kubeadm's warning with the port kubespray gives the API server and 10250; the exit code unchanged", async () => {
+    const tree = { ...server({ extra: { ...FIREWALLD_UNIT, ...RESOLVES } }), ...inventory({ vars: ['kube_apiserver_port=8443'] }), ...KUBEADM_ROLES };
+    const fs = await acceptanceWith(tree, answering({ firewalld: 'active' }));
+    expect(brief(fs)).toEqual([['Firewalld', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain(
+      '[WARNING Firewalld]: firewalld is active, please ensure ports [8443 10250] are open or your cluster may not function correctly',
+    );
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  it('installed and inactive, or on a worker: no line', async () => {
+    const tree = { ...server({ extra: { ...FIREWALLD_UNIT, ...RESOLVES } }), ...inventory(), ...KUBEADM_ROLES };
+    expect(await acceptanceWith(tree, answering({ firewalld: 'inactive' }))).toEqual([]);
+    const worker = { ...server({ extra: { ...FIREWALLD_UNIT, ...RESOLVES } }), ...inventory({ worker: true }), ...KUBEADM_ROLES };
+    expect(await acceptanceWith(worker, answering({ firewalld: 'active' }))).toEqual([]);
+  });
+  it('offline, an image whose firewalld starts at boot: what kubeadm will say, read from the unit files', async () => {
+    const r = await root(
+      {
+        ...server({ extra: { ...FIREWALLD_UNIT, ...RESOLVES } }),
+        ...inventory({ vars: ['kube_apiserver_port=6443'] }),
+        ...KUBEADM_ROLES,
+        'lib/systemd/system/multi-user.target': '[Unit]\nDescription=Multi-User System\n',
+        'etc/systemd/system/default.target': { link: '/lib/systemd/system/multi-user.target' },
+        'etc/systemd/system/multi-user.target.wants/firewalld.service': { link: '/lib/systemd/system/firewalld.service' },
+      },
+      true,
+    );
+    const host = new Host({ root: r, live: false });
+    const { findings } = await hostReports(host, desired(true), () => {}, null);
+    // Offline, who fixes what is judged at the booted host's first plan: the check is in the one "not judged" line, with what fails.
+    const line = findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!;
+    expect(line.message).toContain('Firewalld (firewalld is active, please ensure ports [6443 10250] are open');
+    expect(line.message).toContain('(/lib/systemd/system/firewalld.service starts at boot))');
+  });
+});
+
+describe('Hostname: the node name kubespray gives kubeadm', () => {
+  it('node1 in /etc/hosts: no line', async () => {
+    expect(await acceptanceWith({ ...server({ extra: RESOLVES }), ...inventory(), ...KUBEADM_ROLES }, answering({}))).toEqual([]);
+  });
+  it("not in /etc/hosts and not in DNS: kubeadm's warning, the install goes on", async () => {
+    const fs = await acceptanceWith({ ...server(), ...inventory(), ...KUBEADM_ROLES }, answering({ dns: {} }));
+    expect(brief(fs)).toEqual([['Hostname', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('[WARNING Hostname]: hostname "node1" could not be reached (not in /etc/hosts, and DNS has no address for it)');
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  it('in DNS only: no line', async () => {
+    expect(await acceptanceWith({ ...server(), ...inventory(), ...KUBEADM_ROLES }, answering({ dns: { node1: true } }))).toEqual([]);
+  });
+  it('kube_override_hostname from the inventory is the name looked up, and one kubeadm refuses is named', async () => {
+    const fs = await acceptanceWith(
+      { ...server({ extra: RESOLVES }), ...inventory({ vars: ['kube_override_hostname=-node1'] }), ...KUBEADM_ROLES },
+      answering({ dns: {} }),
+    );
+    expect(brief(fs)).toEqual([['Hostname', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('invalid node name format "-node1"');
+    expect(fs[0]!.message).toContain('hostname "-node1" could not be reached');
   });
 });
