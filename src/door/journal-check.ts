@@ -257,6 +257,54 @@ function linkDelta(v: unknown, place: JournalPlace): LinkDelta {
   return { removed: list(v.removed, 'removed'), added: list(v.added, 'added') };
 }
 
+type Stamp = Pick<JournalRecord, 'seq' | 'at'>;
+type RecordOf<K extends JournalRecord['kind']> = Extract<JournalRecord, { kind: K }>;
+const BASE_KEYS = ['seq', 'at', 'kind'];
+
+/** A begin record: this run's own id, and a rollback_of only on a rollback. */
+function beginRecord(v: Record<string, unknown>, stamp: Stamp, place: JournalPlace): RecordOf<'begin'> {
+  const kind = 'begin';
+  keys(v, 'begin', [...BASE_KEYS, 'mode', 'run', 'pid', 'root', 'live', 'tool'], ['rollback_of']);
+  const m = oneOf(v.mode, 'mode', ['apply', 'rollback'] as const);
+  const run = str(v.run, 'run');
+  if (run !== place.runId) bad(`run ${JSON.stringify(run)} is not this run's id ${place.runId} (its directory's name)`);
+  const of = v.rollback_of === undefined ? undefined : str(v.rollback_of, 'rollback_of');
+  if (of !== undefined && (m !== 'rollback' || !RUN_ID.test(of))) bad(`rollback_of ${JSON.stringify(of)} is not the id of a run this rollback undid`);
+  return {
+    ...stamp,
+    kind,
+    mode: m,
+    run,
+    pid: int(v.pid, 'pid', 1, 2 ** 22),
+    root: rootPath(v.root),
+    live: bool(v.live, 'live'),
+    tool: str(v.tool, 'tool'),
+    ...(of !== undefined ? { rollback_of: of } : {}),
+  };
+}
+
+/** A write record: its path (a report only in the reports directory), prior entry and this run's temp name. */
+function writeRecord(v: Record<string, unknown>, stamp: Stamp, place: JournalPlace): RecordOf<'write'> {
+  const kind = 'write';
+  keys(v, 'write', [...BASE_KEYS, 'path', 'prior', 'mode', 'uid', 'gid', 'sha256', 'tmp', 'report']);
+  const report = bool(v.report, 'report');
+  const p = hostPath(v.path, 'path', place, report);
+  const sha = str(v.sha256, 'sha256');
+  if (!SHA256.test(sha)) bad(`sha256 ${JSON.stringify(sha)} is not a sha256 in hex`);
+  return {
+    ...stamp,
+    kind,
+    path: p,
+    prior: prior(v.prior, p),
+    mode: mode(v.mode),
+    uid: id(v.uid, 'uid'),
+    gid: id(v.gid, 'gid'),
+    sha256: sha,
+    tmp: tmpName(v.tmp, p, place),
+    report,
+  };
+}
+
 /** One parsed line as the record it claims to be, or Bad. */
 function record(v: unknown, place: JournalPlace): JournalRecord {
   if (!isObj(v)) return bad('a record must be a JSON object');
@@ -264,61 +312,26 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
   const at = str(v.at, 'at');
   const stamp = { seq, at };
   const kind = oneOf(v.kind, 'kind', ['begin', 'mkdir', 'write', 'remove', 'link', 'rmdir', 'runtime', 'done', 'failed', 'end'] as const);
-  const base = ['seq', 'at', 'kind'];
   switch (kind) {
-    case 'begin': {
-      keys(v, 'begin', [...base, 'mode', 'run', 'pid', 'root', 'live', 'tool'], ['rollback_of']);
-      const m = oneOf(v.mode, 'mode', ['apply', 'rollback'] as const);
-      const run = str(v.run, 'run');
-      if (run !== place.runId) bad(`run ${JSON.stringify(run)} is not this run's id ${place.runId} (its directory's name)`);
-      const of = v.rollback_of === undefined ? undefined : str(v.rollback_of, 'rollback_of');
-      if (of !== undefined && (m !== 'rollback' || !RUN_ID.test(of))) bad(`rollback_of ${JSON.stringify(of)} is not the id of a run this rollback undid`);
-      return {
-        ...stamp,
-        kind,
-        mode: m,
-        run,
-        pid: int(v.pid, 'pid', 1, 2 ** 22),
-        root: rootPath(v.root),
-        live: bool(v.live, 'live'),
-        tool: str(v.tool, 'tool'),
-        ...(of !== undefined ? { rollback_of: of } : {}),
-      };
-    }
+    case 'begin':
+      return beginRecord(v, stamp, place);
     case 'mkdir':
-      keys(v, 'mkdir', [...base, 'path', 'mode']);
+      keys(v, 'mkdir', [...BASE_KEYS, 'path', 'mode']);
       return { ...stamp, kind, path: hostPath(v.path, 'path', place), mode: mode(v.mode) };
     case 'rmdir':
-      keys(v, 'rmdir', [...base, 'path', 'mode', 'uid', 'gid']);
+      keys(v, 'rmdir', [...BASE_KEYS, 'path', 'mode', 'uid', 'gid']);
       return { ...stamp, kind, path: hostPath(v.path, 'path', place), mode: mode(v.mode), uid: id(v.uid, 'uid'), gid: id(v.gid, 'gid') };
-    case 'write': {
-      keys(v, 'write', [...base, 'path', 'prior', 'mode', 'uid', 'gid', 'sha256', 'tmp', 'report']);
-      const report = bool(v.report, 'report');
-      const p = hostPath(v.path, 'path', place, report);
-      const sha = str(v.sha256, 'sha256');
-      if (!SHA256.test(sha)) bad(`sha256 ${JSON.stringify(sha)} is not a sha256 in hex`);
-      return {
-        ...stamp,
-        kind,
-        path: p,
-        prior: prior(v.prior, p),
-        mode: mode(v.mode),
-        uid: id(v.uid, 'uid'),
-        gid: id(v.gid, 'gid'),
-        sha256: sha,
-        tmp: tmpName(v.tmp, p, place),
-        report,
-      };
-    }
+    case 'write':
+      return writeRecord(v, stamp, place);
     case 'link': {
-      keys(v, 'link', [...base, 'path', 'link', 'prior', 'tmp']);
+      keys(v, 'link', [...BASE_KEYS, 'path', 'link', 'prior', 'tmp']);
       const p = hostPath(v.path, 'path', place);
       const link = str(v.link, 'link');
       if (link === '') bad('link is empty');
       return { ...stamp, kind, path: p, link, prior: prior(v.prior, p), tmp: tmpName(v.tmp, p, place) };
     }
     case 'remove': {
-      keys(v, 'remove', [...base, 'path', 'prior']);
+      keys(v, 'remove', [...BASE_KEYS, 'path', 'prior']);
       const p = hostPath(v.path, 'path', place);
       const pr = prior(v.prior, p);
       // The door journals a remove only of something that is there.
@@ -326,16 +339,16 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
       return { ...stamp, kind, path: p, prior: pr };
     }
     case 'runtime':
-      keys(v, 'runtime', [...base, 'action']);
+      keys(v, 'runtime', [...BASE_KEYS, 'action']);
       return { ...stamp, kind, action: runtimeStep(v.action) };
     case 'done':
-      keys(v, 'done', [...base, 'of'], ['result']);
+      keys(v, 'done', [...BASE_KEYS, 'of'], ['result']);
       return { ...stamp, kind, of: int(v.of, 'of', 1, seq - 1), ...(v.result !== undefined ? { result: linkDelta(v.result, place) } : {}) };
     case 'failed':
-      keys(v, 'failed', [...base, 'of', 'error']);
+      keys(v, 'failed', [...BASE_KEYS, 'of', 'error']);
       return { ...stamp, kind, of: int(v.of, 'of', 1, seq - 1), error: str(v.error, 'error') };
     case 'end':
-      keys(v, 'end', [...base, 'status'], ['note']);
+      keys(v, 'end', [...BASE_KEYS, 'status'], ['note']);
       return {
         ...stamp,
         kind,

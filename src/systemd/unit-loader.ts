@@ -266,6 +266,13 @@ export interface DependencyLink {
   masked: boolean;
 }
 
+/** A NAME.d/*.conf file, with the search directory it lies in. */
+interface DropInFile {
+  dir: string;
+  name: string;
+  path: string;
+}
+
 /**
  * What the listing of the search path found, kept with each graph so that
  * more names can be loaded later without reading the tree again
@@ -279,20 +286,27 @@ interface Tree {
   resolve: (name: string) => string;
   namesOf: Map<string, Set<string>>;
   depLinks: DependencyLink[];
-  dropIns: Map<string, { dir: string; name: string; path: string }[]>;
+  dropIns: Map<string, DropInFile[]>;
   /** Names in a loop of alias links: not loaded. */
   loops: ReadonlySet<string>;
 }
 
 const trees = new WeakMap<UnitGraph, Tree>();
 
-/** Lists the search path once: unit entries, aliases, dependency links and drop-ins (steps 1-4 of a load). */
-async function readTree(host: TargetFs, dirs: readonly string[], without: ReadonlySet<string>, problems: LoaderProblem[]): Promise<Tree> {
-  // 1. One listing per directory: unit entries, NAME.d drop-in dirs, NAME.wants/... link dirs.
-  const entries = new Map<string, DirEntry>(); // name -> winning entry
-  const finals = new Map<string, string | null>(); // link entry path -> final target ('/dev/null' for a mask)
-  const dropDirs: DirEntry[] = [];
-  const linkDirs: DirEntry[] = [];
+/** What step 1 of a load finds on the search path, before any name is resolved. */
+interface Listing {
+  /** Name -> winning entry. */
+  entries: Map<string, DirEntry>;
+  /** Link entry path -> final target ('/dev/null' for a mask). */
+  finals: Map<string, string | null>;
+  dropDirs: DirEntry[];
+  linkDirs: DirEntry[];
+}
+
+/** 1. One listing per directory: unit entries, NAME.d drop-in dirs, NAME.wants/... link dirs. */
+async function listSearchPath(host: TargetFs, dirs: readonly string[], without: ReadonlySet<string>, problems: LoaderProblem[]): Promise<Listing> {
+  const listing: Listing = { entries: new Map(), finals: new Map(), dropDirs: [], linkDirs: [] };
+  const { entries, finals, dropDirs, linkDirs } = listing;
   for (const dir of dirs) {
     for (const e of await listDir(host, dir, problems)) {
       if (without.has(e.path)) continue;
@@ -312,12 +326,15 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
       entries.set(e.name, e);
     }
   }
+  return listing;
+}
 
-  // 2. Names: an entry whose link ends at a unit file of another name is an alias of it.
-  const aliasTo = new Map<string, string>(); // alias name -> the name it links to (one hop of naming)
-  for (const [name, e] of entries) {
+/** 2. Names: an entry whose link ends at a unit file of another name is an alias of it. Alias name -> the name it links to (one hop of naming). */
+function aliasLinks(listing: Listing, dirs: readonly string[]): Map<string, string> {
+  const aliasTo = new Map<string, string>();
+  for (const [name, e] of listing.entries) {
     if (e.kind !== 'link') continue;
-    const final = finals.get(e.path)!;
+    const final = listing.finals.get(e.path)!;
     if (final === null || final === '/dev/null') continue;
     const base = path.posix.basename(final);
     // A link that leaves the search path is a linked unit file under the link's own name, whatever the file
@@ -327,8 +344,14 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     // (The target's name is a unit name of the link's type: ignoredLink passed over any other.)
     if (base !== name && base !== templateOf(name)) aliasTo.set(name, base);
   }
-  // Names whose alias links lead back to themselves (a.service -> b's file, b.service -> a's file): systemd
-  // loads none of them (not-found), so they are no aliases and no units here either.
+  return aliasTo;
+}
+
+/**
+ * Names whose alias links lead back to themselves (a.service -> b's file, b.service -> a's file): systemd
+ * loads none of them (not-found), so they are no aliases and no units here either.
+ */
+function aliasLoops(aliasTo: ReadonlyMap<string, string>): Set<string> {
   const loops = new Set<string>();
   for (const start of aliasTo.keys()) {
     const walk: string[] = [];
@@ -339,23 +362,30 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     }
     if (n !== undefined && walk.includes(n)) for (const x of walk.slice(walk.indexOf(n))) loops.add(x);
   }
-  for (const n of loops) {
-    aliasTo.delete(n);
-    const p = entries.get(n)!.path;
-    problems.push({ file: p, line: null, message: `${p} is one of a loop of alias links; systemd does not load it` });
-  }
-  const resolve = (name: string): string => {
-    let n = name;
-    for (let hops = 0; hops < 40 && aliasTo.has(n); hops++) n = aliasTo.get(n)!;
-    if (n === name && !entries.has(n)) {
-      // An instance of an aliased template: foo-alias@x.service -> foo@x.service.
-      const { template, instance } = splitInstance(n);
-      if (template !== null && instance !== null && aliasTo.has(template)) return resolve(template).replace('@.', `@${instance}.`);
-    }
-    return n;
-  };
+  return loops;
+}
 
-  // 3. Link directories, read once.
+/** How the search path names units: its entries and the alias links between them (loops taken out). */
+interface Naming {
+  entries: ReadonlyMap<string, DirEntry>;
+  aliasTo: ReadonlyMap<string, string>;
+}
+
+/** The canonical name `name` resolves to. */
+function resolveName(naming: Naming, name: string): string {
+  const { entries, aliasTo } = naming;
+  let n = name;
+  for (let hops = 0; hops < 40 && aliasTo.has(n); hops++) n = aliasTo.get(n)!;
+  if (n === name && !entries.has(n)) {
+    // An instance of an aliased template: foo-alias@x.service -> foo@x.service.
+    const { template, instance } = splitInstance(n);
+    if (template !== null && instance !== null && aliasTo.has(template)) return resolveName(naming, template).replace('@.', `@${instance}.`);
+  }
+  return n;
+}
+
+/** 3. Link directories, read once. */
+async function readDependencyLinks(host: TargetFs, linkDirs: DirEntry[], without: ReadonlySet<string>, problems: LoaderProblem[]): Promise<DependencyLink[]> {
   const depLinks: DependencyLink[] = [];
   for (const d of linkDirs) {
     const m = /^(.+)\.(wants|requires|upholds)$/.exec(d.name)!;
@@ -365,9 +395,17 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
       depLinks.push({ owner: m[1]!, relation: LINK_DIRS[m[2]!]!, name: l.name, path: l.path, masked });
     }
   }
+  return depLinks;
+}
 
-  // 4. Drop-in files per directory name.
-  const dropIns = new Map<string, { dir: string; name: string; path: string }[]>(); // "foo.service" -> confs, in search order
+/** 4. Drop-in files per directory name: "foo.service" -> confs, in search order. */
+async function readDropInDirs(
+  host: TargetFs,
+  dropDirs: DirEntry[],
+  without: ReadonlySet<string>,
+  problems: LoaderProblem[],
+): Promise<Map<string, DropInFile[]>> {
+  const dropIns = new Map<string, DropInFile[]>();
   for (const d of dropDirs) {
     const owner = d.name.slice(0, -2);
     const list = dropIns.get(owner) ?? [];
@@ -377,13 +415,278 @@ async function readTree(host: TargetFs, dirs: readonly string[], without: Readon
     }
     dropIns.set(owner, list);
   }
+  return dropIns;
+}
 
+/** Canonical name -> every name on the search path that resolves to it. */
+function namesByUnit(names: Iterable<string>, resolve: (name: string) => string): Map<string, Set<string>> {
   const namesOf = new Map<string, Set<string>>();
-  for (const name of [...entries.keys(), ...aliasTo.keys()]) {
+  for (const name of names) {
     const c = resolve(name);
     (namesOf.get(c) ?? namesOf.set(c, new Set()).get(c)!).add(name);
   }
+  return namesOf;
+}
+
+/** Lists the search path once: unit entries, aliases, dependency links and drop-ins (steps 1-4 of a load). */
+async function readTree(host: TargetFs, dirs: readonly string[], without: ReadonlySet<string>, problems: LoaderProblem[]): Promise<Tree> {
+  const listing = await listSearchPath(host, dirs, without, problems);
+  const { entries, finals } = listing;
+  const aliasTo = aliasLinks(listing, dirs);
+  const loops = aliasLoops(aliasTo);
+  for (const n of loops) {
+    aliasTo.delete(n);
+    const p = entries.get(n)!.path;
+    problems.push({ file: p, line: null, message: `${p} is one of a loop of alias links; systemd does not load it` });
+  }
+  const naming: Naming = { entries, aliasTo };
+  const resolve = (name: string): string => resolveName(naming, name);
+  const depLinks = await readDependencyLinks(host, listing.linkDirs, without, problems);
+  const dropIns = await readDropInDirs(host, listing.dropDirs, without, problems);
+  const namesOf = namesByUnit([...entries.keys(), ...aliasTo.keys()], resolve);
   return { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops };
+}
+
+/** One loadQueue: the listing it loads from and what it loads into. */
+interface QueueRun {
+  tree: Tree;
+  units: Map<string, LoadedUnit>;
+  edges: UnitEdge[];
+  problems: LoaderProblem[];
+}
+
+/** Where a unit's file is found: the entry that won for its name (else its template's) and where that leads. */
+interface Located {
+  entry: DirEntry | null;
+  /** '/dev/null' or null when masked. */
+  fragment: string | null;
+  masked: boolean;
+}
+
+async function locateFragment(tree: Tree, canonical: string, template: string | null, problems: LoaderProblem[]): Promise<Located> {
+  const { host, entries, finals, loops } = tree;
+  const own = loops.has(canonical) ? null : (entries.get(canonical) ?? null);
+  const entry = own ?? (template !== null ? (entries.get(template) ?? null) : null);
+  if (entry === null) return { entry, fragment: null, masked: false };
+  if (entry.kind === 'link' && (await host.readLink(entry.path)) === '/dev/null') return { entry, fragment: null, masked: true };
+  const fragment = entry.kind === 'link' ? (finals.get(entry.path) ?? (await finalOf(host, entry.path, problems))) : entry.path;
+  return { entry, fragment, masked: fragment === '/dev/null' };
+}
+
+/** Every name of the unit on the search path, sorted, its canonical name among them. */
+function unitNames(tree: Tree, canonical: string): string[] {
+  const names = [...(tree.namesOf.get(canonical) ?? new Set([canonical]))].sort(byteOrder);
+  if (!names.includes(canonical)) names.unshift(canonical);
+  return names;
+}
+
+/** The fragment's text; null when there is none to parse (a problem said why, or an empty file masked the unit). */
+async function fragmentText(run: QueueRun, unit: LoadedUnit, entry: DirEntry, fragment: string): Promise<string | null> {
+  let text: string | null;
+  try {
+    text = await run.tree.host.readFile(fragment);
+  } catch (e) {
+    run.problems.push({ file: fragment, line: null, message: readProblem(fragment, e) });
+    return null;
+  }
+  if (text === null) {
+    run.problems.push({ file: entry.path, line: null, message: `${entry.path} leads to ${fragment}, which does not exist` });
+    return null;
+  }
+  if (text === '') {
+    unit.masked = true; // a file of 0 bytes masks, as /dev/null does (systemd's null_or_empty: st_size <= 0; a lone newline does not)
+    unit.fragment = null;
+    return null;
+  }
+  return text;
+}
+
+/**
+ * Drop-in path -> its directives, read and parsed once for the manager's and systemctl's choice; null when it
+ * cannot be read.
+ */
+interface DropInCache {
+  host: TargetFs;
+  problems: LoaderProblem[];
+  parsed: Map<string, UnitDirective[] | null>;
+}
+
+/** An error in a drop-in only ends that drop-in (systemd applies the lines before it). */
+async function readDropIn(cache: DropInCache, p: string): Promise<UnitDirective[] | null> {
+  if (cache.parsed.has(p)) return cache.parsed.get(p)!;
+  let ds: UnitDirective[] | null = null;
+  try {
+    const t = await cache.host.readFile(p);
+    if (t !== null) ds = parseUnitFile(t, p).directives;
+  } catch (e) {
+    cache.problems.push({ file: p, line: null, message: `drop-in ${readProblem(p, e)}` });
+  }
+  cache.parsed.set(p, ds);
+  return ds;
+}
+
+/** "service" for "foo.service". */
+function typeSuffix(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/** Drop-in name -> path, sorted in the byte order of the names. */
+function byName(chosen: Map<string, string>): [string, string][] {
+  return [...chosen].sort(([a], [b]) => byteOrder(a, b));
+}
+
+/** The manager's drop-ins, appended to the unit's directives. */
+async function applyDropIns(tree: Tree, cache: DropInCache, unit: LoadedUnit): Promise<void> {
+  const { name: canonical, names, template } = unit;
+  // Drop-ins: for each search directory, the unit's own names, then its template, then the dashed prefixes, then the type.
+  const dropNames = [...names, ...(template ? [template] : []), ...dashPrefixes(canonical).reverse(), typeSuffix(canonical)];
+  const chosen = new Map<string, string>();
+  for (const dir of tree.dirs) {
+    for (const n of dropNames) {
+      for (const c of tree.dropIns.get(n) ?? []) if (c.dir === dir && !chosen.has(c.name)) chosen.set(c.name, c.path);
+    }
+  }
+  for (const [, p] of byName(chosen)) {
+    const ds = await readDropIn(cache, p);
+    if (ds === null) continue; // a dangling drop-in link is skipped
+    unit.dropIns.push(p);
+    // The manager ignores [Install]; systemctl reads it from its own choice of drop-ins (systemctlInstall).
+    unit.directives.push(...ds.filter((d) => d.section !== 'Install'));
+  }
+}
+
+/** [Install] as systemctl reads it: `fragmentInstall`, then its own choice of drop-ins. */
+async function systemctlInstall(tree: Tree, cache: DropInCache, unit: LoadedUnit, fragmentInstall: UnitDirective[]): Promise<InstallSection> {
+  // systemctl's drop-ins: every search directory for the name, then every one for the template; the first
+  // file of a name wins, applied in byte order after the fragment.
+  const installConfs = new Map<string, string>();
+  for (const n of [unit.name, ...(unit.template ? [unit.template] : [])]) {
+    for (const dir of tree.dirs) for (const c of tree.dropIns.get(n) ?? []) if (c.dir === dir && !installConfs.has(c.name)) installConfs.set(c.name, c.path);
+  }
+  const installDirectives = [...fragmentInstall];
+  for (const [, p] of byName(installConfs)) {
+    const ds = await readDropIn(cache, p);
+    if (ds !== null) installDirectives.push(...ds.filter((d) => d.section === 'Install'));
+  }
+  return installOf(installDirectives);
+}
+
+/** [Unit] dependencies, fragment and drop-ins. */
+function dependencyEdges(run: QueueRun, unit: LoadedUnit): void {
+  for (const d of unit.directives) {
+    const rel = d.section === 'Unit' ? DEP_KEYS[d.key] : undefined;
+    if (!rel) continue;
+    const x = expandSpecifiers(d.value, unit.name);
+    if ('unknown' in x) {
+      run.problems.push({
+        file: d.file,
+        line: d.line,
+        message: `${d.key}=${d.value}: specifier ${x.unknown} is not expanded here, so the units it names are unknown`,
+      });
+      continue;
+    }
+    for (const w of words(x.value))
+      if (unitKind(w) !== null) run.edges.push({ from: unit.name, to: w, relation: rel, how: 'directive', file: d.file, line: d.line, key: d.key });
+  }
+}
+
+/** Whether a trigger setting's value is one systemd's parser keeps. */
+function triggerTakes(value: string, canonical: string, suffix: string): boolean {
+  const x = expandSpecifiers(value, canonical);
+  if ('unknown' in x) return true;
+  return suffix === 'socket' ? x.value.endsWith('.service') : unitKind(x.value) !== null;
+}
+
+/** Triggers. */
+function triggerEdge(run: QueueRun, unit: LoadedUnit, fragment: string): void {
+  const canonical = unit.name;
+  const suffix = typeSuffix(canonical);
+  const trig = TRIGGER_KEYS[suffix];
+  if (!trig) return;
+  // What systemd's parsers keep: a socket's Service= takes the last value naming a .service (an empty or other
+  // one is ignored); a timer's or path's Unit= the first unit name ("Multiple units to trigger specified, ignoring").
+  // A value whose specifier is not expanded here is kept, so that its problem is reported.
+  const candidates = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && triggerTakes(d.value, canonical, suffix));
+  const chosen = suffix === 'socket' ? candidates[candidates.length - 1] : candidates[0];
+  if (chosen) {
+    const x = expandSpecifiers(chosen.value, canonical);
+    if ('unknown' in x)
+      run.problems.push({ file: chosen.file, line: chosen.line, message: `${chosen.key}=${chosen.value}: specifier ${x.unknown} is not expanded here` });
+    else run.edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: chosen.file, line: chosen.line, key: chosen.key });
+    return;
+  }
+  // The last Accept= systemd can parse as a boolean; one it cannot (an empty one too) is ignored.
+  const accept = suffix === 'socket' && effectiveBoolean(unit.directives, 'Socket', 'Accept') === true;
+  const stem = canonical.slice(0, canonical.lastIndexOf('.'));
+  run.edges.push({
+    from: canonical,
+    to: accept ? `${stem}@.service` : `${stem}.service`,
+    relation: 'Triggers',
+    how: 'default',
+    file: fragment,
+    line: null,
+    key: trig.key,
+  });
+}
+
+/** Link directories of every name (and of the template, for an instance). */
+function linkEdges(run: QueueRun, unit: LoadedUnit): void {
+  const owners = new Set([...unit.names, ...(unit.template ? [unit.template] : [])]);
+  for (const l of run.tree.depLinks) {
+    if (!l.masked && owners.has(l.owner))
+      run.edges.push({
+        from: unit.name,
+        to: l.name,
+        relation: l.relation,
+        how: 'link',
+        file: l.path,
+        line: null,
+        key: `${l.owner}.${l.relation.toLowerCase()}`,
+      });
+  }
+}
+
+/** Loads one unit by its canonical name into `run`: its file, drop-ins, [Install] and the edges it declares. */
+async function loadOne(run: QueueRun, canonical: string): Promise<void> {
+  const { tree, problems } = run;
+  const { template, instance } = splitInstance(canonical);
+  const { entry, fragment, masked } = await locateFragment(tree, canonical, template, problems);
+  const unit: LoadedUnit = {
+    name: canonical,
+    names: unitNames(tree, canonical),
+    entry: entry?.path ?? null,
+    fragment: masked ? null : fragment,
+    masked,
+    template,
+    instance,
+    dropIns: [],
+    directives: [],
+    install: emptyInstall(),
+  };
+  run.units.set(canonical, unit);
+  if (masked || fragment === null) return;
+  const text = await fragmentText(run, unit, entry!, fragment);
+  if (text === null) return;
+  const parsed = parseUnitFile(text, fragment);
+  unit.directives = parsed.directives;
+  // systemd fails to load such a unit; the graph does not model that, so the verdicts that read it are unknown.
+  for (const e of parsed.errors) problems.push({ ...e, message: `${e.message}: systemd refuses to load ${canonical} (${fragment} line ${e.line})` });
+  const fragmentInstall = unit.directives.filter((d) => d.section === 'Install');
+  const cache: DropInCache = { host: tree.host, problems, parsed: new Map() };
+  await applyDropIns(tree, cache, unit);
+  unit.install = await systemctlInstall(tree, cache, unit, fragmentInstall);
+  dependencyEdges(run, unit);
+  triggerEdge(run, unit, fragment);
+  linkEdges(run, unit);
+}
+
+/**
+ * A name that resolves to another unit without a link of its own (an instance of an aliased template,
+ * foo-alias@x.service -> foo@x.service) becomes one of that unit's names, as systemd adds it when it loads it.
+ */
+function addName(units: Map<string, LoadedUnit>, c: string, asked: string): void {
+  const u = units.get(c);
+  if (u && asked !== c && !u.names.includes(asked)) u.names = [...u.names, asked].sort(byteOrder);
 }
 
 /**
@@ -399,180 +702,22 @@ async function loadQueue(
   edges: UnitEdge[],
   problems: LoaderProblem[],
 ): Promise<void> {
-  const { host, dirs, entries, finals, resolve, namesOf, depLinks, dropIns, loops } = tree;
-  const loadOne = async (canonical: string): Promise<void> => {
-    const { template, instance } = splitInstance(canonical);
-    const own = loops.has(canonical) ? null : (entries.get(canonical) ?? null);
-    const entry = own ?? (template !== null ? (entries.get(template) ?? null) : null);
-    let fragment: string | null = null;
-    let masked = false;
-    if (entry !== null) {
-      if (entry.kind === 'link' && (await host.readLink(entry.path)) === '/dev/null') masked = true;
-      else {
-        fragment = entry.kind === 'link' ? (finals.get(entry.path) ?? (await finalOf(host, entry.path, problems))) : entry.path;
-        if (fragment === '/dev/null') masked = true;
-      }
-    }
-    const names = [...(namesOf.get(canonical) ?? new Set([canonical]))].sort(byteOrder);
-    if (!names.includes(canonical)) names.unshift(canonical);
-    const unit: LoadedUnit = {
-      name: canonical,
-      names,
-      entry: entry?.path ?? null,
-      fragment: masked ? null : fragment,
-      masked,
-      template,
-      instance,
-      dropIns: [],
-      directives: [],
-      install: emptyInstall(),
-    };
-    units.set(canonical, unit);
-    if (masked || fragment === null) return;
-    let text: string | null;
-    try {
-      text = await host.readFile(fragment);
-    } catch (e) {
-      problems.push({ file: fragment, line: null, message: readProblem(fragment, e) });
-      return;
-    }
-    if (text === null) {
-      problems.push({ file: entry!.path, line: null, message: `${entry!.path} leads to ${fragment}, which does not exist` });
-      return;
-    }
-    if (text === '') {
-      unit.masked = true; // a file of 0 bytes masks, as /dev/null does (systemd's null_or_empty: st_size <= 0; a lone newline does not)
-      unit.fragment = null;
-      return;
-    }
-    const parsed = parseUnitFile(text, fragment);
-    unit.directives = parsed.directives;
-    // systemd fails to load such a unit; the graph does not model that, so the verdicts that read it are unknown.
-    for (const e of parsed.errors) problems.push({ ...e, message: `${e.message}: systemd refuses to load ${canonical} (${fragment} line ${e.line})` });
-    const fragmentInstall = unit.directives.filter((d) => d.section === 'Install');
-
-    // Drop-ins: for each search directory, the unit's own names, then its template, then the dashed prefixes, then the type.
-    const suffix = canonical.slice(canonical.lastIndexOf('.') + 1);
-    const dropNames = [...names, ...(template ? [template] : []), ...dashPrefixes(canonical).reverse(), suffix];
-    const chosen = new Map<string, string>();
-    for (const dir of dirs) {
-      for (const n of dropNames) {
-        for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !chosen.has(c.name)) chosen.set(c.name, c.path);
-      }
-    }
-    // Drop-in path -> its directives, read and parsed once for the manager's and systemctl's choice; null when it
-    // cannot be read. An error in a drop-in only ends that drop-in (systemd applies the lines before it).
-    const parsedDropIns = new Map<string, UnitDirective[] | null>();
-    const readDropIn = async (p: string): Promise<UnitDirective[] | null> => {
-      if (parsedDropIns.has(p)) return parsedDropIns.get(p)!;
-      let ds: UnitDirective[] | null = null;
-      try {
-        const t = await host.readFile(p);
-        if (t !== null) ds = parseUnitFile(t, p).directives;
-      } catch (e) {
-        problems.push({ file: p, line: null, message: `drop-in ${readProblem(p, e)}` });
-      }
-      parsedDropIns.set(p, ds);
-      return ds;
-    };
-    for (const [, p] of [...chosen].sort(([a], [b]) => byteOrder(a, b))) {
-      const ds = await readDropIn(p);
-      if (ds === null) continue; // a dangling drop-in link is skipped
-      unit.dropIns.push(p);
-      // The manager ignores [Install]; systemctl reads it from its own choice of drop-ins, below.
-      unit.directives.push(...ds.filter((d) => d.section !== 'Install'));
-    }
-    // systemctl's drop-ins: every search directory for the name, then every one for the template; the first
-    // file of a name wins, applied in byte order after the fragment.
-    const installConfs = new Map<string, string>();
-    for (const n of [canonical, ...(template ? [template] : [])]) {
-      for (const dir of dirs) for (const c of dropIns.get(n) ?? []) if (c.dir === dir && !installConfs.has(c.name)) installConfs.set(c.name, c.path);
-    }
-    const installDirectives = [...fragmentInstall];
-    for (const [, p] of [...installConfs].sort(([a], [b]) => byteOrder(a, b))) {
-      const ds = await readDropIn(p);
-      if (ds !== null) installDirectives.push(...ds.filter((d) => d.section === 'Install'));
-    }
-    unit.install = installOf(installDirectives);
-
-    // [Unit] dependencies, fragment and drop-ins.
-    for (const d of unit.directives) {
-      const rel = d.section === 'Unit' ? DEP_KEYS[d.key] : undefined;
-      if (!rel) continue;
-      const x = expandSpecifiers(d.value, canonical);
-      if ('unknown' in x) {
-        problems.push({
-          file: d.file,
-          line: d.line,
-          message: `${d.key}=${d.value}: specifier ${x.unknown} is not expanded here, so the units it names are unknown`,
-        });
-        continue;
-      }
-      for (const w of words(x.value))
-        if (unitKind(w) !== null) edges.push({ from: canonical, to: w, relation: rel, how: 'directive', file: d.file, line: d.line, key: d.key });
-    }
-    // Triggers.
-    const trig = TRIGGER_KEYS[suffix];
-    if (trig) {
-      // What systemd's parsers keep: a socket's Service= takes the last value naming a .service (an empty or other
-      // one is ignored); a timer's or path's Unit= the first unit name ("Multiple units to trigger specified, ignoring").
-      // A value whose specifier is not expanded here is kept, so that its problem is reported.
-      const takes = (value: string): boolean => {
-        const x = expandSpecifiers(value, canonical);
-        if ('unknown' in x) return true;
-        return suffix === 'socket' ? x.value.endsWith('.service') : unitKind(x.value) !== null;
-      };
-      const candidates = unit.directives.filter((d) => d.section === trig.section && d.key === trig.key && takes(d.value));
-      const chosen = suffix === 'socket' ? candidates[candidates.length - 1] : candidates[0];
-      if (chosen) {
-        const x = expandSpecifiers(chosen.value, canonical);
-        if ('unknown' in x)
-          problems.push({ file: chosen.file, line: chosen.line, message: `${chosen.key}=${chosen.value}: specifier ${x.unknown} is not expanded here` });
-        else edges.push({ from: canonical, to: x.value, relation: 'Triggers', how: 'directive', file: chosen.file, line: chosen.line, key: chosen.key });
-      } else {
-        // The last Accept= systemd can parse as a boolean; one it cannot (an empty one too) is ignored.
-        const accept = suffix === 'socket' && effectiveBoolean(unit.directives, 'Socket', 'Accept') === true;
-        const stem = canonical.slice(0, canonical.lastIndexOf('.'));
-        edges.push({
-          from: canonical,
-          to: accept ? `${stem}@.service` : `${stem}.service`,
-          relation: 'Triggers',
-          how: 'default',
-          file: fragment,
-          line: null,
-          key: trig.key,
-        });
-      }
-    }
-    // Link directories of every name (and of the template, for an instance).
-    const owners = new Set([...names, ...(template ? [template] : [])]);
-    for (const l of depLinks) {
-      if (!l.masked && owners.has(l.owner))
-        edges.push({ from: canonical, to: l.name, relation: l.relation, how: 'link', file: l.path, line: null, key: `${l.owner}.${l.relation.toLowerCase()}` });
-    }
-  };
-
-  // A name that resolves to another unit without a link of its own (an instance of an aliased template,
-  // foo-alias@x.service -> foo@x.service) becomes one of that unit's names, as systemd adds it when it loads it.
-  const addName = (c: string, asked: string): void => {
-    const u = units.get(c);
-    if (u && asked !== c && !u.names.includes(asked)) u.names = [...u.names, asked].sort(byteOrder);
-  };
+  const run: QueueRun = { tree, units, edges, problems };
   while (queue.length > 0) {
     const asked = queue.shift()!;
-    const c = resolve(asked);
+    const c = tree.resolve(asked);
     if (seen.has(c)) {
-      addName(c, asked);
+      addName(units, c, asked);
       continue;
     }
     seen.add(c);
     if (c.includes('@.')) {
       // A bare template is not a unit; it is loaded only when a relation names it (Accept=yes sockets).
-      if (!entries.has(c)) continue;
+      if (!tree.entries.has(c)) continue;
     }
     const before = edges.length;
-    await loadOne(c);
-    addName(c, asked);
+    await loadOne(run, c);
+    addName(units, c, asked);
     for (const e of edges.slice(before)) queue.push(e.to);
   }
 }
