@@ -23,7 +23,6 @@ const STILL_OVER: Record<string, number> = {
   'resources/sysctl-file/rehearse.ts:rehearse': 134,
   'resources/swap-off/provider.ts:diffSwap': 117,
   'resources/port-free/diff-offline.ts:diffOffline': 112,
-  'lex/shlex.ts:readToken': 103,
   'systemd/unit-loader.ts:readTree': 98,
   'kubespray/tasks.ts:refusalOf': 82,
   'boot-scripts/commands.ts:sysctlActions': 87,
