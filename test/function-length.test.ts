@@ -16,13 +16,11 @@ const SRC = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../sr
 const STILL_OVER: Record<string, number> = {
   'kubespray/tasks.ts:walkRole': 259,
   'kubespray/tasks.ts:walkTask': 206,
-  'lex/shell.ts:shellTokens': 179,
   'resources/sysctl-file/diff.ts:diff': 153,
   'resources/port-free/apply-live.ts:applyLive': 145,
   'resources/sysctl-file/rehearse.ts:rehearse': 134,
   'resources/swap-off/provider.ts:diffSwap': 117,
   'resources/port-free/diff-offline.ts:diffOffline': 112,
-  'lex/shlex.ts:readToken': 103,
   'kubespray/tasks.ts:refusalOf': 82,
   'boot-scripts/commands.ts:sysctlActions': 87,
 };

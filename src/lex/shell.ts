@@ -93,6 +93,220 @@ function backquoted(s: string, i: number, inDoubleQuotes: boolean): { end: numbe
   return null;
 }
 
+/** Where shellTokens is in the script, and what it has read. */
+interface ShellLex {
+  readonly s: string;
+  i: number;
+  readonly out: ShellToken[];
+  /** A leading fd number read just before a redirection ("2>"), for that redirection's token. */
+  pendingFd: number | null;
+}
+
+/** The word being read, from `start`: its value so far and what is known of it. */
+interface WordRead {
+  readonly start: number;
+  word: string;
+  /** It has an expansion: its value is known only at run time. */
+  unknown: boolean;
+  quotedAny: boolean;
+  // The word as literal pieces and plain parameters; null once another expansion (or a glob) shows up.
+  parts: WordPart[] | null;
+  /** The word before its first expansion. */
+  prefix: string | null;
+  readonly substitutions: string[];
+}
+
+/** Literal text of the word. */
+function literal(w: WordRead, text: string): void {
+  w.word += text;
+  if (w.parts === null) return;
+  const last = w.parts[w.parts.length - 1];
+  if (typeof last === 'string') w.parts[w.parts.length - 1] = last + text;
+  else w.parts.push(text);
+}
+
+/** An expansion in the word: a plain parameter (kept in its template) or, when null, any other. */
+function expansion(w: WordRead, plain: { name: string; length: number } | null, quoted: boolean): void {
+  if (!w.unknown) w.prefix = w.word;
+  w.unknown = true;
+  if (plain === null) w.parts = null;
+  else w.parts?.push({ name: plain.name, quoted });
+}
+
+/** Blanks, a line continuation or a comment at lex.i, skipped; false when none is there. */
+function skipBlank(lex: ShellLex): boolean {
+  const s = lex.s;
+  const ch = s[lex.i]!;
+  if (ch === ' ' || ch === '\t') {
+    lex.i++;
+    return true;
+  }
+  if (ch === '\\' && s[lex.i + 1] === '\n') {
+    lex.i += 2; // line continuation
+    return true;
+  }
+  if (ch === '#') {
+    while (lex.i < s.length && s[lex.i] !== '\n') lex.i++;
+    return true;
+  }
+  return false;
+}
+
+/** An unquoted backslash: the next character literally, or a line continuation. */
+function readEscape(lex: ShellLex, w: WordRead): void {
+  const s = lex.s;
+  if (s[lex.i + 1] === '\n') lex.i += 2;
+  else {
+    literal(w, s[lex.i + 1] ?? '');
+    lex.i += 2;
+  }
+}
+
+/** '...': false when it never closes. */
+function readSingleQuoted(lex: ShellLex, w: WordRead): boolean {
+  const end = lex.s.indexOf("'", lex.i + 1);
+  if (end < 0) return false;
+  literal(w, lex.s.slice(lex.i + 1, end));
+  w.quotedAny = true;
+  lex.i = end + 1;
+  return true;
+}
+
+/** "...": false when it (or a backquote in it) never closes. */
+function readDoubleQuoted(lex: ShellLex, w: WordRead): boolean {
+  const s = lex.s;
+  lex.i++;
+  while (lex.i < s.length && s[lex.i] !== '"') if (!readDoubleQuotedChar(lex, w)) return false;
+  if (lex.i >= s.length) return false;
+  w.quotedAny = true;
+  lex.i++;
+  return true;
+}
+
+/** One piece inside double quotes: an escape, an expansion or a character. */
+function readDoubleQuotedChar(lex: ShellLex, w: WordRead): boolean {
+  const s = lex.s;
+  const d = s[lex.i]!;
+  if (d === '\\' && lex.i + 1 < s.length && '$`"\\\n'.includes(s[lex.i + 1]!)) {
+    if (s[lex.i + 1] !== '\n') literal(w, s[lex.i + 1]!);
+    lex.i += 2;
+    return true;
+  }
+  if (d === '$') {
+    readDollar(lex, w, true);
+    return true;
+  }
+  if (d === '`') return readBackquote(lex, w, true);
+  literal(w, d);
+  lex.i++;
+  return true;
+}
+
+/** '$': a plain parameter, else an expansion the word cannot know ($(...), ${...:-x}, $1, ...). */
+function readDollar(lex: ShellLex, w: WordRead, quoted: boolean): void {
+  const p = plainParameter(lex.s, lex.i);
+  expansion(w, p, quoted);
+  if (p !== null) {
+    w.word += lex.s.slice(lex.i, lex.i + p.length);
+    lex.i += p.length;
+    return;
+  }
+  w.word += '$';
+  lex.i++;
+}
+
+/** '`...`': its command kept among the word's substitutions; false when it never closes. */
+function readBackquote(lex: ShellLex, w: WordRead, inDoubleQuotes: boolean): boolean {
+  const b = backquoted(lex.s, lex.i, inDoubleQuotes);
+  if (b === null) return false;
+  expansion(w, null, inDoubleQuotes);
+  w.substitutions.push(b.text);
+  w.word += lex.s.slice(lex.i, b.end);
+  lex.i = b.end;
+  return true;
+}
+
+/** One piece of a word at lex.i; false on a quote that never closes. */
+function readWordPiece(lex: ShellLex, w: WordRead): boolean {
+  const s = lex.s;
+  const c = s[lex.i]!;
+  if (c === '\\') readEscape(lex, w);
+  else if (c === "'") return readSingleQuoted(lex, w);
+  else if (c === '"') return readDoubleQuoted(lex, w);
+  else if (c === '$') readDollar(lex, w, false);
+  else if (c === '`') return readBackquote(lex, w, false);
+  else if (c === '*' || c === '?' || c === '[' || (c === '~' && lex.i === w.start)) {
+    expansion(w, null, false);
+    w.word += c;
+    lex.i++;
+  } else {
+    // A run of characters that mean nothing to the lexer goes in as one piece, not one at a time.
+    let j = lex.i + 1;
+    while (j < s.length && !SPECIAL.has(s[j]!)) j++;
+    literal(w, s.slice(lex.i, j));
+    lex.i = j;
+  }
+  return true;
+}
+
+/** The word at lex.i, up to a blank, an operator or a redirection; null on a quote that never closes. */
+function readWord(lex: ShellLex): WordRead | null {
+  const s = lex.s;
+  const w: WordRead = { start: lex.i, word: '', unknown: false, quotedAny: false, parts: [], prefix: null, substitutions: [] };
+  while (lex.i < s.length) {
+    const c = s[lex.i]!;
+    if (c === ' ' || c === '\t' || operatorAt(s, lex.i) !== undefined || c === '<' || c === '>') break;
+    if (!readWordPiece(lex, w)) return null;
+  }
+  return w;
+}
+
+/** A redirection operator at `start`, with the fd written before it. */
+function pushRedirect(lex: ShellLex, start: number): void {
+  const s = lex.s;
+  // A redirection: skip the operator; its target is the next word, which is no argument.
+  while (lex.i < s.length && (s[lex.i] === '<' || s[lex.i] === '>' || s[lex.i] === '&' || s[lex.i] === '|')) lex.i++;
+  lex.out.push({
+    op: 'redirect',
+    word: null,
+    assignment: false,
+    at: start,
+    end: lex.i,
+    redirect: s.slice(start, lex.i),
+    ...(lex.pendingFd !== null ? { fd: lex.pendingFd } : {}),
+  });
+  lex.pendingFd = null;
+}
+
+/** The word just read as a token, or as the fd of the redirection right after it. */
+function pushWord(lex: ShellLex, w: WordRead): void {
+  const s = lex.s;
+  const { start, word, unknown, quotedAny, parts, prefix, substitutions } = w;
+  const i = lex.i;
+  lex.pendingFd = null;
+  // "2>file": a leading fd number glued to a redirection is not a word.
+  if (/^\d+$/.test(word) && !quotedAny && (s[i] === '<' || s[i] === '>')) {
+    lex.pendingFd = Number(word);
+    return;
+  }
+  // NAME=value, judged on the raw text before the first '=' (a quoted value is still an assignment).
+  // (Looked for within the token only: a search to the script's next '=' made lexing quadratic.)
+  let rawEq = -1;
+  for (let j = start; j < i && rawEq < 0; j++) if (s.charCodeAt(j) === 61) rawEq = j;
+  const assignment = rawEq > start && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.slice(start, rawEq));
+  lex.out.push({
+    op: null,
+    word: unknown ? null : word,
+    assignment,
+    at: start,
+    end: i,
+    plain: !unknown && !quotedAny && word === s.slice(start, i),
+    ...(unknown && parts !== null ? { template: parts } : {}),
+    ...(unknown ? { prefix: prefix ?? '' } : {}),
+    ...(substitutions.length > 0 ? { substitutions } : {}),
+  });
+}
+
 /**
  * The tokens of a shell script, with their offsets (see shellSimpleCommands).
  * `from` must be 0 or where a word token of an earlier lexing of the same
@@ -101,181 +315,23 @@ function backquoted(s: string, i: number, inDoubleQuotes: boolean): { end: numbe
  * the first token it accepts.
  */
 export function shellTokens(script: string, from = 0, stopAfter?: (t: ShellToken) => boolean): ShellToken[] {
-  const out: ShellToken[] = [];
-  let i = from;
-  const s = script;
-  let pendingFd: number | null = null;
-  while (i < s.length) {
+  const lex: ShellLex = { s: script, i: from, out: [], pendingFd: null };
+  const { s, out } = lex;
+  while (lex.i < s.length) {
     if (stopAfter !== undefined && out.length >= 2 && stopAfter(out[out.length - 2]!)) break;
-    const ch = s[i]!;
-    if (ch === ' ' || ch === '\t') {
-      i++;
-      continue;
-    }
-    if (ch === '\\' && s[i + 1] === '\n') {
-      i += 2; // line continuation
-      continue;
-    }
-    if (ch === '#') {
-      while (i < s.length && s[i] !== '\n') i++;
-      continue;
-    }
-    const op = operatorAt(s, i);
+    if (skipBlank(lex)) continue;
+    const op = operatorAt(s, lex.i);
     if (op !== undefined) {
-      out.push({ op, word: null, assignment: false, at: i, end: i + op.length });
-      i += op.length;
+      out.push({ op, word: null, assignment: false, at: lex.i, end: lex.i + op.length });
+      lex.i += op.length;
       continue;
     }
-    let word = '';
-    let unknown = false;
-    let quotedAny = false;
-    // The word as literal pieces and plain parameters; null once another expansion (or a glob) shows up.
-    let parts: WordPart[] | null = [];
-    let prefix: string | null = null;
-    const substitutions: string[] = [];
-    const lit = (text: string) => {
-      word += text;
-      if (parts === null) return;
-      const last = parts[parts.length - 1];
-      if (typeof last === 'string') parts[parts.length - 1] = last + text;
-      else parts.push(text);
-    };
-    const expansion = (plain: { name: string; length: number } | null, quoted: boolean) => {
-      if (!unknown) prefix = word;
-      unknown = true;
-      if (plain === null) parts = null;
-      else parts?.push({ name: plain.name, quoted });
-    };
-    const start = i;
-    while (i < s.length) {
-      const c = s[i]!;
-      if (c === ' ' || c === '\t' || operatorAt(s, i) !== undefined || c === '<' || c === '>') break;
-      if (c === '\\') {
-        if (s[i + 1] === '\n') i += 2;
-        else {
-          lit(s[i + 1] ?? '');
-          i += 2;
-        }
-        continue;
-      }
-      if (c === "'") {
-        const end = s.indexOf("'", i + 1);
-        if (end < 0) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }]; // unterminated: unknown
-        lit(s.slice(i + 1, end));
-        quotedAny = true;
-        i = end + 1;
-        continue;
-      }
-      if (c === '"') {
-        i++;
-        while (i < s.length && s[i] !== '"') {
-          const d = s[i]!;
-          if (d === '\\' && i + 1 < s.length && '$`"\\\n'.includes(s[i + 1]!)) {
-            if (s[i + 1] !== '\n') lit(s[i + 1]!);
-            i += 2;
-            continue;
-          }
-          if (d === '$') {
-            const p = plainParameter(s, i);
-            expansion(p, true);
-            if (p !== null) {
-              word += s.slice(i, i + p.length);
-              i += p.length;
-              continue;
-            }
-          }
-          if (d === '`') {
-            const b = backquoted(s, i, true);
-            if (b === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
-            expansion(null, true);
-            substitutions.push(b.text);
-            word += s.slice(i, b.end);
-            i = b.end;
-            continue;
-          }
-          if (d === '$') {
-            word += d;
-            i++;
-            continue;
-          }
-          lit(d);
-          i++;
-        }
-        if (i >= s.length) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
-        quotedAny = true;
-        i++;
-        continue;
-      }
-      if (c === '$') {
-        const p = plainParameter(s, i);
-        expansion(p, false);
-        if (p !== null) {
-          word += s.slice(i, i + p.length);
-          i += p.length;
-          continue;
-        }
-        word += c;
-        i++;
-        continue;
-      }
-      if (c === '`') {
-        const b = backquoted(s, i, false);
-        if (b === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
-        expansion(null, false);
-        substitutions.push(b.text);
-        word += s.slice(i, b.end);
-        i = b.end;
-        continue;
-      }
-      if (c === '*' || c === '?' || c === '[' || (c === '~' && i === start)) {
-        expansion(null, false);
-        word += c;
-        i++;
-        continue;
-      }
-      // A run of characters that mean nothing to the lexer goes in as one piece, not one at a time.
-      let j = i + 1;
-      while (j < s.length && !SPECIAL.has(s[j]!)) j++;
-      lit(s.slice(i, j));
-      i = j;
-    }
-    if (i === start) {
-      // A redirection: skip the operator; its target is the next word, which is no argument.
-      while (i < s.length && (s[i] === '<' || s[i] === '>' || s[i] === '&' || s[i] === '|')) i++;
-      out.push({
-        op: 'redirect',
-        word: null,
-        assignment: false,
-        at: start,
-        end: i,
-        redirect: s.slice(start, i),
-        ...(pendingFd !== null ? { fd: pendingFd } : {}),
-      });
-      pendingFd = null;
-      continue;
-    }
-    pendingFd = null;
-    // "2>file": a leading fd number glued to a redirection is not a word.
-    if (/^\d+$/.test(word) && !quotedAny && (s[i] === '<' || s[i] === '>')) {
-      pendingFd = Number(word);
-      continue;
-    }
-    // NAME=value, judged on the raw text before the first '=' (a quoted value is still an assignment).
-    // (Looked for within the token only: a search to the script's next '=' made lexing quadratic.)
-    let rawEq = -1;
-    for (let j = start; j < i && rawEq < 0; j++) if (s.charCodeAt(j) === 61) rawEq = j;
-    const assignment = rawEq > start && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.slice(start, rawEq));
-    out.push({
-      op: null,
-      word: unknown ? null : word,
-      assignment,
-      at: start,
-      end: i,
-      plain: !unknown && !quotedAny && word === s.slice(start, i),
-      ...(unknown && parts !== null ? { template: parts } : {}),
-      ...(unknown ? { prefix: prefix ?? '' } : {}),
-      ...(substitutions.length > 0 ? { substitutions } : {}),
-    });
+    const start = lex.i;
+    const w = readWord(lex);
+    // An unterminated quote: the rest of the script is one unknown word.
+    if (w === null) return [...out, { op: null, word: null, assignment: false, at: start, end: s.length, unterminated: true }];
+    if (lex.i === start) pushRedirect(lex, start);
+    else pushWord(lex, w);
   }
   return out;
 }

@@ -93,6 +93,19 @@ interface LexerOptions {
   wordchars: string;
 }
 
+/** read_token's locals, for one token. */
+interface TokenRead {
+  /** A quote was seen: in POSIX mode an empty token is still one. */
+  quoted: boolean;
+  /** The state an escape returns to: 'a', or the quote it is in. */
+  escapedstate: string;
+}
+
+/** `c in set` as Python reads it, except that '' (the end of input) is in no set. */
+function isIn(c: string, set: string): boolean {
+  return c !== '' && set.includes(c);
+}
+
 /** shlex.read_token and get_token: the same states (' ', 'a', 'c', a quote, an escape, null past the end). */
 class Lexer {
   private readonly chars: string[];
@@ -125,107 +138,138 @@ class Lexer {
     while (this.at < this.chars.length && this.chars[this.at++] !== '\n');
   }
 
+  private nextChar(): string {
+    return this.o.punctuation !== '' && this.pushbackChars.length > 0 ? this.pushbackChars.pop()! : this.read();
+  }
+
   private readToken(): string | null {
-    const o = this.o;
-    const isIn = (c: string, set: string) => c !== '' && set.includes(c);
-    let quoted = false;
-    let escapedstate = ' ';
-    for (;;) {
-      const nextchar = o.punctuation !== '' && this.pushbackChars.length > 0 ? this.pushbackChars.pop()! : this.read();
-      const state = this.state;
-      if (state === null) {
-        this.token = '';
-        break;
-      } else if (state === ' ') {
-        if (nextchar === '') {
-          this.state = null;
-          break;
-        } else if (isIn(nextchar, o.whitespace)) {
-          if (this.token !== '' || (o.posix && quoted)) break;
-          continue;
-        } else if (isIn(nextchar, o.commenters)) {
-          this.skipLine();
-        } else if (o.posix && isIn(nextchar, o.escape)) {
-          escapedstate = 'a';
-          this.state = nextchar;
-        } else if (isIn(nextchar, o.wordchars)) {
-          this.token = nextchar;
-          this.state = 'a';
-        } else if (isIn(nextchar, o.punctuation)) {
-          this.token = nextchar;
-          this.state = 'c';
-        } else if (isIn(nextchar, o.quotes)) {
-          if (!o.posix) this.token = nextchar;
-          this.state = nextchar;
-        } else if (o.whitespaceSplit) {
-          this.token = nextchar;
-          this.state = 'a';
-        } else {
-          this.token = nextchar;
-          if (this.token !== '' || (o.posix && quoted)) break;
-          continue;
-        }
-      } else if (isIn(state, o.quotes)) {
-        quoted = true;
-        if (nextchar === '') throw new ShlexFailure('No closing quotation');
-        if (nextchar === state) {
-          if (!o.posix) {
-            this.token += nextchar;
-            this.state = ' ';
-            break;
-          }
-          this.state = 'a';
-        } else if (o.posix && isIn(nextchar, o.escape) && isIn(state, o.escapedquotes)) {
-          escapedstate = state;
-          this.state = nextchar;
-        } else this.token += nextchar;
-      } else if (isIn(state, o.escape)) {
-        if (nextchar === '') throw new ShlexFailure('No escaped character');
-        // In quotes, only the quote and the escape itself are escaped: "\a" keeps its backslash.
-        if (isIn(escapedstate, o.quotes) && nextchar !== state && nextchar !== escapedstate) this.token += state;
-        this.token += nextchar;
-        this.state = escapedstate;
-      } else if (state === 'a' || state === 'c') {
-        if (nextchar === '') {
-          this.state = null;
-          break;
-        } else if (isIn(nextchar, o.whitespace)) {
-          this.state = ' ';
-          if (this.token !== '' || (o.posix && quoted)) break;
-          continue;
-        } else if (isIn(nextchar, o.commenters)) {
-          this.skipLine();
-          if (o.posix) {
-            this.state = ' ';
-            if (this.token !== '' || (o.posix && quoted)) break;
-            continue;
-          }
-        } else if (state === 'c') {
-          if (isIn(nextchar, o.punctuation)) this.token += nextchar;
-          else {
-            if (!isIn(nextchar, o.whitespace)) this.pushbackChars.push(nextchar);
-            this.state = ' ';
-            break;
-          }
-        } else if (o.posix && isIn(nextchar, o.quotes)) {
-          this.state = nextchar;
-        } else if (o.posix && isIn(nextchar, o.escape)) {
-          escapedstate = 'a';
-          this.state = nextchar;
-        } else if (isIn(nextchar, o.wordchars) || isIn(nextchar, o.quotes) || (o.whitespaceSplit && !isIn(nextchar, o.punctuation))) {
-          this.token += nextchar;
-        } else {
-          if (o.punctuation !== '') this.pushbackChars.push(nextchar);
-          else this.pushback.unshift(nextchar);
-          this.state = ' ';
-          if (this.token !== '' || (o.posix && quoted)) break;
-          continue;
-        }
-      }
-    }
+    const r: TokenRead = { quoted: false, escapedstate: ' ' };
+    let done = false;
+    while (!done) done = this.step(r, this.nextChar());
     const result = this.token;
     this.token = '';
-    if (o.posix && !quoted && result === '') return null;
+    if (this.o.posix && !r.quoted && result === '') return null;
     return result;
+  }
+
+  /** A token ends here when it has text, or (posix) was quoted: an empty "" is a token. */
+  private ready(r: TokenRead): boolean {
+    return this.token !== '' || (this.o.posix && r.quoted);
+  }
+
+  /** One character read in the current state; true when the token is complete. */
+  private step(r: TokenRead, nextchar: string): boolean {
+    const state = this.state;
+    if (state === null) {
+      this.token = '';
+      return true;
+    }
+    if (state === ' ') return this.inWhitespace(r, nextchar);
+    if (isIn(state, this.o.quotes)) return this.inQuotes(r, state, nextchar);
+    if (isIn(state, this.o.escape)) {
+      this.inEscape(r, state, nextchar);
+      return false;
+    }
+    if (state === 'a' || state === 'c') return this.inWord(r, state, nextchar);
+    return false;
+  }
+
+  /** State ' ': between tokens. */
+  private inWhitespace(r: TokenRead, nextchar: string): boolean {
+    const o = this.o;
+    if (nextchar === '') {
+      this.state = null;
+      return true;
+    } else if (isIn(nextchar, o.whitespace)) {
+      return this.ready(r);
+    } else if (isIn(nextchar, o.commenters)) {
+      this.skipLine();
+    } else if (o.posix && isIn(nextchar, o.escape)) {
+      r.escapedstate = 'a';
+      this.state = nextchar;
+    } else if (isIn(nextchar, o.wordchars)) {
+      this.token = nextchar;
+      this.state = 'a';
+    } else if (isIn(nextchar, o.punctuation)) {
+      this.token = nextchar;
+      this.state = 'c';
+    } else if (isIn(nextchar, o.quotes)) {
+      if (!o.posix) this.token = nextchar;
+      this.state = nextchar;
+    } else if (o.whitespaceSplit) {
+      this.token = nextchar;
+      this.state = 'a';
+    } else {
+      this.token = nextchar;
+      return this.ready(r);
+    }
+    return false;
+  }
+
+  /** State a quote character: inside that quote. */
+  private inQuotes(r: TokenRead, state: string, nextchar: string): boolean {
+    const o = this.o;
+    r.quoted = true;
+    if (nextchar === '') throw new ShlexFailure('No closing quotation');
+    if (nextchar === state) {
+      if (!o.posix) {
+        this.token += nextchar;
+        this.state = ' ';
+        return true;
+      }
+      this.state = 'a';
+    } else if (o.posix && isIn(nextchar, o.escape) && isIn(state, o.escapedquotes)) {
+      r.escapedstate = state;
+      this.state = nextchar;
+    } else this.token += nextchar;
+    return false;
+  }
+
+  /** State an escape character: the character after it. */
+  private inEscape(r: TokenRead, state: string, nextchar: string): void {
+    const o = this.o;
+    if (nextchar === '') throw new ShlexFailure('No escaped character');
+    // In quotes, only the quote and the escape itself are escaped: "\a" keeps its backslash.
+    if (isIn(r.escapedstate, o.quotes) && nextchar !== state && nextchar !== r.escapedstate) this.token += state;
+    this.token += nextchar;
+    this.state = r.escapedstate;
+  }
+
+  /** State 'a' (a word) or 'c' (a run of punctuation_chars). */
+  private inWord(r: TokenRead, state: 'a' | 'c', nextchar: string): boolean {
+    const o = this.o;
+    if (nextchar === '') {
+      this.state = null;
+      return true;
+    } else if (isIn(nextchar, o.whitespace)) {
+      this.state = ' ';
+      return this.ready(r);
+    } else if (isIn(nextchar, o.commenters)) {
+      this.skipLine();
+      if (o.posix) {
+        this.state = ' ';
+        return this.ready(r);
+      }
+    } else if (state === 'c') {
+      if (isIn(nextchar, o.punctuation)) this.token += nextchar;
+      else {
+        if (!isIn(nextchar, o.whitespace)) this.pushbackChars.push(nextchar);
+        this.state = ' ';
+        return true;
+      }
+    } else if (o.posix && isIn(nextchar, o.quotes)) {
+      this.state = nextchar;
+    } else if (o.posix && isIn(nextchar, o.escape)) {
+      r.escapedstate = 'a';
+      this.state = nextchar;
+    } else if (isIn(nextchar, o.wordchars) || isIn(nextchar, o.quotes) || (o.whitespaceSplit && !isIn(nextchar, o.punctuation))) {
+      this.token += nextchar;
+    } else {
+      if (o.punctuation !== '') this.pushbackChars.push(nextchar);
+      else this.pushback.unshift(nextchar);
+      this.state = ' ';
+      return this.ready(r);
+    }
+    return false;
   }
 }
