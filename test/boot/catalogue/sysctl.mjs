@@ -184,4 +184,19 @@ export default [
       },
     }),
   },
+  {
+    id: 'wg-quick-preup-sysctl',
+    // Issue 48: wg-quick@wg0.service (wireguard-tools' own unit) runs the configuration's PreUp before it adds the
+    // interface, so the hook runs at boot even in a container that has no wireguard link type (wg-quick then fails).
+    wild: 'WireGuard servers whose /etc/wireguard/wg0.conf PreUp or PostUp runs sysctl (VPN setup guides)',
+    recipe: () => ({
+      files: {
+        '/etc/wireguard/wg0.conf': {
+          mode: 0o600,
+          content: '[Interface]\nAddress = 10.8.0.1/24\nListenPort = 51820\nPrivateKey = oK56DE9Ue9zK76rAc8pBl6opph+1v36lm7cXXsQKrQM=\nPreUp = sysctl -w net.ipv4.ip_forward=0\n',
+        },
+      },
+      setup: ['systemctl enable wg-quick@wg0.service >/dev/null 2>&1'],
+    }),
+  },
 ];

@@ -14,7 +14,7 @@ export const CACHE_DIR = process.env.BOOT_CACHE_DIR ?? '/var/cache/k8s-host-reco
 export const PACKAGES = [
   'systemd-sysv', 'dbus', 'libpam-systemd', 'procps', 'iproute2', 'kmod', 'nodejs', 'python3',
   // starters and holders the catalogue uses
-  'cron', 'at', 'supervisor', 'ifupdown', 'openssh-server',
+  'cron', 'at', 'supervisor', 'ifupdown', 'openssh-server', 'wireguard-tools',
   // a user bus for lingering users; the "minimal server" entries take it out again (dpkg -r)
   'dbus-user-session',
 ];
