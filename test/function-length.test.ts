@@ -14,8 +14,6 @@ const SRC = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../sr
 
 // file:function -> lines today. Shrink it as functions are split; never add to it.
 const STILL_OVER: Record<string, number> = {
-  'kubespray/tasks.ts:walkRole': 259,
-  'kubespray/tasks.ts:walkTask': 206,
   'systemd/unit-loader.ts:loadQueue': 185,
   'lex/shell.ts:shellTokens': 179,
   'resources/sysctl-file/diff.ts:diff': 153,
