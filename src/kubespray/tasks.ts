@@ -197,7 +197,7 @@ function literalLoop(task: Record<string, unknown>): unknown[] | null {
 }
 
 /** Splits a task mapping into module, args and keywords. */
-function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<string, unknown> } | null {
+function moduleOf(task: Record<string, unknown>): ModuleCall | null {
   let raw: string | undefined;
   let value: unknown;
   for (const [k, v] of Object.entries(task)) {
@@ -609,29 +609,10 @@ function varsLayers(v: unknown): Record<string, unknown>[] {
  * Taggable, LoopControl and TaskInclude checks), in its words, or null. The
  * walk leaves the task out and says so; who-fixes then keeps no verdict.
  */
-function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: string; args: Record<string, unknown> } | null): string | null {
+function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: ModuleCall | null): string | null {
   const modules = moduleKeys(task);
-  if (isBlock) {
-    const stray = Object.keys(task).find((k) => !BLOCK_KEYWORDS.has(k));
-    if (stray !== undefined) return `'${stray}' is not a valid attribute for a Block`;
-    for (const [section, what] of [
-      ['block', 'a block'],
-      ['rescue', 'rescue.'],
-      ['always', 'always'],
-    ] as const)
-      if (section in task && !Array.isArray(task[section])) return `A malformed block was encountered while loading ${what}`;
-    // Block._validate_rescue/_validate_always: tasks to rescue or follow need tasks in the block.
-    if (!(task.block as unknown[] | undefined)?.length)
-      for (const section of ['rescue', 'always'])
-        if ((task[section] as unknown[] | undefined)?.length) return `'${section}' keyword cannot be used without 'block'`;
-  } else {
-    for (const k of ['action', 'local_action'])
-      if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
-    if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
-    const args = argsRefusal(task.args);
-    if (args !== null) return args;
-    if (mod === null && modules.length < 2) return 'no module/action detected in task.';
-  }
+  const shape = isBlock ? blockShapeRefusal(task) : actionRefusal(task, mod, modules);
+  if (shape !== null) return shape;
   const module = mod ? canonicalModule(mod.raw) : '';
   if (module === 'include_tasks' || module === 'include_role') {
     // TaskInclude.preprocess_data: besides the module key (and with_*, which become loop), only its keywords.
@@ -660,35 +641,64 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
   const options = mod ? includeOptionsRefusal(module, mod) : null;
   if (options !== null) return options;
   if ('vars' in task) {
-    // FieldAttributeBase._load_vars, in the words of the class that loads the mapping.
-    const cls = isBlock
-      ? 'Block'
-      : module === 'include_role' || module === 'import_role'
-        ? 'IncludeRole'
-        : INCLUDE_MODULES.has(module)
-          ? 'TaskInclude'
-          : 'Task';
-    const v = task.vars;
-    if (v !== null && !isMapping(v) && !(Array.isArray(v) && v.every(isMapping)))
-      return `Vars in a ${cls} must be specified as a dictionary, or a list of dictionaries`;
-    const bad = varsLayers(v)
-      .flatMap((layer) => Object.keys(layer))
-      .find((name) => !isVariableName(name));
-    if (bad !== undefined) return `Invalid variable name in vars specified for ${cls}: '${bad}' is not a valid variable name`;
+    const vars = varsRefusal(task.vars, isBlock, module);
+    if (vars !== null) return vars;
   }
   if ('tags' in task && !Array.isArray(task.tags) && typeof task.tags !== 'string') return 'tags must be specified as a list';
   if ('loop_control' in task && !isMapping(task.loop_control))
     return 'the `loop_control` value must be specified as a dictionary and cannot be a variable itself (though it can contain variables)';
   const args = INCLUDE_MODULES.has(module) || ROLE_MODULES.has(module) ? mod!.args : {};
-  if ('apply' in args) {
-    // TaskInclude/IncludeRole: only the dynamic includes take apply, and only as a mapping.
-    if (module !== 'include_tasks' && module !== 'include_role') return `Invalid options for ${module}: apply`;
-    if (!isMapping(args.apply)) return `Expected a dict for apply but got <class '${pyType(args.apply)}'> instead`;
-    // TaskInclude.build_parent_block loads apply as a Block (of no tasks) when the include runs;
-    // a refusal there ends ansible-playbook (ERROR!) at the include, with none of its tasks run.
-    const asBlock = refusalOf({ ...args.apply, block: [] }, true, null);
-    if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
-  }
+  return 'apply' in args ? applyRefusal(module, args.apply) : null;
+}
+
+/** Block's own checks: its keys, and sections that are lists, with tasks in the block when rescue or always has some. */
+function blockShapeRefusal(task: Record<string, unknown>): string | null {
+  const stray = Object.keys(task).find((k) => !BLOCK_KEYWORDS.has(k));
+  if (stray !== undefined) return `'${stray}' is not a valid attribute for a Block`;
+  for (const [section, what] of [
+    ['block', 'a block'],
+    ['rescue', 'rescue.'],
+    ['always', 'always'],
+  ] as const)
+    if (section in task && !Array.isArray(task[section])) return `A malformed block was encountered while loading ${what}`;
+  // Block._validate_rescue/_validate_always: tasks to rescue or follow need tasks in the block.
+  if (!(task.block as unknown[] | undefined)?.length)
+    for (const section of ['rescue', 'always'])
+      if ((task[section] as unknown[] | undefined)?.length) return `'${section}' keyword cannot be used without 'block'`;
+  return null;
+}
+
+/** ModuleArgsParser's checks of a task's action: its type, action with local_action, args, and a module at all. */
+function actionRefusal(task: Record<string, unknown>, mod: ModuleCall | null, modules: string[]): string | null {
+  for (const k of ['action', 'local_action'])
+    if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
+  if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
+  const args = argsRefusal(task.args);
+  if (args !== null) return args;
+  if (mod === null && modules.length < 2) return 'no module/action detected in task.';
+  return null;
+}
+
+/** FieldAttributeBase._load_vars, in the words of the class that loads the mapping. */
+function varsRefusal(v: unknown, isBlock: boolean, module: string): string | null {
+  const cls = isBlock ? 'Block' : module === 'include_role' || module === 'import_role' ? 'IncludeRole' : INCLUDE_MODULES.has(module) ? 'TaskInclude' : 'Task';
+  if (v !== null && !isMapping(v) && !(Array.isArray(v) && v.every(isMapping)))
+    return `Vars in a ${cls} must be specified as a dictionary, or a list of dictionaries`;
+  const bad = varsLayers(v)
+    .flatMap((layer) => Object.keys(layer))
+    .find((name) => !isVariableName(name));
+  if (bad !== undefined) return `Invalid variable name in vars specified for ${cls}: '${bad}' is not a valid variable name`;
+  return null;
+}
+
+/** TaskInclude/IncludeRole: only the dynamic includes take apply, and only as a mapping. */
+function applyRefusal(module: string, apply: unknown): string | null {
+  if (module !== 'include_tasks' && module !== 'include_role') return `Invalid options for ${module}: apply`;
+  if (!isMapping(apply)) return `Expected a dict for apply but got <class '${pyType(apply)}'> instead`;
+  // TaskInclude.build_parent_block loads apply as a Block (of no tasks) when the include runs;
+  // a refusal there ends ansible-playbook (ERROR!) at the include, with none of its tasks run.
+  const asBlock = refusalOf({ ...apply, block: [] }, true, null);
+  if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
   return null;
 }
 
@@ -737,7 +747,7 @@ const ROLE_ARGS: ReadonlySet<string> = new Set([
 const TASKS_ARGS: ReadonlySet<string> = new Set(['file', '_raw_params', 'apply']);
 
 /** IncludeRole.load and TaskInclude.check_options: the arguments an include or import takes, named as the task writes its action. */
-function includeOptionsRefusal(module: string, mod: { raw: string; args: Record<string, unknown> }): string | null {
+function includeOptionsRefusal(module: string, mod: ModuleCall): string | null {
   const names = Object.keys(mod.args);
   if (ROLE_MODULES.has(module)) {
     if ((mod.args.name ?? mod.args.role ?? null) === null) return `'name' is a required field for ${mod.raw}.`;
