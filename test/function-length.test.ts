@@ -14,15 +14,11 @@ const SRC = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../sr
 
 // file:function -> lines today. Shrink it as functions are split; never add to it.
 const STILL_OVER: Record<string, number> = {
-  'kubespray/tasks.ts:walkRole': 259,
-  'kubespray/tasks.ts:walkTask': 206,
   'resources/sysctl-file/diff.ts:diff': 153,
   'resources/port-free/apply-live.ts:applyLive': 145,
   'resources/sysctl-file/rehearse.ts:rehearse': 134,
   'resources/swap-off/provider.ts:diffSwap': 117,
   'resources/port-free/diff-offline.ts:diffOffline': 112,
-  'kubespray/tasks.ts:refusalOf': 82,
-  'boot-scripts/commands.ts:sysctlActions': 87,
 };
 
 function sources(dir: string): string[] {

@@ -339,16 +339,30 @@ const SYSCTL_FLAGS = new Set('bneNwqoxaAXVdh'.split(''));
  * keys written, by a regular expression this scan does not evaluate.
  */
 function sysctlActions(argv: Word[]): ScriptAction[] {
-  const operands: Word[] = [];
-  const glued: string[] = [];
-  let load = false;
-  let pattern = false;
+  const read = readSysctlArgv(argv);
+  if (read === 'system') return [];
+  return read.load ? sysctlLoadActions(read) : sysctlWriteActions(read);
+}
+
+/** What sysctl's getopt makes of an argv: its operands, the files glued to -p/-f/--load, and the modes they set. */
+interface SysctlArgv {
+  operands: Word[];
+  glued: string[];
+  /** -p, -f or --load: the operands are files to load. */
+  load: boolean;
+  /** -r or --pattern: only the keys a regular expression matches. */
+  pattern: boolean;
+}
+
+/** The argv read option by option; 'system' for --system, which returns at once. */
+function readSysctlArgv(argv: Word[]): SysctlArgv | 'system' {
+  const read: SysctlArgv = { operands: [], glued: [], load: false, pattern: false };
   let options = true;
   const args = argv.slice(1);
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (!options || a === null || !a.startsWith('-') || a === '-') {
-      operands.push(a);
+      read.operands.push(a);
       continue;
     }
     if (a === '--') {
@@ -357,54 +371,65 @@ function sysctlActions(argv: Word[]): ScriptAction[] {
     }
     if (a.startsWith('--')) {
       const [name, value] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
-      if (name === '--system') return [];
+      if (name === '--system') return 'system';
       if (name === '--load') {
-        load = true;
-        if (value !== null) glued.push(value);
+        read.load = true;
+        if (value !== null) read.glued.push(value);
       }
       if (name === '--pattern') {
-        pattern = true;
+        read.pattern = true;
         if (value === null) i++;
       }
       continue;
     }
-    // A cluster of short options: p and f take the rest of the word as their file, r the next word.
-    for (let j = 1; j < a.length; j++) {
-      const o = a[j]!;
-      if (o === 'p' || o === 'f') {
-        load = true;
-        if (j + 1 < a.length) glued.push(a.slice(j + 1));
-        break;
-      }
-      if (o === 'r') {
-        pattern = true;
-        if (j + 1 === a.length) i++;
-        break;
-      }
-      if (!SYSCTL_FLAGS.has(o)) break;
-    }
+    if (readSysctlShortOptions(a, read)) i++;
   }
-  if (load) {
-    const files = [...glued, ...operands];
-    if (files.length === 0) files.push('/etc/sysctl.conf');
-    if (pattern)
-      return [
-        { kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN -p loads only the keys the regular expression matches, which this scan does not evaluate' },
-      ];
-    if (files.some((f) => f === null)) return [{ kind: 'unknown', what: 'sysctl', why: 'sysctl -p loads a file whose name is known only at run time' }];
-    const named = files as string[];
-    const odd = named.find((f) => f === '-' || !f.startsWith('/'));
-    if (odd !== undefined) {
-      return [
-        {
-          kind: 'unknown',
-          what: 'sysctl',
-          why: odd === '-' ? 'sysctl -p - loads its standard input' : `sysctl -p ${odd} names a file relative to a working directory this scan does not know`,
-        },
-      ];
+  return read;
+}
+
+/** A cluster of short options: p and f take the rest of the word as their file, r the next word. True when r takes the next word. */
+function readSysctlShortOptions(a: string, read: SysctlArgv): boolean {
+  for (let j = 1; j < a.length; j++) {
+    const o = a[j]!;
+    if (o === 'p' || o === 'f') {
+      read.load = true;
+      if (j + 1 < a.length) read.glued.push(a.slice(j + 1));
+      return false;
     }
-    return [{ kind: 'sysctl-load', files: named }];
+    if (o === 'r') {
+      read.pattern = true;
+      return j + 1 === a.length;
+    }
+    if (!SYSCTL_FLAGS.has(o)) return false;
   }
+  return false;
+}
+
+/** sysctl -p/-f/--load: every operand is a file to load, in order; without any, /etc/sysctl.conf. */
+function sysctlLoadActions({ glued, operands, pattern }: SysctlArgv): ScriptAction[] {
+  const files = [...glued, ...operands];
+  if (files.length === 0) files.push('/etc/sysctl.conf');
+  if (pattern)
+    return [
+      { kind: 'unknown', what: 'sysctl', why: 'sysctl -r PATTERN -p loads only the keys the regular expression matches, which this scan does not evaluate' },
+    ];
+  if (files.some((f) => f === null)) return [{ kind: 'unknown', what: 'sysctl', why: 'sysctl -p loads a file whose name is known only at run time' }];
+  const named = files as string[];
+  const odd = named.find((f) => f === '-' || !f.startsWith('/'));
+  if (odd !== undefined) {
+    return [
+      {
+        kind: 'unknown',
+        what: 'sysctl',
+        why: odd === '-' ? 'sysctl -p - loads its standard input' : `sysctl -p ${odd} names a file relative to a working directory this scan does not know`,
+      },
+    ];
+  }
+  return [{ kind: 'sysctl-load', files: named }];
+}
+
+/** sysctl without a file to load: each operand with "=" is a write, in order. */
+function sysctlWriteActions({ operands, pattern }: SysctlArgv): ScriptAction[] {
   const out: ScriptAction[] = [];
   for (const a of operands) {
     if (a === null) {

@@ -197,7 +197,7 @@ function literalLoop(task: Record<string, unknown>): unknown[] | null {
 }
 
 /** Splits a task mapping into module, args and keywords. */
-function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<string, unknown> } | null {
+function moduleOf(task: Record<string, unknown>): ModuleCall | null {
   let raw: string | undefined;
   let value: unknown;
   for (const [k, v] of Object.entries(task)) {
@@ -234,263 +234,36 @@ function moduleOf(task: Record<string, unknown>): { raw: string; args: Record<st
 }
 
 export async function walkRole(ck: KubesprayCheckout, role: string, templateInclude?: IncludeTemplater): Promise<RoleTasks> {
-  const result: RoleTasks = { role, tasks: [], files: [], issues: [] };
-  const tasksDir = `roles/${role}/tasks`;
-  const active: string[] = [];
+  const w: RoleWalk = {
+    ck,
+    tasksDir: `roles/${role}/tasks`,
+    templateInclude,
+    result: { role, tasks: [], files: [], issues: [] },
+    active: [],
+    currentRole: role,
+    varsRole: undefined,
+    ends: [],
+    roleEnds: [],
+  };
+  await walkFile(w, `${w.tasksDir}/main.yml`, { conds: [], vars: [], params: [], tags: [], checkMode: null, keywords: [], ignoreErrors: null }, null);
+  return w.result;
+}
+
+/** One role's walk: what it has found so far, and where in the role (and the roles it includes) it is. */
+interface RoleWalk {
+  ck: KubesprayCheckout;
+  tasksDir: string;
+  templateInclude: IncludeTemplater | undefined;
+  result: RoleTasks;
+  /** The task files being walked, outermost first: including one of them again is a loop. */
+  active: string[];
   // The role a task belongs to (templates resolve in it); changes inside include_role.
-  let currentRole = role;
-  let varsRole: Task['varsRole'];
+  currentRole: string;
+  varsRole: Task['varsRole'];
   // meta end_host/end_play/end_batch met so far: a later task runs only if none of them ran.
-  let ends: Condition[] = [];
+  ends: Condition[];
   // meta end_role met in the current role.
-  let roleEnds: Condition[] = [];
-
-  const walkFile = async (rel: string, when: Scope, from: TaskRef | null): Promise<void> => {
-    if (active.includes(rel)) {
-      if (from) result.issues.push({ ref: from, message: `include loop through ${rel}; not followed again` });
-      return;
-    }
-    let file: YamlFile | null;
-    try {
-      file = await ck.yaml(rel);
-    } catch (e) {
-      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message, unfollowed: true });
-      return;
-    }
-    if (!file) {
-      result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: `task file ${rel} does not exist`, unfollowed: true });
-      return;
-    }
-    result.files.push(rel);
-    active.push(rel);
-    const root = file.doc.contents;
-    if (isSeq(root)) await walkList(file, root.items as Node[], when);
-    active.pop();
-  };
-
-  const walkList = async (file: YamlFile, items: Node[], when: Scope): Promise<void> => {
-    for (const node of items) {
-      if (!isMap(node)) continue;
-      await walkTask(file, node as YAMLMap, when);
-    }
-  };
-
-  /** Everything that decides whether a task at this point runs, outermost first. */
-  const gates = (scope: Scope): Condition[] => {
-    const last = scope.tags[scope.tags.length - 1];
-    const tags: Condition[] = last ? [{ expr: scope.tags.map((t) => t.expr), file: last.file, line: last.line, level: 'task', keyword: 'tags' }] : [];
-    return [...ends, ...roleEnds, ...tags, ...scope.keywords, ...scope.conds];
-  };
-
-  const walkTask = async (file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> => {
-    let task: Record<string, unknown>;
-    try {
-      task = valueOf(file, node) as Record<string, unknown>;
-    } catch (e) {
-      // A merge of a non-mapping: ansible-core's loader fails too. (The one other failure, more than the yaml
-      // package's alias limit, is a resource attack ansible-core would load; no verdict holds either way.)
-      result.issues.push({
-        ref: { file: file.rel, line: lineOf(file, node), name: '' },
-        message: `the task cannot be read: ${(e as Error).message}`,
-        unfollowed: true,
-        refused: true,
-      });
-      return;
-    }
-    const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
-    // Block.is_block: any of the three sections makes the mapping a block.
-    const isBlock = 'block' in task || 'rescue' in task || 'always' in task;
-    let mod0: ReturnType<typeof moduleOf> = null;
-    let refusal: string | null = null;
-    try {
-      mod0 = isBlock ? null : moduleOf(task);
-    } catch (e) {
-      // An unbalanced quote or {{ in key=value arguments: kv-args words it as ansible-core does.
-      refusal = (e as Error).message;
-    }
-    refusal ??= refusalOf(task, isBlock, mod0);
-    if (refusal !== null) {
-      result.issues.push({ ref, message: `ansible-core refuses this task: ${refusal}`, unfollowed: true, refused: true });
-      return;
-    }
-    const m0 = mod0 ? canonicalModule(mod0.raw) : '';
-    const level: Condition['level'] = isBlock
-      ? 'block'
-      : m0 === 'import_tasks' || m0 === 'import_role'
-        ? 'import'
-        : INCLUDE_MODULES.has(m0) || ROLE_MODULES.has(m0)
-          ? 'include'
-          : 'task';
-    const at = (key: string): number => lineOf(file, (node.get(key, true) as Node | undefined) ?? node);
-    const whenNode = node.get('when', true) as Node | undefined;
-    const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
-    const taskVars = varsLayers(task.vars);
-    const dynamic = m0 === 'include_tasks' || m0 === 'include_role' || m0 === 'include';
-    const scope: Scope = {
-      conds: [...inherited.conds, ...own],
-      vars: dynamic ? inherited.vars : [...inherited.vars, ...taskVars],
-      params: dynamic ? [...inherited.params, ...taskVars] : inherited.params,
-      tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
-      // include_tasks/include_role refuse check_mode (refusalOf), so this is a task's, a block's or an import's.
-      checkMode: 'check_mode' in task ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
-      keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, file.rel, at)],
-      // An include's own ignore_errors is about the include; its tasks get one only through apply.
-      ignoreErrors:
-        'ignore_errors' in task && !dynamic
-          ? { expr: task.ignore_errors, file: file.rel, line: at('ignore_errors'), level, keyword: 'ignore_errors' }
-          : inherited.ignoreErrors,
-      ...(inherited.guarded ? { guarded: inherited.guarded } : {}),
-    };
-    if (isBlock) {
-      for (const section of ['block', 'rescue', 'always']) {
-        const child = node.get(section, true) as Node | undefined;
-        if (!isSeq(child)) continue;
-        const handled = section === 'block' && (isSeq(node.get('rescue', true)) || isSeq(node.get('always', true)));
-        const inner: Scope =
-          section === 'rescue'
-            ? {
-                ...scope,
-                conds: [
-                  ...scope.conds,
-                  { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true },
-                ],
-              }
-            : handled
-              ? { ...scope, guarded: ref }
-              : scope;
-        await walkList(file, child.items as Node[], inner);
-      }
-      return;
-    }
-    // refusalOf turned away a task without a module.
-    const mod = mod0!;
-    const module = m0;
-    const loop = literalLoop(task);
-    const conditions = gates(scope);
-    if (module === 'meta') {
-      // Not trimmed: parse_kv keeps trailing blanks and _execute_meta compares the text as it is.
-      const action = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : '';
-      const gate: Condition = {
-        expr: `meta: ${action} at ${file.rel}:${ref.line} ran`,
-        file: file.rel,
-        line: ref.line,
-        level: 'task',
-        keyword: 'meta',
-        gate: conditions,
-      };
-      if (action === 'end_role') roleEnds = [...roleEnds, gate];
-      else if (META_ENDS.has(action)) ends = [...ends, gate];
-      else if (!META_HARMLESS.has(action))
-        // Blanks around the action are shown quoted: they are why ansible-core does not know it.
-        ends = [
-          ...ends,
-          {
-            ...gate,
-            unmodelled: `meta: ${action ? (action.trim() === action ? action : JSON.stringify(action)) : JSON.stringify(mod.args)} is not modelled; what runs after it is unknown`,
-          },
-        ];
-      return;
-    }
-    // include_tasks/include_role `apply:` puts its keywords on every included task, as a block around them.
-    const applied = (into: Scope): Scope => {
-      const a = mod.args.apply;
-      if (!isMapping(a)) return into;
-      // The line of the apply: mapping, under the module key or under args:.
-      const applyNode = [node.get(mod.raw, true), node.get('args', true)]
-        .map((n) => (isMap(n) ? (n.get('apply', true) as Node | undefined) : undefined))
-        .find((n) => n !== undefined);
-      const line = applyNode ? lineOf(file, applyNode) : at(mod.raw);
-      return {
-        conds: [...into.conds, ...asConditions(a.when).map((expr) => ({ expr, file: file.rel, line, level: 'block' as const }))],
-        vars: [...into.vars, ...varsLayers(a.vars)],
-        params: into.params,
-        tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
-        checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
-        keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', file.rel, () => line)],
-        ignoreErrors: 'ignore_errors' in a ? { expr: a.ignore_errors, file: file.rel, line, level: 'block', keyword: 'ignore_errors' } : into.ignoreErrors,
-        ...(into.guarded ? { guarded: into.guarded } : {}),
-      };
-    };
-    if (ROLE_MODULES.has(module)) {
-      // The role's task file, walked in place with the including task's conditions.
-      const name = mod.args.name ?? mod.args.role;
-      const from = mod.args.tasks_from ?? 'main';
-      const fromOk = (v: unknown) => v === undefined || (typeof v === 'string' && !v.includes('{{'));
-      if (
-        typeof name !== 'string' ||
-        typeof from !== 'string' ||
-        name.includes('{{') ||
-        from.includes('{{') ||
-        !fromOk(mod.args.vars_from) ||
-        !fromOk(mod.args.defaults_from)
-      ) {
-        result.issues.push({ ref, message: `${mod.raw} of a templated role (${String(name)}); not followed`, unfollowed: true });
-        return;
-      }
-      // Ansible takes the base name of *_from and looks in the role's tasks/, vars/, defaults/.
-      const base = `roles/${name}/tasks/${path.posix.basename(from)}`;
-      const rel = /\.ya?ml$/.test(from) ? base : (await ck.exists(`${base}.yml`)) ? `${base}.yml` : `${base}.yaml`;
-      const saved = { currentRole, varsRole, roleEnds };
-      currentRole = name;
-      varsRole = {
-        role: name,
-        defaultsFrom: path.posix.basename(String(mod.args.defaults_from ?? 'main')),
-        varsFrom: path.posix.basename(String(mod.args.vars_from ?? 'main')),
-      };
-      roleEnds = [];
-      // The outer role's end_role stops the include too; the included role's own start empty.
-      await walkFile(rel, applied({ ...scope, conds: [...saved.roleEnds, ...scope.conds] }), ref);
-      ({ currentRole, varsRole, roleEnds } = saved);
-      return;
-    }
-    if (INCLUDE_MODULES.has(module)) {
-      const target = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : mod.args.file;
-      let targets = typeof target === 'string' ? expandItem(target, loop) : [];
-      if (templateInclude && targets.length > 0 && targets.every((t) => typeof t === 'string')) {
-        const done = targets.map((t) => ((t as string).includes('{{') ? templateInclude(t as string, conditions) : { value: t as string }));
-        const bad = done.find((d): d is { reason: string } => 'reason' in d);
-        if (bad) {
-          result.issues.push({ ref, message: `${mod.raw} ${String(target)} cannot be evaluated (${bad.reason}); not followed`, unfollowed: true });
-          return;
-        }
-        targets = done.map((d) => (d as { value: string }).value);
-      }
-      if (targets.length === 0 || targets.some((t) => typeof t !== 'string' || t.includes('{{'))) {
-        result.issues.push({ ref, message: `${mod.raw} with a templated file (${String(target)}); not followed`, unfollowed: true });
-        return;
-      }
-      for (const t of targets as string[]) {
-        const rel = await resolveInclude(ck, file.rel, tasksDir, t.trim());
-        await walkFile(rel, applied(scope), ref);
-      }
-      return;
-    }
-    const loopControl = isMapping(task.loop_control) ? task.loop_control : {};
-    result.tasks.push({
-      ref,
-      role: currentRole,
-      module,
-      rawModule: mod.raw,
-      args: mod.args,
-      loop,
-      loopRaw: loop ? undefined : (task.loop ?? task.with_items ?? task.with_list),
-      when: conditions.filter((c) => !c.rescue && !c.keyword).map((c) => String(c.expr)),
-      conditions,
-      register: typeof task.register === 'string' ? task.register : undefined,
-      failedWhen: task.failed_when,
-      changedWhen: task.changed_when,
-      vars: scope.vars,
-      params: scope.params,
-      checkMode: scope.checkMode,
-      ignoreErrors: scope.ignoreErrors,
-      ...(scope.guarded ? { guarded: scope.guarded } : {}),
-      loopVar: typeof loopControl.loop_var === 'string' ? loopControl.loop_var : 'item',
-      ...(varsRole ? { varsRole } : {}),
-    });
-  };
-
-  await walkFile(`${tasksDir}/main.yml`, { conds: [], vars: [], params: [], tags: [], checkMode: null, keywords: [], ignoreErrors: null }, null);
-  return result;
+  roleEnds: Condition[];
 }
 
 interface Scope {
@@ -504,6 +277,315 @@ interface Scope {
   keywords: Condition[];
   ignoreErrors: Condition | null;
   guarded?: TaskRef;
+}
+
+/** A module and its arguments, as moduleOf splits them out of a task. */
+interface ModuleCall {
+  raw: string;
+  args: Record<string, unknown>;
+}
+
+/** A task or block mapping as written: its file, its YAML node (for lines) and its value. */
+interface TaskAt {
+  file: YamlFile;
+  node: YAMLMap;
+  task: Record<string, unknown>;
+  ref: TaskRef;
+}
+
+/** A task with a module, in the scope its own keywords make. */
+interface ModuleTask extends TaskAt {
+  mod: ModuleCall;
+  /** Canonical short name of mod.raw. */
+  module: string;
+  loop: unknown[] | null;
+  scope: Scope;
+  /** gates(scope): everything that decides whether the task runs. */
+  conditions: Condition[];
+}
+
+async function walkFile(w: RoleWalk, rel: string, when: Scope, from: TaskRef | null): Promise<void> {
+  if (w.active.includes(rel)) {
+    if (from) w.result.issues.push({ ref: from, message: `include loop through ${rel}; not followed again` });
+    return;
+  }
+  let file: YamlFile | null;
+  try {
+    file = await w.ck.yaml(rel);
+  } catch (e) {
+    w.result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: (e as Error).message, unfollowed: true });
+    return;
+  }
+  if (!file) {
+    w.result.issues.push({ ref: from ?? { file: rel, line: 0, name: '' }, message: `task file ${rel} does not exist`, unfollowed: true });
+    return;
+  }
+  w.result.files.push(rel);
+  w.active.push(rel);
+  const root = file.doc.contents;
+  if (isSeq(root)) await walkList(w, file, root.items as Node[], when);
+  w.active.pop();
+}
+
+async function walkList(w: RoleWalk, file: YamlFile, items: Node[], when: Scope): Promise<void> {
+  for (const node of items) {
+    if (!isMap(node)) continue;
+    await walkTask(w, file, node as YAMLMap, when);
+  }
+}
+
+/** Everything that decides whether a task at this point runs, outermost first. */
+function gates(w: RoleWalk, scope: Scope): Condition[] {
+  const last = scope.tags[scope.tags.length - 1];
+  const tags: Condition[] = last ? [{ expr: scope.tags.map((t) => t.expr), file: last.file, line: last.line, level: 'task', keyword: 'tags' }] : [];
+  return [...w.ends, ...w.roleEnds, ...tags, ...scope.keywords, ...scope.conds];
+}
+
+async function walkTask(w: RoleWalk, file: YamlFile, node: YAMLMap, inherited: Scope): Promise<void> {
+  const read = readTask(w, file, node);
+  if (read === null) return;
+  const { task } = read;
+  const ref: TaskRef = { file: file.rel, line: lineOf(file, node), name: typeof task.name === 'string' ? task.name : '' };
+  // Block.is_block: any of the three sections makes the mapping a block.
+  const isBlock = 'block' in task || 'rescue' in task || 'always' in task;
+  const checked = moduleOrRefusal(task, isBlock);
+  if ('refusal' in checked) {
+    w.result.issues.push({ ref, message: `ansible-core refuses this task: ${checked.refusal}`, unfollowed: true, refused: true });
+    return;
+  }
+  const t: TaskAt = { file, node, task, ref };
+  const module = checked.mod ? canonicalModule(checked.mod.raw) : '';
+  const scope = taskScope(t, levelOf(isBlock, module), module, inherited);
+  if (isBlock) return walkBlock(w, t, scope);
+  // refusalOf turned away a task without a module.
+  const mt: ModuleTask = { ...t, mod: checked.mod!, module, loop: literalLoop(task), scope, conditions: gates(w, scope) };
+  if (module === 'meta') return recordMeta(w, mt);
+  if (ROLE_MODULES.has(module)) return walkRoleInclude(w, mt);
+  if (INCLUDE_MODULES.has(module)) return walkTaskInclude(w, mt);
+  pushTask(w, mt);
+}
+
+/** The task's value; null (and an issue) when ansible-core could not load it either. */
+function readTask(w: RoleWalk, file: YamlFile, node: YAMLMap): { task: Record<string, unknown> } | null {
+  try {
+    return { task: valueOf(file, node) as Record<string, unknown> };
+  } catch (e) {
+    // A merge of a non-mapping: ansible-core's loader fails too. (The one other failure, more than the yaml
+    // package's alias limit, is a resource attack ansible-core would load; no verdict holds either way.)
+    w.result.issues.push({
+      ref: { file: file.rel, line: lineOf(file, node), name: '' },
+      message: `the task cannot be read: ${(e as Error).message}`,
+      unfollowed: true,
+      refused: true,
+    });
+    return null;
+  }
+}
+
+/** The task's module (null for a block), or why ansible-core refuses the task. */
+function moduleOrRefusal(task: Record<string, unknown>, isBlock: boolean): { mod: ModuleCall | null } | { refusal: string } {
+  let mod: ModuleCall | null = null;
+  let refusal: string | null = null;
+  try {
+    mod = isBlock ? null : moduleOf(task);
+  } catch (e) {
+    // An unbalanced quote or {{ in key=value arguments: kv-args words it as ansible-core does.
+    refusal = (e as Error).message;
+  }
+  refusal ??= refusalOf(task, isBlock, mod);
+  return refusal === null ? { mod } : { refusal };
+}
+
+/** The level a task's own keywords are written on. */
+function levelOf(isBlock: boolean, module: string): Condition['level'] {
+  if (isBlock) return 'block';
+  if (module === 'import_tasks' || module === 'import_role') return 'import';
+  return INCLUDE_MODULES.has(module) || ROLE_MODULES.has(module) ? 'include' : 'task';
+}
+
+/** The line of one of the task's keys, or of the task when the key is not written. */
+function keyLine(t: TaskAt, key: string): number {
+  return lineOf(t.file, (t.node.get(key, true) as Node | undefined) ?? t.node);
+}
+
+/** The scope inside the task: the one around it with the task's own keywords added. */
+function taskScope(t: TaskAt, level: Condition['level'], module: string, inherited: Scope): Scope {
+  const { file, node, task } = t;
+  const at = (key: string): number => keyLine(t, key);
+  const whenNode = node.get('when', true) as Node | undefined;
+  const own = asConditions(task.when).map((expr) => ({ expr, file: file.rel, line: lineOf(file, whenNode ?? node), level }));
+  const taskVars = varsLayers(task.vars);
+  const dynamic = module === 'include_tasks' || module === 'include_role' || module === 'include';
+  return {
+    conds: [...inherited.conds, ...own],
+    vars: dynamic ? inherited.vars : [...inherited.vars, ...taskVars],
+    params: dynamic ? [...inherited.params, ...taskVars] : inherited.params,
+    tags: [...inherited.tags, ...ownTags(task.tags, file.rel, at('tags'))],
+    // include_tasks/include_role refuse check_mode (refusalOf), so this is a task's, a block's or an import's.
+    checkMode: 'check_mode' in task ? { expr: task.check_mode, file: file.rel, line: at('check_mode'), level, keyword: 'check_mode' } : inherited.checkMode,
+    keywords: [...inherited.keywords, ...unmodelledKeywords(task, level, file.rel, at)],
+    // An include's own ignore_errors is about the include; its tasks get one only through apply.
+    ignoreErrors:
+      'ignore_errors' in task && !dynamic
+        ? { expr: task.ignore_errors, file: file.rel, line: at('ignore_errors'), level, keyword: 'ignore_errors' }
+        : inherited.ignoreErrors,
+    ...(inherited.guarded ? { guarded: inherited.guarded } : {}),
+  };
+}
+
+async function walkBlock(w: RoleWalk, t: TaskAt, scope: Scope): Promise<void> {
+  const { file, node, ref } = t;
+  for (const section of ['block', 'rescue', 'always']) {
+    const child = node.get(section, true) as Node | undefined;
+    if (!isSeq(child)) continue;
+    const handled = section === 'block' && (isSeq(node.get('rescue', true)) || isSeq(node.get('always', true)));
+    const inner: Scope =
+      section === 'rescue'
+        ? {
+            ...scope,
+            conds: [
+              ...scope.conds,
+              { expr: `a task of the block at ${file.rel}:${ref.line} failed`, file: file.rel, line: lineOf(file, child), level: 'block', rescue: true },
+            ],
+          }
+        : handled
+          ? { ...scope, guarded: ref }
+          : scope;
+    await walkList(w, file, child.items as Node[], inner);
+  }
+}
+
+/** A meta task: an end_* gates every later task (end_role those of the current role); other actions are harmless or unknown. */
+function recordMeta(w: RoleWalk, mt: ModuleTask): void {
+  const { file, ref, mod } = mt;
+  // Not trimmed: parse_kv keeps trailing blanks and _execute_meta compares the text as it is.
+  const action = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : '';
+  const gate: Condition = {
+    expr: `meta: ${action} at ${file.rel}:${ref.line} ran`,
+    file: file.rel,
+    line: ref.line,
+    level: 'task',
+    keyword: 'meta',
+    gate: mt.conditions,
+  };
+  if (action === 'end_role') w.roleEnds = [...w.roleEnds, gate];
+  else if (META_ENDS.has(action)) w.ends = [...w.ends, gate];
+  else if (!META_HARMLESS.has(action))
+    // Blanks around the action are shown quoted: they are why ansible-core does not know it.
+    w.ends = [
+      ...w.ends,
+      {
+        ...gate,
+        unmodelled: `meta: ${action ? (action.trim() === action ? action : JSON.stringify(action)) : JSON.stringify(mod.args)} is not modelled; what runs after it is unknown`,
+      },
+    ];
+}
+
+// include_tasks/include_role `apply:` puts its keywords on every included task, as a block around them.
+function applyScope(mt: ModuleTask, into: Scope): Scope {
+  const { file, node, mod } = mt;
+  const a = mod.args.apply;
+  if (!isMapping(a)) return into;
+  // The line of the apply: mapping, under the module key or under args:.
+  const applyNode = [node.get(mod.raw, true), node.get('args', true)]
+    .map((n) => (isMap(n) ? (n.get('apply', true) as Node | undefined) : undefined))
+    .find((n) => n !== undefined);
+  const line = applyNode ? lineOf(file, applyNode) : keyLine(mt, mod.raw);
+  return {
+    conds: [...into.conds, ...asConditions(a.when).map((expr) => ({ expr, file: file.rel, line, level: 'block' as const }))],
+    vars: [...into.vars, ...varsLayers(a.vars)],
+    params: into.params,
+    tags: [...into.tags, ...ownTags(a.tags, file.rel, line)],
+    checkMode: 'check_mode' in a ? { expr: a.check_mode, file: file.rel, line, level: 'block', keyword: 'check_mode' } : into.checkMode,
+    keywords: [...into.keywords, ...unmodelledKeywords(a, 'block', file.rel, () => line)],
+    ignoreErrors: 'ignore_errors' in a ? { expr: a.ignore_errors, file: file.rel, line, level: 'block', keyword: 'ignore_errors' } : into.ignoreErrors,
+    ...(into.guarded ? { guarded: into.guarded } : {}),
+  };
+}
+
+/** include_role/import_role: the role's task file, walked in place with the including task's conditions. */
+async function walkRoleInclude(w: RoleWalk, mt: ModuleTask): Promise<void> {
+  const { mod, ref, scope } = mt;
+  const name = mod.args.name ?? mod.args.role;
+  const from = mod.args.tasks_from ?? 'main';
+  const fromOk = (v: unknown) => v === undefined || (typeof v === 'string' && !v.includes('{{'));
+  if (
+    typeof name !== 'string' ||
+    typeof from !== 'string' ||
+    name.includes('{{') ||
+    from.includes('{{') ||
+    !fromOk(mod.args.vars_from) ||
+    !fromOk(mod.args.defaults_from)
+  ) {
+    w.result.issues.push({ ref, message: `${mod.raw} of a templated role (${String(name)}); not followed`, unfollowed: true });
+    return;
+  }
+  // Ansible takes the base name of *_from and looks in the role's tasks/, vars/, defaults/.
+  const base = `roles/${name}/tasks/${path.posix.basename(from)}`;
+  const rel = /\.ya?ml$/.test(from) ? base : (await w.ck.exists(`${base}.yml`)) ? `${base}.yml` : `${base}.yaml`;
+  const saved = { currentRole: w.currentRole, varsRole: w.varsRole, roleEnds: w.roleEnds };
+  w.currentRole = name;
+  w.varsRole = {
+    role: name,
+    defaultsFrom: path.posix.basename(String(mod.args.defaults_from ?? 'main')),
+    varsFrom: path.posix.basename(String(mod.args.vars_from ?? 'main')),
+  };
+  w.roleEnds = [];
+  // The outer role's end_role stops the include too; the included role's own start empty.
+  await walkFile(w, rel, applyScope(mt, { ...scope, conds: [...saved.roleEnds, ...scope.conds] }), ref);
+  Object.assign(w, saved);
+}
+
+/** include_tasks/import_tasks/include: each file it names (one per loop item), walked in place. */
+async function walkTaskInclude(w: RoleWalk, mt: ModuleTask): Promise<void> {
+  const { file, mod, ref, loop, conditions, scope } = mt;
+  const target = typeof mod.args._raw_params === 'string' ? mod.args._raw_params : mod.args.file;
+  let targets = typeof target === 'string' ? expandItem(target, loop) : [];
+  const { templateInclude } = w;
+  if (templateInclude && targets.length > 0 && targets.every((t) => typeof t === 'string')) {
+    const done = targets.map((t) => ((t as string).includes('{{') ? templateInclude(t as string, conditions) : { value: t as string }));
+    const bad = done.find((d): d is { reason: string } => 'reason' in d);
+    if (bad) {
+      w.result.issues.push({ ref, message: `${mod.raw} ${String(target)} cannot be evaluated (${bad.reason}); not followed`, unfollowed: true });
+      return;
+    }
+    targets = done.map((d) => (d as { value: string }).value);
+  }
+  if (targets.length === 0 || targets.some((t) => typeof t !== 'string' || t.includes('{{'))) {
+    w.result.issues.push({ ref, message: `${mod.raw} with a templated file (${String(target)}); not followed`, unfollowed: true });
+    return;
+  }
+  for (const t of targets as string[]) {
+    const rel = await resolveInclude(w.ck, file.rel, w.tasksDir, t.trim());
+    await walkFile(w, rel, applyScope(mt, scope), ref);
+  }
+}
+
+/** A task that runs a module: one more entry in the walk's flat list. */
+function pushTask(w: RoleWalk, mt: ModuleTask): void {
+  const { task, ref, module, mod, loop, conditions, scope } = mt;
+  const loopControl = isMapping(task.loop_control) ? task.loop_control : {};
+  w.result.tasks.push({
+    ref,
+    role: w.currentRole,
+    module,
+    rawModule: mod.raw,
+    args: mod.args,
+    loop,
+    loopRaw: loop ? undefined : (task.loop ?? task.with_items ?? task.with_list),
+    when: conditions.filter((c) => !c.rescue && !c.keyword).map((c) => String(c.expr)),
+    conditions,
+    register: typeof task.register === 'string' ? task.register : undefined,
+    failedWhen: task.failed_when,
+    changedWhen: task.changed_when,
+    vars: scope.vars,
+    params: scope.params,
+    checkMode: scope.checkMode,
+    ignoreErrors: scope.ignoreErrors,
+    ...(scope.guarded ? { guarded: scope.guarded } : {}),
+    loopVar: typeof loopControl.loop_var === 'string' ? loopControl.loop_var : 'item',
+    ...(w.varsRole ? { varsRole: w.varsRole } : {}),
+  });
 }
 
 function ownTags(tags: unknown, file: string, line: number): Scope['tags'] {
@@ -527,29 +609,10 @@ function varsLayers(v: unknown): Record<string, unknown>[] {
  * Taggable, LoopControl and TaskInclude checks), in its words, or null. The
  * walk leaves the task out and says so; who-fixes then keeps no verdict.
  */
-function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: string; args: Record<string, unknown> } | null): string | null {
+function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: ModuleCall | null): string | null {
   const modules = moduleKeys(task);
-  if (isBlock) {
-    const stray = Object.keys(task).find((k) => !BLOCK_KEYWORDS.has(k));
-    if (stray !== undefined) return `'${stray}' is not a valid attribute for a Block`;
-    for (const [section, what] of [
-      ['block', 'a block'],
-      ['rescue', 'rescue.'],
-      ['always', 'always'],
-    ] as const)
-      if (section in task && !Array.isArray(task[section])) return `A malformed block was encountered while loading ${what}`;
-    // Block._validate_rescue/_validate_always: tasks to rescue or follow need tasks in the block.
-    if (!(task.block as unknown[] | undefined)?.length)
-      for (const section of ['rescue', 'always'])
-        if ((task[section] as unknown[] | undefined)?.length) return `'${section}' keyword cannot be used without 'block'`;
-  } else {
-    for (const k of ['action', 'local_action'])
-      if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
-    if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
-    const args = argsRefusal(task.args);
-    if (args !== null) return args;
-    if (mod === null && modules.length < 2) return 'no module/action detected in task.';
-  }
+  const shape = isBlock ? blockShapeRefusal(task) : actionRefusal(task, mod, modules);
+  if (shape !== null) return shape;
   const module = mod ? canonicalModule(mod.raw) : '';
   if (module === 'include_tasks' || module === 'include_role') {
     // TaskInclude.preprocess_data: besides the module key (and with_*, which become loop), only its keywords.
@@ -578,35 +641,64 @@ function refusalOf(task: Record<string, unknown>, isBlock: boolean, mod: { raw: 
   const options = mod ? includeOptionsRefusal(module, mod) : null;
   if (options !== null) return options;
   if ('vars' in task) {
-    // FieldAttributeBase._load_vars, in the words of the class that loads the mapping.
-    const cls = isBlock
-      ? 'Block'
-      : module === 'include_role' || module === 'import_role'
-        ? 'IncludeRole'
-        : INCLUDE_MODULES.has(module)
-          ? 'TaskInclude'
-          : 'Task';
-    const v = task.vars;
-    if (v !== null && !isMapping(v) && !(Array.isArray(v) && v.every(isMapping)))
-      return `Vars in a ${cls} must be specified as a dictionary, or a list of dictionaries`;
-    const bad = varsLayers(v)
-      .flatMap((layer) => Object.keys(layer))
-      .find((name) => !isVariableName(name));
-    if (bad !== undefined) return `Invalid variable name in vars specified for ${cls}: '${bad}' is not a valid variable name`;
+    const vars = varsRefusal(task.vars, isBlock, module);
+    if (vars !== null) return vars;
   }
   if ('tags' in task && !Array.isArray(task.tags) && typeof task.tags !== 'string') return 'tags must be specified as a list';
   if ('loop_control' in task && !isMapping(task.loop_control))
     return 'the `loop_control` value must be specified as a dictionary and cannot be a variable itself (though it can contain variables)';
   const args = INCLUDE_MODULES.has(module) || ROLE_MODULES.has(module) ? mod!.args : {};
-  if ('apply' in args) {
-    // TaskInclude/IncludeRole: only the dynamic includes take apply, and only as a mapping.
-    if (module !== 'include_tasks' && module !== 'include_role') return `Invalid options for ${module}: apply`;
-    if (!isMapping(args.apply)) return `Expected a dict for apply but got <class '${pyType(args.apply)}'> instead`;
-    // TaskInclude.build_parent_block loads apply as a Block (of no tasks) when the include runs;
-    // a refusal there ends ansible-playbook (ERROR!) at the include, with none of its tasks run.
-    const asBlock = refusalOf({ ...args.apply, block: [] }, true, null);
-    if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
-  }
+  return 'apply' in args ? applyRefusal(module, args.apply) : null;
+}
+
+/** Block's own checks: its keys, and sections that are lists, with tasks in the block when rescue or always has some. */
+function blockShapeRefusal(task: Record<string, unknown>): string | null {
+  const stray = Object.keys(task).find((k) => !BLOCK_KEYWORDS.has(k));
+  if (stray !== undefined) return `'${stray}' is not a valid attribute for a Block`;
+  for (const [section, what] of [
+    ['block', 'a block'],
+    ['rescue', 'rescue.'],
+    ['always', 'always'],
+  ] as const)
+    if (section in task && !Array.isArray(task[section])) return `A malformed block was encountered while loading ${what}`;
+  // Block._validate_rescue/_validate_always: tasks to rescue or follow need tasks in the block.
+  if (!(task.block as unknown[] | undefined)?.length)
+    for (const section of ['rescue', 'always'])
+      if ((task[section] as unknown[] | undefined)?.length) return `'${section}' keyword cannot be used without 'block'`;
+  return null;
+}
+
+/** ModuleArgsParser's checks of a task's action: its type, action with local_action, args, and a module at all. */
+function actionRefusal(task: Record<string, unknown>, mod: ModuleCall | null, modules: string[]): string | null {
+  for (const k of ['action', 'local_action'])
+    if (k in task && typeof task[k] !== 'string' && !isMapping(task[k])) return `unexpected parameter type in action: <class '${pyType(task[k])}'>`;
+  if ('action' in task && 'local_action' in task) return 'action and local_action are mutually exclusive';
+  const args = argsRefusal(task.args);
+  if (args !== null) return args;
+  if (mod === null && modules.length < 2) return 'no module/action detected in task.';
+  return null;
+}
+
+/** FieldAttributeBase._load_vars, in the words of the class that loads the mapping. */
+function varsRefusal(v: unknown, isBlock: boolean, module: string): string | null {
+  const cls = isBlock ? 'Block' : module === 'include_role' || module === 'import_role' ? 'IncludeRole' : INCLUDE_MODULES.has(module) ? 'TaskInclude' : 'Task';
+  if (v !== null && !isMapping(v) && !(Array.isArray(v) && v.every(isMapping)))
+    return `Vars in a ${cls} must be specified as a dictionary, or a list of dictionaries`;
+  const bad = varsLayers(v)
+    .flatMap((layer) => Object.keys(layer))
+    .find((name) => !isVariableName(name));
+  if (bad !== undefined) return `Invalid variable name in vars specified for ${cls}: '${bad}' is not a valid variable name`;
+  return null;
+}
+
+/** TaskInclude/IncludeRole: only the dynamic includes take apply, and only as a mapping. */
+function applyRefusal(module: string, apply: unknown): string | null {
+  if (module !== 'include_tasks' && module !== 'include_role') return `Invalid options for ${module}: apply`;
+  if (!isMapping(apply)) return `Expected a dict for apply but got <class '${pyType(apply)}'> instead`;
+  // TaskInclude.build_parent_block loads apply as a Block (of no tasks) when the include runs;
+  // a refusal there ends ansible-playbook (ERROR!) at the include, with none of its tasks run.
+  const asBlock = refusalOf({ ...apply, block: [] }, true, null);
+  if (asBlock !== null) return `${asBlock} (in apply, loaded as a Block when the include runs)`;
   return null;
 }
 
@@ -655,7 +747,7 @@ const ROLE_ARGS: ReadonlySet<string> = new Set([
 const TASKS_ARGS: ReadonlySet<string> = new Set(['file', '_raw_params', 'apply']);
 
 /** IncludeRole.load and TaskInclude.check_options: the arguments an include or import takes, named as the task writes its action. */
-function includeOptionsRefusal(module: string, mod: { raw: string; args: Record<string, unknown> }): string | null {
+function includeOptionsRefusal(module: string, mod: ModuleCall): string | null {
   const names = Object.keys(mod.args);
   if (ROLE_MODULES.has(module)) {
     if ((mod.args.name ?? mod.args.role ?? null) === null) return `'name' is a required field for ${mod.raw}.`;
