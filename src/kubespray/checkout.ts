@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { parseDocument } from 'yaml';
-import { parseAnsibleYaml } from './yaml11.js';
+import { parseAnsibleYaml } from '../ansible/yaml11.js';
 import type { Node } from 'yaml';
 import type { TargetFs, Host } from '../host.js';
 import { HostError } from '../errors.js';

@@ -2,7 +2,7 @@
 // it: [group], [group:children], [group:vars], hosts with key=value vars and
 // [a:b] ranges. Pure: the caller hands in the text.
 import { LineCounter, isMap } from 'yaml';
-import { parseAnsibleYaml } from './yaml11.js';
+import { parseAnsibleYaml } from '../ansible/yaml11.js';
 import { HostError } from '../errors.js';
 import { shlexSplit } from '../lex/shlex.js';
 

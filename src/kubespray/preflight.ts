@@ -12,8 +12,8 @@
 // `that` item in order with the host's facts and variables; the first false
 // one fails the host with fail_msg (or msg, or "Assertion failed").
 import type { KubesprayCheckout } from './checkout.js';
-import { childNodes, evaluateCondition, evaluateExpression, parseExpression } from './jinja.js';
-import type { ExprNode } from './jinja.js';
+import { childNodes, evaluateCondition, evaluateExpression, parseExpression } from '../ansible/jinja.js';
+import type { ExprNode } from '../ansible/jinja.js';
 import { buildVarContext } from './vars.js';
 import type { FactMap, HostContext, VarsReader } from './vars.js';
 import { evaluateAssert, includedRoleContexts, runStatus, setFactValue, stopAfter, taskContext } from './who-fixes.js';

@@ -15,7 +15,7 @@ import type { SysctlTree } from '../sysctl/order.js';
 import { orderingFindings } from './sysctl-order.js';
 import { observeSysctlTree } from '../sysctl/observe.js';
 import { LineCounter } from 'yaml';
-import { parseAnsibleYaml } from './yaml11.js';
+import { parseAnsibleYaml } from '../ansible/yaml11.js';
 import { HostError } from '../errors.js';
 import { KubesprayCheckout, PREINSTALL_DEFAULTS, topLevelVars } from './checkout.js';
 import { groupNames, parseInventory } from './inventory.js';

@@ -16,9 +16,9 @@ import {
   META_HARMLESS,
   VALID_INCLUDE_KEYWORDS,
   isVariableName,
-} from './keywords.js';
-import { freeFormArgs, splitModuleString } from './kv-args.js';
-import { pyType } from './jinja.js';
+} from '../ansible/keywords.js';
+import { freeFormArgs, splitModuleString } from '../ansible/kv-args.js';
+import { pyType } from '../ansible/jinja.js';
 
 export interface TaskRef {
   /** Relative to the checkout. */

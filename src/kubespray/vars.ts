@@ -19,8 +19,8 @@ import type { KubesprayCheckout, VarDefinition } from './checkout.js';
 import { topLevelVars } from './checkout.js';
 import type { Inventory } from './inventory.js';
 import { groupDepths, groupNames } from './inventory.js';
-import { RuntimeValueError, templateValue } from './jinja.js';
-import type { Eval, Resolver } from './jinja.js';
+import { RuntimeValueError, templateValue } from '../ansible/jinja.js';
+import type { Eval, Resolver } from '../ansible/jinja.js';
 
 /** A variable whose value exists only at run time (register, set_fact from a runtime value). */
 export interface RuntimeDefinition {

@@ -3,7 +3,7 @@
 // host), the operator (no task does), or unknown (the audit cannot tell, and
 // says which file, line and expression stopped it). Decided by each task's
 // module, its templated arguments, its conditions evaluated as Ansible would
-// (src/kubespray/jinja.ts) and the data flowing into it from registered
+// (src/ansible/jinja.ts) and the data flowing into it from registered
 // results; never by task names.
 import path from 'node:path';
 import { MODULES_LOAD_DIRS } from '../modprobe/modules-load-d.js';
@@ -12,8 +12,8 @@ import { shellSimpleCommandsAt, shellTokens, type Word } from '../lex/shell.js';
 import { ShellVariables } from '../lex/shell-variables.js';
 import { KubesprayCheckout } from './checkout.js';
 import type { VarDefinition } from './checkout.js';
-import { childNodes, evaluateCondition, evaluateExpression, isTemplate, parseExpression, templateValue } from './jinja.js';
-import type { Eval, ExprNode, Resolver } from './jinja.js';
+import { childNodes, evaluateCondition, evaluateExpression, isTemplate, parseExpression, templateValue } from '../ansible/jinja.js';
+import type { Eval, ExprNode, Resolver } from '../ansible/jinja.js';
 import { buildVarContext, VarContext } from './vars.js';
 import type { BuildOptions, Definition, FactMap, HostContext, VarsReader } from './vars.js';
 import { expandItem, walkRole } from './tasks.js';

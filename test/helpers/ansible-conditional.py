@@ -1,5 +1,5 @@
 # Evaluates conditions with ansible-core itself (Conditional + Templar), the oracle
-# for src/kubespray/jinja.ts. Reads [{expr, vars}] on stdin, prints [{ok, value|error}].
+# for src/ansible/jinja.ts. Reads [{expr, vars}] on stdin, prints [{ok, value|error}].
 import json, sys
 from ansible.template import Templar
 from ansible.parsing.dataloader import DataLoader

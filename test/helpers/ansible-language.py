@@ -1,5 +1,5 @@
 # ansible-core's own reading of the language the kubespray audit evaluates,
-# the oracle for src/kubespray/yaml11.ts, jinja.ts and kv-args.ts. Reads a JSON
+# the oracle for src/ansible/yaml11.ts, jinja.ts and kv-args.ts. Reads a JSON
 # list of requests on stdin, prints one answer per request:
 #   {op: yaml, text}            -> AnsibleLoader (PyYAML's YAML 1.1 resolver) loads it
 #   {op: template, text, vars}  -> Templar.template (Jinja2 with Ansible's filters, tests, backslash rule)

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BLOCK_KEYWORDS, LOOP_CONTROL_KEYWORDS } from '../../src/kubespray/keywords.js';
+import { BLOCK_KEYWORDS, LOOP_CONTROL_KEYWORDS } from '../../src/ansible/keywords.js';
 import { walkRole } from '../../src/kubespray/tasks.js';
 import type { Condition, Task } from '../../src/kubespray/tasks.js';
 import { ansiblePython } from '../helpers/ansible-python.js';

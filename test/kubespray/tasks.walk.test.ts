@@ -19,14 +19,14 @@ import type { Facts } from '../../src/facts/linux.js';
 import { auditWhoFixes, evaluateAuditedRoles, statusToday } from '../../src/kubespray/who-fixes.js';
 import { auditMemory } from '../../src/kubespray/preflight.js';
 import { applyLegacyGroups } from '../../src/kubespray/legacy-groups.js';
-import { isTemplate } from '../../src/kubespray/jinja.js';
+import { isTemplate } from '../../src/ansible/jinja.js';
 import { runWalkOracle, STUBBED } from '../helpers/ansible-walk-oracle.js';
 import type { OracleRecord } from '../helpers/ansible-walk-oracle.js';
 import { buildTree } from '../helpers/tree.js';
 import type { Tree } from '../helpers/tree.js';
 import { execa } from 'execa';
 import { ansiblePython } from '../helpers/ansible-python.js';
-import { KEYWORD_CLASSES } from '../../src/kubespray/keywords.js';
+import { KEYWORD_CLASSES } from '../../src/ansible/keywords.js';
 
 const INV = [
   '[kube_control_plane]',

@@ -1,11 +1,11 @@
-// src/kubespray/jinja.ts against ansible-core's own Conditional and Templar
+// src/ansible/jinja.ts against ansible-core's own Conditional and Templar
 // (test/helpers/ansible-conditional.py, run with the Python ansible runs on):
 // kubespray's conditions from v2.20.0..master plus the Jinja2 semantics they
 // lean on. Ansible's error is our "unknown"; every other answer must match.
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateCondition } from '../../src/kubespray/jinja.js';
+import { evaluateCondition } from '../../src/ansible/jinja.js';
 import { ansiblePython } from '../helpers/ansible-python.js';
 
 const FACTS = { memtotal_mb: 1978, distribution: 'Debian', distribution_version: '12.11', os_family: 'Debian' };
