@@ -18,7 +18,6 @@ const STILL_OVER: Record<string, number> = {
   'kubespray/tasks.ts:walkTask': 206,
   'systemd/unit-loader.ts:loadQueue': 185,
   'lex/shell.ts:shellTokens': 179,
-  'resources/sysctl-file/diff.ts:diff': 153,
   'systemd/unit-loader.ts:loadOne': 151,
   'resources/port-free/apply-live.ts:applyLive': 145,
   'resources/sysctl-file/rehearse.ts:rehearse': 134,
