@@ -19,7 +19,6 @@ const STILL_OVER: Record<string, number> = {
   'systemd/unit-loader.ts:loadQueue': 185,
   'lex/shell.ts:shellTokens': 179,
   'systemd/unit-loader.ts:loadOne': 151,
-  'resources/port-free/apply-live.ts:applyLive': 145,
   'resources/swap-off/provider.ts:diffSwap': 117,
   'resources/port-free/diff-offline.ts:diffOffline': 112,
   'lex/shlex.ts:readToken': 103,
