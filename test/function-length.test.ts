@@ -20,7 +20,6 @@ const STILL_OVER: Record<string, number> = {
   'lex/shell.ts:shellTokens': 179,
   'systemd/unit-loader.ts:loadOne': 151,
   'resources/swap-off/provider.ts:diffSwap': 117,
-  'resources/port-free/diff-offline.ts:diffOffline': 112,
   'lex/shlex.ts:readToken': 103,
   'systemd/unit-loader.ts:readTree': 98,
   'kubespray/tasks.ts:refusalOf': 82,
