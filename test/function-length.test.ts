@@ -19,7 +19,6 @@ const STILL_OVER: Record<string, number> = {
   'systemd/unit-loader.ts:loadQueue': 185,
   'lex/shell.ts:shellTokens': 179,
   'systemd/unit-loader.ts:loadOne': 151,
-  'resources/swap-off/provider.ts:diffSwap': 117,
   'lex/shlex.ts:readToken': 103,
   'systemd/unit-loader.ts:readTree': 98,
   'kubespray/tasks.ts:refusalOf': 82,
