@@ -10,7 +10,7 @@ import type { StopOp } from './ops.js';
 import { loadUnitGraph } from '../../systemd/unit-loader.js';
 import { userConfigDir, userUnitPath } from '../../systemd/unit-dirs.js';
 import { userLinkSnapshot, userSystemctl } from '../../ports/user-manager.js';
-import { SYSTEM_SYSTEMCTL, systemctlArgv } from '../../systemd/systemctl-show.js';
+import { SYSTEM_SYSTEMCTL, systemctlArgv, type Systemctl } from '../../systemd/systemctl-show.js';
 import { maskOver, maskSpotOf } from '../../systemd/unit-mask.js';
 import { rcLinkSnapshot } from '../../systemd/sysv.js';
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
@@ -48,6 +48,35 @@ async function warnIfStillStartable(host: TargetHost, unit: string, progress: (m
   }
 }
 
+/** The apply across its ops: the units already acted on, and what came of each port. */
+interface PortApply {
+  host: Host;
+  ctx: ApplyContext;
+  timeoutMs: number;
+  /** Unit (by doneKey) -> its restart delay; one unit may hold several ports (etcd: 2379 and 2380): act on it once. */
+  done: Map<string, number>;
+  /** Port -> how long it must stay free before it counts as freed. */
+  holds: Map<number, number>;
+  stopped: Set<number>;
+  failedPorts: Set<number>;
+  errors: string[];
+}
+
+/** One op's units being stopped: through which manager, named how in the journal. */
+interface UnitStop {
+  host: Host;
+  ctx: ApplyContext;
+  op: StopOp;
+  via: Systemctl;
+  timeoutMs: number;
+  who: JournalWho;
+  /** Triggers first, in a call of their own: a .path or .timer still active starts the unit again as soon as it stops. */
+  triggers: string[];
+  rest: string[];
+}
+
+type JournalWho = ReturnType<typeof journalWho>;
+
 export async function applyLive(
   host: Host,
   spec: PortFreeSpec,
@@ -55,6 +84,40 @@ export async function applyLive(
   ctx: ApplyContext,
 ): Promise<{ freed: FreedPort[]; error?: string; failedPorts?: number[] }> {
   // 1. Record what holds each port before anything is touched.
+  const records = recordHolders(ops, ctx);
+  const a: PortApply = {
+    host,
+    ctx,
+    timeoutMs: spec.timeout_seconds * 1000,
+    done: new Map(),
+    holds: new Map(),
+    stopped: new Set(),
+    failedPorts: new Set(),
+    errors: [],
+  };
+  for (const op of ops) await freePort(a, op);
+  const failed = a.holds.size > 0 ? await waitFree(host, a.holds, a.timeoutMs, ctx.progress) : new Map<number, string>();
+  for (const [, why] of failed) a.errors.push(why);
+  // Free now is not free at boot: ask the unit graph, as it is after the disable and mask, what still starts them.
+  // A transient unit is not in the unit graph once stopped; what makes it again is the plan's own line (transient.ts).
+  const lastingOps = ops
+    .filter((op) => a.stopped.has(op.port))
+    .map((op) => ({ ...op, units: op.units.filter((u) => !op.transient?.includes(u)) }))
+    .filter((op) => op.units.length > 0);
+  for (const [port, why] of await stillStartedAtBoot(host, lastingOps, ctx.progress)) {
+    failed.set(port, why);
+    a.errors.push(why);
+  }
+  const freed = records.filter((r) => a.stopped.has(r.port) && !failed.has(r.port));
+  for (const port of failed.keys()) a.failedPorts.add(port);
+  if (a.errors.length > 0) {
+    const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
+    return { freed, error: `PortFree: ${a.errors.join('; ')}${ok}`, failedPorts: [...a.failedPorts].sort((x, y) => x - y) };
+  }
+  return { freed };
+}
+
+function recordHolders(ops: StopOp[], ctx: ApplyContext): FreedPort[] {
   const records: FreedPort[] = ops.map((op) => ({
     port: op.port,
     unit: op.unit,
@@ -63,135 +126,137 @@ export async function applyLive(
     ...(op.user ? { user: op.user.name } : {}),
   }));
   for (const r of records) ctx.progress(`PortFree: port ${r.port}: recorded unit ${r.unit}, pid ${r.pid}${r.socket ? `, socket ${r.socket}` : ''}`);
+  return records;
+}
 
-  const timeoutMs = spec.timeout_seconds * 1000;
-  const errors: string[] = [];
-  const failedPorts = new Set<number>();
-  const holds = new Map<number, number>();
-  const stopped = new Set<number>();
-  // One unit may hold several ports (etcd: 2379 and 2380); act on it once.
-  const done = new Map<string, number>(); // unit -> restart delay
-  for (const op of ops) {
-    try {
-      // A user manager's unit is a different unit from a system one of the same name.
-      const key = (u: string) => (op.user ? `${op.user.name}@:${u}` : u);
-      const todo = op.units.filter((u) => !done.has(key(u)));
-      if (todo.length > 0) {
-        const via = op.user ? userSystemctl(op.user) : SYSTEM_SYSTEMCTL;
-        const sc = (rest: string[]) => host.runChecked(...systemctlArgv(via, rest), { timeoutMs });
-        // The journal names the route too: the rollback asks the user's manager the same way.
-        const who = op.user
-          ? { user: op.user.name, ...(op.user.route === 'private' ? { route: 'private' as const, uid: op.user.uid, gid: op.user.gid } : {}) }
-          : {};
-        // The system's links include /etc/rc?.d: disabling an init script's unit renames them (update-rc.d).
-        const snap = async () =>
-          op.user ? userLinkSnapshot(host, op.user.home) : new Map([...(await unitLinkSnapshot(host)), ...(await rcLinkSnapshot(host))]);
-        // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
-        const restart = await restartDelayMs(host, todo, via);
-        const door = ctx.door;
-        // `systemctl disable|mask UNITS` through the door. The journal gets the links systemctl itself changed, read
-        // before and after, so a rollback puts back exactly those.
-        const linkStep = async (step: 'unit-disable' | 'unit-mask', units: string[]) => {
-          const before = await snap();
-          await door.runtime(
-            { step, units, ...who },
-            () => sc([step === 'unit-disable' ? 'disable' : 'mask', ...units]),
-            async () => linkDelta(before, await snap()),
-          );
-        };
-        // Triggers first, in a call of their own: a .path or .timer still active starts the unit again as soon as it stops.
-        const triggers = todo.filter((u) => op.triggers?.includes(u));
-        const rest = todo.filter((u) => !triggers.includes(u));
-        // One journaled step, so a rollback starts them in one transaction (a socket before its service).
-        const stop = () =>
-          door
-            .runtime({ step: 'unit-stop', units: [...triggers, ...rest], ...who }, async () => {
-              for (const batch of [triggers, rest]) {
-                if (batch.length === 0) continue;
-                ctx.progress(
-                  `PortFree: port ${op.port}: ${systemctlArgv(via, ['stop', ...batch])
-                    .flat()
-                    .join(' ')}`,
-                );
-                await sc(['stop', ...batch]);
-              }
-            })
-            .then(() =>
-              killLeftovers(host, op.port, op.user ? [] : rest, ctx, (units) =>
-                door.runtime({ step: 'unit-kill', units }, async () => {
-                  ctx.progress(
-                    `PortFree: port ${op.port}: still held in ${units.join(' and ')}'s cgroup after the stop (KillMode=process or none): ${systemctlArgv(via, [
-                      'kill',
-                      '--kill-whom=all',
-                      '--signal=SIGTERM',
-                      ...units,
-                    ])
-                      .flat()
-                      .join(' ')}`,
-                  );
-                  try {
-                    await sc(['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
-                  } catch (e) {
-                    await killByPid(host, op.port, units, (e as Error).message, ctx);
-                  }
-                }),
-              ),
-            );
-        // A unit that is masked is mask-first: the manager starts an unmasked unit again the moment it stops when
-        // another active unit upholds it (Upholds=, systemd 249+) or a starter pulls it in; a masked one it refuses.
-        // The rollback undoes links before it starts units, so this order undoes cleanly.
-        // A stop that fails still gets the disable: left enabled, the unit would start again at boot.
-        let stopFailed: unknown = null;
-        if (!op.mask) await stop().catch((e: unknown) => (stopFailed = e));
-        // A transient unit's file goes with its stop: there is nothing to disable or mask (the plan said so).
-        const lasting = todo.filter((u) => !op.transient?.includes(u));
-        if (lasting.length > 0) await linkStep('unit-disable', lasting);
-        if (op.mask) {
-          // A unit whose own file holds the mask link's place (an admin's unit in /etc): set aside and masked through the door.
-          const dir = op.user ? userConfigDir(op.user.home) : SYSTEMD_SYSTEM_ETC;
-          const over: string[] = [];
-          for (const u of lasting) if ((await maskSpotOf(host, dir, u)).kind === 'taken') over.push(u);
-          const plain = lasting.filter((u) => !over.includes(u));
-          if (plain.length > 0) await linkStep('unit-mask', plain);
-          for (const u of over) {
-            const aside = await maskOver(door, host, dir, u);
-            ctx.progress(
-              `PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`,
-            );
-          }
-          if (over.length > 0) await door.runtime({ step: 'daemon-reload', ...who }, () => sc(['daemon-reload']));
-          await stop();
-        }
-        for (const u of todo) done.set(key(u), restart);
-        if (!op.mask && !op.user && lasting.length > 0) await warnIfStillStartable(host, op.socket ?? op.unit, ctx.progress);
-        if (stopFailed !== null) throw stopFailed;
+/** A user manager's unit is a different unit from a system one of the same name. */
+function doneKey(op: StopOp, u: string): string {
+  return op.user ? `${op.user.name}@:${u}` : u;
+}
+
+async function freePort(a: PortApply, op: StopOp): Promise<void> {
+  try {
+    const todo = op.units.filter((u) => !a.done.has(doneKey(op, u)));
+    if (todo.length > 0) await stopAndDisable(a, op, todo);
+    a.holds.set(op.port, Math.max(...op.units.map((u) => a.done.get(doneKey(op, u)) ?? 0)) + 1000);
+    a.stopped.add(op.port);
+  } catch (e) {
+    a.failedPorts.add(op.port);
+    a.errors.push(`port ${op.port} (${op.units.join(', ')}${op.user ? ` of ${op.user.name}'s manager` : ''}): ${(e as Error).message}`);
+  }
+}
+
+/** The journal names the route too: the rollback asks the user's manager the same way. */
+function journalWho(op: StopOp) {
+  return op.user ? { user: op.user.name, ...(op.user.route === 'private' ? { route: 'private' as const, uid: op.user.uid, gid: op.user.gid } : {}) } : {};
+}
+
+async function stopAndDisable(a: PortApply, op: StopOp, todo: string[]): Promise<void> {
+  const triggers = todo.filter((u) => op.triggers?.includes(u));
+  const s: UnitStop = {
+    host: a.host,
+    ctx: a.ctx,
+    op,
+    via: op.user ? userSystemctl(op.user) : SYSTEM_SYSTEMCTL,
+    timeoutMs: a.timeoutMs,
+    who: journalWho(op),
+    triggers,
+    rest: todo.filter((u) => !triggers.includes(u)),
+  };
+  // Read before the stop: a stopped unit may be garbage-collected and lose its properties.
+  const restart = await restartDelayMs(a.host, todo, s.via);
+  // A unit that is masked is mask-first: the manager starts an unmasked unit again the moment it stops when
+  // another active unit upholds it (Upholds=, systemd 249+) or a starter pulls it in; a masked one it refuses.
+  // The rollback undoes links before it starts units, so this order undoes cleanly.
+  // A stop that fails still gets the disable: left enabled, the unit would start again at boot.
+  let stopFailed: unknown = null;
+  if (!op.mask) await stopUnits(s).catch((e: unknown) => (stopFailed = e));
+  // A transient unit's file goes with its stop: there is nothing to disable or mask (the plan said so).
+  const lasting = todo.filter((u) => !op.transient?.includes(u));
+  if (lasting.length > 0) await linkStep(s, 'unit-disable', lasting);
+  if (op.mask) {
+    await maskUnits(s, lasting);
+    await stopUnits(s);
+  }
+  for (const u of todo) a.done.set(doneKey(op, u), restart);
+  if (!op.mask && !op.user && lasting.length > 0) await warnIfStillStartable(a.host, op.socket ?? op.unit, a.ctx.progress);
+  if (stopFailed !== null) throw stopFailed;
+}
+
+function systemctl(s: UnitStop, rest: string[]) {
+  return s.host.runChecked(...systemctlArgv(s.via, rest), { timeoutMs: s.timeoutMs });
+}
+
+/** The system's links include /etc/rc?.d: disabling an init script's unit renames them (update-rc.d). */
+async function linkSnapshot(s: UnitStop) {
+  return s.op.user ? userLinkSnapshot(s.host, s.op.user.home) : new Map([...(await unitLinkSnapshot(s.host)), ...(await rcLinkSnapshot(s.host))]);
+}
+
+/**
+ * `systemctl disable|mask UNITS` through the door. The journal gets the links systemctl itself changed, read
+ * before and after, so a rollback puts back exactly those.
+ */
+async function linkStep(s: UnitStop, step: 'unit-disable' | 'unit-mask', units: string[]): Promise<void> {
+  const before = await linkSnapshot(s);
+  await s.ctx.door.runtime(
+    { step, units, ...s.who },
+    () => systemctl(s, [step === 'unit-disable' ? 'disable' : 'mask', ...units]),
+    async () => linkDelta(before, await linkSnapshot(s)),
+  );
+}
+
+/** A unit whose own file holds the mask link's place (an admin's unit in /etc): set aside and masked through the door. */
+async function maskUnits(s: UnitStop, lasting: string[]): Promise<void> {
+  const { host, op, ctx } = s;
+  const dir = op.user ? userConfigDir(op.user.home) : SYSTEMD_SYSTEM_ETC;
+  const over: string[] = [];
+  for (const u of lasting) if ((await maskSpotOf(host, dir, u)).kind === 'taken') over.push(u);
+  const plain = lasting.filter((u) => !over.includes(u));
+  if (plain.length > 0) await linkStep(s, 'unit-mask', plain);
+  for (const u of over) {
+    const aside = await maskOver(ctx.door, host, dir, u);
+    ctx.progress(`PortFree: port ${op.port}: masked ${u}: ${path.posix.join(dir, u)} -> /dev/null${aside ? `; its unit file is kept at ${aside}` : ''}`);
+  }
+  if (over.length > 0) await s.ctx.door.runtime({ step: 'daemon-reload', ...s.who }, () => systemctl(s, ['daemon-reload']));
+}
+
+/** One journaled step, so a rollback starts them in one transaction (a socket before its service). */
+function stopUnits(s: UnitStop): Promise<void> {
+  const { op, ctx } = s;
+  return ctx.door
+    .runtime({ step: 'unit-stop', units: [...s.triggers, ...s.rest], ...s.who }, async () => {
+      for (const batch of [s.triggers, s.rest]) {
+        if (batch.length === 0) continue;
+        ctx.progress(
+          `PortFree: port ${op.port}: ${systemctlArgv(s.via, ['stop', ...batch])
+            .flat()
+            .join(' ')}`,
+        );
+        await systemctl(s, ['stop', ...batch]);
       }
-      holds.set(op.port, Math.max(...op.units.map((u) => done.get(key(u)) ?? 0)) + 1000);
-      stopped.add(op.port);
+    })
+    .then(() => killLeftovers(s.host, op.port, op.user ? [] : s.rest, ctx, (units) => killStep(s, units)));
+}
+
+function killStep(s: UnitStop, units: string[]): Promise<void> {
+  const { host, op, ctx } = s;
+  return ctx.door.runtime({ step: 'unit-kill', units }, async () => {
+    ctx.progress(
+      `PortFree: port ${op.port}: still held in ${units.join(' and ')}'s cgroup after the stop (KillMode=process or none): ${systemctlArgv(s.via, [
+        'kill',
+        '--kill-whom=all',
+        '--signal=SIGTERM',
+        ...units,
+      ])
+        .flat()
+        .join(' ')}`,
+    );
+    try {
+      await systemctl(s, ['kill', '--kill-whom=all', '--signal=SIGTERM', ...units]);
     } catch (e) {
-      failedPorts.add(op.port);
-      errors.push(`port ${op.port} (${op.units.join(', ')}${op.user ? ` of ${op.user.name}'s manager` : ''}): ${(e as Error).message}`);
+      await killByPid(host, op.port, units, (e as Error).message, ctx);
     }
-  }
-  const failed = holds.size > 0 ? await waitFree(host, holds, timeoutMs, ctx.progress) : new Map<number, string>();
-  for (const [, why] of failed) errors.push(why);
-  // Free now is not free at boot: ask the unit graph, as it is after the disable and mask, what still starts them.
-  // A transient unit is not in the unit graph once stopped; what makes it again is the plan's own line (transient.ts).
-  const lastingOps = ops
-    .filter((op) => stopped.has(op.port))
-    .map((op) => ({ ...op, units: op.units.filter((u) => !op.transient?.includes(u)) }))
-    .filter((op) => op.units.length > 0);
-  for (const [port, why] of await stillStartedAtBoot(host, lastingOps, ctx.progress)) {
-    failed.set(port, why);
-    errors.push(why);
-  }
-  const freed = records.filter((r) => stopped.has(r.port) && !failed.has(r.port));
-  for (const port of failed.keys()) failedPorts.add(port);
-  if (errors.length > 0) {
-    const ok = freed.length > 0 ? ` (freed: ${freed.map((f) => `${f.port} from ${f.unit}`).join(', ')})` : '';
-    return { freed, error: `PortFree: ${errors.join('; ')}${ok}`, failedPorts: [...failedPorts].sort((a, b) => a - b) };
-  }
-  return { freed };
+  });
 }
 
 /**

@@ -219,82 +219,101 @@ function localFile(u: SwapUnit): boolean {
   return u.file !== null && u.file.startsWith(`${SYSTEMD_SYSTEM_ETC}/`) && !u.links.includes(u.file);
 }
 
-export function diffSwap(spec: SwapOffSpec, o: SwapObserved & { bootScripts?: BootScripts }, ctx: { live: boolean }): Change<SwapOp>[] {
-  const changes: Change<SwapOp>[] = [];
+type SwapDiffObserved = SwapObserved & { bootScripts?: BootScripts };
 
-  // Runtime first: swapoff each active area (live only; offline nothing runs).
-  if (ctx.live && o.active) {
-    for (const a of o.active) {
-      changes.push({
-        id: `swapoff:${a.filename}`,
-        action: 'runtime',
-        runtime: true,
-        summary: `swapoff ${a.filename} (${a.type}, ${a.sizeKb} kB, ${a.usedKb} kB used)`,
-        op: { kind: 'swapoff', device: a.filename },
-      });
-    }
-  }
+export function diffSwap(spec: SwapOffSpec, o: SwapDiffObserved, ctx: { live: boolean }): Change<SwapOp>[] {
+  return [
+    // Runtime first: swapoff each active area (live only; offline nothing runs).
+    ...(ctx.live && o.active ? o.active.map(swapoffChange) : []),
+    ...fstabChanges(o),
+    // Every active swap traced to what turns it on at boot; one nothing read here explains is for a person.
+    ...(ctx.live ? untracedSwapChanges(o) : []),
+    ...o.units.flatMap(unitChanges),
+    ...swapTargetChanges(spec, o),
+    ...(spec.remove_swap_files ? swapFileChanges(o) : []),
+  ];
+}
 
-  if (o.fstab.content !== null && o.fstab.swap.length > 0) {
-    const lines = o.fstab.swap.map((e) => e.line);
-    changes.push({
+function swapoffChange(a: ActiveSwap): Change<SwapOp> {
+  return {
+    id: `swapoff:${a.filename}`,
+    action: 'runtime',
+    runtime: true,
+    summary: `swapoff ${a.filename} (${a.type}, ${a.sizeKb} kB, ${a.usedKb} kB used)`,
+    op: { kind: 'swapoff', device: a.filename },
+  };
+}
+
+function fstabChanges(o: SwapDiffObserved): Change<SwapOp>[] {
+  if (o.fstab.content === null || o.fstab.swap.length === 0) return [];
+  const lines = o.fstab.swap.map((e) => e.line);
+  return [
+    {
       id: 'fstab',
       action: 'update',
       summary: `comment out ${lines.length} swap line${lines.length > 1 ? 's' : ''} in ${o.fstab.path} (${o.fstab.swap.map(describeEntry).join(', ')})`,
       file: { path: o.fstab.path, before: o.fstab.content, after: commentOutLines(o.fstab.content, lines) },
       op: { kind: 'fstab', lines },
+    },
+  ];
+}
+
+function untracedSwapChanges(o: SwapDiffObserved): Change<SwapOp>[] {
+  const changes: Change<SwapOp>[] = [];
+  for (const t of o.origins ?? []) {
+    if (t.by.length > 0 || scriptTurnsOn(o.bootScripts, t.filename) !== null) continue;
+    const searched = [
+      `${o.fstab.path} (${o.fstab.swap.length} swap line${o.fstab.swap.length === 1 ? '' : 's'})`,
+      `${o.unitsSearched ?? 0} swap unit${o.unitsSearched === 1 ? '' : 's'} and swap services in the unit graph from default.target${o.graphUnknown ? ` (incomplete: ${o.graphUnknown})` : ''}`,
+      'zram-generator config',
+      'boot scripts (rc.local, crontabs, network hooks, unit commands)',
+    ];
+    changes.push({
+      id: `origin:${t.filename}`,
+      action: 'operator',
+      summary: `swap ${t.filename} is active, and nothing read here turns it on at boot: the swapoff lasts until whatever turned it on runs again`,
+      operator: `searched ${searched.join(', ')}; ${managerSays(t.manager)}find what turns ${t.filename} on and remove it`,
+      op: { kind: 'none' },
     });
   }
+  return changes;
+}
 
-  // Every active swap traced to what turns it on at boot; one nothing read here explains is for a person.
-  if (ctx.live) {
-    for (const t of o.origins ?? []) {
-      if (t.by.length > 0 || scriptTurnsOn(o.bootScripts, t.filename) !== null) continue;
-      const searched = [
-        `${o.fstab.path} (${o.fstab.swap.length} swap line${o.fstab.swap.length === 1 ? '' : 's'})`,
-        `${o.unitsSearched ?? 0} swap unit${o.unitsSearched === 1 ? '' : 's'} and swap services in the unit graph from default.target${o.graphUnknown ? ` (incomplete: ${o.graphUnknown})` : ''}`,
-        'zram-generator config',
-        'boot scripts (rc.local, crontabs, network hooks, unit commands)',
-      ];
-      changes.push({
-        id: `origin:${t.filename}`,
-        action: 'operator',
-        summary: `swap ${t.filename} is active, and nothing read here turns it on at boot: the swapoff lasts until whatever turned it on runs again`,
-        operator: `searched ${searched.join(', ')}; ${managerSays(t.manager)}find what turns ${t.filename} on and remove it`,
-        op: { kind: 'none' },
-      });
-    }
+/** Disable a swap unit's links, then mask it when something else still pulls it in. */
+function unitChanges(u: SwapUnit): Change<SwapOp>[] {
+  const changes: Change<SwapOp>[] = [];
+  const why = u.reach ? `; ${u.reach}` : '';
+  if (u.links.length > 0) {
+    changes.push({
+      id: `unit:${u.unit}`,
+      action: 'disable',
+      summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}${u.kind === 'swap-service' ? ' (runs swapon itself; masking swap.target does not stop it)' : ''}: remove ${u.links.join(', ')}${why}`,
+      op: { kind: 'disable-unit', unit: u.unit, links: u.links },
+    });
   }
-
-  for (const u of o.units) {
-    const why = u.reach ? `; ${u.reach}` : '';
-    if (u.links.length > 0) {
-      changes.push({
-        id: `unit:${u.unit}`,
-        action: 'disable',
-        summary: `disable ${u.unit}${u.what ? ` (${u.what})` : ''}${u.kind === 'swap-service' ? ' (runs swapon itself; masking swap.target does not stop it)' : ''}: remove ${u.links.join(', ')}${why}`,
-        op: { kind: 'disable-unit', unit: u.unit, links: u.links },
-      });
-    }
-    if (u.comeback.length === 0) continue;
-    if (localFile(u)) {
-      changes.push({
-        id: `mask-unit:${u.unit}`,
-        action: 'operator',
-        summary: `${u.unit}${u.what ? ` (${u.what})` : ''} turns swap on at boot: ${u.comeback.join('; ')}`,
-        operator: `its unit file ${u.file} is in ${SYSTEMD_SYSTEM_ETC}, where a mask link would replace it: remove the file (or move it aside), or remove what pulls it in`,
-        op: { kind: 'none' },
-      });
-      continue;
-    }
+  if (u.comeback.length === 0) return changes;
+  if (localFile(u)) {
     changes.push({
       id: `mask-unit:${u.unit}`,
-      action: 'mask',
-      summary: `mask ${u.unit}${u.what ? ` (${u.what})` : ''} (${maskLinkOf(u.unit)} -> /dev/null): ${u.comeback.join('; ')}${u.links.length > 0 ? ' once disabled' : ''}, and masking swap.target does not stop it`,
-      op: { kind: 'mask-unit', unit: u.unit },
+      action: 'operator',
+      summary: `${u.unit}${u.what ? ` (${u.what})` : ''} turns swap on at boot: ${u.comeback.join('; ')}`,
+      operator: `its unit file ${u.file} is in ${SYSTEMD_SYSTEM_ETC}, where a mask link would replace it: remove the file (or move it aside), or remove what pulls it in`,
+      op: { kind: 'none' },
     });
+    return changes;
   }
+  changes.push({
+    id: `mask-unit:${u.unit}`,
+    action: 'mask',
+    summary: `mask ${u.unit}${u.what ? ` (${u.what})` : ''} (${maskLinkOf(u.unit)} -> /dev/null): ${u.comeback.join('; ')}${u.links.length > 0 ? ' once disabled' : ''}, and masking swap.target does not stop it`,
+    op: { kind: 'mask-unit', unit: u.unit },
+  });
+  return changes;
+}
 
+/** swap.target masked as the spec asks, or zram-generator's swap, which only that mask stops, left to the operator. */
+function swapTargetChanges(spec: SwapOffSpec, o: SwapDiffObserved): Change<SwapOp>[] {
+  const changes: Change<SwapOp>[] = [];
   if (spec.mask_swap_target && !o.swapTargetMasked) {
     changes.push({
       id: 'mask:swap.target',
@@ -303,7 +322,6 @@ export function diffSwap(spec: SwapOffSpec, o: SwapObserved & { bootScripts?: Bo
       op: { kind: 'mask-swap-target' },
     });
   }
-
   const zramSwap = o.zram.filter((z) => z.swap);
   if (zramSwap.length > 0 && !spec.mask_swap_target && !o.swapTargetMasked) {
     changes.push({
@@ -314,27 +332,25 @@ export function diffSwap(spec: SwapOffSpec, o: SwapObserved & { bootScripts?: Bo
       op: { kind: 'none' },
     });
   }
-
-  if (spec.remove_swap_files) {
-    for (const r of o.refusedSwapFiles ?? []) {
-      changes.push({
-        id: `remove-refused:${r.path}`,
-        action: 'operator',
-        summary: `not deleting ${r.path} (named as swap by ${r.source}): it ${r.reason}`,
-        operator: `${r.source} names ${r.path} as swap, but it ${r.reason}; remove_swap_files deletes only swap files: check that entry`,
-        op: { kind: 'none' },
-      });
-    }
-    for (const p of o.swapFiles) {
-      changes.push({
-        id: `remove:${p}`,
-        action: 'delete',
-        summary: `delete swap file ${p}`,
-        op: { kind: 'remove-swap-file', path: p },
-      });
-    }
-  }
   return changes;
+}
+
+function swapFileChanges(o: SwapDiffObserved): Change<SwapOp>[] {
+  return [
+    ...(o.refusedSwapFiles ?? []).map((r): Change<SwapOp> => ({
+      id: `remove-refused:${r.path}`,
+      action: 'operator',
+      summary: `not deleting ${r.path} (named as swap by ${r.source}): it ${r.reason}`,
+      operator: `${r.source} names ${r.path} as swap, but it ${r.reason}; remove_swap_files deletes only swap files: check that entry`,
+      op: { kind: 'none' },
+    })),
+    ...o.swapFiles.map((p): Change<SwapOp> => ({
+      id: `remove:${p}`,
+      action: 'delete',
+      summary: `delete swap file ${p}`,
+      op: { kind: 'remove-swap-file', path: p },
+    })),
+  ];
 }
 
 const ORDER: Record<SwapOp['kind'], number> = {

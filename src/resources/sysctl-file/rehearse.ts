@@ -8,7 +8,7 @@ import { parseSysctlText, sameSysctlValue, sysctlLines } from '../../sysctl/pars
 import { applySequence, SYSCTL_CONF, SYSCTL_MODELS, treeAfterWrites, verdict, withFile } from '../../sysctl/order.js';
 import type { SysctlModel, SysctlTree, SysctlVerdict } from '../../sysctl/order.js';
 import { isNetKey, lineId, rehearsalAvailability, runRehearsal, startValue } from '../../sysctl/rehearsal.js';
-import type { RehearsalTrial, RehearsedValues } from '../../sysctl/rehearsal.js';
+import type { RehearsalEnv, RehearsalRun, RehearsalTrial, RehearsedValues } from '../../sysctl/rehearsal.js';
 import { minimalRemoval } from '../../sysctl/bisect.js';
 import { modelPhrase } from '../../sysctl/conflicts.js';
 import { moduleFor, renderOwnedFile, wantedSettings } from '../../sysctl/owned-file.js';
@@ -44,17 +44,48 @@ export interface SysctlEngine {
 
 const ENGINE: SysctlEngine = { changes: engineChanges, verdict };
 
+/** One rehearsal under way: what it replays, on which programs, and how many runs it has taken. */
+interface Rehearsal {
+  host: TargetHost;
+  env: RehearsalEnv;
+  spec: SysctlFileSpec;
+  observed: SysctlFileObserved;
+  engine: SysctlEngine;
+  wanted: Map<string, string>;
+  /** The keys replayed; a key a fresh network namespace lacks leaves after the first run. */
+  keys: string[];
+  notRehearsed: Array<{ key: string; reason: string }>;
+  start: Array<[string, string]>;
+  seed: Array<[string, string]>;
+  runs: number;
+  t0: number;
+}
+
+/** A line the bisection may leave out, named by where it is read. */
+interface CandidateLine {
+  id: string;
+  file: string;
+  line: number;
+  realPath: string;
+  text: string;
+}
+
+/** One bisection: a key that comes out wrong under one program, on the files as they are. */
+interface KeySearch {
+  rehearsal: Rehearsal;
+  base: SysctlTree;
+  /** Lines the engine's resolutions already leave out. */
+  engineRemoved: Set<string>;
+  model: SysctlModel;
+  k: string;
+}
+
 /** `engine` is for tests: a deliberately broken one shows what the rehearsal catches. */
 export async function rehearse(host: TargetHost, spec: SysctlFileSpec, observed: SysctlFileObserved, engine: SysctlEngine = ENGINE): Promise<SysctlRehearsal> {
   const avail = await rehearsalAvailability(host);
   if (!avail.ok) return { status: 'skipped', reason: avail.reason };
   const wanted = wantedSettings(spec);
-  const notRehearsed: Array<{ key: string; reason: string }> = [];
-  const keys: string[] = [];
-  for (const k of wanted.keys()) {
-    if (isNetKey(k)) keys.push(k);
-    else notRehearsed.push({ key: k, reason: `${k} is not a key of the network namespace: rehearsing it would write this host's own value` });
-  }
+  const { keys, notRehearsed } = netKeys(wanted);
   if (keys.length === 0)
     return { status: 'skipped', reason: `no net.* key to rehearse (${notRehearsed.map((n) => n.key).join(', ')}); the engine's prediction stands` };
   const start: Array<[string, string]> = keys.flatMap((k) => {
@@ -62,122 +93,178 @@ export async function rehearse(host: TargetHost, spec: SysctlFileSpec, observed:
     return v === null ? [] : [[k, v] as [string, string]];
   });
   const seed: Array<[string, string]> = keys.map((k) => [k, wanted.get(k)!]);
-  let runs = 0;
-  const t0 = performance.now();
-  const elapsed = () => Math.round(performance.now() - t0);
-  const run = async (trials: RehearsalTrial[]) => {
-    const r = await runRehearsal(host, avail.env, trials, keys, { start, seed });
-    if ('reason' in r) throw new RehearsalUnavailable(r.reason);
-    runs++;
-    return r.results;
-  };
+  const r: Rehearsal = { host, env: avail.env, spec, observed, engine, wanted, keys, notRehearsed, start, seed, runs: 0, t0: performance.now() };
   try {
-    const changes = engine.changes(spec, observed);
-    const planned = plannedTree(observed, changes);
-    const [first] = await run([{ tree: planned }]);
-    const enginePlan = { boot: first!.boot, system: first!.system };
-    for (const k of [...keys]) {
-      if (first!.boot[k] === null && first!.system[k] === null) {
-        notRehearsed.push({
-          key: k,
-          reason: `${k} does not exist in a fresh network namespace${moduleFor(k) ? ` (it appears once ${moduleFor(k)} is loaded)` : ''}`,
-        });
-        keys.splice(keys.indexOf(k), 1);
-      }
-    }
-    const predicted: RehearsedValues = { boot: {}, system: {} };
-    for (const model of SYSCTL_MODELS) for (const k of keys) predicted[model][k] = engine.verdict(planned, k, model).value;
-
-    // Bisect on the files as they are, with the engine's resolutions as left-out lines, so a culprit is named by its line on the host.
-    const owned = renderOwnedFile(spec);
-    const base = withFile(observed.tree, spec.file, owned, parseSysctlText(owned, spec.file).assignments);
-    const engineRemoved = new Set(changes.flatMap((c) => (c.op.kind === 'resolve' ? c.op.conflicts.map((x) => lineId(x.realPath, x.line)) : [])));
-    // One search per wrong key and program, run side by side (each in namespaces of its own).
-    const searches = SYSCTL_MODELS.flatMap((model) => keys.filter((k) => !right(enginePlan[model][k], wanted.get(k)!)).map((k) => ({ model, k })));
-    const results = await Promise.all(
-      searches.map(async ({ model, k }) => {
-        const seen = new Set<string>();
-        const candidates: Array<{ id: string; file: string; line: number; realPath: string; text: string }> = [];
-        for (const ap of applySequence(base, model)) {
-          const id = lineId(ap.source.realPath, ap.assignment.line);
-          if (ap.source.path === spec.file || ap.source.realPath === spec.file || engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key))
-            continue;
-          seen.add(id);
-          const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
-          candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
-        }
-        const found = await minimalRemoval(candidates, async (sets) => {
-          const got = await run(sets.map((set) => ({ tree: base, removed: new Set([...engineRemoved, ...set.map((c) => c.id)]) })));
-          return got.map((r) => right(r[model][k], wanted.get(k)!));
-        });
-        return { model, k, lines: found?.lines ?? [] };
-      }),
-    );
-    const culprits = new Map<string, RehearsalCulprit>();
-    for (const { model, k, lines } of results) {
-      for (const c of lines) {
-        const id = `${c.id}\0${k}`;
-        const had = culprits.get(id);
-        if (had) had.models.push(model);
-        else
-          culprits.set(id, {
-            key: k,
-            wanted: wanted.get(k)!,
-            models: [model],
-            file: c.file,
-            line: c.line,
-            realPath: c.realPath,
-            text: c.text,
-            value: enginePlan[model][k] ?? null,
-          });
-      }
-    }
-    const list = [...culprits.values()];
-    let final = enginePlan;
-    if (list.length > 0) {
-      const withCulprits: SysctlFileObserved = {
-        ...observed,
-        rehearsal: {
-          status: 'ran',
-          ms: elapsed(),
-          runs,
-          programs: { boot: '', system: '' },
-          notRehearsed,
-          start: {},
-          engine: predicted,
-          enginePlan,
-          culprits: list,
-          final: enginePlan,
-          unexplained: [],
-        },
-      };
-      const [last] = await run([
-        {
-          tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]),
-        },
-      ]);
-      final = { boot: last!.boot, system: last!.system };
-    }
-    const unexplained = SYSCTL_MODELS.flatMap((model) =>
-      keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })),
-    );
-    return {
-      status: 'ran',
-      ms: elapsed(),
-      runs,
-      programs: { boot: avail.env.systemdSysctl, system: `${avail.env.sysctl} --system` },
-      notRehearsed,
-      start: Object.fromEntries(start),
-      engine: predicted,
-      enginePlan,
-      culprits: list,
-      final,
-      unexplained,
-    };
+    return await rehearsePlan(r);
   } catch (e) {
     if (e instanceof RehearsalUnavailable) return { status: 'skipped', reason: e.message };
     throw e;
   }
+}
+
+/** Only net.* keys live in a network namespace; the rest are left to the engine. */
+function netKeys(wanted: Map<string, string>): { keys: string[]; notRehearsed: Array<{ key: string; reason: string }> } {
+  const notRehearsed: Array<{ key: string; reason: string }> = [];
+  const keys: string[] = [];
+  for (const k of wanted.keys()) {
+    if (isNetKey(k)) keys.push(k);
+    else notRehearsed.push({ key: k, reason: `${k} is not a key of the network namespace: rehearsing it would write this host's own value` });
+  }
+  return { keys, notRehearsed };
+}
+
+const elapsed = (r: Rehearsal) => Math.round(performance.now() - r.t0);
+
+async function runTrials(r: Rehearsal, trials: RehearsalTrial[]): Promise<RehearsalRun['results']> {
+  const got = await runRehearsal(r.host, r.env, trials, r.keys, { start: r.start, seed: r.seed });
+  if ('reason' in got) throw new RehearsalUnavailable(got.reason);
+  r.runs++;
+  return got.results;
+}
+
+async function rehearsePlan(r: Rehearsal): Promise<SysctlRehearsal> {
+  const { spec, observed, engine, keys, wanted } = r;
+  const changes = engine.changes(spec, observed);
+  const planned = plannedTree(observed, changes);
+  const [first] = await runTrials(r, [{ tree: planned }]);
+  const enginePlan = { boot: first!.boot, system: first!.system };
+  dropAbsentKeys(r, enginePlan);
+  const predicted: RehearsedValues = { boot: {}, system: {} };
+  for (const model of SYSCTL_MODELS) for (const k of keys) predicted[model][k] = engine.verdict(planned, k, model).value;
+  const culprits = await bisectCulprits(r, changes, enginePlan);
+  const final = culprits.length > 0 ? await valuesWithCulpritsResolved(r, predicted, enginePlan, culprits) : enginePlan;
+  const unexplained = SYSCTL_MODELS.flatMap((model) =>
+    keys.filter((k) => !right(final[model][k], wanted.get(k)!)).map((k) => ({ key: k, model, value: final[model][k] ?? null })),
+  );
+  return {
+    status: 'ran',
+    ms: elapsed(r),
+    runs: r.runs,
+    programs: { boot: r.env.systemdSysctl, system: `${r.env.sysctl} --system` },
+    notRehearsed: r.notRehearsed,
+    start: Object.fromEntries(r.start),
+    engine: predicted,
+    enginePlan,
+    culprits,
+    final,
+    unexplained,
+  };
+}
+
+function dropAbsentKeys(r: Rehearsal, first: RehearsedValues): void {
+  for (const k of [...r.keys]) {
+    if (first.boot[k] === null && first.system[k] === null) {
+      r.notRehearsed.push({
+        key: k,
+        reason: `${k} does not exist in a fresh network namespace${moduleFor(k) ? ` (it appears once ${moduleFor(k)} is loaded)` : ''}`,
+      });
+      r.keys.splice(r.keys.indexOf(k), 1);
+    }
+  }
+}
+
+async function bisectCulprits(r: Rehearsal, changes: Change<SysctlOp>[], enginePlan: RehearsedValues): Promise<RehearsalCulprit[]> {
+  const { spec, observed, keys, wanted } = r;
+  // Bisect on the files as they are, with the engine's resolutions as left-out lines, so a culprit is named by its line on the host.
+  const owned = renderOwnedFile(spec);
+  const base = withFile(observed.tree, spec.file, owned, parseSysctlText(owned, spec.file).assignments);
+  const engineRemoved = new Set(changes.flatMap((c) => (c.op.kind === 'resolve' ? c.op.conflicts.map((x) => lineId(x.realPath, x.line)) : [])));
+  // One search per wrong key and program, run side by side (each in namespaces of its own).
+  const searches: KeySearch[] = SYSCTL_MODELS.flatMap((model) =>
+    keys.filter((k) => !right(enginePlan[model][k], wanted.get(k)!)).map((k) => ({ rehearsal: r, base, engineRemoved, model, k })),
+  );
+  const results = await Promise.all(searches.map(searchKey));
+  return mergeCulprits(r, results, enginePlan);
+}
+
+async function searchKey(s: KeySearch): Promise<{ model: SysctlModel; k: string; lines: CandidateLine[] }> {
+  const found = await minimalRemoval(candidateLines(s), (sets) => fixedByRemoving(s, sets));
+  return { model: s.model, k: s.k, lines: found?.lines ?? [] };
+}
+
+/** The net.* lines the program reads, once each, other than ours and those the engine already resolves. */
+function candidateLines(s: KeySearch): CandidateLine[] {
+  const file = s.rehearsal.spec.file;
+  const seen = new Set<string>();
+  const candidates: CandidateLine[] = [];
+  for (const ap of applySequence(s.base, s.model)) {
+    const id = lineId(ap.source.realPath, ap.assignment.line);
+    if (ap.source.path === file || ap.source.realPath === file || s.engineRemoved.has(id) || seen.has(id) || !isNetKey(ap.assignment.key)) continue;
+    seen.add(id);
+    const text = sysctlLines(ap.source.content)[ap.assignment.line - 1] ?? '';
+    candidates.push({ id, file: ap.tail ? SYSCTL_CONF : ap.source.path, line: ap.assignment.line, realPath: ap.source.realPath, text });
+  }
+  return candidates;
+}
+
+/** Per set of left-out lines: does the key come out right without them? */
+async function fixedByRemoving(s: KeySearch, sets: CandidateLine[][]): Promise<boolean[]> {
+  const r = s.rehearsal;
+  const got = await runTrials(
+    r,
+    sets.map((set) => ({ tree: s.base, removed: new Set([...s.engineRemoved, ...set.map((c) => c.id)]) })),
+  );
+  return got.map((v) => right(v[s.model][s.k], r.wanted.get(s.k)!));
+}
+
+/** A line that flips a key under both programs is one culprit with both models. */
+function mergeCulprits(
+  r: Rehearsal,
+  results: Array<{ model: SysctlModel; k: string; lines: CandidateLine[] }>,
+  enginePlan: RehearsedValues,
+): RehearsalCulprit[] {
+  const culprits = new Map<string, RehearsalCulprit>();
+  for (const { model, k, lines } of results) {
+    for (const c of lines) {
+      const id = `${c.id}\0${k}`;
+      const had = culprits.get(id);
+      if (had) had.models.push(model);
+      else
+        culprits.set(id, {
+          key: k,
+          wanted: r.wanted.get(k)!,
+          models: [model],
+          file: c.file,
+          line: c.line,
+          realPath: c.realPath,
+          text: c.text,
+          value: enginePlan[model][k] ?? null,
+        });
+    }
+  }
+  return [...culprits.values()];
+}
+
+/** One more run, with the culprits resolved as diff would resolve them. */
+async function valuesWithCulpritsResolved(
+  r: Rehearsal,
+  predicted: RehearsedValues,
+  enginePlan: RehearsedValues,
+  culprits: RehearsalCulprit[],
+): Promise<RehearsedValues> {
+  const { spec, observed, engine } = r;
+  const withCulprits: SysctlFileObserved = {
+    ...observed,
+    rehearsal: {
+      status: 'ran',
+      ms: elapsed(r),
+      runs: r.runs,
+      programs: { boot: '', system: '' },
+      notRehearsed: r.notRehearsed,
+      start: {},
+      engine: predicted,
+      enginePlan,
+      culprits,
+      final: enginePlan,
+      unexplained: [],
+    },
+  };
+  const [last] = await runTrials(r, [
+    {
+      tree: plannedTree(observed, [...engine.changes(spec, observed), ...diff(spec, withCulprits, { live: false }).filter((c) => c.op.kind === 'resolve')]),
+    },
+  ]);
+  return { boot: last!.boot, system: last!.system };
 }
 
 class RehearsalUnavailable extends Error {}
