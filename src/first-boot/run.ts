@@ -13,7 +13,8 @@ import { WriteDoor } from '../door/door.js';
 import { acquireLock } from '../door/lock.js';
 import { newRunJournal, reportModes, writeReport } from '../reconcile/reports.js';
 import { FIRST_BOOT_REPORT, FIRST_BOOT_UNIT, STAMP, WANTS_LINK } from '../resources/first-boot/unit.js';
-import { waitForCandidates, type CandidateWait } from './wait.js';
+import { waitForCandidates } from './wait.js';
+import type { FirstBootWait } from '../resources/types.js';
 import { TOOL_VERSION } from '../version.js';
 import { applyRun, openRun, planRun, type Io, type RunRequest } from '../reconcile/run.js';
 
@@ -24,7 +25,7 @@ export interface FirstBootOutcome {
   started: string;
   finished: string;
   seconds: number;
-  waited: CandidateWait[];
+  waited: FirstBootWait[];
   /** converged | in sync (verify) | failed | pending (verify found work) */
   result: 'converged' | 'in sync' | 'failed' | 'pending';
   /** Exit code of the apply or plan. */

@@ -226,6 +226,12 @@ export interface Provider<Spec extends BaseSpec = BaseSpec, Observed = unknown, 
    */
   atFirstBoot?(spec: Spec, changes: Change<Op>[]): FirstBootPart;
   /**
+   * Optional: what the image's first-boot run waits for before it applies
+   * (services that may take what this resource frees a few seconds late),
+   * with progress; each entry goes into first-boot.json's `waited`.
+   */
+  firstBootWait?(host: Host, spec: Spec, ctx: FirstBootWaitContext): Promise<FirstBootWait[]>;
+  /**
    * Optional: the engine derives this provider's one resource from the plan
    * of the desired ones (FirstBoot), instead of reading it from the desired
    * state; null: none this run. Planned after the desired resources.
@@ -275,6 +281,21 @@ export interface HostFacts {
   listeners?: { ports: number[]; busy: number[] };
   /** The sysctl.d tree as systemd-sysctl and sysctl --system read it. */
   sysctlTree?: SysctlTree;
+}
+
+/** One thing the first-boot run waited for, as first-boot.json lists it; the resource adds its own fields. */
+export interface FirstBootWait {
+  unit: string;
+  outcome: string;
+  seconds: number;
+}
+
+export interface FirstBootWaitContext {
+  progress: (message: string) => void;
+  /** What earlier resources already waited for: a unit is waited for once. */
+  waited: readonly FirstBootWait[];
+  /** Tests replace the poll's pause. */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 /** One resource's share of an image's first-boot run. */

@@ -12,6 +12,7 @@ import { maskOver } from '../../systemd/unit-mask.js';
 import type { TargetFs } from '../../host.js';
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { observeLive, observeOffline } from '../../ports/discover.js';
+import { waitForPortCandidates } from './first-boot-wait.js';
 import type { PortFreeObserved } from '../../ports/observed.js';
 import type { PortFreeOp, StopOp } from './ops.js';
 import { diffLivePort } from './diff-live.js';
@@ -58,6 +59,8 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
     candidates: changes.flatMap((c) => (c.op.kind === 'first-boot-wait' ? [c.op.unit] : [])),
     timeoutSec: spec.timeout_seconds,
   }),
+  // The first boot waits for the running candidates to listen or stop before it frees the ports (first-boot-wait.ts).
+  firstBootWait: (host, spec, ctx) => waitForPortCandidates(host, spec, ctx, observeLive),
 
   async observe(host, spec) {
     if (!host.live) return observeOffline(host, spec);
