@@ -153,4 +153,22 @@ export default [
       listens: [port],
     }),
   },
+  {
+    id: 'former-node-kubelet',
+    // Issue 46: a former kubespray node: its kubelet.service still enabled and holding its port, the static-pod
+    // manifests, kubelet.conf and etcd's data left behind. kubelet is the node's container runtime side: the plan
+    // stops nothing of it and points the operator to the former-node finding (kubespray's reset.yml).
+    wild: 'servers that were Kubernetes nodes before (kubelet still enabled, /etc/kubernetes and /var/lib/etcd left behind)',
+    port: true,
+    recipe: ({ port }) => ({
+      files: {
+        '/etc/systemd/system/kubelet.service': unit('kubelet: The Kubernetes Node Agent', [`ExecStart=${D} ${port}`, 'Restart=always', 'RestartSec=5']),
+        ...wants('kubelet.service'),
+        '/etc/kubernetes/manifests/kube-apiserver.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\n  namespace: kube-system\n',
+        '/etc/kubernetes/kubelet.conf': 'apiVersion: v1\nkind: Config\n',
+        '/var/lib/etcd/member/snap/db': 'etcd data\n',
+      },
+      listens: [port],
+    }),
+  },
 ];
