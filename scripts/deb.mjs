@@ -5,6 +5,9 @@
 // FHS 3.0 and lintian ask of an executable that is not itself a command) with
 // /usr/bin/k8s-host-reconcile linking to it: node decides ESM by the real
 // file's extension, and an extensionless ESM file would not load on node 18.
+//
+// Reproducible: every time in the package is SOURCE_DATE_EPOCH (by default
+// the last commit's time), so two builds of one commit are the same bytes.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -31,6 +34,23 @@ try {
   process.stderr.write('deb: the npm package esbuild is missing: run npm ci\n');
   process.exit(1);
 }
+
+// The one time the package carries: the caller's SOURCE_DATE_EPOCH, else the
+// last commit's (https://reproducible-builds.org/docs/source-date-epoch/).
+let epoch = process.env.SOURCE_DATE_EPOCH;
+if (epoch === undefined || epoch === '') {
+  const git = spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: repo, encoding: 'utf8' });
+  epoch = git.status === 0 ? git.stdout.trim() : '';
+  if (!epoch) {
+    process.stderr.write('deb: not a git checkout: set SOURCE_DATE_EPOCH (seconds since 1970) to the time the package should carry\n');
+    process.exit(1);
+  }
+}
+if (!/^\d+$/.test(epoch)) {
+  process.stderr.write(`deb: SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(epoch)}\n`);
+  process.exit(1);
+}
+const when = Number(epoch);
 
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const NAME = 'k8s-host-reconcile';
@@ -94,7 +114,7 @@ put(
     '',
   ].join('\n'),
 );
-const date = execFileSync('date', ['-R', '-u', '-d', `@${Math.floor(fs.statSync(path.join(repo, 'package.json')).mtimeMs / 1000)}`])
+const date = execFileSync('date', ['-R', '-u', '-d', `@${when}`])
   .toString()
   .trim();
 put(
@@ -151,8 +171,25 @@ put(
     '',
   ].join('\n'),
 );
-for (const d of ['', 'DEBIAN']) fs.chmodSync(path.join(stage, d), 0o755);
+
+// Every entry the same whatever the umask and the clock: directories 0755,
+// and each time SOURCE_DATE_EPOCH (dpkg-deb only clamps later times to it).
+const settle = (rel) => {
+  const p = path.join(stage, rel);
+  const st = fs.lstatSync(p);
+  if (st.isDirectory()) {
+    fs.chmodSync(p, 0o755);
+    for (const e of fs.readdirSync(p)) settle(rel ? `${rel}/${e}` : e);
+  }
+  fs.lutimesSync(p, when, when);
+};
+settle('');
 
 fs.rmSync(out, { force: true });
-execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, out], { stdio: ['ignore', 'ignore', 'inherit'] });
+// dpkg-deb (1.21) takes the ar members' times from SOURCE_DATE_EPOCH and sorts the tar entries; root:root owns them;
+// one xz thread, because a multi-threaded xz splits its output in blocks, and a machine with other cores would get other bytes.
+execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, out], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+  env: { ...process.env, SOURCE_DATE_EPOCH: String(when), DPKG_DEB_THREADS_MAX: '1' },
+});
 process.stdout.write(`${path.relative(process.cwd(), out)}\n`);

@@ -1,8 +1,8 @@
-// `npm run deb`: the package builds with dpkg-deb, lintian --pedantic
-// reports only the tags it overrides with a reason, and it installs with dpkg
-// into a fresh Debian 12 chroot whose only node is Debian's own nodejs (18),
-// where `k8s-host-reconcile plan --root` (with the conffile as its default
-// desired state) and a bake run.
+// `npm run deb`: the package builds with dpkg-deb, the same bytes every time
+// for one commit, lintian --pedantic reports only the tags it overrides with
+// a reason, and it installs with dpkg into a fresh Debian 12 chroot whose only
+// node is Debian's own nodejs (18), where `k8s-host-reconcile plan --root`
+// (with the conffile as its default desired state) and a bake run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,6 +19,58 @@ const CONFFILE = '/etc/k8s-host-reconcile/desired-state.yaml';
 const SCHEMA = '/usr/share/k8s-host-reconcile/desired-state.schema.json';
 
 let chroot: string;
+/** sha256 of the build beforeAll made, and when it finished. */
+let firstSha: string;
+let firstBuiltAt: number;
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+function buildDeb(env: NodeJS.ProcessEnv = {}) {
+  // Every build here has the default time (the last commit's), unless a test names one.
+  const { SOURCE_DATE_EPOCH: _caller, ...inherited } = process.env;
+  const built = spawnSync(process.execPath, ['scripts/deb.mjs'], { cwd: repo, encoding: 'utf8', env: { ...inherited, ...env } });
+  expect(built.stderr).toBe('');
+  expect(built.status).toBe(0);
+}
+/** The last commit's time, the build's default SOURCE_DATE_EPOCH. */
+const commitTime = () => Number(spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: repo, encoding: 'utf8' }).stdout.trim());
+
+/** The deb's ar members (deb(5): the common ar format): name, mtime, uid, gid, mode, read from the 60-byte headers. */
+function arMembers(file: string) {
+  const b = readFileSync(file);
+  expect(b.subarray(0, 8).toString('latin1')).toBe('!<arch>\n');
+  const out: { name: string; mtime: number; uid: string; gid: string }[] = [];
+  for (let at = 8; at < b.length;) {
+    const h = b.subarray(at, at + 60).toString('latin1');
+    const size = Number(h.slice(48, 58).trim());
+    out.push({
+      name: h.slice(0, 16).trim().replace(/\/$/, ''),
+      mtime: Number(h.slice(16, 28).trim()),
+      uid: h.slice(28, 34).trim(),
+      gid: h.slice(34, 40).trim(),
+    });
+    at += 60 + size + (size % 2);
+  }
+  return out;
+}
+
+/** `tar -tv` of the data or control member: mode, owner/group as numbers, time (UTC), name. */
+function tarEntries(which: '--fsys-tarfile' | '--ctrl-tarfile') {
+  const tar = spawnSync('sh', ['-c', 'dpkg-deb "$1" "$2" | tar --list --verbose --numeric-owner --full-time -f -', 'sh', which, DEB], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, TZ: 'UTC', LC_ALL: 'C' },
+  });
+  expect(tar.status).toBe(0);
+  return tar.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => {
+      const m = /^(\S+) (\d+)\/(\d+) +\d+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (.*)$/.exec(l);
+      expect(m, l).not.toBeNull();
+      return { mode: m![1]!, owner: `${m![2]}/${m![3]}`, time: m![4]!, name: m![5]!.replace(/ -> .*$/, '') };
+    });
+}
+/** "2026-12-07 02:03:30": how tar --full-time prints a time in UTC. */
+const utc = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 function inChroot(args: string[], timeout = 300_000) {
   // A private mount namespace, so the chroot's /proc mount never shows on this machine.
@@ -35,9 +87,9 @@ function inChroot(args: string[], timeout = 300_000) {
 }
 
 beforeAll(() => {
-  const built = spawnSync(process.execPath, ['scripts/deb.mjs'], { cwd: repo, encoding: 'utf8' });
-  expect(built.stderr).toBe('');
-  expect(built.status).toBe(0);
+  buildDeb();
+  firstSha = sha256(DEB);
+  firstBuiltAt = Date.now();
   chroot = freshChroot('bookworm');
 }, 1_800_000);
 // Removing a whole Debian chroot takes more than vitest's default 10 s hook time on a loaded machine.
@@ -73,6 +125,41 @@ describe('the Debian package', () => {
     expect(shipped).not.toMatch(/\/root\/ks|\/opt\/ks/);
     expect(shipped).toMatch(/^reports_dir: \/var\/lib\/k8s-host-reconcile\/reports$/m);
   });
+
+  it('two builds of one commit are the same bytes: every time is the last commit time, entries sorted and root:root', () => {
+    // A later build, with the sources' and the stage's file times all newer than the first one's.
+    while (Date.now() - firstBuiltAt < 2_100) spawnSync('sleep', ['0.2']);
+    spawnSync('touch', [path.join(repo, 'contrib/deb/desired-state.yaml')]);
+    buildDeb();
+    expect(sha256(DEB)).toBe(firstSha);
+
+    const epoch = commitTime();
+    expect(arMembers(DEB)).toEqual([
+      { name: 'debian-binary', mtime: epoch, uid: '0', gid: '0' },
+      { name: 'control.tar.xz', mtime: epoch, uid: '0', gid: '0' },
+      { name: 'data.tar.xz', mtime: epoch, uid: '0', gid: '0' },
+    ]);
+    for (const member of ['--fsys-tarfile', '--ctrl-tarfile'] as const) {
+      const entries = tarEntries(member);
+      expect(entries.length).toBeGreaterThan(3);
+      expect(new Set(entries.map((e) => `${e.owner} ${e.time}`))).toEqual(new Set([`0/0 ${utc(epoch)}`]));
+      // dpkg-deb puts the links last; each part is in byte order.
+      for (const part of [entries.filter((e) => !e.mode.startsWith('l')), entries.filter((e) => e.mode.startsWith('l'))]) {
+        const names = part.map((e) => e.name);
+        expect(names).toEqual([...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      }
+    }
+    const changelog = spawnSync('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/share/doc/k8s-host-reconcile/changelog.gz', 'sh', DEB]);
+    expect(gunzipSync(changelog.stdout).toString('utf8')).toContain(`  ${new Date(epoch * 1000).toUTCString().replace('GMT', '+0000')}\n`);
+
+    // The caller's SOURCE_DATE_EPOCH wins; then the default build is the first one's bytes again.
+    buildDeb({ SOURCE_DATE_EPOCH: '1700000000' });
+    expect(arMembers(DEB).map((m) => m.mtime)).toEqual([1700000000, 1700000000, 1700000000]);
+    expect(new Set(tarEntries('--fsys-tarfile').map((e) => e.time))).toEqual(new Set([utc(1700000000)]));
+    expect(sha256(DEB)).not.toBe(firstSha);
+    buildDeb();
+    expect(sha256(DEB)).toBe(firstSha);
+  }, 120_000);
 
   it('lintian --pedantic (with info and experimental tags) reports nothing but the tags the package overrides, each with a reason', () => {
     const r = spawnSync('lintian', ['--pedantic', '--display-info', '--display-experimental', '--show-overrides', '--fail-on', 'none', DEB], {
