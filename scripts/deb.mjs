@@ -1,9 +1,13 @@
 // `npm run deb`: dist/k8s-host-reconcile_<version>_all.deb, built with
 // dpkg-deb from the bundle, the default desired state and schema, the
 // first-boot unit and a man page rendered by go-md2man (Debian's package).
-// The program is /usr/lib/k8s-host-reconcile/reconcile.mjs with
-// /usr/bin/reconcile linking to it: node decides ESM by the real file's
-// extension, and an extensionless ESM file would not load on node 18.
+// The program is /usr/libexec/k8s-host-reconcile/reconcile.mjs (libexec, as
+// FHS 3.0 and lintian ask of an executable that is not itself a command) with
+// /usr/bin/k8s-host-reconcile linking to it: node decides ESM by the real
+// file's extension, and an extensionless ESM file would not load on node 18.
+//
+// Reproducible: every time in the package is SOURCE_DATE_EPOCH (by default
+// the last commit's time), so two builds of one commit are the same bytes.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -31,6 +35,23 @@ try {
   process.exit(1);
 }
 
+// The one time the package carries: the caller's SOURCE_DATE_EPOCH, else the
+// last commit's (https://reproducible-builds.org/docs/source-date-epoch/).
+let epoch = process.env.SOURCE_DATE_EPOCH;
+if (epoch === undefined || epoch === '') {
+  const git = spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: repo, encoding: 'utf8' });
+  epoch = git.status === 0 ? git.stdout.trim() : '';
+  if (!epoch) {
+    process.stderr.write('deb: not a git checkout: set SOURCE_DATE_EPOCH (seconds since 1970) to the time the package should carry\n');
+    process.exit(1);
+  }
+}
+if (!/^\d+$/.test(epoch)) {
+  process.stderr.write(`deb: SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(epoch)}\n`);
+  process.exit(1);
+}
+const when = Number(epoch);
+
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const NAME = 'k8s-host-reconcile';
 const version = pkg.version;
@@ -49,7 +70,12 @@ await build({
   format: 'esm',
   logLevel: 'warning',
 });
-const { firstBootUnit, FIRST_BOOT_UNIT, PACKAGED_PROGRAM } = await import(unitModule);
+const { firstBootUnit, FIRST_BOOT_UNIT, IMAGE_DESIRED, PACKAGED_PROGRAM } = await import(unitModule);
+const versionModule = path.join(repo, 'dist', 'deb', 'version.mjs');
+await build({ entryPoints: [path.join(repo, 'src/version.ts')], outfile: versionModule, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
+// The paths the CLI takes for the package's own (its default -f, how it knows it is the packaged program) are the ones installed.
+const { PACKAGED_BUNDLE, PACKAGED_DESIRED_STATE } = await import(versionModule);
+if (PACKAGED_DESIRED_STATE !== IMAGE_DESIRED) throw new Error(`the CLI's default ${PACKAGED_DESIRED_STATE} is not the first boot's ${IMAGE_DESIRED}`);
 
 fs.rmSync(stage, { recursive: true, force: true });
 const put = (rel, data, mode = 0o644) => {
@@ -62,16 +88,18 @@ const gz = (data) => zlib.gzipSync(data, { level: 9 }); // no name, no mtime in 
 
 const bundle = fs.readFileSync(path.join(repo, 'dist/reconcile.mjs'));
 if (!bundle.subarray(0, 20).toString().startsWith('#!/usr/bin/env node\n')) throw new Error('dist/reconcile.mjs does not start with #!/usr/bin/env node');
-put(`usr/lib/${NAME}/reconcile.mjs`, bundle, 0o755);
+put(PACKAGED_BUNDLE.slice(1), bundle, 0o755);
 fs.mkdirSync(path.join(stage, 'usr/bin'), { recursive: true });
-fs.symlinkSync(`../lib/${NAME}/reconcile.mjs`, path.join(stage, PACKAGED_PROGRAM.slice(1)));
-put(`usr/share/${NAME}/desired-state.yaml`, fs.readFileSync(path.join(repo, 'desired-state.yaml')));
+fs.symlinkSync(path.relative(path.dirname(PACKAGED_PROGRAM), PACKAGED_BUNDLE), path.join(stage, PACKAGED_PROGRAM.slice(1)));
+// Not the repository's desired-state.yaml: that one names the lab's checkout and reports directory.
+put(PACKAGED_DESIRED_STATE.slice(1), fs.readFileSync(path.join(repo, 'contrib/deb/desired-state.yaml')));
 put(`usr/share/${NAME}/desired-state.schema.json`, fs.readFileSync(path.join(repo, 'schema/desired-state.schema.json')));
+put(`usr/share/lintian/overrides/${NAME}`, fs.readFileSync(path.join(repo, 'contrib/deb/lintian-overrides')));
 // Shipped, not enabled: a bake enables it in an image (with the candidates it found); on a host, `systemctl enable` does.
 put(`lib/systemd/system/${FIRST_BOOT_UNIT}`, firstBootUnit({ exec: [PACKAGED_PROGRAM], after: [], timeoutSec: 900 }));
 
 const man = execFileSync('go-md2man', ['-in', path.join(repo, 'docs/reconcile.1.md')]);
-put('usr/share/man/man1/reconcile.1.gz', gz(man));
+put(`usr/share/man/man1/${path.basename(PACKAGED_PROGRAM)}.1.gz`, gz(man));
 put(
   `usr/share/doc/${NAME}/copyright`,
   [
@@ -86,7 +114,7 @@ put(
     '',
   ].join('\n'),
 );
-const date = execFileSync('date', ['-R', '-u', '-d', `@${Math.floor(fs.statSync(path.join(repo, 'package.json')).mtimeMs / 1000)}`])
+const date = execFileSync('date', ['-R', '-u', '-d', `@${when}`])
   .toString()
   .trim();
 put(
@@ -120,6 +148,8 @@ const sums =
     .join('\n') + '\n';
 const sizeKb = Math.ceil(files.reduce((n, f) => n + fs.lstatSync(path.join(stage, f)).size, 0) / 1024);
 put('DEBIAN/md5sums', sums);
+// dpkg keeps an admin's edits of these across upgrades (and asks when both changed).
+put('DEBIAN/conffiles', `${PACKAGED_DESIRED_STATE}\n`);
 put(
   'DEBIAN/control',
   [
@@ -132,16 +162,34 @@ put(
     'Section: admin',
     'Priority: optional',
     'Description: make a Debian host or image safe to install Kubernetes on',
-    ' reconcile compares a host with a desired state (swap off, the overlay and',
-    ' br_netfilter modules, the forwarding sysctls, free control-plane ports) and',
-    ' converges it, now and at every later boot, with a journal to roll back.',
+    ' k8s-host-reconcile compares a host with a desired state (swap off, the',
+    ' overlay and br_netfilter modules, the forwarding sysctls, free control-plane',
+    ' ports) and converges it, now and at every later boot, with a journal to roll',
+    ' back.',
     ' Run with --root on an unbooted image, it leaves what only a running system',
     ' can judge to a one-shot first-boot unit.',
     '',
   ].join('\n'),
 );
-for (const d of ['', 'DEBIAN']) fs.chmodSync(path.join(stage, d), 0o755);
+
+// Every entry the same whatever the umask and the clock: directories 0755,
+// and each time SOURCE_DATE_EPOCH (dpkg-deb only clamps later times to it).
+const settle = (rel) => {
+  const p = path.join(stage, rel);
+  const st = fs.lstatSync(p);
+  if (st.isDirectory()) {
+    fs.chmodSync(p, 0o755);
+    for (const e of fs.readdirSync(p)) settle(rel ? `${rel}/${e}` : e);
+  }
+  fs.lutimesSync(p, when, when);
+};
+settle('');
 
 fs.rmSync(out, { force: true });
-execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, out], { stdio: ['ignore', 'ignore', 'inherit'] });
+// dpkg-deb (1.21) takes the ar members' times from SOURCE_DATE_EPOCH and sorts the tar entries; root:root owns them;
+// one xz thread, because a multi-threaded xz splits its output in blocks, and a machine with other cores would get other bytes.
+execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, out], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+  env: { ...process.env, SOURCE_DATE_EPOCH: String(when), DPKG_DEB_THREADS_MAX: '1' },
+});
 process.stdout.write(`${path.relative(process.cwd(), out)}\n`);

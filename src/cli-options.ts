@@ -47,8 +47,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'file',
     short: 'f',
     value: 'FILE',
-    summary: 'desired state (default ./desired-state.yaml)',
-    detail: `The package's default is ${PACKAGED_DESIRED_STATE}.`,
+    summary: `desired state (default ./desired-state.yaml; the package's program: ${PACKAGED_DESIRED_STATE})`,
+    detail: 'That file is a conffile: edit it in place, and an upgrade keeps your edits.',
   },
   {
     name: 'root',
@@ -367,6 +367,8 @@ export function errorUsage(c: CommandSpec | undefined): string {
 }
 
 // The man page (go-md2man's Markdown): two generated regions of docs/reconcile.1.md.
+// Only the Debian package installs it, so it names the command the package installs.
+const MAN_PROGRAM = 'k8s-host-reconcile';
 const manFlag = (o: OptionSpec): string => `${o.short ? `**-${o.short}**, ` : ''}**--${o.name}**${o.value ? ` *${o.value}*` : ''}`;
 const manSynopsisWord = (o: OptionSpec): string => `[${o.short ? `**-${o.short}**` : `**--${o.name}**`}${o.value ? ` *${o.value}*` : ''}]`;
 const sentence = (s: string): string => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.endsWith('.') ? '' : '.'}`;
@@ -383,15 +385,17 @@ const optionPlace = (o: OptionSpec): string =>
 /** From `# SYNOPSIS` up to the next section. */
 export function manSynopsis(): string {
   const lines = COMMANDS.map((c) =>
-    ['**reconcile**', `**${c.name}**`, ...(c.operands ? [c.operands.replace(/([A-Z_]+)/, '*$1*')] : []), ...commandOptions(c).map(manSynopsisWord)].join(' '),
+    [`**${MAN_PROGRAM}**`, `**${c.name}**`, ...(c.operands ? [c.operands.replace(/([A-Z_]+)/, '*$1*')] : []), ...commandOptions(c).map(manSynopsisWord)].join(
+      ' ',
+    ),
   );
   return (
-    `# SYNOPSIS\n\n${[...lines, '**reconcile** **--help** | **--version** | **--providers**', '**reconcile** *COMMAND* **--help**'].join('\n\n')}\n\n` +
+    `# SYNOPSIS\n\n${[...lines, `**${MAN_PROGRAM}** **--help** | **--version** | **--providers**`, `**${MAN_PROGRAM}** *COMMAND* **--help**`].join('\n\n')}\n\n` +
     `Each command also has a flag form, with the same behaviour and exit codes: ${ALIASED.map((c) => `**${c.alias}** for **${c.name}**`).join(', ')}.\n`
   );
 }
 
-/** From `# COMMANDS` up to `# FILES`: commands, options and exit status. */
+/** From `# COMMANDS` up to `# ENVIRONMENT`: commands, options and exit status. */
 export function manReference(): string {
   const commands = COMMANDS.map(
     (c) =>
@@ -429,7 +433,7 @@ export function docRegions(): DocRegion[] {
   return [
     { file: 'README.md', begin: '<!-- usage:table -->\n', end: '<!-- /usage:table -->', text: `<!-- usage:table -->\n${readmeUsage()}\n` },
     { file: 'docs/reconcile.1.md', begin: '# SYNOPSIS\n', end: '# DESCRIPTION\n', text: `${manSynopsis()}\n` },
-    { file: 'docs/reconcile.1.md', begin: '# COMMANDS\n', end: '# FILES\n', text: `${manReference()}\n` },
+    { file: 'docs/reconcile.1.md', begin: '# COMMANDS\n', end: '# ENVIRONMENT\n', text: `${manReference()}\n` },
   ];
 }
 

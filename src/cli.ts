@@ -19,7 +19,7 @@ import {
 } from './cli-options.js';
 import { errorDocument, type ErrorDocument } from './error-document.js';
 import { redactString } from './redact.js';
-import { FORMAT_VERSION, TOOL_VERSION } from './version.js';
+import { FORMAT_VERSION, PACKAGED_BUNDLE, PACKAGED_DESIRED_STATE, TOOL_VERSION } from './version.js';
 import type { Io } from './reconcile/run.js';
 import type { ColorMode } from './reconcile/plan-text.js';
 
@@ -246,7 +246,7 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
     return await run(
       {
         mode: args.facts ? 'facts' : args.plan ? 'plan' : 'apply',
-        file: typeof args.file === 'string' ? args.file : 'desired-state.yaml',
+        file: typeof args.file === 'string' ? args.file : defaultDesiredState(),
         root: typeof args.root === 'string' ? args.root : undefined,
         json,
         detail: args.quiet ? 'quiet' : args.verbose ? 'verbose' : 'normal',
@@ -271,6 +271,16 @@ function runError(e: unknown, say: Answers): number {
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
     return say.fail(`${describeFsError(e)}${(e as NodeJS.ErrnoException).path ? `: ${(e as NodeJS.ErrnoException).path}` : ''}`);
   return say.internal(e);
+}
+
+/**
+ * -f's default: the package's conffile when this is the packaged program (its
+ * own file is the package's bundle; node gives the real file behind the
+ * /usr/bin link), so an installed `k8s-host-reconcile plan` works from any
+ * directory; ./desired-state.yaml for every other run (a checkout, the bundle).
+ */
+function defaultDesiredState(url: string = import.meta.url): string {
+  return url === pathToFileURL(PACKAGED_BUNDLE).href ? PACKAGED_DESIRED_STATE : 'desired-state.yaml';
 }
 
 // Run only as the program itself, not when imported by tests.

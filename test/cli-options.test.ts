@@ -121,7 +121,9 @@ describe('help', () => {
     const r = await cli(['plan', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('Usage: reconcile plan [-f FILE] [--root DIR] [--json] [-q] [-v] [--color WHEN] [--no-color]');
-    expect(r.stdout).toMatch(/^Options:\n {2}-f, --file FILE {2}desired state \(default \.\/desired-state\.yaml\)$/m);
+    expect(r.stdout).toMatch(
+      /^Options:\n {2}-f, --file FILE {2}desired state \(default \.\/desired-state\.yaml; the package's\n {19}program: \/etc\/k8s-host-reconcile\/desired-state\.yaml\)$/m,
+    );
     expect(r.stdout).toMatch(/^Exit codes:\n {2}0 {2}the host is in sync\n {2}1 {2}error/m);
     expect(r.stdout).toMatch(/^ {2}2 {2}changes pending/m);
     expect(r.stdout).not.toContain('--force');

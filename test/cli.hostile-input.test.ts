@@ -545,7 +545,7 @@ cases.push({
   args: ['--plan', '-f', path.join(work, 'nope.yaml')],
   noFile: true,
   exit: 1,
-  names: [`${path.join(work, 'nope.yaml')}:1:1`, 'no such file', '-f FILE', '/usr/share/k8s-host-reconcile/desired-state.yaml'],
+  names: [`${path.join(work, 'nope.yaml')}:1:1`, 'no such file', '-f FILE', '/etc/k8s-host-reconcile/desired-state.yaml'],
 });
 cases.push({ name: 'CLI: -f names a directory', args: ['--plan', '-f', work], noFile: true, exit: 1, names: [`${work}:1:1`, 'directory'] });
 cases.push({ name: 'CLI: -f /dev/zero', args: ['--plan', '-f', '/dev/zero'], noFile: true, exit: 1, names: ['/dev/zero:1:1', 'not a regular file'] });

@@ -47,7 +47,7 @@ function image(opts: { firstBoot?: string; node?: boolean; packaged?: boolean } 
   spawnSync('ln', ['-s', '/etc/systemd/system/agent.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/agent.service')]);
   for (const d of ['run', 'root']) mkdirSync(path.join(root, d), { recursive: true });
   if (opts.node !== false) put('usr/bin/node', '#!/bin/sh\n', 0o755);
-  if (opts.packaged) put('usr/bin/reconcile', '#!/usr/bin/env node\n// the packaged program\n', 0o755);
+  if (opts.packaged) put('usr/bin/k8s-host-reconcile', '#!/usr/bin/env node\n// the packaged program\n', 0o755);
   const desired = path.join(root, 'desired.yaml');
   writeFileSync(
     desired,
@@ -112,11 +112,11 @@ describe('first_boot: apply (the default in image mode)', () => {
     );
   });
 
-  it('with the .deb in the image (/usr/bin/reconcile) the unit runs it and no bundle is copied', () => {
+  it('with the .deb in the image (/usr/bin/k8s-host-reconcile) the unit runs it and no bundle is copied', () => {
     const { root, desired } = image({ packaged: true, node: false });
     const a = reconcile(['--apply', '-f', desired, '--root', root]);
     expect(a.code).toBe(0);
-    expect(execStart(root)).toBe('ExecStart=/usr/bin/reconcile --first-boot -f /etc/k8s-host-reconcile/desired-state.yaml');
+    expect(execStart(root)).toBe('ExecStart=/usr/bin/k8s-host-reconcile --first-boot -f /etc/k8s-host-reconcile/desired-state.yaml');
     expect(existsSync(path.join(root, 'usr/local/lib/k8s-host-reconcile/reconcile.mjs'))).toBe(false);
     expect(systemctlRoot(root, 'is-enabled', UNIT)).toBe('enabled');
   });

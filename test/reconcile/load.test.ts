@@ -164,10 +164,10 @@ describe('a desired state that is not there', () => {
     try {
       process.chdir(tmp);
       expect(() => readDesiredStateFile('desired-state.yaml')).toThrow(
-        `desired-state.yaml:1:1 no such file (looked for in ${realpathSync(tmp)}); name the desired state with -f FILE (the package installs one at /usr/share/k8s-host-reconcile/desired-state.yaml)`,
+        `desired-state.yaml:1:1 no such file (looked for in ${realpathSync(tmp)}); name the desired state with -f FILE (the package installs one at /etc/k8s-host-reconcile/desired-state.yaml)`,
       );
       expect(() => readDesiredStateFile(path.join(tmp, 'x.yaml'))).toThrow(
-        `${path.join(tmp, 'x.yaml')}:1:1 no such file; name the desired state with -f FILE (the package installs one at /usr/share/k8s-host-reconcile/desired-state.yaml)`,
+        `${path.join(tmp, 'x.yaml')}:1:1 no such file; name the desired state with -f FILE (the package installs one at /etc/k8s-host-reconcile/desired-state.yaml)`,
       );
     } finally {
       process.chdir(cwd);

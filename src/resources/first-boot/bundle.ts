@@ -13,7 +13,7 @@ export interface RunningBundle {
 
 /**
  * In the bundle, import.meta.url is the bundle file itself (dist/reconcile.mjs,
- * or /usr/bin/reconcile from the .deb); run from the TypeScript sources it is
+ * or /usr/libexec/k8s-host-reconcile/reconcile.mjs from the .deb); run from the TypeScript sources it is
  * a .ts module, and there is no single file to copy.
  */
 export function runningBundle(url: string = import.meta.url): RunningBundle | null {

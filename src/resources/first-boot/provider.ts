@@ -13,7 +13,7 @@ import { firstBootSpec, type FirstBootSpec } from './spec.js';
 export type { FirstBootSpec };
 
 export interface FirstBootObserved {
-  /** /usr/bin/reconcile is in the image (the Debian package): nothing to copy. */
+  /** /usr/bin/k8s-host-reconcile is in the image (the Debian package): nothing to copy. */
   packaged: boolean;
   /** Where node was found in the image, or null. */
   node: string | null;
@@ -101,7 +101,7 @@ export const firstBootProvider: Provider<FirstBootSpec, FirstBootObserved, First
           id: 'bundle',
           action: 'operator',
           summary: `no single-file program to copy to ${IMAGE_BUNDLE}`,
-          operator: 'this run is not the bundle (it runs from the sources); bake with dist/reconcile.mjs (npm run bundle) or /usr/bin/reconcile',
+          operator: 'this run is not the bundle (it runs from the sources); bake with dist/reconcile.mjs (npm run bundle) or /usr/bin/k8s-host-reconcile',
           op: { kind: 'none' },
         });
       } else if (o.bundle !== spec.bundle.bytes) {

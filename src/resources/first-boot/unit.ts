@@ -8,16 +8,17 @@
 // stays visible (the unit failed, still enabled) and runs again at the next
 // boot, after an operator fixed the cause.
 import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
+import { PACKAGED_DESIRED_STATE } from '../../version.js';
 
 export const FIRST_BOOT_UNIT = 'k8s-host-reconcile-first-boot.service';
 export const UNIT_PATH = `${SYSTEMD_SYSTEM_ETC}/${FIRST_BOOT_UNIT}`;
 export const WANTS_LINK = `${SYSTEMD_SYSTEM_ETC}/multi-user.target.wants/${FIRST_BOOT_UNIT}`;
-/** The desired state the first boot reads (a byte-exact copy of the bake's). */
-export const IMAGE_DESIRED = '/etc/k8s-host-reconcile/desired-state.yaml';
-/** Where the bake copies the running bundle when the image has no /usr/bin/reconcile. */
+/** The desired state the first boot reads (a byte-exact copy of the bake's): the package's conffile, so a packaged image's first boot and its later runs read one file. */
+export const IMAGE_DESIRED = PACKAGED_DESIRED_STATE;
+/** Where the bake copies the running bundle when the image has no /usr/bin/k8s-host-reconcile. */
 export const IMAGE_BUNDLE = '/usr/local/lib/k8s-host-reconcile/reconcile.mjs';
-/** The Debian package's program. */
-export const PACKAGED_PROGRAM = '/usr/bin/reconcile';
+/** The Debian package's program (not /usr/bin/reconcile: too generic a name for /usr/bin). */
+export const PACKAGED_PROGRAM = '/usr/bin/k8s-host-reconcile';
 export const STAMP = '/var/lib/k8s-host-reconcile/first-boot.done';
 /** The first-boot run's own report, in reports_dir. */
 export const FIRST_BOOT_REPORT = 'first-boot.json';
@@ -48,7 +49,7 @@ export function firstBootUnit(o: UnitOptions): string {
     `# ${FIRST_BOOT_UNIT} and first-boot.json in the reports directory.`,
     '[Unit]',
     'Description=k8s-host-reconcile: converge the host at its first boot',
-    'Documentation=man:reconcile(1)',
+    'Documentation=man:k8s-host-reconcile(1)',
     `After=${after.join(' ')}`,
     `Before=${RUNTIMES.join(' ')}`,
     `ConditionPathExists=!${STAMP}`,
