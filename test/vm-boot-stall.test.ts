@@ -95,7 +95,7 @@ describe('a VM boot whose kernel never starts the stage', () => {
     expect(lines(path.join(d, 'boots'))).toEqual(['2']);
   });
 
-  it('does not retry a guest that failed after or without a stall (a panic is the scenario\'s failure)', () => {
+  it("does not retry a guest that failed after or without a stall (a panic is the scenario's failure)", () => {
     const d = harness(['panic', 'ok']);
     const r = bootIn(d);
     expect(r).toMatchObject({ ok: false, kind: 'BootError' });
