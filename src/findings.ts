@@ -63,7 +63,7 @@ export function checkNameProblem(name: string): string | null {
 
 /** What accepting this finding here leaves as it was: kubespray's run, told in the finding's own terms. */
 function acceptedNote(f: Finding, kubeadm: boolean): string {
-  const ignore = `kubespray's kubeadm_ignore_preflight_errors must name ${f.check}`;
+  const ignore = `kubespray's kubeadm_ignore_preflight_errors names ${f.check}`;
   if (!kubeadm)
     return `accepted here only: kubeadm still runs its own checks of what this names (the names in brackets above); for the install, kubespray's kubeadm_ignore_preflight_errors must name those`;
   if (f.stops) return `accepted here only: kubespray's install still stops at kubeadm's preflight (exit 1 stays) unless ${ignore}`;

@@ -128,7 +128,7 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
 
 /** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
 async function runFacts({ host, desired, req, io, progress }: RunContext): Promise<number> {
-  const extra = withAcceptances({ req, desired }, await hostReports(host, desired, progress, null));
+  const extra = withAcceptances({ req, desired, progress }, await hostReports(host, desired, progress, null));
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
     io.stdout.write(jsonText(redactDeep({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings })));
@@ -159,9 +159,13 @@ const KUBEADM_CHECKS = CHECKERS.map((c) => c.name);
 const KNOWN_CHECKS = [...KUBEADM_CHECKS.filter((n) => !n.startsWith('FileExisting-')), FORMER_NODE_CHECK];
 
 /** Every finding an accepted name names marked accepted, and a warning for a name that accepts nothing. */
-function withAcceptances({ req, desired }: Pick<RunContext, 'req' | 'desired'>, extra: HostReports): HostReports {
+function withAcceptances({ req, desired, progress }: Pick<RunContext, 'req' | 'desired' | 'progress'>, extra: HostReports): HostReports {
   const accepts = acceptances(req, desired);
-  return accepts.length === 0 ? extra : { ...extra, findings: acceptFindings(extra.findings, accepts, KNOWN_CHECKS, KUBEADM_CHECKS) };
+  if (accepts.length === 0) return extra;
+  const findings = acceptFindings(extra.findings, accepts, KNOWN_CHECKS, KUBEADM_CHECKS);
+  // A name that accepts nothing is also said on stderr: -q and --json show no warning line on stdout's first screen.
+  for (const f of findings.slice(extra.findings.length)) progress(`warning: ${f.message}`);
+  return { ...extra, findings };
 }
 
 /** Every unfinished run's journal read and checked before this run writes anything; entries not ours are named. */
@@ -241,7 +245,7 @@ interface Observed {
 async function observeForPlan({ host, desired, req, progress }: RunContext): Promise<Observed> {
   const plan = await makePlan(host, desired);
   const before = host.live ? await observeBeforeState(host, plan) : null;
-  const extra = withAcceptances({ req, desired }, withPlanWarnings(plan, await hostReports(host, desired, progress, plan)));
+  const extra = withAcceptances({ req, desired, progress }, withPlanWarnings(plan, await hostReports(host, desired, progress, plan)));
   return {
     plan,
     before,
