@@ -69,9 +69,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'accept',
-    value: 'NAME[,NAME...]',
+    value: 'NAME',
     multiple: true,
-    summary: 'accept the findings of these check names (NumCPU, FileExisting-iptables): shown as accepted, never hidden',
+    summary: 'accept the findings of check NAME (NumCPU; a comma list, or repeated): shown as accepted, never hidden',
     detail:
       'The name is the one in brackets in the plan, compared case-insensitively; repeatable, and the desired state\'s accept list adds to it. An accepted finding no longer makes plan exit 2, but one kubespray\'s install stops on keeps exit 1: kubespray is not told (its kubeadm_ignore_preflight_errors is). A name no finding has is a warning; "all" and a name that is not a check name are refused.',
   },

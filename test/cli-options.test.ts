@@ -120,7 +120,7 @@ describe('help', () => {
   it('reconcile plan --help: its usage, its options, its exit codes; the same page for --plan --help and help plan', async () => {
     const r = await cli(['plan', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('Usage: reconcile plan [-f FILE] [--root DIR] [--json] [--accept NAME[,NAME...]] [-q] [-v] [--color WHEN] [--no-color]');
+    expect(r.stdout.split('\n')[0]).toBe('Usage: reconcile plan [-f FILE] [--root DIR] [--json] [--accept NAME] [-q] [-v] [--color WHEN] [--no-color]');
     expect(r.stdout).toMatch(/^Options:\n {2}-f, --file FILE {2}desired state \(default \.\/desired-state\.yaml\)$/m);
     expect(r.stdout).toMatch(/^Exit codes:\n {2}0 {2}the host is in sync\n {2}1 {2}error/m);
     expect(r.stdout).toMatch(/^ {2}2 {2}changes pending/m);

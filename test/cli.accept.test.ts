@@ -37,7 +37,7 @@ describe('--accept on the command line', () => {
     [['--accept=all'], '--accept "all": is "all", which is not taken: name each check to accept'],
     [['--accept', 'Mem', '--accept', 'ALL'], '--accept "ALL": is "all", which is not taken'],
     [['--accept', 'Num CPU'], '--accept "Num CPU": is not a check name: a letter, then letters, digits'],
-    [['--accept', '-x'], '--accept needs a value (NAME[,NAME...]); a value that starts with "-" goes as --accept=VALUE'],
+    [['--accept', '-x'], '--accept needs a value (NAME); a value that starts with "-" goes as --accept=VALUE'],
     [['--accept', '1NumCPU'], '--accept "1NumCPU": is not a check name'],
   ])('refuses %j before reading anything, in its own words', async (args, message) => {
     const r = await runCli(['plan', '-f', '/nonexistent/desired.yaml', ...args]);

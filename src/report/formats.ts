@@ -33,14 +33,14 @@ export function acceptedCounts(hosts: HostSummary[]): { findings: number; hosts:
   return { findings, hosts: on };
 }
 
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 export function countsLine(hosts: HostSummary[]): string {
   const c = verdictCounts(hosts);
   const a = acceptedCounts(hosts);
-  return `${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${
-    VERDICTS.filter((v) => c[v] > 0)
-      .map((v) => `${c[v]} ${v}`)
-      .join(', ') || 'none'
-  }${a.findings > 0 ? `; ${a.findings} finding${a.findings === 1 ? '' : 's'} accepted on ${a.hosts} host${a.hosts === 1 ? '' : 's'}` : ''}`;
+  const verdicts = VERDICTS.filter((v) => c[v] > 0).map((v) => `${c[v]} ${v}`);
+  const accepted = a.findings > 0 ? `; ${plural(a.findings, 'finding')} accepted on ${plural(a.hosts, 'host')}` : '';
+  return `${plural(hosts.length, 'host')}: ${verdicts.join(', ') || 'none'}${accepted}`;
 }
 
 /** At most this many lines (errors, operator lines, unknowns) under a host in the table; the files have them all. */
