@@ -6,16 +6,20 @@
 // `npm run docs:usage` rewrites them).
 
 import { PACKAGED_DESIRED_STATE } from './version.js';
+import { checkNameProblem } from './findings.js';
 
 export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot' | 'report';
 
-export type OptionName = 'file' | 'root' | 'json' | 'quiet' | 'verbose' | 'color' | 'no-color' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
+export type OptionName =
+  'file' | 'root' | 'json' | 'accept' | 'quiet' | 'verbose' | 'color' | 'no-color' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
 
 export interface OptionSpec {
   readonly name: OptionName;
   readonly short?: string;
   /** The value's placeholder; none for a switch. */
   readonly value?: string;
+  /** It may be given more than once (each value kept, in order). */
+  readonly multiple?: boolean;
   /** One line, for `--help`. */
   readonly summary: string;
   /** What the man page and the README add to the summary (whole sentences). */
@@ -62,6 +66,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     summary: 'print one JSON document instead of text (plan, apply, rollback: format_version and per-resource changes; report: the fleet)',
     detail:
       'Exactly one document on every path: a refused command line, an unusable desired state or document, and a failed run print the error document (format_version, command, error: its message, error_detail: the message and, where known, file, line, column and key); the message also goes to standard error.',
+  },
+  {
+    name: 'accept',
+    value: 'NAME',
+    multiple: true,
+    summary: 'accept the findings of check NAME (NumCPU; a comma list, or repeated): shown as accepted, never hidden',
+    detail:
+      'The name is the one in brackets in the plan, compared case-insensitively; repeatable, and the desired state\'s accept list adds to it. An accepted finding no longer makes plan exit 2, but one kubespray\'s install stops on keeps exit 1: kubespray is not told (its kubeadm_ignore_preflight_errors is). A name no finding has is a warning; "all" and a name that is not a check name are refused.',
   },
   {
     name: 'quiet',
@@ -115,7 +127,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'show what would change; changes nothing',
     description:
       'Observe the host, compare it with the desired state and print every change apply would make, with a unified diff of each file it would write, what is left to an operator, and what the plan promises after apply and after the next boot.',
-    options: ['file', 'root', 'json', 'quiet', 'verbose', 'color', 'no-color', 'help'],
+    options: ['file', 'root', 'json', 'accept', 'quiet', 'verbose', 'color', 'no-color', 'help'],
     exits: [
       { code: 0, meaning: 'the host is in sync' },
       { code: 1, meaning: "error (bad input, unreadable host), or kubespray's own preflight will stop on this host" },
@@ -129,7 +141,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'converge the host and verify',
     description:
       'Record the host as it was first (before.json), converge it through the write door (every change journaled), observe it again and verify that nothing is left to do. On a live host it needs root and is refused before anything happens otherwise.',
-    options: ['file', 'root', 'json', 'quiet', 'verbose', 'color', 'no-color', 'help'],
+    options: ['file', 'root', 'json', 'accept', 'quiet', 'verbose', 'color', 'no-color', 'help'],
     exits: [
       { code: 0, meaning: 'converged and verified' },
       { code: 1, meaning: 'anything else: an error, operator action required, a promise not known to hold at the next boot, another run holding the lock' },
@@ -200,7 +212,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const COLOR_WHEN: readonly string[] = ['auto', 'always', 'never'];
 
 /** The flag form's option values, as parseArgs gives them (a subcommand's alias set). */
-export type GivenOptions = Record<string, string | boolean | undefined>;
+export type GivenOptions = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
 /**
  * Options that cannot go together in the flag form, beside the options they
@@ -221,6 +233,10 @@ export const OPTION_CONFLICTS: readonly { holds: (a: GivenOptions) => boolean; m
     message: `give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})`,
   },
   { holds: (a) => Boolean(a.force) && !a.rollback, message: '--force goes with --rollback' },
+  {
+    holds: (a) => a.accept !== undefined && Boolean(a.rollback || a.facts || a['first-boot']),
+    message: "--accept goes with plan and apply (a first boot takes the desired state's accept list)",
+  },
   { holds: (a) => Boolean(a.quiet && a.verbose), message: '-q (--quiet) and -v (--verbose) say different things; give one' },
   {
     holds: (a) => a.color !== undefined && !COLOR_WHEN.includes(a.color as string),
@@ -228,6 +244,23 @@ export const OPTION_CONFLICTS: readonly { holds: (a: GivenOptions) => boolean; m
   },
   { holds: (a) => Boolean(a['no-color']) && a.color !== undefined && a.color !== 'never', message: '--no-color and --color say different things; give one' },
 ];
+
+/**
+ * --accept's values (each NAME[,NAME...], spaces around a name dropped, as
+ * kubeadm's --ignore-preflight-errors reads its list), or why one is refused.
+ */
+export function acceptNames(given: GivenOptions['accept']): { names: string[] } | { problem: string } {
+  const raw = given === undefined ? [] : (Array.isArray(given) ? given : [given]).map(String);
+  const names: string[] = [];
+  for (const value of raw)
+    for (const part of value.split(',')) {
+      const name = part.trim();
+      const problem = checkNameProblem(name);
+      if (problem) return { problem: `--accept ${JSON.stringify(value)}: ${name === value ? '' : `${JSON.stringify(name)} `}${problem}` };
+      names.push(name);
+    }
+  return { names };
+}
 
 export const commandByName = (name: string): CommandSpec | undefined => COMMANDS.find((c) => c.name === name);
 /** The commands that have a flag form. */
@@ -239,9 +272,10 @@ export const option = (name: OptionName): OptionSpec => {
 };
 
 /** node:util parseArgs's option table: every option, and every command's flag form. */
-export function parseArgsOptions(): Record<string, { type: 'boolean' | 'string'; short?: string }> {
-  const table: Record<string, { type: 'boolean' | 'string'; short?: string }> = {};
-  for (const o of OPTIONS) table[o.name] = { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}) };
+export function parseArgsOptions(): Record<string, { type: 'boolean' | 'string'; short?: string; multiple?: boolean }> {
+  const table: Record<string, { type: 'boolean' | 'string'; short?: string; multiple?: boolean }> = {};
+  for (const o of OPTIONS)
+    table[o.name] = { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   for (const c of ALIASED) table[c.alias.slice(2)] = { type: 'boolean' };
   return table;
 }

@@ -8,6 +8,7 @@ import {
   COMMANDS,
   OPTIONS,
   OPTION_CONFLICTS,
+  acceptNames,
   argumentProblem,
   commandByName,
   commandHelp,
@@ -240,6 +241,8 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
   }
   const conflict = OPTION_CONFLICTS.find((c) => c.holds(args));
   if (conflict) return say.refuse('reconcile', conflict.message, USAGE);
+  const accept = acceptNames(args.accept);
+  if ('problem' in accept) return say.refuse('reconcile', accept.problem, USAGE);
   try {
     // --first-boot: the image's one-shot first-boot run (live; what it does comes from first_boot).
     const run = args['first-boot'] ? (await import('./first-boot/run.js')).firstBootRun : (await import('./reconcile/run.js')).runReconcile;
@@ -251,6 +254,7 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
         json,
         detail: args.quiet ? 'quiet' : args.verbose ? 'verbose' : 'normal',
         color: args['no-color'] ? 'never' : ((args.color as ColorMode | undefined) ?? 'auto'),
+        ...(accept.names.length > 0 ? { accept: accept.names } : {}),
         ...(args.rollback ? { rollback: { run: operands[0], force: Boolean(args.force) } } : {}),
       },
       io,

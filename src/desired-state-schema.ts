@@ -63,6 +63,16 @@ export const DESIRED_STATE_SCHEMA_BASE = {
       enum: ['apply', 'verify', 'off'],
       default: 'apply',
     },
+    accept: {
+      description:
+        'Findings accepted by their check name (the name in brackets in the plan: NumCPU, FileExisting-iptables, FormerNode), compared case-insensitively, as --accept NAME does: each stays in every output, marked accepted, and no longer makes the plan exit 2; kubespray is not told (its kubeadm_ignore_preflight_errors is). "all" is not taken: name each check. See docs/acceptance.md.',
+      type: 'array',
+      items: {
+        type: 'string',
+        pattern: '^(?![Aa][Ll][Ll]$)[A-Za-z][A-Za-z0-9._-]{0,127}$',
+        'x-message': "must be a check name: a letter, then letters, digits, '.', '_' or '-' (NumCPU), not \"all\"",
+      },
+    },
     resources: {
       type: 'array',
       items: {

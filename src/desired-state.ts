@@ -46,6 +46,8 @@ export interface DesiredState {
   facts: { source: 'native' | 'ansible' };
   /** Image mode: what the first boot does with the work only a running system can do. */
   first_boot: FirstBootMode;
+  /** Check names whose findings are accepted (src/findings.ts acceptFindings), as --accept NAME; in document order. */
+  accept?: string[];
   /** Each a spec of a registered provider's type (src/resources/index.ts ResourceSpec), in document order. */
   resources: BaseSpec[];
   /**

@@ -120,7 +120,7 @@ describe('help', () => {
   it('reconcile plan --help: its usage, its options, its exit codes; the same page for --plan --help and help plan', async () => {
     const r = await cli(['plan', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('Usage: reconcile plan [-f FILE] [--root DIR] [--json] [-q] [-v] [--color WHEN] [--no-color]');
+    expect(r.stdout.split('\n')[0]).toBe('Usage: reconcile plan [-f FILE] [--root DIR] [--json] [--accept NAME] [-q] [-v] [--color WHEN] [--no-color]');
     expect(r.stdout).toMatch(
       /^Options:\n {2}-f, --file FILE {2}desired state \(default \.\/desired-state\.yaml; the package's\n {19}program: \/etc\/k8s-host-reconcile\/desired-state\.yaml\)$/m,
     );

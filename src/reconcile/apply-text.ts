@@ -8,7 +8,8 @@ import type { VerifyError } from '../errors.js';
 import type { PlanPromise } from './promises.js';
 import type { PlanDocument } from './plan-document.js';
 import { mustDo, type MustDo } from './must-do.js';
-import { changeHead, headerLines, mustDoLines, planBody, safe, type Detail, type Palette } from './plan-text.js';
+import type { Finding } from '../findings.js';
+import { acceptedLine, changeHead, headerLines, mustDoLines, planBody, safe, type Detail, type Palette } from './plan-text.js';
 
 const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
 
@@ -32,6 +33,8 @@ export interface ApplyTextParts {
   /** What the plan left to a person (the plan document's What you must do). */
   mustDo?: MustDo[];
   detail?: Detail;
+  /** The plan's findings: the accepted ones get their closing line (plan-text.ts acceptedLine), quiet too. */
+  findings?: Finding[];
 }
 
 export function renderApplyResult(
@@ -67,6 +70,8 @@ export function renderApplyResult(
     );
   }
   if (parts.detail !== 'quiet') for (const w of written) out.push(p.dim(`wrote ${safe(w)}`));
+  const accepted = acceptedLine(parts.findings ?? [], p);
+  if (accepted) out.push(accepted);
   if (clean && operator === 0 && withdrawn.length === 0) {
     out.push(p.add(n === 0 ? 'Apply complete: no changes; the host already matched.' : `Apply complete: ${plural(n, 'change')} applied and verified.`));
   } else {

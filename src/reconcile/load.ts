@@ -10,6 +10,7 @@ import type { DesiredState } from '../desired-state.js';
 import { humanPath, validateAgainstSchema } from './validate.js';
 import { PACKAGED_DESIRED_STATE } from '../version.js';
 import { nameProblem, reportsDirProblem } from '../grammar.js';
+import { checkNameProblem } from '../findings.js';
 import { PROVIDERS, type ProviderRegistry } from '../resources/index.js';
 import type { Claim } from '../resources/types.js';
 import { byteOrder } from '../systemd/conf-dirs.js';
@@ -171,6 +172,7 @@ function grammarIssues(data: unknown, registry: ProviderRegistry): RawIssue[] {
     if (message) out.push({ pointer, atKey, message });
   };
   if (typeof data.reports_dir === 'string') add(['reports_dir'], reportsDirProblem(data.reports_dir));
+  if (Array.isArray(data.accept)) data.accept.forEach((n: unknown, i: number) => typeof n === 'string' && add(['accept', String(i)], checkNameProblem(n)));
   if (!Array.isArray(data.resources)) return out;
   data.resources.forEach((r: unknown, i: number) => {
     if (!isObj(r)) return;

@@ -30,8 +30,10 @@ export interface PlanDocument {
   before_state: BeforeState | null;
   pending_changes: number;
   operator_required: number;
-  /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any). */
+  /** Findings where kubespray's own preflight stops on this host (--plan exits 1 while there are any); an accepted one too: kubespray is not told. */
   kubespray_preflight_failures: number;
+  /** Findings accepted by their check name (--accept, the desired state's accept list): each has `accepted: true`. */
+  accepted_findings: number;
   resources: JsonResource[];
   /** What the plan leaves true after apply and at the next boot, and what takes each back (docs/output.md, "Promises"). */
   promises: PlanPromise[];
@@ -62,6 +64,7 @@ export function planDocument(plan: Plan, parts: PlanDocumentParts = {}): PlanDoc
     pending_changes: pendingCount(plan),
     operator_required: parts.operator ?? operatorChanges(plan).length,
     kubespray_preflight_failures: findings.filter((f) => f.stops).length,
+    accepted_findings: findings.filter((f) => f.accepted).length,
     resources: jsonPlan(plan),
     promises: planPromises(plan),
     findings,

@@ -181,11 +181,27 @@ function findingLines(findings: Finding[], p: Palette): string[] {
   if (findings.length === 0) return [];
   const out = ['', p.bold('Findings')];
   for (const f of findings) {
-    const label = f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
+    // An accepted finding keeps its place and its text; its label says it was accepted, and the next line by whom and what that leaves.
+    const label = f.accepted ? p.hunk('accepted') : f.level === 'info' ? 'info' : f.level === 'warning' ? p.warn('warning') : p.del('error');
     out.push(`  ${label}${f.check ? ` [${f.check}]` : ''}: ${safe(f.message)}`);
+    if (f.accepted) out.push(`      ${safe(`by ${(f.accepted_by ?? []).join(', ')}; ${f.accepted_note ?? ''}`)}`);
     for (const e of f.evidence ?? []) out.push(p.dim(`      ${safe(e)}`));
   }
   return out;
+}
+
+/** One closing line naming every accepted finding and where it was accepted; null when none is. */
+export function acceptedLine(findings: Finding[], p: Palette): string | null {
+  const accepted = findings.filter((f) => f.accepted);
+  if (accepted.length === 0) return null;
+  const names = accepted.map((f) => `${f.check} (${(f.accepted_by ?? []).join(', ')})`).join(', ');
+  const stops = accepted.filter((f) => f.stops).map((f) => f.check);
+  return p.hunk(
+    safe(
+      `Accepted: ${names}; marked "accepted" above, not fixed. kubespray is not told: its kubeadm_ignore_preflight_errors is what kubeadm ignores` +
+        (stops.length > 0 ? `, and without ${stops.join(', ')} there the install still stops.` : '.'),
+    ),
+  );
 }
 
 /** Numbered, each once: an operator line with its own fix text, an unknown with every promise it takes back. */
@@ -215,7 +231,10 @@ export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'nor
   // Quiet has no header for the first section's blank line to set it apart from.
   if (detail === 'quiet' && out[0] === '') out.shift();
   if (out.length > 0) out.push('');
-  out.push(summaryLine(plan, items, p), nextStep(plan, items));
+  out.push(summaryLine(plan, items, p));
+  const accepted = acceptedLine(plan.findings, p);
+  if (accepted) out.push(accepted);
+  out.push(nextStep(plan, items));
   if (!plan.live && detail !== 'quiet') {
     const deferred = plan.resources.some((r) => r.changes.some((c) => c.deferred));
     out.push(p.dim(`Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped${deferred ? '; see the deferred lines' : ''}.`));
@@ -226,7 +245,8 @@ export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'nor
 /** Everything above "What you must do": the header, each resource's changes, the promises and the findings (quiet: the errors alone). */
 export function planBody(plan: PlanDocument, p: Palette, detail: Detail, items: MustDo[] = mustDo(plan), verb = 'plan'): string[] {
   // An unknown that takes promises back is listed once, under "What you must do", not once per resource.
-  const findings = plan.findings.filter((f) => !(f.unknown && f.withdraws) && (detail !== 'quiet' || f.level === 'error'));
+  // An accepted finding is never hidden, quiet or not.
+  const findings = plan.findings.filter((f) => !(f.unknown && f.withdraws) && (detail !== 'quiet' || f.level === 'error' || f.accepted));
   if (detail === 'quiet') return findingLines(findings, p);
   const out = headerLines(plan, p, detail, verb);
   for (const r of plan.resources) out.push(...resourceLines(r, items, p));
@@ -270,8 +290,8 @@ function summaryLine(plan: PlanDocument, items: MustDo[], p: Palette): string {
   const pending = all.filter(isPending).length;
   const operator = all.filter((c) => c.operator !== null).length;
   const unknown = findings.filter((f) => f.unknown && !f.withdraws && !f.check).length;
-  // The tool's own checks that cannot call the host ready (a former node), by name.
-  const checks = [...new Set(findings.filter((f) => f.unknown && !f.withdraws && f.check).map((f) => f.check!))];
+  // The tool's own checks that cannot call the host ready (a former node), by name; an accepted one is told by the Accepted line.
+  const checks = [...new Set(findings.filter((f) => f.unknown && !f.withdraws && f.check && !f.accepted).map((f) => f.check!))];
   // An unknown boot-time line the scan cannot judge withdraws promises: the next boot is not known to be safe. Counted by cause, as listed.
   const withdrawing = items.filter((m) => m.kind === 'unknown').length;
   const stops = findings.filter((f) => f.stops).length;
@@ -285,7 +305,7 @@ function summaryLine(plan: PlanDocument, items: MustDo[], p: Palette): string {
   if (stops > 0) {
     // --plan exits 1 for these, whatever else is pending. kubeadm's checks (src/acceptance) by name: kubespray's run stops in kubeadm's preflight.
     const asserts = findings.filter((f) => f.stops && !f.check).length;
-    const kubeadm = [...new Set(findings.filter((f) => f.stops && f.check).map((f) => f.check!))];
+    const kubeadm = [...new Set(findings.filter((f) => f.stops && f.check).map((f) => `${f.check!}${f.accepted ? ' (accepted here, still stops)' : ''}`))];
     const why = [
       asserts > 0 ? `${asserts} failing assert${asserts === 1 ? '' : 's'}` : null,
       kubeadm.length > 0 ? `kubeadm's preflight fails ${kubeadm.join(', ')}` : null,
@@ -319,7 +339,7 @@ function summaryLine(plan: PlanDocument, items: MustDo[], p: Palette): string {
 function nextStep(plan: PlanDocument, items: MustDo[]): string {
   const pending = plan.resources.flatMap((r) => r.changes).filter(isPending).length;
   const yours = items.length > 0 ? `What you must do (${items.length}) is left to you` : null;
-  const unjudged = plan.findings.some((f) => f.unknown && !f.withdraws);
+  const unjudged = plan.findings.some((f) => f.unknown && !f.withdraws && !f.accepted);
   if (plan.findings.some((f) => f.stops)) return "Next: kubespray's preflight stops whatever apply does; resolve the errors above, then plan again.";
   if (pending > 0) {
     const run = `run \`reconcile apply\` with the same options to make ${pending === 1 ? 'this change' : `these ${pending} changes`}`;

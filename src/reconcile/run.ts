@@ -28,7 +28,9 @@ import { paletteFor, renderPlan, type ColorMode, type Detail } from './plan-text
 import { renderApplyResult, renderApplyStart } from './apply-text.js';
 import { mustDo } from './must-do.js';
 import type { PlanDocument } from './plan-document.js';
-import type { Finding } from '../findings.js';
+import { acceptFindings, type Acceptance, type Finding } from '../findings.js';
+import { CHECKERS } from '../acceptance/index.js';
+import { FORMER_NODE_CHECK } from '../former-node/finding.js';
 import { redactDeep } from '../redact.js';
 import { hostReports, type HostReports } from './host-reports.js';
 import { outlivingOperators, planPromises, planUnknowns, withdrawnByUnknown } from './promises.js';
@@ -47,6 +49,8 @@ export interface RunRequest {
   detail?: Detail;
   /** --color / --no-color; auto: on a terminal, unless NO_COLOR is set. */
   color?: ColorMode;
+  /** --accept: check names whose findings are accepted (beside the desired state's accept list). */
+  accept?: string[];
 }
 
 const paletteOf = ({ io, req }: Pick<RunContext, 'io' | 'req'>) => paletteFor(io.stdout, io.env, req.color);
@@ -124,13 +128,13 @@ export async function runReconcile(req: RunRequest, io: Io): Promise<number> {
 
 /** --facts: facts.json as kubespray would judge this host, and the findings about it; nothing planned. */
 async function runFacts({ host, desired, req, io, progress }: RunContext): Promise<number> {
-  const extra = await hostReports(host, desired, progress, null);
+  const extra = withAcceptances({ req, desired, progress }, await hostReports(host, desired, progress, null));
   const facts = (extra.reports['facts.json'] as Record<string, unknown> | undefined) ?? null;
   if (req.json) {
     io.stdout.write(jsonText(redactDeep({ format_version: FORMAT_VERSION, mode: 'facts', facts, findings: extra.findings })));
   } else {
     const lines = facts ? Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`) : ['no facts gathered'];
-    for (const f of extra.findings) lines.push(`${f.level}: ${f.message}`);
+    for (const f of extra.findings) lines.push(`${f.accepted ? `accepted [${f.check}]` : f.level}: ${f.message}${f.accepted ? ` (${f.accepted_note})` : ''}`);
     io.stdout.write(lines.join('\n') + '\n');
   }
   return facts && !extra.findings.some((f) => f.level === 'error') ? 0 : 1;
@@ -139,6 +143,29 @@ async function runFacts({ host, desired, req, io, progress }: RunContext): Promi
 /** The providers' warnings join the findings, first: they are about the host itself. */
 function withPlanWarnings(plan: Plan, extra: HostReports): HostReports {
   return { ...extra, findings: [...planWarnings(plan), ...extra.findings] };
+}
+
+/** The names accepted for this run: --accept's, then the desired state's accept list, each entry by its file:line. */
+export function acceptances(req: Pick<RunRequest, 'accept'>, desired: DesiredState): Acceptance[] {
+  const listed = (desired.accept ?? []).map((name, i) => {
+    const at = desired.where?.(['accept', String(i)]);
+    return { name, by: at ? `${at.file}:${at.line}` : desired.source };
+  });
+  return [...(req.accept ?? []).map((name) => ({ name, by: '--accept' })), ...listed];
+}
+
+/** kubeadm's check names (src/acceptance; FileExisting-PROGRAM told as one) and the tool's own (FormerNode). */
+const KUBEADM_CHECKS = CHECKERS.map((c) => c.name);
+const KNOWN_CHECKS = [...KUBEADM_CHECKS.filter((n) => !n.startsWith('FileExisting-')), FORMER_NODE_CHECK];
+
+/** Every finding an accepted name names marked accepted, and a warning for a name that accepts nothing. */
+function withAcceptances({ req, desired, progress }: Pick<RunContext, 'req' | 'desired' | 'progress'>, extra: HostReports): HostReports {
+  const accepts = acceptances(req, desired);
+  if (accepts.length === 0) return extra;
+  const findings = acceptFindings(extra.findings, accepts, KNOWN_CHECKS, KUBEADM_CHECKS);
+  // A name that accepts nothing is also said on stderr: -q and --json show no warning line on stdout's first screen.
+  for (const f of findings.slice(extra.findings.length)) progress(`warning: ${f.message}`);
+  return { ...extra, findings };
 }
 
 /** Every unfinished run's journal read and checked before this run writes anything; entries not ours are named. */
@@ -218,7 +245,7 @@ interface Observed {
 async function observeForPlan({ host, desired, req, progress }: RunContext): Promise<Observed> {
   const plan = await makePlan(host, desired);
   const before = host.live ? await observeBeforeState(host, plan) : null;
-  const extra = withPlanWarnings(plan, await hostReports(host, desired, progress, plan));
+  const extra = withAcceptances({ req, desired, progress }, withPlanWarnings(plan, await hostReports(host, desired, progress, plan)));
   return {
     plan,
     before,
@@ -238,11 +265,13 @@ export async function planRun(run: RunContext): Promise<number> {
 /**
  * --plan's exit code: 1 when kubespray's own preflight will stop on this host
  * (nothing this tool changes makes the install go through), 2 for pending
- * changes, operator action or a kubespray verdict that could not be judged, else 0.
+ * changes, operator action or a kubespray verdict that could not be judged
+ * and is not accepted, else 0.
  */
 export function planExitCode(pending: number, operator: number, findings: Finding[]): number {
+  // An accepted finding kubespray stops on still stops it: accepting it here tells kubespray nothing.
   if (findings.some((f) => f.stops)) return 1;
-  return pending > 0 || operator > 0 || findings.some((f) => f.unknown) ? 2 : 0;
+  return pending > 0 || operator > 0 || findings.some((f) => f.unknown && !f.accepted) ? 2 : 0;
 }
 
 /** An apply inside its write door: the run, what it observed before anything changed, and its journal. */
@@ -367,7 +396,14 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
     progress(`warning: ${(e as Error).message}; the result below is the only record of this run besides its journal`);
   }
   if (req.json) io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  else io.stdout.write(renderApplyResult(result, verify, operator, paletteOf(run), written, withdrawn, { mustDo: mustDo(run.doc), detail: req.detail }));
+  else
+    io.stdout.write(
+      renderApplyResult(result, verify, operator, paletteOf(run), written, withdrawn, {
+        mustDo: mustDo(run.doc),
+        detail: req.detail,
+        findings: run.doc.findings,
+      }),
+    );
   return ok ? 0 : 1;
 }
 

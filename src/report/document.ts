@@ -46,6 +46,11 @@ export interface HostSummary {
   unknowns: string[];
   /** Why a host failed: the CLI's error, apply failures, kubespray preflight stops; or why it is unusable. */
   errors: string[];
+  /**
+   * Findings a person accepted by their check name, "NAME (where): message":
+   * never hidden, never an unknown; one kubespray stops on stays in `errors` too.
+   */
+  accepted: string[];
 }
 
 /** A problem in a document: the field's path ("resources[2].changes[0].operator"), empty for the document. */
@@ -152,16 +157,38 @@ interface Finding {
   message: string;
   unknown: boolean;
   stops: boolean;
+  /** An accepted finding: "NAME (where)"; null when it is not accepted. */
+  accepted: string | null;
 }
 function readFindings(v: Json, at: string): Finding[] {
   return each(v, at, (f, fAt) => {
     const o = obj(f, fAt);
+    const accepted = optional(o, fAt, 'accepted', bool) ?? false;
+    // Only a finding with a check name can be accepted (src/findings.ts acceptFindings).
+    const check = accepted ? field(o, fAt, 'check', str) : null;
+    const by = accepted
+      ? each(
+          field(o, fAt, 'accepted_by', (x) => x),
+          join(fAt, 'accepted_by'),
+          str,
+        )
+      : [];
     return {
       message: field(o, fAt, 'message', str),
       unknown: optional(o, fAt, 'unknown', bool) ?? false,
       stops: optional(o, fAt, 'stops', bool) ?? false,
+      accepted: check === null ? null : `${check} (${by.join(', ')})`,
     };
   });
+}
+
+/** The accepted findings of a document, checked against its accepted_findings (absent from documents before it). */
+function acceptedOf(d: Record<string, Json>, findings: Finding[]): string[] {
+  const accepted = findings.flatMap((f) => (f.accepted === null ? [] : [`${f.accepted}: ${f.message}`]));
+  const claimed = optional(d, '', 'accepted_findings', count);
+  if (claimed !== null && claimed !== accepted.length)
+    throw new FieldError('accepted_findings', `says ${claimed}, but findings has ${accepted.length} finding(s) with accepted: true`);
+  return accepted;
 }
 
 /** The withdrawals of `promises_after`: the unknowns' lines, and the operator lines' resource and change id. */
@@ -248,7 +275,7 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
   if (Object.hasOwn(d, 'error')) {
     const error = field(d, '', 'error', str);
     const failed = each(optional(d, '', 'failed', (x) => x) ?? [], 'failed', resourceMessage);
-    return { ...base, mode: 'error', verdict: 'failed', changes: 0, operator: [], unknowns: [], errors: [error, ...failed] };
+    return { ...base, mode: 'error', verdict: 'failed', changes: 0, operator: [], unknowns: [], errors: [error, ...failed], accepted: [] };
   }
   const mode = field(d, '', 'mode', str);
   if (mode !== 'plan' && mode !== 'apply') throw new FieldError('mode', `expected "plan" or "apply" (or an "error" document), found ${JSON.stringify(mode)}`);
@@ -256,7 +283,9 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     field(d, '', 'findings', (x) => x),
     'findings',
   );
-  const stops = findings.filter((f) => f.stops).map((f) => `kubespray's preflight stops: ${f.message}`);
+  // Accepted here or not, kubespray stops on it: the host fails, and the line says it was accepted.
+  const stops = findings.filter((f) => f.stops).map((f) => `kubespray's preflight stops${f.accepted ? ` (accepted here: ${f.accepted})` : ''}: ${f.message}`);
+  const accepted = acceptedOf(d, findings);
   const claimedStops = field(d, '', 'kubespray_preflight_failures', count);
   if (claimedStops !== stops.length) {
     throw new FieldError('kubespray_preflight_failures', `says ${claimedStops}, but findings has ${stops.length} finding(s) with stops: true`);
@@ -270,12 +299,12 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     throw new FieldError('pending_changes', `says ${claimedPending}, but resources lists ${planned.pending} pending change(s)`);
   }
   const claimedOperator = field(d, '', 'operator_required', count);
-  if (mode === 'apply') return summarizeApply(d, base, planned, claimedOperator, stops);
+  if (mode === 'apply') return summarizeApply(d, { ...base, accepted }, planned, claimedOperator, stops);
   if (claimedOperator !== planned.operator.length) {
     throw new FieldError('operator_required', `says ${claimedOperator}, but resources lists ${planned.operator.length} operator change(s)`);
   }
-  const unknowns = uniq(findings.filter((f) => f.unknown).map((f) => f.message));
-  const s = { ...base, mode: 'plan' as const, changes: planned.pending, operator: planned.operator, unknowns, errors: stops };
+  const unknowns = uniq(findings.filter((f) => f.unknown && f.accepted === null).map((f) => f.message));
+  const s = { ...base, mode: 'plan' as const, changes: planned.pending, operator: planned.operator, unknowns, errors: stops, accepted };
   return { ...s, verdict: worst(s, mode) };
 }
 
@@ -287,7 +316,7 @@ const resourceMessage = (f: Json, at: string): string => {
 /** An apply document: what is left is what the second observation (`after`) found, not the plan's. */
 function summarizeApply(
   d: Record<string, Json>,
-  base: { host: string; file: string },
+  base: { host: string; file: string; accepted: string[] },
   planned: ReturnType<typeof readResources>,
   claimedOperator: number,
   stops: string[],

@@ -22,28 +22,47 @@ export function operatorText(o: HostSummary['operator'][number]): string {
   return `${o.resource}: ${o.summary} (reason: ${o.reason})${o.carried ? ' (carried past apply)' : ''}`;
 }
 
+/** Accepted findings across the fleet, counted apart from the verdicts (an accepted finding is no verdict's, and never hidden). */
+export function acceptedCounts(hosts: HostSummary[]): { findings: number; hosts: number } {
+  let findings = 0;
+  let on = 0;
+  for (const h of hosts) {
+    findings += h.accepted.length;
+    if (h.accepted.length > 0) on++;
+  }
+  return { findings, hosts: on };
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 export function countsLine(hosts: HostSummary[]): string {
   const c = verdictCounts(hosts);
-  return `${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${
-    VERDICTS.filter((v) => c[v] > 0)
-      .map((v) => `${c[v]} ${v}`)
-      .join(', ') || 'none'
-  }`;
+  const a = acceptedCounts(hosts);
+  const verdicts = VERDICTS.filter((v) => c[v] > 0).map((v) => `${c[v]} ${v}`);
+  const accepted = a.findings > 0 ? `; ${plural(a.findings, 'finding')} accepted on ${plural(a.hosts, 'host')}` : '';
+  return `${plural(hosts.length, 'host')}: ${verdicts.join(', ') || 'none'}${accepted}`;
 }
 
 /** At most this many lines (errors, operator lines, unknowns) under a host in the table; the files have them all. */
 export const TABLE_LINES_PER_HOST = 50;
 
 /**
- * The table: one row per host, its errors (x), operator lines (!) and
- * unknowns (?) indented under it, at most TABLE_LINES_PER_HOST of them, then
+ * The table: one row per host, its errors (x), operator lines (!),
+ * unknowns (?) and accepted findings (a) indented under it, at most TABLE_LINES_PER_HOST of them, then
  * how many were left out. Loops only (no spread, no recursion): a host may
  * have hundreds of thousands of findings.
  */
 export function renderTable(hosts: HostSummary[]): string {
-  const head = ['HOST', 'VERDICT', 'CHANGES', 'OPERATOR', 'UNKNOWNS'];
+  const head = ['HOST', 'VERDICT', 'CHANGES', 'OPERATOR', 'UNKNOWNS', 'ACCEPTED'];
   const ordered = orderHosts(hosts);
-  const rows = ordered.map((h) => [terminalSafe(h.host), h.verdict, String(h.changes), String(h.operator.length), String(h.unknowns.length)]);
+  const rows = ordered.map((h) => [
+    terminalSafe(h.host),
+    h.verdict,
+    String(h.changes),
+    String(h.operator.length),
+    String(h.unknowns.length),
+    String(h.accepted.length),
+  ]);
   const width = head.map((t) => t.length);
   for (const cells of rows) for (let i = 0; i < cells.length; i++) width[i] = Math.max(width[i]!, cells[i]!.length);
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(width[i]!))).join('  ');
@@ -57,7 +76,8 @@ export function renderTable(hosts: HostSummary[]): string {
     detail('x', h.errors);
     detail('!', h.operator.slice(0, TABLE_LINES_PER_HOST).map(operatorText));
     detail('?', h.unknowns);
-    const left = h.errors.length + h.operator.length + h.unknowns.length - shown;
+    detail('a', h.accepted);
+    const left = h.errors.length + h.operator.length + h.unknowns.length + h.accepted.length - shown;
     if (left > 0) out.push(`    … ${left} more line${left === 1 ? '' : 's'} for this host, left out here (all are in fleet-report.csv, .json and .html)`);
   });
   out.push('', countsLine(hosts));
@@ -74,7 +94,20 @@ export function csvCell(s: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export const CSV_COLUMNS = ['host', 'verdict', 'mode', 'changes', 'operator_count', 'unknown_count', 'operator_lines', 'unknowns', 'errors', 'file'] as const;
+export const CSV_COLUMNS = [
+  'host',
+  'verdict',
+  'mode',
+  'changes',
+  'operator_count',
+  'unknown_count',
+  'operator_lines',
+  'unknowns',
+  'errors',
+  'accepted_count',
+  'accepted',
+  'file',
+] as const;
 
 /** One row per host; a list cell holds its items one per line. CRLF line ends, as RFC 4180 says. */
 export function renderCsv(hosts: HostSummary[]): string {
@@ -88,6 +121,8 @@ export function renderCsv(hosts: HostSummary[]): string {
     h.operator.map(operatorText).join('\n'),
     h.unknowns.join('\n'),
     h.errors.join('\n'),
+    String(h.accepted.length),
+    h.accepted.join('\n'),
     h.file,
   ]);
   return [CSV_COLUMNS as readonly string[], ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
@@ -96,9 +131,11 @@ export function renderCsv(hosts: HostSummary[]): string {
 export interface FleetDocument {
   format_version: string;
   counts: Record<Verdict, number>;
+  /** Accepted findings and the hosts that have any, apart from the verdicts (each host's are in its `accepted`). */
+  accepted: { findings: number; hosts: number };
   hosts: HostSummary[];
 }
 
 export function fleetDocument(hosts: HostSummary[]): FleetDocument {
-  return { format_version: FORMAT_VERSION, counts: verdictCounts(hosts), hosts: orderHosts(hosts) };
+  return { format_version: FORMAT_VERSION, counts: verdictCounts(hosts), accepted: acceptedCounts(hosts), hosts: orderHosts(hosts) };
 }

@@ -68,6 +68,7 @@ function hostRow(h: HostSummary): string {
     .map((u) => `<details class="unknown"><summary>${e(u.length > 100 ? `${u.slice(0, 100)}…` : u)}</summary><div>${e(u)}</div></details>`)
     .join('');
   const errors = h.errors.map((x) => `<div class="err">${e(x)}</div>`).join('');
+  const accepted = h.accepted.map((x) => `<div class="accepted">${e(x)}</div>`).join('');
   return [
     `<tr data-verdict="${h.verdict}">`,
     `<td class="host">${e(h.host)}</td>`,
@@ -76,6 +77,7 @@ function hostRow(h: HostSummary): string {
     `<td class="n changes">${h.changes}</td>`,
     `<td class="operator-lines">${operator}${errors}</td>`,
     `<td class="unknowns">${unknowns}</td>`,
+    `<td class="accepted-findings">${accepted}</td>`,
     '</tr>',
   ].join('');
 }
@@ -105,7 +107,7 @@ export function renderHtml(hosts: HostSummary[], title = 'k8s-host-reconcile fle
 ${buttons}
 </nav>
 <table>
-<thead><tr><th>host</th><th>verdict</th><th>mode</th><th>changes</th><th>operator lines</th><th>unknowns</th></tr></thead>
+<thead><tr><th>host</th><th>verdict</th><th>mode</th><th>changes</th><th>operator lines</th><th>unknowns</th><th>accepted</th></tr></thead>
 <tbody>
 ${orderHosts(hosts).map(hostRow).join('\n')}
 </tbody>

@@ -176,7 +176,7 @@ function deeper(fs: FleetFs, dir: string): string {
 
 /** A host the report lists as unusable: its entry and why. */
 export function unusableHost(host: string, file: string, reason: string): HostSummary {
-  return { host, file, mode: 'none', verdict: 'unusable', changes: 0, operator: [], unknowns: [], errors: [reason] };
+  return { host, file, mode: 'none', verdict: 'unusable', changes: 0, operator: [], unknowns: [], errors: [reason], accepted: [] };
 }
 
 /**

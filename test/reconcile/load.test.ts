@@ -62,7 +62,8 @@ describe('desired-state.yaml', () => {
     {
       name: 'unknown top-level key',
       text: good + 'verbose: true\n',
-      expected: (t) => `${F}:${lineOf(t, 'verbose')}:1 verbose: unknown key (allowed: reports_dir, reports_mode, kubespray, facts, first_boot, resources)`,
+      expected: (t) =>
+        `${F}:${lineOf(t, 'verbose')}:1 verbose: unknown key (allowed: reports_dir, reports_mode, kubespray, facts, first_boot, accept, resources)`,
     },
     {
       name: 'unknown resource type',

@@ -142,3 +142,54 @@ describe('the text plan of a used server (a hand-written plan document)', () => 
     );
   });
 });
+
+describe('accepted findings in the text plan', () => {
+  const p = paletteFor({ isTTY: false }, {});
+  const numCpu = {
+    level: 'error' as const,
+    stops: true,
+    check: 'NumCPU',
+    message: 'kubeadm init (and join --control-plane) preflight: [ERROR NumCPU]: the number of available CPUs 1 is less than the required 2',
+    accepted: true,
+    accepted_by: ['--accept', 'desired-state.yaml:12'],
+    accepted_note:
+      "accepted here only: kubespray's install still stops at kubeadm's preflight (exit 1 stays) unless kubespray's kubeadm_ignore_preflight_errors names NumCPU",
+  };
+  const doc = { ...USED_SERVER, kubespray_preflight_failures: 1, accepted_findings: 1, findings: [...USED_SERVER.findings, numCpu] };
+
+  it('keeps its line, labelled accepted, with by whom and what it leaves; the stop is still the summary, said accepted', () => {
+    const text = renderPlan(doc, p);
+    expect(text).toContain(
+      '  accepted [NumCPU]: kubeadm init (and join --control-plane) preflight: [ERROR NumCPU]: the number of available CPUs 1 is less than the required 2\n' +
+        "      by --accept, desired-state.yaml:12; accepted here only: kubespray's install still stops at kubeadm's preflight (exit 1 stays) unless kubespray's kubeadm_ignore_preflight_errors names NumCPU\n",
+    );
+    expect(text).toContain(
+      "Error: kubespray's preflight will stop on this host (kubeadm's preflight fails NumCPU (accepted here, still stops), the errors above).",
+    );
+    expect(text).toContain(
+      'Accepted: NumCPU (--accept, desired-state.yaml:12); marked "accepted" above, not fixed. kubespray is not told: its kubeadm_ignore_preflight_errors is what kubeadm ignores, and without NumCPU there the install still stops.\n',
+    );
+    expect(text).not.toContain('error [NumCPU]');
+    // Not a thing to do: What you must do lists the operator line and the unknown, as without it.
+    const must = text.indexOf('\nWhat you must do\n');
+    expect(must).toBeGreaterThan(0);
+    expect(text.slice(must)).not.toContain('NumCPU]');
+  });
+
+  it('-q shows it too, though it shows no other warning', () => {
+    const text = renderPlan({ ...doc, findings: [...doc.findings, { ...numCpu, level: 'warning', stops: false, check: 'Mem' }] }, p, 'quiet');
+    expect(text).toContain('  accepted [NumCPU]: ');
+    expect(text).toContain('  accepted [Mem]: ');
+    expect(text).not.toContain('no kubespray section');
+  });
+
+  it('an accepted unknown of a check is not "not known to pass"; a plan without accepted findings has no Accepted line', () => {
+    const former = { level: 'warning' as const, unknown: true, check: 'FormerNode', message: 'this host was a Kubernetes node' };
+    const clean = { ...USED_SERVER, pending_changes: 0, operator_required: 0, resources: [], promises: [], findings: [former] };
+    expect(renderPlan(clean, p)).toContain('No changes, but FormerNode is not known to pass (the "unknown" warnings above).');
+    expect(renderPlan(clean, p)).not.toContain('Accepted:');
+    const accepted = renderPlan({ ...clean, findings: [{ ...former, accepted: true, accepted_by: ['--accept'], accepted_note: 'n' }] }, p);
+    expect(accepted).toContain('No changes. The host matches the desired state.\nAccepted: FormerNode (--accept); marked "accepted" above, not fixed.');
+    expect(accepted).toContain('Nothing to do.');
+  });
+});

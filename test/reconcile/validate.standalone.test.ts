@@ -21,7 +21,12 @@ describe('the desired-state validator', () => {
     expect(validateAgainstSchema(doc)).toEqual([]);
     expect(doc.facts).toEqual({ source: 'native' });
     expect(validateAgainstSchema({ reports_dir: '/r', resources: [], extra: 1 })).toEqual([
-      { pointer: ['extra'], path: 'extra', message: 'unknown key (allowed: reports_dir, reports_mode, kubespray, facts, first_boot, resources)', atKey: true },
+      {
+        pointer: ['extra'],
+        path: 'extra',
+        message: 'unknown key (allowed: reports_dir, reports_mode, kubespray, facts, first_boot, accept, resources)',
+        atKey: true,
+      },
     ]);
   });
 

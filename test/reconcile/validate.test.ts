@@ -97,7 +97,12 @@ describe('validateAgainstSchema on its own', () => {
 
   it('an unknown key carries its pointer and points at the key', () => {
     expect(validateAgainstSchema({ reports_dir: '/r', resources: [], 'x/y': 1 })).toEqual([
-      { pointer: ['x/y'], path: '["x/y"]', message: 'unknown key (allowed: reports_dir, reports_mode, kubespray, facts, first_boot, resources)', atKey: true },
+      {
+        pointer: ['x/y'],
+        path: '["x/y"]',
+        message: 'unknown key (allowed: reports_dir, reports_mode, kubespray, facts, first_boot, accept, resources)',
+        atKey: true,
+      },
     ]);
   });
 

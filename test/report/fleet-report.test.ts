@@ -60,7 +60,20 @@ describe('reconcile report', () => {
     expect(r.stdout).toContain('7 hosts: 1 failed, 2 operator, 2 unknown, 1 changes, 1 ready');
 
     const csv = pythonCsv(path.join(out, 'fleet-report.csv'));
-    expect(csv[0]).toEqual(['host', 'verdict', 'mode', 'changes', 'operator_count', 'unknown_count', 'operator_lines', 'unknowns', 'errors', 'file']);
+    expect(csv[0]).toEqual([
+      'host',
+      'verdict',
+      'mode',
+      'changes',
+      'operator_count',
+      'unknown_count',
+      'operator_lines',
+      'unknowns',
+      'errors',
+      'accepted_count',
+      'accepted',
+      'file',
+    ]);
     const byHost = new Map(csv.slice(1).map((row) => [row[0]!, row]));
     expect(byHost.size).toBe(FLEET.length);
     for (const h of FLEET) {
@@ -113,7 +126,7 @@ describe('reconcile report', () => {
     const row = csv.find((x) => x[0] === 'node-rc-sysctl-plan')!;
     expect(row[6]).toContain('a "quoted", multi\nline \x1b[31mred\x1b[0m summary');
     expect(csv.some((x) => x[0] === `'=HYPERLINK("x")`)).toBe(true);
-    expect(csv.every((x) => x.length === 10)).toBe(true);
+    expect(csv.every((x) => x.length === 12)).toBe(true);
     const html = readFileSync(path.join(out, 'fleet-report.html'), 'utf8');
     expect(html).toContain('a &#34;quoted&#34;, multi');
   });
@@ -267,7 +280,7 @@ describe('reconcile report', () => {
     expect(r.stderr).toBe('');
     const lines = r.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('node-swap-plan '));
-    expect(lines[at]!.split(/\s+/)).toEqual(['node-swap-plan', 'unknown', lines[at]!.split(/\s+/)[2], '0', String(n)]);
+    expect(lines[at]!.split(/\s+/)).toEqual(['node-swap-plan', 'unknown', lines[at]!.split(/\s+/)[2], '0', String(n), '0']);
     // The first 50 of its lines, then one saying how many were left out.
     expect(lines.slice(at + 1, at + 51).every((l) => l.startsWith('    ? /x:'))).toBe(true);
     expect(lines[at + 51]).toBe(`    … ${n - 50} more lines for this host, left out here (all are in fleet-report.csv, .json and .html)`);
