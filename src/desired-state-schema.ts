@@ -2,6 +2,7 @@
 // own keys and the definitions every resource's branch may use. The
 // resources' branches are their providers' (Provider.schema);
 // src/resources/schema.ts puts the two together.
+import { CHECK_NAME_PATTERN } from './findings.js';
 
 export const DESIRED_STATE_SCHEMA_BASE = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -69,7 +70,8 @@ export const DESIRED_STATE_SCHEMA_BASE = {
       type: 'array',
       items: {
         type: 'string',
-        pattern: '^(?![Aa][Ll][Ll]$)[A-Za-z][A-Za-z0-9._-]{0,127}$',
+        // checkNameProblem's grammar, and not "all" in any case.
+        pattern: `^(?![Aa][Ll][Ll]$)${CHECK_NAME_PATTERN.slice(1)}`,
         'x-message': "must be a check name: a letter, then letters, digits, '.', '_' or '-' (NumCPU), not \"all\"",
       },
     },

@@ -45,6 +45,9 @@ export interface Acceptance {
 
 /** The longest check name taken; kubeadm's own (FileAvailable--etc-kubernetes-manifests-kube-controller-manager.yaml) are shorter. */
 export const CHECK_NAME_MAX = 128;
+/** A check name's grammar, one source for --accept (checkNameProblem) and the desired state's accept list (its schema). */
+export const CHECK_NAME_PATTERN = `^[A-Za-z][A-Za-z0-9._-]{0,${CHECK_NAME_MAX - 1}}$`;
+const CHECK_NAME = new RegExp(CHECK_NAME_PATTERN);
 
 /**
  * Why a name cannot be accepted, or null. "all" is refused, although
@@ -56,7 +59,7 @@ export function checkNameProblem(name: string): string | null {
   if (name === '') return 'is empty: name a check as the plan shows it in brackets (NumCPU, FileExisting-iptables)';
   if (name.toLowerCase() === 'all')
     return 'is "all", which is not taken: name each check to accept (kubeadm\'s all would also accept, unseen, every check that fails later)';
-  if (name.length > CHECK_NAME_MAX || !/^[A-Za-z][A-Za-z0-9._-]*$/.test(name))
+  if (!CHECK_NAME.test(name))
     return `is not a check name: a letter, then letters, digits, '.', '_' or '-' (NumCPU, FileExisting-iptables), at most ${CHECK_NAME_MAX}`;
   return null;
 }

@@ -85,11 +85,18 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   const hostCtx = await inventoryContext(host, ks, findings);
   if (hostCtx) await legacyGroupFindings(ck, hostCtx, ks.node, findings);
   const opts: AuditOptions = { facts: facts ? factMap(facts) : undefined, host: hostCtx ?? undefined, reader: targetVarsReader(host) };
+  // One variable context per role, built once: src/acceptance asks the same roles for several variables per check.
+  const contexts = new Map<string, Promise<VarContext>>();
+  const varsOf = (role: string): Promise<VarContext> => {
+    let ctx = contexts.get(role);
+    if (!ctx) contexts.set(role, (ctx = import('./vars.js').then((m) => m.buildVarContext({ ck, role, ...opts }))));
+    return ctx;
+  };
   report.node = {
     checkout: ck,
     groups: hostCtx ? groupNames(hostCtx.inventory, hostCtx.host) : null,
     memoryStops: false,
-    vars: async (role) => (await import('./vars.js')).buildVarContext({ ck, role, ...opts }),
+    vars: varsOf,
   };
   // 3. Memory, the way the preinstall role asserts it
   await memorySection(ck, opts, { node: ks.node, facts, hostCtx }, report);
