@@ -490,7 +490,9 @@ async function fragmentText(run: QueueRun, unit: LoadedUnit, entry: DirEntry, fr
     return null;
   }
   if (text === null) {
+    // systemd finds no fragment there and says not-found, though the link has a unit's name.
     run.problems.push({ file: entry.path, line: null, message: `${entry.path} leads to ${fragment}, which does not exist` });
+    unit.fragment = null;
     return null;
   }
   if (text === '') {

@@ -394,6 +394,13 @@ describe('unit loader vs systemd --test, unit by unit', () => {
     expect(triggersOwn(ours(graph, names))).toEqual(triggersOwn(t));
     expect(triggersOwn(t)['t.timer']).toEqual(['t-run.service']);
     expect(triggersOwn(t)['acc.socket']).toEqual([]);
+    // systemd --test dumps no bare template, so this is checked against the tree: a template with a file on the path
+    // is in the graph with that file (what its instances are read from); one an Accept=yes socket names without a file is not.
+    expect(graph.units.get('acc@.service')).toMatchObject({ fragment: `/${LIB}/acc@.service`, masked: false });
+    expect(graph.units.get('accy@.service')?.fragment).toBe(`/${LIB}/accy@.service`);
+    const lonely = await graphOf(probeTree({ [`${LIB}/lone.socket`]: `${NODEFAULT}[Socket]\nListenStream=/run/lone.sock\nAccept=yes\n` }, ['lone.socket']));
+    expect(lonely.edges).toContainEqual(expect.objectContaining({ from: 'lone.socket', to: 'lone@.service' }));
+    expect(lonely.units.has('lone@.service')).toBe(false);
   });
 
   it('specifiers: %p and %N are the name without suffix, %i is empty in a plain unit; %I and %P name no unit', async () => {
@@ -619,6 +626,27 @@ describe('unit loader vs systemd --test: entries systemd skips', () => {
           line: null,
           message: `drop-in /${ETC}/fd2.service.d/20-fifo.conf is a fifo, not a regular file: not read`,
         },
+      ]),
+    );
+  });
+
+  it('a link to a file that does not exist is not found, as systemd says; a problem names the link and where it leads', async () => {
+    const names = ['dang.service', 'dang2.service'];
+    const root = probeTree(
+      {
+        [`${ETC}/dang.service`]: { link: '../../../opt/units/dang.service' },
+        [`${ETC}/dang2.service`]: { link: '/opt/gone/dang2.service' },
+      },
+      names,
+    );
+    const t = await theirs(root, names);
+    expect(Object.values(t).map((s) => (s === 'absent' ? s : s.load))).toEqual(['not-found', 'not-found']);
+    const graph = await graphOf(root);
+    expect(ours(graph, names)).toEqual(t);
+    expect(graph.problems).toEqual(
+      expect.arrayContaining([
+        { file: `/${ETC}/dang.service`, line: null, message: `/${ETC}/dang.service leads to /opt/units/dang.service, which does not exist` },
+        { file: `/${ETC}/dang2.service`, line: null, message: `/${ETC}/dang2.service leads to /opt/gone/dang2.service, which does not exist` },
       ]),
     );
   });
