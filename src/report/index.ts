@@ -6,7 +6,7 @@
 // command line that is no fetch directory stops it, with nothing written.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FORMAT_VERSION } from '../version.js';
+import { errorDocument as cliErrorDocument } from '../error-document.js';
 import { writeOutputs } from './write.js';
 import { fleetDocument, renderCsv, renderTable } from './formats.js';
 import { renderHtml } from './html.js';
@@ -38,8 +38,8 @@ export const REPORT_FILES = ['fleet-report.csv', 'fleet-report.json', 'fleet-rep
 /** The outputs and their temporary files. */
 const OUTPUT_NAME = /^(fleet-report\.(csv|json|html)|\.fleet-report\.(csv|json|html)\.\d+\.tmp)$/;
 
-/** --json on a failure: one document still (the CLI's error document's shape). */
-const errorDocument = (message: string) => JSON.stringify({ format_version: FORMAT_VERSION, error: message, applied: [], failed: [] }, null, 2) + '\n';
+/** --json on a failure: one document still, the CLI's error document (schema/error.schema.json). */
+const errorDocument = (message: string) => JSON.stringify(cliErrorDocument('report', message), null, 2) + '\n';
 
 export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOptions, 'fs'> = {}): Promise<number> {
   let parsed;
