@@ -93,7 +93,9 @@ fs.mkdirSync(path.join(stage, 'usr/bin'), { recursive: true });
 fs.symlinkSync(path.relative(path.dirname(PACKAGED_PROGRAM), PACKAGED_BUNDLE), path.join(stage, PACKAGED_PROGRAM.slice(1)));
 // Not the repository's desired-state.yaml: that one names the lab's checkout and reports directory.
 put(PACKAGED_DESIRED_STATE.slice(1), fs.readFileSync(path.join(repo, 'contrib/deb/desired-state.yaml')));
-put(`usr/share/${NAME}/desired-state.schema.json`, fs.readFileSync(path.join(repo, 'schema/desired-state.schema.json')));
+// The desired state's schema (the conffile's first line names it) and those of the --json documents (docs/output.md).
+for (const schema of ['desired-state', 'plan', 'apply', 'error'])
+  put(`usr/share/${NAME}/${schema}.schema.json`, fs.readFileSync(path.join(repo, `schema/${schema}.schema.json`)));
 put(`usr/share/lintian/overrides/${NAME}`, fs.readFileSync(path.join(repo, 'contrib/deb/lintian-overrides')));
 // Shipped, not enabled: a bake enables it in an image (with the candidates it found); on a host, `systemctl enable` does.
 put(`lib/systemd/system/${FIRST_BOOT_UNIT}`, firstBootUnit({ exec: [PACKAGED_PROGRAM], after: [], timeoutSec: 900 }));

@@ -98,7 +98,7 @@ afterAll(() => {
 }, 300_000);
 
 describe('the Debian package', () => {
-  it('has the program, the default desired state and schema, the unit and the man page, and Depends: nodejs (>= 18)', () => {
+  it('has the program, the default desired state and schemas, the unit and the man page, and Depends: nodejs (>= 18)', () => {
     const list = spawnSync('dpkg-deb', ['--contents', DEB], { encoding: 'utf8' }).stdout;
     for (const f of [
       './usr/libexec/k8s-host-reconcile/reconcile.mjs',
@@ -107,6 +107,10 @@ describe('the Debian package', () => {
       `./lib/systemd/system/${UNIT}`,
       './usr/share/man/man1/k8s-host-reconcile.1.gz',
       './usr/share/lintian/overrides/k8s-host-reconcile',
+      // The --json documents' schemas beside the desired state's.
+      './usr/share/k8s-host-reconcile/plan.schema.json',
+      './usr/share/k8s-host-reconcile/apply.schema.json',
+      './usr/share/k8s-host-reconcile/error.schema.json',
     ])
       expect(list).toContain(f);
     expect(list).toMatch(/ \.\/usr\/bin\/k8s-host-reconcile -> \.\.\/libexec\/k8s-host-reconcile\/reconcile\.mjs\n/);
