@@ -38,6 +38,15 @@ export interface AcceptanceFacts {
   nodeName: Known<string>;
   /** Whether that name resolves as kubeadm's Go resolver looks it up (/etc/hosts, then DNS), and where. */
   nodeNameLookup: Known<{ resolves: boolean; how: string }>;
+  timeSync: Known<TimeSyncFacts>;
+}
+
+/** The NTP clients systemd knows on this node, and whether it is a container. */
+export interface TimeSyncFacts {
+  /** How this was found to be a container (its clock is then the host kernel's); null when it is not one, or offline. */
+  container: string | null;
+  /** Each NTP client whose unit file is there: whether it runs (live: active or starts at boot; offline: starts at boot), and how that was read. */
+  clients: { unit: string; runs: boolean; how: string }[];
 }
 
 /** The values kubespray gives kubeadm on this node, evaluated from its roles and the inventory. */
@@ -55,12 +64,18 @@ export interface CheckResult {
 export type CheckOutcome = CheckResult | { skipped: string };
 
 export interface Checker {
-  /** kubeadm's exact check name. */
+  /** kubeadm's exact check name; for a check kubeadm does not make (`breaksLater`), a CamelCase name of ours (findings.ts CHECK_NAME_PATTERN). */
   name: string;
   /** `control-plane`: InitNodeChecks (kubeadm init and join --control-plane); `every node`: addCommonChecks. */
   runsOn: 'control-plane' | 'every node';
   /** Where kubeadm defines it (repository path and function), for the plan's evidence. */
   source: string;
+  /**
+   * Set for a check kubeadm does not make: what breaks after an install that
+   * succeeds. Its line then says so instead of quoting kubeadm's preflight,
+   * and `source` is where the breakage is documented, not kubeadm's code.
+   */
+  breaksLater?: string;
   check(facts: AcceptanceFacts): CheckOutcome;
 }
 

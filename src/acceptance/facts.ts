@@ -7,12 +7,13 @@
 import type { TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, Known, KubesprayValues } from './checker.js';
+import type { AcceptanceFacts, CgroupFacts, Known, KubesprayValues, TimeSyncFacts } from './checker.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
 import { known, notKnown } from './checker.js';
 import { ALL_PROGRAMS } from './file-existing.js';
+import { TIME_SYNC_UNITS } from './time-sync.js';
 
 /**
  * The PATH kubeadm is looked up and runs with: kubespray runs it with
@@ -96,6 +97,52 @@ export async function lookUpNodeName(host: TargetHost, name: Known<string>): Pro
   return notKnown(`getent -s dns ahosts ${name.value} failed (exit ${r.exitCode})`);
 }
 
+/** A live host's container marker: systemd writes /run/systemd/container when PID 1 runs in one (what systemd-detect-virt --container reads first). */
+async function containerMarker(host: TargetHost): Promise<string | null> {
+  if (!host.live) return null;
+  const c = await host.readFile('/run/systemd/container').catch(() => null);
+  return c === null ? null : `/run/systemd/container: ${JSON.stringify(c.trim().slice(0, 40))}`;
+}
+
+/**
+ * The NTP clients as systemd sees them: a unit file that loads, and whether
+ * it runs: it starts at boot (its enablement, read from the unit files, live
+ * or offline), or live, `systemctl show` calls it active (started by hand).
+ */
+export async function readTimeSync(host: TargetHost): Promise<Known<TimeSyncFacts>> {
+  const graph = await systemUnitGraph(host, TIME_SYNC_UNITS).catch((e: Error) => e);
+  if (graph instanceof Error) return notKnown(`the unit files cannot be read: ${graph.message}`);
+  const boots = bootPaths(graph, TIME_SYNC_UNITS);
+  const clients: TimeSyncFacts['clients'] = [];
+  const seen = new Set<string>();
+  for (const unit of TIME_SYNC_UNITS) {
+    // Debian's ntpsec.service is also ntp.service (Alias=): one client, named once.
+    const u = graph.units.get(graph.resolve(unit));
+    if (!u || u.entry === null || seen.has(graph.resolve(unit))) continue;
+    seen.add(graph.resolve(unit));
+    if (u.masked) {
+      clients.push({ unit, runs: false, how: 'masked' });
+      continue;
+    }
+    if (boots.get(unit)) {
+      clients.push({ unit, runs: true, how: `${u.entry} starts at boot` });
+      continue;
+    }
+    if (!host.live) {
+      // Without a default target nothing is known to start at boot (SwapOff says the same): not a client that does not run.
+      if (graph.defaultTarget === null)
+        return notKnown(`${u.entry} is installed, and there is no default.target on the unit search path, so whether it starts at boot is unknown`);
+      clients.push({ unit, runs: false, how: `${u.entry} does not start at boot` });
+      continue;
+    }
+    const r = await host.run('systemctl', ['show', '-p', 'ActiveState', '--value', unit]);
+    if (r.exitCode !== 0) return notKnown(`systemctl show -p ActiveState ${unit} failed (exit ${r.exitCode})`);
+    const state = r.stdout.trim();
+    clients.push({ unit, runs: state === 'active', how: `does not start at boot; systemctl: ${state}` });
+  }
+  return known({ container: await containerMarker(host), clients });
+}
+
 /** `facts`: kubespray's report's (undefined offline or when gathering failed); `ks`: what kubespray gives kubeadm on this node. */
 export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined, ks: KubesprayValues): Promise<AcceptanceFacts> {
   const why = host.live ? 'the host facts could not be gathered (see the facts finding)' : `offline (--root ${host.root}): it is the running host's`;
@@ -110,5 +157,6 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     apiserverPort: ks.apiserverPort,
     nodeName: ks.nodeName,
     nodeNameLookup: await lookUpNodeName(host, ks.nodeName),
+    timeSync: await readTimeSync(host),
   };
 }

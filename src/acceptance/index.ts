@@ -1,4 +1,5 @@
-// The checkers, in kubeadm's order within InitNodeChecks and addCommonChecks.
+// The checkers, in kubeadm's order within InitNodeChecks and addCommonChecks;
+// then ours, for what breaks after an install that succeeds.
 import type { Checker } from './checker.js';
 import { numCpuCheck } from './num-cpu.js';
 import { memCheck } from './mem.js';
@@ -6,5 +7,14 @@ import { fileExistingChecks } from './file-existing.js';
 import { systemVerificationCheck } from './system-verification.js';
 import { firewalldCheck } from './firewalld.js';
 import { hostnameCheck } from './hostname.js';
+import { timeSyncCheck } from './time-sync.js';
 
-export const CHECKERS: readonly Checker[] = [numCpuCheck, memCheck, firewalldCheck, ...fileExistingChecks, systemVerificationCheck, hostnameCheck];
+export const CHECKERS: readonly Checker[] = [
+  numCpuCheck,
+  memCheck,
+  firewalldCheck,
+  ...fileExistingChecks,
+  systemVerificationCheck,
+  hostnameCheck,
+  timeSyncCheck,
+];

@@ -12,6 +12,7 @@ import { known, notKnown } from './checker.js';
 import { acceptanceFacts } from './facts.js';
 import { CHECKERS } from './index.js';
 import { whoInstalls } from './packages.js';
+import { timeSyncWhoFixes } from './time-sync-who.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
@@ -50,15 +51,22 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Pr
     if (w.by === 'unknown') return { who: 'unknown', says: `whether kubespray installs it cannot be evaluated: ${w.reason}`, evidence: [] };
     return { who: 'operator', says: `kubespray does not install ${w.package} (${w.reason}): install it`, evidence: [w.evidence] };
   }
+  if (c.name === 'TimeSync') return timeSyncWhoFixes(node);
   if (c.name === 'Mem' && node.memoryStops)
     return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
   return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };
 }
 
 function kubeadmLines(c: Checker, res: CheckResult): string {
-  const cmd = c.runsOn === 'control-plane' ? 'kubeadm init (and join --control-plane)' : 'kubeadm init and join';
+  // A check of ours is never quoted as kubeadm's: the install goes through, and it says what breaks afterwards.
+  const cmd =
+    c.breaksLater !== undefined
+      ? `not a kubeadm check, the install goes on (${c.breaksLater})`
+      : c.runsOn === 'control-plane'
+        ? 'kubeadm init (and join --control-plane) preflight'
+        : 'kubeadm init and join preflight';
   const lines = [...res.errors.map((e) => `[ERROR ${c.name}]: ${e}`), ...res.warnings.map((w) => `[WARNING ${c.name}]: ${w}`)];
-  return `${cmd} preflight: ${lines.join('; ')}`;
+  return `${cmd}: ${lines.join('; ')}`;
 }
 
 /** A failing check whose who-fixes is not evaluated (no checkout, no facts): it goes into the one "not judged" line. */
@@ -80,7 +88,7 @@ function notEvaluated(c: Checker, r: KubesprayReport, controlPlane: Known<boolea
 
 /** One check's problems as one finding, given who fixes them. */
 async function checkFinding(c: Checker, res: CheckResult, r: KubesprayReport, controlPlane: Known<boolean>): Promise<Finding | NotJudged> {
-  const base = { check: c.name, evidence: [`${KUBERNETES} ${c.source}`] };
+  const base = { check: c.name, evidence: [c.breaksLater !== undefined ? c.source : `${KUBERNETES} ${c.source}`] };
   const says = kubeadmLines(c, res);
   const why = notEvaluated(c, r, controlPlane);
   // A program's check says it in its name: "missing" is enough in the grouped line.

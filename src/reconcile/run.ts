@@ -154,7 +154,7 @@ export function acceptances(req: Pick<RunRequest, 'accept'>, desired: DesiredSta
   return [...(req.accept ?? []).map((name) => ({ name, by: '--accept' })), ...listed];
 }
 
-/** kubeadm's check names (src/acceptance; FileExisting-PROGRAM told as one) and the tool's own (FormerNode). */
+/** The checkers' names (src/acceptance: kubeadm's, and ours such as TimeSync; FileExisting-PROGRAM told as one) and the tool's own (FormerNode). */
 const KUBEADM_CHECKS = CHECKERS.map((c) => c.name);
 const KNOWN_CHECKS = [...KUBEADM_CHECKS.filter((n) => !n.startsWith('FileExisting-')), FORMER_NODE_CHECK];
 

@@ -17,6 +17,7 @@ import { CHECKERS } from '../../src/acceptance/index.js';
 import { firewalldCheck } from '../../src/acceptance/firewalld.js';
 import { hostnameCheck, qualifiedNameProblems } from '../../src/acceptance/hostname.js';
 import { hostsFileLine } from '../../src/acceptance/hosts-file.js';
+import { timeSyncCheck } from '../../src/acceptance/time-sync.js';
 
 const EVERY_PROGRAM = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
 const FULL_V2: CgroupFacts = { version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'hugetlb', 'pids', 'rdma', 'misc'] };
@@ -34,6 +35,8 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     apiserverPort: known(6443),
     nodeName: known('node1'),
     nodeNameLookup: known({ resolves: true, how: '/etc/hosts:3' }),
+    // Debian 12's own: systemd-timesyncd, enabled from sysinit.target.
+    timeSync: known({ container: null, clients: [{ unit: 'systemd-timesyncd.service', runs: true, how: 'starts at boot' }] }),
     ...over,
   };
 }
@@ -57,6 +60,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'FileExisting-touch',
       'SystemVerification',
       'Hostname',
+      'TimeSync',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
   });
@@ -230,5 +234,35 @@ describe("/etc/hosts read as Go's resolver reads it", () => {
       6,
       null,
     ]);
+  });
+});
+
+describe('TimeSync: not a kubeadm check; a warning when no time client runs', () => {
+  const clients = (c: { unit: string; runs: boolean; how: string }[], container: string | null = null) => facts({ timeSync: known({ container, clients: c }) });
+  const WORDS =
+    'no time synchronisation: none of chrony.service, systemd-timesyncd.service, ntpsec.service, ntp.service, openntpd.service runs or starts at boot';
+
+  it('marked as ours, with what breaks, and named by the check-name grammar', () => {
+    expect(timeSyncCheck.breaksLater).toMatch(/etcd/);
+    expect(timeSyncCheck.name).toMatch(/^[A-Za-z][A-Za-z0-9._-]*$/);
+  });
+  it('none installed: a warning saying so; an installed one that does not run is named with why', () => {
+    expect(timeSyncCheck.check(clients([]))).toEqual({ warnings: [`${WORDS} (none is installed)`], errors: [] });
+    expect(timeSyncCheck.check(clients([{ unit: 'chrony.service', runs: false, how: 'masked' }]))).toEqual({
+      warnings: [`${WORDS} (chrony.service: masked)`],
+      errors: [],
+    });
+  });
+  it('any one client that runs passes, whichever it is', () => {
+    const off = { unit: 'systemd-timesyncd.service', runs: false, how: 'does not start at boot; systemctl: inactive' };
+    expect(timeSyncCheck.check(clients([off, { unit: 'chrony.service', runs: true, how: 'starts at boot' }]))).toEqual({ warnings: [], errors: [] });
+  });
+  it("a container is not warned: its clock is the host kernel's", () => {
+    expect(timeSyncCheck.check(clients([], '/run/systemd/container: "systemd-nspawn"'))).toEqual({ warnings: [], errors: [] });
+  });
+  it('unit files that cannot be read: skipped with the reason', () => {
+    expect(timeSyncCheck.check(facts({ timeSync: notKnown('the unit files cannot be read: EACCES') }))).toEqual({
+      skipped: 'the unit files cannot be read: EACCES',
+    });
   });
 });

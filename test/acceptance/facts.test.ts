@@ -7,18 +7,19 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Host } from '../../src/host.js';
-import { lookUpPrograms, readCgroups } from '../../src/acceptance/facts.js';
+import { Host, type CommandRunner } from '../../src/host.js';
+import { lookUpPrograms, readCgroups, readTimeSync } from '../../src/acceptance/facts.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
-function host(tree: Tree, live: boolean, executable: string[] = []): Host {
+function host(tree: Tree, live: boolean, executable: string[] = [], runner?: CommandRunner): Host {
   const root = mkdtempSync(path.join(tmpdir(), 'acceptance-facts-'));
   roots.push(root);
   buildTree(root, tree);
   for (const p of executable) chmodSync(path.join(root, p), 0o755);
-  return new Host({ root, live });
+  return new Host({ root, live, ...(runner ? { runner } : {}) });
 }
 
 describe('cgroup controllers', () => {
@@ -59,5 +60,80 @@ describe('PATH lookups under the root', () => {
       { known: true, value: null },
       { known: true, value: null },
     ]);
+  });
+});
+
+describe('time clients as systemd sees them', () => {
+  // The units as Debian ships them (the lines that matter here: [Install], Alias=), and the targets from default.target to sysinit.target.
+  const TARGETS: Tree = {
+    'lib/systemd/system/sysinit.target': '[Unit]\nDescription=System Initialization\n',
+    'lib/systemd/system/basic.target': '[Unit]\nDescription=Basic System\nRequires=sysinit.target\nAfter=sysinit.target\n',
+    'lib/systemd/system/multi-user.target': '[Unit]\nDescription=Multi-User System\nRequires=basic.target\nAfter=basic.target\n',
+    'etc/systemd/system/default.target': { link: '/lib/systemd/system/multi-user.target' },
+  };
+  const TIMESYNCD =
+    '[Unit]\nDescription=Network Time Synchronization\n\n[Service]\nExecStart=/lib/systemd/systemd-timesyncd\n\n[Install]\nWantedBy=sysinit.target\n';
+  const CHRONY =
+    '[Unit]\nDescription=chrony, an NTP client/server\n\n[Service]\nType=forking\nExecStart=/usr/sbin/chronyd $DAEMON_OPTS\n\n[Install]\nAlias=chronyd.service\nWantedBy=multi-user.target\n';
+  const NTPSEC =
+    '[Unit]\nDescription=Network Time Service\n\n[Service]\nExecStart=/usr/libexec/ntpsec/ntp-systemd-wrapper\n\n[Install]\nWantedBy=multi-user.target\nAlias=ntp.service ntpd.service\n';
+
+  it('offline: systemd-timesyncd enabled from sysinit.target runs; chrony installed but not enabled does not', async () => {
+    const h = host(
+      {
+        ...TARGETS,
+        'lib/systemd/system/systemd-timesyncd.service': TIMESYNCD,
+        'etc/systemd/system/sysinit.target.wants/systemd-timesyncd.service': { link: '/lib/systemd/system/systemd-timesyncd.service' },
+        'lib/systemd/system/chrony.service': CHRONY,
+      },
+      false,
+    );
+    expect(await readTimeSync(h)).toEqual({
+      known: true,
+      value: {
+        container: null,
+        clients: [
+          { unit: 'chrony.service', runs: false, how: '/lib/systemd/system/chrony.service does not start at boot' },
+          { unit: 'systemd-timesyncd.service', runs: true, how: '/lib/systemd/system/systemd-timesyncd.service starts at boot' },
+        ],
+      },
+    });
+  });
+  it('offline without a default target: an installed client is not known to start or not (never called off); none installed is still none', async () => {
+    const noTarget = host({ 'lib/systemd/system/chrony.service': CHRONY }, false);
+    expect(await readTimeSync(noTarget)).toEqual({
+      known: false,
+      reason:
+        '/lib/systemd/system/chrony.service is installed, and there is no default.target on the unit search path, so whether it starts at boot is unknown',
+    });
+    expect(await readTimeSync(host({}, false))).toEqual({ known: true, value: { container: null, clients: [] } });
+  });
+  it('none installed: no client; a masked one is named as masked', async () => {
+    expect(await readTimeSync(host(TARGETS, false))).toEqual({ known: true, value: { container: null, clients: [] } });
+    const masked = host({ ...TARGETS, 'lib/systemd/system/chrony.service': CHRONY, 'etc/systemd/system/chrony.service': { link: '/dev/null' } }, false);
+    expect(await readTimeSync(masked)).toEqual({ known: true, value: { container: null, clients: [{ unit: 'chrony.service', runs: false, how: 'masked' }] } });
+  });
+  it("live: one not enabled but started by hand runs, as systemctl says; ntpsec's alias ntp.service is not counted twice", async () => {
+    const runner = cannedRunner({
+      'systemctl show -p ActiveState --value chrony.service': 'active\n',
+      'systemctl show -p ActiveState --value ntpsec.service': 'inactive\n',
+    });
+    const h = host({ ...TARGETS, 'lib/systemd/system/chrony.service': CHRONY, 'lib/systemd/system/ntpsec.service': NTPSEC }, true, [], runner);
+    expect(await readTimeSync(h)).toEqual({
+      known: true,
+      value: {
+        container: null,
+        clients: [
+          { unit: 'chrony.service', runs: true, how: 'does not start at boot; systemctl: active' },
+          { unit: 'ntpsec.service', runs: false, how: 'does not start at boot; systemctl: inactive' },
+        ],
+      },
+    });
+  });
+  it('live in a container: the marker is named; systemctl failing is not known, never guessed', async () => {
+    const c = await readTimeSync(host({ ...TARGETS, 'run/systemd/container': 'systemd-nspawn\n' }, true, [], cannedRunner({})));
+    expect(c).toEqual({ known: true, value: { container: '/run/systemd/container: "systemd-nspawn"', clients: [] } });
+    const failing = await readTimeSync(host({ ...TARGETS, 'lib/systemd/system/chrony.service': CHRONY }, true, [], cannedRunner({})));
+    expect(failing).toEqual({ known: false, reason: 'systemctl show -p ActiveState chrony.service failed (exit 127)' });
   });
 });

@@ -5,7 +5,7 @@
 // out here by hand from the fixture's files: test/fixtures/kubespray-basic's
 // roles/system_packages/vars/main.yml installs iptables on Debian and has no
 // ethtool; its minimal_master_memory_mb is 1800.
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,9 +33,25 @@ const INVENTORY = '/root/ks/inventory/lab/inventory.ini';
 const cpuinfo = (n: number) =>
   Array.from({ length: n }, (_, i) => `processor\t: ${i}\nphysical id\t: 0\nsiblings\t: ${n}\ncore id\t\t: ${i}\ncpu cores\t: ${n}\n`).join('\n');
 
-/** A stock Debian 12 server as its kernel files show it: `cpus`, `memKb`, a full cgroup v2, every program but `missing`. */
-function server(o: { cpus?: number; memKb?: number; missing?: string[]; controllers?: string; extra?: Tree } = {}): Tree {
+/**
+ * Debian 12's systemd-timesyncd as a server install has it (Priority: standard): its unit, enabled from
+ * sysinit.target (its WantedBy=), and the targets from default.target down to sysinit.target.
+ */
+const TIMESYNCD: Tree = {
+  'lib/systemd/system/systemd-timesyncd.service':
+    '[Unit]\nDescription=Network Time Synchronization\nConditionVirtualization=!container\n\n[Service]\nType=notify\nExecStart=/lib/systemd/systemd-timesyncd\n\n[Install]\nWantedBy=sysinit.target\nAlias=dbus-org.freedesktop.timesync1.service\n',
+  'etc/systemd/system/sysinit.target.wants/systemd-timesyncd.service': { link: '/lib/systemd/system/systemd-timesyncd.service' },
+  'etc/systemd/system/dbus-org.freedesktop.timesync1.service': { link: '/lib/systemd/system/systemd-timesyncd.service' },
+  'lib/systemd/system/sysinit.target': '[Unit]\nDescription=System Initialization\n',
+  'lib/systemd/system/basic.target': '[Unit]\nDescription=Basic System\nRequires=sysinit.target\nAfter=sysinit.target\n',
+  'lib/systemd/system/multi-user.target': '[Unit]\nDescription=Multi-User System\nRequires=basic.target\nAfter=basic.target\n',
+  'etc/systemd/system/default.target': { link: '/lib/systemd/system/multi-user.target' },
+};
+
+/** A stock Debian 12 server as its kernel files show it: `cpus`, `memKb`, a full cgroup v2, every program but `missing`, systemd-timesyncd unless `timeClient` is false. */
+function server(o: { cpus?: number; memKb?: number; missing?: string[]; controllers?: string; timeClient?: boolean; extra?: Tree } = {}): Tree {
   const tree: Tree = {
+    ...(o.timeClient === false ? {} : TIMESYNCD),
     'proc/meminfo': `MemTotal:       ${o.memKb ?? 2030000} kB\nSwapTotal:             0 kB\n`,
     'proc/self/personality': '00000000\n',
     'proc/sys/kernel/osrelease': '6.1.0-31-cloud-amd64\n',
@@ -113,9 +129,10 @@ describe("no false alarm on the suites' stock hosts", () => {
   };
   const BASE_MISSING = ['conntrack', 'iptables', 'ebtables', 'ethtool', 'socat'];
 
-  it("the VM guest: kubespray installs iptables, ebtables and socat (info), ethtool is kubeadm's warning; nothing stops or is unknown", async () => {
+  it("the VM guest: kubespray installs iptables, ebtables and socat (info), ethtool is kubeadm's warning, no time client a warning; nothing stops or is unknown", async () => {
+    // Its base (test/vm/lib/base.mjs, mmdebstrap --variant=apt) has no time client: a true warning for a VM, which the exit code does not count.
     const host = new Host({
-      root: await root({ ...server({ memKb: 2014000, missing: BASE_MISSING }), ...VM_INVENTORY }, true),
+      root: await root({ ...server({ memKb: 2014000, missing: BASE_MISSING, timeClient: false }), ...VM_INVENTORY }, true),
       live: true,
       runner: cannedRunner({}),
     });
@@ -126,6 +143,7 @@ describe("no false alarm on the suites' stock hosts", () => {
       ['FileExisting-ebtables', 'info', false, false],
       ['FileExisting-ethtool', 'warning', false, false],
       ['FileExisting-socat', 'info', false, false],
+      ['TimeSync', 'warning', false, false],
     ]);
     // conntrack: the fixture has no kube_version, so whether kubeadm checks it is said in the one info line.
     expect(findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!.message).toContain('FileExisting-conntrack');
@@ -135,7 +153,8 @@ describe("no false alarm on the suites' stock hosts", () => {
   });
 
   it('a farm or fleet container (no kubespray section, /run/systemd/container, controllers not delegated): info only, exit code unchanged', async () => {
-    const tree = { ...server({ missing: BASE_MISSING, controllers: '\n' }), 'run/systemd/container': 'systemd-nspawn\n' };
+    // The farm's rootfs has no time client either; a container's clock is the host's, so that is no warning.
+    const tree = { ...server({ missing: BASE_MISSING, controllers: '\n', timeClient: false }), 'run/systemd/container': 'systemd-nspawn\n' };
     const host = new Host({ root: await root(tree, false), live: true, runner: cannedRunner({}) });
     const { findings } = await hostReports(host, desired(false), () => {}, null);
     expect(findings.filter((f) => f.check !== undefined || f.unknown || f.stops)).toEqual([]);
@@ -362,5 +381,60 @@ describe('Hostname: the node name kubespray gives kubeadm', () => {
     expect(brief(fs)).toEqual([['Hostname', 'warning', false, false]]);
     expect(fs[0]!.message).toContain('invalid node name format "-node1"');
     expect(fs[0]!.message).toContain('hostname "-node1" could not be reached');
+  });
+});
+
+describe('TimeSync: no time client, and whether kubespray installs one (ntp_enabled)', () => {
+  const DEFAULTS = 'roles/kubespray_defaults/defaults/main/main.yml';
+  const PREINSTALL = 'roles/kubernetes/preinstall/tasks/main.yml';
+  const fixture = (f: string) => readFileSync(path.join('test/fixtures/kubespray-basic', f), 'utf8');
+  /** The fixture's preinstall tasks with kubespray's own "Configure NTP" task (its tasks/main.yml) appended, and that task's line. */
+  const withNtpTask = (): { tree: Tree; line: number } => {
+    const text = fixture(PREINSTALL);
+    const task = '\n- name: Configure NTP\n  import_tasks: 0081-ntp-configurations.yml\n  when:\n    - not dns_late\n    - ntp_enabled\n';
+    return { tree: { [`opt/ks/kubespray/${PREINSTALL}`]: text + task }, line: text.split('\n').length + 1 };
+  };
+  const noClient = (vars: string[] = [], extra: Tree = {}) => ({
+    ...server({ timeClient: false, extra: RESOLVES }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...extra,
+  });
+
+  it("none, and kubespray's default ntp_enabled false: a warning for the operator naming where it is false; the exit code unchanged", async () => {
+    const fs = await acceptance(noClient());
+    expect(brief(fs)).toEqual([['TimeSync', 'warning', false, false]]);
+    const defaultLine = fixture(DEFAULTS).split('\n').indexOf('ntp_enabled: false') + 1;
+    expect(fs[0]!.evidence).toContain(`${DEFAULTS}:${defaultLine} ntp_enabled`);
+    expect(fs[0]!.message).toContain('not a kubeadm check, the install goes on');
+    expect(fs[0]!.message).toContain('[WARNING TimeSync]: no time synchronisation');
+    expect(fs[0]!.message).toContain('set ntp_enabled: true in the inventory');
+    expect(fs[0]!.message).not.toContain('kubeadm init and join preflight');
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  /** ntp_enabled: true in the inventory's group_vars/all (YAML: a boolean). */
+  const NTP_ON: Tree = { 'root/ks/inventory/lab/group_vars/all/ntp.yml': '---\nntp_enabled: true\n' };
+
+  it('ntp_enabled true in group_vars and the checkout has the task: kubespray installs one, an info line citing the task', async () => {
+    const { tree, line } = withNtpTask();
+    const fs = await acceptance(noClient([], { ...NTP_ON, ...tree }));
+    expect(brief(fs)).toEqual([['TimeSync', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain(`${PREINSTALL}:${line} 0081-ntp-configurations.yml`);
+    expect(fs[0]!.message).toContain('kubespray installs, configures and starts an NTP client');
+  });
+  it('ntp_enabled true but no such task in the checkout: unknown, loudly (exit 2)', async () => {
+    const fs = await acceptance(noClient([], NTP_ON));
+    expect(brief(fs)).toEqual([['TimeSync', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(`has no task importing 0081-ntp-configurations.yml`);
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it('ntp_enabled=true on [all:vars] is the string "true" there (as Ansible reads INI group vars): not a boolean, unknown', async () => {
+    const fs = await acceptance(noClient(['ntp_enabled=true'], withNtpTask().tree));
+    expect(brief(fs)).toEqual([['TimeSync', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('ntp_enabled is "true", not a boolean');
+  });
+  it('a running client (the stock server) or a container: no line, whatever ntp_enabled says', async () => {
+    expect(await acceptance({ ...server({ extra: RESOLVES }), ...inventory(), ...KUBEADM_ROLES })).toEqual([]);
+    expect(await acceptance(noClient([], { 'run/systemd/container': 'systemd-nspawn\n' }))).toEqual([]);
   });
 });
