@@ -5,7 +5,7 @@
 // (test/cli-options.test.ts compares the files with what renders here;
 // `npm run docs:usage` rewrites them).
 
-import { PACKAGED_DESIRED_STATE } from './version.js';
+import { PACKAGED_DESIRED_STATE, PACKAGED_PROGRAM_NAME } from './version.js';
 import { checkNameProblem } from './findings.js';
 
 export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot' | 'report';
@@ -321,13 +321,34 @@ export function argumentProblem(argv: readonly string[]): string | null {
 
 // ---- renderings ----
 
+/** What the program calls itself when nothing else says: the npm bin's name (package.json "bin"). */
+export const DEFAULT_PROGRAM = 'reconcile';
+/** A name safe to print as the program's: no path, no control or shell characters, no leading '-'. */
+const PROGRAM_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+
+/**
+ * The program's name as it was invoked, for --help and error messages: the
+ * base name of the script node ran (process.argv[1] keeps the name of the link
+ * it was started through: /usr/bin/k8s-host-reconcile, the npm bin's
+ * reconcile), without a .mjs/.js extension (`node dist/reconcile.mjs` is
+ * reconcile). The package's bundle run by its own file name is still the
+ * package's k8s-host-reconcile. A name that could not be printed safely, or
+ * none, falls back to the default: argv[1] is whatever the caller chose.
+ */
+export function programName(script: string | undefined, packaged = false): string {
+  const fallback = packaged ? PACKAGED_PROGRAM_NAME : DEFAULT_PROGRAM;
+  const base = (script ?? '').slice((script ?? '').lastIndexOf('/') + 1).replace(/\.(mjs|cjs|js)$/, '');
+  if (!PROGRAM_NAME.test(base)) return fallback;
+  return packaged && base === DEFAULT_PROGRAM ? PACKAGED_PROGRAM_NAME : base;
+}
+
 const flagWords = (o: OptionSpec): string => `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value ? ` ${o.value}` : ''}`;
 const synopsisWord = (o: OptionSpec): string => `[${o.short ? `-${o.short}` : `--${o.name}`}${o.value ? ` ${o.value}` : ''}]`;
 const commandOptions = (c: CommandSpec): OptionSpec[] => c.options.filter((n) => n !== 'help').map(option);
 
 /** One usage line per command: `reconcile plan [-f FILE] [--root DIR] [--json]`. */
-export function usageLine(c: CommandSpec): string {
-  return ['reconcile', c.name, ...(c.operands ? [c.operands] : []), ...commandOptions(c).map(synopsisWord)].join(' ');
+export function usageLine(c: CommandSpec, program = DEFAULT_PROGRAM): string {
+  return [program, c.name, ...(c.operands ? [c.operands] : []), ...commandOptions(c).map(synopsisWord)].join(' ');
 }
 
 // Two columns, the second wrapped under itself to stay within 80 columns.
@@ -344,9 +365,9 @@ function columns(rows: [string, string][], indent = 2): string {
     .join('\n');
 }
 
-/** `reconcile --help`. */
-export function mainHelp(): string {
-  return `Usage: reconcile COMMAND [OPTIONS]
+/** `reconcile --help`, naming the program as it was invoked. */
+export function mainHelp(program = DEFAULT_PROGRAM): string {
+  return `Usage: ${program} COMMAND [OPTIONS]
 
 Make a used Debian host or image safe to install Kubernetes on with kubespray:
 swap off, overlay and br_netfilter loaded, the forwarding sysctls at 1, the
@@ -360,15 +381,15 @@ ${columns(GLOBAL_OPTIONS.map((n): [string, string] => [flagWords(option(n)), n =
 
 Each command also has a flag form, with the same behaviour and exit codes:
   ${ALIASED.map((c) => c.alias).join(', ')}
-  (reconcile --plan -f FILE runs as reconcile plan -f FILE does).
+  (${program} --plan -f FILE runs as ${program} plan -f FILE does).
 
-Run 'reconcile COMMAND --help' for a command's options and exit codes.
+Run '${program} COMMAND --help' for a command's options and exit codes.
 `;
 }
 
 /** `reconcile COMMAND --help`. */
-export function commandHelp(c: CommandSpec): string {
-  return `Usage: ${usageLine(c)}
+export function commandHelp(c: CommandSpec, program = DEFAULT_PROGRAM): string {
+  return `Usage: ${usageLine(c, program)}
 
 ${wrap(c.description, 78)}
 
@@ -378,7 +399,7 @@ ${columns(c.options.map((n): [string, string] => [flagWords(option(n)), option(n
 Exit codes:
 ${columns(c.exits.map((e): [string, string] => [String(e.code), e.meaning]))}
 
-${c.alias ? `\nFlag form: reconcile ${c.alias}${c.operands ? ` ${c.operands}` : ''} [OPTIONS]\n` : ''}`;
+${c.alias ? `\nFlag form: ${program} ${c.alias}${c.operands ? ` ${c.operands}` : ''} [OPTIONS]\n` : ''}`;
 }
 
 function wrap(text: string, width: number): string {
@@ -395,14 +416,14 @@ function wrap(text: string, width: number): string {
 }
 
 /** The short usage shown under an error: the command's line, or every command's. */
-export function errorUsage(c: CommandSpec | undefined): string {
-  const lines = (c ? [c] : COMMANDS).map(usageLine);
-  return `usage: ${lines.join('\n       ')}\nRun 'reconcile ${c ? `${c.name} ` : ''}--help' for more.\n`;
+export function errorUsage(c: CommandSpec | undefined, program = DEFAULT_PROGRAM): string {
+  const lines = (c ? [c] : COMMANDS).map((x) => usageLine(x, program));
+  return `usage: ${lines.join('\n       ')}\nRun '${program} ${c ? `${c.name} ` : ''}--help' for more.\n`;
 }
 
 // The man page (go-md2man's Markdown): two generated regions of docs/reconcile.1.md.
 // Only the Debian package installs it, so it names the command the package installs.
-const MAN_PROGRAM = 'k8s-host-reconcile';
+const MAN_PROGRAM = PACKAGED_PROGRAM_NAME;
 const manFlag = (o: OptionSpec): string => `${o.short ? `**-${o.short}**, ` : ''}**--${o.name}**${o.value ? ` *${o.value}*` : ''}`;
 const manSynopsisWord = (o: OptionSpec): string => `[${o.short ? `**-${o.short}**` : `**--${o.name}**`}${o.value ? ` *${o.value}*` : ''}]`;
 const sentence = (s: string): string => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.endsWith('.') ? '' : '.'}`;

@@ -11,10 +11,12 @@ import {
   acceptNames,
   argumentProblem,
   commandByName,
+  DEFAULT_PROGRAM,
   commandHelp,
   errorUsage,
   mainHelp,
   parseArgsOptions,
+  programName,
   type CommandSpec,
   type GivenOptions,
 } from './cli-options.js';
@@ -93,7 +95,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     // stderr becomes the document.
     const said = edge.said.join('').split('\n');
     const usage = said.findIndex((l) => /^\s*usage: /.test(l));
-    const lines = (usage < 0 ? said : said.slice(0, usage)).map((l) => l.replace(/^reconcile(?: [a-z-]+)?: /, '')).filter((l) => l !== '');
+    const prefix = `${io.program ?? DEFAULT_PROGRAM}: `;
+    const sub = new RegExp(`^${(io.program ?? DEFAULT_PROGRAM).replace(/[.+]/g, '\\$&')} [a-z-]+: `);
+    const lines = (usage < 0 ? said : said.slice(0, usage))
+      .map((l) => (l.startsWith(prefix) ? l.slice(prefix.length) : l.replace(sub, '')))
+      .filter((l) => l !== '');
     const doc =
       code === 0
         ? { format_version: FORMAT_VERSION, tool: TOOL, command: edge.command, messages: lines }
@@ -120,6 +126,9 @@ interface JsonEdge {
 
 /** How the CLI answers: a refusal, a help page, an internal error, a run's error; with --json each as one document. */
 interface Answers {
+  /** The program's name as invoked: every message and usage line names it. */
+  program: string;
+  /** `who`: the command the message is about ('' for the program itself). */
   refuse: (who: string, message: string, usage: string) => number;
   help: (page: string) => number;
   internal: (e: unknown) => number;
@@ -127,10 +136,12 @@ interface Answers {
 }
 
 function answers(io: Io, edge: JsonEdge | null): Answers {
+  const program = io.program ?? DEFAULT_PROGRAM;
   return {
+    program,
     // One refusal of the arguments: the message (and usage) on stderr; with --json, the error document on stdout.
     refuse: (who, message, usage) => {
-      io.stderr.write(`${who}: ${message}\n${usage}`);
+      io.stderr.write(`${who === '' ? program : `${program} ${who}`}: ${message}\n${usage}`);
       if (edge) edge.error = errorDocument(edge.command, message);
       return 1;
     },
@@ -140,7 +151,7 @@ function answers(io: Io, edge: JsonEdge | null): Answers {
     },
     // An error the code did not expect: its stack on stderr, never a bare crash.
     internal: (e) => {
-      io.stderr.write(`reconcile: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      io.stderr.write(`${program}: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
       if (edge) edge.error = errorDocument(edge.command, `internal error: ${(e as Error)?.message ?? String(e)}`);
       return 1;
     },
@@ -149,11 +160,11 @@ function answers(io: Io, edge: JsonEdge | null): Answers {
       // A message can quote a host's line: a credential in it is redacted here too (redact.ts).
       const message = redactString(text);
       if (edge) edge.error = errorDocument(edge.command, message, e);
-      io.stderr.write(`reconcile: ${message}\n`);
+      io.stderr.write(`${program}: ${message}\n`);
       if (e instanceof RunAbortedError) {
-        for (const a of e.applied) io.stderr.write(`reconcile: applied ${a.resource}: ${a.changes.join(', ')}\n`);
-        for (const f of e.failed) io.stderr.write(`reconcile: failed ${f.resource}: ${f.message}\n`);
-        if (e.applied.length === 0 && e.failed.length === 0) io.stderr.write('reconcile: no change had been applied\n');
+        for (const a of e.applied) io.stderr.write(`${program}: applied ${a.resource}: ${a.changes.join(', ')}\n`);
+        for (const f of e.failed) io.stderr.write(`${program}: failed ${f.resource}: ${f.message}\n`);
+        if (e.applied.length === 0 && e.failed.length === 0) io.stderr.write(`${program}: no change had been applied\n`);
       }
       return 1;
     },
@@ -167,7 +178,7 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
     parsed = parseArgs({ args: argv, options: parseArgsOptions(), strict: true, allowPositionals: true });
   } catch (e) {
     const why = argumentProblem(argv) ?? `cannot read the arguments: ${(e as Error).message}`;
-    return say.refuse('reconcile', why, errorUsage(commandNamed(argv)));
+    return say.refuse('', why, errorUsage(commandNamed(argv), say.program));
   }
   const given = Object.keys(parsed.values);
   // `reconcile help [COMMAND]`: the same pages as --help.
@@ -176,12 +187,12 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
     const c = named === undefined ? undefined : commandByName(named);
     if (parsed.positionals.length > 2 || (named !== undefined && !c) || given.length > 0) {
       return say.refuse(
-        'reconcile',
+        '',
         `help takes one command name and no option${named !== undefined && !c ? ` (there is no command ${named})` : ''}`,
-        errorUsage(undefined),
+        errorUsage(undefined, say.program),
       );
     }
-    return say.help(c ? commandHelp(c) : mainHelp());
+    return say.help(c ? commandHelp(c, say.program) : mainHelp(say.program));
   }
   // The subcommand form becomes its flag form once its own options are checked:
   // `reconcile plan -f X` runs exactly as `reconcile --plan -f X` does.
@@ -189,16 +200,16 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
   if (sub) {
     const stray = given.find((name) => !(sub.options as readonly string[]).includes(name));
     if (stray !== undefined) {
-      return say.refuse(`reconcile ${sub.name}`, `--${stray} is not an option of ${sub.name}`, errorUsage(sub));
+      return say.refuse(sub.name, `--${stray} is not an option of ${sub.name}`, errorUsage(sub, say.program));
     }
     if (parsed.positionals.length - 1 > sub.maxOperands) {
-      return say.refuse(`reconcile ${sub.name}`, `unexpected argument ${parsed.positionals.at(-1)}`, errorUsage(sub));
+      return say.refuse(sub.name, `unexpected argument ${parsed.positionals.at(-1)}`, errorUsage(sub, say.program));
     }
   }
   // A command without a flag form runs here, on its own: the fleet report
   // reads documents on the controller, not a host (src/report/).
   if (sub?.name === 'report') {
-    if (parsed.values.help) return say.help(commandHelp(sub));
+    if (parsed.values.help) return say.help(commandHelp(sub, say.program));
     const { runReport } = await import('./report/index.js');
     const out = parsed.values.out;
     try {
@@ -218,7 +229,7 @@ async function run(argv: string[], io: Io, edge: JsonEdge | null): Promise<numbe
 async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandSpec | undefined, io: Io, json: boolean, say: Answers): Promise<number> {
   // The command a flag form names (rollback's --plan previews a rollback, so rollback first).
   const command = sub ?? (args.rollback ? commandByName('rollback') : ALIASED.find((c) => args[c.alias.slice(2)]));
-  const USAGE = errorUsage(command);
+  const USAGE = errorUsage(command, say.program);
   if (operands.length > (args.rollback ? 1 : 0)) {
     const word = operands.at(-1)!;
     const why = command
@@ -226,9 +237,9 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
         ? ''
         : ' (a run id goes with --rollback)'
       : ` (no command ${word}; the commands: ${COMMANDS.map((c) => c.name).join(', ')})`;
-    return say.refuse('reconcile', `unexpected argument ${word}${why}`, USAGE);
+    return say.refuse('', `unexpected argument ${word}${why}`, USAGE);
   }
-  if (args.help) return say.help(command ? commandHelp(command) : mainHelp());
+  if (args.help) return say.help(command ? commandHelp(command, say.program) : mainHelp(say.program));
   if (args.version) {
     io.stdout.write(json ? JSON.stringify({ format_version: FORMAT_VERSION, tool: TOOL }, null, 2) + '\n' : `k8s-host-reconcile ${TOOL_VERSION}\n`);
     return 0;
@@ -240,9 +251,9 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
     return 0;
   }
   const conflict = OPTION_CONFLICTS.find((c) => c.holds(args));
-  if (conflict) return say.refuse('reconcile', conflict.message, USAGE);
+  if (conflict) return say.refuse('', conflict.message, USAGE);
   const accept = acceptNames(args.accept);
-  if ('problem' in accept) return say.refuse('reconcile', accept.problem, USAGE);
+  if ('problem' in accept) return say.refuse('', accept.problem, USAGE);
   try {
     // --first-boot: the image's one-shot first-boot run (live; what it does comes from first_boot).
     const run = args['first-boot'] ? (await import('./first-boot/run.js')).firstBootRun : (await import('./reconcile/run.js')).runReconcile;
@@ -303,7 +314,8 @@ if (invokedDirectly() || process.env.RECONCILE_CLI_MAIN === '1') {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EPIPE') throw e;
     });
-  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
+  const program = programName(process.argv[1], import.meta.url === pathToFileURL(PACKAGED_BUNDLE).href);
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, program }).then((code) => {
     process.exitCode = code;
   });
 }

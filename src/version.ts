@@ -14,3 +14,6 @@ export const PACKAGED_DESIRED_STATE = '/etc/k8s-host-reconcile/desired-state.yam
 
 /** Where the Debian package installs the bundle (/usr/bin/k8s-host-reconcile links to it): a run whose own file is this one is the packaged program. */
 export const PACKAGED_BUNDLE = '/usr/libexec/k8s-host-reconcile/reconcile.mjs';
+
+/** The name the Debian package installs the program as (/usr/bin/k8s-host-reconcile); the npm bin is `reconcile`. */
+export const PACKAGED_PROGRAM_NAME = 'k8s-host-reconcile';

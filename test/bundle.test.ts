@@ -1,6 +1,6 @@
 // dist/reconcile.mjs must run with nothing but node: no node_modules beside it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdtempSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -29,6 +29,25 @@ describe('the bundle', () => {
     expect(r.stderr).not.toMatch(/Cannot find (module|package)/);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toContain('--- /etc/fstab');
+  });
+
+  it('names itself as it was invoked: k8s-host-reconcile through the package’s link name, reconcile through the npm bin and as reconcile.mjs', async () => {
+    // The link names the package (/usr/bin/k8s-host-reconcile) and npm (node_modules/.bin/reconcile) install.
+    mkdirSync(path.join(dir, 'bin'), { recursive: true });
+    for (const name of ['k8s-host-reconcile', 'reconcile']) symlinkSync('../reconcile.mjs', path.join(dir, 'bin', name));
+    const env = { NODE_PATH: '', PATH: process.env.PATH ?? '' };
+    for (const [script, name] of [
+      ['bin/k8s-host-reconcile', 'k8s-host-reconcile'],
+      ['bin/reconcile', 'reconcile'],
+      ['reconcile.mjs', 'reconcile'],
+    ]) {
+      const help = await execa('node', [script!, '--help'], { cwd: dir, reject: false, env, extendEnv: false });
+      expect(help.stdout.split('\n')[0]).toBe(`Usage: ${name} COMMAND [OPTIONS]`);
+      const refused = await execa('node', [script!, 'plan', '--bogus'], { cwd: dir, reject: false, env, extendEnv: false });
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr.split('\n')[0]).toBe(`${name}: unknown option --bogus`);
+      expect(refused.stderr).toContain(`Run '${name} plan --help' for more.`);
+    }
   });
 
   it('runs commands with only node: execa, loaded on the first command, is inside the bundle', async () => {

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from './helpers/run-cli.js';
-import { COMMANDS, OPTIONS, docRegions, regionIn } from '../src/cli-options.js';
+import { COMMANDS, OPTIONS, docRegions, programName, regionIn } from '../src/cli-options.js';
+import { main } from '../src/cli.js';
+import { captureIo } from './helpers/io.js';
 import { swapModulesTree } from './helpers/swap-modules-tree.js';
 
 const repo = path.resolve(import.meta.dirname, '..');
@@ -144,6 +146,77 @@ describe('help', () => {
     const all = pages.join('\n');
     for (const o of OPTIONS) expect(all).toContain(`--${o.name}`);
     for (const c of COMMANDS) expect(all).toContain(c.alias ?? `reconcile ${c.name}`);
+  });
+});
+
+describe('the program names itself as it was invoked', () => {
+  it.each([
+    ['/usr/bin/k8s-host-reconcile', false, 'k8s-host-reconcile'],
+    ['/home/me/project/node_modules/.bin/reconcile', false, 'reconcile'],
+    ['/work/repo/dist/reconcile.mjs', false, 'reconcile'],
+    ['/usr/local/lib/k8s-host-reconcile/reconcile.mjs', false, 'reconcile'],
+    // The package's own bundle run by its file name is still the package's program.
+    ['/usr/libexec/k8s-host-reconcile/reconcile.mjs', true, 'k8s-host-reconcile'],
+    ['/usr/bin/k8s-host-reconcile', true, 'k8s-host-reconcile'],
+    ['/opt/tools/khr', false, 'khr'],
+  ])('%s (packaged: %s) is %s', (script, packaged, name) => {
+    expect(programName(script, packaged)).toBe(name);
+  });
+
+  it.each([
+    [undefined, 'no argv[1]'],
+    ['', 'an empty one'],
+    ['/usr/bin/', 'a directory'],
+    ['/tmp/evil\x1b[31mname', 'a control character'],
+    ['/tmp/-rf', "a leading '-'"],
+    ['/tmp/a b', 'a space'],
+    [`/tmp/${'x'.repeat(65)}`, 'a name longer than 64'],
+  ])('%j (%s) falls back to reconcile, or k8s-host-reconcile for the package', (script, _why) => {
+    expect(programName(script)).toBe('reconcile');
+    expect(programName(script, true)).toBe('k8s-host-reconcile');
+  });
+
+  it('--help, a command page, a refusal, a run error and its usage say the name given, never a hard-coded one', async () => {
+    const as = async (program: string | undefined, args: string[]) => {
+      const h = captureIo();
+      const code = await main(args, program === undefined ? h.value : { ...h.value, program });
+      return { code, out: h.stdout(), err: h.stderr() };
+    };
+    for (const program of ['k8s-host-reconcile', 'reconcile']) {
+      const help = await as(program, ['--help']);
+      expect(help.out.split('\n')[0]).toBe(`Usage: ${program} COMMAND [OPTIONS]`);
+      expect(help.out).toContain(`\nRun '${program} COMMAND --help' for a command's options and exit codes.\n`);
+      expect((await as(program, ['plan', '--help'])).out.split('\n')[0]).toMatch(new RegExp(`^Usage: ${program} plan \\[-f FILE\\]`));
+      const refused = await as(program, ['plan', '--bogus']);
+      expect(refused.code).toBe(1);
+      expect(refused.err.split('\n')).toEqual([
+        `${program}: unknown option --bogus`,
+        expect.stringMatching(new RegExp(`^usage: ${program} plan `)),
+        `Run '${program} plan --help' for more.`,
+        '',
+      ]);
+      expect((await as(program, ['rollback', '--accept', 'X'])).err).toMatch(new RegExp(`^${program} rollback: --accept is not an option of rollback\n`));
+      const missing = await as(program, ['plan', '-f', '/nonexistent/desired.yaml', '--root', '/nonexistent']);
+      expect(missing.err.startsWith(`${program}: `)).toBe(true);
+      expect((await as(program, ['report'])).err.split('\n').slice(0, 2)).toEqual([
+        `${program} report: give at least one directory of fetched documents`,
+        `usage: ${program} report [-o DIR] [--json] DIR...`,
+      ]);
+      // Under the other name nothing says this one.
+      const other = program === 'reconcile' ? 'k8s-host-reconcile' : /(?<!k8s-host-)reconcile /;
+      expect(help.out).not.toMatch(other);
+      expect(refused.err).not.toMatch(other);
+    }
+    // Given no name (a caller of main that says none): the npm bin's.
+    expect((await as(undefined, ['--help'])).out.split('\n')[0]).toBe('Usage: reconcile COMMAND [OPTIONS]');
+  });
+
+  it("--json: an error message under either name is the document's error without the name", async () => {
+    for (const program of ['k8s-host-reconcile', 'reconcile']) {
+      const h = captureIo();
+      expect(await main(['report', '--json'], { ...h.value, program })).toBe(1);
+      expect(JSON.parse(h.stdout()).error).toBe('give at least one directory of fetched documents');
+    }
   });
 });
 

@@ -87,6 +87,8 @@ export interface Io {
   runner?: CommandRunner;
   /** For tests: whether the caller counts as root. */
   isRoot?: () => boolean;
+  /** The program's name as invoked (cli-options.ts programName), for its messages; `reconcile` when not given. */
+  program?: string;
 }
 
 /** One run: what each of its steps needs, made once by openRun. */
@@ -116,7 +118,7 @@ export async function openRun(req: RunRequest, io: Io): Promise<RunContext> {
       `--${req.rollback ? 'rollback' : 'apply'} on the live host needs root (it runs swapoff, modprobe, systemctl and writes /etc); nothing was changed. Run it with sudo, or use --plan.`,
     );
   }
-  return { req, io, host, desired, progress: (m: string) => io.stderr.write(`reconcile: ${m}\n`) };
+  return { req, io, host, desired, progress: (m: string) => io.stderr.write(`${io.program ?? 'reconcile'}: ${m}\n`) };
 }
 
 export async function runReconcile(req: RunRequest, io: Io): Promise<number> {

@@ -16,9 +16,12 @@ import { terminalSafe } from '../untrusted-text.js';
 export interface ReportIo {
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown };
+  /** The program's name as invoked (cli-options.ts programName); `reconcile` when not given. */
+  program?: string;
 }
 
-export const REPORT_USAGE = `usage: reconcile report [-o DIR] [--json] DIR...
+/** The report's usage, naming the program as it was invoked. */
+export const reportUsage = (program: string): string => `usage: ${program} report [-o DIR] [--json] DIR...
 
   Reads the per-host documents fetched by the Ansible role (DIR/HOST/reconcile.json,
   or DIR/reconcile.json for one host), prints one table (host, verdict, changes,
@@ -42,6 +45,8 @@ const OUTPUT_NAME = /^(fleet-report\.(csv|json|html)|\.fleet-report\.(csv|json|h
 const errorDocument = (message: string) => JSON.stringify(cliErrorDocument('report', message), null, 2) + '\n';
 
 export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOptions, 'fs'> = {}): Promise<number> {
+  const me = `${io.program ?? 'reconcile'} report`;
+  const usage = reportUsage(io.program ?? 'reconcile');
   let parsed;
   try {
     parsed = parseArgs({
@@ -51,15 +56,15 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
       allowPositionals: true,
     });
   } catch (e) {
-    io.stderr.write(`reconcile report: ${(e as Error).message}\n${REPORT_USAGE}`);
+    io.stderr.write(`${me}: ${(e as Error).message}\n${usage}`);
     return 1;
   }
   if (parsed.values.help) {
-    io.stdout.write(REPORT_USAGE);
+    io.stdout.write(usage);
     return 0;
   }
   if (parsed.positionals.length === 0) {
-    io.stderr.write(`reconcile report: give at least one directory of fetched documents\n${REPORT_USAGE}`);
+    io.stderr.write(`${me}: give at least one directory of fetched documents\n${usage}`);
     return 1;
   }
   const out = parsed.values.out ?? '.';
@@ -72,13 +77,13 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
   if (!fleet.ok) {
     if (parsed.values.json) io.stdout.write(errorDocument(`${fleet.issues.map(formatReportIssue).join('; ')}; nothing was written`));
     io.stderr.write(
-      `reconcile report: ${fleet.issues.length === 1 ? 'a directory given is' : `${fleet.issues.length} directories given are`} no fetch directory; nothing was written\n`,
+      `${me}: ${fleet.issues.length === 1 ? 'a directory given is' : `${fleet.issues.length} directories given are`} no fetch directory; nothing was written\n`,
     );
-    for (const i of fleet.issues) io.stderr.write(`reconcile report: ${terminalSafe(formatReportIssue(i))}\n`);
+    for (const i of fleet.issues) io.stderr.write(`${me}: ${terminalSafe(formatReportIssue(i))}\n`);
     return 1;
   }
   const unusable = fleet.hosts.filter((h) => h.verdict === 'unusable');
-  for (const h of unusable) io.stderr.write(`reconcile report: ${terminalSafe(`${h.file}: ${h.errors.join('; ')}`)}\n`);
+  for (const h of unusable) io.stderr.write(`${me}: ${terminalSafe(`${h.file}: ${h.errors.join('; ')}`)}\n`);
   const doc = fleetDocument(fleet.hosts);
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
     'fleet-report.csv': renderCsv(fleet.hosts),
@@ -89,7 +94,7 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
   const written = writeOutputs(out, Object.entries(contents));
   if (!written.ok) {
     if (parsed.values.json) io.stdout.write(errorDocument(written.message));
-    io.stderr.write(`reconcile report: ${terminalSafe(written.message)}\n`);
+    io.stderr.write(`${me}: ${terminalSafe(written.message)}\n`);
     return 1;
   }
   io.stdout.write(parsed.values.json ? contents['fleet-report.json'] : renderTable(fleet.hosts));
