@@ -10,7 +10,8 @@
 #        systemd-nspawn (systemd-container: a stock root checks ExecStart= words
 #        against systemd), mmdebstrap (the stock roots), dpkg-deb, go-md2man
 #        and lintian for the package test, wg-quick (wireguard-tools: its
-#        parse_options is the oracle of the PreUp/PostUp reader), chromium (the fleet report's page in
+#        parse_options is the oracle of the PreUp/PostUp reader), shorewall (its compiler is the
+#        oracle of the IP_FORWARDING reader; installing it enables nothing), chromium (the fleet report's page in
 #        a real browser, headless) and ansible-galaxy (the collection's test)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
 # boot:  the boot farm: systemd-nspawn and mmdebstrap
@@ -68,9 +69,10 @@ declare -A package=(
   [ssh-keygen]=openssh-client
   [ansible-galaxy]=ansible-core
   [wg-quick]=wireguard-tools
+  [shorewall]=shorewall
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy wg-quick"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy wg-quick shorewall"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"

@@ -36,6 +36,7 @@ import { unwrap, type ScriptAction } from './commands.js';
 import { programKind } from '../lex/shebang.js';
 import { readWriter, SYSCTL_FILE_WRITERS } from './sysctl-file-writers.js';
 import { wgConfigFile, wgQuickUpHooks } from './wg-quick.js';
+import { ipForwarding, readShorewallConf, SHOREWALL_CONF, SHOREWALL_UNIT } from './shorewall.js';
 import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
 import { isShell, shebangShell, type Word } from '../lex/shell.js';
 
@@ -743,6 +744,52 @@ async function scanWgQuick(host: TargetFs, sink: Sink, { enabled, units }: BootU
 }
 
 /** Every boot-time script hit and unknown on the host (live or --root). */
+/**
+ * Shorewall's start at boot (shorewall.ts): `shorewall start` writes
+ * IP_FORWARDING into net.ipv4.ip_forward, a `sysctl-write` hit at the line
+ * that sets it (the unit's ExecStart= line when the default, On, decides).
+ * Nothing when shorewall.conf is missing (shorewall does not start) or says Keep.
+ */
+async function scanShorewall(host: TargetFs, sink: Sink, { enabled, units }: BootUnits): Promise<void> {
+  const why = enabled.get(SHOREWALL_UNIT);
+  const u = units.get(SHOREWALL_UNIT);
+  if (why === undefined || !u || u.masked) return;
+  const start = execCommandsOf(u.directives, 'ExecStart').find(
+    ({ command }) => command !== null && path.posix.basename(command.path ?? '') === 'shorewall' && command.argv.includes('start'),
+  );
+  if (!start) return;
+  const text = await host.readBytes(SHOREWALL_CONF);
+  if (text === null) return;
+  sink.out.read.push(SHOREWALL_CONF);
+  const f = ipForwarding(readShorewallConf(text));
+  if ('unknown' in f) {
+    sink.out.unknown.push({
+      source: 'unit',
+      file: SHOREWALL_CONF,
+      line: f.line,
+      what: 'sysctl',
+      message: `${SHOREWALL_UNIT} starts at boot (${why}): ${f.unknown}`,
+    });
+    return;
+  }
+  if (f.writes === null) return;
+  const at = f.line === null ? { file: start.directive.file, line: start.directive.line } : { file: SHOREWALL_CONF, line: f.line };
+  if (f.line !== null) sink.out.contents[SHOREWALL_CONF] = text;
+  const setting = f.line === null ? `IP_FORWARDING is not set in ${SHOREWALL_CONF} (its default is On)` : `IP_FORWARDING at ${SHOREWALL_CONF}:${f.line}`;
+  sink.out.hits.push({
+    source: 'unit',
+    ...at,
+    first: at.line,
+    last: at.line,
+    text: f.line === null ? `ExecStart=${start.directive.value}` : '',
+    runBy: `${SHOREWALL_UNIT} writes ${f.writes} to /proc/sys/net/ipv4/ip_forward when it starts at boot (${setting}; ${why})`,
+    unit: SHOREWALL_UNIT,
+    // Commented out, the line leaves Shorewall's default (On, a write of 1); with no line there is nothing to comment out.
+    neutralisable: f.line !== null || `set IP_FORWARDING=Keep in ${SHOREWALL_CONF}, or disable ${SHOREWALL_UNIT}`,
+    action: { kind: 'sysctl-write', key: 'net.ipv4.ip_forward', value: f.writes, how: `shorewall start (IP_FORWARDING)` },
+  });
+}
+
 export function scanBootScripts(host: TargetFs): Promise<BootScripts> {
   return host.memo('boot-scripts', () => scanAll(host));
 }
@@ -757,6 +804,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanUnits(host, sink, boot);
   await scanSysctlFileWriters(host, sink, boot);
   await scanWgQuick(host, sink, boot);
+  await scanShorewall(host, sink, boot);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
   }

@@ -107,9 +107,13 @@ export function scriptChanges<S extends ScriptSpec>(spec: S, scripts: BootScript
       byFile.set(h.file, [...(byFile.get(h.file) ?? []), { h, why }]);
       continue;
     }
-    const how = spec.neutralise_scripts
-      ? `not commented out: ${h.neutralisable === true ? 'the file could not be read again' : h.neutralisable}; edit it by hand`
-      : `remove or comment out that line (or set neutralise_scripts: true to have it commented out)`;
+    // neutralise_scripts comments out only what is safe to comment out: for anything else, the reason is the fix.
+    const how =
+      h.neutralisable !== true
+        ? `${spec.neutralise_scripts ? 'not commented out: ' : ''}${h.neutralisable}`
+        : spec.neutralise_scripts
+          ? 'not commented out: the file could not be read again; edit it by hand'
+          : `remove or comment out that line (or set neutralise_scripts: true to have it commented out)`;
     changes.push({
       id: `boot-script:${id}`,
       action: 'operator',

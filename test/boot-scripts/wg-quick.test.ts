@@ -128,7 +128,11 @@ describe('a root where wg-quick@wg0.service is enabled', () => {
     const line = doc.resources[0].changes.find((c: { operator: string | null }) => c.operator !== null);
     expect(line?.summary).toContain('/etc/wireguard/wg0.conf:4');
     expect(line?.summary).toContain('wg-quick@wg0.service runs PostUp of /etc/wireguard/wg0.conf when it starts at boot');
-    expect(line?.operator).toContain('/etc/wireguard/wg0.conf:4: remove or comment out that line');
+    // neutralise_scripts would not comment out a snippet wg-quick runs whole, so the fix does not offer it.
+    expect(line?.operator).toContain(
+      '/etc/wireguard/wg0.conf:4: it is PostUp of /etc/wireguard/wg0.conf:4, which wg-quick runs whole: edit or remove that line',
+    );
+    expect(line?.operator).not.toContain('neutralise_scripts');
     const p = doc.promises.find((x: { id: string }) => x.id === 'sysctl:net.ipv4.ip_forward');
     expect(p).toMatchObject({ after_apply: true, at_boot: false });
   });
