@@ -280,9 +280,8 @@ export function pySplit(s: string, sep: string | undefined, max: number): string
       while (ws(s[i])) i++;
       if (i >= s.length) break;
       if (max >= 0 && out.length === max) {
-        let end = s.length;
-        while (end > i && ws(s[end - 1])) end--;
-        out.push(s.slice(i, end));
+        // CPython's split_whitespace: the rest, from its first non-blank to the end, trailing blanks kept.
+        out.push(s.slice(i));
         break;
       }
       let j = i;
