@@ -39,6 +39,7 @@ export interface AcceptanceFacts {
   /** Whether that name resolves as kubeadm's Go resolver looks it up (/etc/hosts, then DNS), and where. */
   nodeNameLookup: Known<{ resolves: boolean; how: string }>;
   timeSync: Known<TimeSyncFacts>;
+  kubeletService: Known<KubeletServiceFacts>;
 }
 
 /** The NTP clients systemd knows on this node, and whether it is a container. */
@@ -47,6 +48,14 @@ export interface TimeSyncFacts {
   container: string | null;
   /** Each NTP client whose unit file is there: whether it runs (live: active or starts at boot; offline: starts at boot), and how that was read. */
   clients: { unit: string; runs: boolean; how: string }[];
+}
+
+/** kubelet.service as kubeadm's init system check sees it. */
+export interface KubeletServiceFacts {
+  state: 'absent' | 'disabled' | 'enabled' | 'masked';
+  /** The unit file systemd loads (for a masked unit, the link to /dev/null, whose directory says whether it is a runtime mask); null when absent. */
+  entry: string | null;
+  how: string;
 }
 
 /** The values kubespray gives kubeadm on this node, evaluated from its roles and the inventory. */

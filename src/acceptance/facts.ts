@@ -7,7 +7,7 @@
 import type { TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, Known, KubesprayValues, TimeSyncFacts } from './checker.js';
+import type { AcceptanceFacts, CgroupFacts, Known, KubeletServiceFacts, KubesprayValues, TimeSyncFacts } from './checker.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
@@ -143,6 +143,32 @@ export async function readTimeSync(host: TargetHost): Promise<Known<TimeSyncFact
   return known({ container: await containerMarker(host), clients });
 }
 
+/**
+ * kubelet.service as kubeadm's ServiceCheck asks systemd: absent when no unit
+ * file loads; masked where the mask is; live, enabled as `systemctl
+ * is-enabled` says (its exit 0, kubeadm's ServiceIsEnabled); offline, enabled
+ * when it starts at boot.
+ */
+export async function readKubeletService(host: TargetHost): Promise<Known<KubeletServiceFacts>> {
+  const unit = 'kubelet.service';
+  const graph = await systemUnitGraph(host, [unit]).catch((e: Error) => e);
+  if (graph instanceof Error) return notKnown(`the unit files cannot be read: ${graph.message}`);
+  const u = graph.units.get(graph.resolve(unit));
+  if (!u || u.entry === null) return known({ state: 'absent', entry: null, how: 'no kubelet.service unit file' });
+  if (u.masked) return known({ state: 'masked', entry: u.entry, how: `masked by ${u.entry}` });
+  if (host.live) {
+    const r = await host.run('systemctl', ['is-enabled', unit]);
+    const said = r.stdout.trim();
+    // is-enabled exits 1 for disabled and the like, with the state on stdout; anything else (no systemctl, no bus) says nothing.
+    if (r.exitCode !== 0 && (r.exitCode !== 1 || said === '')) return notKnown(`systemctl is-enabled ${unit} failed (exit ${r.exitCode})`);
+    return known({ state: r.exitCode === 0 ? 'enabled' : 'disabled', entry: u.entry, how: `systemctl is-enabled: ${said}` });
+  }
+  if (graph.defaultTarget === null) return notKnown(`there is no default.target on the unit search path, so whether ${u.entry} starts at boot is unknown`);
+  return bootPaths(graph, [unit]).get(unit)
+    ? known({ state: 'enabled', entry: u.entry, how: `${u.entry} starts at boot` })
+    : known({ state: 'disabled', entry: u.entry, how: `${u.entry} does not start at boot` });
+}
+
 /** `facts`: kubespray's report's (undefined offline or when gathering failed); `ks`: what kubespray gives kubeadm on this node. */
 export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined, ks: KubesprayValues): Promise<AcceptanceFacts> {
   const why = host.live ? 'the host facts could not be gathered (see the facts finding)' : `offline (--root ${host.root}): it is the running host's`;
@@ -158,5 +184,6 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     nodeName: ks.nodeName,
     nodeNameLookup: await lookUpNodeName(host, ks.nodeName),
     timeSync: await readTimeSync(host),
+    kubeletService: await readKubeletService(host),
   };
 }

@@ -8,6 +8,7 @@ import { systemVerificationCheck } from './system-verification.js';
 import { firewalldCheck } from './firewalld.js';
 import { hostnameCheck } from './hostname.js';
 import { timeSyncCheck } from './time-sync.js';
+import { serviceKubeletCheck } from './service-kubelet.js';
 
 export const CHECKERS: readonly Checker[] = [
   numCpuCheck,
@@ -16,5 +17,6 @@ export const CHECKERS: readonly Checker[] = [
   ...fileExistingChecks,
   systemVerificationCheck,
   hostnameCheck,
+  serviceKubeletCheck,
   timeSyncCheck,
 ];

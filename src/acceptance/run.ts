@@ -13,6 +13,7 @@ import { acceptanceFacts } from './facts.js';
 import { CHECKERS } from './index.js';
 import { whoInstalls } from './packages.js';
 import { timeSyncWhoFixes } from './time-sync-who.js';
+import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
@@ -20,7 +21,12 @@ const IGNORE_VAR = 'kubeadm_ignore_preflight_errors';
 /** The role that runs kubeadm: init on the control plane, join on the other nodes. */
 const KUBEADM_ROLE = { 'control-plane': 'kubernetes/control-plane', 'every node': 'kubernetes/kubeadm' } as const;
 
-type WhoFixes = { who: 'kubespray' | 'operator' | 'unknown'; says: string; evidence: string[] };
+/**
+ * `quiet`: kubespray makes the check pass before kubeadm runs on every
+ * install (it writes kubelet.service), so there is nothing to say on this
+ * host.
+ */
+type WhoFixes = { who: 'kubespray' | 'operator' | 'unknown'; quiet?: true; says: string; evidence: string[] };
 
 /** A variable's value for this node, templated; not known with the reason (a checkout or inventory file that does not parse, too). */
 async function nodeVar(node: KubesprayNode, role: string, name: string): Promise<Known<unknown>> {
@@ -43,7 +49,7 @@ async function ignoredByKubespray(node: KubesprayNode, c: Checker): Promise<Know
 }
 
 /** Who makes a failing check pass before kubeadm runs: kubespray (it installs the program, or its own assert stops first) or the operator. */
-async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Promise<WhoFixes> {
+async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, facts: AcceptanceFacts): Promise<WhoFixes> {
   if (c.name.startsWith('FileExisting-')) {
     // Host and checkout files are untrusted: one that does not parse makes the answer unknown, never the plan fail.
     const w = await whoInstalls(c.name.slice('FileExisting-'.length), node, r.hostFacts).catch((e: Error) => ({ by: 'unknown' as const, reason: e.message }));
@@ -52,6 +58,7 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport): Pr
     return { who: 'operator', says: `kubespray does not install ${w.package} (${w.reason}): install it`, evidence: [w.evidence] };
   }
   if (c.name === 'TimeSync') return timeSyncWhoFixes(node);
+  if (c.name === 'Service-Kubelet' && facts.kubeletService.known) return serviceKubeletWhoFixes(node, facts.kubeletService.value);
   if (c.name === 'Mem' && node.memoryStops)
     return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
   return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };
@@ -87,14 +94,21 @@ function notEvaluated(c: Checker, r: KubesprayReport, controlPlane: Known<boolea
 }
 
 /** One check's problems as one finding, given who fixes them. */
-async function checkFinding(c: Checker, res: CheckResult, r: KubesprayReport, controlPlane: Known<boolean>): Promise<Finding | NotJudged> {
+async function checkFinding(
+  c: Checker,
+  res: CheckResult,
+  r: KubesprayReport,
+  controlPlane: Known<boolean>,
+  facts: AcceptanceFacts,
+): Promise<Finding | NotJudged | null> {
   const base = { check: c.name, evidence: [c.breaksLater !== undefined ? c.source : `${KUBERNETES} ${c.source}`] };
   const says = kubeadmLines(c, res);
   const why = notEvaluated(c, r, controlPlane);
   // A program's check says it in its name: "missing" is enough in the grouped line.
   if (why !== null) return { name: c.name, fails: c.name.startsWith('FileExisting-') ? 'missing' : [...res.errors, ...res.warnings].join('; '), why };
   const node = r.node!;
-  const w = await whoFixes(c, node, r);
+  const w = await whoFixes(c, node, r, facts);
+  if (w.quiet) return null;
   const evidence = [...base.evidence, ...w.evidence];
   if (w.who === 'kubespray') return { ...base, evidence, level: 'info', message: `${says}; ${w.says}` };
   if (w.who === 'unknown') return { ...base, evidence, level: 'warning', unknown: true, message: `${says}; ${w.says}` };
@@ -184,7 +198,8 @@ export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, c
     const res = c.check(facts);
     if ('skipped' in res) notJudged.push({ name: c.name, fails: '', why: res.skipped });
     else if (res.errors.length > 0 || res.warnings.length > 0) {
-      const f = await checkFinding(c, res, r, controlPlane);
+      const f = await checkFinding(c, res, r, controlPlane, facts);
+      if (f === null) continue;
       if ('why' in f) notJudged.push(f);
       else out.push(f);
     }

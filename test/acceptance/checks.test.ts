@@ -18,6 +18,7 @@ import { firewalldCheck } from '../../src/acceptance/firewalld.js';
 import { hostnameCheck, qualifiedNameProblems } from '../../src/acceptance/hostname.js';
 import { hostsFileLine } from '../../src/acceptance/hosts-file.js';
 import { timeSyncCheck } from '../../src/acceptance/time-sync.js';
+import { serviceKubeletCheck } from '../../src/acceptance/service-kubelet.js';
 
 const EVERY_PROGRAM = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
 const FULL_V2: CgroupFacts = { version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'hugetlb', 'pids', 'rdma', 'misc'] };
@@ -37,6 +38,7 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     nodeNameLookup: known({ resolves: true, how: '/etc/hosts:3' }),
     // Debian 12's own: systemd-timesyncd, enabled from sysinit.target.
     timeSync: known({ container: null, clients: [{ unit: 'systemd-timesyncd.service', runs: true, how: 'starts at boot' }] }),
+    kubeletService: known({ state: 'enabled', entry: '/etc/systemd/system/kubelet.service', how: 'systemctl is-enabled: enabled' }),
     ...over,
   };
 }
@@ -60,6 +62,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'FileExisting-touch',
       'SystemVerification',
       'Hostname',
+      'Service-Kubelet',
       'TimeSync',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
@@ -264,5 +267,26 @@ describe('TimeSync: not a kubeadm check; a warning when no time client runs', ()
     expect(timeSyncCheck.check(facts({ timeSync: notKnown('the unit files cannot be read: EACCES') }))).toEqual({
       skipped: 'the unit files cannot be read: EACCES',
     });
+  });
+});
+
+describe("Service-Kubelet: kubeadm's ServiceCheck for kubelet, without CheckIfActive", () => {
+  const unit = (state: 'absent' | 'disabled' | 'enabled' | 'masked', how: string) =>
+    facts({ kubeletService: known({ state, entry: state === 'absent' ? null : '/etc/systemd/system/kubelet.service', how }) });
+  it("absent: kubeadm's 'does not exist' warning; not enabled or masked: its 'please run' warning; never an error", () => {
+    expect(serviceKubeletCheck.check(unit('absent', 'no kubelet.service unit file'))).toEqual({ warnings: ['kubelet service does not exist'], errors: [] });
+    expect(serviceKubeletCheck.check(unit('disabled', 'systemctl is-enabled: disabled'))).toEqual({
+      warnings: ["kubelet service is not enabled, please run 'systemctl enable kubelet.service' (systemctl is-enabled: disabled)"],
+      errors: [],
+    });
+    expect(serviceKubeletCheck.check(unit('masked', 'masked by /run/systemd/system/kubelet.service'))).toEqual({
+      warnings: ["kubelet service is not enabled, please run 'systemctl enable kubelet.service' (masked by /run/systemd/system/kubelet.service)"],
+      errors: [],
+    });
+  });
+  it('enabled passes whether or not it runs (CheckIfActive is false); not known is skipped with the reason', () => {
+    expect(serviceKubeletCheck.check(unit('enabled', 'systemctl is-enabled: enabled'))).toEqual({ warnings: [], errors: [] });
+    expect(serviceKubeletCheck.check(facts({ kubeletService: notKnown('no bus') }))).toEqual({ skipped: 'no bus' });
+    expect(serviceKubeletCheck.runsOn).toBe('every node');
   });
 });

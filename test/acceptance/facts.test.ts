@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Host, type CommandRunner } from '../../src/host.js';
-import { lookUpPrograms, readCgroups, readTimeSync } from '../../src/acceptance/facts.js';
+import { lookUpPrograms, readCgroups, readKubeletService, readTimeSync } from '../../src/acceptance/facts.js';
 import { cannedRunner } from '../helpers/canned-runner.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
@@ -135,5 +135,55 @@ describe('time clients as systemd sees them', () => {
     expect(c).toEqual({ known: true, value: { container: '/run/systemd/container: "systemd-nspawn"', clients: [] } });
     const failing = await readTimeSync(host({ ...TARGETS, 'lib/systemd/system/chrony.service': CHRONY }, true, [], cannedRunner({})));
     expect(failing).toEqual({ known: false, reason: 'systemctl show -p ActiveState chrony.service failed (exit 127)' });
+  });
+});
+
+describe('kubelet.service as kubeadm asks systemd', () => {
+  const TARGET: Tree = {
+    'lib/systemd/system/multi-user.target': '[Unit]\nDescription=Multi-User System\n',
+    'etc/systemd/system/default.target': { link: '/lib/systemd/system/multi-user.target' },
+  };
+  // The unit a kubelet package ships (pkgs.k8s.io's kubelet .deb: /lib/systemd/system/kubelet.service, WantedBy=multi-user.target).
+  const KUBELET = '[Unit]\nDescription=kubelet: The Kubernetes Node Agent\n\n[Service]\nExecStart=/usr/bin/kubelet\n\n[Install]\nWantedBy=multi-user.target\n';
+  it('no unit file: absent', async () => {
+    expect(await readKubeletService(host(TARGET, false))).toEqual({
+      known: true,
+      value: { state: 'absent', entry: null, how: 'no kubelet.service unit file' },
+    });
+  });
+  it('offline: a package unit not enabled is disabled; enabled from multi-user.target it is enabled', async () => {
+    const off = host({ ...TARGET, 'lib/systemd/system/kubelet.service': KUBELET }, false);
+    expect(await readKubeletService(off)).toMatchObject({ known: true, value: { state: 'disabled', entry: '/lib/systemd/system/kubelet.service' } });
+    const on = host(
+      {
+        ...TARGET,
+        'lib/systemd/system/kubelet.service': KUBELET,
+        'etc/systemd/system/multi-user.target.wants/kubelet.service': { link: '/lib/systemd/system/kubelet.service' },
+      },
+      false,
+    );
+    expect(await readKubeletService(on)).toMatchObject({ known: true, value: { state: 'enabled' } });
+  });
+  it('live: systemctl is-enabled decides (exit 0 enabled, 1 with a state disabled, anything else not known); a mask is read from the files', async () => {
+    const tree = { ...TARGET, 'lib/systemd/system/kubelet.service': KUBELET };
+    const enabled = cannedRunner({ 'systemctl is-enabled kubelet.service': 'enabled\n' });
+    expect(await readKubeletService(host(tree, true, [], enabled))).toEqual({
+      known: true,
+      value: { state: 'enabled', entry: '/lib/systemd/system/kubelet.service', how: 'systemctl is-enabled: enabled' },
+    });
+    const disabled: CommandRunner = async (cmd, args) => ({ command: [cmd, ...args].join(' '), exitCode: 1, stdout: 'disabled\n', stderr: '' });
+    expect(await readKubeletService(host(tree, true, [], disabled))).toMatchObject({
+      known: true,
+      value: { state: 'disabled', how: 'systemctl is-enabled: disabled' },
+    });
+    expect(await readKubeletService(host(tree, true, [], cannedRunner({})))).toEqual({
+      known: false,
+      reason: 'systemctl is-enabled kubelet.service failed (exit 127)',
+    });
+    const masked = host({ ...tree, 'run/systemd/system/kubelet.service': { link: '/dev/null' } }, true, [], cannedRunner({}));
+    expect(await readKubeletService(masked)).toEqual({
+      known: true,
+      value: { state: 'masked', entry: '/run/systemd/system/kubelet.service', how: 'masked by /run/systemd/system/kubelet.service' },
+    });
   });
 });

@@ -252,7 +252,10 @@ describe('FileExisting: who installs a missing program', () => {
     expect(findings.filter((f) => f.check !== undefined)).toEqual([]);
     const line = findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!;
     expect([line.level, line.unknown, line.stops]).toEqual(['info', undefined, undefined]);
-    expect(line.message).toContain('FileExisting-iptables (missing): who fixes it is not evaluated: no readable kubespray checkout in desired-state');
+    // kubelet.service is absent too (kubespray writes it), and who fixes that is not evaluated either: the same reason, one group.
+    expect(line.message).toContain(
+      'FileExisting-iptables (missing), Service-Kubelet (kubelet service does not exist): who fixes it is not evaluated: no readable kubespray checkout in desired-state',
+    );
     expect(planExitCode(0, 0, findings)).toBe(0);
   });
 });
@@ -285,7 +288,7 @@ describe("in the plan, by kubeadm's name", () => {
     // Offline, with no checkout: one line, the checks needing the running kernel and the missing program by kubeadm's names.
     const line = text.stdout.split('\n').find((l) => l.startsWith('  info: kubeadm preflight checks not judged here: '))!;
     expect(line).toContain(`NumCPU, Mem, SystemVerification: offline (--root ${r}): it is the running host's`);
-    expect(line).toContain('FileExisting-iptables (missing): who fixes it is not evaluated');
+    expect(line).toContain('FileExisting-iptables (missing), Service-Kubelet (kubelet service does not exist): who fixes it is not evaluated');
     const json = await runCli(['--plan', '--json', '-f', path.join(r, 'desired.yaml'), '--root', r]);
     const doc = JSON.parse(json.stdout) as { findings: Finding[] };
     expect(doc.findings.filter((f) => f.message.includes('FileExisting-iptables (missing)')).map((f) => f.level)).toEqual(['info']);
@@ -436,5 +439,43 @@ describe('TimeSync: no time client, and whether kubespray installs one (ntp_enab
   it('a running client (the stock server) or a container: no line, whatever ntp_enabled says', async () => {
     expect(await acceptance({ ...server({ extra: RESOLVES }), ...inventory(), ...KUBEADM_ROLES })).toEqual([]);
     expect(await acceptance(noClient([], { 'run/systemd/container': 'systemd-nspawn\n' }))).toEqual([]);
+  });
+});
+
+describe('Service-Kubelet: kubespray writes and enables kubelet.service before kubeadm runs', () => {
+  const UNIT_TASKS = 'roles/kubernetes/node/tasks/kubelet-unit.yml';
+  const KUBELET = '[Unit]\nDescription=kubelet: The Kubernetes Node Agent\n\n[Service]\nExecStart=/usr/bin/kubelet\n\n[Install]\nWantedBy=multi-user.target\n';
+  const isEnabled =
+    (state: string): CommandRunner =>
+    async (cmd, args) => {
+      const key = [cmd, ...args].join(' ');
+      if (key === 'systemctl is-enabled kubelet.service') return { command: key, exitCode: state === 'enabled' ? 0 : 1, stdout: `${state}\n`, stderr: '' };
+      return { command: key, exitCode: 127, stdout: '', stderr: '' };
+    };
+  const tree = (extra: Tree = {}) => ({ ...server({ extra: { ...RESOLVES, ...extra } }), ...inventory(), ...KUBEADM_ROLES });
+
+  it('absent (a fresh host), a package unit left disabled, masked in /etc or in /run: no line, kubespray makes it pass', async () => {
+    expect(await acceptanceWith(tree(), isEnabled('enabled'))).toEqual([]);
+    expect(await acceptanceWith(tree({ 'lib/systemd/system/kubelet.service': KUBELET }), isEnabled('disabled'))).toEqual([]);
+    expect(await acceptanceWith(tree({ 'etc/systemd/system/kubelet.service': { link: '/dev/null' } }), isEnabled('masked'))).toEqual([]);
+    const runMask = tree({ 'lib/systemd/system/kubelet.service': KUBELET, 'run/systemd/system/kubelet.service': { link: '/dev/null' } });
+    expect(await acceptanceWith(runMask, isEnabled('masked'))).toEqual([]);
+  });
+  it("a checkout without kubespray's enable task: kubeadm's warning, who fixes it unknown, loudly (exit 2)", async () => {
+    const only = '---\n- name: Write kubelet systemd init file\n  template:\n    src: kubelet.service.j2\n    dest: /etc/systemd/system/kubelet.service\n';
+    const fs = await acceptanceWith(tree({ [`opt/ks/kubespray/${UNIT_TASKS}`]: only }), isEnabled('disabled'));
+    expect(brief(fs)).toEqual([['Service-Kubelet', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('[WARNING Service-Kubelet]: kubelet service does not exist');
+    expect(fs[0]!.message).toContain('roles/kubernetes/node has no task enabling kubelet');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it('the tasks there but not run on this node (a false when): a warning for the operator naming the task; the install goes on', async () => {
+    const fixture = readFileSync(path.join('test/fixtures/kubespray-basic', UNIT_TASKS), 'utf8');
+    const guarded = fixture.replace('  service:\n', '  when: fixture_manage_kubelet | default(false)\n  service:\n');
+    const fs = await acceptanceWith(tree({ [`opt/ks/kubespray/${UNIT_TASKS}`]: guarded }), isEnabled('disabled'));
+    expect(brief(fs)).toEqual([['Service-Kubelet', 'warning', false, false]]);
+    const line = guarded.split('\n').indexOf('- name: Enable kubelet') + 1;
+    expect(fs[0]!.message).toContain(`kubespray does not run ${UNIT_TASKS}:${line} Enable kubelet on this node`);
+    expect(planExitCode(0, 0, fs)).toBe(0);
   });
 });
