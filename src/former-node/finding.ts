@@ -8,6 +8,7 @@
 import type { DesiredState } from '../desired-state.js';
 import type { Finding } from '../findings.js';
 import type { NodeEvidence } from './evidence.js';
+import { clearsClause, clearsSentence, type KubesprayClears } from './kubespray-clears.js';
 
 /** What kubespray's reset (roles/reset/tasks/main.yml) does, so the operator knows what running it costs. */
 const RESET_DOES =
@@ -17,7 +18,7 @@ const RESET_DOES =
 export const FORMER_NODE_CHECK = 'FormerNode';
 
 /** Pure: the finding for this evidence; none when nothing strong says the host was a node. */
-export function formerNodeFindings(evidence: NodeEvidence[], kubespray: DesiredState['kubespray']): Finding[] {
+export function formerNodeFindings(evidence: NodeEvidence[], kubespray: DesiredState['kubespray'], clears: KubesprayClears | null = null): Finding[] {
   if (!evidence.some((e) => e.strong)) return [];
   const checks = evidence.filter((e) => e.kubeadm);
   const byCommand = (cmd: 'init' | 'join') => checks.filter((e) => e.kubeadm!.in === cmd).map((e) => `[ERROR ${e.kubeadm!.check}]: ${e.kubeadm!.says}`);
@@ -39,8 +40,12 @@ export function formerNodeFindings(evidence: NodeEvidence[], kubespray: DesiredS
       message:
         `this host was a Kubernetes node (${paths.length} piece${paths.length === 1 ? '' : 's'} of evidence: ${paths.join(', ')})` +
         (kubeadm.length > 0 ? `; ${kubeadm.join('; ')}` : '') +
+        (clears ? `; ${clearsSentence(clears, paths)}` : '') +
         `; whether kubespray's install stops on it or works around it is not evaluated; clear it before the install: ${reset} (kubespray's reset ${RESET_DOES}), or move those paths aside by hand`,
-      evidence: evidence.map((e) => `${e.path}: ${e.what}${e.kubeadm ? ` (kubeadm ${e.kubeadm.in}: [ERROR ${e.kubeadm.check}]: ${e.kubeadm.says})` : ''}`),
+      evidence: evidence.map((e) => {
+        const clause = clears ? clearsClause(clears, e.path) : '';
+        return `${e.path}: ${e.what}${e.kubeadm ? ` (kubeadm ${e.kubeadm.in}: [ERROR ${e.kubeadm.check}]: ${e.kubeadm.says})` : ''}${clause ? `; ${clause}` : ''}`;
+      }),
     },
   ];
 }

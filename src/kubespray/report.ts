@@ -51,6 +51,8 @@ export interface KubesprayNode {
   memoryStops: boolean;
   /** The variables a task of `role` sees on this node (role defaults, inventory, facts, role vars). */
   vars(role: string): Promise<VarContext>;
+  /** What the audits evaluate this node's roles with (another role's walk, such as reset's, uses the same). */
+  audit: AuditOptions;
 }
 
 /** What the plan's providers observed, so the report reads none of it again. */
@@ -97,6 +99,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
     groups: hostCtx ? groupNames(hostCtx.inventory, hostCtx.host) : null,
     memoryStops: false,
     vars: varsOf,
+    audit: opts,
   };
   // 3. Memory, the way the preinstall role asserts it
   await memorySection(ck, opts, { node: ks.node, facts, hostCtx }, report);

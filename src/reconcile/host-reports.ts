@@ -11,6 +11,9 @@ import { planFacts, type Plan } from './plan.js';
 import { observeFormerNode } from '../former-node/evidence.js';
 import { formerNodeFindings } from '../former-node/finding.js';
 import { acceptanceFindings } from '../acceptance/run.js';
+import type { NodeEvidence } from '../former-node/evidence.js';
+import type { KubesprayClears } from '../former-node/kubespray-clears.js';
+import type { KubesprayReport } from '../kubespray/report.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
 export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
@@ -52,8 +55,35 @@ export async function hostReports(host: Host, desired: DesiredState, progress: (
   if (r.facts) reports['facts.json'] = r.facts;
   if (r.whoFixes) reports['who-fixes.json'] = r.whoFixes;
   // A former node: kubeadm's preflight stops on what it left, whatever the four resources do.
-  const formerNode = formerNodeFindings(await observeFormerNode(host), desired.kubespray);
+  const evidence = await observeFormerNode(host);
+  const formerNode = formerNodeFindings(evidence, desired.kubespray, await kubesprayClears(r, evidence));
   // kubeadm's preflight, judged on the facts the report gathered (nothing read twice).
   const acceptance = await acceptanceFindings(host, r);
   return { findings: [...r.findings, ...formerNode, ...acceptance], reports };
+}
+
+/**
+ * kubespray's answer to a former node, when there is one and a readable checkout: whether reset.yml's reset role,
+ * and cluster.yml's audited roles, remove each piece of evidence on this node. null otherwise; when the roles
+ * cannot be read (every answer is then unknown, with the reason).
+ */
+async function kubesprayClears(r: KubesprayReport, evidence: NodeEvidence[]): Promise<KubesprayClears | null> {
+  if (!r.node || !evidence.some((e) => e.strong)) return null;
+  const { auditReset } = await import('../kubespray/reset-audit.js');
+  const { AUDITED_ROLES } = await import('../kubespray/who-fixes.js');
+  const paths = evidence.map((e) => e.path);
+  try {
+    const reset = await auditReset(r.node.checkout, paths, r.node.audit);
+    const cluster = await auditReset(r.node.checkout, paths, r.node.audit, AUDITED_ROLES);
+    return { reset: reset.answers, cluster: cluster.answers, clusterRoles: AUDITED_ROLES };
+  } catch (e) {
+    // Unknown, loudly: each piece says why.
+    const unknown = new Map(
+      paths.map((p) => [
+        p,
+        { clears: 'unknown' as const, warning: { file: r.node!.checkout.dir, line: 0, message: `kubespray's roles cannot be read: ${(e as Error).message}` } },
+      ]),
+    );
+    return { reset: unknown, cluster: unknown, clusterRoles: AUDITED_ROLES };
+  }
 }
