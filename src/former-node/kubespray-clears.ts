@@ -20,25 +20,15 @@ export interface KubesprayClears {
 const at = (a: ResetAnswer): string =>
   a.clears === true ? `${a.by.file}:${a.by.line}` : a.clears === 'unknown' ? `${a.warning.file}:${a.warning.line}: ${a.warning.message}` : '';
 
+/** What one playbook does with a piece: `playbook` names it, `no` is the words for "does not remove it". */
+function said(playbook: string, a: ResetAnswer | undefined, no: string): string {
+  if (!a) return '';
+  return a.clears === true ? `${playbook} removes it (${at(a)})` : a.clears === false ? `${playbook} ${no}` : `${playbook}: unknown (${at(a)})`;
+}
+
 /** The clause for one piece of evidence. */
 export function clearsClause(c: KubesprayClears, p: string): string {
-  const r = c.reset.get(p);
-  const k = c.cluster.get(p);
-  const reset = !r
-    ? ''
-    : r.clears === true
-      ? `reset.yml removes it (${at(r)})`
-      : r.clears === false
-        ? 'reset.yml does not remove it'
-        : `reset.yml: unknown (${at(r)})`;
-  const cluster = !k
-    ? ''
-    : k.clears === true
-      ? `cluster.yml removes it (${at(k)})`
-      : k.clears === false
-        ? 'cluster.yml does not'
-        : `cluster.yml: unknown (${at(k)})`;
-  return [reset, cluster].filter((x) => x !== '').join('; ');
+  return [said('reset.yml', c.reset.get(p), 'does not remove it'), said('cluster.yml', c.cluster.get(p), 'does not')].filter((x) => x !== '').join('; ');
 }
 
 /** The finding's sentence: how much of the evidence each playbook clears. */

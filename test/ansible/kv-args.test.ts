@@ -13,6 +13,7 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KvParseError, parseKv, splitModuleString } from '../../src/ansible/kv-args.js';
 import { ansiblePython } from '../helpers/ansible-python.js';
+import { pick as pickFrom, random } from '../helpers/random.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -21,24 +22,12 @@ async function ask(reqs: Array<{ op: 'kv'; text: string; check_raw: boolean }>):
   return JSON.parse(r.stdout) as Answer[];
 }
 
-/** A small seeded generator (mulberry32), so every run asks the same strings. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = ['name', 'value', 'net.ipv4.ip_forward', '1', 'creates', 'chdir', '/tmp/x', 'a b', 'yes', 'state', 'present', 'x'];
 const PIECES = ['=', ' ', '  ', '"', "'", '\\', '\\"', "\\'", '\\=', '\n', '\\\n', '{{', '}}', '{{ x }}', '{%', '%}', '{% if a %}', '{#', '#}', '\t'];
 
 function generated(n: number, seed: number): string[] {
-  const rnd = generator(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const rnd = random(seed);
+  const pick = <T>(xs: readonly T[]): T => pickFrom(rnd, xs);
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const len = 1 + Math.floor(rnd() * 9);

@@ -11,6 +11,7 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pyJsonDumps, pyReplace, pySplit, pySplitlines, pyStrip } from '../../src/ansible/python.js';
 import { ansiblePython } from '../helpers/ansible-python.js';
+import { pick as pickFrom, random } from '../helpers/random.js';
 
 type Call =
   | { fn: 'split'; s: string; sep: string | null; max: number }
@@ -37,17 +38,6 @@ for c in json.load(sys.stdin):
         out.append({'ok': False, 'error': type(e).__name__})
 sys.stdout.write(json.dumps(out))
 `;
-
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CHARS = [
   'a',
@@ -84,8 +74,8 @@ const CHARS = [
 ];
 
 function calls(n: number, seed: number): Call[] {
-  const rnd = generator(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const rnd = random(seed);
+  const pick = <T>(xs: readonly T[]): T => pickFrom(rnd, xs);
   const str = (max = 8) => Array.from({ length: Math.floor(rnd() * max) }, () => pick(CHARS)).join('');
   const value = (depth: number): unknown => {
     const r = rnd();
