@@ -12,13 +12,15 @@
 #        and lintian for the package test, wg-quick (wireguard-tools: its
 #        parse_options is the oracle of the PreUp/PostUp reader), shorewall (its compiler is the
 #        oracle of the IP_FORWARDING reader; installing it enables nothing), chromium (the fleet report's page in
-#        a real browser, headless) and ansible-galaxy (the collection's test)
+#        a real browser, headless), ansible-galaxy (the collection's test) and
+#        ansible-lint (the collection's lint test, production profile)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
 # boot:  the boot farm: systemd-nspawn and mmdebstrap
 # deb:   `npm run deb`: dpkg-deb and go-md2man (the man page)
 # fleet: the container fleet test: systemd-nspawn, mmdebstrap, ip, ssh and
 #        ssh-keygen (openssh-client), ansible-playbook and ansible-galaxy
-# collection: `npm run collection`: ansible-galaxy builds the tarball
+# collection: `npm run collection`: ansible-galaxy builds the tarball; ansible-lint
+#        (the collection's sources lint clean with the production profile)
 # bench: `npm run bench`: hyperfine (ansible-core, when present, is a yardstick)
 # npm:   no Debian package: only the check below
 # Each npm script names its groups in its pre-script (package.json). Every
@@ -68,17 +70,18 @@ declare -A package=(
   [ssh]=openssh-client
   [ssh-keygen]=openssh-client
   [ansible-galaxy]=ansible-core
+  [ansible-lint]=ansible-lint
   [wg-quick]=wireguard-tools
   [shorewall]=shorewall
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy wg-quick shorewall"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"
   [bench]="hyperfine"
   [fleet]="systemd-nspawn mmdebstrap ip ssh ssh-keygen ansible ansible-galaxy"
-  [collection]="ansible-galaxy"
+  [collection]="ansible-galaxy ansible-lint"
   [npm]=""
 )
 
