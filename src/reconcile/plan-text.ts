@@ -43,7 +43,8 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   return textDiff(path, shown.before, shown.after);
 }
 
-function textDiff(path: string, before: string | null, after: string | null): string {
+/** A unified diff of two texts already made display text (a document's before/after): the text plan's and the fleet page's. */
+export function textDiff(path: string, before: string | null, after: string | null): string {
   const patch = createTwoFilesPatch(
     before === null ? '/dev/null' : path,
     after === null ? '/dev/null' : path,
