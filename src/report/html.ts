@@ -160,7 +160,8 @@ function tableHead(): string {
   const th = COLUMNS.map(([name, type], i) =>
     type === null ? `<th>${name}</th>` : `<th data-col="${i}" data-type="${type}" aria-sort="none"><button type="button">${name}</button></th>`,
   );
-  return `<thead><tr>${th.join('')}</tr></thead>`;
+  const cols = ['host', 'verdict', 'mode', 'n', 'wide', 'wide', 'n', 'details'].map((c) => `<col class="c-${c}">`).join('');
+  return `<colgroup>${cols}</colgroup><thead><tr>${th.join('')}</tr></thead>`;
 }
 
 export interface HtmlOptions {
