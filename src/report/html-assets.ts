@@ -8,16 +8,16 @@ import type { Verdict } from './document.js';
  * Each verdict's symbol, word and row tint. Colour is never the only cue:
  * every row and the legend carry the symbol and the word. The tints differ
  * in lightness as well as hue (Okabe and Ito's colour-blind-safe hues:
- * vermillion, yellow, reddish purple, sky blue, lightened), so they stay
- * apart under deuteranopia and protanopia; no orange beside olive.
- * test/report/fleet-html.test.ts simulates deuteranopia on them.
+ * vermillion, yellow, reddish purple, sky blue, lightened, and a grey), so
+ * they stay apart under deuteranopia; no orange beside olive.
+ * test/report/fleet-palette.test.ts simulates deuteranopia on them.
  */
 export const VERDICT_LOOK: Record<Verdict, { symbol: string; tint: string; edge: string }> = {
-  unusable: { symbol: '⊘', tint: '#bdbdbd', edge: '#000000' },
+  unusable: { symbol: '⊘', tint: '#9e9e9e', edge: '#000000' },
   failed: { symbol: '✖', tint: '#f2b48a', edge: '#a33f00' },
   operator: { symbol: '!', tint: '#fbf5b0', edge: '#8a7d00' },
-  unknown: { symbol: '?', tint: '#e9c3dc', edge: '#8c3d70' },
-  changes: { symbol: '~', tint: '#c7e5f8', edge: '#0072b2' },
+  unknown: { symbol: '?', tint: '#dcaed0', edge: '#8c3d70' },
+  changes: { symbol: '~', tint: '#d4ecfa', edge: '#0072b2' },
   ready: { symbol: '✓', tint: '#ffffff', edge: '#9e9e9e' },
 };
 
@@ -47,7 +47,7 @@ ol.causes > li { margin: .3em 0; padding: .3em .6em; border-left: 6px solid #888
 table { border-collapse: separate; border-spacing: 0; width: 100%; }
 /* Fixed layout: the widths come from the column elements, so sorting or filtering 5,000 rows never measures every cell. */
 #hosts { table-layout: fixed; min-width: 70em; }
-col.c-host { width: 16em; } col.c-verdict { width: 7.5em; } col.c-mode { width: 4.5em; } col.c-n { width: 5.5em; } col.c-details { width: 14em; }
+col.c-host { width: 16em; } col.c-verdict { width: 7.5em; } col.c-mode { width: 4.5em; } col.c-n { width: 5.5em; } col.c-details { width: 26em; }
 td.host { overflow-x: auto; }
 td { overflow-wrap: anywhere; }
 thead th { position: sticky; top: 0; z-index: 1; background: #fff; border-bottom: 2px solid #444; }

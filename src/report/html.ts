@@ -56,7 +56,8 @@ function detailsCell(h: HostSummary, outDir: string): string {
   });
   const docs = h.documents.map((d) => `<li><a href="${escapeHtml(documentHref(outDir, d))}">${bdi(d)}</a></li>`);
   if (changes.length === 0 && docs.length === 0) return '<td class="details"></td>';
-  const summary = `${plural(h.change_details.length, 'change')}, ${plural(h.documents.length, 'document')}`;
+  // The plan's lines, deferred ones included: the changes column counts only what is pending or applied.
+  const summary = `${plural(h.change_details.length, 'plan line')}, ${plural(h.documents.length, 'document')}`;
   return `<td class="details"><details><summary>${summary}</summary>${changes.join('')}${docs.length > 0 ? `<ul class="docs">${docs.join('')}</ul>` : ''}</details></td>`;
 }
 
@@ -120,7 +121,7 @@ function causesSection(causes: FleetCause[], rowOf: Map<string, number>): string
     const fix = c.fix === null ? '' : `<div class="fix">fix: ${bdi(c.fix)}</div>`;
     return (
       `<li class="cause k-${c.kind}" data-kind="${c.kind}" data-hosts="${c.hosts.length}">` +
-      `<div class="cause-head"><span aria-hidden="true">${CAUSE_SYMBOL[c.kind]}</span> ${c.kind} · ${bdi(causeName(c))}: ` +
+      `<div class="cause-head"><span aria-hidden="true">${CAUSE_SYMBOL[c.kind]}</span> ${c.kind}${c.checks.length > 0 ? ` · ${bdi(causeName(c))}` : ''}: ` +
       `<span class="cause-count">${plural(c.hosts.length, 'host')}</span></div>` +
       `<div class="cause-text">${bdi(c.text)}</div>${fix}<ul class="cause-hosts" aria-label="hosts">${hosts}</ul></li>`
     );

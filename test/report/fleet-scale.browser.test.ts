@@ -119,6 +119,17 @@ describe.each([5, 500, 5000])('the fleet page with %i hosts', (n) => {
       ready: implied('ready'),
     });
     expect((await visibleHosts(page)).sort(codeUnitOrder)).toEqual(hosts.map((h) => h.name).sort(codeUnitOrder));
+    // The legend and every row name the verdict in a word beside its symbol: colour is never the only cue.
+    expect(await page.$$eval('.legend li', (ls) => ls.map((l) => l.textContent))).toEqual([
+      '⊘ unusable',
+      '✖ failed',
+      '! operator',
+      '? unknown',
+      '~ changes',
+      '✓ ready',
+    ]);
+    const words = await page.$$eval('#hosts tbody tr', (rs) => rs.map((r) => [r.getAttribute('data-verdict'), r.querySelector('td.verdict')!.textContent]));
+    for (const [v, text] of words) expect(text).toMatch(new RegExp(`^\\S ${v}$`));
   });
 
   it('groups the rc.local line by cause: one entry, every host it stands on linked to its row', async () => {
