@@ -1,5 +1,5 @@
 # Copyright: k8s-host-reconcile developers
-# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+# Apache License 2.0 (see LICENSE)
 """The plan's changes as Ansible diffs, so `--check --diff` shows them.
 
 The CLI already says, per change, the file and its bytes before and after (the

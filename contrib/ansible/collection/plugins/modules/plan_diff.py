@@ -1,6 +1,6 @@
 #!/usr/bin/python
 # Copyright: k8s-host-reconcile developers
-# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+# Apache License 2.0 (see LICENSE)
 # The documentation of the plan_diff action (plugins/action/plan_diff.py does the work, on the controller).
 from __future__ import absolute_import, division, print_function
 
