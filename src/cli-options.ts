@@ -11,7 +11,21 @@ import { checkNameProblem } from './findings.js';
 export type CommandName = 'plan' | 'apply' | 'rollback' | 'facts' | 'first-boot' | 'report';
 
 export type OptionName =
-  'file' | 'root' | 'json' | 'accept' | 'quiet' | 'verbose' | 'color' | 'no-color' | 'force' | 'plan' | 'out' | 'help' | 'version' | 'providers';
+  | 'file'
+  | 'root'
+  | 'json'
+  | 'accept'
+  | 'watch-next-boot'
+  | 'quiet'
+  | 'verbose'
+  | 'color'
+  | 'no-color'
+  | 'force'
+  | 'plan'
+  | 'out'
+  | 'help'
+  | 'version'
+  | 'providers';
 
 export interface OptionSpec {
   readonly name: OptionName;
@@ -74,6 +88,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     summary: 'accept the findings of check NAME (NumCPU; a comma list, or repeated): shown as accepted, never hidden',
     detail:
       'The name is the one in brackets in the plan, compared case-insensitively; repeatable, and the desired state\'s accept list adds to it. An accepted finding no longer makes plan exit 2, but one kubespray\'s install stops on keeps exit 1: kubespray is not told (its kubeadm_ignore_preflight_errors is). A name no finding has is a warning; "all" and a name that is not a check name are refused.',
+  },
+  {
+    name: 'watch-next-boot',
+    summary: 'also install a one-boot watch: bpftrace records who breaks a promise at the next boot',
+    detail:
+      'Through the write door (journaled; --rollback removes it): a unit that attaches bpftrace before systemd-modules-load and systemd-sysctl and records every write of the promised sysctls, swapon, module removal and bind or listen on the control-plane ports, with pid, cmdline and unit, then removes itself. A plan on the booted host names the writer of each broken promise. Without bpftrace or BTF it installs nothing and says so (docs/boot-watch.md).',
   },
   {
     name: 'quiet',
@@ -141,7 +161,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'converge the host and verify',
     description:
       'Record the host as it was first (before.json), converge it through the write door (every change journaled), observe it again and verify that nothing is left to do. On a live host it needs root and is refused before anything happens otherwise.',
-    options: ['file', 'root', 'json', 'accept', 'quiet', 'verbose', 'color', 'no-color', 'help'],
+    options: ['file', 'root', 'json', 'accept', 'watch-next-boot', 'quiet', 'verbose', 'color', 'no-color', 'help'],
     exits: [
       { code: 0, meaning: 'converged and verified' },
       { code: 1, meaning: 'anything else: an error, operator action required, a promise not known to hold at the next boot, another run holding the lock' },
@@ -233,6 +253,7 @@ export const OPTION_CONFLICTS: readonly { holds: (a: GivenOptions) => boolean; m
     message: `give exactly one of --plan, --apply or --rollback, or a command (${COMMANDS.map((c) => c.name).join(', ')})`,
   },
   { holds: (a) => Boolean(a.force) && !a.rollback, message: '--force goes with --rollback' },
+  { holds: (a) => Boolean(a['watch-next-boot']) && !a.apply, message: '--watch-next-boot goes with apply (it installs the watch for the next boot)' },
   {
     holds: (a) => a.accept !== undefined && Boolean(a.rollback || a.facts || a['first-boot']),
     message: "--accept goes with plan and apply (a first boot takes the desired state's accept list)",

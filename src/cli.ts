@@ -266,6 +266,7 @@ async function runFlagForm(args: GivenOptions, operands: string[], sub: CommandS
         detail: args.quiet ? 'quiet' : args.verbose ? 'verbose' : 'normal',
         color: args['no-color'] ? 'never' : ((args.color as ColorMode | undefined) ?? 'auto'),
         ...(accept.names.length > 0 ? { accept: accept.names } : {}),
+        ...(args['watch-next-boot'] ? { watchNextBoot: true } : {}),
         ...(args.rollback ? { rollback: { run: operands[0], force: Boolean(args.force) } } : {}),
       },
       io,

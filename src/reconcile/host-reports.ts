@@ -14,9 +14,11 @@ import { acceptanceFindings } from '../acceptance/run.js';
 import type { NodeEvidence } from '../former-node/evidence.js';
 import type { KubesprayClears } from '../former-node/kubespray-clears.js';
 import type { KubesprayReport } from '../kubespray/report.js';
+import { brokenPromises, observationOf, readWatchRecord, watchFindings } from '../boot-watch/findings.js';
+import { planPromises } from './promises.js';
 
 /** Report features this build has, for `reconcile --providers` (the VM suite reads it). */
-export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts'];
+export const REPORT_FEATURES: string[] = ['facts', 'who-fixes', 'rollback', 'first-boot', 'boot-scripts', 'boot-watch'];
 
 export interface HostReports {
   findings: Finding[];
@@ -59,7 +61,20 @@ export async function hostReports(host: Host, desired: DesiredState, progress: (
   const formerNode = formerNodeFindings(evidence, desired.kubespray, await kubesprayClears(r, evidence));
   // kubeadm's preflight, judged on the facts the report gathered (nothing read twice).
   const acceptance = await acceptanceFindings(host, r);
-  return { findings: [...r.findings, ...formerNode, ...acceptance], reports };
+  const watched = await bootWatchReport(host, plan);
+  if (watched) reports['boot-watch.json'] = watched.report;
+  return { findings: [...r.findings, ...formerNode, ...acceptance, ...(watched?.findings ?? [])], reports };
+}
+
+/**
+ * A watched boot (this boot's record in /run): each promise of the plan the
+ * running host breaks, as the plan observed it, with its writer from the
+ * kernel's record (src/boot-watch/). null when this boot was not watched.
+ */
+async function bootWatchReport(host: Host, plan: Plan | null): Promise<{ findings: Finding[]; report: unknown } | null> {
+  const record = plan ? await readWatchRecord(host) : null;
+  if (!plan || !record) return null;
+  return watchFindings(record, brokenPromises(planPromises(plan), observationOf(planFacts(plan))));
 }
 
 /**

@@ -82,7 +82,13 @@ export function diffAll(
   };
 }
 
-export async function makePlan(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS): Promise<Plan> {
+/** What a run asks of the plan beside the desired state. */
+export interface PlanOptions {
+  /** --watch-next-boot: derive the boot watch's install. */
+  watchNextBoot?: boolean;
+}
+
+export async function makePlan(host: Host, desired: DesiredState, registry: ProviderRegistry = PROVIDERS, opts: PlanOptions = {}): Promise<Plan> {
   await assertHostInputs(host, desired, registry);
   const firstBoot = !host.live && desired.first_boot !== 'off';
   const plan = diffAll(await observeAll(host, desired, registry), { live: host.live, root: host.root, firstBoot }, registry);
@@ -90,7 +96,13 @@ export async function makePlan(host: Host, desired: DesiredState, registry: Prov
   // planned after them: their positions stay those of the desired state.
   const desiredPlan = [...plan.resources];
   for (const provider of Object.values(registry)) {
-    const spec = provider.derive?.({ desired, live: host.live, resources: desiredPlan, desiredBytes: () => bytesOf(readDesiredStateFile(desired.source)) });
+    const spec = provider.derive?.({
+      desired,
+      live: host.live,
+      resources: desiredPlan,
+      desiredBytes: () => bytesOf(readDesiredStateFile(desired.source)),
+      watchNextBoot: opts.watchNextBoot === true,
+    });
     if (!spec) continue;
     const observed = await provider.observe(host, spec);
     plan.resources.push({ name: resourceName(spec), type: spec.type, spec, provider, observed, changes: provider.diff(spec, observed, { live: host.live }) });

@@ -12,6 +12,7 @@ import type { DesiredState } from '../desired-state.js';
 import { loadDesiredState } from './load.js';
 import { assertHostInputs } from './host-checks.js';
 import { makePlan, operatorChanges, planWarnings } from './plan.js';
+import { PROVIDERS } from '../resources/index.js';
 import type { Plan } from './plan.js';
 import { applyPlan } from './apply.js';
 import type { ApplyResult } from './apply.js';
@@ -51,6 +52,8 @@ export interface RunRequest {
   color?: ColorMode;
   /** --accept: check names whose findings are accepted (beside the desired state's accept list). */
   accept?: string[];
+  /** --watch-next-boot: also install the boot watch (src/boot-watch/) for the next boot. */
+  watchNextBoot?: boolean;
 }
 
 const paletteOf = ({ io, req }: Pick<RunContext, 'io' | 'req'>) => paletteFor(io.stdout, io.env, req.color);
@@ -245,7 +248,7 @@ interface Observed {
 }
 
 async function observeForPlan({ host, desired, req, progress }: RunContext): Promise<Observed> {
-  const plan = await makePlan(host, desired);
+  const plan = await makePlan(host, desired, PROVIDERS, { watchNextBoot: req.watchNextBoot });
   const before = host.live ? await observeBeforeState(host, plan) : null;
   const extra = withAcceptances({ req, desired, progress }, withPlanWarnings(plan, await hostReports(host, desired, progress, plan)));
   return {
@@ -364,7 +367,7 @@ async function finishApply(run: DoorRun, result: ApplyResult, writtenBefore: str
   }
 
   progress('observing again to verify');
-  const after = await makePlan(host, desired);
+  const after = await makePlan(host, desired, PROVIDERS, { watchNextBoot: req.watchNextBoot });
   const verify = verifyConverged(after);
   // An operator line or unknown that outlives apply (what showed it is gone, the cause is not) keeps its withdrawals.
   const carriedOperators = outlivingOperators(plan).filter(({ change }) => !operatorChanges(after).some((o) => o.change.id === change.id));

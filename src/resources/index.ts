@@ -11,6 +11,7 @@ import { modulesLoadProvider } from './modules-load/provider.js';
 import { portFreeProvider } from './port-free/provider.js';
 import { sysctlFileProvider } from './sysctl-file/provider.js';
 import { firstBootProvider } from './first-boot/provider.js';
+import { bootWatchProvider } from './boot-watch/provider.js';
 
 export type AnyProvider = Provider<any, any, any>;
 export type ProviderRegistry = Readonly<Record<string, AnyProvider>>;
@@ -23,13 +24,14 @@ const REGISTERED = {
   ModulesLoad: modulesLoadProvider,
   PortFree: portFreeProvider,
   FirstBoot: firstBootProvider,
+  BootWatch: bootWatchProvider,
 } as const;
 
 type SpecOf<P> = P extends Provider<infer S, any, any> ? S : never;
 /** The spec a provider of the registry takes. */
 type Registered = { readonly [T in keyof typeof REGISTERED]: SpecOf<(typeof REGISTERED)[T]> };
 /** A desired-state entry: the spec of a registered desired type (FirstBoot is derived, never written). */
-export type ResourceSpec = Registered[Exclude<keyof Registered, 'FirstBoot'>];
+export type ResourceSpec = Registered[Exclude<keyof Registered, 'FirstBoot' | 'BootWatch'>];
 
 /** Each key is its provider's own type. */
 type Keyed = { readonly [T in keyof Registered]: Provider<Registered[T] & { type: T }, any, any> };

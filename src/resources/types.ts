@@ -324,4 +324,6 @@ export interface DeriveInput {
   resources: PlannedResource[];
   /** The desired-state file's bytes, read when asked. */
   desiredBytes(): ByteString;
+  /** The run asked for the next boot to be watched (--watch-next-boot). */
+  watchNextBoot?: boolean;
 }

@@ -1,0 +1,91 @@
+// The boot watch's record read back (src/boot-watch/record.ts). The lines are
+// in the tracer's own format; the values expected are read by hand from each
+// line (the recorded VM log is test/fixtures/boot-watch/, its own test below).
+import { describe, expect, it } from 'vitest';
+import { parseWatchLog, unescapeField } from '../../src/boot-watch/record.js';
+
+const T = '\t';
+const line = (...f: (string | number)[]) => f.join(T);
+
+describe('unescapeField', () => {
+  it('turns bpftrace %r escapes back into bytes and keeps printable text', () => {
+    expect(unescapeField('sh\\x00-c\\x00echo 0\\x0a')).toBe('sh\0-c\0echo 0\n');
+    expect(unescapeField('plain text')).toBe('plain text');
+  });
+});
+
+describe('parseWatchLog', () => {
+  it("reads the ready line, a sysctl write with its writer, and skips bpftrace's own banner", () => {
+    const r = parseWatchLog(
+      [
+        'Attaching 9 probes...',
+        line('ready', 41000000000, 4026531840),
+        line(
+          'sysctl',
+          52300000000,
+          612,
+          1,
+          4026531840,
+          'python3\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00',
+          29,
+          '/usr/bin/python3\\x00-c\\x00print(1)\\x00',
+          1,
+          '0',
+          '/system.slice/zz.service',
+        ),
+      ].join('\n') + '\n',
+    );
+    expect(r.readyNs).toBe(41000000000);
+    expect(r.hostNetns).toBe(4026531840);
+    expect(r.problems).toEqual([]);
+    expect(r.events).toEqual([
+      {
+        kind: 'sysctl',
+        line: 3,
+        ns: 52300000000,
+        key: 'net.ipv4.ip_forward',
+        value: '0',
+        who: {
+          pid: 612,
+          ppid: 1,
+          netns: 4026531840,
+          cgroup: '/system.slice/zz.service',
+          comm: 'python3',
+          argv: ['/usr/bin/python3', '-c', 'print(1)'],
+          cut: false,
+        },
+      },
+    ]);
+  });
+
+  it('pairs a syscall exit with its enter, and says a cmdline longer than was read is cut', () => {
+    const r = parseWatchLog(
+      [
+        line('swapon', 5, 70, 1, 9, 'swapon', 200, '/sbin/swapon\\x00/swapf', '/swapf\\x00\\x00', '/system.slice/a.service'),
+        line('swapon-ret', 6, 70, -22),
+        line('delete_module', 7, 71, 1, 9, 'rmmod', 12, 'rmmod\\x00dummy\\x00', 'dummy\\x00', '/init.scope'),
+        line('delete_module-ret', 8, 71, 0),
+      ].join('\n'),
+    );
+    expect(r.events.map((e) => [e.kind, 'ret' in e ? e.ret : undefined, e.who.cut])).toEqual([
+      ['swapon', -22, true],
+      ['delete_module', 0, false],
+    ]);
+    expect(r.events[0]).toMatchObject({ path: '/swapf' });
+    expect(r.events[1]).toMatchObject({ module: 'dummy' });
+  });
+
+  it('keeps a tab inside the cgroup path (the last field), and names every line it cannot read', () => {
+    const r = parseWatchLog(
+      [
+        line('listen', 1, 5, 1, 9, 'x', 2, 'x\\x00', 6443, '/odd', 'name'),
+        line('bind', 2, 5, 1, 9, 'x', 2, 'x\\x00', 'port?', 1, '/a'),
+        line('sysctl', 3, 5, 1, 9, 'x', 2, 'x\\x00', 7, '1', '/a'),
+        'garbage\tline',
+      ].join('\n'),
+    );
+    expect(r.events).toHaveLength(1);
+    expect(r.events[0]).toMatchObject({ kind: 'listen', port: 6443, who: { cgroup: '/odd\tname' } });
+    expect(r.problems.map((p) => p.line)).toEqual([2, 3, 4]);
+  });
+});
