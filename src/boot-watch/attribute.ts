@@ -6,6 +6,8 @@ import { lastOf, type WatchEvent, type WatchRecord, type Writer } from './record
 
 /** A promise the booted host does not keep, as the plan's promise names it. */
 export interface Broken {
+  /** The promise's id (sysctl:net.ipv4.ip_forward, swap:off). */
+  id: string;
   kind: string;
   subject: string;
   /** What the running host shows instead (the promise judge's words). */

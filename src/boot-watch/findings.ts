@@ -39,7 +39,7 @@ export function brokenPromises(promises: WatchedPromise[], seen: BootObservation
     if (why === null) return [];
     const values = seen['sysctl'] as Record<string, string> | undefined;
     const value = p.kind === 'sysctl' && values && Object.hasOwn(values, p.subject) ? values[p.subject] : undefined;
-    return [{ kind: p.kind, subject: p.subject, seen: why, ...(value !== undefined ? { value } : {}) }];
+    return [{ id: p.id, kind: p.kind, subject: p.subject, seen: why, ...(value !== undefined ? { value } : {}) }];
   });
 }
 
@@ -50,7 +50,7 @@ export function watchFindings(record: WatchRecord, broken: Broken[], source = WA
     level: 'error',
     check: BOOT_WATCH_CHECK,
     unknown: true,
-    message: `broken at boot: ${a.text}`,
+    message: `${a.broken.id} broken at boot: ${a.text}`,
     evidence: a.event ? [`${source}:${a.event.line}`] : [source],
   }));
   for (const p of record.problems)
@@ -68,7 +68,7 @@ function reportOf(record: WatchRecord, attributions: Attribution[]): unknown {
     ready_s: record.readyNs === null ? null : record.readyNs / 1e9,
     events: record.events.length,
     broken: attributions.map((a) => ({
-      promise: `${a.broken.kind}:${a.broken.subject}`,
+      promise: a.broken.id,
       seen: a.broken.seen,
       writer: a.event
         ? {

@@ -70,6 +70,8 @@ const cString = (s: string): string => {
 const INT = /^-?[0-9]+$/;
 const num = (s: string | undefined): number | null => (s !== undefined && INT.test(s) ? Number(s) : null);
 
+const UNIFIED = 'unified:';
+
 /** The fields every event line starts with, after its kind and time. */
 const WHO_FIELDS = 6;
 
@@ -100,7 +102,9 @@ function parseLine(f: string[], line: number): Parsed | string {
   if (own < 0) return `not a line of the tracer (${JSON.stringify(kind.slice(0, 20))})`;
   const at = 2 + WHO_FIELDS;
   if (f.length < at + own + 1) return `a ${kind} line with ${f.length} fields`;
-  const who = writerOf(f, f.slice(at + own).join('\t'));
+  // bpftrace's cgroup_path names the hierarchy: "unified:/system.slice/x.service" on cgroup v2.
+  const cgroup = f.slice(at + own).join('\t');
+  const who = writerOf(f, cgroup.startsWith(UNIFIED) ? cgroup.slice(UNIFIED.length) : cgroup);
   if (who === null) return `a ${kind} line without its writer`;
   const base = { line, ns, who };
   const [a, b] = [f[at]!, f[at + 1]!];

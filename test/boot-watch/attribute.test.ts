@@ -32,7 +32,7 @@ describe('attribute', () => {
 
   it('names the last host writer of the value the key has now, not a container writing its own namespace', () => {
     const [a] = attribute(record([sysctlOne, pythonZero, containerZero]), [
-      { kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: 'net.ipv4.ip_forward = 0', value: '0' },
+      { id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: 'net.ipv4.ip_forward = 0', value: '0' },
     ]);
     expect(a!.event).toBe(pythonZero);
     expect(a!.text).toBe(
@@ -41,7 +41,9 @@ describe('attribute', () => {
   });
 
   it('says so when the record has no such write, naming when the watch attached', () => {
-    const [a] = attribute(record([sysctlOne]), [{ kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: 'net.ipv4.ip_forward = 0', value: '0' }]);
+    const [a] = attribute(record([sysctlOne]), [
+      { id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: 'net.ipv4.ip_forward = 0', value: '0' },
+    ]);
     expect(a!.event).toBeNull();
     expect(a!.text).toBe(
       'net.ipv4.ip_forward = 0: no write of this value was recorded (the watch was attached from 1.5 s after boot); it was done before the watch attached, after it stopped, or by what the watch does not see',
@@ -57,10 +59,10 @@ describe('attribute', () => {
     const tcp: WatchEvent = { kind: 'bind', line: 8, ns: 8e9, port: 10250, sockType: 1, who: who() };
     const r = record([failed, ok, rm, udp, other, tcp]);
     const got = attribute(r, [
-      { kind: 'swap', subject: 'swap', seen: 'swap on' },
-      { kind: 'module', subject: 'br_netfilter', seen: 'br_netfilter not loaded' },
-      { kind: 'port', subject: '6443', seen: 'port 6443 is listening' },
-      { kind: 'port', subject: '10250', seen: 'port 10250 is listening' },
+      { id: 'swap:off', kind: 'swap', subject: 'swap', seen: 'swap on' },
+      { id: 'module:br_netfilter', kind: 'module', subject: 'br_netfilter', seen: 'br_netfilter not loaded' },
+      { id: 'port:6443', kind: 'port', subject: '6443', seen: 'port 6443 is listening' },
+      { id: 'port:10250', kind: 'port', subject: '10250', seen: 'port 10250 is listening' },
     ]);
     expect(got.map((a) => a.event)).toEqual([ok, rm, null, tcp]);
     expect(got[0]!.text.startsWith('swap turned on (/swap-late) at 4.0 s by cron.service: ')).toBe(true);
@@ -68,7 +70,7 @@ describe('attribute', () => {
 
   it('shows a control character a process put in its name escaped, so it cannot forge a line', () => {
     const e: WatchEvent = { ...pythonZero, who: who({ comm: 'a\nb', argv: ['x\ty'], cgroup: '/u' }) };
-    const [a] = attribute(record([e]), [{ kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: '', value: '0' }]);
+    const [a] = attribute(record([e]), [{ id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: '', value: '0' }]);
     expect(a!.text).toBe('net.ipv4.ip_forward set to 0 at 9.5 s by cgroup /u: x\\x09y (pid 100, comm a\\x0ab, cgroup /u)');
   });
 });

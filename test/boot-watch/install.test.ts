@@ -53,7 +53,9 @@ describe('apply --watch-next-boot', () => {
     expect(systemctlRoot(root, 'is-enabled', STOP)).toBe('enabled');
     const unit = readFileSync(path.join(root, 'etc/systemd/system', WATCH), 'utf8');
     expect(unit).toContain('\nBefore=systemd-sysctl.service systemd-modules-load.service sysinit.target shutdown.target\n');
-    expect(unit).toContain('\nExecStart=/usr/bin/bpftrace -o /run/k8s-host-reconcile/boot-watch.log /usr/local/lib/k8s-host-reconcile/boot-watch.bt\n');
+    expect(unit).toContain(
+      '\nExecStart=/usr/bin/bpftrace -B line /usr/local/lib/k8s-host-reconcile/boot-watch.bt\nStandardOutput=file:/run/k8s-host-reconcile-boot-watch.log\n',
+    );
     expect(readFileSync(path.join(root, 'usr/local/lib/k8s-host-reconcile/boot-watch.bt'), 'utf8')).toContain('kfunc:vmlinux:proc_sys_write');
 
     const again = reconcile(['plan', '-f', desired, '--root', root]);

@@ -1,6 +1,7 @@
 // The boot watch's record read back (src/boot-watch/record.ts). The lines are
 // in the tracer's own format; the values expected are read by hand from each
 // line (the recorded VM log is test/fixtures/boot-watch/, its own test below).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWatchLog, unescapeField } from '../../src/boot-watch/record.js';
 
@@ -87,5 +88,63 @@ describe('parseWatchLog', () => {
     expect(r.events).toHaveLength(1);
     expect(r.events[0]).toMatchObject({ kind: 'listen', port: 6443, who: { cgroup: '/odd\tname' } });
     expect(r.problems.map((p) => p.line)).toEqual([2, 3, 4]);
+  });
+});
+
+describe('the record bpftrace wrote in the qemu VM (Debian 12, 6.1 cloud kernel; test/fixtures/boot-watch/)', () => {
+  // The triggers the measuring boot ran (docs/boot-watch.md, "Measured"), each read by hand from the log's lines.
+  const r = parseWatchLog(readFileSync(new URL('../fixtures/boot-watch/measure-debian12.log', import.meta.url), 'latin1'));
+
+  it('has every line read, the ready line, and the host namespace', () => {
+    expect(r.problems).toEqual([]);
+    expect([r.readyNs, r.hostNetns]).toEqual([64750564180, 4026531840]);
+    expect(r.events).toHaveLength(14);
+  });
+
+  it('a unit writing ip_forward with sh -c: its unit, its argv and the value 0', () => {
+    expect(r.events[0]).toEqual({
+      kind: 'sysctl',
+      line: 3,
+      ns: 71238250420,
+      key: 'net.ipv4.ip_forward',
+      value: '0',
+      who: {
+        pid: 331,
+        ppid: 1,
+        netns: 4026531840,
+        cgroup: '/system.slice/bad-writer.service',
+        comm: 'sh',
+        argv: ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_forward'],
+        cut: false,
+      },
+    });
+  });
+
+  it('sysctl -w, echo into a bridge key, swapon and rmmod with their results, TCP and UDP binds, listens, and another namespace', () => {
+    const brief = r.events.map((e) => {
+      if (e.kind === 'sysctl') return `${e.kind} ${e.key}=${e.value} ${e.who.netns === r.hostNetns ? 'host' : 'other'}`;
+      if (e.kind === 'swapon') return `swapon ${e.path} ${e.ret}`;
+      if (e.kind === 'delete_module') return `delete_module ${e.module} ${e.ret}`;
+      if (e.kind === 'bind') return `bind ${e.port} type ${e.sockType} ${e.who.netns === r.hostNetns ? 'host' : 'other'}`;
+      return `listen ${e.port} ${e.who.netns === r.hostNetns ? 'host' : 'other'}`;
+    });
+    expect(brief).toEqual([
+      'sysctl net.ipv4.ip_forward=0 host',
+      'sysctl net.ipv4.ip_forward=1 host',
+      'sysctl net.bridge.bridge-nf-call-iptables=0 host',
+      'sysctl net.bridge.bridge-nf-call-ip6tables=0 host',
+      'swapon /swapf 0',
+      'delete_module dummy 0',
+      'bind 6443 type 1 host',
+      'listen 6443 host',
+      'bind 10250 type 2 host',
+      'bind 2379 type 1 host',
+      'listen 2379 host',
+      'bind 10259 type 1 other',
+      'listen 10259 other',
+      'sysctl net.ipv4.ip_forward=1 other',
+    ]);
+    // python3 -c '…' was 316 bytes of cmdline; the tracer read 96.
+    expect(r.events[6]!.who).toMatchObject({ comm: 'python3', cut: true, argv: ['python3', '-c', 'import socket,time; s=socket.socket(); s.setsockopt(s'] });
   });
 });
