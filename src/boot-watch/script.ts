@@ -20,7 +20,10 @@
 // so a field holds no tab and no newline and one event is one line.
 import { WATCHED_PORTS, WATCHED_SYSCTLS } from './record.js';
 
-/** A process's cmdline is read up to this many bytes (the rest is cut, and the record says so). */
+/**
+ * A process's cmdline is read up to this many bytes (the rest is cut, and the record says so). bpftrace caps a
+ * buf() at BPFTRACE_STRLEN (64 by default: measured, a 74-byte cmdline came out as 64), so the unit raises it.
+ */
 export const CMDLINE_MAX = 96;
 
 /** The six control-plane ports, as a bpftrace condition on `$port`. */
@@ -72,7 +75,7 @@ function syscallProbe(event: string, syscall: string, arg: string): string {
   return `tracepoint:syscalls:sys_enter_${syscall}
 {
 ${WHO_DECL}
-  printf("${event}\\t%llu\\t${WHO_FMT}\\t%r\\t%s\\n", nsecs, ${who(TASK_NETNS)}, buf(str(args->${arg}, 48), 48), ${CGROUP});
+  printf("${event}\\t%llu\\t${WHO_FMT}\\t%r\\t%s\\n", nsecs, ${who(TASK_NETNS)}, buf(str(args->${arg}, 32), 32), ${CGROUP});
 }
 
 tracepoint:syscalls:sys_exit_${syscall}

@@ -9,6 +9,7 @@
 // removing their own .wants links (ExecStopPost, which runs whether bpftrace
 // started or failed), as the first-boot unit does: the boot after runs neither.
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
+import { CMDLINE_MAX } from './script.js';
 
 export const WATCH_UNIT = 'k8s-host-reconcile-boot-watch.service';
 export const STOP_UNIT = 'k8s-host-reconcile-boot-watch-stop.service';
@@ -54,6 +55,8 @@ export function watchUnit(): string {
     '[Service]',
     'Type=simple',
     // -B line: bpftrace's output is block-buffered otherwise, and the ready line would reach the file only at exit (measured).
+    // bpftrace caps every buf() at BPFTRACE_STRLEN (64 by default): the cmdline's buffer needs CMDLINE_MAX.
+    `Environment=BPFTRACE_STRLEN=${CMDLINE_MAX}`,
     `ExecStart=${BPFTRACE} -B line ${SCRIPT_PATH}`,
     `StandardOutput=file:${WATCH_LOG}`,
     'StandardError=journal',

@@ -298,7 +298,7 @@ function boot1() {
     // One plan and one apply, both as documents (docs/output.md): their
     // promises are what the scenario judges the host by.
     reconcile(dir, 'plan1json', ['--plan', '--json']);
-    reconcile(dir, 'apply1json', ['--apply', '--json']);
+    reconcile(dir, 'apply1json', ['--apply', '--json', ...(scenario.apply_args ?? [])]);
     if (scenario.files) saveFiles(dir, 'files-after.json');
   } else {
     reconcile(dir, 'plan1', ['--plan']);

@@ -53,6 +53,8 @@ export const ISSUES = {
   15: (p) => p.includes('first-boot'),
   // Issue 17, boot-script half: the scan of rc.local, crontabs, if-*.d and unit command lines.
   '17b': (p) => p.includes('boot-scripts'),
+  // Issue 48: the boot watch (apply --watch-next-boot, the plan's BootWatch findings).
+  48: (p) => p.includes('boot-watch'),
 };
 
 // A check's function returns true, or a string/false describing the failure,

@@ -18,6 +18,9 @@ export function observation(snap) {
   return { ports, sysctl, swap: { areas: snap.proc_swaps ?? [], totalKb: snap.swap_total_kb }, modules };
 }
 
+/** A boot's --json plan document by its run's name, or null. */
+export const planDoc = (boot, name) => (boot ? doc(boot, name) : null);
+
 function doc(boot, name) {
   const text = boot.stdout(name);
   if (text === undefined) return null;
@@ -55,7 +58,13 @@ export function promiseVerdict(r, { plan: planName = 'plan1json', apply: applyNa
 export function promiseChecks(r, names) {
   let v;
   const verdict = () => (v ??= promiseVerdict(r, names));
-  const line = (p) => `${p.promise} (${p.observed})`;
+  // The writer of a promise broken at boot, from the kernel's record when the boot was watched
+  // (apply --watch-next-boot): boot 2's plan names it in a BootWatch finding, not the catalogue.
+  const writer = (p) => {
+    const f = (planDoc(r.boot2, 'plan3json')?.findings ?? []).find((x) => x.check === 'BootWatch' && x.message.startsWith(`${p.promise} broken at boot: `));
+    return f ? `; the kernel's record: ${f.message.slice(`${p.promise} broken at boot: `.length)}` : '';
+  };
+  const line = (p) => `${p.promise} (${p.observed}${p.phase === 'at boot' ? writer(p) : ''})`;
   const held = (phase, from) => () => {
     const b = verdict().broken.filter((x) => x.phase === phase);
     const judged = (phase === 'after apply' ? verdict().promises : verdict().final).filter((p) => p[phase === 'after apply' ? 'after_apply' : 'at_boot']);
