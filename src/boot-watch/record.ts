@@ -23,7 +23,7 @@ export interface Writer {
   ppid: number;
   /** The network namespace the event is in (the writer's, or the socket's). */
   netns: number;
-  /** The last component of the task's cgroup v2 path: its unit (foo.service, init.scope, session-1.scope). */
+  /** The task's cgroup v2 name, the last component of its path: its unit (foo.service, init.scope, session-1.scope). */
   cgroup: string;
   comm: string;
   /** argv, as far as the tracer read it. */
@@ -70,19 +70,17 @@ const cString = (s: string): string => {
 const INT = /^-?[0-9]+$/;
 const num = (s: string | undefined): number | null => (s !== undefined && INT.test(s) ? Number(s) : null);
 
-const UNIFIED = 'unified:';
-
 /** The fields every event line starts with, after its kind and time. */
 const WHO_FIELDS = 6;
 
-/** Fields 2..7 of an event line (pid, ppid, netns, comm, the cmdline's length and its bytes), the cgroup path last. */
-function writerOf(f: string[], cgroupPath: string): Writer | null {
+/** Fields 2..7 of an event line: pid, ppid, netns, comm, the cmdline's length and its bytes. */
+function writerOf(f: string[]): Writer | null {
   const [pid, ppid, netns, len] = [num(f[2]), num(f[3]), num(f[4]), num(f[6])];
   if (pid === null || ppid === null || netns === null || len === null || f[7] === undefined) return null;
   const raw = unescapeField(f[7]);
   const argv = raw.split('\0');
   if (argv.at(-1) === '') argv.pop();
-  return { pid, ppid, netns, cgroup: cgroupPath, comm: cString(f[5]!), argv, cut: len > raw.length };
+  return { pid, ppid, netns, cgroup: '', comm: cString(f[5]!), argv, cut: len > raw.length };
 }
 
 type Parsed = WatchEvent | { kind: 'ret'; event: 'swapon' | 'delete_module'; ns: number; pid: number; ret: number };
@@ -97,14 +95,12 @@ function parseLine(f: string[], line: number): Parsed | string {
     if (pid === null || ret === null || f.length !== 4) return `a ${kind} line without pid and result`;
     return { kind: 'ret', event: kind === 'swapon-ret' ? 'swapon' : 'delete_module', ns, pid, ret };
   }
-  // kind-specific fields after the writer's, then the cgroup path: the rest of the line.
+  // kind-specific fields after the writer's; the cgroup is the next line's (attachCgroup).
   const own = kind === 'sysctl' || kind === 'bind' ? 2 : kind === 'swapon' || kind === 'delete_module' || kind === 'listen' ? 1 : -1;
   if (own < 0) return `not a line of the tracer (${JSON.stringify(kind.slice(0, 20))})`;
   const at = 2 + WHO_FIELDS;
-  if (f.length < at + own + 1) return `a ${kind} line with ${f.length} fields`;
-  // bpftrace's cgroup_path names the hierarchy: "unified:/system.slice/x.service" on cgroup v2.
-  const cgroup = f.slice(at + own).join('\t');
-  const who = writerOf(f, cgroup.startsWith(UNIFIED) ? cgroup.slice(UNIFIED.length) : cgroup);
+  if (f.length !== at + own) return `a ${kind} line with ${f.length} fields`;
+  const who = writerOf(f);
   if (who === null) return `a ${kind} line without its writer`;
   const base = { line, ns, who };
   const [a, b] = [f[at]!, f[at + 1]!];
@@ -123,6 +119,20 @@ function parseLine(f: string[], line: number): Parsed | string {
   return sockType === null ? `a bind line without a socket type` : { ...base, kind: 'bind', port, sockType };
 }
 
+/**
+ * "cgroup PID NAME": the cgroup of the event just before it (the tracer prints it from the same probe, so it is
+ * the next record of that CPU's buffer). The name is the rest of the line: a tab in it stays in it.
+ */
+function attachCgroup(record: WatchRecord, f: string[], named: Set<WatchEvent>): string | null {
+  const pid = num(f[1]);
+  const last = record.events.at(-1);
+  if (pid === null || f.length < 3) return 'a cgroup line without pid and name';
+  if (!last || last.who.pid !== pid || named.has(last)) return `a cgroup line for pid ${pid} after no event of that process`;
+  last.who.cgroup = f.slice(2).join('\t');
+  named.add(last);
+  return null;
+}
+
 /** The last element that holds (Array.prototype.findLast is not in the bundle's ES2022 lib). */
 export function lastOf<T>(xs: readonly T[], holds: (x: T) => boolean): T | undefined {
   for (let i = xs.length - 1; i >= 0; i--) if (holds(xs[i]!)) return xs[i];
@@ -132,12 +142,18 @@ export function lastOf<T>(xs: readonly T[], holds: (x: T) => boolean): T | undef
 /** The record of one watched boot. */
 export function parseWatchLog(text: string): WatchRecord {
   const record: WatchRecord = { readyNs: null, hostNetns: null, events: [], problems: [] };
+  const named = new Set<WatchEvent>();
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   lines.forEach((l, i) => {
     const f = l.split('\t');
     // bpftrace's own lines ("Attaching 9 probes...") carry no tab.
     if (f.length === 1) return;
+    if (f[0] === 'cgroup') {
+      const problem = attachCgroup(record, f, named);
+      if (problem) record.problems.push({ line: i + 1, message: problem });
+      return;
+    }
     if (f[0] === 'ready' && f.length === 3 && num(f[1]) !== null && num(f[2]) !== null) {
       [record.readyNs, record.hostNetns] = [num(f[1]), num(f[2])];
       return;

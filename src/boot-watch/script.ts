@@ -51,10 +51,14 @@ const WHO_DECL = `  $mm = curtask->mm;
 const WHO_FMT = '%d\\t%d\\t%u\\t%r\\t%d\\t%r';
 const who = (netns: string) => `pid, curtask->real_parent->tgid, ${netns}, buf(comm, 16), $mm->arg_end - $mm->arg_start, buf(uptr($mm->arg_start), $alen)`;
 const TASK_NETNS = 'curtask->nsproxy->net_ns->ns.inum';
-// The task's cgroup, resolved to its path by bpftrace in user space: bpftrace 0.17 cannot read kernfs_node's
-// name from BTF ("struct kernfs_node does not contain a field named name", measured), so the path is not read
-// in the kernel. Last on the line: the one field printed as is (a delegated cgroup's name may hold a tab).
-const CGROUP = 'cgroup_path(cgroup)';
+// The task's cgroup v2 name (its unit), read in the kernel when the event happens. Not cgroup_path(cgroup):
+// bpftrace resolves that in user space when it prints, and a short-lived unit's cgroup is gone by then
+// (measured: systemd-sysctl's write came out with an empty path). The cast is needed: without it bpftrace 0.17
+// says "struct kernfs_node does not contain a field named name" (measured). Last on the line, the one field
+// printed as is: a delegated cgroup's name may hold a tab, which then stays inside it.
+// A line of its own after the event's (same probe, same CPU: the next record of its buffer): in the
+// event's printf it passed the BPF stack's 512 bytes (measured), as its own printf it does not.
+const CGROUP_LINE = '    printf("cgroup\\t%d\\t%s\\n", pid, str(((struct kernfs_node *)curtask->cgroups->dfl_cgrp->kn)->name, 48));';
 
 function sysctlProbe(): string {
   return `kfunc:vmlinux:proc_sys_write
@@ -66,7 +70,8 @@ ${sysctlIndex}
 ${WHO_DECL}
     $vlen = args->iter->count;
     if ($vlen > 16) { $vlen = 16; }
-    printf("sysctl\\t%llu\\t${WHO_FMT}\\t%d\\t%r\\t%s\\n", nsecs, ${who(TASK_NETNS)}, $k, buf(uptr(args->iter->ubuf), $vlen), ${CGROUP});
+    printf("sysctl\\t%llu\\t${WHO_FMT}\\t%d\\t%r\\n", nsecs, ${who(TASK_NETNS)}, $k, buf(uptr(args->iter->ubuf), $vlen));
+${CGROUP_LINE}
   }
 }`;
 }
@@ -75,7 +80,8 @@ function syscallProbe(event: string, syscall: string, arg: string): string {
   return `tracepoint:syscalls:sys_enter_${syscall}
 {
 ${WHO_DECL}
-  printf("${event}\\t%llu\\t${WHO_FMT}\\t%r\\t%s\\n", nsecs, ${who(TASK_NETNS)}, buf(str(args->${arg}, 32), 32), ${CGROUP});
+  printf("${event}\\t%llu\\t${WHO_FMT}\\t%r\\n", nsecs, ${who(TASK_NETNS)}, buf(str(args->${arg}, 32), 32));
+${CGROUP_LINE}
 }
 
 tracepoint:syscalls:sys_exit_${syscall}
@@ -91,7 +97,8 @@ function bindProbe(fn: string, sockaddr: string, portField: string): string {
   $port = (($sa->${portField} & 0xff) << 8) | ($sa->${portField} >> 8);
   if (${portTest}) {
 ${WHO_DECL}
-    printf("bind\\t%llu\\t${WHO_FMT}\\t%d\\t%d\\t%s\\n", nsecs, ${who('args->sock->sk->__sk_common.skc_net.net->ns.inum')}, $port, args->sock->type, ${CGROUP});
+    printf("bind\\t%llu\\t${WHO_FMT}\\t%d\\t%d\\n", nsecs, ${who('args->sock->sk->__sk_common.skc_net.net->ns.inum')}, $port, args->sock->type);
+${CGROUP_LINE}
   }
 }`;
 }
@@ -102,7 +109,8 @@ function listenProbe(): string {
   $port = args->sk->__sk_common.skc_num;
   if (${portTest}) {
 ${WHO_DECL}
-    printf("listen\\t%llu\\t${WHO_FMT}\\t%d\\t%s\\n", nsecs, ${who('args->sk->__sk_common.skc_net.net->ns.inum')}, $port, ${CGROUP});
+    printf("listen\\t%llu\\t${WHO_FMT}\\t%d\\n", nsecs, ${who('args->sk->__sk_common.skc_net.net->ns.inum')}, $port);
+${CGROUP_LINE}
   }
 }`;
 }

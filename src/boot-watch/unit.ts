@@ -61,7 +61,8 @@ export function watchUnit(): string {
     `StandardOutput=file:${WATCH_LOG}`,
     'StandardError=journal',
     // A bounded wait for BEGIN's line: no ready line, no claim that the boot was watched.
-    `ExecStartPost=/usr/bin/timeout ${READY_WAIT_S} /bin/sh -c 'until grep -q "^ready" ${WATCH_LOG}; do sleep 0.5; done'`,
+    // It ends as soon as bpftrace does: measured, a program bpftrace refused left the wait running its 240 s.
+    `ExecStartPost=/usr/bin/timeout ${READY_WAIT_S} /bin/sh -c 'until grep -q "^ready" ${WATCH_LOG}; do kill -0 "$$MAINPID" || exit 1; sleep 0.5; done'`,
     `ExecStopPost=/bin/sh -c 'mkdir -p /var/lib/k8s-host-reconcile && touch ${WATCH_STAMP}; rm -f ${WATCH_WANTS} ${STOP_WANTS}'`,
     `TimeoutStartSec=${READY_WAIT_S + 30}`,
     '',

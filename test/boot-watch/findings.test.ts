@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { brokenPromises, observationOf, watchFindings } from '../../src/boot-watch/findings.js';
 import { parseWatchLog } from '../../src/boot-watch/record.js';
 
-const record = parseWatchLog(readFileSync(new URL('../fixtures/boot-watch/measure-debian12.log', import.meta.url), 'latin1'));
+const record = parseWatchLog(readFileSync(new URL('../fixtures/boot-watch/measure-debian12.record', import.meta.url), 'latin1'));
 const promises = [
   { id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', expect: '1' },
   { id: 'sysctl:net.bridge.bridge-nf-call-iptables', kind: 'sysctl', subject: 'net.bridge.bridge-nf-call-iptables', expect: '1' },
@@ -44,17 +44,17 @@ describe('watchFindings', () => {
         check: 'BootWatch',
         unknown: true,
         message:
-          'sysctl:net.ipv4.ip_forward broken at boot: net.ipv4.ip_forward set to 0 at 71.2 s by bad-writer.service: /bin/sh -c echo 0 > /proc/sys/net/ipv4/ip_forward (pid 331, comm sh, cgroup /system.slice/bad-writer.service)',
+          'sysctl:net.ipv4.ip_forward broken at boot: net.ipv4.ip_forward set to 0 at 59.0 s by bad-writer.service: /bin/sh -c echo 0 > /proc/sys/net/ipv4/ip_forward (pid 346, comm sh, cgroup bad-writer.service)',
         evidence: ['/run/k8s-host-reconcile-boot-watch.log:3'],
       },
     ]);
     expect(report).toMatchObject({
-      ready_s: 64.75056418,
+      ready_s: 57.56264509,
       events: 14,
       broken: [
         {
           promise: 'sysctl:net.ipv4.ip_forward',
-          writer: { unit: 'bad-writer.service', pid: 331, line: 3, cmdline: ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_forward'] },
+          writer: { unit: 'bad-writer.service', pid: 346, line: 3, cmdline: ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_forward'] },
         },
       ],
     });
@@ -62,5 +62,23 @@ describe('watchFindings', () => {
 
   it('nothing broken, nothing found', () => {
     expect(watchFindings(record, []).findings).toEqual([]);
+  });
+});
+
+describe('the watched boot of the qemu scenario boot-watch (test/fixtures/boot-watch/watched-boot-debian12.record)', () => {
+  // systemd-sysctl wrote 1 (the plan's sysctl.d file), then the planted unit's Python wrote 0: the host shows 0.
+  const watched = parseWatchLog(readFileSync(new URL('../fixtures/boot-watch/watched-boot-debian12.record', import.meta.url), 'latin1'));
+
+  it('names the planted unit, not systemd-sysctl, as the writer of the 0 the host has', () => {
+    const { findings } = watchFindings(watched, [
+      { id: 'sysctl:net.ipv4.ip_forward', kind: 'sysctl', subject: 'net.ipv4.ip_forward', seen: 'net.ipv4.ip_forward = 0', value: '0' },
+    ]);
+    expect(findings.map((f) => [f.message, f.evidence])).toEqual([
+      [
+        "sysctl:net.ipv4.ip_forward broken at boot: net.ipv4.ip_forward set to 0 at 62.1 s by zz-nic-offload-tune.service: /usr/bin/python3 -c open('/proc/sys/net/ipv4/ip_forward', 'w').write('0') (pid 334, comm python3, cgroup zz-nic-offload-tune.service)",
+        ['/run/k8s-host-reconcile-boot-watch.log:5'],
+      ],
+    ]);
+    expect(watched.events[0]!.who).toMatchObject({ cgroup: 'systemd-sysctl.service', argv: ['/lib/systemd/systemd-sysctl'] });
   });
 });

@@ -32,8 +32,8 @@ describe('parseWatchLog', () => {
           '/usr/bin/python3\\x00-c\\x00print(1)\\x00',
           1,
           '0',
-          '/system.slice/zz.service',
         ),
+        line('cgroup', 612, 'zz.service'),
       ].join('\n') + '\n',
     );
     expect(r.readyNs).toBe(41000000000);
@@ -50,7 +50,7 @@ describe('parseWatchLog', () => {
           pid: 612,
           ppid: 1,
           netns: 4026531840,
-          cgroup: '/system.slice/zz.service',
+          cgroup: 'zz.service',
           comm: 'python3',
           argv: ['/usr/bin/python3', '-c', 'print(1)'],
           cut: false,
@@ -62,9 +62,10 @@ describe('parseWatchLog', () => {
   it('pairs a syscall exit with its enter, and says a cmdline longer than was read is cut', () => {
     const r = parseWatchLog(
       [
-        line('swapon', 5, 70, 1, 9, 'swapon', 200, '/sbin/swapon\\x00/swapf', '/swapf\\x00\\x00', '/system.slice/a.service'),
+        line('swapon', 5, 70, 1, 9, 'swapon', 200, '/sbin/swapon\\x00/swapf', '/swapf\\x00\\x00'),
+        line('cgroup', 70, 'a.service'),
         line('swapon-ret', 6, 70, -22),
-        line('delete_module', 7, 71, 1, 9, 'rmmod', 12, 'rmmod\\x00dummy\\x00', 'dummy\\x00', '/init.scope'),
+        line('delete_module', 7, 71, 1, 9, 'rmmod', 12, 'rmmod\\x00dummy\\x00', 'dummy\\x00'),
         line('delete_module-ret', 8, 71, 0),
       ].join('\n'),
     );
@@ -76,28 +77,31 @@ describe('parseWatchLog', () => {
     expect(r.events[1]).toMatchObject({ module: 'dummy' });
   });
 
-  it('keeps a tab inside the cgroup path (the last field), and names every line it cannot read', () => {
+  it('keeps a tab inside the cgroup name (the rest of its line), and names every line it cannot read', () => {
     const r = parseWatchLog(
       [
-        line('listen', 1, 5, 1, 9, 'x', 2, 'x\\x00', 6443, '/odd', 'name'),
-        line('bind', 2, 5, 1, 9, 'x', 2, 'x\\x00', 'port?', 1, '/a'),
-        line('sysctl', 3, 5, 1, 9, 'x', 2, 'x\\x00', 7, '1', '/a'),
+        line('listen', 1, 5, 1, 9, 'x', 2, 'x\\x00', 6443),
+        line('cgroup', 5, 'odd', 'name'),
+        line('cgroup', 5, 'again'),
+        line('bind', 2, 5, 1, 9, 'x', 2, 'x\\x00', 'port?', 1),
+        line('sysctl', 3, 5, 1, 9, 'x', 2, 'x\\x00', 7, '1'),
+        line('listen', 4, 5, 1, 9, 'x', 2, 'x\\x00', 6443, 'extra'),
         'garbage\tline',
       ].join('\n'),
     );
     expect(r.events).toHaveLength(1);
-    expect(r.events[0]).toMatchObject({ kind: 'listen', port: 6443, who: { cgroup: '/odd\tname' } });
-    expect(r.problems.map((p) => p.line)).toEqual([2, 3, 4]);
+    expect(r.events[0]).toMatchObject({ kind: 'listen', port: 6443, who: { cgroup: 'odd\tname' } });
+    expect(r.problems.map((p) => p.line)).toEqual([3, 4, 5, 6, 7]);
   });
 });
 
 describe('the record bpftrace wrote in the qemu VM (Debian 12, 6.1 cloud kernel; test/fixtures/boot-watch/)', () => {
   // The triggers the measuring boot ran (docs/boot-watch.md, "Measured"), each read by hand from the log's lines.
-  const r = parseWatchLog(readFileSync(new URL('../fixtures/boot-watch/measure-debian12.log', import.meta.url), 'latin1'));
+  const r = parseWatchLog(readFileSync(new URL('../fixtures/boot-watch/measure-debian12.record', import.meta.url), 'latin1'));
 
   it('has every line read, the ready line, and the host namespace', () => {
     expect(r.problems).toEqual([]);
-    expect([r.readyNs, r.hostNetns]).toEqual([64750564180, 4026531840]);
+    expect([r.readyNs, r.hostNetns]).toEqual([57562645090, 4026531840]);
     expect(r.events).toHaveLength(14);
   });
 
@@ -105,14 +109,14 @@ describe('the record bpftrace wrote in the qemu VM (Debian 12, 6.1 cloud kernel;
     expect(r.events[0]).toEqual({
       kind: 'sysctl',
       line: 3,
-      ns: 71238250420,
+      ns: 59047959230,
       key: 'net.ipv4.ip_forward',
       value: '0',
       who: {
-        pid: 331,
+        pid: 346,
         ppid: 1,
         netns: 4026531840,
-        cgroup: '/system.slice/bad-writer.service',
+        cgroup: 'bad-writer.service',
         comm: 'sh',
         argv: ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_forward'],
         cut: false,
@@ -145,6 +149,10 @@ describe('the record bpftrace wrote in the qemu VM (Debian 12, 6.1 cloud kernel;
       'sysctl net.ipv4.ip_forward=1 other',
     ]);
     // python3 -c '…' was 316 bytes of cmdline; the tracer read 96.
-    expect(r.events[6]!.who).toMatchObject({ comm: 'python3', cut: true, argv: ['python3', '-c', 'import socket,time; s=socket.socket(); s.setsockopt(s'] });
+    expect(r.events[6]!.who).toMatchObject({
+      comm: 'python3',
+      cut: true,
+      argv: ['python3', '-c', 'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUS'],
+    });
   });
 });

@@ -37,22 +37,21 @@ const fileText = (files, f) => {
 
 /**
  * The record's ip_forward writes, read from the tracer's format as
- * docs/boot-watch.md gives it (kind, ns, pid, ppid, netns, comm, cmdline
- * length, cmdline, key number, value, cgroup path; %r fields \xNN-escaped).
+ * docs/boot-watch.md gives it: an event line (kind, ns, pid, ppid, netns, comm,
+ * cmdline length, cmdline, key number, value; %r fields \xNN-escaped), then
+ * "cgroup PID NAME".
  */
 function ipForwardWrites(log) {
   const un = (s) => s.replace(/\\x([0-9a-f]{2})/gi, (_m, h) => String.fromCharCode(parseInt(h, 16)));
-  return log
-    .split('\n')
-    .map((l) => l.split('\t'))
-    .filter((f) => f[0] === 'sysctl' && f[8] === '1')
-    .map((f) => ({
-      argv: un(f[7])
-        .split('\0')
-        .filter((a, i, all) => a !== '' || i < all.length - 1),
-      value: un(f[9]).trim(),
-      cgroup: f.slice(10).join('\t'),
-    }));
+  const lines = log.split('\n').map((l) => l.split('\t'));
+  return lines.flatMap((f, i) => {
+    if (f[0] !== 'sysctl' || f[8] !== '1') return [];
+    const next = lines[i + 1] ?? [];
+    const cgroup = next[0] === 'cgroup' && next[1] === f[2] ? next.slice(2).join('\t') : null;
+    const argv = un(f[7]).split('\0');
+    if (argv.at(-1) === '') argv.pop();
+    return [{ argv, value: un(f[9]).trim(), cgroup }];
+  });
 }
 
 export function checks(r) {
@@ -81,7 +80,7 @@ export function checks(r) {
       needs: [48],
       check: () => {
         const w = ipForwardWrites(record()).at(-1);
-        return eq(w && [w.value, w.cgroup.split('/').at(-1), w.argv], ['0', WRITER_UNIT, WRITER_ARGV]);
+        return eq(w && [w.value, w.cgroup, w.argv], ['0', WRITER_UNIT, WRITER_ARGV]);
       },
     },
     {
