@@ -40,7 +40,33 @@ export interface AcceptanceFacts {
   nodeNameLookup: Known<{ resolves: boolean; how: string }>;
   timeSync: Known<TimeSyncFacts>;
   kubeletService: Known<KubeletServiceFacts>;
+  resolvConf: Known<ResolvConfFacts>;
 }
+
+/** A resolv.conf as kubelet and CoreDNS read it: the path asked for, the file it resolves to under the root, the addresses CoreDNS would forward to. */
+export interface ResolvFile {
+  path: string;
+  real: string;
+  addresses: string[];
+}
+
+/** /etc/resolv.conf, and what kubespray's choice between it and systemd-resolved's upstream list depends on. */
+export interface ResolvConfFacts extends ResolvFile {
+  /**
+   * Read only when /etc/resolv.conf's addresses are all loopback (null
+   * otherwise): systemd-resolved's list of the upstream servers
+   * (/run/systemd/resolve/resolv.conf; a null value: it does not exist), and,
+   * live, whether systemd-resolved and NetworkManager are active, which
+   * kubespray asks with `systemctl is-active` to choose its DNS tasks.
+   */
+  beside: {
+    upstream: Known<ResolvFile | null>;
+    active: Record<(typeof DNS_SERVICES)[number], Known<boolean>>;
+  } | null;
+}
+
+/** The services kubespray's roles/kubernetes/preinstall asks `systemctl is-active` about before choosing its DNS tasks. */
+export const DNS_SERVICES = ['systemd-resolved.service', 'NetworkManager.service'] as const;
 
 /** The NTP clients systemd knows on this node, and whether it is a container. */
 export interface TimeSyncFacts {

@@ -39,6 +39,8 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     // Debian 12's own: systemd-timesyncd, enabled from sysinit.target.
     timeSync: known({ container: null, clients: [{ unit: 'systemd-timesyncd.service', runs: true, how: 'starts at boot' }] }),
     kubeletService: known({ state: 'enabled', entry: '/etc/systemd/system/kubelet.service', how: 'systemctl is-enabled: enabled' }),
+    // A Debian 12 cloud image's: the provider's resolver, handed out by DHCP.
+    resolvConf: known({ path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: ['169.254.169.254'], beside: null }),
     ...over,
   };
 }
@@ -64,6 +66,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'Hostname',
       'Service-Kubelet',
       'TimeSync',
+      'ResolvConfLoop',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
   });

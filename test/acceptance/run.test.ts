@@ -479,3 +479,137 @@ describe('Service-Kubelet: kubespray writes and enables kubelet.service before k
     expect(planExitCode(0, 0, fs)).toBe(0);
   });
 });
+
+describe('ResolvConfLoop: /etc/resolv.conf with only loopback nameservers, and the file kubespray hands kubelet', () => {
+  // kubespray's own tasks and variables, as v2.24.0 writes them (abridged to what decides the verdict):
+  // roles/kubernetes/node/defaults/main.yml:9 kube_resolv_conf; roles/kubernetes/node/tasks/main.yml:2 imports facts.yml, whose
+  // "Os specific vars" (facts.yml:53) is include_vars with_first_found; roles/kubernetes/node/vars/ubuntu-22.yml:2;
+  // roles/kubespray-defaults/defaults/main/main.yml:100 dns_mode, :118 resolvconf_mode; roles/kubernetes/preinstall/tasks/main.yml:27-63
+  // (0060 when neither systemd-resolved nor NetworkManager is active, 0061 when systemd-resolved is, 0063 when NetworkManager is),
+  // and 0020-set_facts.yml:95-111, the two `systemctl is-active` registers those conditions read.
+  const NODE = 'opt/ks/kubespray/roles/kubernetes/node';
+  const PRE = 'opt/ks/kubespray/roles/kubernetes/preinstall/tasks';
+  const fixture = (f: string) => readFileSync(path.join('test/fixtures/kubespray-basic', f), 'utf8');
+  const NODE_DEFAULTS = '---\n# Kubelet uses this file\nkube_resolv_conf: "/etc/resolv.conf"\n';
+  const OS_VARS =
+    '---\n- name: Os specific vars\n  include_vars: "{{ item }}"\n  with_first_found:\n  - files:\n' +
+    "    - \"{{ ansible_distribution | lower }}-{{ ansible_distribution_version | lower | replace('/', '_') }}.yml\"\n" +
+    '    - "{{ ansible_distribution | lower }}-{{ ansible_distribution_release }}.yml"\n' +
+    "    - \"{{ ansible_distribution | lower }}-{{ ansible_distribution_major_version | lower | replace('/', '_') }}.yml\"\n" +
+    '    - "{{ ansible_distribution | lower }}.yml"\n    - "{{ ansible_os_family | lower }}.yml"\n    skip: true\n';
+  const REGISTERS =
+    '---\n- name: NetworkManager | Check if host has NetworkManager\n  command: systemctl is-active --quiet NetworkManager.service\n  register: networkmanager_enabled\n  failed_when: false\n  changed_when: false\n  check_mode: false\n\n' +
+    '- name: Check systemd-resolved\n  command: systemctl is-active systemd-resolved\n  register: systemd_resolved_enabled\n  failed_when: false\n  changed_when: false\n  check_mode: no\n';
+  const IMPORTS =
+    "\n- name: Set facts\n  import_tasks: 0020-set_facts.yml\n\n- name: Apply resolvconf settings\n  import_tasks: 0060-resolvconf.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - systemd_resolved_enabled.rc != 0\n    - networkmanager_enabled.rc != 0\n" +
+    "\n- name: Apply systemd-resolved settings\n  import_tasks: 0061-systemd-resolved.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - systemd_resolved_enabled.rc == 0\n" +
+    "\n- name: Apply networkmanager DNS settings\n  import_tasks: 0063-networkmanager-dns.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - networkmanager_enabled.rc == 0\n";
+  const KUBESPRAY_DNS: Tree = {
+    [`${NODE}/defaults/main.yml`]: NODE_DEFAULTS,
+    [`${NODE}/tasks/main.yml`]: '---\n- name: Fetch facts\n  import_tasks: facts.yml\n' + fixture('roles/kubernetes/node/tasks/main.yml').replace(/^---\n/, ''),
+    [`${NODE}/tasks/facts.yml`]: OS_VARS,
+    [`${NODE}/vars/ubuntu-22.yml`]: '---\nkube_resolv_conf: "/run/systemd/resolve/resolv.conf"\n',
+    'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/dns.yml': '---\ndns_mode: coredns\nresolvconf_mode: host_resolvconf\n',
+    [`${PRE}/main.yml`]: fixture('roles/kubernetes/preinstall/tasks/main.yml') + IMPORTS,
+    [`${PRE}/0020-set_facts.yml`]: REGISTERS,
+    [`${PRE}/0060-resolvconf.yml`]:
+      '---\n- name: Add domain/search/nameservers/options to resolv.conf\n  blockinfile:\n    path: "{{ resolvconffile }}"\n    block: "nameserver {{ nameserverentries }}"\n',
+    [`${PRE}/0061-systemd-resolved.yml`]:
+      '---\n- name: Write Kubespray DNS settings to systemd-resolved\n  template:\n    src: resolved.conf.j2\n    dest: /etc/systemd/resolved.conf.d/kubespray.conf\n',
+    [`${PRE}/0063-networkmanager-dns.yml`]:
+      '---\n- name: NetworkManager | Add nameservers to NM configuration\n  community.general.ini_file:\n    path: /etc/NetworkManager/conf.d/dns.conf\n    option: servers\n    value: "{{ nameserverentries }}"\n',
+  };
+  // systemd-resolved's files as it writes them: the stub (127.0.0.53) /etc/resolv.conf links to, and the upstream list.
+  const RESOLVED: Tree = {
+    'etc/resolv.conf': { link: '../run/systemd/resolve/stub-resolv.conf' },
+    'run/systemd/resolve/stub-resolv.conf':
+      '# This is /run/systemd/resolve/stub-resolv.conf managed by man:systemd-resolved(8).\nnameserver 127.0.0.53\noptions edns0 trust-ad\nsearch .\n',
+    'run/systemd/resolve/resolv.conf': '# This is /run/systemd/resolve/resolv.conf managed by man:systemd-resolved(8).\nnameserver 10.0.0.2\nsearch .\n',
+  };
+  const UBUNTU: Tree = { 'etc/os-release': 'NAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\n' };
+  const active = (resolved: boolean, nm = false): CommandRunner =>
+    cannedRunner({
+      'systemctl show -p ActiveState --value systemd-resolved.service': resolved ? 'active\n' : 'inactive\n',
+      'systemctl show -p ActiveState --value NetworkManager.service': nm ? 'active\n' : 'inactive\n',
+    });
+  const tree = (extra: Tree, vars: string[] = []) => ({
+    ...server({ extra: { ...RESOLVES, ...extra } }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...KUBESPRAY_DNS,
+  });
+  const line = (text: string, needle: string) => text.split('\n').indexOf(needle) + 1;
+
+  it('a stock Debian 12 cloud image (a DHCP nameserver, no systemd-resolved): no line', async () => {
+    expect(await acceptanceWith(tree({ 'etc/resolv.conf': 'domain c.internal\nsearch c.internal.\nnameserver 169.254.169.254\n' }), active(false))).toEqual([]);
+  });
+  it("Debian 12 with systemd-resolved's stub: kubespray keeps kubelet on /etc/resolv.conf and only writes resolved's drop-in: the operator's warning", async () => {
+    const fs = await acceptanceWith(tree(RESOLVED), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+    const where = `roles/kubernetes/node/defaults/main.yml:${line(NODE_DEFAULTS, 'kube_resolv_conf: "/etc/resolv.conf"')} kube_resolv_conf`;
+    expect(fs[0]!.evidence).toContain(where);
+    expect(fs[0]!.message).toContain('not a kubeadm check, the install goes on');
+    expect(fs[0]!.message).toContain(
+      '[WARNING ResolvConfLoop]: /etc/resolv.conf (a link to /run/systemd/resolve/stub-resolv.conf) has only loopback nameservers (127.0.0.53)',
+    );
+    expect(fs[0]!.message).toContain(`kubespray hands pods /etc/resolv.conf (${where}) and leaves its nameservers: set kube_resolv_conf`);
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  it("Ubuntu 22.04: kubespray's vars/ubuntu-22.yml points kubelet at resolved's upstream list: an info line citing it", async () => {
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...UBUNTU }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain('roles/kubernetes/node/vars/ubuntu-22.yml:2 kube_resolv_conf');
+    expect(fs[0]!.message).toContain(
+      "kubespray hands pods /run/systemd/resolve/resolv.conf instead (roles/kubernetes/node/vars/ubuntu-22.yml:2 kube_resolv_conf): systemd-resolved's upstream servers 10.0.0.2",
+    );
+  });
+  it('Debian with kube_resolv_conf set to the upstream list in group_vars: kubespray handles it, citing the inventory', async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nkube_resolv_conf: /run/systemd/resolve/resolv.conf\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain('/root/ks/inventory/lab/group_vars/all/dns.yml:2 kube_resolv_conf');
+  });
+  it("... but the upstream list is loopback too (resolved given 127.0.0.1): the operator's warning", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nkube_resolv_conf: /run/systemd/resolve/resolv.conf\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, 'run/systemd/resolve/resolv.conf': 'nameserver 127.0.0.1\n', ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('and it has only loopback nameservers (127.0.0.1): give systemd-resolved real upstream servers');
+  });
+  it('a local dnsmasq at 127.0.0.1, neither resolved nor NetworkManager active: kubespray rewrites resolv.conf (0060) with run-time servers: unknown, naming the task', async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), active(false));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.evidence).toContain('roles/kubernetes/preinstall/tasks/0060-resolvconf.yml:2 Add domain/search/nameservers/options to resolv.conf');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it('the same with NetworkManager active: 0063 gives NetworkManager run-time servers: unknown, naming that task', async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), active(false, true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('roles/kubernetes/preinstall/tasks/0063-networkmanager-dns.yml:2 NetworkManager | Add nameservers to NM configuration');
+  });
+  it("resolvconf_mode none (group_vars): kubespray leaves the host's DNS alone: the operator's warning", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nresolvconf_mode: none\n' };
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n', ...gv }), active(false));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+  });
+  it('upstream_dns_servers set: the Corefile forwards there, which is not evaluated: unknown, naming where it is set', async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nupstream_dns_servers:\n  - 10.0.0.2\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.evidence).toContain('/root/ks/inventory/lab/group_vars/all/dns.yml:2 upstream_dns_servers');
+  });
+  it("the services' states not known (systemctl fails): unknown, with the command", async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), cannedRunner({}));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('systemctl show -p ActiveState NetworkManager.service failed (exit 127)');
+  });
+  it("a checkout without kubespray's DNS tasks: unknown, naming them", async () => {
+    const fs = await acceptanceWith(
+      { ...tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), [`${PRE}/main.yml`]: fixture('roles/kubernetes/preinstall/tasks/main.yml') },
+      active(false),
+    );
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(
+      "roles/kubernetes/preinstall/tasks has none of kubespray's DNS tasks (0060-resolvconf.yml, 0063-networkmanager-dns.yml, 0100-dhclient-hooks.yml)",
+    );
+  });
+});
