@@ -41,6 +41,17 @@ export interface AcceptanceFacts {
   timeSync: Known<TimeSyncFacts>;
   kubeletService: Known<KubeletServiceFacts>;
   resolvConf: Known<ResolvConfFacts>;
+  runtimeCollision: Known<RuntimeCollisionFacts>;
+}
+
+/** A container runtime already on the host, beside the one kubespray installs. */
+export interface RuntimeCollisionFacts {
+  /** Debian's runtime packages with files on the disk: Status, the stanza's line in the status file, the names its Depends gives. */
+  packages: { name: string; status: string; line: number; depends: string[] }[];
+  /** The runc options table of /etc/containerd/config.toml that sets SystemdCgroup = false (a TOML key); null when none. */
+  systemdCgroupFalse: string | null;
+  /** Paths kubespray's roles stat before they decide (/run/ostree-booted), and whether each exists here. */
+  exists: Record<string, boolean>;
 }
 
 /** A resolv.conf as kubelet and CoreDNS read it: the path asked for, the file it resolves to under the root, the addresses CoreDNS would forward to. */

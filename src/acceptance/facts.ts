@@ -10,6 +10,7 @@ import { commandFile } from '../facts/command-path.js';
 import type { AcceptanceFacts, CgroupFacts, Known, KubeletServiceFacts, KubesprayValues, ResolvConfFacts, ResolvFile, TimeSyncFacts } from './checker.js';
 import { DNS_SERVICES } from './checker.js';
 import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
+import { readRuntimeCollision } from './runtime-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
@@ -237,5 +238,6 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     timeSync: await readTimeSync(host),
     kubeletService: await readKubeletService(host),
     resolvConf: await readResolvConf(host),
+    runtimeCollision: await readRuntimeCollision(host),
   };
 }

@@ -10,6 +10,7 @@ import { hostnameCheck } from './hostname.js';
 import { timeSyncCheck } from './time-sync.js';
 import { serviceKubeletCheck } from './service-kubelet.js';
 import { resolvConfLoopCheck } from './resolv-conf.js';
+import { containerRuntimeCollisionCheck } from './runtime-collision.js';
 
 export const CHECKERS: readonly Checker[] = [
   numCpuCheck,
@@ -21,4 +22,5 @@ export const CHECKERS: readonly Checker[] = [
   serviceKubeletCheck,
   timeSyncCheck,
   resolvConfLoopCheck,
+  containerRuntimeCollisionCheck,
 ];

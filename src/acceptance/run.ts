@@ -15,6 +15,7 @@ import { whoInstalls } from './packages.js';
 import { timeSyncWhoFixes } from './time-sync-who.js';
 import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
 import { resolvConfWhoFixes } from './resolv-conf-who.js';
+import { runtimeCollisionWhoFixes } from './runtime-collision-who.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
@@ -61,6 +62,7 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
   if (c.name === 'TimeSync') return timeSyncWhoFixes(node);
   if (c.name === 'Service-Kubelet' && facts.kubeletService.known) return serviceKubeletWhoFixes(node, facts.kubeletService.value);
   if (c.name === 'ResolvConfLoop' && facts.resolvConf.known) return resolvConfWhoFixes(node, facts.resolvConf.value);
+  if (c.name === 'ContainerRuntimeCollision' && facts.runtimeCollision.known) return runtimeCollisionWhoFixes(node, facts.runtimeCollision.value);
   if (c.name === 'Mem' && node.memoryStops)
     return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
   return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };

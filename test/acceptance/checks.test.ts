@@ -41,6 +41,8 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     kubeletService: known({ state: 'enabled', entry: '/etc/systemd/system/kubelet.service', how: 'systemctl is-enabled: enabled' }),
     // A Debian 12 cloud image's: the provider's resolver, handed out by DHCP.
     resolvConf: known({ path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: ['169.254.169.254'], beside: null }),
+    // No container runtime of Debian's and no containerd config.
+    runtimeCollision: known({ packages: [], systemdCgroupFalse: null, exists: { '/run/ostree-booted': false } }),
     ...over,
   };
 }
@@ -67,6 +69,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'Service-Kubelet',
       'TimeSync',
       'ResolvConfLoop',
+      'ContainerRuntimeCollision',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
   });

@@ -21,6 +21,7 @@ import { paletteFor, renderPlan } from '../../src/reconcile/plan-text.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 import { cannedRunner } from '../helpers/canned-runner.js';
 import { runCli } from '../helpers/run-cli.js';
+import { CONFIG_V2, CONTAINERD, RUNC } from '../helpers/debian-runtimes.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -611,5 +612,83 @@ describe('ResolvConfLoop: /etc/resolv.conf with only loopback nameservers, and t
     expect(fs[0]!.message).toContain(
       "roles/kubernetes/preinstall/tasks has none of kubespray's DNS tasks (0060-resolvconf.yml, 0063-networkmanager-dns.yml, 0100-dhclient-hooks.yml)",
     );
+  });
+});
+
+describe("ContainerRuntimeCollision: Debian's runtime packages and a cgroupfs config.toml beside kubespray's containerd", () => {
+  // kubespray's container-engine roles as v2.24.0 writes them (abridged to what decides the verdict):
+  // roles/kubespray-defaults/defaults/main/main.yml:271 deploy_container_engine, :274 container_manager, :374 etcd_deployment_type;
+  // roles/container-engine/containerd/meta/main.yml (runc among its dependencies); roles/container-engine/runc/defaults/main.yml:5
+  // runc_package_name; runc/tasks/main.yml:2-19 (the stat of /run/ostree-booted, is_ostree, "Runc | Uninstall runc package managed
+  // by package manager"); containerd/defaults/main.yml:65 containerd_cfg_dir; containerd/tasks/main.yml:109 "Containerd | Copy
+  // containerd config file" (no condition). Debian's own packages and containerd's `config default`: runtime-collision.test.ts.
+  const CE = 'opt/ks/kubespray/roles/container-engine';
+  const RUNC_TASKS =
+    '---\n- name: Runc | check if fedora coreos\n  stat:\n    path: /run/ostree-booted\n    get_attributes: no\n    get_checksum: no\n    get_mime: no\n  register: ostree\n\n' +
+    '- name: Runc | set is_ostree\n  set_fact:\n    is_ostree: "{{ ostree.stat.exists }}"\n\n' +
+    '- name: Runc | Uninstall runc package managed by package manager\n  package:\n    name: "{{ runc_package_name }}"\n    state: absent\n  when:\n' +
+    '    - not (is_ostree or (ansible_distribution == "Flatcar Container Linux by Kinvolk") or (ansible_distribution == "Flatcar"))\n';
+  const CONTAINERD_TASKS =
+    '---\n- name: Containerd | Copy containerd config file\n  template:\n    src: config.toml.j2\n    dest: "{{ containerd_cfg_dir }}/config.toml"\n    owner: "root"\n    mode: 0640\n';
+  const CE_DEFAULTS =
+    "---\ndeploy_container_engine: \"{{ inventory_hostname in groups['k8s_cluster'] or etcd_deployment_type == 'docker' }}\"\ncontainer_manager: containerd\netcd_deployment_type: host\n";
+  const KUBESPRAY_CE: Tree = {
+    'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/ce.yml': CE_DEFAULTS,
+    [`${CE}/containerd/meta/main.yml`]: '---\ndependencies:\n  - role: container-engine/runc\n',
+    [`${CE}/containerd/defaults/main.yml`]: '---\ncontainerd_cfg_dir: /etc/containerd\n',
+    [`${CE}/containerd/tasks/main.yml`]: CONTAINERD_TASKS,
+    [`${CE}/runc/defaults/main.yml`]: '---\nrunc_package_name: runc\n',
+    [`${CE}/runc/tasks/main.yml`]: RUNC_TASKS,
+  };
+  const tree = (extra: Tree, vars: string[] = []) => ({
+    ...server({ extra: { ...RESOLVES, ...extra } }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...KUBESPRAY_CE,
+  });
+  const line = (text: string, needle: string) => text.split('\n').indexOf(needle) + 1;
+  const RUNC_REMOVAL = `roles/container-engine/runc/tasks/main.yml:${line(RUNC_TASKS, '- name: Runc | Uninstall runc package managed by package manager')} Runc | Uninstall runc package managed by package manager`;
+  const CONFIG_TASK = `roles/container-engine/containerd/tasks/main.yml:${line(CONTAINERD_TASKS, '- name: Containerd | Copy containerd config file')} Containerd | Copy containerd config file`;
+
+  it('a stock Debian 12 server (a dpkg database without them, no /etc/containerd): no line', async () => {
+    expect(
+      await acceptance(tree({ 'var/lib/dpkg/status': 'Package: tzdata\nStatus: install ok installed\nArchitecture: all\nVersion: 2024a-0+deb12u1\n' })),
+    ).toEqual([]);
+  });
+  it("Debian's runc and containerd's cgroupfs config: kubespray removes runc and writes config.toml anew: an info line citing both tasks", async () => {
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': RUNC, 'etc/containerd/config.toml': CONFIG_V2 }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'info', false, false]]);
+    expect(fs[0]!.evidence).toEqual(expect.arrayContaining([RUNC_REMOVAL, CONFIG_TASK]));
+    expect(fs[0]!.message).toContain("[WARNING ContainerRuntimeCollision]: Debian's runc package is installed (/var/lib/dpkg/status:1: install ok installed)");
+    expect(fs[0]!.message).toContain(`kubespray removes Debian's runc (${RUNC_REMOVAL})`);
+    expect(fs[0]!.message).toContain(`kubespray writes /etc/containerd/config.toml anew from its template (${CONFIG_TASK})`);
+  });
+  it("on an ostree host (/run/ostree-booted) kubespray keeps runc: the stat is answered from the tree, the operator's warning", async () => {
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': RUNC, 'run/ostree-booted': '' }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("no task of kubespray's container-engine roles removes Debian's runc on this node: purge it (apt purge runc)");
+  });
+  it("Debian's containerd: no task names it, but kubespray removes runc, which it depends on: unknown (apt's dependants are not judged), exit 2", async () => {
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': [RUNC, CONTAINERD].join('\n') }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(`${RUNC_REMOVAL} removes runc, which containerd depends on (whether apt takes containerd with it is not judged)`);
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it("container_manager crio in group_vars: only kubespray's containerd is evaluated: unknown, naming where it is set", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/ce.yml': '---\ncontainer_manager: crio\n' };
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': RUNC, ...gv }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('container_manager is "crio" (/root/ks/inventory/lab/group_vars/all/ce.yml:2 container_manager)');
+  });
+  it("a node outside k8s_cluster (deploy_container_engine false): kubespray installs no engine there: the operator's warning", async () => {
+    const fs = await acceptance(tree({ 'etc/containerd/config.toml': CONFIG_V2 }, ['deploy_container_engine=false']));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('kubespray installs no container engine on this node (deploy_container_engine is "false"');
+  });
+  it('a config.toml the reader does not read: not judged, in the one info line naming the file and line', async () => {
+    const host = new Host({ root: await root(tree({ 'etc/containerd/config.toml': 'imports = """x"""\n' }), true), live: true, runner: cannedRunner({}) });
+    const { findings } = await hostReports(host, desired(true), () => {}, null);
+    const line = findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!.message;
+    expect(line).toContain('ContainerRuntimeCollision: /etc/containerd/config.toml:1: a multi-line string is not read here');
   });
 });
