@@ -23,6 +23,7 @@
 import type { KubesprayNode } from '../kubespray/report.js';
 import type { Task } from '../kubespray/tasks.js';
 import { walkRole } from '../kubespray/tasks.js';
+import { shlexSplit } from '../lex/shlex.js';
 import type { VarDefinition } from '../kubespray/checkout.js';
 import { runStatus, taskContext } from '../kubespray/who-fixes.js';
 import type { Known, ResolvConfFacts } from './checker.js';
@@ -41,10 +42,16 @@ export type ResolvConfWho = { who: 'kubespray' | 'operator' | 'unknown'; says: s
 
 const at = (t: Task) => `${t.ref.file}:${t.ref.line} ${t.ref.name}`;
 
-/** The service a `systemctl is-active [--quiet] UNIT` command task asks about (a unit without a suffix is a .service). */
+/**
+ * The service a `systemctl is-active [--quiet] UNIT` command task asks about
+ * (a unit without a suffix is a .service); its words as the command module
+ * splits them (shlex.split). Null for any other task, or a templated one.
+ */
 function isActiveUnit(t: Task): string | null {
-  if (t.module !== 'command' || typeof t.args._raw_params !== 'string') return null;
-  const words = t.args._raw_params.split(/\s+/).filter((w) => w !== '' && w !== '--quiet');
+  if (t.module !== 'command' || typeof t.args._raw_params !== 'string' || t.args._raw_params.includes('{{')) return null;
+  const split = shlexSplit(t.args._raw_params);
+  if (split.error !== null) return null;
+  const words = split.tokens.filter((w) => w !== '--quiet');
   if (words.length !== 3 || words[0] !== 'systemctl' || words[1] !== 'is-active') return null;
   return words[2]!.includes('.') ? words[2]! : `${words[2]}.service`;
 }
