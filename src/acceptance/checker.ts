@@ -5,11 +5,21 @@
 // name to --ignore-preflight-errors. A checker is pure: it judges facts read
 // once elsewhere (facts.ts), never the machine.
 
-/** A fact, or why it is not known (offline, unreadable): a check that needs it is skipped with that reason, never guessed. */
-export type Known<T> = { known: true; value: T } | { known: false; reason: string };
+/**
+ * A fact, or why it is not known (offline, unreadable): a check that needs it
+ * is skipped with that reason, never guessed. `unreadable`: a file on the
+ * host that decides the check could not be read or parsed (not a fact that
+ * is simply not there offline): the check says unknown, loudly.
+ */
+export type Known<T> = { known: true; value: T } | { known: false; reason: string; unreadable?: true };
 
 export const known = <T>(value: T): Known<T> => ({ known: true, value });
 export const notKnown = <T>(reason: string): Known<T> => ({ known: false, reason });
+export const unreadable = <T>(reason: string): Known<T> => ({ known: false, reason, unreadable: true });
+
+/** A check's outcome for a fact that is not known: unknown when a file deciding it is unreadable, else skipped. */
+export const notJudged = (fact: { known: false; reason: string; unreadable?: true }): CheckOutcome =>
+  fact.unreadable ? { unknown: fact.reason } : { skipped: fact.reason };
 
 /** The cgroup controllers the kernel offers, as kubeadm's cgroups validator reads them. */
 export interface CgroupFacts {
@@ -107,7 +117,8 @@ export interface CheckResult {
   errors: string[];
 }
 
-export type CheckOutcome = CheckResult | { skipped: string };
+/** `skipped`: a fact not known here (the one info line); `unknown`: a file that decides it cannot be read (an unknown finding). */
+export type CheckOutcome = CheckResult | { skipped: string } | { unknown: string };
 
 export interface Checker {
   /** kubeadm's exact check name; for a check kubeadm does not make (`breaksLater`), a CamelCase name of ours (findings.ts CHECK_NAME_PATTERN). */

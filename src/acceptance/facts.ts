@@ -8,7 +8,7 @@ import type { TargetFs, TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
 import type { AcceptanceFacts, CgroupFacts, Known, KubeletServiceFacts, KubesprayValues, ResolvConfFacts, ResolvFile, TimeSyncFacts } from './checker.js';
-import { DNS_SERVICES } from './checker.js';
+import { DNS_SERVICES, unreadable } from './checker.js';
 import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
 import { readRuntimeCollision } from './runtime-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
@@ -184,9 +184,9 @@ export const RESOLVED_UPSTREAM = '/run/systemd/resolve/resolv.conf';
 export async function readResolvFile(host: TargetFs, path: string): Promise<Known<ResolvFile | null>> {
   const link = await host.readLink(path).catch(() => null);
   const real = await host.realTarget(path).catch((e: Error) => e);
-  if (real instanceof Error) return notKnown(`${path} cannot be resolved: ${real.message}`);
+  if (real instanceof Error) return unreadable(`${path} cannot be resolved: ${real.message}`);
   const text = await host.readFile(path).catch((e: Error) => e);
-  if (text instanceof Error) return notKnown(`${path}${real !== path ? ` (${real})` : ''} cannot be read: ${text.message}`);
+  if (text instanceof Error) return unreadable(`${path}${real !== path ? ` (${real})` : ''} cannot be read: ${text.message}`);
   if (text === null) {
     if (link === null) return known(null);
     return notKnown(

@@ -17,7 +17,7 @@
 // then keeps those that parse as IP addresses.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Checker } from './checker.js';
-import { pass } from './checker.js';
+import { notJudged, pass } from './checker.js';
 
 /** kubelet's limit on a pod's nameservers (k8s.io/kubernetes pkg/apis/core/validation MaxDNSNameservers). */
 export const MAX_POD_NAMESERVERS = 3;
@@ -71,7 +71,7 @@ export const resolvConfLoopCheck: Checker = {
   source:
     "kubespray roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2 (forward . /etc/resolv.conf) and coredns-deployment.yml.j2 (dnsPolicy: Default); CoreDNS's loop plugin (plugin/loop/README.md)",
   check(f) {
-    if (!f.resolvConf.known) return { skipped: f.resolvConf.reason };
+    if (!f.resolvConf.known) return notJudged(f.resolvConf);
     const r = f.resolvConf.value;
     if (!onlyLoopback(r.addresses)) return pass();
     const via = r.real !== r.path ? ` (a link to ${r.real})` : '';

@@ -184,6 +184,18 @@ function controlPlaneOf(r: KubesprayReport): Known<boolean> {
   return known(r.node.groups.includes('kube_control_plane') || r.node.groups.includes('kube-master'));
 }
 
+/** A check a host file decides, which cannot be read: unknown (exit 2), naming the file. */
+function unjudgeable(c: Checker, why: string): Finding {
+  const cmd = c.breaksLater !== undefined ? 'not a kubeadm check' : 'kubeadm preflight';
+  return {
+    check: c.name,
+    level: 'warning',
+    unknown: true,
+    evidence: [c.breaksLater !== undefined ? c.source : `${KUBERNETES} ${c.source}`],
+    message: `${cmd}: ${c.name} cannot be judged: ${why}`,
+  };
+}
+
 /** One line for every check not judged, grouped by the reason: "A (fails), B: why; C: why". */
 export function notJudgedLine(items: NotJudged[]): string {
   const byWhy = new Map<string, string[]>();
@@ -201,6 +213,7 @@ export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, c
     if (c.runsOn === 'control-plane' && controlPlane.known && !controlPlane.value) continue;
     const res = c.check(facts);
     if ('skipped' in res) notJudged.push({ name: c.name, fails: '', why: res.skipped });
+    else if ('unknown' in res) out.push(unjudgeable(c, res.unknown));
     else if (res.errors.length > 0 || res.warnings.length > 0) {
       const f = await checkFinding(c, res, r, controlPlane, facts);
       if (f === null) continue;

@@ -12,7 +12,7 @@
 // runtime-collision-who.ts says what kubespray does about each, from its
 // roles/container-engine.
 import type { Checker, RuntimeCollisionFacts } from './checker.js';
-import { pass } from './checker.js';
+import { notJudged, pass } from './checker.js';
 import { CONTAINERD_CONFIG, DPKG_STATUS } from './runtime-facts.js';
 
 /** Each thing on the host that collides with kubespray's runtime, in words. */
@@ -30,7 +30,7 @@ export const containerRuntimeCollisionCheck: Checker = {
   source:
     "kubespray roles/container-engine (containerd, runc, validate-container-engine); kubelet's cgroupDriver against containerd's SystemdCgroup (kubernetes.io container-runtimes)",
   check(f) {
-    if (!f.runtimeCollision.known) return { skipped: f.runtimeCollision.reason };
+    if (!f.runtimeCollision.known) return notJudged(f.runtimeCollision);
     const c = collisions(f.runtimeCollision.value);
     return c.length === 0 ? pass() : { warnings: c, errors: [] };
   },

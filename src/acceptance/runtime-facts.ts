@@ -7,7 +7,7 @@ import type { TargetFs } from '../host.js';
 import { installedPackages, parseDeb822 } from '../lex/deb822.js';
 import { readToml, type TomlTable, type TomlValue } from '../lex/toml.js';
 import type { Known, RuntimeCollisionFacts } from './checker.js';
-import { known, notKnown } from './checker.js';
+import { known, unreadable } from './checker.js';
 
 /** Debian's packages of a container runtime kubespray installs its own of (its containerd, runc; docker.io runs its own containerd). */
 export const RUNTIME_PACKAGES = ['containerd', 'docker.io', 'runc'];
@@ -38,11 +38,11 @@ export function dependsNames(field: string | undefined): string[] {
 
 async function readPackages(host: TargetFs): Promise<Known<RuntimeCollisionFacts['packages']>> {
   const text = await host.readFile(DPKG_STATUS).catch((e: Error) => e);
-  if (text instanceof Error) return notKnown(`${DPKG_STATUS} cannot be read: ${text.message}`);
+  if (text instanceof Error) return unreadable(`${DPKG_STATUS} cannot be read: ${text.message}`);
   // No dpkg database: not a Debian system, nothing of Debian's installed.
   if (text === null) return known([]);
   const parsed = parseDeb822(text);
-  if (!parsed.ok) return notKnown(`${DPKG_STATUS}:${parsed.line}: ${parsed.reason}`);
+  if (!parsed.ok) return unreadable(`${DPKG_STATUS}:${parsed.line}: ${parsed.reason}`);
   const installed = installedPackages(parsed.stanzas);
   const byName = new Map(parsed.stanzas.map((s) => [s.fields.get('package'), s]));
   return known(
@@ -61,10 +61,10 @@ const tableAt = (root: TomlTable, path: string[]): TomlValue | undefined =>
 /** The runc options table of /etc/containerd/config.toml that sets SystemdCgroup = false, as a TOML key; null when none does or there is no file. */
 async function readSystemdCgroup(host: TargetFs): Promise<Known<string | null>> {
   const text = await host.readFile(CONTAINERD_CONFIG).catch((e: Error) => e);
-  if (text instanceof Error) return notKnown(`${CONTAINERD_CONFIG} cannot be read: ${text.message}`);
+  if (text instanceof Error) return unreadable(`${CONTAINERD_CONFIG} cannot be read: ${text.message}`);
   if (text === null) return known(null);
   const doc = readToml(text);
-  if (!doc.ok) return notKnown(`${CONTAINERD_CONFIG}:${doc.line}: ${doc.reason}`);
+  if (!doc.ok) return unreadable(`${CONTAINERD_CONFIG}:${doc.line}: ${doc.reason}`);
   for (const path of RUNC_OPTIONS) {
     const options = tableAt(doc.value, path);
     if (options && typeof options === 'object' && !Array.isArray(options) && options.SystemdCgroup === false)

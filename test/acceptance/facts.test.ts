@@ -249,13 +249,17 @@ describe('/etc/resolv.conf, its links resolved inside the root', () => {
   });
   it('a link loop, a fifo, a directory: not known, naming the file; no file at all: no nameserver', async () => {
     const loop = await readResolvConf(host({ 'etc/resolv.conf': { link: 'resolv.conf' } }, true));
-    expect(loop).toMatchObject({ known: false, reason: expect.stringContaining('/etc/resolv.conf cannot be resolved: too many levels of symbolic links') });
+    expect(loop).toMatchObject({
+      known: false,
+      unreadable: true,
+      reason: expect.stringContaining('/etc/resolv.conf cannot be resolved: too many levels of symbolic links'),
+    });
     const fifo = host({}, true);
     mkdirSync(path.join(fifo.root, 'etc'));
     execFileSync('mkfifo', [path.join(fifo.root, 'etc/resolv.conf')]);
-    expect(await readResolvConf(fifo)).toMatchObject({ known: false, reason: expect.stringContaining('/etc/resolv.conf cannot be read') });
+    expect(await readResolvConf(fifo)).toMatchObject({ known: false, unreadable: true, reason: expect.stringContaining('/etc/resolv.conf cannot be read') });
     const dir = await readResolvConf(host({ 'etc/resolv.conf/x': '' }, true));
-    expect(dir).toMatchObject({ known: false, reason: expect.stringContaining('/etc/resolv.conf cannot be read') });
+    expect(dir).toMatchObject({ known: false, unreadable: true, reason: expect.stringContaining('/etc/resolv.conf cannot be read') });
     expect(await readResolvConf(host({ 'etc/hosts': '' }, true))).toEqual({
       known: true,
       value: { path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: [], beside: null },

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isLoopback, kubeletNameservers, nameserverAddress, onlyLoopback, podForwardAddresses, resolvConfLoopCheck } from '../../src/acceptance/resolv-conf.js';
 import type { AcceptanceFacts, ResolvConfFacts } from '../../src/acceptance/checker.js';
-import { known, notKnown } from '../../src/acceptance/checker.js';
+import { known, notKnown, unreadable } from '../../src/acceptance/checker.js';
 import { pick, random } from '../helpers/random.js';
 
 describe("kubelet's nameservers, as dns.go parseResolvConf reads them", () => {
@@ -108,7 +108,7 @@ describe('the ResolvConfLoop checker', () => {
       errors: [],
     });
   });
-  it('a real server, a mix, or no nameserver at all: no warning; not known: skipped with the reason', () => {
+  it('a real server, a mix, or no nameserver at all: no warning; not known: skipped, unreadable: unknown, with the reason', () => {
     for (const a of [['169.254.169.254'], ['127.0.0.1', '10.0.0.2'], []])
       expect(resolvConfLoopCheck.check(facts(known(file(a))))).toEqual({ warnings: [], errors: [] });
     expect(resolvConfLoopCheck.check(facts(notKnown('/etc/resolv.conf cannot be read: EACCES')))).toEqual({

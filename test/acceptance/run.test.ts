@@ -603,6 +603,12 @@ describe('ResolvConfLoop: /etc/resolv.conf with only loopback nameservers, and t
     expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
     expect(fs[0]!.message).toContain('systemctl show -p ActiveState NetworkManager.service failed (exit 127)');
   });
+  it('an /etc/resolv.conf that cannot be read (a directory there): unknown, naming it (exit 2)', async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf/x': '' }), active(false));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('not a kubeadm check: ResolvConfLoop cannot be judged: /etc/resolv.conf cannot be read');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
   it("a checkout without kubespray's DNS tasks: unknown, naming them", async () => {
     const fs = await acceptanceWith(
       { ...tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), [`${PRE}/main.yml`]: fixture('roles/kubernetes/preinstall/tasks/main.yml') },
@@ -685,10 +691,12 @@ describe("ContainerRuntimeCollision: Debian's runtime packages and a cgroupfs co
     expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, false]]);
     expect(fs[0]!.message).toContain('kubespray installs no container engine on this node (deploy_container_engine is "false"');
   });
-  it('a config.toml the reader does not read: not judged, in the one info line naming the file and line', async () => {
-    const host = new Host({ root: await root(tree({ 'etc/containerd/config.toml': 'imports = """x"""\n' }), true), live: true, runner: cannedRunner({}) });
-    const { findings } = await hostReports(host, desired(true), () => {}, null);
-    const line = findings.find((f) => f.message.startsWith('kubeadm preflight checks not judged here'))!.message;
-    expect(line).toContain('ContainerRuntimeCollision: /etc/containerd/config.toml:1: a multi-line string is not read here');
+  it('a config.toml the reader does not read: unknown, naming the file and line (exit 2)', async () => {
+    const fs = await acceptance(tree({ 'etc/containerd/config.toml': 'imports = """x"""\n' }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, true]]);
+    expect(fs[0]!.message).toBe(
+      'not a kubeadm check: ContainerRuntimeCollision cannot be judged: /etc/containerd/config.toml:1: a multi-line string is not read here',
+    );
+    expect(planExitCode(0, 0, fs)).toBe(2);
   });
 });

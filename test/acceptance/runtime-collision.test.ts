@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Host } from '../../src/host.js';
 import type { AcceptanceFacts } from '../../src/acceptance/checker.js';
-import { known, notKnown } from '../../src/acceptance/checker.js';
+import { known, notKnown, unreadable } from '../../src/acceptance/checker.js';
 import { dependsNames, readRuntimeCollision } from '../../src/acceptance/runtime-facts.js';
 import { containerRuntimeCollisionCheck } from '../../src/acceptance/runtime-collision.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
@@ -68,10 +68,12 @@ describe('the runtime facts, read from the tree', () => {
     expect(await readRuntimeCollision(host({ 'var/lib/dpkg/status': `${RUNC} \nPackage: x\n` }))).toEqual({
       known: false,
       reason: '/var/lib/dpkg/status:10: a duplicate field Package',
+      unreadable: true,
     });
     expect(await readRuntimeCollision(host({ 'etc/containerd/config.toml': 'version = 2\nimports = """x"""\n' }))).toEqual({
       known: false,
       reason: '/etc/containerd/config.toml:2: a multi-line string is not read here',
+      unreadable: true,
     });
   });
 });
@@ -92,9 +94,11 @@ describe('the ContainerRuntimeCollision checker', () => {
       errors: [],
     });
   });
-  it('nothing: no warning; not known: skipped with the reason; a name of ours', () => {
+  it('nothing: no warning; not known: skipped with the reason, unreadable: unknown; a name of ours', () => {
     expect(containerRuntimeCollisionCheck.check(facts(known({ packages: [], systemdCgroupFalse: null, exists: {} })))).toEqual({ warnings: [], errors: [] });
     expect(containerRuntimeCollisionCheck.check(facts(notKnown('x')))).toEqual({ skipped: 'x' });
+    // A file that decides it and cannot be read: unknown, loudly, not skipped.
+    expect(containerRuntimeCollisionCheck.check(facts(unreadable('/var/lib/dpkg/status:3: x')))).toEqual({ unknown: '/var/lib/dpkg/status:3: x' });
     expect(containerRuntimeCollisionCheck.breaksLater).toBeDefined();
   });
 });
