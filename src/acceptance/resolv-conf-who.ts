@@ -1,18 +1,21 @@
 // Who keeps CoreDNS from forwarding to itself when /etc/resolv.conf has only
-// loopback nameservers, evaluated from the checkout for this node:
+// loopback nameservers, evaluated from the checkout for this node. First
+// where kubespray's CoreDNS forwards: its Corefile template
+// (roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2) rendered
+// with the node's variables forwards to upstream_dns_servers when they are
+// set (then the loop is kubespray's to avoid, unless they are loopback too),
+// else to /etc/resolv.conf, the file kubelet hands its pod. Then that file:
 //   - kubespray, when it points kubelet at another file (kube_resolv_conf,
 //     kubelet-resolv-conf.ts) whose addresses are not loopback:
 //     systemd-resolved's /run/systemd/resolve/resolv.conf on Ubuntu and Fedora;
-//   - unknown, when kubespray rewrites the host's DNS itself
+//   - unknown, when kubespray rewrites the host's nameservers itself
 //     (roles/kubernetes/preinstall: 0060-resolvconf.yml puts its
 //     `nameserverentries` into /etc/resolv.conf when neither systemd-resolved
 //     nor NetworkManager is active, 0063-networkmanager-dns.yml gives
 //     NetworkManager its servers, 0100-dhclient-hooks.yml makes dhclient
 //     supersede them): those servers are computed at run time from the
 //     cluster's DNS addresses and the host's own, and what CoreDNS makes of
-//     them is not judged here; also when upstream_dns_servers is set, which
-//     kubespray's Corefile forwards to instead of /etc/resolv.conf (not
-//     evaluated);
+//     them is not judged here;
 //   - the operator otherwise: kubelet keeps /etc/resolv.conf as it is (with
 //     systemd-resolved active kubespray only writes its drop-in,
 //     0061-systemd-resolved.yml, and the stub stays 127.0.0.53).
@@ -30,7 +33,10 @@ import type { Known, ResolvConfFacts } from './checker.js';
 import { DNS_SERVICES } from './checker.js';
 import { RESOLVED_UPSTREAM } from './facts.js';
 import { kubeletResolvConf } from './kubelet-resolv-conf.js';
-import { onlyLoopback } from './resolv-conf.js';
+import { nameserverAddress, onlyLoopback } from './resolv-conf.js';
+import { rootForward, targetAddress } from './corefile.js';
+import { known, notKnown } from './checker.js';
+import { parseDocument } from 'yaml';
 
 const ROLE = 'kubernetes/preinstall';
 const TASKS_DIR = `roles/${ROLE}/tasks`;
@@ -92,13 +98,44 @@ async function dnsRewrite(node: KubesprayNode, facts: ResolvConfFacts): Promise<
   return { task: null };
 }
 
-/** upstream_dns_servers as kubespray's apps role sees it, when it is a non-empty list (where it is set); null otherwise. */
-async function upstreamServers(node: KubesprayNode): Promise<string | null> {
-  const ctx = await node.vars(APPS_ROLE).catch(() => null);
-  const def = ctx?.get('upstream_dns_servers');
-  if (!ctx || !def || 'runtime' in def) return null;
-  const r = ctx.template(def.value);
-  return r.ok && Array.isArray(r.value) && r.value.length > 0 ? `${def.file}:${def.line} upstream_dns_servers` : null;
+/** kubespray's Corefile template, rendered for this node (the ConfigMap kubernetes-apps/ansible lays down). */
+export const COREFILE_TEMPLATE = `roles/${APPS_ROLE}/templates/coredns-config.yml.j2`;
+
+/**
+ * Where kubespray's CoreDNS forwards what it does not serve: the template
+ * rendered with this node's variables of roles/kubernetes-apps/ansible, its
+ * ConfigMap's data.Corefile read (corefile.ts) for the root zone's forward.
+ */
+async function corefileForward(node: KubesprayNode): Promise<Known<{ to: string[]; where: string }>> {
+  const ctx = await node.vars(APPS_ROLE).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${APPS_ROLE} cannot be read: ${ctx.message}`);
+  const text = await node.checkout.readText(COREFILE_TEMPLATE).catch(() => null);
+  if (text === null) return notKnown(`the checkout has no ${COREFILE_TEMPLATE}`);
+  const r = ctx.template(text);
+  if (!r.ok) return notKnown(`${COREFILE_TEMPLATE} cannot be rendered for this node: ${r.reason}`);
+  const map = parseDocument(String(r.value)).toJS() as { data?: { Corefile?: unknown } } | null;
+  const corefile = map?.data?.Corefile;
+  if (typeof corefile !== 'string') return notKnown(`${COREFILE_TEMPLATE} renders no data.Corefile`);
+  const fwd = rootForward(corefile);
+  if (!fwd.known) return notKnown(`${COREFILE_TEMPLATE}'s Corefile, as rendered for this node: ${fwd.reason}`);
+  if (fwd.value === null) return notKnown(`${COREFILE_TEMPLATE}'s Corefile has no forward for the zone "."`);
+  return known({
+    to: fwd.value.to,
+    where: `${COREFILE_TEMPLATE} rendered for this node: Corefile line ${fwd.value.line}, forward . ${fwd.value.to.join(' ')}`,
+  });
+}
+
+/** CoreDNS forwards to addresses of its own (upstream_dns_servers), not to a resolv.conf: who that leaves the loop to. */
+function forwardsToAddresses(to: string[], where: string, unknown: (why: string, e?: string[]) => ResolvConfWho): ResolvConfWho {
+  const addresses = to.map(targetAddress).map((a) => (a === null ? null : nameserverAddress(a)));
+  if (addresses.some((a) => a === null)) return unknown(`kubespray's CoreDNS forwards to ${to.join(' ')} (${where}), which is not read here`, [where]);
+  if (onlyLoopback(addresses as string[]))
+    return {
+      who: 'operator',
+      says: `kubespray's CoreDNS forwards to loopback addresses only (${where}): set upstream_dns_servers to real servers`,
+      evidence: [where],
+    };
+  return { who: 'kubespray', says: `kubespray's CoreDNS forwards to ${to.join(', ')}, not to /etc/resolv.conf (${where})`, evidence: [where] };
 }
 
 export async function resolvConfWhoFixes(node: KubesprayNode, facts: ResolvConfFacts): Promise<ResolvConfWho> {
@@ -107,8 +144,13 @@ export async function resolvConfWhoFixes(node: KubesprayNode, facts: ResolvConfF
     says: `whether CoreDNS gets a nameserver other than itself cannot be evaluated: ${why}`,
     evidence,
   });
-  const upstream = await upstreamServers(node);
-  if (upstream !== null) return unknown(`upstream_dns_servers is set (${upstream}): kubespray's Corefile forwards there, not evaluated here`, [upstream]);
+  const fwd = await corefileForward(node);
+  if (!fwd.known) return unknown(fwd.reason);
+  const files = fwd.value.to.filter((t) => t.startsWith('/'));
+  if (files.length === 0) return forwardsToAddresses(fwd.value.to, fwd.value.where, unknown);
+  // CoreDNS reads that file in its pod: with dnsPolicy Default, what kubelet's resolvConf names.
+  if (files.length !== fwd.value.to.length || files[0] !== facts.path)
+    return unknown(`kubespray's CoreDNS forwards to ${fwd.value.to.join(' ')} (${fwd.value.where}), which is not read here`, [fwd.value.where]);
   const k = await kubeletResolvConf(node);
   if (!k.known) return unknown(k.reason);
   if (k.value.path !== facts.path) return otherFile(k.value, facts, unknown);
@@ -116,13 +158,14 @@ export async function resolvConfWhoFixes(node: KubesprayNode, facts: ResolvConfF
   if (rewrite.reason !== undefined) return unknown(rewrite.reason, [k.value.where]);
   if (rewrite.task !== null)
     return unknown(`kubespray rewrites the host's nameservers (${at(rewrite.task)}) with servers computed at run time, not judged here`, [
+      fwd.value.where,
       k.value.where,
       at(rewrite.task),
     ]);
   return {
     who: 'operator',
     says: `kubespray hands pods ${facts.path} (${k.value.where}) and leaves its nameservers: set kube_resolv_conf to a file with the upstream servers (${RESOLVED_UPSTREAM} with systemd-resolved) in the inventory, or give the host a real nameserver`,
-    evidence: [k.value.where],
+    evidence: [fwd.value.where, k.value.where],
   };
 }
 

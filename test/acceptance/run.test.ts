@@ -505,7 +505,14 @@ describe('ResolvConfLoop: /etc/resolv.conf with only loopback nameservers, and t
     "\n- name: Set facts\n  import_tasks: 0020-set_facts.yml\n\n- name: Apply resolvconf settings\n  import_tasks: 0060-resolvconf.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - systemd_resolved_enabled.rc != 0\n    - networkmanager_enabled.rc != 0\n" +
     "\n- name: Apply systemd-resolved settings\n  import_tasks: 0061-systemd-resolved.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - systemd_resolved_enabled.rc == 0\n" +
     "\n- name: Apply networkmanager DNS settings\n  import_tasks: 0063-networkmanager-dns.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - networkmanager_enabled.rc == 0\n";
+  // roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2 (v2.24.0, abridged: its ConfigMap and the root zone, whose
+  // forward is line 68 there, as written).
+  const COREFILE_TEMPLATE =
+    '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\ndata:\n  Corefile: |\n    .:53 {\n        errors {\n        }\n' +
+    "        forward . {{ upstream_dns_servers | join(' ') if upstream_dns_servers is defined and upstream_dns_servers | length > 0 else '/etc/resolv.conf' }} {\n" +
+    '          prefer_udp\n        }\n        cache 30\n        loop\n    }\n';
   const KUBESPRAY_DNS: Tree = {
+    'opt/ks/kubespray/roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2': COREFILE_TEMPLATE,
     [`${NODE}/defaults/main.yml`]: NODE_DEFAULTS,
     [`${NODE}/tasks/main.yml`]: '---\n- name: Fetch facts\n  import_tasks: facts.yml\n' + fixture('roles/kubernetes/node/tasks/main.yml').replace(/^---\n/, ''),
     [`${NODE}/tasks/facts.yml`]: OS_VARS,
@@ -592,11 +599,31 @@ describe('ResolvConfLoop: /etc/resolv.conf with only loopback nameservers, and t
     const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n', ...gv }), active(false));
     expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
   });
-  it('upstream_dns_servers set: the Corefile forwards there, which is not evaluated: unknown, naming where it is set', async () => {
-    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nupstream_dns_servers:\n  - 10.0.0.2\n' };
+  const COREFILE = 'roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2 rendered for this node: Corefile line 4';
+  it("upstream_dns_servers set: kubespray's Corefile, rendered, forwards there and not to /etc/resolv.conf: an info line citing it", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nupstream_dns_servers:\n  - 10.0.0.2\n  - 8.8.8.8\n' };
     const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain(`${COREFILE}, forward . 10.0.0.2 8.8.8.8`);
+    expect(fs[0]!.message).toContain("kubespray's CoreDNS forwards to 10.0.0.2, 8.8.8.8, not to /etc/resolv.conf");
+  });
+  it("... to a loopback address only: the operator's warning", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nupstream_dns_servers: [127.0.0.1]\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("kubespray's CoreDNS forwards to loopback addresses only");
+  });
+  it('the default: the rendered Corefile forwards to /etc/resolv.conf, cited beside kube_resolv_conf', async () => {
+    const fs = await acceptanceWith(tree(RESOLVED), active(true));
+    expect(fs[0]!.evidence).toContain(`${COREFILE}, forward . /etc/resolv.conf`);
+  });
+  it('a checkout without the Corefile template: unknown, naming it', async () => {
+    const fs = await acceptanceWith(
+      { ...tree(RESOLVED), 'opt/ks/kubespray/roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2': '---\nkind: ConfigMap\n' },
+      active(true),
+    );
     expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
-    expect(fs[0]!.evidence).toContain('/root/ks/inventory/lab/group_vars/all/dns.yml:2 upstream_dns_servers');
+    expect(fs[0]!.message).toContain('coredns-config.yml.j2 renders no data.Corefile');
   });
   it("the services' states not known (systemctl fails): unknown, with the command", async () => {
     const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), cannedRunner({}));
