@@ -153,7 +153,10 @@ export async function resolvConfWhoFixes(node: KubesprayNode, facts: ResolvConfF
     return unknown(`kubespray's CoreDNS forwards to ${fwd.value.to.join(' ')} (${fwd.value.where}), which is not read here`, [fwd.value.where]);
   const k = await kubeletResolvConf(node);
   if (!k.known) return unknown(k.reason);
-  if (k.value.path !== facts.path) return otherFile(k.value, facts, unknown);
+  if (k.value.path !== facts.path) {
+    const other = otherFile(k.value, facts, unknown);
+    return { ...other, evidence: [fwd.value.where, ...other.evidence] };
+  }
   const rewrite = await dnsRewrite(node, facts);
   if (rewrite.reason !== undefined) return unknown(rewrite.reason, [k.value.where]);
   if (rewrite.task !== null)
