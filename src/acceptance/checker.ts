@@ -5,6 +5,9 @@
 // name to --ignore-preflight-errors. A checker is pure: it judges facts read
 // once elsewhere (facts.ts), never the machine.
 
+import type { FsUsage } from '../host.js';
+import type { EvictionThresholds } from './eviction.js';
+
 /** A fact, or why it is not known (offline, unreadable): a check that needs it is skipped with that reason, never guessed. */
 export type Known<T> = { known: true; value: T } | { known: false; reason: string };
 
@@ -40,6 +43,21 @@ export interface AcceptanceFacts {
   nodeNameLookup: Known<{ resolves: boolean; how: string }>;
   timeSync: Known<TimeSyncFacts>;
   kubeletService: Known<KubeletServiceFacts>;
+  /** kubelet's hard eviction thresholds for the disk signals on this node (kubespray's eviction_hard, or kubelet's defaults). */
+  eviction: Known<EvictionThresholds>;
+  /** statfs of nodefs (kubelet's root directory) and imagefs (the runtime's storage; null when not judged); live only. */
+  diskSpace: Known<DiskSpaceFacts>;
+}
+
+/** A directory kubelet watches, and the file system it is on (the nearest existing directory's, before the install). */
+export interface WatchedFs {
+  dir: string;
+  usage: FsUsage;
+}
+
+export interface DiskSpaceFacts {
+  nodefs: WatchedFs;
+  imagefs: WatchedFs | null;
 }
 
 /** The NTP clients systemd knows on this node, and whether it is a container. */
@@ -63,6 +81,9 @@ export interface KubesprayValues {
   kubeVersion: Known<string>;
   apiserverPort: Known<number>;
   nodeName: Known<string>;
+  eviction: Known<EvictionThresholds>;
+  /** The container runtime's storage directory, kubelet's imagefs (containerd_storage_dir); null for a runtime not judged. */
+  imageFsDir: Known<string | null>;
 }
 
 export interface CheckResult {

@@ -4,10 +4,11 @@
 // running kernel (live only), and PATH lookups in the target's tree (which an
 // image can answer too). Host files are untrusted: a value that does not
 // parse is not known, with the reason.
+import path from 'node:path';
 import type { TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, Known, KubeletServiceFacts, KubesprayValues, TimeSyncFacts } from './checker.js';
+import type { AcceptanceFacts, CgroupFacts, DiskSpaceFacts, Known, KubeletServiceFacts, KubesprayValues, TimeSyncFacts, WatchedFs } from './checker.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
@@ -185,5 +186,31 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     nodeNameLookup: await lookUpNodeName(host, ks.nodeName),
     timeSync: await readTimeSync(host),
     kubeletService: await readKubeletService(host),
+    eviction: ks.eviction,
+    diskSpace: await readDiskSpace(host, ks.imageFsDir),
   };
+}
+
+/** kubelet's default --root-dir; kubespray's kubelet templates do not change it. */
+export const KUBELET_ROOT_DIR = '/var/lib/kubelet';
+
+/** statfs of the file system `dir` will be on: its own, or its nearest existing parent's (before the install it may not exist). */
+async function watchedFs(host: TargetHost, dir: string): Promise<WatchedFs> {
+  for (let d = dir; ; d = path.posix.dirname(d)) {
+    const usage = await host.statfs(d);
+    if (usage !== null) return { dir: d === dir ? dir : `${dir} (not there yet: ${d})`, usage };
+    if (d === '/') throw new Error(`no file system found for ${dir}`);
+  }
+}
+
+/** nodefs and imagefs as kubelet will measure them; live only (an image's disk is not the one it will boot on). */
+export async function readDiskSpace(host: TargetHost, imageFsDir: Known<string | null>): Promise<Known<DiskSpaceFacts>> {
+  if (!host.live) return notKnown(`offline (--root ${host.root}): the free space is the booted host's`);
+  try {
+    const nodefs = await watchedFs(host, KUBELET_ROOT_DIR);
+    const imagefs = imageFsDir.known && imageFsDir.value !== null ? await watchedFs(host, imageFsDir.value) : null;
+    return known({ nodefs, imagefs });
+  } catch (e) {
+    return notKnown(`the free space cannot be read: ${(e as Error).message}`);
+  }
 }

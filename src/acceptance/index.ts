@@ -9,6 +9,7 @@ import { firewalldCheck } from './firewalld.js';
 import { hostnameCheck } from './hostname.js';
 import { timeSyncCheck } from './time-sync.js';
 import { serviceKubeletCheck } from './service-kubelet.js';
+import { freeSpaceCheck } from './free-space.js';
 
 export const CHECKERS: readonly Checker[] = [
   numCpuCheck,
@@ -19,4 +20,5 @@ export const CHECKERS: readonly Checker[] = [
   hostnameCheck,
   serviceKubeletCheck,
   timeSyncCheck,
+  freeSpaceCheck,
 ];
