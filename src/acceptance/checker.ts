@@ -7,6 +7,7 @@
 
 import type { FsUsage } from '../host.js';
 import type { EvictionThresholds } from './eviction.js';
+import type { EnvValue } from './proxy-env.js';
 
 /** A fact, or why it is not known (offline, unreadable): a check that needs it is skipped with that reason, never guessed. */
 export type Known<T> = { known: true; value: T } | { known: false; reason: string };
@@ -43,10 +44,19 @@ export interface AcceptanceFacts {
   nodeNameLookup: Known<{ resolves: boolean; how: string }>;
   timeSync: Known<TimeSyncFacts>;
   kubeletService: Known<KubeletServiceFacts>;
+  /** The https proxy and NO_PROXY kubeadm's process will have (its play's environment over the login one's). */
+  kubeadmProxy: Known<KubeadmProxyFacts>;
   /** kubelet's hard eviction thresholds for the disk signals on this node (kubespray's eviction_hard, or kubelet's defaults). */
   eviction: Known<EvictionThresholds>;
   /** statfs of nodefs (kubelet's root directory) and imagefs (the runtime's storage; null when not judged); live only. */
   diskSpace: Known<DiskSpaceFacts>;
+}
+
+export interface KubeadmProxyFacts {
+  https: EnvValue | null;
+  noProxy: EnvValue | null;
+  /** How kubeadm's environment was put together (the play's environment, the login's file). */
+  how: string;
 }
 
 /** A directory kubelet watches, and the file system it is on (the nearest existing directory's, before the install). */
@@ -82,6 +92,8 @@ export interface KubesprayValues {
   apiserverPort: Known<number>;
   nodeName: Known<string>;
   eviction: Known<EvictionThresholds>;
+  /** The `environment:` of the play that runs kubeadm init (templated for this node; null when it sets none), and where. */
+  kubeadmPlayEnv: Known<{ vars: Record<string, unknown> | null; where: string }>;
   /** The container runtime's storage directory, kubelet's imagefs (containerd_storage_dir); null for a runtime not judged. */
   imageFsDir: Known<string | null>;
 }
@@ -91,7 +103,8 @@ export interface CheckResult {
   errors: string[];
 }
 
-export type CheckOutcome = CheckResult | { skipped: string };
+/** `skipped`: a fact is not known (the "not judged" info line); `unknown`: the fact is there and cannot be judged (a loud warning). */
+export type CheckOutcome = CheckResult | { skipped: string } | { unknown: string };
 
 export interface Checker {
   /** kubeadm's exact check name; for a check kubeadm does not make (`breaksLater`), a CamelCase name of ours (findings.ts CHECK_NAME_PATTERN). */

@@ -8,13 +8,24 @@ import path from 'node:path';
 import type { TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, DiskSpaceFacts, Known, KubeletServiceFacts, KubesprayValues, TimeSyncFacts, WatchedFs } from './checker.js';
+import type {
+  AcceptanceFacts,
+  CgroupFacts,
+  DiskSpaceFacts,
+  Known,
+  KubeadmProxyFacts,
+  KubeletServiceFacts,
+  KubesprayValues,
+  TimeSyncFacts,
+  WatchedFs,
+} from './checker.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
 import { known, notKnown } from './checker.js';
 import { ALL_PROGRAMS } from './file-existing.js';
 import { TIME_SYNC_UNITS } from './time-sync.js';
+import { HTTPS_PROXY_VARS, NO_PROXY_VARS, firstSet, kubeadmEnvironment, readEnvironmentFile } from './proxy-env.js';
 
 /**
  * The PATH kubeadm is looked up and runs with: kubespray runs it with
@@ -186,6 +197,7 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     nodeNameLookup: await lookUpNodeName(host, ks.nodeName),
     timeSync: await readTimeSync(host),
     kubeletService: await readKubeletService(host),
+    kubeadmProxy: await readKubeadmProxy(host, ks.kubeadmPlayEnv),
     eviction: ks.eviction,
     diskSpace: await readDiskSpace(host, ks.imageFsDir),
   };
@@ -213,4 +225,26 @@ export async function readDiskSpace(host: TargetHost, imageFsDir: Known<string |
   } catch (e) {
     return notKnown(`the free space cannot be read: ${(e as Error).message}`);
   }
+}
+
+/** The login environment pam_env gives an SSH session, which Ansible's tasks inherit. */
+export const LOGIN_ENVIRONMENT = '/etc/environment';
+
+/**
+ * The https proxy kubeadm's HTTPProxy checks will find: the play's environment over /etc/environment's. An
+ * image's /etc/environment is the one its booted host will have, so this is read offline too.
+ */
+export async function readKubeadmProxy(
+  host: TargetHost,
+  play: Known<{ vars: Record<string, unknown> | null; where: string }>,
+): Promise<Known<KubeadmProxyFacts>> {
+  if (!play.known) return play;
+  const text = await host.readFile(LOGIN_ENVIRONMENT).catch((e: Error) => e);
+  if (text instanceof Error) return notKnown(`${LOGIN_ENVIRONMENT} cannot be read: ${text.message}`);
+  const env = kubeadmEnvironment(readEnvironmentFile(text ?? ''), LOGIN_ENVIRONMENT, play.value.vars, play.value.where);
+  const how =
+    play.value.vars === null
+      ? `the play at ${play.value.where} sets no environment, so the login's (${LOGIN_ENVIRONMENT})`
+      : `the play's environment at ${play.value.where} over ${LOGIN_ENVIRONMENT}`;
+  return known({ https: firstSet(env, HTTPS_PROXY_VARS), noProxy: firstSet(env, NO_PROXY_VARS), how });
 }

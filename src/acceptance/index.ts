@@ -10,11 +10,14 @@ import { hostnameCheck } from './hostname.js';
 import { timeSyncCheck } from './time-sync.js';
 import { serviceKubeletCheck } from './service-kubelet.js';
 import { freeSpaceCheck } from './free-space.js';
+import { httpProxyCheck, httpProxyCidrCheck } from './http-proxy.js';
 
 export const CHECKERS: readonly Checker[] = [
   numCpuCheck,
   memCheck,
   firewalldCheck,
+  httpProxyCheck,
+  httpProxyCidrCheck,
   ...fileExistingChecks,
   systemVerificationCheck,
   hostnameCheck,

@@ -13,6 +13,7 @@ import { evictionThresholds, type EvictionThresholds } from './eviction.js';
 import { acceptanceFacts } from './facts.js';
 import { CHECKERS } from './index.js';
 import { whoInstalls } from './packages.js';
+import { playEnvironmentOf } from '../kubespray/vars.js';
 import { timeSyncWhoFixes } from './time-sync-who.js';
 import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
 
@@ -161,7 +162,7 @@ async function nodeExpression(node: KubesprayNode, role: string, expr: string): 
  */
 async function kubesprayValues(node: KubesprayNode | undefined): Promise<KubesprayValues> {
   const none = notKnown<never>('no readable kubespray checkout in desired-state');
-  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none, eviction: none, imageFsDir: none };
+  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none, eviction: none, imageFsDir: none, kubeadmPlayEnv: none };
   const port = await nodeVar(node, KUBEADM_ROLE['control-plane'], 'kube_apiserver_port');
   const name = await nodeExpression(node, KUBEADM_ROLE['every node'], '{{ kube_override_hostname | default(inventory_hostname) }}');
   return {
@@ -178,7 +179,24 @@ async function kubesprayValues(node: KubesprayNode | undefined): Promise<Kubespr
         : notKnown(`the node name is ${JSON.stringify(name.value)}`),
     eviction: await evictionOf(node),
     imageFsDir: await imageFsDirOf(node),
+    kubeadmPlayEnv: await kubeadmPlayEnv(node),
   };
+}
+
+/** The environment kubespray's play gives kubeadm init (`proxy_disable_env` in kubespray's cluster.yml), templated for this node. */
+async function kubeadmPlayEnv(node: KubesprayNode): Promise<Known<{ vars: Record<string, unknown> | null; where: string }>> {
+  const role = KUBEADM_ROLE['control-plane'];
+  const play = await playEnvironmentOf(node.checkout, role).catch((e: Error) => e);
+  if (play instanceof Error) return notKnown(`kubespray's cluster playbook cannot be read: ${play.message}`);
+  if (play === null) return notKnown(`no play of kubespray's cluster playbook runs ${role}`);
+  if (play.value === undefined || play.value === null) return known({ vars: null, where: play.where });
+  const ctx = await node.vars(role).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${role} cannot be read: ${ctx.message}`);
+  const r = typeof play.value === 'string' ? ctx.template(play.value) : { ok: true as const, value: play.value };
+  if (!r.ok) return notKnown(`the play's environment (${play.where}): ${r.reason}`);
+  const v = r.value;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return notKnown(`the play's environment (${play.where}) is ${JSON.stringify(v)}, not a mapping`);
+  return known({ vars: v as Record<string, unknown>, where: play.where });
 }
 
 /** kubelet's hard eviction thresholds as roles/kubernetes/node's kubelet-config template writes them for this node. */
@@ -230,6 +248,7 @@ export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, c
     if (c.runsOn === 'control-plane' && controlPlane.known && !controlPlane.value) continue;
     const res = c.check(facts);
     if ('skipped' in res) notJudged.push({ name: c.name, fails: '', why: res.skipped });
+    else if ('unknown' in res) out.push({ check: c.name, level: 'warning', unknown: true, message: res.unknown, evidence: [`${KUBERNETES} ${c.source}`] });
     else if (res.errors.length > 0 || res.warnings.length > 0) {
       const f = await checkFinding(c, res, r, controlPlane, facts);
       if (f === null) continue;

@@ -20,6 +20,7 @@ import { hostsFileLine } from '../../src/acceptance/hosts-file.js';
 import { timeSyncCheck } from '../../src/acceptance/time-sync.js';
 import { serviceKubeletCheck } from '../../src/acceptance/service-kubelet.js';
 import { freeSpaceCheck } from '../../src/acceptance/free-space.js';
+import { httpProxyCheck, httpProxyCidrCheck } from '../../src/acceptance/http-proxy.js';
 import { evictionThresholds, thresholdAmount } from '../../src/acceptance/eviction.js';
 
 const EVERY_PROGRAM = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
@@ -43,6 +44,8 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     // Debian 12's own: systemd-timesyncd, enabled from sysinit.target.
     timeSync: known({ container: null, clients: [{ unit: 'systemd-timesyncd.service', runs: true, how: 'starts at boot' }] }),
     kubeletService: known({ state: 'enabled', entry: '/etc/systemd/system/kubelet.service', how: 'systemctl is-enabled: enabled' }),
+    // kubespray's cluster.yml play: proxy_disable_env, every proxy variable empty.
+    kubeadmProxy: known({ https: null, noProxy: null, how: "the play's environment at playbooks/cluster.yml:34 over /etc/environment" }),
     eviction: known({
       thresholds: { 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
       from: 'defaults',
@@ -60,6 +63,8 @@ describe('the checkers are named as kubeadm names them', () => {
       'NumCPU',
       'Mem',
       'Firewalld',
+      'HTTPProxy',
+      'HTTPProxyCIDR',
       'FileExisting-conntrack',
       'FileExisting-ip',
       'FileExisting-iptables',
@@ -76,7 +81,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'TimeSync',
       'FreeSpace',
     ]);
-    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
+    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld', 'HTTPProxy', 'HTTPProxyCIDR']);
   });
 
   it('a host that passes them all: every check passes, none skipped', () => {
@@ -359,5 +364,29 @@ describe("FreeSpace: kubelet's hard eviction thresholds for nodefs and imagefs, 
   it('offline or without a checkout: skipped with the reason', () => {
     expect(freeSpaceCheck.check(facts({ diskSpace: notKnown('offline') }))).toEqual({ skipped: 'offline' });
     expect(freeSpaceCheck.check(facts({ eviction: notKnown('no checkout') }))).toEqual({ skipped: 'no checkout' });
+  });
+});
+
+describe("HTTPProxy and HTTPProxyCIDR: kubeadm's proxy checks on the environment kubespray gives kubeadm", () => {
+  it('no https proxy in that environment: both pass', () => {
+    expect(httpProxyCheck.check(facts())).toEqual({ warnings: [], errors: [] });
+    expect(httpProxyCidrCheck.check(facts())).toEqual({ warnings: [], errors: [] });
+  });
+  it('a proxy kubeadm will have: unknown, naming where it comes from and the NO_PROXY beside it (Go decides by NO_PROXY)', () => {
+    const proxied = facts({
+      kubeadmProxy: known({
+        https: { value: 'http://proxy:3128', where: '/etc/environment:2' },
+        noProxy: { value: 'localhost,10.0.0.0/8', where: '/etc/environment:3' },
+        how: "the play at cluster.yml:75 sets no environment, so the login's (/etc/environment)",
+      }),
+    });
+    expect(httpProxyCheck.check(proxied)).toEqual({
+      unknown:
+        'kubeadm runs with the https proxy "http://proxy:3128" (/etc/environment:2; the play at cluster.yml:75 sets no environment, so the login\'s (/etc/environment)); whether NO_PROXY is "localhost,10.0.0.0/8" (/etc/environment:3) excludes the node\'s API address is not judged here',
+    });
+    expect(httpProxyCidrCheck.check(proxied)).toMatchObject({ unknown: expect.stringContaining('excludes the service and pod ranges') });
+    expect(httpProxyCheck.check(facts({ kubeadmProxy: notKnown('no play runs kubernetes/control-plane') }))).toEqual({
+      skipped: 'no play runs kubernetes/control-plane',
+    });
   });
 });
