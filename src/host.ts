@@ -18,8 +18,8 @@ export interface CommandResult {
 export interface RunOptions {
   /** Commands that only read or that work on the root tree (systemctl --root) may run offline. */
   offlineSafe?: boolean;
-  /** Input to feed on stdin. */
-  input?: string;
+  /** Input to feed on stdin (bytes as they are: the rehearsal's archive). */
+  input?: string | Uint8Array;
   timeoutMs?: number;
   cwd?: string;
   env?: Record<string, string>;
