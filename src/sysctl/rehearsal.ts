@@ -262,9 +262,14 @@ export async function runRehearsal(
   if ('reason' in lay) return lay;
   const packed = rehearsalArchive(lay, keys);
   if ('reason' in packed) return packed;
-  const environment = [`PATH=${process.env.PATH || '/usr/sbin:/usr/bin:/sbin:/bin'}`, 'SYSTEMD_LOG_LEVEL=warning', 'SYSTEMD_LOG_TARGET=console', 'LC_ALL=C'];
+  // The script runs mount, tar, grep and unshare by name: only absolute PATH entries, as which() reads them, so none is found relative to the working directory.
+  const searchPath = (process.env.PATH || '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .filter((d) => d.startsWith('/'))
+    .join(':');
+  const environment = [`PATH=${searchPath}`, 'SYSTEMD_LOG_LEVEL=warning', 'SYSTEMD_LOG_TARGET=console', 'LC_ALL=C'];
   const args = [String(process.pid), String(lay.trials.length), String(packed.tmpfsBytes), env.systemdSysctl, env.sysctl];
-  const script = ['sh', '-c', REHEARSAL_SCRIPT, 'k8s-host-reconcile-rehearsal', REHEARSAL_SCRIPT, 'setup', ...args];
+  const script = [env.sh, '-c', REHEARSAL_SCRIPT, 'k8s-host-reconcile-rehearsal', REHEARSAL_SCRIPT, 'setup', ...args];
   const r = await host.run(env.unshare, ['-m', '-n', '--propagation', 'private', '--', env.env, '-i', ...environment, ...script], {
     input: packed.archive,
     timeoutMs: 30_000,
