@@ -20,6 +20,7 @@ import { pick, random } from '../helpers/random.js';
 import { tunedAtBoot, tunedWrites } from '../../src/boot-scripts/tuned.js';
 import { scanBootScripts } from '../../src/boot-scripts/scan.js';
 import { Host } from '../../src/host.js';
+import { otherWriters } from '../../src/resources/sysctl-file/rehearse.js';
 
 const PKG = path.resolve('test/fixtures/debian-packages/tuned_2.20.0-1');
 const BUNDLE = path.resolve('dist/reconcile.mjs');
@@ -229,6 +230,12 @@ describe('tuned.service at boot', () => {
         reapplied: expect.objectContaining({ dirs: ['/run/sysctl.d', '/etc/sysctl.d'], last: '/etc/sysctl.conf' }),
       }),
     ]);
+  });
+
+  it("the rehearsal's other writers name the line and what tuned re-applies after it", async () => {
+    expect(otherWriters('net.ipv4.ip_forward', await scan(badRoot()))).toBe(
+      '/etc/tuned/k8s-bad/tuned.conf:7 sets net.ipv4.ip_forward = 0, then re-applies /run/sysctl.d, /etc/sysctl.d, /etc/sysctl.conf',
+    );
   });
 
   it('not enabled, masked, or reapply_sysctl = 0 changes only what the hit carries', async () => {
