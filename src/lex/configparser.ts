@@ -142,7 +142,9 @@ export function readConfigParser(text: string, options: Partial<ConfigParserOpti
     if (cur === line.length) cur = 0;
     if (cursect !== null && optname && cur > indent) {
       const opt = cursect.get(optname)!;
-      if (opt.value !== null) pieces.get(opt)!.push(value);
+      // CPython appends to the valueless option's None and fails there.
+      if (opt.value === null) return { error: "AttributeError: 'NoneType' object has no attribute 'append'", line: lineno };
+      pieces.get(opt)!.push(value);
       continue;
     }
     indent = cur;
