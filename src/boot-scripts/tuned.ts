@@ -106,6 +106,8 @@ async function stateFile(host: TargetFs, file: string, read: string[]): Promise<
 }
 
 interface MainConf {
+  /** An option of a later tuned that changes what is read here (profile_dirs: 2.23, reapply_sysctl_exclude: 2.27). */
+  later: (Where & { name: string }) | null;
   reapply: { at: Where | null } | false;
   recommend: boolean;
   priority: number;
@@ -118,10 +120,11 @@ export function readMainConf(text: string): MainConf | (Where & { message: strin
   const r = readConfigParser(`[${MAGIC}]\n${text}`, { delimiters: ['='], inlineCommentPrefixes: ['#'], strict: false, optionxform: (n) => n });
   if ('error' in r) return { file: TUNED_MAIN_CONF, line: Math.max(r.line - 1, 0), message: `tuned stops on it (${r.error})` };
   const opts = r.ok.sections.get(MAGIC) ?? new Map();
-  const out: MainConf = { reapply: { at: null }, recommend: true, priority: 0 };
+  const out: MainConf = { later: null, reapply: { at: null }, recommend: true, priority: 0 };
   for (const [name, o] of opts) {
     const at = { file: TUNED_MAIN_CONF, line: o.line - 1 };
     const v = o.value ?? '';
+    if (name === 'profile_dirs' || name === 'reapply_sysctl_exclude') out.later ??= { ...at, name };
     if (name === 'reapply_sysctl' || name === 'recommend_command') {
       const b = BOOLEAN[v.toLowerCase()];
       if (b === undefined) return { ...at, message: `${name} = ${v} is not a boolean: tuned stops ("Not a boolean")` };
@@ -134,6 +137,25 @@ export function readMainConf(text: string): MainConf | (Where & { message: strin
     }
   }
   return out;
+}
+
+/** The profile directories of tuned 2.24.1 and later (consts.py SYSTEM_PROFILES_DIR, USER_PROFILES_DIR). */
+const LATER_PROFILE_DIRS = ['/usr/lib/tuned/profiles', '/etc/tuned/profiles'];
+
+/**
+ * A tuned later than the one modelled (2.20): its profiles in
+ * LATER_PROFILE_DIRS, or an option of its tuned-main.conf this reader does
+ * not model. Its profiles would be looked for in the wrong places, so the
+ * whole is unknown rather than judged.
+ */
+async function laterTuned(host: TargetFs, conf: MainConf): Promise<(Where & { message: string }) | null> {
+  const why = 'this reader models tuned 2.20 (Debian 12)';
+  if (conf.later) return { file: conf.later.file, line: conf.later.line, message: `${conf.later.name} is an option of a later tuned: ${why}` };
+  for (const dir of LATER_PROFILE_DIRS) {
+    const st = await host.lstat(await host.realTarget(dir)).catch(() => null);
+    if (st?.isDirectory()) return { file: dir, line: 0, message: `tuned 2.24.1 and later keep their profiles in ${dir}: ${why}` };
+  }
+  return null;
 }
 
 /** os.path.isfile, links followed inside the root. */
@@ -322,6 +344,8 @@ async function startupProfiles(
   const [a, m, p] = [active, mode, post] as string[];
   if (!['', 'auto', 'manual'].includes(m!))
     return { file: PROFILE_MODE, line: 1, message: `profile_mode ${m} is none of auto, manual: tuned enables no profile` };
+  // daemon.py _set_post_loaded_profile: one name only, else no tuning.
+  if (/\s/.test(p!)) return { file: POST_LOADED_PROFILE, line: 1, message: `post_loaded_profile names more than one profile: tuned enables no profile` };
   const manual = m === '' ? a !== '' : m === 'manual';
   const tail = p === '' ? [] : [p!];
   if (manual) return { lists: a === '' && tail.length === 0 ? [] : [[...a!.split(/\s+/).filter(Boolean), ...tail]], recommended: false };
@@ -348,6 +372,8 @@ export async function tunedAtBoot(host: TargetFs, overrides?: Overrides): Promis
   const conf = readMainConf(main.text);
   if ('message' in conf) return { ...out, unknown: [conf] };
   out.reapply = conf.reapply;
+  const later = await laterTuned(host, conf);
+  if (later !== null) return { ...out, unknown: [later] };
   const start = await startupProfiles(host, conf, read);
   if ('message' in start) return { ...out, unknown: [start] };
   for (const names of start.lists) {

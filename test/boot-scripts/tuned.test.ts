@@ -255,6 +255,15 @@ describe('tuned.service at boot', () => {
     );
   });
 
+  it('a later tuned (its profiles in /usr/lib/tuned/profiles, or profile_dirs in tuned-main.conf): unknown as a whole, not judged', async () => {
+    const moved = await scan(badRoot({ 'usr/lib/tuned/profiles/balanced/tuned.conf': '[main]\nsummary=b\n' }));
+    expect(moved.hits).toEqual([]);
+    expect(moved.unknown.filter((u) => u.file === '/usr/lib/tuned/profiles' && u.what === 'sysctl' && u.path === undefined)).toHaveLength(1);
+    const dirs = await scan(badRoot({ 'etc/tuned/tuned-main.conf': `${MAIN}profile_dirs = /usr/lib/tuned,/etc/tuned\n` }));
+    expect(dirs.hits).toEqual([]);
+    expect(dirs.unknown).toContainEqual(expect.objectContaining({ file: '/etc/tuned/tuned-main.conf', line: MAIN.split('\n').length, what: 'sysctl' }));
+  });
+
   it('a profile of /usr/lib: the fix names reapply_sysctl, never an edit of the package file', async () => {
     const root = stockRoot({
       ...ENABLED,
