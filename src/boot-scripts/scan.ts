@@ -835,8 +835,10 @@ async function tunedHit(host: TargetFs, sink: Sink, boot: TunedBoot, w: TunedWri
   if (content === null) return;
   sink.out.contents[w.file] = content;
   const fix = `set reapply_sysctl = 1 in /etc/tuned/tuned-main.conf (tuned then re-applies /etc/sysctl.d after its profile)`;
-  const neutralisable = !w.file.startsWith('/etc/tuned/')
-    ? `${w.file} belongs to the tuned package: ${fix}, or give the profile an override in /etc/tuned/NAME/tuned.conf`
+  // Only a file of the admin's, at its own path (a link into /usr/lib would edit the package's file).
+  const own = w.file.startsWith('/etc/tuned/') && (await host.realTarget(w.file)) === w.file;
+  const neutralisable = !own
+    ? `${w.file} is not a file of /etc/tuned (the tuned package's, or a link): ${fix}, or give the profile an override in /etc/tuned/NAME/tuned.conf`
     : (await tunedWithout(host, w, content)) || `commenting it out leaves another profile's value for ${w.key}: ${fix}`;
   sink.out.hits.push({
     source: 'unit',

@@ -272,6 +272,13 @@ describe('tuned.service at boot', () => {
     });
     const h = (await scan(root)).hits.find((x) => x.file === '/usr/lib/tuned/vendor-router/tuned.conf');
     expect(h?.neutralisable).toContain('set reapply_sysctl = 1 in /etc/tuned/tuned-main.conf');
+    // The same through a link in /etc/tuned: still the package's bytes, never commented out.
+    const linked = badRoot({
+      'etc/tuned/k8s-bad/tuned.conf': { link: '/usr/lib/tuned/vendor-router/tuned.conf' },
+      'usr/lib/tuned/vendor-router/tuned.conf': BAD,
+    });
+    const l = (await scan(linked)).hits.find((x) => x.action.kind === 'sysctl-write' && x.action.key === 'net.ipv4.ip_forward');
+    expect(l?.neutralisable).toContain('is not a file of /etc/tuned');
   });
 });
 
