@@ -53,7 +53,7 @@ function undone(spec: SysctlLike, key: string, value: string): Array<{ wanted: s
 }
 
 /** The files a program re-applies after its write (tuned's reapply_sysctl), as the plan leaves them: a file it adds to one of the directories is one more. */
-function reappliedFiles(r: ReappliedSysctl, planned?: PlannedFiles): Array<{ path: string; content: string }> {
+export function reappliedFiles(r: ReappliedSysctl, planned?: PlannedFiles): Array<{ path: string; content: string }> {
   const byName = new Map<string, { path: string; content: string }>();
   const current = r.files.filter((f) => f.file !== r.last);
   for (const dir of r.dirs) {
