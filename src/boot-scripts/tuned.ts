@@ -75,7 +75,8 @@ export interface TunedBoot {
 
 type Read = { text: string; file: string } | null | { unknown: string; file: string };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Python's utf-8 codec keeps a byte order mark as U+FEFF (configparser then finds no section header): so does this one.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Texts that stand in for files (a profile line commented out, to judge what tuned does then). */
 export type Overrides = ReadonlyMap<string, string>;
@@ -222,12 +223,13 @@ async function loadNames(
   names: string[],
   ctx: { done: string[]; read: string[]; br: Branches; ov?: Overrides },
   out: TunedProfile[],
+  from: Where,
 ): Promise<Loaded> {
   const { done, read, ov } = ctx;
   for (const name of names) {
     const file = await locate(host, name, done);
     if (file === '') continue;
-    if (file === null) return { file: done.at(-1) ?? ACTIVE_PROFILE, line: 0, message: `tuned finds no profile ${name} and then enables no profile at all` };
+    if (file === null) return { ...from, message: `tuned finds no profile ${name} and then enables no profile at all` };
     done.push(file);
     const r = await readText(host, file, ov);
     if (r === null || 'unknown' in r) return { file, line: 0, message: r === null ? `${file} vanished while read` : r.unknown };
@@ -239,7 +241,7 @@ async function loadNames(
     if (include !== undefined) {
       const inc = includeNames(include, ctx.br);
       if (!Array.isArray(inc)) return inc;
-      const sub = await loadNames(host, inc, ctx, out);
+      const sub = await loadNames(host, inc, ctx, out, { file: include.file, line: include.line });
       if (!('profiles' in sub)) return sub;
     }
     out.push(p.profile);
@@ -262,7 +264,7 @@ async function loadProfile(
       return { file: ACTIVE_PROFILE, line: 1, message: `tuned finds no profile ${name} and then enables no profile at all` };
     if (name.startsWith('-') || !/^[a-zA-Z0-9_.-]+$/.test(name)) return { file: ACTIVE_PROFILE, line: 1, message: `profile name ${name} is not judged` };
   }
-  const r = await loadNames(host, names, { done: [], read, br, ov }, []);
+  const r = await loadNames(host, names, { done: [], read, br, ov }, [], { file: ACTIVE_PROFILE, line: 1 });
   if (!('profiles' in r)) return r;
   return { profile: mergeProfiles(r.profiles) };
 }

@@ -159,6 +159,14 @@ describe("the reader says what tuned's own loader makes of the profiles", () => 
     expect(mine).toEqual(name.startsWith('openshift') ? [expect.objectContaining({ key: 'net.ipv4.ip_forward', value: '1' })] : []);
   });
 
+  it('a byte order mark, bytes that are not UTF-8, a missing include: tuned refuses, and so does the reader', async () => {
+    for (const text of ['\ufeff[main]\nsummary=x\n\n[sysctl]\nnet.ipv4.ip_forward=0\n', '[main]\nsummary=\xff\n', '[main]\ninclude=gone\n']) {
+      const root = stockRoot({ 'etc/tuned/odd/tuned.conf': '' });
+      writeFileSync(path.join(root, 'etc/tuned/odd/tuned.conf'), text.includes('\xff') ? Buffer.from(text, 'latin1') : text);
+      expect(await compare(root, ['odd'], {})).toMatchObject({ refused: 1 });
+    }
+  });
+
   it('300 generated profile sets agree with tuned, and the unknowns are few', async () => {
     const sum: Tally = { unknown: 0, zero: 0, other: 0, refused: 0 };
     for (let seed = 1; seed <= 300; seed++) {
