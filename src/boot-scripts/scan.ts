@@ -834,6 +834,8 @@ async function tunedHit(host: TargetFs, sink: Sink, boot: TunedBoot, w: TunedWri
   const content = await host.readBytes(w.file);
   if (content === null) return;
   sink.out.contents[w.file] = content;
+  const at = boot.reapply.at;
+  const off = boot.reapply.on ? '' : `, and reapply_sysctl is off at ${at!.file}:${at!.line}, so no sysctl.d file is re-applied after it`;
   const fix = `set reapply_sysctl = 1 in /etc/tuned/tuned-main.conf (tuned then re-applies /etc/sysctl.d after its profile)`;
   // Only a file of the admin's, at its own path (a link into /usr/lib would edit the package's file).
   const own = w.file.startsWith('/etc/tuned/') && (await host.realTarget(w.file)) === w.file;
@@ -847,11 +849,11 @@ async function tunedHit(host: TargetFs, sink: Sink, boot: TunedBoot, w: TunedWri
     first: w.line,
     last: w.line,
     text: '',
-    runBy: `${TUNED_UNIT} writes ${w.value} to ${sysctlProcPath(w.key)} when it starts at boot (its profile's [sysctl]; ${why})`,
+    runBy: `${TUNED_UNIT} writes ${w.value} to ${sysctlProcPath(w.key)} when it starts at boot (its profile's [sysctl]${off}; ${why})`,
     unit: TUNED_UNIT,
     neutralisable,
     action: { kind: 'sysctl-write', key: w.key, value: w.value, how: 'tuned profile [sysctl]' },
-    ...(boot.reapply === false ? {} : { reapplied: await readReapplied(host) }),
+    ...(boot.reapply.on ? { reapplied: await readReapplied(host) } : {}),
   });
 }
 

@@ -68,8 +68,8 @@ export interface TunedBoot {
   writes: TunedWrite[];
   /** What keeps the whole run from being judged (a profile refused, a setting tuned stops on). */
   unknown: Array<Where & { message: string }>;
-  /** reapply_sysctl: where it is decided (null: the default, on), or false when off. */
-  reapply: { at: Where | null } | false;
+  /** reapply_sysctl, and the line that decides it (null: the default, on). */
+  reapply: { on: boolean; at: Where | null };
   read: string[];
 }
 
@@ -109,7 +109,7 @@ async function stateFile(host: TargetFs, file: string, read: string[]): Promise<
 interface MainConf {
   /** An option of a later tuned that changes what is read here (profile_dirs: 2.23, reapply_sysctl_exclude: 2.27). */
   later: (Where & { name: string }) | null;
-  reapply: { at: Where | null } | false;
+  reapply: { on: boolean; at: Where | null };
   recommend: boolean;
   priority: number;
 }
@@ -121,7 +121,7 @@ export function readMainConf(text: string): MainConf | (Where & { message: strin
   const r = readConfigParser(`[${MAGIC}]\n${text}`, { delimiters: ['='], inlineCommentPrefixes: ['#'], strict: false, optionxform: (n) => n });
   if ('error' in r) return { file: TUNED_MAIN_CONF, line: Math.max(r.line - 1, 0), message: `tuned stops on it (${r.error})` };
   const opts = r.ok.sections.get(MAGIC) ?? new Map();
-  const out: MainConf = { later: null, reapply: { at: null }, recommend: true, priority: 0 };
+  const out: MainConf = { later: null, reapply: { on: true, at: null }, recommend: true, priority: 0 };
   for (const [name, o] of opts) {
     const at = { file: TUNED_MAIN_CONF, line: o.line - 1 };
     const v = o.value ?? '';
@@ -129,7 +129,7 @@ export function readMainConf(text: string): MainConf | (Where & { message: strin
     if (name === 'reapply_sysctl' || name === 'recommend_command') {
       const b = BOOLEAN[v.toLowerCase()];
       if (b === undefined) return { ...at, message: `${name} = ${v} is not a boolean: tuned stops ("Not a boolean")` };
-      if (name === 'reapply_sysctl') out.reapply = b ? { at } : false;
+      if (name === 'reapply_sysctl') out.reapply = { on: b, at };
       else out.recommend = b;
     }
     if (name === 'default_instance_priority') {
@@ -364,7 +364,7 @@ async function startupProfiles(
  */
 export async function tunedAtBoot(host: TargetFs, overrides?: Overrides): Promise<TunedBoot> {
   const read: string[] = [];
-  const out: TunedBoot = { writes: [], unknown: [], reapply: { at: null }, read };
+  const out: TunedBoot = { writes: [], unknown: [], reapply: { on: true, at: null }, read };
   const main = await readText(host, TUNED_MAIN_CONF);
   if (main === null || 'unknown' in main) {
     out.unknown.push({ file: TUNED_MAIN_CONF, line: 0, message: main === null ? 'tuned stops at start without it (/usr/sbin/tuned:53)' : main.unknown });

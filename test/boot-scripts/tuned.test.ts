@@ -254,6 +254,12 @@ describe('tuned.service at boot', () => {
     expect((await scan(notEnabled)).hits).toEqual([]);
   });
 
+  it('`tuned-adm off` (no profile, manual mode): nothing', async () => {
+    const s = await scan(badRoot({ 'etc/tuned/active_profile': '', 'etc/tuned/profile_mode': 'manual\n' }));
+    expect(s.hits).toEqual([]);
+    expect(s.unknown).toEqual([]);
+  });
+
   it('a variable in the value: unknown naming the file, the line and the key', async () => {
     const conf = BAD.replace('net.ipv4.ip_forward=0', 'net.ipv4.ip_forward=${fwd}');
     const s = await scan(badRoot({ 'etc/tuned/k8s-bad/tuned.conf': conf }));
@@ -319,6 +325,7 @@ describe('the plan', () => {
     const line = doc.resources.flatMap((r) => r.changes).find((c) => c.id === id);
     expect(line).toMatchObject({ action: 'operator' });
     expect(line!.summary).toContain('tuned.service writes 0 to /proc/sys/net/ipv4/ip_forward when it starts at boot');
+    expect(line!.summary).toContain(`reapply_sysctl is off at /etc/tuned/tuned-main.conf:${NO_REAPPLY.split('\n').indexOf('reapply_sysctl = 0') + 1}`);
     expect(line!.operator).toContain('/etc/tuned/k8s-bad/tuned.conf:7: remove or comment out that line');
     expect(promise(doc, 'net.ipv4.ip_forward')).toMatchObject({ at_boot: false, withdrawn_by: [{ line: id }] });
     expect(promise(doc, 'net.bridge.bridge-nf-call-iptables').at_boot).toBe(true);
