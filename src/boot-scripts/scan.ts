@@ -107,6 +107,8 @@ export interface BootScriptUnknown {
   message: string;
   /** A sysctl write to a /proc/sys path known in part ("*" for the unknown pieces): only keys it can match are concerned. */
   path?: string;
+  /** The write is followed by a re-read of sysctl files (tuned's reapply_sysctl): a key those files set is not concerned. */
+  reapplied?: ReappliedSysctl;
 }
 
 export interface BootScripts {
@@ -872,6 +874,7 @@ async function scanTuned(host: TargetFs, sink: Sink, { enabled, units }: BootUni
   if (!runs) return;
   const boot = await tunedAtBoot(host);
   sink.out.read.push(...boot.read);
+  const reapplied = boot.reapply.on ? await readReapplied(host) : undefined;
   for (const x of boot.unknown)
     sink.out.unknown.push({ source: 'unit', file: x.file, line: x.line, what: 'sysctl', message: `${TUNED_UNIT} starts at boot (${why}): ${x.message}` });
   for (const w of boot.writes) {
@@ -884,6 +887,7 @@ async function scanTuned(host: TargetFs, sink: Sink, { enabled, units }: BootUni
         what: 'sysctl',
         message: `${TUNED_UNIT} starts at boot (${why}) and its profile sets ${w.key}: ${w.unknown}`,
         path: sysctlProcPath(w.key),
+        ...(reapplied ? { reapplied } : {}),
       });
   }
 }

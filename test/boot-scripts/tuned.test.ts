@@ -313,6 +313,14 @@ function plan(root: string, extra = ''): { doc: PlanDoc; run: (args: string[]) =
 const promise = (d: PlanDoc, k: string) => d.promises.find((p) => p.id === `sysctl:${k}`)!;
 
 describe('the plan', () => {
+  it("a value tuned's reader cannot judge, on a key tuned then re-applies from k8s.conf: no unknown; with reapply_sysctl = 0 the promise is taken back", () => {
+    const conf = BAD.replace('net.ipv4.ip_forward=0', 'net.ipv4.ip_forward=${fwd}');
+    const on = plan(badRoot({ 'etc/tuned/k8s-bad/tuned.conf': conf })).doc;
+    for (const k of KEYS) expect(promise(on, k).at_boot, k).toBe(true);
+    const off = plan(badRoot({ 'etc/tuned/k8s-bad/tuned.conf': conf, 'etc/tuned/tuned-main.conf': NO_REAPPLY })).doc;
+    expect(promise(off, 'net.ipv4.ip_forward').at_boot).toBe(false);
+  });
+
   it('reapply_sysctl = 1 (the default): tuned re-applies /etc/sysctl.d/k8s.conf after its 0, so every promise holds and no line is added', () => {
     const { doc } = plan(badRoot());
     for (const k of KEYS) expect(promise(doc, k).at_boot, k).toBe(true);

@@ -71,6 +71,21 @@ export function reappliedFiles(r: ReappliedSysctl, planned?: PlannedFiles): Arra
 }
 
 /**
+ * Whether the files re-applied after an unknown write set the wanted key, the
+ * resource's own file counted as it will be (its settings): then what the
+ * write leaves does not last (tuned's reapply_sysctl).
+ */
+function reappliedSets(spec: SysctlLike, r: ReappliedSysctl, k: string): boolean {
+  if (spec.file === undefined) return false;
+  const own = Object.entries(spec.settings)
+    .map(([key, v]) => `${key} = ${v}\n`)
+    .join('');
+  const wanted = normalizeSysctlKey(k);
+  const files = reappliedFiles(r, new Map([[spec.file, own]]));
+  return followKey(loadWrites(files, keysAffecting(wanted)), wanted, 'system').some((st) => st.touched);
+}
+
+/**
  * The wanted keys a write leaves at another value: those it undoes, less
  * those the files re-applied after it set (tuned re-applies sysctl.d after
  * its profile, plugins/plugin_sysctl.py _instance_apply_static): the value
@@ -166,7 +181,9 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
     if (u.what !== 'sysctl') return false;
     if (u.path === undefined || spec === undefined) return true;
     const path = u.path;
-    return Object.keys(spec.settings).some((k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)));
+    return Object.keys(spec.settings).some(
+      (k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)) && !(u.reapplied && reappliedSets(spec, u.reapplied, k)),
+    );
   },
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
   resolve: resolveLoad,
