@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `npm run collection`: the Ansible collection local.k8s_host_reconcile as a
+// `npm run collection`: the Ansible collection k8s_host_reconcile.k8s_host_reconcile as a
 // tarball ansible-galaxy installs offline (it has no dependencies):
 // contrib/ansible/collection/ plus the bundled CLI (dist/reconcile.mjs, built
 // first by the npm script) and the versions, built with ansible-galaxy itself
-// into dist/local-k8s_host_reconcile-VERSION.tar.gz.
+// into dist/k8s_host_reconcile-k8s_host_reconcile-VERSION.tar.gz. The source's galaxy.yml says
+// version 0.0.0, a placeholder this build replaces with the tool's version (package.json's, in
+// src/version.ts) and refuses to find anything else in, so the two cannot disagree.
 //   node scripts/collection.mjs [--output DIR]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,7 +38,9 @@ export async function buildCollection(outDir = path.join(repo, 'dist')) {
     const tree = path.join(work, 'k8s_host_reconcile');
     fs.cpSync(source, tree, { recursive: true });
     const galaxy = path.join(tree, 'galaxy.yml');
-    fs.writeFileSync(galaxy, fs.readFileSync(galaxy, 'utf8').replace(/^version: .*$/m, `version: ${tool}`));
+    const text = fs.readFileSync(galaxy, 'utf8');
+    if (!/^version: 0\.0\.0$/m.test(text)) stop('contrib/ansible/collection/galaxy.yml must say version: 0.0.0 (the build sets the version from package.json)');
+    fs.writeFileSync(galaxy, text.replace(/^version: 0\.0\.0$/m, `version: ${tool}`));
     fs.copyFileSync(bundle, path.join(tree, 'roles/reconcile/files/reconcile.mjs'));
     fs.mkdirSync(path.join(tree, 'roles/reconcile/vars'), { recursive: true });
     fs.writeFileSync(
@@ -46,7 +50,7 @@ export async function buildCollection(outDir = path.join(repo, 'dist')) {
     fs.mkdirSync(outDir, { recursive: true });
     const r = spawnSync('ansible-galaxy', ['collection', 'build', '--force', '--output-path', outDir, tree], { encoding: 'utf8' });
     if (r.status !== 0) stop(`ansible-galaxy collection build failed (exit ${r.status}): ${(r.stderr || r.stdout).trim()}`);
-    return path.join(outDir, `local-k8s_host_reconcile-${tool}.tar.gz`);
+    return path.join(outDir, `k8s_host_reconcile-k8s_host_reconcile-${tool}.tar.gz`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

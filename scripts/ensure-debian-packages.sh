@@ -11,14 +11,18 @@
 #        against systemd), mmdebstrap (the stock roots), dpkg-deb, go-md2man
 #        and lintian for the package test, wg-quick (wireguard-tools: its
 #        parse_options is the oracle of the PreUp/PostUp reader), shorewall (its compiler is the
-#        oracle of the IP_FORWARDING reader; installing it enables nothing), chromium (the fleet report's page in
-#        a real browser, headless) and ansible-galaxy (the collection's test)
+#        oracle of the IP_FORWARDING reader; installing it enables nothing), tuned (its profile
+#        loader is the oracle of the tuned reader; its postinst enables and, where systemd runs,
+#        starts tuned.service, which would tune this machine's sysctls: see below), chromium (the fleet report's page in
+#        a real browser, headless), ansible-galaxy (the collection's test) and
+#        ansible-lint (the collection's lint test, production profile)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
 # boot:  the boot farm: systemd-nspawn and mmdebstrap
 # deb:   `npm run deb`: dpkg-deb and go-md2man (the man page)
 # fleet: the container fleet test: systemd-nspawn, mmdebstrap, ip, ssh and
 #        ssh-keygen (openssh-client), ansible-playbook and ansible-galaxy
-# collection: `npm run collection`: ansible-galaxy builds the tarball
+# collection: `npm run collection`: ansible-galaxy builds the tarball; ansible-lint
+#        (the collection's sources lint clean with the production profile)
 # bench: `npm run bench`: hyperfine (ansible-core, when present, is a yardstick)
 # npm:   no Debian package: only the check below
 # Each npm script names its groups in its pre-script (package.json). Every
@@ -68,17 +72,19 @@ declare -A package=(
   [ssh]=openssh-client
   [ssh-keygen]=openssh-client
   [ansible-galaxy]=ansible-core
+  [ansible-lint]=ansible-lint
   [wg-quick]=wireguard-tools
   [shorewall]=shorewall
+  [tuned]=tuned
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy wg-quick shorewall"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall tuned"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"
   [bench]="hyperfine"
   [fleet]="systemd-nspawn mmdebstrap ip ssh ssh-keygen ansible ansible-galaxy"
-  [collection]="ansible-galaxy"
+  [collection]="ansible-galaxy ansible-lint"
   [npm]=""
 )
 
@@ -106,5 +112,20 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "installing Debian packages (${groups[*]}): ${pkgs[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# tuned's postinst runs `deb-systemd-helper enable tuned.service` and, when
+# systemd is PID 1, `deb-systemd-invoke start tuned.service`: tuned would then
+# apply a profile to this machine. A policy-rc.d that refuses every start
+# (exit 101, which deb-systemd-invoke honours) keeps it stopped during the
+# install, and the unit is disabled right after: the tests only read its files.
+tuned_wanted=0
+printf '%s\n' "${pkgs[@]}" | grep -qx tuned && tuned_wanted=1
+if [ "$tuned_wanted" = 1 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update
 apt-get install -y "${pkgs[@]}"
+if [ "$tuned_wanted" = 1 ]; then
+  systemctl disable tuned.service >/dev/null 2>&1 || deb-systemd-helper disable tuned.service || true
+fi

@@ -56,10 +56,17 @@ describe('the names the controller fetches', () => {
     const vars = fetchVars();
     expect([...(vars['_reconcile_report_documents'] as string[])].sort()).toEqual([...REPORT_DOCUMENTS].sort());
     expect([...(vars['_reconcile_run_documents'] as string[])].sort()).toEqual([...RUN_DOCUMENTS].sort());
-    // Both playbooks bring documents back only through it.
+    // Both playbooks bring documents back only through it: the role includes it, and the repository's
+    // playbook is the role (its one task that is not a set_fact includes it by FQCN).
     expect(readFileSync(path.join(roleDir, 'tasks/main.yml'), 'utf8')).toMatch(/include_tasks: fetch\.yml/);
     const wrapper = readFileSync(path.join(repo, 'contrib/ansible/reconcile.yml'), 'utf8');
-    expect(wrapper).toMatch(/tasks_from: fetch\.yml/);
+    const plays = parse(wrapper) as { tasks: Record<string, unknown>[] }[];
+    expect(plays).toHaveLength(1);
+    expect(plays[0]!.tasks.map((t) => Object.keys(t).find((k) => k.startsWith('ansible.builtin.')))).toEqual([
+      'ansible.builtin.set_fact',
+      'ansible.builtin.include_role',
+    ]);
+    expect(plays[0]!.tasks[1]!['ansible.builtin.include_role']).toEqual({ name: 'k8s_host_reconcile.k8s_host_reconcile.reconcile' });
     for (const yml of [wrapper, readFileSync(path.join(roleDir, 'tasks/main.yml'), 'utf8')]) expect(yml).not.toMatch(/relpath|ansible\.builtin\.fetch/);
   });
 
@@ -140,7 +147,8 @@ const VARIANTS: Variant[] = [
       return file;
     },
   },
-  { name: 'contrib/ansible/reconcile.yml', sub: '', document: false, playbook: () => path.join(repo, 'contrib/ansible/reconcile.yml') },
+  // The role's layout too: the repository's playbook is a thin wrapper around it.
+  { name: 'contrib/ansible/reconcile.yml', sub: 'reports', document: true, playbook: () => path.join(repo, 'contrib/ansible/reconcile.yml') },
 ];
 
 describe.each(VARIANTS)('a lying host through $name', (variant) => {

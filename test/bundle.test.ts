@@ -1,6 +1,6 @@
 // dist/reconcile.mjs must run with nothing but node: no node_modules beside it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdtempSync, mkdirSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, mkdirSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -47,6 +47,17 @@ describe('the bundle', () => {
       expect(refused.exitCode).toBe(1);
       expect(refused.stderr.split('\n')[0]).toBe(`${name}: unknown option --bogus`);
       expect(refused.stderr).toContain(`Run '${name} plan --help' for more.`);
+      // The plan's last line is a command to paste: under the name the user typed.
+      const tree = mkdtempSync(path.join(dir, `tree-${name}-`));
+      cpSync(path.join(repo, 'test/fixtures/sample-host'), tree, { recursive: true, verbatimSymlinks: true });
+      const plan = await execa('node', [script!, 'plan', '--root', tree, '-f', path.join(repo, 'test/fixtures/sample-desired-state.yaml')], {
+        cwd: dir,
+        reject: false,
+        env,
+        extendEnv: false,
+      });
+      expect(plan.exitCode, plan.stderr).toBe(2);
+      expect(plan.stdout.trimEnd().split('\n')).toContain(`Next: run \`${name} apply\` with the same options to make these 5 changes.`);
     }
   });
 

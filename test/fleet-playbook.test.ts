@@ -107,7 +107,8 @@ async function playbookRun(opts: { check?: boolean; desired?: string } = {}): Pr
   return {
     exitCode: r.exitCode ?? -1,
     stats: doc.stats['localhost']!,
-    task: (prefix) => tasks.find((t) => t.task.name.startsWith(prefix))?.hosts['localhost'],
+    // A task of the role is named "ROLE : NAME" in the callback's output.
+    task: (prefix) => tasks.find((t) => t.task.name.replace(/^[\w.]+ : /, '').startsWith(prefix))?.hosts['localhost'],
     stderr: r.stderr,
   };
 }
@@ -170,10 +171,12 @@ describe('contrib/ansible/reconcile.yml on localhost with a --root tree', () => 
       // The tool stays staged for later runs on the host.
       expect(existsSync(path.join(work, 'remote/reconcile.mjs'))).toBe(true);
 
-      // Reports: the run's documents under <root>/root/ks/preflight came back to fetched/localhost/.
+      // Reports: the run's documents under <root>/root/ks/preflight came back to fetched/localhost/reports/
+      // (the role's layout), beside the document the run printed.
       const runsHere = readdirSync(path.join(root, 'root/ks/preflight/runs'));
       expect(runsHere).toHaveLength(1);
-      const fetchedRuns = path.join(work, 'fetched/localhost/runs');
+      expect(JSON.parse(readFileSync(path.join(work, 'fetched/localhost/reconcile.json'), 'utf8'))).toMatchObject({ mode: 'apply', verified: true });
+      const fetchedRuns = path.join(work, 'fetched/localhost/reports/runs');
       expect(readdirSync(fetchedRuns)).toEqual(runsHere);
       const fetchedResult = readFileSync(path.join(fetchedRuns, runsHere[0]!, 'result.json'), 'utf8');
       expect(fetchedResult).toBe(readFileSync(path.join(root, 'root/ks/preflight/runs', runsHere[0]!, 'result.json'), 'utf8'));
@@ -216,8 +219,11 @@ describe('contrib/ansible/reconcile.yml on localhost with a --root tree', () => 
       expect(r.exitCode).not.toBe(0);
       expect(r.stats).toMatchObject({ failures: 1, changed: 0 });
       const run = r.task('Run reconcile')!;
-      expect(run.failed).toBe(true);
       expect(run.rc).toBe(1);
+      // The role's verdict: the host fails with the CLI's own message.
+      const fail = r.task('Fail the host when a person must act')!;
+      expect(fail.failed).toBe(true);
+      expect(JSON.stringify(fail.msg)).toContain('resources[1].persist: unknown key');
       expect(r0(r.task('Summary')!.msg)).toMatch(/^localhost: apply: failed \(exit 1\): .*resources\[1\]\.persist: unknown key/);
       expect(snapshot(root)).toEqual(before);
     },

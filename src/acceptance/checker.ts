@@ -5,6 +5,10 @@
 // name to --ignore-preflight-errors. A checker is pure: it judges facts read
 // once elsewhere (facts.ts), never the machine.
 
+import type { FsUsage } from '../host.js';
+import type { EvictionThresholds } from './eviction.js';
+import type { EnvValue } from './proxy-env.js';
+
 /**
  * A fact, or why it is not known (offline, unreadable): a check that needs it
  * is skipped with that reason, never guessed. `unreadable`: a file on the
@@ -52,6 +56,30 @@ export interface AcceptanceFacts {
   kubeletService: Known<KubeletServiceFacts>;
   resolvConf: Known<ResolvConfFacts>;
   runtimeCollision: Known<RuntimeCollisionFacts>;
+  /** The https proxy and NO_PROXY kubeadm's process will have (its play's environment over the login one's). */
+  kubeadmProxy: Known<KubeadmProxyFacts>;
+  /** kubelet's hard eviction thresholds for the disk signals on this node (kubespray's eviction_hard, or kubelet's defaults). */
+  eviction: Known<EvictionThresholds>;
+  /** statfs of nodefs (kubelet's root directory) and imagefs (the runtime's storage; null when not judged); live only. */
+  diskSpace: Known<DiskSpaceFacts>;
+}
+
+export interface KubeadmProxyFacts {
+  https: EnvValue | null;
+  noProxy: EnvValue | null;
+  /** How kubeadm's environment was put together (the play's environment, the login's file). */
+  how: string;
+}
+
+/** A directory kubelet watches, and the file system it is on (the nearest existing directory's, before the install). */
+export interface WatchedFs {
+  dir: string;
+  usage: FsUsage;
+}
+
+export interface DiskSpaceFacts {
+  nodefs: WatchedFs;
+  imagefs: WatchedFs | null;
 }
 
 /** A container runtime already on the host, beside the one kubespray installs. */
@@ -110,6 +138,11 @@ export interface KubesprayValues {
   kubeVersion: Known<string>;
   apiserverPort: Known<number>;
   nodeName: Known<string>;
+  eviction: Known<EvictionThresholds>;
+  /** The `environment:` of the play that runs kubeadm init (templated for this node; null when it sets none), and where. */
+  kubeadmPlayEnv: Known<{ vars: Record<string, unknown> | null; where: string }>;
+  /** The container runtime's storage directory, kubelet's imagefs (containerd_storage_dir); null for a runtime not judged. */
+  imageFsDir: Known<string | null>;
 }
 
 export interface CheckResult {
@@ -117,7 +150,10 @@ export interface CheckResult {
   errors: string[];
 }
 
-/** `skipped`: a fact not known here (the one info line); `unknown`: a file that decides it cannot be read (an unknown finding). */
+/**
+ * `skipped`: a fact not known here (the one info line); `unknown`: a file that decides it cannot be read, or a
+ * fact that is there and cannot be judged (a loud unknown finding).
+ */
 export type CheckOutcome = CheckResult | { skipped: string } | { unknown: string };
 
 export interface Checker {

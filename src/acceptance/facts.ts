@@ -4,10 +4,23 @@
 // running kernel (live only), and PATH lookups in the target's tree (which an
 // image can answer too). Host files are untrusted: a value that does not
 // parse is not known, with the reason.
+import path from 'node:path';
 import type { TargetFs, TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, Known, KubeletServiceFacts, KubesprayValues, ResolvConfFacts, ResolvFile, TimeSyncFacts } from './checker.js';
+import type {
+  AcceptanceFacts,
+  CgroupFacts,
+  DiskSpaceFacts,
+  Known,
+  KubeadmProxyFacts,
+  KubeletServiceFacts,
+  KubesprayValues,
+  ResolvConfFacts,
+  ResolvFile,
+  TimeSyncFacts,
+  WatchedFs,
+} from './checker.js';
 import { DNS_SERVICES, unreadable } from './checker.js';
 import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
 import { readRuntimeCollision } from './runtime-facts.js';
@@ -17,6 +30,7 @@ import { hostsFileLine } from './hosts-file.js';
 import { known, notKnown } from './checker.js';
 import { ALL_PROGRAMS } from './file-existing.js';
 import { TIME_SYNC_UNITS } from './time-sync.js';
+import { HTTPS_PROXY_VARS, NO_PROXY_VARS, firstSet, kubeadmEnvironment, readEnvironmentFile } from './proxy-env.js';
 
 /**
  * The PATH kubeadm is looked up and runs with: kubespray runs it with
@@ -239,5 +253,54 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     kubeletService: await readKubeletService(host),
     resolvConf: await readResolvConf(host),
     runtimeCollision: await readRuntimeCollision(host),
+    kubeadmProxy: await readKubeadmProxy(host, ks.kubeadmPlayEnv),
+    eviction: ks.eviction,
+    diskSpace: await readDiskSpace(host, ks.imageFsDir),
   };
+}
+
+/** kubelet's default --root-dir; kubespray's kubelet templates do not change it. */
+export const KUBELET_ROOT_DIR = '/var/lib/kubelet';
+
+/** statfs of the file system `dir` will be on: its own, or its nearest existing parent's (before the install it may not exist). */
+async function watchedFs(host: TargetHost, dir: string): Promise<WatchedFs> {
+  for (let d = dir; ; d = path.posix.dirname(d)) {
+    const usage = await host.statfs(d);
+    if (usage !== null) return { dir: d === dir ? dir : `${dir} (not there yet: ${d})`, usage };
+    if (d === '/') throw new Error(`no file system found for ${dir}`);
+  }
+}
+
+/** nodefs and imagefs as kubelet will measure them; live only (an image's disk is not the one it will boot on). */
+export async function readDiskSpace(host: TargetHost, imageFsDir: Known<string | null>): Promise<Known<DiskSpaceFacts>> {
+  if (!host.live) return notKnown(`offline (--root ${host.root}): the free space is the booted host's`);
+  try {
+    const nodefs = await watchedFs(host, KUBELET_ROOT_DIR);
+    const imagefs = imageFsDir.known && imageFsDir.value !== null ? await watchedFs(host, imageFsDir.value) : null;
+    return known({ nodefs, imagefs });
+  } catch (e) {
+    return notKnown(`the free space cannot be read: ${(e as Error).message}`);
+  }
+}
+
+/** The login environment pam_env gives an SSH session, which Ansible's tasks inherit. */
+export const LOGIN_ENVIRONMENT = '/etc/environment';
+
+/**
+ * The https proxy kubeadm's HTTPProxy checks will find: the play's environment over /etc/environment's. An
+ * image's /etc/environment is the one its booted host will have, so this is read offline too.
+ */
+export async function readKubeadmProxy(
+  host: TargetHost,
+  play: Known<{ vars: Record<string, unknown> | null; where: string }>,
+): Promise<Known<KubeadmProxyFacts>> {
+  if (!play.known) return play;
+  const text = await host.readFile(LOGIN_ENVIRONMENT).catch((e: Error) => e);
+  if (text instanceof Error) return notKnown(`${LOGIN_ENVIRONMENT} cannot be read: ${text.message}`);
+  const env = kubeadmEnvironment(readEnvironmentFile(text ?? ''), LOGIN_ENVIRONMENT, play.value.vars, play.value.where);
+  const how =
+    play.value.vars === null
+      ? `the play at ${play.value.where} sets no environment, so the login's (${LOGIN_ENVIRONMENT})`
+      : `the play's environment at ${play.value.where} over ${LOGIN_ENVIRONMENT}`;
+  return known({ https: firstSet(env, HTTPS_PROXY_VARS), noProxy: firstSet(env, NO_PROXY_VARS), how });
 }

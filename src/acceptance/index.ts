@@ -11,11 +11,15 @@ import { timeSyncCheck } from './time-sync.js';
 import { serviceKubeletCheck } from './service-kubelet.js';
 import { resolvConfLoopCheck } from './resolv-conf.js';
 import { containerRuntimeCollisionCheck } from './runtime-collision.js';
+import { freeSpaceCheck } from './free-space.js';
+import { httpProxyCheck, httpProxyCidrCheck } from './http-proxy.js';
 
 export const CHECKERS: readonly Checker[] = [
   numCpuCheck,
   memCheck,
   firewalldCheck,
+  httpProxyCheck,
+  httpProxyCidrCheck,
   ...fileExistingChecks,
   systemVerificationCheck,
   hostnameCheck,
@@ -23,4 +27,5 @@ export const CHECKERS: readonly Checker[] = [
   timeSyncCheck,
   resolvConfLoopCheck,
   containerRuntimeCollisionCheck,
+  freeSpaceCheck,
 ];

@@ -47,9 +47,10 @@ function describe(r: JournalRecord | null): string {
   return `record ${r.seq}: ${r.kind}`;
 }
 
-export function describeInterrupted(i: InterruptedRun): string {
+/** `program`: the name the user invoked (k8s-host-reconcile through the package's link), for the command it suggests. */
+export function describeInterrupted(i: InterruptedRun, program = 'reconcile'): string {
   const tmp = i.tempFilesRemoved.length > 0 ? `; removed its temp file${i.tempFilesRemoved.length === 1 ? '' : 's'} ${i.tempFilesRemoved.join(', ')}` : '';
-  return `run ${i.id} was interrupted after ${describe(i.lastRecord)}${tmp}; this run converges from where it stopped (reconcile --rollback ${i.id} undoes it)`;
+  return `run ${i.id} was interrupted after ${describe(i.lastRecord)}${tmp}; this run converges from where it stopped (${program} --rollback ${i.id} undoes it)`;
 }
 
 /**

@@ -105,11 +105,17 @@ export type RunJournalRead =
   /** runs/<id> or its journal is not what a run leaves (a link, a fifo, a device...): never opened or followed. */
   | { kind: 'other'; target: string; what: string };
 
+/** The reports and runs directories as they resolve inside the root (reconcile/reports.ts checks them). */
+export interface RunsDirs {
+  reportsDir: string;
+  runsDir: string;
+}
+
 /**
  * Reads and checks runs/<id>/journal. `runsDir` and `reportsDir` are target
  * paths already resolved inside the root (reports.ts checkedRunsDir).
  */
-export async function readRunJournal(host: Host, dirs: { runsDir: string; reportsDir: string }, id: string): Promise<RunJournalRead> {
+export async function readRunJournal(host: Host, dirs: RunsDirs, id: string): Promise<RunJournalRead> {
   const dir = path.posix.join(dirs.runsDir, id);
   const st = await host.lstat(dir);
   if (st === null) return { kind: 'missing' };

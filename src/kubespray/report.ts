@@ -82,7 +82,7 @@ export async function kubesprayReport(host: TargetHost, desired: DesiredState, s
   }
   // 2. The checkout, and this host as kubespray's inventory describes it
   const ck = new KubesprayCheckout(host, ks.dir);
-  if (!(await checkoutReadable(ck, ks.dir, findings))) return report;
+  if (!(await checkoutReadable(ck, desired.source, findings))) return report;
   // The audit (Jinja through nunjucks, the role walker) loads only when there is a checkout to audit.
   const hostCtx = await inventoryContext(host, ks, findings);
   if (hostCtx) await legacyGroupFindings(ck, hostCtx, ks.node, findings);
@@ -154,13 +154,27 @@ async function gatherFacts(host: TargetHost, desired: DesiredState, seen: PlanOb
   }
 }
 
-/** Whether the checkout can be audited at all; a warning naming what is missing when not. */
-async function checkoutReadable(ck: KubesprayCheckout, dir: string, findings: Finding[]): Promise<boolean> {
+/**
+ * Whether the checkout can be audited at all. No directory there is the usual first run (the repository's
+ * desired state names the lab's paths): one info line naming the three keys to edit. A directory that is not a
+ * kubespray checkout, or one that cannot be read, is a warning naming what is missing.
+ */
+async function checkoutReadable(ck: KubesprayCheckout, source: string, findings: Finding[]): Promise<boolean> {
+  const leftOut = 'minimal_master_memory_mb, who-fixes.json and who fixes each kubeadm check left out';
   try {
+    if (!(await ck.exists(''))) {
+      findings.push({
+        level: 'info',
+        message:
+          `no kubespray checkout at ${ck.dir}: ${leftOut}; to judge them, set kubespray.dir, kubespray.inventory and kubespray.node ` +
+          `in ${source} to your kubespray checkout, its inventory file and this host's name in it`,
+      });
+      return false;
+    }
     if (!(await ck.exists(PREINSTALL_DEFAULTS))) {
       findings.push({
         level: 'warning',
-        message: `kubespray checkout ${dir} is missing or incomplete (no ${PREINSTALL_DEFAULTS}): minimal_master_memory_mb and who-fixes.json left out`,
+        message: `kubespray checkout ${ck.dir} (kubespray.dir in ${source}) is incomplete (no ${PREINSTALL_DEFAULTS}): ${leftOut}`,
       });
       return false;
     }
@@ -169,7 +183,7 @@ async function checkoutReadable(ck: KubesprayCheckout, dir: string, findings: Fi
   } catch (e) {
     findings.push({
       level: 'warning',
-      message: `kubespray checkout ${dir} cannot be read (${(e as Error).message}): minimal_master_memory_mb and who-fixes.json left out`,
+      message: `kubespray checkout ${ck.dir} (kubespray.dir in ${source}) cannot be read (${(e as Error).message}): ${leftOut}`,
     });
     return false;
   }

@@ -43,7 +43,8 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   return textDiff(path, shown.before, shown.after);
 }
 
-function textDiff(path: string, before: string | null, after: string | null): string {
+/** A unified diff of two texts already made display text (a document's before/after): the text plan's and the fleet page's. */
+export function textDiff(path: string, before: string | null, after: string | null): string {
   const patch = createTwoFilesPatch(
     before === null ? '/dev/null' : path,
     after === null ? '/dev/null' : path,
@@ -224,8 +225,8 @@ export function mustDoLines(items: MustDo[], p: Palette): string[] {
   return out;
 }
 
-/** The text plan, from the plan document alone. */
-export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'normal'): string {
+/** The text plan, from the plan document alone (and the program's name as invoked, for the next command). */
+export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'normal', program = 'reconcile'): string {
   const items = mustDo(plan);
   const out = [...planBody(plan, p, detail, items), ...mustDoLines(items, p)];
   // Quiet has no header for the first section's blank line to set it apart from.
@@ -234,7 +235,7 @@ export function renderPlan(plan: PlanDocument, p: Palette, detail: Detail = 'nor
   out.push(summaryLine(plan, items, p));
   const accepted = acceptedLine(plan.findings, p);
   if (accepted) out.push(accepted);
-  out.push(nextStep(plan, items));
+  out.push(nextStep(plan, items, program));
   if (!plan.live && detail !== 'quiet') {
     const deferred = plan.resources.some((r) => r.changes.some((c) => c.deferred));
     out.push(p.dim(`Offline: runtime steps (swapoff, modprobe, /proc/sys writes, unit stops) are skipped${deferred ? '; see the deferred lines' : ''}.`));
@@ -335,14 +336,14 @@ function summaryLine(plan: PlanDocument, items: MustDo[], p: Palette): string {
   }
 }
 
-/** What to do next, in one line. */
-function nextStep(plan: PlanDocument, items: MustDo[]): string {
+/** What to do next, in one line; `program` is the name the user invoked, so the command can be pasted. */
+function nextStep(plan: PlanDocument, items: MustDo[], program: string): string {
   const pending = plan.resources.flatMap((r) => r.changes).filter(isPending).length;
   const yours = items.length > 0 ? `What you must do (${items.length}) is left to you` : null;
   const unjudged = plan.findings.some((f) => f.unknown && !f.withdraws && !f.accepted);
   if (plan.findings.some((f) => f.stops)) return "Next: kubespray's preflight stops whatever apply does; resolve the errors above, then plan again.";
   if (pending > 0) {
-    const run = `run \`reconcile apply\` with the same options to make ${pending === 1 ? 'this change' : `these ${pending} changes`}`;
+    const run = `run \`${program} apply\` with the same options to make ${pending === 1 ? 'this change' : `these ${pending} changes`}`;
     return `Next: ${run}${yours ? `; ${yours}` : ''}.`;
   }
   if (yours) return `Next: ${yours}; then plan again.`;

@@ -46,11 +46,8 @@ export function runsDirOf(reportsDir: string): string {
   return path.posix.join(reportsDir, 'runs');
 }
 
-/** The reports and runs directories as they resolve inside the root. */
-export interface RunsDirs {
-  reportsDir: string;
-  runsDir: string;
-}
+import type { RunsDirs } from '../door/journal.js';
+export type { RunsDirs };
 
 /**
  * The runs directory holds every run's journal and backups, which a later

@@ -218,7 +218,7 @@ async function runRollback({ host, desired, req, io, progress }: RunContext, rb:
       const made = await madeDirs(host, lockDirs);
       await door.noteMadeDirs(made);
       journaled = true;
-      for (const i of await settleInterruptedRuns(host, unfinished, journal.id, progress)) progress(describeInterrupted(i));
+      for (const i of await settleInterruptedRuns(host, unfinished, journal.id, progress)) progress(describeInterrupted(i, io.program));
       outcome = await executeRollback(door, plan, unlock);
       // What this rollback's own lock made goes with it, once the lock is gone.
       if (made.length > 0) {
@@ -260,7 +260,7 @@ async function observeForPlan({ host, desired, req, progress }: RunContext): Pro
 export async function planRun(run: RunContext): Promise<number> {
   const { doc, extra } = await observeForPlan(run);
   if (run.req.json) run.io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  else run.io.stdout.write(renderPlan(doc, paletteOf(run), run.req.detail));
+  else run.io.stdout.write(renderPlan(doc, paletteOf(run), run.req.detail, run.io.program));
   return planExitCode(doc.pending_changes, doc.operator_required, extra.findings);
 }
 
@@ -335,7 +335,7 @@ export async function applyRun(run: RunContext, record?: (door: WriteDoor, code:
 
 async function applyWithDoor(run: DoorRun): Promise<number> {
   const { host, door, journal, desired, req, io, progress, before, plan, doc } = run;
-  for (const i of await settleInterruptedRuns(host, run.unfinished, journal.id, progress)) progress(describeInterrupted(i));
+  for (const i of await settleInterruptedRuns(host, run.unfinished, journal.id, progress)) progress(describeInterrupted(i, run.io.program));
   const written: string[] = [];
   // The first observation is the truth: recorded before anything changes.
   if (before && (await recordBeforeState(door, desired.reports_dir, before))) written.push(`${desired.reports_dir}/before.json`);

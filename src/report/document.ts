@@ -51,6 +51,54 @@ export interface HostSummary {
    * never hidden, never an unknown; one kubespray stops on stays in `errors` too.
    */
   accepted: string[];
+  /**
+   * What stands on this host, each cause once, read from the document's
+   * structured fields (a change's summary and operator text, a finding's
+   * check name and message, a withdrawal's resource and line): the fleet
+   * report groups hosts by these (causes.ts).
+   */
+  causes: HostCause[];
+  /** The plan's changes with their file contents (the document's display text), for the page's per-host details. */
+  change_details: HostChange[];
+  /**
+   * The host's documents as the report found them (paths as given on the
+   * command line): its reconcile.json, then the fetched reports the tool
+   * writes (reports/before.json, reports/runs/ID/plan.json, …) that are
+   * regular files. Empty for an unusable host.
+   */
+  documents: string[];
+}
+
+/** One cause on one host. Two hosts share a cause when kind, text and fix are equal. */
+export interface HostCause {
+  kind: 'unusable' | 'failed' | 'operator' | 'unknown' | 'accepted';
+  /**
+   * The stable names it is filed under: a finding's `check`, else the
+   * resources it concerns (an operator change's resource; the resource an
+   * unknown's message or withdrawal names). Empty when the document names none.
+   */
+  checks: string[];
+  /**
+   * The cause: an operator change's summary; an unknown's message without
+   * its resource (as the plan's must-do list reads it); an error's message;
+   * an accepted finding's message.
+   */
+  text: string;
+  /** An operator line's fix (the change's `operator`); null otherwise. */
+  fix: string | null;
+}
+
+export interface HostChange {
+  resource: string;
+  id: string;
+  action: string;
+  summary: string;
+  /** The file it writes, and its contents before and after (null: absent); null when it writes no file. */
+  path: string | null;
+  before: string | null;
+  after: string | null;
+  /** apply only: whether apply lists it as applied; null in a plan. */
+  applied: boolean | null;
 }
 
 /** A problem in a document: the field's path ("resources[2].changes[0].operator"), empty for the document. */
@@ -122,24 +170,47 @@ function withdrawText(v: Json, at: string): string {
 }
 
 /** The resources list of a plan (or an apply's `after`): its changes' operator lines and the pending count. */
-function readResources(v: Json, at: string): { operator: OperatorLine[]; pending: number } {
+interface Resources {
+  operator: OperatorLine[];
+  pending: number;
+  names: string[];
+  changes: HostChange[];
+}
+const text = (x: Json, a: string) => (x === null ? null : str(x, a));
+function readResources(v: Json, at: string): Resources {
   const operator: OperatorLine[] = [];
+  const names: string[] = [];
+  const changes: HostChange[] = [];
   let pending = 0;
   each(v, at, (r, rAt) => {
     const res = obj(r, rAt);
     const name = field(res, rAt, 'name', str);
+    names.push(name);
     each(
       field(res, rAt, 'changes', (x) => x),
       join(rAt, 'changes'),
       (c, cAt) => {
         const ch = obj(c, cAt);
         const summary = field(ch, cAt, 'summary', str);
-        const op = field(ch, cAt, 'operator', (x, a) => (x === null ? null : str(x, a)));
+        const op = field(ch, cAt, 'operator', text);
         const action = field(ch, cAt, 'action', str);
+        const id = field(ch, cAt, 'id', str);
+        // Older documents may lack path/before/after: no file shown then.
+        const file = optional(ch, cAt, 'path', text);
+        changes.push({
+          resource: name,
+          id,
+          action,
+          summary,
+          path: file,
+          before: file === null ? null : optional(ch, cAt, 'before', text),
+          after: file === null ? null : optional(ch, cAt, 'after', text),
+          applied: null,
+        });
         if (op !== null)
           operator.push({
             resource: name,
-            id: field(ch, cAt, 'id', str),
+            id,
             summary,
             reason: op,
             withdraws: each(optional(ch, cAt, 'withdraws', (x) => x) ?? [], join(cAt, 'withdraws'), withdrawText),
@@ -150,11 +221,13 @@ function readResources(v: Json, at: string): { operator: OperatorLine[]; pending
       },
     );
   });
-  return { operator, pending };
+  return { operator, pending, names, changes };
 }
 
 interface Finding {
   message: string;
+  /** The finding's stable check name, when it has one. */
+  check: string | null;
   unknown: boolean;
   stops: boolean;
   /** An accepted finding: "NAME (where)"; null when it is not accepted. */
@@ -165,7 +238,7 @@ function readFindings(v: Json, at: string): Finding[] {
     const o = obj(f, fAt);
     const accepted = optional(o, fAt, 'accepted', bool) ?? false;
     // Only a finding with a check name can be accepted (src/findings.ts acceptFindings).
-    const check = accepted ? field(o, fAt, 'check', str) : null;
+    const check = accepted ? field(o, fAt, 'check', str) : optional(o, fAt, 'check', str);
     const by = accepted
       ? each(
           field(o, fAt, 'accepted_by', (x) => x),
@@ -177,7 +250,8 @@ function readFindings(v: Json, at: string): Finding[] {
       message: field(o, fAt, 'message', str),
       unknown: optional(o, fAt, 'unknown', bool) ?? false,
       stops: optional(o, fAt, 'stops', bool) ?? false,
-      accepted: check === null ? null : `${check} (${by.join(', ')})`,
+      check,
+      accepted: accepted ? `${check} (${by.join(', ')})` : null,
     };
   });
 }
@@ -192,8 +266,9 @@ function acceptedOf(d: Record<string, Json>, findings: Finding[]): string[] {
 }
 
 /** The withdrawals of `promises_after`: the unknowns' lines, and the operator lines' resource and change id. */
-function withdrawalsAfter(v: Json, at: string): { unknowns: string[]; operators: Set<string> } {
+function withdrawalsAfter(v: Json, at: string): { unknowns: string[]; causes: HostCause[]; operators: Set<string> } {
   const lines: string[] = [];
+  const causes: HostCause[] = [];
   const operators = new Set<string>();
   each(v, at, (p, pAt) => {
     each(
@@ -211,12 +286,14 @@ function withdrawalsAfter(v: Json, at: string): { unknowns: string[]; operators:
           );
         const resource = field(o, wAt, 'resource', str);
         const line = field(o, wAt, 'line', str);
-        if (by === 'unknown') lines.push(`${resource}: ${line}`);
-        else if (by === 'operator') operators.add(lineKey(resource, line));
+        if (by === 'unknown') {
+          lines.push(`${resource}: ${line}`);
+          causes.push({ kind: 'unknown', checks: [resource], text: line, fix: null });
+        } else if (by === 'operator') operators.add(lineKey(resource, line));
       },
     );
   });
-  return { unknowns: lines, operators };
+  return { unknowns: lines, causes, operators };
 }
 
 const lineKey = (resource: string, id: string) => `${resource}\0${id}`;
@@ -274,8 +351,22 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
   const base = { host, file };
   if (Object.hasOwn(d, 'error')) {
     const error = field(d, '', 'error', str);
-    const failed = each(optional(d, '', 'failed', (x) => x) ?? [], 'failed', resourceMessage);
-    return { ...base, mode: 'error', verdict: 'failed', changes: 0, operator: [], unknowns: [], errors: [error, ...failed], accepted: [] };
+    const failed = each(optional(d, '', 'failed', (x) => x) ?? [], 'failed', resourceFailure);
+    const causes = mergeCauses([{ kind: 'failed', checks: [], text: error, fix: null }, ...failed.map((f) => f.cause)]);
+    const errors = [error, ...failed.map((f) => f.message)];
+    return {
+      ...base,
+      mode: 'error',
+      verdict: 'failed',
+      changes: 0,
+      operator: [],
+      unknowns: [],
+      errors,
+      accepted: [],
+      causes,
+      change_details: [],
+      documents: [file],
+    };
   }
   const mode = field(d, '', 'mode', str);
   if (mode !== 'plan' && mode !== 'apply') throw new FieldError('mode', `expected "plan" or "apply" (or an "error" document), found ${JSON.stringify(mode)}`);
@@ -284,7 +375,8 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     'findings',
   );
   // Accepted here or not, kubespray stops on it: the host fails, and the line says it was accepted.
-  const stops = findings.filter((f) => f.stops).map((f) => `kubespray's preflight stops${f.accepted ? ` (accepted here: ${f.accepted})` : ''}: ${f.message}`);
+  const stopping = findings.filter((f) => f.stops);
+  const stops = stopping.map((f) => `kubespray's preflight stops${f.accepted ? ` (accepted here: ${f.accepted})` : ''}: ${f.message}`);
   const accepted = acceptedOf(d, findings);
   const claimedStops = field(d, '', 'kubespray_preflight_failures', count);
   if (claimedStops !== stops.length) {
@@ -299,19 +391,87 @@ function summarize(doc: Json, host: string, file: string): HostSummary {
     throw new FieldError('pending_changes', `says ${claimedPending}, but resources lists ${planned.pending} pending change(s)`);
   }
   const claimedOperator = field(d, '', 'operator_required', count);
-  if (mode === 'apply') return summarizeApply(d, { ...base, accepted }, planned, claimedOperator, stops);
+  const findingCauses = { stops: stopping.map(stopCause), accepted: findings.flatMap(acceptedCause) };
+  if (mode === 'apply') return summarizeApply(d, { ...base, accepted }, planned, claimedOperator, { lines: stops, ...findingCauses });
   if (claimedOperator !== planned.operator.length) {
     throw new FieldError('operator_required', `says ${claimedOperator}, but resources lists ${planned.operator.length} operator change(s)`);
   }
-  const unknowns = uniq(findings.filter((f) => f.unknown && f.accepted === null).map((f) => f.message));
+  const unknownFindings = findings.filter((f) => f.unknown && f.accepted === null);
+  const unknowns = uniq(unknownFindings.map((f) => f.message));
+  const causes = mergeCauses([
+    ...findingCauses.stops,
+    ...planned.operator.map(operatorCause),
+    ...unknownFindings.map((f) => unknownCause(f, planned.names)),
+    ...findingCauses.accepted,
+  ]);
   const s = { ...base, mode: 'plan' as const, changes: planned.pending, operator: planned.operator, unknowns, errors: stops, accepted };
-  return { ...s, verdict: worst(s, mode) };
+  return { ...s, verdict: worst(s, mode), causes, change_details: planned.changes, documents: [file] };
 }
 
-const resourceMessage = (f: Json, at: string): string => {
+const resourceFailure = (f: Json, at: string): { message: string; cause: HostCause } => {
   const o = obj(f, at);
-  return `${field(o, at, 'resource', str)}: ${field(o, at, 'message', str)}`;
+  const resource = field(o, at, 'resource', str);
+  const message = field(o, at, 'message', str);
+  return { message: `${resource}: ${message}`, cause: { kind: 'failed', checks: [resource], text: message, fix: null } };
 };
+const resourceMessage = (f: Json, at: string): string => resourceFailure(f, at).message;
+
+const operatorCause = (o: OperatorLine): HostCause => ({ kind: 'operator', checks: [o.resource], text: o.summary, fix: o.reason });
+const stopCause = (f: Finding): HostCause => ({
+  kind: 'failed',
+  checks: f.check === null ? [] : [f.check],
+  text: `kubespray's preflight stops: ${f.message}`,
+  fix: null,
+});
+const acceptedCause = (f: Finding): HostCause[] =>
+  f.accepted === null ? [] : [{ kind: 'accepted', checks: f.check === null ? [] : [f.check], text: f.message, fix: null }];
+
+/**
+ * An unknown finding, filed under its check name, else under the resource
+ * its message starts with ("SwapOff: unknown: …", as plan.ts writes it and
+ * must-do.ts reads it): the cause is what follows, the text an apply's
+ * withdrawal carries as its line. The resource names are the document's own.
+ */
+function unknownCause(f: Finding, resources: string[]): HostCause {
+  const r = resources.find((n) => f.message.startsWith(`${n}: `));
+  const checks = f.check !== null ? [f.check] : r === undefined ? [] : [r];
+  return { kind: 'unknown', checks, text: r === undefined ? f.message : f.message.slice(r.length + 2), fix: null };
+}
+
+/** Each cause once: the same text from two resources (one rc.local line that may undo three) is one cause filed under both. */
+function mergeCauses(causes: HostCause[]): HostCause[] {
+  const out = new Map<string, HostCause>();
+  for (const c of causes) {
+    const key = causeKey(c);
+    const seen = out.get(key);
+    if (seen === undefined) out.set(key, { ...c, checks: [...c.checks] });
+    else for (const n of c.checks) if (!seen.checks.includes(n)) seen.checks.push(n);
+  }
+  return [...out.values()];
+}
+
+/** What makes two causes one: their kind, text and fix (the names they are filed under are merged). */
+export const causeKey = (c: Pick<HostCause, 'kind' | 'text' | 'fix'>): string => JSON.stringify([c.kind, c.text, c.fix]);
+
+/** The apply's `applied`: how many changes, and which (resource and change id). */
+function appliedChanges(v: Json): { count: number; ids: Set<string> } {
+  const ids = new Set<string>();
+  let count = 0;
+  each(v, 'applied', (a, at) => {
+    const o = obj(a, at);
+    // Only to mark the details' changes as applied: a document without it is still counted.
+    const resource = optional(o, at, 'resource', str);
+    for (const id of each(
+      field(o, at, 'changes', (x) => x),
+      join(at, 'changes'),
+      str,
+    )) {
+      count++;
+      if (resource !== null) ids.add(lineKey(resource, id));
+    }
+  });
+  return { count, ids };
+}
 
 /** An apply document: what is left is what the second observation (`after`) found, not the plan's. */
 function summarizeApply(
@@ -319,7 +479,7 @@ function summarizeApply(
   base: { host: string; file: string; accepted: string[] },
   planned: ReturnType<typeof readResources>,
   claimedOperator: number,
-  stops: string[],
+  stops: { lines: string[]; stops: HostCause[]; accepted: HostCause[] },
 ): HostSummary {
   const left = readResources(
     field(d, '', 'after', (x) => x),
@@ -332,24 +492,16 @@ function summarizeApply(
   const carried = carriedLines(planned.operator, left.operator, claimedOperator, withdrawals.operators);
   if (typeof carried === 'string') throw new FieldError('operator_required', carried);
   const operator = [...left.operator, ...carried];
-  const applied = each(
-    field(d, '', 'applied', (x) => x),
-    'applied',
-    (a, at) =>
-      each(
-        field(obj(a, at), at, 'changes', (x) => x),
-        join(at, 'changes'),
-        str,
-      ).length,
-  ).reduce((x, y) => x + y, 0);
-  const failures = each(
+  const applied = appliedChanges(field(d, '', 'applied', (x) => x));
+  const failed = each(
     field(d, '', 'failures', (x) => x),
     'failures',
-    resourceMessage,
+    resourceFailure,
   );
+  const failures = failed.map((f) => f.message);
   const unknowns = uniq(withdrawals.unknowns);
   const verified = field(d, '', 'verified', bool);
-  const errors = [...stops, ...failures];
+  const errors = [...stops.lines, ...failures];
   // The CLI's verified is the conjunction of these; a document that says otherwise is not trusted.
   const clean = failures.length === 0 && claimedOperator === 0 && unknowns.length === 0;
   if (verified !== clean) {
@@ -358,8 +510,10 @@ function summarizeApply(
       `says ${verified}, but the document lists ${failures.length} failure(s), ${claimedOperator} operator change(s) and ${unknowns.length} unknown(s) after apply`,
     );
   }
-  const s = { ...base, mode: 'apply' as const, changes: applied, operator, unknowns, errors };
-  return { ...s, verdict: worst(s, 'apply') };
+  const causes = mergeCauses([...stops.stops, ...failed.map((f) => f.cause), ...operator.map(operatorCause), ...withdrawals.causes, ...stops.accepted]);
+  const s = { ...base, mode: 'apply' as const, changes: applied.count, operator, unknowns, errors };
+  const change_details = planned.changes.map((c) => ({ ...c, applied: applied.ids.has(lineKey(c.resource, c.id)) }));
+  return { ...s, verdict: worst(s, 'apply'), causes, change_details, documents: [base.file] };
 }
 
 /** Reads one document's text. `host` and `file` only label the result. */

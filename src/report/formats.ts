@@ -5,6 +5,7 @@
 import { FORMAT_VERSION } from '../version.js';
 import { VERDICTS, type HostSummary, type Verdict } from './document.js';
 import { terminalSafe } from '../untrusted-text.js';
+import { causeName, fleetCauses, type FleetCause } from './causes.js';
 
 export function verdictCounts(hosts: HostSummary[]): Record<Verdict, number> {
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
@@ -47,6 +48,35 @@ export function countsLine(hosts: HostSummary[]): string {
 export const TABLE_LINES_PER_HOST = 50;
 
 /**
+ * A text that may hold line breaks (a failed run's error, a command's
+ * output): each line terminal-safe, the lines after the first indented under
+ * it, so an error keeps its lines instead of showing \x0a. Other control
+ * characters (CR among them) stay escaped.
+ */
+export function multiline(s: string, indent: string): string {
+  return s
+    .split('\n')
+    .map((l) => terminalSafe(l))
+    .join(`\n${indent}`);
+}
+
+/** At most this many causes in the table's list; the JSON and the page have them all. */
+export const TABLE_CAUSES = 30;
+
+/** The causes across the fleet, each once with how many hosts it stands on (the host names are in the JSON and the page). */
+export function causesText(causes: readonly FleetCause[]): string[] {
+  if (causes.length === 0) return [];
+  const mark = { unusable: 'x', failed: 'x', operator: '!', unknown: '?', accepted: 'a' } as const;
+  const out = ['', `CAUSES (${causes.length}, each once; the hosts are in fleet-report.json and .html)`];
+  for (const c of causes.slice(0, TABLE_CAUSES)) {
+    out.push(`  ${mark[c.kind]} ${terminalSafe(causeName(c))}: ${multiline(c.text, '      ')} — ${c.hosts.length} host${c.hosts.length === 1 ? '' : 's'}`);
+    if (c.fix !== null) out.push(`      fix: ${multiline(c.fix, '      ')}`);
+  }
+  if (causes.length > TABLE_CAUSES) out.push(`  … ${causes.length - TABLE_CAUSES} more causes, left out here`);
+  return out;
+}
+
+/**
  * The table: one row per host, its errors (x), operator lines (!),
  * unknowns (?) and accepted findings (a) indented under it, at most TABLE_LINES_PER_HOST of them, then
  * how many were left out. Loops only (no spread, no recursion): a host may
@@ -71,7 +101,7 @@ export function renderTable(hosts: HostSummary[]): string {
     out.push(line(rows[i]!));
     let shown = 0;
     const detail = (mark: string, texts: readonly string[]) => {
-      for (let k = 0; k < texts.length && shown < TABLE_LINES_PER_HOST; k++, shown++) out.push(`    ${mark} ${terminalSafe(texts[k]!)}`);
+      for (let k = 0; k < texts.length && shown < TABLE_LINES_PER_HOST; k++, shown++) out.push(`    ${mark} ${multiline(texts[k]!, '      ')}`);
     };
     detail('x', h.errors);
     detail('!', h.operator.slice(0, TABLE_LINES_PER_HOST).map(operatorText));
@@ -80,7 +110,7 @@ export function renderTable(hosts: HostSummary[]): string {
     const left = h.errors.length + h.operator.length + h.unknowns.length + h.accepted.length - shown;
     if (left > 0) out.push(`    … ${left} more line${left === 1 ? '' : 's'} for this host, left out here (all are in fleet-report.csv, .json and .html)`);
   });
-  out.push('', countsLine(hosts));
+  out.push(...causesText(fleetCauses(hosts)), '', countsLine(hosts));
   return out.join('\n') + '\n';
 }
 
@@ -133,9 +163,17 @@ export interface FleetDocument {
   counts: Record<Verdict, number>;
   /** Accepted findings and the hosts that have any, apart from the verdicts (each host's are in its `accepted`). */
   accepted: { findings: number; hosts: number };
+  /** Each cause across the fleet once, with the hosts it stands on (causes.ts). */
+  causes: FleetCause[];
   hosts: HostSummary[];
 }
 
 export function fleetDocument(hosts: HostSummary[]): FleetDocument {
-  return { format_version: FORMAT_VERSION, counts: verdictCounts(hosts), accepted: acceptedCounts(hosts), hosts: orderHosts(hosts) };
+  return {
+    format_version: FORMAT_VERSION,
+    counts: verdictCounts(hosts),
+    accepted: acceptedCounts(hosts),
+    causes: fleetCauses(hosts),
+    hosts: orderHosts(hosts),
+  };
 }

@@ -88,7 +88,7 @@ export async function runReport(argv: string[], io: ReportIo, load: Pick<LoadOpt
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
     'fleet-report.csv': renderCsv(fleet.hosts),
     'fleet-report.json': JSON.stringify(doc, null, 2) + '\n',
-    'fleet-report.html': renderHtml(fleet.hosts),
+    'fleet-report.html': renderHtml(fleet.hosts, { outDir: out }),
   };
   // Whole files only, all or none: a reader never sees half a report, nor one file of this run beside two of the last.
   const written = writeOutputs(out, Object.entries(contents));

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { readRegular } from '../regular-file.js';
 import { ReconcileError, describeFsError } from '../errors.js';
 import { readHostDocument, type HostSummary } from './document.js';
+import { REPORT_DOCUMENTS, RUN_DOCUMENTS } from '../reconcile/reports.js';
+import { RUN_ID } from '../door/journal-check.js';
 
 export const HOST_DOCUMENT = 'reconcile.json';
 /** A document is a few hundred KiB at most; a bigger file is not one. */
@@ -176,7 +178,57 @@ function deeper(fs: FleetFs, dir: string): string {
 
 /** A host the report lists as unusable: its entry and why. */
 export function unusableHost(host: string, file: string, reason: string): HostSummary {
-  return { host, file, mode: 'none', verdict: 'unusable', changes: 0, operator: [], unknowns: [], errors: [reason], accepted: [] };
+  const causes = [{ kind: 'unusable' as const, checks: [], text: reason, fix: null }];
+  return {
+    host,
+    file,
+    mode: 'none',
+    verdict: 'unusable',
+    changes: 0,
+    operator: [],
+    unknowns: [],
+    errors: [reason],
+    accepted: [],
+    causes,
+    change_details: [],
+    documents: [],
+  };
+}
+
+/** At most this many runs' documents are linked per host (the role fetches 20 by default). */
+const MAX_LINKED_RUNS = 50;
+
+/**
+ * The fetched reports beside a host's reconcile.json that the page links to:
+ * only the names the tool writes (reconcile/reports.ts) and run ids of its
+ * grammar, each a regular file (lstat: a link is not followed, nor linked).
+ * The host's listing says only which exist; no path is built from its text
+ * beyond a run id that passed RUN_ID.
+ */
+export function hostDocuments(fs: Pick<FleetFs, 'readdir' | 'lstat'>, file: string): string[] {
+  const reports = path.join(path.dirname(file), 'reports');
+  const isFile = (p: string) => {
+    try {
+      return fs.lstat(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const out = [file, ...REPORT_DOCUMENTS.map((n) => path.join(reports, n)).filter(isFile)];
+  let runs: string[];
+  try {
+    runs = fs.lstat(path.join(reports, 'runs')).isDirectory() ? fs.readdir(path.join(reports, 'runs')) : [];
+  } catch {
+    runs = [];
+  }
+  // Newest first: run ids start with their UTC time.
+  const ids = runs
+    .filter((id) => RUN_ID.test(id))
+    .sort(byteOrder)
+    .reverse()
+    .slice(0, MAX_LINKED_RUNS);
+  for (const id of ids) out.push(...RUN_DOCUMENTS.map((n) => path.join(reports, 'runs', id, n)).filter(isFile));
+  return out;
 }
 
 /**
@@ -202,7 +254,11 @@ export function loadFleet(dirs: string[], opts: LoadOptions = {}): { ok: true; h
       continue;
     }
     const r = readHostDocument(text, host, file);
-    hosts.push(r.ok ? r.summary : unusableHost(host, file, r.issue.field ? `${r.issue.field}: ${r.issue.message}` : r.issue.message));
+    hosts.push(
+      r.ok
+        ? { ...r.summary, documents: hostDocuments(fs, file) }
+        : unusableHost(host, file, r.issue.field ? `${r.issue.field}: ${r.issue.message}` : r.issue.message),
+    );
   }
   return { ok: true, hosts };
 }

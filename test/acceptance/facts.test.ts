@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Host, type CommandRunner } from '../../src/host.js';
-import { lookUpPrograms, readCgroups, readKubeletService, readResolvConf, readTimeSync } from '../../src/acceptance/facts.js';
+import { lookUpPrograms, readCgroups, readDiskSpace, readKubeletService, readResolvConf, readTimeSync } from '../../src/acceptance/facts.js';
+import { known } from '../../src/acceptance/checker.js';
+import { execa } from 'execa';
 import { cannedRunner } from '../helpers/canned-runner.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
@@ -264,5 +266,29 @@ describe('/etc/resolv.conf, its links resolved inside the root', () => {
       known: true,
       value: { path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: [], beside: null },
     });
+  });
+});
+
+describe('the free space kubelet will measure (statfs, as df reports it)', () => {
+  it("nodefs and imagefs before the install: the nearest existing directory's file system, with df's figures", async () => {
+    const h = host({ 'var/lib/containerd/io.containerd.content.v1.content/.keep': '' }, true);
+    const r = await readDiskSpace(h, known('/var/lib/containerd'));
+    expect(r.known).toBe(true);
+    if (!r.known) return;
+    expect(r.value.nodefs.dir).toBe('/var/lib/kubelet (not there yet: /var/lib)');
+    expect(r.value.imagefs!.dir).toBe('/var/lib/containerd');
+    // The oracle: df on the same directory (GNU coreutils), bytes and inodes. Size and inode count are fixed;
+    // what is free moves with whatever else writes on this file system meanwhile, so it is compared to 1 %.
+    const df = await execa('df', ['-B1', '--output=size,avail,itotal,iavail', path.join(h.root, 'var/lib/containerd')]);
+    const [size, avail, itotal, iavail] = df.stdout.trim().split('\n')[1]!.trim().split(/\s+/).map(Number) as [number, number, number, number];
+    const u = r.value.imagefs!.usage;
+    expect([u.sizeBytes, u.inodes]).toEqual([size, itotal]);
+    expect(Math.abs(u.availableBytes - avail)).toBeLessThan(size / 100);
+    expect(Math.abs(u.freeInodes - iavail)).toBeLessThanOrEqual(Math.max(1, itotal / 100));
+    expect(r.value.nodefs.usage.sizeBytes).toBe(size);
+  });
+  it('offline: not known (an image is not the disk it will boot on); a runtime not judged has no imagefs', async () => {
+    expect(await readDiskSpace(host({}, false), known('/var/lib/containerd'))).toMatchObject({ known: false, reason: expect.stringMatching(/^offline/) });
+    expect(await readDiskSpace(host({}, true), known(null))).toMatchObject({ known: true, value: { imagefs: null } });
   });
 });

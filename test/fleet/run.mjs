@@ -219,7 +219,7 @@ async function inNamespace() {
       `reconcile_desired_state=${path.join(work, 'desired.yaml')}`,
       '',
     ].join('\n'));
-    fs.writeFileSync(path.join(work, 'site.yml'), '- ansible.builtin.import_playbook: local.k8s_host_reconcile.prepare\n');
+    fs.writeFileSync(path.join(work, 'site.yml'), '- ansible.builtin.import_playbook: k8s_host_reconcile.k8s_host_reconcile.prepare\n');
 
     const judge = (mode, fetched, run) => {
       const got = report(work, fetched);

@@ -63,7 +63,7 @@ describe('the kubespray audit loads only with a checkout configured', () => {
     ).rejects.toThrow(/mocking a module/);
   });
 
-  it('with a kubespray section but no checkout there is nothing to audit: no Jinja engine, one warning', async () => {
+  it('with a kubespray section but no checkout there is nothing to audit: no Jinja engine, one info line naming the keys', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'lazy-audit-'));
     temps.push(root);
     const r = await kubesprayReport(new Host({ root, live: false }), {
@@ -75,7 +75,7 @@ describe('the kubespray audit loads only with a checkout configured', () => {
       kubespray: { dir: '/opt/ks', inventory: '/i.ini', node: 'n' },
     });
     expect(r.findings.map((f) => f.message)).toContain(
-      'kubespray checkout /opt/ks is missing or incomplete (no roles/kubernetes/preinstall/defaults/main.yml): minimal_master_memory_mb and who-fixes.json left out',
+      "no kubespray checkout at /opt/ks: minimal_master_memory_mb, who-fixes.json and who fixes each kubeadm check left out; to judge them, set kubespray.dir, kubespray.inventory and kubespray.node in d.yaml to your kubespray checkout, its inventory file and this host's name in it",
     );
   });
 });

@@ -193,8 +193,21 @@ describe('kubesprayReport', () => {
     expect(r.facts?.memtotal_mb).toBe(4096);
     expect(r.facts).not.toHaveProperty('minimal_master_memory_mb');
     expect(r.whoFixes).toBeUndefined();
+    // No directory at all is the first run on the repository's lab paths: an info line naming the keys to edit, no warning.
+    expect(messages(r, 'warning')).toEqual([]);
+    expect(messages(r, 'info')).toContain(
+      "no kubespray checkout at /opt/ks/kubespray: minimal_master_memory_mb, who-fixes.json and who fixes each kubeadm check left out; to judge them, set kubespray.dir, kubespray.inventory and kubespray.node in desired-state.yaml to your kubespray checkout, its inventory file and this host's name in it",
+    );
+  });
+
+  it('a directory that is not a kubespray checkout is a warning naming the key and the missing file', async () => {
+    const r = await kubesprayReport(
+      new Host({ root: await root({ checkout: false, files: { 'opt/ks/kubespray/README.md': 'not kubespray\n' } }), live: true, runner }),
+      desired(),
+    );
+    expect(r.whoFixes).toBeUndefined();
     expect(messages(r, 'warning')).toEqual([
-      'kubespray checkout /opt/ks/kubespray is missing or incomplete (no roles/kubernetes/preinstall/defaults/main.yml): minimal_master_memory_mb and who-fixes.json left out',
+      'kubespray checkout /opt/ks/kubespray (kubespray.dir in desired-state.yaml) is incomplete (no roles/kubernetes/preinstall/defaults/main.yml): minimal_master_memory_mb, who-fixes.json and who fixes each kubeadm check left out',
     ]);
   });
 
@@ -207,7 +220,7 @@ describe('kubesprayReport', () => {
     expect(r.facts).not.toHaveProperty('minimal_master_memory_mb');
     expect(r.whoFixes).toBeUndefined();
     expect(messages(r, 'warning')[0]).toMatch(
-      /^kubespray checkout \/opt\/ks\/kubespray cannot be read \(.*main\.yml: .*\): minimal_master_memory_mb and who-fixes.json left out$/,
+      /^kubespray checkout \/opt\/ks\/kubespray \(kubespray\.dir in desired-state\.yaml\) cannot be read \(.*main\.yml: .*\): minimal_master_memory_mb, who-fixes\.json and who fixes each kubeadm check left out$/,
     );
   });
 

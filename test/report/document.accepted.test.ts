@@ -81,8 +81,10 @@ describe('accepted findings in the fleet report', () => {
 
   it('the HTML has an accepted column with each accepted finding', () => {
     const html = renderHtml([ready, unknown]);
-    expect(html).toContain('<th>unknowns</th><th>accepted</th></tr>');
-    expect(html).toContain(`<td class="accepted-findings"><div class="accepted"><bdi>FormerNode (--accept): ${FORMER}</bdi></div></td>`);
+    expect(html).toContain(
+      '<button type="button">unknowns</button></th><th data-col="6" data-type="number" aria-sort="none"><button type="button">accepted</button></th>',
+    );
+    expect(html).toContain(`<td class="accepted-findings" data-key="1"><div class="accepted"><bdi>FormerNode (--accept): ${FORMER}</bdi></div></td>`);
     expect(html).toContain('2 hosts: 1 unknown, 1 ready; 1 finding accepted on 1 host;');
   });
 

@@ -100,8 +100,16 @@ describe('reconcile report', () => {
     expect(json.hosts.map((h: { host: string }) => h.host).sort()).toEqual(FLEET.map((h) => h.name).sort());
     const html = readFileSync(path.join(out, 'fleet-report.html'), 'utf8');
     expect(html).toMatch(/^<!DOCTYPE html>/);
-    // Self-contained: no URL to fetch anything from.
-    expect(html).not.toMatch(/\b(src|href)=|https?:|url\(/i);
+    // Self-contained: no URL to fetch anything from. Links only go to a host's row
+    // (#h-N) or to one of the fetched documents, by a relative path from the page.
+    expect(html).not.toMatch(/\bsrc=|https?:|url\(/i);
+    const hrefs = [...html.matchAll(/\bhref="([^"]*)"/g)].map((m) => m[1]!);
+    const docs = hrefs.filter((h) => !/^#h-\d+$/.test(h));
+    expect(docs.length).toBeGreaterThanOrEqual(FLEET.length);
+    for (const h of docs) {
+      expect(h).not.toMatch(/^[a-z]+:|^\//i);
+      expect(existsSync(path.resolve(out, decodeURIComponent(h))), h).toBe(true);
+    }
   }, 60_000);
 
   it('exits 0 when every host is ready', async () => {
@@ -121,7 +129,9 @@ describe('reconcile report', () => {
     const r = await report(['-o', out, dir]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).not.toContain('\x1b');
-    expect(r.stdout).toContain('a "quoted", multi\\x0aline \\x1b[31mred\\x1b[0m summary');
+    // The line break is kept, the next line indented under its host (never at column 0, where a host row starts); ESC stays escaped.
+    expect(r.stdout).toContain('    ! SysctlFile: a "quoted", multi\n      line \\x1b[31mred\\x1b[0m summary');
+    expect(r.stdout).not.toContain('\\x0a');
     const csv = pythonCsv(path.join(out, 'fleet-report.csv'));
     const row = csv.find((x) => x[0] === 'node-rc-sysctl-plan')!;
     expect(row[6]).toContain('a "quoted", multi\nline \x1b[31mred\x1b[0m summary');
