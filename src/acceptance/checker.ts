@@ -8,6 +8,7 @@
 import type { FsUsage } from '../host.js';
 import type { EvictionThresholds } from './eviction.js';
 import type { EnvValue } from './proxy-env.js';
+import type { NetworkManagerFacts } from './nm-facts.js';
 
 /**
  * A fact, or why it is not known (offline, unreadable): a check that needs it
@@ -62,6 +63,10 @@ export interface AcceptanceFacts {
   eviction: Known<EvictionThresholds>;
   /** statfs of nodefs (kubelet's root directory) and imagefs (the runtime's storage; null when not judged); live only. */
   diskSpace: Known<DiskSpaceFacts>;
+  /** NetworkManager: whether it runs, whether it is active, its configuration files (nm-facts.ts). */
+  networkManager: Known<NetworkManagerFacts>;
+  /** kube_network_plugin for this node. */
+  networkPlugin: Known<string>;
 }
 
 export interface KubeadmProxyFacts {
@@ -143,6 +148,8 @@ export interface KubesprayValues {
   kubeadmPlayEnv: Known<{ vars: Record<string, unknown> | null; where: string }>;
   /** The container runtime's storage directory, kubelet's imagefs (containerd_storage_dir); null for a runtime not judged. */
   imageFsDir: Known<string | null>;
+  /** kube_network_plugin for this node (roles/kubernetes/preinstall's view). */
+  networkPlugin: Known<string>;
 }
 
 export interface CheckResult {

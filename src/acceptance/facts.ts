@@ -24,6 +24,7 @@ import type {
 import { DNS_SERVICES, unreadable } from './checker.js';
 import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
 import { readRuntimeCollision } from './runtime-facts.js';
+import { readNetworkManager } from './nm-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
@@ -256,6 +257,8 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     kubeadmProxy: await readKubeadmProxy(host, ks.kubeadmPlayEnv),
     eviction: ks.eviction,
     diskSpace: await readDiskSpace(host, ks.imageFsDir),
+    networkManager: await readNetworkManager(host),
+    networkPlugin: ks.networkPlugin,
   };
 }
 

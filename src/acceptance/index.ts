@@ -12,6 +12,7 @@ import { serviceKubeletCheck } from './service-kubelet.js';
 import { resolvConfLoopCheck } from './resolv-conf.js';
 import { containerRuntimeCollisionCheck } from './runtime-collision.js';
 import { freeSpaceCheck } from './free-space.js';
+import { networkManagerCniCheck } from './network-manager.js';
 import { httpProxyCheck, httpProxyCidrCheck } from './http-proxy.js';
 
 export const CHECKERS: readonly Checker[] = [
@@ -28,4 +29,5 @@ export const CHECKERS: readonly Checker[] = [
   resolvConfLoopCheck,
   containerRuntimeCollisionCheck,
   freeSpaceCheck,
+  networkManagerCniCheck,
 ];

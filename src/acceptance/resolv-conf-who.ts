@@ -53,7 +53,7 @@ const at = (t: Task) => `${t.ref.file}:${t.ref.line} ${t.ref.name}`;
  * (a unit without a suffix is a .service); its words as the command module
  * splits them (shlex.split). Null for any other task, or a templated one.
  */
-function isActiveUnit(t: Task): string | null {
+export function isActiveUnit(t: Task): string | null {
   if (t.module !== 'command' || typeof t.args._raw_params !== 'string' || t.args._raw_params.includes('{{')) return null;
   const split = shlexSplit(t.args._raw_params);
   if (split.error !== null) return null;

@@ -18,6 +18,7 @@ import { timeSyncWhoFixes } from './time-sync-who.js';
 import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
 import { resolvConfWhoFixes } from './resolv-conf-who.js';
 import { runtimeCollisionWhoFixes } from './runtime-collision-who.js';
+import { networkManagerWhoFixes } from './network-manager-who.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
@@ -68,6 +69,8 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
   if (c.name === 'Service-Kubelet' && facts.kubeletService.known) return serviceKubeletWhoFixes(node, facts.kubeletService.value);
   if (c.name === 'ResolvConfLoop' && facts.resolvConf.known) return resolvConfWhoFixes(node, facts.resolvConf.value);
   if (c.name === 'ContainerRuntimeCollision' && facts.runtimeCollision.known) return runtimeCollisionWhoFixes(node, facts.runtimeCollision.value);
+  if (c.name === 'NetworkManagerCNI' && facts.networkManager.known && facts.networkPlugin.known)
+    return networkManagerWhoFixes(node, facts.networkManager.value, facts.networkPlugin.value);
   if (c.name === 'FreeSpace')
     return { who: 'operator', says: 'free space on that file system, or grow it, before the install: kubespray frees none', evidence: [] };
   if (c.name === 'Mem' && node.memoryStops)
@@ -166,7 +169,7 @@ async function nodeExpression(node: KubesprayNode, role: string, expr: string): 
  */
 async function kubesprayValues(node: KubesprayNode | undefined): Promise<KubesprayValues> {
   const none = notKnown<never>('no readable kubespray checkout in desired-state');
-  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none, eviction: none, imageFsDir: none, kubeadmPlayEnv: none };
+  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none, eviction: none, imageFsDir: none, kubeadmPlayEnv: none, networkPlugin: none };
   const port = await nodeVar(node, KUBEADM_ROLE['control-plane'], 'kube_apiserver_port');
   const name = await nodeExpression(node, KUBEADM_ROLE['every node'], '{{ kube_override_hostname | default(inventory_hostname) }}');
   return {
@@ -184,7 +187,15 @@ async function kubesprayValues(node: KubesprayNode | undefined): Promise<Kubespr
     eviction: await evictionOf(node),
     imageFsDir: await imageFsDirOf(node),
     kubeadmPlayEnv: await kubeadmPlayEnv(node),
+    networkPlugin: await networkPluginOf(node),
   };
+}
+
+/** kube_network_plugin as roles/kubernetes/preinstall sees it on this node (0062's condition reads it there). */
+async function networkPluginOf(node: KubesprayNode): Promise<Known<string>> {
+  const v = await nodeVar(node, 'kubernetes/preinstall', 'kube_network_plugin');
+  if (!v.known) return v;
+  return typeof v.value === 'string' ? known(v.value) : notKnown(`kube_network_plugin is ${JSON.stringify(v.value)}`);
 }
 
 /** The environment kubespray's play gives kubeadm init (`proxy_disable_env` in kubespray's cluster.yml), templated for this node. */

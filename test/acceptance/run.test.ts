@@ -727,3 +727,104 @@ describe("ContainerRuntimeCollision: Debian's runtime packages and a cgroupfs co
     expect(planExitCode(0, 0, fs)).toBe(2);
   });
 });
+
+describe('NetworkManagerCNI: NetworkManager running, and the unmanaged-devices file kubespray writes', () => {
+  // kubespray's own tasks as v2.24.0 writes them, hand-read (abridged to what decides the verdict):
+  // roles/kubernetes/preinstall/tasks/main.yml:48-53 imports 0062 when networkmanager_enabled.rc == 0; 0020-set_facts.yml:96-102
+  // registers it from `systemctl is-active --quiet NetworkManager.service`; 0062-networkmanager-unmanaged-devices.yml:8-17 writes
+  // calico.conf when kube_network_plugin == "calico", :21-28 k8s.conf always; roles/kubespray-defaults/defaults/main/main.yml:181
+  // kube_network_plugin: calico.
+  const PRE = 'opt/ks/kubespray/roles/kubernetes/preinstall/tasks';
+  const fixture = (f: string) => readFileSync(path.join('test/fixtures/kubespray-basic', f), 'utf8');
+  const TASKS_0062 =
+    '---\n- name: NetworkManager | Ensure NetworkManager conf.d dir\n  file:\n    path: "/etc/NetworkManager/conf.d"\n    state: directory\n    recurse: yes\n\n' +
+    '- name: NetworkManager | Prevent NetworkManager from managing Calico interfaces (cali*/tunl*/vxlan.calico)\n  copy:\n    content: |\n      [keyfile]\n' +
+    '      unmanaged-devices+=interface-name:cali*;interface-name:tunl*;interface-name:vxlan.calico;interface-name:vxlan-v6.calico\n' +
+    '    dest: /etc/NetworkManager/conf.d/calico.conf\n    mode: 0644\n  when:\n    - kube_network_plugin == "calico"\n  notify: Preinstall | reload NetworkManager\n\n' +
+    '- name: NetworkManager | Prevent NetworkManager from managing K8S interfaces (kube-ipvs0/nodelocaldns)\n  copy:\n    content: |\n      [keyfile]\n' +
+    '      unmanaged-devices+=interface-name:kube-ipvs0;interface-name:nodelocaldns\n    dest: /etc/NetworkManager/conf.d/k8s.conf\n    mode: 0644\n  notify: Preinstall | reload NetworkManager\n';
+  const KUBESPRAY_NM: Tree = {
+    'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/network.yml': '---\nkube_network_plugin: calico\n',
+    [`${PRE}/main.yml`]:
+      fixture('roles/kubernetes/preinstall/tasks/main.yml') +
+      '\n- name: Set facts\n  import_tasks: 0020-set_facts.yml\n\n- name: Apply networkmanager unmanaged devices settings\n  import_tasks: 0062-networkmanager-unmanaged-devices.yml\n  when:\n    - networkmanager_enabled.rc == 0\n',
+    [`${PRE}/0020-set_facts.yml`]:
+      '---\n- name: NetworkManager | Check if host has NetworkManager\n  command: systemctl is-active --quiet NetworkManager.service\n  register: networkmanager_enabled\n  failed_when: false\n  changed_when: false\n',
+    [`${PRE}/0062-networkmanager-unmanaged-devices.yml`]: TASKS_0062,
+  };
+  // Debian 12's network-manager 1.42 package: its unit (the lines that matter) enabled from multi-user.target, and its
+  // /usr/lib/NetworkManager/conf.d/ and NetworkManager.conf as the package ships them (dpkg -c, read by hand).
+  const NM_PACKAGE: Tree = {
+    'lib/systemd/system/NetworkManager.service':
+      '[Unit]\nDescription=Network Manager\nWants=network.target\nBefore=network.target\n\n[Service]\nType=dbus\nBusName=org.freedesktop.NetworkManager\nExecStart=/usr/sbin/NetworkManager --no-daemon\n\n[Install]\nWantedBy=multi-user.target\n',
+    'etc/systemd/system/multi-user.target.wants/NetworkManager.service': { link: '/lib/systemd/system/NetworkManager.service' },
+    'etc/NetworkManager/NetworkManager.conf': '[main]\nplugins=ifupdown,keyfile\n\n[ifupdown]\nmanaged=false\n',
+  };
+  const nmActive = (yes: boolean): CommandRunner =>
+    cannedRunner({ 'systemctl show -p ActiveState --value NetworkManager.service': yes ? 'active\n' : 'inactive\n' });
+  const tree = (extra: Tree, vars: string[] = []) => ({
+    ...server({ extra: { ...RESOLVES, ...extra } }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...KUBESPRAY_NM,
+  });
+
+  it('a stock Debian 12 server (no network-manager): no line', async () => {
+    expect(await acceptanceWith(tree({}), nmActive(false))).toEqual([]);
+  });
+  it('NetworkManager installed but not started at boot nor active: no line', async () => {
+    const { 'etc/systemd/system/multi-user.target.wants/NetworkManager.service': _, ...disabled } = NM_PACKAGE;
+    expect(await acceptanceWith(tree(disabled), nmActive(false))).toEqual([]);
+  });
+  it("NetworkManager active, calico (kubespray's default): kubespray's 0062 writes calico.conf: an info line citing the task", async () => {
+    const fs = await acceptanceWith(tree(NM_PACKAGE), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'info', false, false]]);
+    expect(fs[0]!.message).toContain('not a kubeadm check, the install goes on');
+    expect(fs[0]!.message).toContain("would manage calico's interfaces cali*, tunl*, vxlan.calico");
+    expect(fs[0]!.evidence).toContain(
+      'roles/kubernetes/preinstall/tasks/0062-networkmanager-unmanaged-devices.yml:8 NetworkManager | Prevent NetworkManager from managing Calico interfaces (cali*/tunl*/vxlan.calico)',
+    );
+  });
+  it("flannel: kubespray writes only k8s.conf (kube-ipvs0, nodelocaldns): the operator's warning with the file to add", async () => {
+    const fs = await acceptanceWith(tree(NM_PACKAGE, ['kube_network_plugin=flannel']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain(
+      'kubespray writes only /etc/NetworkManager/conf.d/k8s.conf, and NetworkManager would still manage cni0, flannel.1: add /etc/NetworkManager/conf.d/99-kubernetes-cni.conf with "[keyfile]" and "unmanaged-devices+=interface-name:cni0;interface-name:flannel.1"',
+    );
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  it("flannel, with the operator's own conf.d file leaving cni0 and flannel.* alone: no line", async () => {
+    const own = { 'etc/NetworkManager/conf.d/90-cni.conf': '[keyfile]\nunmanaged-devices=interface-name:cni0;interface-name:flannel*\n' };
+    expect(await acceptanceWith(tree({ ...NM_PACKAGE, ...own }, ['kube_network_plugin=flannel']), nmActive(true))).toEqual([]);
+  });
+  it('cilium, a later file removing lxc* (-=): the warning names what stays managed', async () => {
+    const own = {
+      'etc/NetworkManager/conf.d/10-cni.conf': '[keyfile]\nunmanaged-devices+=interface-name:cilium_*;interface-name:lxc*\n',
+      'etc/NetworkManager/conf.d/20-undo.conf': '[keyfile]\nunmanaged-devices-=interface-name:lxc*\n',
+    };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...own }, ['kube_network_plugin=cilium']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("would manage cilium's interfaces lxc*");
+    expect(fs[0]!.message).toContain('(/etc/NetworkManager/conf.d/10-cni.conf:2, /etc/NetworkManager/conf.d/20-undo.conf:2)');
+  });
+  it('a plugin whose interfaces are not known here (kube-ovn): unknown, naming the plugin', async () => {
+    const fs = await acceptanceWith(tree(NM_PACKAGE, ['kube_network_plugin=kube-ovn']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('kube_network_plugin is "kube-ovn"');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it('a conf.d file NetworkManager would refuse: unknown, naming file and line', async () => {
+    const bad = { 'etc/NetworkManager/conf.d/50-bad.conf': '[keyfile]\nunmanaged-devices\n' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...bad }), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('/etc/NetworkManager/conf.d/50-bad.conf:2 is not a key=value line in a group');
+  });
+  it("an except: spec (Ubuntu's globally-managed-devices shape): unknown, never a guess", async () => {
+    const ub = {
+      'usr/lib/NetworkManager/conf.d/10-globally-managed-devices.conf': '[keyfile]\nunmanaged-devices=*,except:type:wifi,except:type:gsm,except:type:cdma\n',
+    };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...ub }), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('except:type:wifi');
+  });
+});
