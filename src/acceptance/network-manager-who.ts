@@ -20,7 +20,7 @@ import { CNI_INTERFACES } from './cni-interfaces.js';
 import { isActiveUnit } from './resolv-conf-who.js';
 import { NM_ETC_CONF_DIR, isConfName, type NmConfFile } from './nm-conf.js';
 import { NM_UNIT, type NetworkManagerFacts } from './nm-facts.js';
-import { hostFiles, managedPatterns } from './network-manager.js';
+import { hostFiles, stillManaged } from './network-manager.js';
 
 const ROLE = 'kubernetes/preinstall';
 export const UNMANAGED_TASKS = `roles/${ROLE}/tasks/0062-networkmanager-unmanaged-devices.yml`;
@@ -84,7 +84,7 @@ export async function networkManagerWhoFixes(node: KubesprayNode, nm: NetworkMan
   if (!cni) return unknown(`kube_network_plugin ${plugin}'s interfaces are not known here`);
   const writes = await kubesprayWrites(node, nm);
   if (!writes.known) return unknown(writes.reason);
-  const after = managedPatterns(hostFiles(nm, writes.value.files), cni.patterns);
+  const after = stillManaged(cni, nm, hostFiles(nm, writes.value.files), 'unknown');
   if (!after.known) return unknown(after.reason, writes.value.tasks);
   if (after.value.managed.length === 0)
     return {

@@ -7,7 +7,7 @@
 // CNI's interface names are the plugin's own (cni-interfaces.ts).
 import type { AcceptanceFacts, Checker, CheckOutcome, Known } from './checker.js';
 import { notJudged, pass } from './checker.js';
-import { CNI_INTERFACES, NO_CNI_INTERFACES } from './cni-interfaces.js';
+import { CNI_INTERFACES, NO_CNI_INTERFACES, type CniInterfaces } from './cni-interfaces.js';
 import type { NetworkManagerFacts } from './nm-facts.js';
 import { mergeUnmanaged, readOrder, type NmConfFile } from './nm-conf.js';
 import { unmanagedCovers } from './nm-match.js';
@@ -23,6 +23,29 @@ export function managedPatterns(files: NmConfFile[], patterns: string[]): Known<
     if (!c.value) managed.push(p);
   }
   return { known: true, value: { managed, from: merged.value.from } };
+}
+
+/**
+ * The CNI's patterns NM would manage, its udev rule for veths taken into
+ * account: in force, the veths are not NM's. Shadowed by a file not read
+ * here, a veth the configuration leaves managed may be NM's: the check counts
+ * it (`shadowed: 'managed'`), so that who-fixes looks at what kubespray
+ * writes; who-fixes, after kubespray's files, cannot say (`'unknown'`).
+ */
+export function stillManaged(
+  cni: CniInterfaces,
+  nm: NetworkManagerFacts,
+  files: NmConfFile[],
+  shadowed: 'managed' | 'unknown',
+): Known<{ managed: string[]; from: string[] }> {
+  const m = managedPatterns(files, cni.patterns);
+  if (!m.known) return m;
+  const rule = nm.vethRule;
+  const veths = m.value.managed.filter((p) => cni.veths.includes(p));
+  if (rule.state === 'in force') return { known: true, value: { ...m.value, managed: m.value.managed.filter((p) => !veths.includes(p)) } };
+  if (rule.state === 'shadowed' && veths.length > 0 && shadowed === 'unknown')
+    return { known: false, reason: `${rule.file} shadows NetworkManager's udev rule for veth devices (${veths.join(', ')}), and udev rules are not read here` };
+  return m;
 }
 
 /** The files NM reads on this host, in its order. */
@@ -42,7 +65,7 @@ function judge(f: AcceptanceFacts): CheckOutcome {
   if (NO_CNI_INTERFACES.includes(plugin)) return pass();
   const cni = CNI_INTERFACES[plugin];
   if (!cni) return { unknown: `kube_network_plugin is ${JSON.stringify(plugin)}, whose interface names are not known here (src/acceptance/cni-interfaces.ts)` };
-  const m = managedPatterns(hostFiles(nm), cni.patterns);
+  const m = stillManaged(cni, nm, hostFiles(nm), 'managed');
   if (!m.known) return { unknown: m.reason };
   if (m.value.managed.length === 0) return pass();
   return {

@@ -21,6 +21,26 @@ export interface NetworkManagerFacts {
   main: NmConfFile | null;
   /** Each conf.d directory's *.conf files (a missing directory: none). */
   dirs: Record<string, NmConfFile[]>;
+  /**
+   * NetworkManager's udev rule that leaves veth devices unmanaged: in force
+   * (the package's file, not shadowed), absent, or shadowed by a file of the
+   * same name in /etc or /run's rules.d (udev reads that one instead; its
+   * rules are not read here).
+   */
+  vethRule: { state: 'in force' | 'absent'; file: string } | { state: 'shadowed'; file: string };
+}
+
+export const NM_UDEV_RULE = '85-nm-unmanaged.rules';
+/** udev's rules directories, the first that has a name winning (udev(7)); /lib's is the package's on Debian. */
+const UDEV_RULES_DIRS = ['/etc/udev/rules.d', '/run/udev/rules.d', '/usr/lib/udev/rules.d', '/lib/udev/rules.d'];
+
+async function readVethRule(host: TargetHost): Promise<NetworkManagerFacts['vethRule']> {
+  for (const d of UDEV_RULES_DIRS) {
+    const f = `${d}/${NM_UDEV_RULE}`;
+    if (!(await host.exists(f))) continue;
+    return d.startsWith('/etc') || d.startsWith('/run') ? { state: 'shadowed', file: f } : { state: 'in force', file: f };
+  }
+  return { state: 'absent', file: `/lib/udev/rules.d/${NM_UDEV_RULE}` };
 }
 
 async function activeState(host: TargetHost): Promise<Known<boolean>> {
@@ -64,7 +84,7 @@ export async function readNetworkManager(host: TargetHost): Promise<Known<Networ
   const active = await activeState(host);
   const runs = await readRuns(host, active);
   if (!runs.known) return runs;
-  const none: NetworkManagerFacts = { runs: runs.value, active, main: null, dirs: {} };
+  const none: NetworkManagerFacts = { runs: runs.value, active, main: null, dirs: {}, vethRule: { state: 'absent', file: '' } };
   if (runs.value === null || !runs.value.yes) return known(none);
   const mainText = await host.readFile(NM_MAIN).catch((e: Error) => e);
   if (mainText instanceof Error) return unreadable(`${NM_MAIN} cannot be read: ${mainText.message}`);
@@ -74,5 +94,5 @@ export async function readNetworkManager(host: TargetHost): Promise<Known<Networ
     if (!files.known) return files;
     dirs[d] = files.value;
   }
-  return known({ ...none, main: mainText === null ? null : { path: NM_MAIN, text: mainText }, dirs });
+  return known({ ...none, main: mainText === null ? null : { path: NM_MAIN, text: mainText }, dirs, vethRule: await readVethRule(host) });
 }

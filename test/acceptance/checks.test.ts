@@ -57,7 +57,7 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     // A 20 GiB root with 12 GiB and 1 M of its 1.3 M inodes free, holding both kubelet's and containerd's directories.
     diskSpace: known({ nodefs: { dir: '/var/lib/kubelet', usage: ROOMY }, imagefs: { dir: '/var/lib/containerd', usage: ROOMY } }),
     // Debian 12's stock server: no network-manager package, so no unit file; kubespray's default plugin.
-    networkManager: known({ runs: null, active: known(false), main: null, dirs: {} }),
+    networkManager: known({ runs: null, active: known(false), main: null, dirs: {}, vethRule: { state: 'absent', file: '' } }),
     networkPlugin: known('calico'),
     ...over,
   };

@@ -759,6 +759,9 @@ describe('NetworkManagerCNI: NetworkManager running, and the unmanaged-devices f
       '[Unit]\nDescription=Network Manager\nWants=network.target\nBefore=network.target\n\n[Service]\nType=dbus\nBusName=org.freedesktop.NetworkManager\nExecStart=/usr/sbin/NetworkManager --no-daemon\n\n[Install]\nWantedBy=multi-user.target\n',
     'etc/systemd/system/multi-user.target.wants/NetworkManager.service': { link: '/lib/systemd/system/NetworkManager.service' },
     'etc/NetworkManager/NetworkManager.conf': '[main]\nplugins=ifupdown,keyfile\n\n[ifupdown]\nmanaged=false\n',
+    // Its udev rule (the line that matters): veth devices not named eth* are unmanaged.
+    'lib/udev/rules.d/85-nm-unmanaged.rules':
+      'SUBSYSTEM!="net", GOTO="nm_unmanaged_end"\nENV{ID_NET_DRIVER}=="veth", ENV{INTERFACE}!="eth[0-9]*", ENV{NM_UNMANAGED}="1"\nLABEL="nm_unmanaged_end"\n',
   };
   const nmActive = (yes: boolean): CommandRunner =>
     cannedRunner({ 'systemctl show -p ActiveState --value NetworkManager.service': yes ? 'active\n' : 'inactive\n' });
@@ -780,7 +783,9 @@ describe('NetworkManagerCNI: NetworkManager running, and the unmanaged-devices f
     const fs = await acceptanceWith(tree(NM_PACKAGE), nmActive(true));
     expect(brief(fs)).toEqual([['NetworkManagerCNI', 'info', false, false]]);
     expect(fs[0]!.message).toContain('not a kubeadm check, the install goes on');
-    expect(fs[0]!.message).toContain("would manage calico's interfaces cali*, tunl*, vxlan.calico");
+    // cali* are veths, which NM's udev rule leaves alone: the warning names the tunnels; kubespray's file covers all three.
+    expect(fs[0]!.message).toContain("would manage calico's interfaces tunl*, vxlan.calico (");
+    expect(fs[0]!.message).toContain('after which NetworkManager leaves cali*, tunl*, vxlan.calico alone');
     expect(fs[0]!.evidence).toContain(
       'roles/kubernetes/preinstall/tasks/0062-networkmanager-unmanaged-devices.yml:8 NetworkManager | Prevent NetworkManager from managing Calico interfaces (cali*/tunl*/vxlan.calico)',
     );
@@ -797,15 +802,40 @@ describe('NetworkManagerCNI: NetworkManager running, and the unmanaged-devices f
     const own = { 'etc/NetworkManager/conf.d/90-cni.conf': '[keyfile]\nunmanaged-devices=interface-name:cni0;interface-name:flannel*\n' };
     expect(await acceptanceWith(tree({ ...NM_PACKAGE, ...own }, ['kube_network_plugin=flannel']), nmActive(true))).toEqual([]);
   });
-  it('cilium, a later file removing lxc* (-=): the warning names what stays managed', async () => {
+  it("cilium, a later file removing cilium_* (-=): the warning names cilium_vxlan, not the veths NM's udev rule leaves alone", async () => {
     const own = {
       'etc/NetworkManager/conf.d/10-cni.conf': '[keyfile]\nunmanaged-devices+=interface-name:cilium_*;interface-name:lxc*\n',
-      'etc/NetworkManager/conf.d/20-undo.conf': '[keyfile]\nunmanaged-devices-=interface-name:lxc*\n',
+      'etc/NetworkManager/conf.d/20-undo.conf': '[keyfile]\nunmanaged-devices-=interface-name:cilium_*\n',
     };
     const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...own }, ['kube_network_plugin=cilium']), nmActive(true));
     expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
-    expect(fs[0]!.message).toContain("would manage cilium's interfaces lxc*");
+    expect(fs[0]!.message).toContain("would manage cilium's interfaces cilium_vxlan (");
     expect(fs[0]!.message).toContain('(/etc/NetworkManager/conf.d/10-cni.conf:2, /etc/NetworkManager/conf.d/20-undo.conf:2)');
+    expect(fs[0]!.message).toContain('"unmanaged-devices+=interface-name:cilium_vxlan"');
+  });
+  it("cilium without NM's udev rule (removed): the veths are named too", async () => {
+    const { 'lib/udev/rules.d/85-nm-unmanaged.rules': _, ...noRule } = NM_PACKAGE;
+    const fs = await acceptanceWith(tree(noRule, ['kube_network_plugin=cilium']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("would manage cilium's interfaces cilium_host, cilium_net, cilium_vxlan, lxc* (");
+  });
+  it("calico with the udev rule shadowed in /etc/udev/rules.d: kubespray's calico.conf covers cali* anyway: info", async () => {
+    const shadow = { 'etc/udev/rules.d/85-nm-unmanaged.rules': '' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...shadow }), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'info', false, false]]);
+  });
+  it('flannel with the udev rule shadowed: flannel creates no veth of its own here, the warning stands', async () => {
+    const shadow = { 'etc/udev/rules.d/85-nm-unmanaged.rules': '' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...shadow }, ['kube_network_plugin=flannel']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+  });
+  it('cilium with the udev rule shadowed by a file not read here: unknown, naming it', async () => {
+    const shadow = { 'etc/udev/rules.d/85-nm-unmanaged.rules': '' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...shadow }, ['kube_network_plugin=cilium']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(
+      "/etc/udev/rules.d/85-nm-unmanaged.rules shadows NetworkManager's udev rule for veth devices (cilium_host, cilium_net, lxc*)",
+    );
   });
   it('a plugin whose interfaces are not known here (kube-ovn): unknown, naming the plugin', async () => {
     const fs = await acceptanceWith(tree(NM_PACKAGE, ['kube_network_plugin=kube-ovn']), nmActive(true));
