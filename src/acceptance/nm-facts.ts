@@ -81,7 +81,10 @@ async function confDir(host: TargetHost, dir: string): Promise<Known<NmConfFile[
 
 /** Read only when NetworkManager's unit file is there: its configuration is what decides then. */
 export async function readNetworkManager(host: TargetHost): Promise<Known<NetworkManagerFacts>> {
-  const active = await activeState(host);
+  // systemctl is asked only where the unit file is there (a stock server has none).
+  const graph = await systemUnitGraph(host, [NM_UNIT]).catch(() => null);
+  const u = graph?.units.get(graph.resolve(NM_UNIT));
+  const active = graph !== null && (!u || u.entry === null) ? known(false) : await activeState(host);
   const runs = await readRuns(host, active);
   if (!runs.known) return runs;
   const none: NetworkManagerFacts = { runs: runs.value, active, main: null, dirs: {}, vethRule: { state: 'absent', file: '' } };
