@@ -27,6 +27,8 @@ const STATIC_PODS = ['kube-apiserver', 'kube-controller-manager', 'kube-schedule
 const KUBECONFIGS = ['admin.conf', 'super-admin.conf', 'kubelet.conf', 'bootstrap-kubelet.conf', 'controller-manager.conf', 'scheduler.conf'];
 const JOIN_CHECKED = new Set(['kubelet.conf', 'bootstrap-kubelet.conf']);
 const NODE_UNITS = ['kubelet.service', 'k3s.service', 'k3s-agent.service', 'rke2-server.service', 'rke2-agent.service'];
+/** containerd 1.x's CRI plugin state: a directory per pod sandbox. */
+const CRI_SANDBOXES = '/var/lib/containerd/io.containerd.grpc.v1.cri/sandboxes';
 /** Interfaces that CNI plugins, kube-proxy (IPVS) and nodelocaldns create: exact names, and prefixes. */
 const INTERFACES = ['cni0', 'flannel.1', 'vxlan.calico', 'kube-ipvs0', 'nodelocaldns', 'weave', 'kube-bridge'];
 const INTERFACE_PREFIXES = ['cali', 'cilium_', 'flannel', 'kube-'];
@@ -110,6 +112,16 @@ async function dataDirEvidence(host: TargetFs): Promise<NodeEvidence[]> {
   for (const dir of ['/etc/rancher', '/var/lib/rancher']) {
     if (await nonEmptyDir(host, dir)) out.push({ path: dir, what: 'k3s or rke2 configuration and state', strong: true });
   }
+  // containerd's CRI plugin keeps a directory per pod sandbox under its root (pkg/cri: RootDir/sandboxes/ID, the
+  // RootDir being /var/lib/containerd/io.containerd.grpc.v1.cri); only a CRI client (kubelet, crictl runp) makes
+  // sandboxes, so pods ran here.
+  const sandboxes = await nonEmptyDir(host, CRI_SANDBOXES);
+  if (sandboxes)
+    out.push({
+      path: CRI_SANDBOXES,
+      what: `containerd's CRI pod sandboxes (${sandboxes.length} of them): pods ran here through the CRI, as kubelet runs them`,
+      strong: true,
+    });
   const cni = await nonEmptyDir(host, '/etc/cni/net.d');
   if (cni) out.push({ path: '/etc/cni/net.d', what: `CNI network configuration (${cni.join(', ')})`, strong: false });
   return out;

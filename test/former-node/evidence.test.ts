@@ -75,6 +75,21 @@ describe('a former node is recognised from its leftovers', () => {
     ]);
   });
 
+  it("containerd's CRI pod sandboxes: pods ran here; containerd's other state (images, snapshots) alone is no evidence", async () => {
+    const sandboxes = '/var/lib/containerd/io.containerd.grpc.v1.cri/sandboxes';
+    const ev = await observeFormerNode(
+      host({
+        [`${sandboxes.slice(1)}/3f2a9c/hostname`]: 'node1\n',
+        [`${sandboxes.slice(1)}/8b71d0/hosts`]: '127.0.0.1 localhost\n',
+        'var/lib/containerd/io.containerd.content.v1.content/blobs/sha256/ab': 'x',
+      }),
+    );
+    expect(ev.map((e) => [e.path, e.strong])).toEqual([[sandboxes, true]]);
+    expect(ev[0]!.what).toContain('(2 of them)');
+    // A plain containerd host (docker.io's, or ctr images) has no sandboxes: nothing.
+    expect(await observeFormerNode(host({ 'var/lib/containerd/io.containerd.content.v1.content/blobs/sha256/ab': 'x' }))).toEqual([]);
+  });
+
   it("links are followed as kubeadm's os.Stat follows them: a moved etcd directory counts, a link to nothing does not", async () => {
     const ev = await observeFormerNode(
       host({
