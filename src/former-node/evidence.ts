@@ -8,6 +8,8 @@
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
+import { parseUnitFile } from '../systemd/unit-file.js';
+import { execCommandsOf } from '../systemd/exec-command.js';
 
 export interface NodeEvidence {
   /** The file, directory, unit file or interface (/sys/class/net/NAME). */
@@ -135,6 +137,26 @@ async function unitEvidence(host: TargetFs): Promise<NodeEvidence[]> {
       if (!(await fileThere(host, p))) continue;
       out.push({ path: p, what: `the unit file of ${unit}`, strong: true });
       break;
+    }
+  }
+  return [...out, ...(await kubeletByProgram(host))];
+}
+
+/** The directories an admin writes units in by hand (a distribution's package names its kubelet unit kubelet.service). */
+const ADMIN_UNIT_DIRS = ['/etc/systemd/system', '/usr/local/lib/systemd/system'];
+
+/** A service under another name whose ExecStart= runs a program named kubelet (read as systemd reads the line). */
+async function kubeletByProgram(host: TargetFs): Promise<NodeEvidence[]> {
+  const out: NodeEvidence[] = [];
+  for (const dir of ADMIN_UNIT_DIRS) {
+    for (const e of (await host.readDir(dir)) ?? []) {
+      if (!e.name.endsWith('.service') || NODE_UNITS.includes(e.name)) continue;
+      const file = path.posix.join(dir, e.name);
+      const text = await host.readFile(file).catch(() => null);
+      if (text === null) continue;
+      const starts = execCommandsOf(parseUnitFile(text, file).directives, 'ExecStart');
+      const hit = starts.find((x) => x.command?.path != null && path.posix.basename(x.command.path) === 'kubelet');
+      if (hit) out.push({ path: file, what: `the unit file of ${e.name}, which runs kubelet (${file}:${hit.directive.line})`, strong: true });
     }
   }
   return out;

@@ -90,6 +90,24 @@ describe('a former node is recognised from its leftovers', () => {
     expect(await observeFormerNode(host({ 'var/lib/containerd/io.containerd.content.v1.content/blobs/sha256/ab': 'x' }))).toEqual([]);
   });
 
+  it('a kubelet under another unit name, found by the program its ExecStart= runs; a unit that only mentions kubelet is not', async () => {
+    const ev = await observeFormerNode(
+      host({
+        'etc/systemd/system/k8s-node-agent.service':
+          '[Unit]\nDescription=node agent\n[Service]\nExecStart=-/opt/k8s/bin/kubelet \\\n  --config=/var/lib/kubelet/config.yaml\n',
+        'etc/systemd/system/kubelet-watch.service': '[Service]\nExecStart=/usr/bin/journalctl -u kubelet -f\n',
+        'usr/local/lib/systemd/system/other.service': '[Service]\nExecStart=/usr/local/bin/kubelet-exporter\n',
+      }),
+    );
+    expect(ev.map((e) => [e.path, e.strong, e.what])).toEqual([
+      [
+        '/etc/systemd/system/k8s-node-agent.service',
+        true,
+        'the unit file of k8s-node-agent.service, which runs kubelet (/etc/systemd/system/k8s-node-agent.service:4)',
+      ],
+    ]);
+  });
+
   it("links are followed as kubeadm's os.Stat follows them: a moved etcd directory counts, a link to nothing does not", async () => {
     const ev = await observeFormerNode(
       host({
