@@ -139,6 +139,13 @@ async function unitEvidence(host: TargetFs): Promise<NodeEvidence[]> {
       break;
     }
   }
+  // A host etcd (kubespray's default etcd_deployment_type: host) beside the rest; alone it is any etcd (Debian's etcd-server).
+  for (const dir of SYSTEM_UNIT_PATH) {
+    const p = path.posix.join(dir, 'etcd.service');
+    if (!(await fileThere(host, p))) continue;
+    out.push({ path: p, what: 'the unit file of etcd.service (a host etcd, as kubespray runs it by default)', strong: false });
+    break;
+  }
   return [...out, ...(await kubeletByProgram(host))];
 }
 

@@ -90,6 +90,16 @@ describe('a former node is recognised from its leftovers', () => {
     expect(await observeFormerNode(host({ 'var/lib/containerd/io.containerd.content.v1.content/blobs/sha256/ab': 'x' }))).toEqual([]);
   });
 
+  it("etcd.service is weak evidence: beside kubelet's leftovers it counts, alone (Debian's etcd-server) it makes no finding", async () => {
+    const alone = await observeFormerNode(host({ 'lib/systemd/system/etcd.service': '[Service]\nExecStart=/usr/bin/etcd\n' }));
+    expect(alone.map((e) => [e.path, e.strong])).toEqual([['/lib/systemd/system/etcd.service', false]]);
+    expect(formerNodeFindings(alone, undefined)).toEqual([]);
+    const beside = await observeFormerNode(
+      host({ 'etc/systemd/system/etcd.service': '[Service]\nExecStart=/usr/local/bin/etcd\n', 'etc/kubernetes/admin.conf': 'apiVersion: v1\n' }),
+    );
+    expect(beside.map((e) => e.path)).toEqual(['/etc/kubernetes/admin.conf', '/etc/systemd/system/etcd.service']);
+  });
+
   it('a kubelet under another unit name, found by the program its ExecStart= runs; a unit that only mentions kubelet is not', async () => {
     const ev = await observeFormerNode(
       host({
