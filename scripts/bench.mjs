@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { profile, profilingBundle, topEntries, topFrames } from './bench/profile.mjs';
+import { fleetDir, fleetDocuments, reportCommand } from './bench/fleet.mjs';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
@@ -48,6 +49,8 @@ function measureAll(commands, { prepare, runs = RUNS } = {}) {
   }
   return samples.map((xs) => ({
     median: median(xs.map((x) => x.wall)),
+    min: Math.min(...xs.map((x) => x.wall)),
+    max: Math.max(...xs.map((x) => x.wall)),
     cpu: median(xs.map((x) => x.cpu)),
     peak: median(xs.map((x) => x.peak)),
     load: load1(),
@@ -160,6 +163,35 @@ const load = () =>
     .join(' ');
 const load1 = () => os.loadavg()[0];
 const at = (x) => `load ${x.load.toFixed(1)}`;
+
+/**
+ * `reconcile report` over 500, 5,000 and 50,000 generated hosts
+ * (scripts/bench/fleet.mjs: the real bundle's documents, three kinds in
+ * turn), each beside `node -e 0` in the same run; linear when each tenfold
+ * step costs at most 1.5 times the step before it per host, in time and in
+ * peak memory.
+ */
+function fleetReportRows() {
+  const docs = fleetDocuments(work, NODE, BUNDLE);
+  let before = null;
+  for (const n of [500, 5000, 50_000]) {
+    const dir = fleetDir(work, docs, n);
+    const out = path.join(work, `fleet-out-${n}`);
+    mkdirSync(out);
+    const [base, x] = measureAll([`${NODE} -e 0`, reportCommand(NODE, BUNDLE, dir, out)], { runs: 3 });
+    rmSync(dir, { recursive: true, force: true });
+    const perHost = before && { wall: ((x.median - before.x.median) / (n - before.n)) * 1e6, peak: ((x.peak - before.x.peak) / (n - before.n)) * 1024 };
+    const linear = !before?.perHost || (perHost.wall <= 1.5 * before.perHost.wall && perHost.peak <= 1.5 * Math.max(before.perHost.peak, 1));
+    const step = perHost ? `; per host from ${before.n.toLocaleString('en')}: ${fmt(perHost.wall, 0)} µs, ${fmt(perHost.peak, 1)} KiB` : '';
+    row(
+      `\`node dist/reconcile.mjs report -o OUT DIR\`, DIR of ${n.toLocaleString('en')} generated hosts (scripts/bench/fleet.mjs) / \`node -e 0\``,
+      `${fmt(x.median / base.median, 2)}× (${fmt(x.median, 2)} s, min ${fmt(x.min, 2)}, max ${fmt(x.max, 2)}, vs ${fmt(base.median, 2)} s; CPU ${fmt(x.cpu, 2)} s; peak ${fmt(x.peak, 0)} MiB${step}; ${at(x)})`,
+      before?.perHost ? 'linear' : 'reference',
+      linear,
+    );
+    before = { n, x, perHost };
+  }
+}
 
 async function main() {
   need('/usr/bin/time');
@@ -311,6 +343,9 @@ async function main() {
   row('`--apply --root`, lab-like image / `node -e 0`', `${fmt(apply / n0, 2)}× (${fmt(apply, 3)} s)`, 'reference', true);
   row('second (no-op) `--apply --root` / `node -e 0`', `${fmt(noop / n0, 2)}× (${fmt(noop, 3)} s)`, 'reference', true);
 
+  say('fleet report at scale');
+  fleetReportRows();
+
   // Where the time goes: node --cpu-prof of an unminified twin of the bundle, so the frames have names.
   say('profiles');
   const named = await profilingBundle(work, { minify: false });
@@ -358,7 +393,7 @@ ${topEntries(p).join('\n')}`);
       const pn = profile(named, ['--plan', '-f', live], { runs: 3 });
       why.push(`### ${planRow.measure}
 
-The live plan runs commands: the SysctlFile boot rehearsal${rehearsal !== null ? ` (${fmt(rehearsal, 3)} s of the ${fmt(plan, 3)} s)` : ''} starts a second node inside \`unshare -m -n\`, which mounts and runs the host's systemd-sysctl and sysctl --system (about a dozen processes); the facts run \`ip -4 route get\`. Two node start-ups are 2× \`node -e 0\` before the bundle is compiled or any work is done, so 2× cannot be met while the rehearsal runs in its own process. Time spent in those shows as idle below; the rest is start-up (the bundle's compile) and the plan itself. \`node --cpu-prof\` (self time, profiled run of ${fmt(p.totalMs, 0)} ms):
+The live plan runs commands: the SysctlFile boot rehearsal${rehearsal !== null ? ` (${fmt(rehearsal, 3)} s of the ${fmt(plan, 3)} s)` : ''} runs a constant shell script inside \`unshare -m -n\` (no second node): tar unpacks the copies onto a tmpfs, one \`mount -a\` binds them, then the host's systemd-sysctl and sysctl --system run and one grep after each reads every key (eight processes); the facts run \`ip -4 route get\`. Time spent waiting for those shows as idle below; the rest is start-up (the bundle's compile) and the plan itself. \`node --cpu-prof\` (self time, profiled run of ${fmt(p.totalMs, 0)} ms):
 
 ${topEntries(p).join('\n')}
 

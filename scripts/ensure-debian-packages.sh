@@ -11,7 +11,12 @@
 #        against systemd), mmdebstrap (the stock roots), dpkg-deb, go-md2man
 #        and lintian for the package test, wg-quick (wireguard-tools: its
 #        parse_options is the oracle of the PreUp/PostUp reader), shorewall (its compiler is the
-#        oracle of the IP_FORWARDING reader; installing it enables nothing), chromium (the fleet report's page in
+#        oracle of the IP_FORWARDING reader; installing it enables nothing), tuned (its profile
+#        loader is the oracle of the tuned reader; its postinst enables and, where systemd runs,
+#        starts tuned.service, which would tune this machine's sysctls: see below), network-manager
+#        (NetworkManager --print-config is the oracle of the unmanaged-devices merge; its postinst
+#        enables and starts NetworkManager.service, which would take over this machine's network:
+#        see below), chromium (the fleet report's page in
 #        a real browser, headless), ansible-galaxy (the collection's test) and
 #        ansible-lint (the collection's lint test, production profile)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
@@ -73,9 +78,11 @@ declare -A package=(
   [ansible-lint]=ansible-lint
   [wg-quick]=wireguard-tools
   [shorewall]=shorewall
+  [tuned]=tuned
+  [NetworkManager]=network-manager
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall tuned NetworkManager"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"
@@ -109,5 +116,33 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "installing Debian packages (${groups[*]}): ${pkgs[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages whose postinst enables their services and, when systemd is PID 1,
+# starts them (deb-systemd-invoke), each with the units that must never run
+# on this machine: tuned would apply a profile to its sysctls; NetworkManager
+# (network-manager's postinst enables NetworkManager.service,
+# NetworkManager-wait-online.service and NetworkManager-dispatcher.service,
+# and starts NetworkManager.service) would take over its network. A
+# policy-rc.d that refuses every start (exit 101, which deb-systemd-invoke
+# honours) keeps them stopped during the install, and the units are disabled
+# right after: the tests only read their files and run their programs with
+# options that start no daemon (NetworkManager --print-config).
+declare -A no_start=(
+  [tuned]="tuned.service"
+  [network-manager]="NetworkManager.service NetworkManager-wait-online.service NetworkManager-dispatcher.service"
+)
+guarded=()
+for p in "${pkgs[@]}"; do
+  [ -n "${no_start[$p]+x}" ] && guarded+=("$p")
+done
+if [ ${#guarded[@]} -gt 0 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update
 apt-get install -y "${pkgs[@]}"
+for p in ${guarded[@]+"${guarded[@]}"}; do
+  for unit in ${no_start[$p]}; do
+    systemctl disable "$unit" >/dev/null 2>&1 || deb-systemd-helper disable "$unit" || true
+  done
+done

@@ -18,8 +18,8 @@ export interface CommandResult {
 export interface RunOptions {
   /** Commands that only read or that work on the root tree (systemctl --root) may run offline. */
   offlineSafe?: boolean;
-  /** Input to feed on stdin. */
-  input?: string;
+  /** Input to feed on stdin (bytes as they are: the rehearsal's archive). */
+  input?: string | Uint8Array;
   timeoutMs?: number;
   cwd?: string;
   env?: Record<string, string>;
@@ -80,7 +80,18 @@ export interface TargetFs {
   exists(target: string): Promise<boolean>;
   assertLive(what: string): void;
   readKernel(target: string): Promise<string | null>;
+  statfs(target: string): Promise<FsUsage | null>;
   memo<T>(key: string, read: () => Promise<T>): Promise<T>;
+}
+
+/** A file system's size and what is free on it, as statfs(2) gives them (df's figures): bytes and inodes. */
+export interface FsUsage {
+  sizeBytes: number;
+  /** Free to an unprivileged user (f_bavail), what kubelet's eviction and df's Avail count. */
+  availableBytes: number;
+  /** 0 where the file system has no fixed inode count (btrfs). */
+  inodes: number;
+  freeInodes: number;
 }
 
 /** Runs commands with argument arrays; offline only `offlineSafe` ones (they act on the root tree, or only read). */
@@ -420,6 +431,21 @@ export class Host implements TargetFs, Commands {
     this.assertLive(target);
     const b = await this.readBuffer(target, MAX_KERNEL_READ_BYTES);
     return b === null ? null : b.toString('utf8');
+  }
+
+  /**
+   * statfs(2) of the file system holding `target` (its links resolved inside the root). Live only: an image's
+   * file system is the build machine's, not the one the host will boot with. Null when it does not exist.
+   */
+  async statfs(target: string): Promise<FsUsage | null> {
+    this.assertLive(`the free space under ${target}`);
+    try {
+      const s = await fs.statfs(this.hostPath(await this.realTarget(target)));
+      return { sizeBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, inodes: s.files, freeInodes: s.ffree };
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw new HostError(`cannot statfs ${target}: ${describeFsError(e)}`, target);
+    }
   }
 
   /**

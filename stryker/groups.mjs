@@ -57,6 +57,8 @@ export const groups = {
       'test/kubespray/who-fixes.assert-ends-host.test.ts',
       // How an assert is judged and explained.
       'test/kubespray/who-fixes.asserts.test.ts',
+      // Registers the caller answers (a stat it read on the host).
+      'test/kubespray/who-fixes.registers.test.ts',
     ],
     env: { WALK_ORACLE: 'recorded' },
   },

@@ -33,6 +33,7 @@ import { REPORT_DOCUMENTS, RUN_DOCUMENTS, newRunJournal } from '../src/reconcile
 
 const repo = path.resolve(new URL('..', import.meta.url).pathname);
 const roleDir = path.join(repo, 'contrib/ansible/collection/roles/reconcile');
+const ROLE_FQCN = 'k8s_host_reconcile.k8s_host_reconcile.reconcile';
 const SLOW = 240_000;
 const HUGE = 9 * 1024 * 1024; // over the default reconcile_fetch_max_bytes (8 MiB)
 const BAD_NAME = '../escaped';
@@ -143,7 +144,10 @@ const VARIANTS: Variant[] = [
     document: true,
     playbook: (work) => {
       const file = path.join(work, 'site.yml');
-      writeFileSync(file, JSON.stringify([{ name: 'The role', hosts: 'all', gather_facts: false, roles: [{ role: roleDir }] }]));
+      // The role as the collection's (its tasks name the collection's plan_diff action by FQCN): the source tree's
+      // collections/ directory beside the playbook, as contrib/ansible/reconcile.yml has it.
+      symlinkSync(path.join(repo, 'contrib/ansible/collections'), path.join(work, 'collections'));
+      writeFileSync(file, JSON.stringify([{ name: 'The role', hosts: 'all', gather_facts: false, roles: [{ role: ROLE_FQCN }] }]));
       return file;
     },
   },

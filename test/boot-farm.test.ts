@@ -13,7 +13,7 @@ import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
 // @ts-expect-error plain ESM without types
 import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
 // @ts-expect-error plain ESM without types
-import { judge, judgePromises, listeningPorts } from './boot/lib/judge.mjs';
+import { findingProblems, judge, judgePromises, listeningPorts } from './boot/lib/judge.mjs';
 
 type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
 const dirs: string[] = [];
@@ -108,6 +108,29 @@ const promise = (id: string, kind: string, subject: string, expect_: string, wit
   withdrawn_by: withdrawn,
   after_apply: !withdrawn.some((w) => w.from === 'apply'),
   at_boot: withdrawn.length === 0,
+});
+
+describe("the judge of an entry's finding (catalogue/acceptance.mjs)", () => {
+  // The "not judged" line as src/acceptance/run.ts notJudgedLine writes it: a failing check is NAME (what fails), a skipped one NAME alone.
+  const notJudged = (m: string) => ({ plan: { findings: [{ level: 'info', message: `kubeadm preflight checks not judged here: ${m}` }] } });
+  const named = { id: 'e1', finding: { check: 'ResolvConfLoop', named: true } };
+  const absent = { id: 'e2', finding: { check: 'ResolvConfLoop', named: false } };
+  it('named: a failing check in the not-judged line, or a finding by that check; skipped alone is not failing', () => {
+    expect(findingProblems([named], notJudged('ResolvConfLoop (/etc/resolv.conf has only loopback nameservers): who fixes it is not evaluated').plan)).toEqual(
+      [],
+    );
+    expect(findingProblems([named], { findings: [{ check: 'ResolvConfLoop', level: 'warning', message: 'x' }] })).toEqual([]);
+    expect(findingProblems([named], notJudged('ResolvConfLoop: /etc/resolv.conf cannot be read').plan)).toEqual([
+      'e1: the plan does not name ResolvConfLoop as failing',
+    ]);
+    expect(findingProblems([named], { findings: [] })).toEqual(['e1: the plan does not name ResolvConfLoop as failing']);
+  });
+  it('absent: not mentioned at all (neither failing nor skipped); entries without a finding are not judged here', () => {
+    expect(findingProblems([absent, { id: 'e3' }], { findings: [] })).toEqual([]);
+    expect(findingProblems([absent], notJudged('ResolvConfLoop: /etc/resolv.conf cannot be read').plan)).toEqual([
+      'e2: the plan mentions ResolvConfLoop: kubeadm preflight checks not judged here: ResolvConfLoop: /etc/resolv.conf cannot be read',
+    ]);
+  });
 });
 
 describe('the judge', () => {

@@ -235,6 +235,7 @@ function memoryFs(files: Record<string, string>, links: Record<string, string> =
     },
     readLink: async (t) => links[t] ?? null,
     readLinksIn: notHere('readLinksIn'),
+    statfs: notHere('statfs'),
     exists: async (t) => kindOf(t) !== null,
     assertLive: (what) => {
       throw new Error(`${what}: offline`);

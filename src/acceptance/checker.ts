@@ -5,11 +5,26 @@
 // name to --ignore-preflight-errors. A checker is pure: it judges facts read
 // once elsewhere (facts.ts), never the machine.
 
-/** A fact, or why it is not known (offline, unreadable): a check that needs it is skipped with that reason, never guessed. */
-export type Known<T> = { known: true; value: T } | { known: false; reason: string };
+import type { FsUsage } from '../host.js';
+import type { EvictionThresholds } from './eviction.js';
+import type { EnvValue } from './proxy-env.js';
+import type { NetworkManagerFacts } from './nm-facts.js';
+
+/**
+ * A fact, or why it is not known (offline, unreadable): a check that needs it
+ * is skipped with that reason, never guessed. `unreadable`: a file on the
+ * host that decides the check could not be read or parsed (not a fact that
+ * is simply not there offline): the check says unknown, loudly.
+ */
+export type Known<T> = { known: true; value: T } | { known: false; reason: string; unreadable?: true };
 
 export const known = <T>(value: T): Known<T> => ({ known: true, value });
 export const notKnown = <T>(reason: string): Known<T> => ({ known: false, reason });
+export const unreadable = <T>(reason: string): Known<T> => ({ known: false, reason, unreadable: true });
+
+/** A check's outcome for a fact that is not known: unknown when a file deciding it is unreadable, else skipped. */
+export const notJudged = (fact: { known: false; reason: string; unreadable?: true }): CheckOutcome =>
+  fact.unreadable ? { unknown: fact.reason } : { skipped: fact.reason };
 
 /** The cgroup controllers the kernel offers, as kubeadm's cgroups validator reads them. */
 export interface CgroupFacts {
@@ -40,7 +55,72 @@ export interface AcceptanceFacts {
   nodeNameLookup: Known<{ resolves: boolean; how: string }>;
   timeSync: Known<TimeSyncFacts>;
   kubeletService: Known<KubeletServiceFacts>;
+  resolvConf: Known<ResolvConfFacts>;
+  runtimeCollision: Known<RuntimeCollisionFacts>;
+  /** The https proxy and NO_PROXY kubeadm's process will have (its play's environment over the login one's). */
+  kubeadmProxy: Known<KubeadmProxyFacts>;
+  /** kubelet's hard eviction thresholds for the disk signals on this node (kubespray's eviction_hard, or kubelet's defaults). */
+  eviction: Known<EvictionThresholds>;
+  /** statfs of nodefs (kubelet's root directory) and imagefs (the runtime's storage; null when not judged); live only. */
+  diskSpace: Known<DiskSpaceFacts>;
+  /** NetworkManager: whether it runs, whether it is active, its configuration files (nm-facts.ts). */
+  networkManager: Known<NetworkManagerFacts>;
+  /** kube_network_plugin for this node. */
+  networkPlugin: Known<string>;
 }
+
+export interface KubeadmProxyFacts {
+  https: EnvValue | null;
+  noProxy: EnvValue | null;
+  /** How kubeadm's environment was put together (the play's environment, the login's file). */
+  how: string;
+}
+
+/** A directory kubelet watches, and the file system it is on (the nearest existing directory's, before the install). */
+export interface WatchedFs {
+  dir: string;
+  usage: FsUsage;
+}
+
+export interface DiskSpaceFacts {
+  nodefs: WatchedFs;
+  imagefs: WatchedFs | null;
+}
+
+/** A container runtime already on the host, beside the one kubespray installs. */
+export interface RuntimeCollisionFacts {
+  /** Debian's runtime packages with files on the disk: Status, the stanza's line in the status file, the names its Depends gives. */
+  packages: { name: string; status: string; line: number; depends: string[] }[];
+  /** The runc options table of /etc/containerd/config.toml that sets SystemdCgroup = false (a TOML key); null when none. */
+  systemdCgroupFalse: string | null;
+  /** Paths kubespray's roles stat before they decide (/run/ostree-booted), and whether each exists here. */
+  exists: Record<string, boolean>;
+}
+
+/** A resolv.conf as kubelet and CoreDNS read it: the path asked for, the file it resolves to under the root, the addresses CoreDNS would forward to. */
+export interface ResolvFile {
+  path: string;
+  real: string;
+  addresses: string[];
+}
+
+/** /etc/resolv.conf, and what kubespray's choice between it and systemd-resolved's upstream list depends on. */
+export interface ResolvConfFacts extends ResolvFile {
+  /**
+   * Read only when /etc/resolv.conf's addresses are all loopback (null
+   * otherwise): systemd-resolved's list of the upstream servers
+   * (/run/systemd/resolve/resolv.conf; a null value: it does not exist), and,
+   * live, whether systemd-resolved and NetworkManager are active, which
+   * kubespray asks with `systemctl is-active` to choose its DNS tasks.
+   */
+  beside: {
+    upstream: Known<ResolvFile | null>;
+    active: Record<(typeof DNS_SERVICES)[number], Known<boolean>>;
+  } | null;
+}
+
+/** The services kubespray's roles/kubernetes/preinstall asks `systemctl is-active` about before choosing its DNS tasks. */
+export const DNS_SERVICES = ['systemd-resolved.service', 'NetworkManager.service'] as const;
 
 /** The NTP clients systemd knows on this node, and whether it is a container. */
 export interface TimeSyncFacts {
@@ -63,6 +143,13 @@ export interface KubesprayValues {
   kubeVersion: Known<string>;
   apiserverPort: Known<number>;
   nodeName: Known<string>;
+  eviction: Known<EvictionThresholds>;
+  /** The `environment:` of the play that runs kubeadm init (templated for this node; null when it sets none), and where. */
+  kubeadmPlayEnv: Known<{ vars: Record<string, unknown> | null; where: string }>;
+  /** The container runtime's storage directory, kubelet's imagefs (containerd_storage_dir); null for a runtime not judged. */
+  imageFsDir: Known<string | null>;
+  /** kube_network_plugin for this node (roles/kubernetes/preinstall's view). */
+  networkPlugin: Known<string>;
 }
 
 export interface CheckResult {
@@ -70,7 +157,11 @@ export interface CheckResult {
   errors: string[];
 }
 
-export type CheckOutcome = CheckResult | { skipped: string };
+/**
+ * `skipped`: a fact not known here (the one info line); `unknown`: a file that decides it cannot be read, or a
+ * fact that is there and cannot be judged (a loud unknown finding).
+ */
+export type CheckOutcome = CheckResult | { skipped: string } | { unknown: string };
 
 export interface Checker {
   /** kubeadm's exact check name; for a check kubeadm does not make (`breaksLater`), a CamelCase name of ours (findings.ts CHECK_NAME_PATTERN). */

@@ -4,16 +4,34 @@
 // running kernel (live only), and PATH lookups in the target's tree (which an
 // image can answer too). Host files are untrusted: a value that does not
 // parse is not known, with the reason.
-import type { TargetHost } from '../host.js';
+import path from 'node:path';
+import type { TargetFs, TargetHost } from '../host.js';
 import type { Facts } from '../facts/linux.js';
 import { commandFile } from '../facts/command-path.js';
-import type { AcceptanceFacts, CgroupFacts, Known, KubeletServiceFacts, KubesprayValues, TimeSyncFacts } from './checker.js';
+import type {
+  AcceptanceFacts,
+  CgroupFacts,
+  DiskSpaceFacts,
+  Known,
+  KubeadmProxyFacts,
+  KubeletServiceFacts,
+  KubesprayValues,
+  ResolvConfFacts,
+  ResolvFile,
+  TimeSyncFacts,
+  WatchedFs,
+} from './checker.js';
+import { DNS_SERVICES, unreadable } from './checker.js';
+import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
+import { readRuntimeCollision } from './runtime-facts.js';
+import { readNetworkManager } from './nm-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
 import { known, notKnown } from './checker.js';
 import { ALL_PROGRAMS } from './file-existing.js';
 import { TIME_SYNC_UNITS } from './time-sync.js';
+import { HTTPS_PROXY_VARS, NO_PROXY_VARS, firstSet, kubeadmEnvironment, readEnvironmentFile } from './proxy-env.js';
 
 /**
  * The PATH kubeadm is looked up and runs with: kubespray runs it with
@@ -169,6 +187,55 @@ export async function readKubeletService(host: TargetHost): Promise<Known<Kubele
     : known({ state: 'disabled', entry: u.entry, how: `${u.entry} does not start at boot` });
 }
 
+/** systemd-resolved's list of the upstream servers it was given (resolved.conf(5), systemd-resolved.service(8)). */
+export const RESOLVED_UPSTREAM = '/run/systemd/resolve/resolv.conf';
+
+/**
+ * A resolv.conf as kubelet would read it, its links resolved inside the root
+ * (Host.realTarget never leaves it): null when nothing is there; not known
+ * when a link points at nothing (offline, systemd-resolved's files in /run
+ * are written at boot) or the file cannot be read.
+ */
+export async function readResolvFile(host: TargetFs, path: string): Promise<Known<ResolvFile | null>> {
+  const link = await host.readLink(path).catch(() => null);
+  const real = await host.realTarget(path).catch((e: Error) => e);
+  if (real instanceof Error) return unreadable(`${path} cannot be resolved: ${real.message}`);
+  const text = await host.readFile(path).catch((e: Error) => e);
+  if (text instanceof Error) return unreadable(`${path}${real !== path ? ` (${real})` : ''} cannot be read: ${text.message}`);
+  if (text === null) {
+    if (link === null) return known(null);
+    return notKnown(
+      `${path} is a link to ${real}, which does not exist${host.live ? '' : ` (offline, --root ${host.root}: what is in /run is written at boot)`}`,
+    );
+  }
+  return known({ path, real, addresses: podForwardAddresses(text) });
+}
+
+/** Whether a service is active, as `systemctl is-active` tells kubespray (ActiveState=active); live only. */
+async function activeNow(host: TargetHost, unit: string): Promise<Known<boolean>> {
+  if (!host.live) return notKnown(`offline (--root ${host.root}): whether ${unit} is active is the booted host's`);
+  const r = await host.run('systemctl', ['show', '-p', 'ActiveState', '--value', unit]);
+  if (r.exitCode !== 0) return notKnown(`systemctl show -p ActiveState ${unit} failed (exit ${r.exitCode})`);
+  return known(r.stdout.trim() === 'active');
+}
+
+/**
+ * /etc/resolv.conf, the file kubelet hands pods unless kubespray names another
+ * (kube_resolv_conf). A missing file has no nameserver to loop to. Only when
+ * its addresses are all loopback is the rest read: systemd-resolved's upstream
+ * list and, live, the two services kubespray's DNS tasks depend on.
+ */
+export async function readResolvConf(host: TargetHost): Promise<Known<ResolvConfFacts>> {
+  const path = '/etc/resolv.conf';
+  const etc = await readResolvFile(host, path);
+  if (!etc.known) return etc;
+  const file = etc.value ?? { path, real: path, addresses: [] };
+  if (!onlyLoopback(file.addresses)) return known({ ...file, beside: null });
+  const active = {} as Record<(typeof DNS_SERVICES)[number], Known<boolean>>;
+  for (const unit of DNS_SERVICES) active[unit] = await activeNow(host, unit);
+  return known({ ...file, beside: { upstream: await readResolvFile(host, RESOLVED_UPSTREAM), active } });
+}
+
 /** `facts`: kubespray's report's (undefined offline or when gathering failed); `ks`: what kubespray gives kubeadm on this node. */
 export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined, ks: KubesprayValues): Promise<AcceptanceFacts> {
   const why = host.live ? 'the host facts could not be gathered (see the facts finding)' : `offline (--root ${host.root}): it is the running host's`;
@@ -185,5 +252,58 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     nodeNameLookup: await lookUpNodeName(host, ks.nodeName),
     timeSync: await readTimeSync(host),
     kubeletService: await readKubeletService(host),
+    resolvConf: await readResolvConf(host),
+    runtimeCollision: await readRuntimeCollision(host),
+    kubeadmProxy: await readKubeadmProxy(host, ks.kubeadmPlayEnv),
+    eviction: ks.eviction,
+    diskSpace: await readDiskSpace(host, ks.imageFsDir),
+    networkManager: await readNetworkManager(host),
+    networkPlugin: ks.networkPlugin,
   };
+}
+
+/** kubelet's default --root-dir; kubespray's kubelet templates do not change it. */
+export const KUBELET_ROOT_DIR = '/var/lib/kubelet';
+
+/** statfs of the file system `dir` will be on: its own, or its nearest existing parent's (before the install it may not exist). */
+async function watchedFs(host: TargetHost, dir: string): Promise<WatchedFs> {
+  for (let d = dir; ; d = path.posix.dirname(d)) {
+    const usage = await host.statfs(d);
+    if (usage !== null) return { dir: d === dir ? dir : `${dir} (not there yet: ${d})`, usage };
+    if (d === '/') throw new Error(`no file system found for ${dir}`);
+  }
+}
+
+/** nodefs and imagefs as kubelet will measure them; live only (an image's disk is not the one it will boot on). */
+export async function readDiskSpace(host: TargetHost, imageFsDir: Known<string | null>): Promise<Known<DiskSpaceFacts>> {
+  if (!host.live) return notKnown(`offline (--root ${host.root}): the free space is the booted host's`);
+  try {
+    const nodefs = await watchedFs(host, KUBELET_ROOT_DIR);
+    const imagefs = imageFsDir.known && imageFsDir.value !== null ? await watchedFs(host, imageFsDir.value) : null;
+    return known({ nodefs, imagefs });
+  } catch (e) {
+    return notKnown(`the free space cannot be read: ${(e as Error).message}`);
+  }
+}
+
+/** The login environment pam_env gives an SSH session, which Ansible's tasks inherit. */
+export const LOGIN_ENVIRONMENT = '/etc/environment';
+
+/**
+ * The https proxy kubeadm's HTTPProxy checks will find: the play's environment over /etc/environment's. An
+ * image's /etc/environment is the one its booted host will have, so this is read offline too.
+ */
+export async function readKubeadmProxy(
+  host: TargetHost,
+  play: Known<{ vars: Record<string, unknown> | null; where: string }>,
+): Promise<Known<KubeadmProxyFacts>> {
+  if (!play.known) return play;
+  const text = await host.readFile(LOGIN_ENVIRONMENT).catch((e: Error) => e);
+  if (text instanceof Error) return notKnown(`${LOGIN_ENVIRONMENT} cannot be read: ${text.message}`);
+  const env = kubeadmEnvironment(readEnvironmentFile(text ?? ''), LOGIN_ENVIRONMENT, play.value.vars, play.value.where);
+  const how =
+    play.value.vars === null
+      ? `the play at ${play.value.where} sets no environment, so the login's (${LOGIN_ENVIRONMENT})`
+      : `the play's environment at ${play.value.where} over ${LOGIN_ENVIRONMENT}`;
+  return known({ https: firstSet(env, HTTPS_PROXY_VARS), noProxy: firstSet(env, NO_PROXY_VARS), how });
 }

@@ -9,14 +9,25 @@ import { firewalldCheck } from './firewalld.js';
 import { hostnameCheck } from './hostname.js';
 import { timeSyncCheck } from './time-sync.js';
 import { serviceKubeletCheck } from './service-kubelet.js';
+import { resolvConfLoopCheck } from './resolv-conf.js';
+import { containerRuntimeCollisionCheck } from './runtime-collision.js';
+import { freeSpaceCheck } from './free-space.js';
+import { networkManagerCniCheck } from './network-manager.js';
+import { httpProxyCheck, httpProxyCidrCheck } from './http-proxy.js';
 
 export const CHECKERS: readonly Checker[] = [
   numCpuCheck,
   memCheck,
   firewalldCheck,
+  httpProxyCheck,
+  httpProxyCidrCheck,
   ...fileExistingChecks,
   systemVerificationCheck,
   hostnameCheck,
   serviceKubeletCheck,
   timeSyncCheck,
+  resolvConfLoopCheck,
+  containerRuntimeCollisionCheck,
+  freeSpaceCheck,
+  networkManagerCniCheck,
 ];

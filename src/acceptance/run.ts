@@ -9,17 +9,25 @@ import type { Finding } from '../findings.js';
 import type { KubesprayNode, KubesprayReport } from '../kubespray/report.js';
 import type { AcceptanceFacts, Checker, CheckResult, Known, KubesprayValues } from './checker.js';
 import { known, notKnown } from './checker.js';
+import { evictionThresholds, type EvictionThresholds } from './eviction.js';
 import { acceptanceFacts } from './facts.js';
 import { CHECKERS } from './index.js';
 import { whoInstalls } from './packages.js';
+import { playEnvironmentOf } from '../kubespray/vars.js';
 import { timeSyncWhoFixes } from './time-sync-who.js';
 import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
+import { resolvConfWhoFixes } from './resolv-conf-who.js';
+import { runtimeCollisionWhoFixes } from './runtime-collision-who.js';
+import { networkManagerWhoFixes } from './network-manager-who.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
 const IGNORE_VAR = 'kubeadm_ignore_preflight_errors';
 /** The role that runs kubeadm: init on the control plane, join on the other nodes. */
 const KUBEADM_ROLE = { 'control-plane': 'kubernetes/control-plane', 'every node': 'kubernetes/kubeadm' } as const;
+/** The role that writes kubelet's config (its eviction thresholds), and containerd's (its storage directory). */
+const NODE_ROLE = 'kubernetes/node';
+const CONTAINERD_ROLE = 'container-engine/containerd';
 
 /**
  * `quiet`: kubespray makes the check pass before kubeadm runs on every
@@ -59,6 +67,12 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
   }
   if (c.name === 'TimeSync') return timeSyncWhoFixes(node);
   if (c.name === 'Service-Kubelet' && facts.kubeletService.known) return serviceKubeletWhoFixes(node, facts.kubeletService.value);
+  if (c.name === 'ResolvConfLoop' && facts.resolvConf.known) return resolvConfWhoFixes(node, facts.resolvConf.value);
+  if (c.name === 'ContainerRuntimeCollision' && facts.runtimeCollision.known) return runtimeCollisionWhoFixes(node, facts.runtimeCollision.value);
+  if (c.name === 'NetworkManagerCNI' && facts.networkManager.known && facts.networkPlugin.known)
+    return networkManagerWhoFixes(node, facts.networkManager.value, facts.networkPlugin.value);
+  if (c.name === 'FreeSpace')
+    return { who: 'operator', says: 'free space on that file system, or grow it, before the install: kubespray frees none', evidence: [] };
   if (c.name === 'Mem' && node.memoryStops)
     return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
   return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };
@@ -155,7 +169,7 @@ async function nodeExpression(node: KubesprayNode, role: string, expr: string): 
  */
 async function kubesprayValues(node: KubesprayNode | undefined): Promise<KubesprayValues> {
   const none = notKnown<never>('no readable kubespray checkout in desired-state');
-  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none };
+  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none, eviction: none, imageFsDir: none, kubeadmPlayEnv: none, networkPlugin: none };
   const port = await nodeVar(node, KUBEADM_ROLE['control-plane'], 'kube_apiserver_port');
   const name = await nodeExpression(node, KUBEADM_ROLE['every node'], '{{ kube_override_hostname | default(inventory_hostname) }}');
   return {
@@ -170,7 +184,59 @@ async function kubesprayValues(node: KubesprayNode | undefined): Promise<Kubespr
       : typeof name.value === 'string' && name.value !== ''
         ? known(name.value)
         : notKnown(`the node name is ${JSON.stringify(name.value)}`),
+    eviction: await evictionOf(node),
+    imageFsDir: await imageFsDirOf(node),
+    kubeadmPlayEnv: await kubeadmPlayEnv(node),
+    networkPlugin: await networkPluginOf(node),
   };
+}
+
+/** kube_network_plugin as roles/kubernetes/preinstall sees it on this node (0062's condition reads it there). */
+async function networkPluginOf(node: KubesprayNode): Promise<Known<string>> {
+  const v = await nodeVar(node, 'kubernetes/preinstall', 'kube_network_plugin');
+  if (!v.known) return v;
+  return typeof v.value === 'string' ? known(v.value) : notKnown(`kube_network_plugin is ${JSON.stringify(v.value)}`);
+}
+
+/** The environment kubespray's play gives kubeadm init (`proxy_disable_env` in kubespray's cluster.yml), templated for this node. */
+async function kubeadmPlayEnv(node: KubesprayNode): Promise<Known<{ vars: Record<string, unknown> | null; where: string }>> {
+  const role = KUBEADM_ROLE['control-plane'];
+  const play = await playEnvironmentOf(node.checkout, role).catch((e: Error) => e);
+  if (play instanceof Error) return notKnown(`kubespray's cluster playbook cannot be read: ${play.message}`);
+  if (play === null) return notKnown(`no play of kubespray's cluster playbook runs ${role}`);
+  if (play.value === undefined || play.value === null) return known({ vars: null, where: play.where });
+  const ctx = await node.vars(role).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${role} cannot be read: ${ctx.message}`);
+  const r = typeof play.value === 'string' ? ctx.template(play.value) : { ok: true as const, value: play.value };
+  if (!r.ok) return notKnown(`the play's environment (${play.where}): ${r.reason}`);
+  const v = r.value;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return notKnown(`the play's environment (${play.where}) is ${JSON.stringify(v)}, not a mapping`);
+  return known({ vars: v as Record<string, unknown>, where: play.where });
+}
+
+/** kubelet's hard eviction thresholds as roles/kubernetes/node's kubelet-config template writes them for this node. */
+async function evictionOf(node: KubesprayNode): Promise<Known<EvictionThresholds>> {
+  const ctx = await node.vars(NODE_ROLE).catch((e: Error) => e);
+  if (ctx instanceof Error) return notKnown(`the variables of ${NODE_ROLE} cannot be read: ${ctx.message}`);
+  // kubelet_config_extra_args is appended to the same document: an evictionHard there is a second one.
+  const extra = ctx.template('{{ (kubelet_config_extra_args | default({})).evictionHard is defined }}');
+  if (!extra.ok) return notKnown(`kubelet_config_extra_args: ${extra.reason}`);
+  if (extra.value === true) return notKnown('kubelet_config_extra_args sets evictionHard beside eviction_hard');
+  const def = ctx.get('eviction_hard');
+  if (!def) return evictionThresholds(undefined, `eviction_hard (not defined for ${NODE_ROLE})`);
+  if ('runtime' in def) return notKnown(`eviction_hard is set at run time (${def.file}:${def.line})`);
+  const r = ctx.template(def.value);
+  return r.ok ? evictionThresholds(r.value, `${def.file}:${def.line} eviction_hard`) : notKnown(`${def.file}:${def.line} eviction_hard: ${r.reason}`);
+}
+
+/** kubelet's imagefs: containerd's storage directory for containerd (kubespray's default runtime); null for another runtime. */
+async function imageFsDirOf(node: KubesprayNode): Promise<Known<string | null>> {
+  const manager = await nodeVar(node, NODE_ROLE, 'container_manager');
+  if (!manager.known) return manager;
+  if (manager.value !== 'containerd') return known(null);
+  const dir = await nodeVar(node, CONTAINERD_ROLE, 'containerd_storage_dir');
+  if (!dir.known) return dir;
+  return typeof dir.value === 'string' && dir.value.startsWith('/') ? known(dir.value) : notKnown(`containerd_storage_dir is ${JSON.stringify(dir.value)}`);
 }
 
 /** Whether kubeadm init's checks run here: the node is in kube_control_plane (kube-master before kubespray 2.19 renamed it). */
@@ -178,6 +244,18 @@ function controlPlaneOf(r: KubesprayReport): Known<boolean> {
   if (!r.node) return notKnown('no readable kubespray checkout in desired-state');
   if (r.node.groups === null) return notKnown("the inventory does not place this node (see the inventory's finding)");
   return known(r.node.groups.includes('kube_control_plane') || r.node.groups.includes('kube-master'));
+}
+
+/** A check a host file decides, which cannot be read: unknown (exit 2), naming the file. */
+function unjudgeable(c: Checker, why: string): Finding {
+  const cmd = c.breaksLater !== undefined ? 'not a kubeadm check' : 'kubeadm preflight';
+  return {
+    check: c.name,
+    level: 'warning',
+    unknown: true,
+    evidence: [c.breaksLater !== undefined ? c.source : `${KUBERNETES} ${c.source}`],
+    message: `${cmd}: ${c.name} cannot be judged: ${why}`,
+  };
 }
 
 /** One line for every check not judged, grouped by the reason: "A (fails), B: why; C: why". */
@@ -197,6 +275,7 @@ export async function acceptanceFindings(host: TargetHost, r: KubesprayReport, c
     if (c.runsOn === 'control-plane' && controlPlane.known && !controlPlane.value) continue;
     const res = c.check(facts);
     if ('skipped' in res) notJudged.push({ name: c.name, fails: '', why: res.skipped });
+    else if ('unknown' in res) out.push(unjudgeable(c, res.unknown));
     else if (res.errors.length > 0 || res.warnings.length > 0) {
       const f = await checkFinding(c, res, r, controlPlane, facts);
       if (f === null) continue;

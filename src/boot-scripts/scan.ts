@@ -37,6 +37,9 @@ import { programKind } from '../lex/shebang.js';
 import { readWriter, SYSCTL_FILE_WRITERS } from './sysctl-file-writers.js';
 import { wgConfigFile, wgQuickUpHooks } from './wg-quick.js';
 import { ipForwarding, readShorewallConf, SHOREWALL_CONF, SHOREWALL_UNIT } from './shorewall.js';
+import { TUNED_REAPPLY_DIRS, TUNED_REAPPLY_LAST, TUNED_UNIT, tunedAtBoot, type TunedBoot, type TunedWrite } from './tuned.js';
+import { commentOutRanges, scriptMarker } from './neutralise.js';
+import { sysctlProcPath } from '../observe/sysctl-live.js';
 import { globKind, matchComponent, readInterfaces, sourceDirectoryName, UP_OPTIONS, type IfaceStanza } from './interfaces.js';
 import { isShell, shebangShell, type Word } from '../lex/shell.js';
 
@@ -65,8 +68,22 @@ export interface BootScriptHit {
   neutralisable: true | string;
   /** sysctl-load: each file as read now, in the order sysctl loads them. */
   loaded?: LoadedSysctlFile[];
+  /** A write followed by a re-read of sysctl files (tuned's reapply_sysctl): a key those files set ends at their value. */
+  reapplied?: ReappliedSysctl;
   /** A `swapon -a` naming nothing (fstabOnly): /etc/fstab as read now (null: there is none), the file it turns on. */
   fstab?: ByteString | null;
+}
+
+/**
+ * The sysctl files a program re-applies after its own write, as read now: the
+ * directories' *.conf files (the first directory holding a name wins), sorted
+ * by name, then `last`. A file the plan adds to one of the directories is
+ * re-applied too, so the judge lists them again with the plan's files.
+ */
+export interface ReappliedSysctl {
+  dirs: string[];
+  files: LoadedSysctlFile[];
+  last: string;
 }
 
 /** The file `swapon -a` reads (util-linux: _PATH_MNTTAB). */
@@ -90,6 +107,8 @@ export interface BootScriptUnknown {
   message: string;
   /** A sysctl write to a /proc/sys path known in part ("*" for the unknown pieces): only keys it can match are concerned. */
   path?: string;
+  /** The write is followed by a re-read of sysctl files (tuned's reapply_sysctl): a key those files set is not concerned. */
+  reapplied?: ReappliedSysctl;
 }
 
 export interface BootScripts {
@@ -790,6 +809,89 @@ async function scanShorewall(host: TargetFs, sink: Sink, { enabled, units }: Boo
   });
 }
 
+/** plugin_sysctl.py _apply_system_sysctl's files as read now (a missing or unreadable one is skipped, as tuned skips it). */
+async function readReapplied(host: TargetFs): Promise<ReappliedSysctl> {
+  const names = new Map<string, string>();
+  for (const dir of TUNED_REAPPLY_DIRS) {
+    const entries = await host.readDir(dir).catch(() => null);
+    for (const e of entries ?? []) if (e.name.endsWith('.conf') && !names.has(e.name)) names.set(e.name, path.posix.join(dir, e.name));
+  }
+  const files: LoadedSysctlFile[] = [];
+  for (const file of [...[...names.keys()].sort().map((n) => names.get(n)!), TUNED_REAPPLY_LAST]) {
+    const got = await readLoads(host, [file]).catch(() => null);
+    if (Array.isArray(got)) files.push(...got);
+  }
+  return { dirs: TUNED_REAPPLY_DIRS, files, last: TUNED_REAPPLY_LAST };
+}
+
+/** Whether tuned, with the line commented out as neutralise_scripts would, no longer writes that key to another value than it does now. */
+async function tunedWithout(host: TargetFs, w: TunedWrite & { value: string }, content: ByteString): Promise<boolean> {
+  const text = Buffer.from(commentOutRanges(content, [{ first: w.line, last: w.line }], scriptMarker('probe')), 'latin1').toString('utf8');
+  const again = await tunedAtBoot(host, new Map([[w.file, text]]));
+  return again.unknown.length === 0 && !again.writes.some((x) => x.key === w.key);
+}
+
+/** One tuned write as a hit: the profile line that sets the key, commented out only in an /etc profile where that leaves the key alone. */
+async function tunedHit(host: TargetFs, sink: Sink, boot: TunedBoot, w: TunedWrite & { value: string }, why: string): Promise<void> {
+  const content = await host.readBytes(w.file);
+  if (content === null) return;
+  sink.out.contents[w.file] = content;
+  const at = boot.reapply.at;
+  const off = boot.reapply.on ? '' : `, and reapply_sysctl is off at ${at!.file}:${at!.line}, so no sysctl.d file is re-applied after it`;
+  const fix = `set reapply_sysctl = 1 in /etc/tuned/tuned-main.conf (tuned then re-applies /etc/sysctl.d after its profile)`;
+  // Only a file of the admin's, at its own path (a link into /usr/lib would edit the package's file).
+  const own = w.file.startsWith('/etc/tuned/') && (await host.realTarget(w.file)) === w.file;
+  const neutralisable = !own
+    ? `${w.file} is not a file of /etc/tuned (the tuned package's, or a link): ${fix}, or give the profile an override in /etc/tuned/NAME/tuned.conf`
+    : (await tunedWithout(host, w, content)) || `commenting it out leaves another profile's value for ${w.key}: ${fix}`;
+  sink.out.hits.push({
+    source: 'unit',
+    file: w.file,
+    line: w.line,
+    first: w.line,
+    last: w.line,
+    text: '',
+    runBy: `${TUNED_UNIT} writes ${w.value} to ${sysctlProcPath(w.key)} when it starts at boot (its profile's [sysctl]${off}; ${why})`,
+    unit: TUNED_UNIT,
+    neutralisable,
+    action: { kind: 'sysctl-write', key: w.key, value: w.value, how: 'tuned profile [sysctl]' },
+    ...(boot.reapply.on ? { reapplied: await readReapplied(host) } : {}),
+  });
+}
+
+/**
+ * tuned.service at boot (tuned.ts): each key its profile's [sysctl] writes is
+ * a sysctl-write hit at the profile line; what cannot be judged is unknown,
+ * naming the key's /proc/sys path so only a resource wanting that key is
+ * concerned. With reapply_sysctl (the default) the hit carries the files
+ * tuned re-applies after it, which the judge reads as the plan leaves them.
+ */
+async function scanTuned(host: TargetFs, sink: Sink, { enabled, units }: BootUnits): Promise<void> {
+  const why = enabled.get(TUNED_UNIT);
+  const u = units.get(TUNED_UNIT);
+  if (why === undefined || !u || u.masked) return;
+  const runs = execCommandsOf(u.directives, 'ExecStart').some(({ command }) => command !== null && path.posix.basename(command.path ?? '') === 'tuned');
+  if (!runs) return;
+  const boot = await tunedAtBoot(host);
+  sink.out.read.push(...boot.read);
+  const reapplied = boot.reapply.on ? await readReapplied(host) : undefined;
+  for (const x of boot.unknown)
+    sink.out.unknown.push({ source: 'unit', file: x.file, line: x.line, what: 'sysctl', message: `${TUNED_UNIT} starts at boot (${why}): ${x.message}` });
+  for (const w of boot.writes) {
+    if ('value' in w) await tunedHit(host, sink, boot, w, why);
+    else
+      sink.out.unknown.push({
+        source: 'unit',
+        file: w.file,
+        line: w.line,
+        what: 'sysctl',
+        message: `${TUNED_UNIT} starts at boot (${why}) and its profile sets ${w.key}: ${w.unknown}`,
+        path: sysctlProcPath(w.key),
+        ...(reapplied ? { reapplied } : {}),
+      });
+  }
+}
+
 export function scanBootScripts(host: TargetFs): Promise<BootScripts> {
   return host.memo('boot-scripts', () => scanAll(host));
 }
@@ -805,6 +907,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanSysctlFileWriters(host, sink, boot);
   await scanWgQuick(host, sink, boot);
   await scanShorewall(host, sink, boot);
+  await scanTuned(host, sink, boot);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);
   }

@@ -8,6 +8,8 @@
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
 import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
+import { parseUnitFile } from '../systemd/unit-file.js';
+import { execCommandsOf } from '../systemd/exec-command.js';
 
 export interface NodeEvidence {
   /** The file, directory, unit file or interface (/sys/class/net/NAME). */
@@ -27,6 +29,8 @@ const STATIC_PODS = ['kube-apiserver', 'kube-controller-manager', 'kube-schedule
 const KUBECONFIGS = ['admin.conf', 'super-admin.conf', 'kubelet.conf', 'bootstrap-kubelet.conf', 'controller-manager.conf', 'scheduler.conf'];
 const JOIN_CHECKED = new Set(['kubelet.conf', 'bootstrap-kubelet.conf']);
 const NODE_UNITS = ['kubelet.service', 'k3s.service', 'k3s-agent.service', 'rke2-server.service', 'rke2-agent.service'];
+/** containerd 1.x's CRI plugin state: a directory per pod sandbox. */
+const CRI_SANDBOXES = '/var/lib/containerd/io.containerd.grpc.v1.cri/sandboxes';
 /** Interfaces that CNI plugins, kube-proxy (IPVS) and nodelocaldns create: exact names, and prefixes. */
 const INTERFACES = ['cni0', 'flannel.1', 'vxlan.calico', 'kube-ipvs0', 'nodelocaldns', 'weave', 'kube-bridge'];
 const INTERFACE_PREFIXES = ['cali', 'cilium_', 'flannel', 'kube-'];
@@ -110,6 +114,16 @@ async function dataDirEvidence(host: TargetFs): Promise<NodeEvidence[]> {
   for (const dir of ['/etc/rancher', '/var/lib/rancher']) {
     if (await nonEmptyDir(host, dir)) out.push({ path: dir, what: 'k3s or rke2 configuration and state', strong: true });
   }
+  // containerd's CRI plugin keeps a directory per pod sandbox under its root (pkg/cri: RootDir/sandboxes/ID, the
+  // RootDir being /var/lib/containerd/io.containerd.grpc.v1.cri); only a CRI client (kubelet, crictl runp) makes
+  // sandboxes, so pods ran here.
+  const sandboxes = await nonEmptyDir(host, CRI_SANDBOXES);
+  if (sandboxes)
+    out.push({
+      path: CRI_SANDBOXES,
+      what: `containerd's CRI pod sandboxes (${sandboxes.length} of them): pods ran here through the CRI, as kubelet runs them`,
+      strong: true,
+    });
   const cni = await nonEmptyDir(host, '/etc/cni/net.d');
   if (cni) out.push({ path: '/etc/cni/net.d', what: `CNI network configuration (${cni.join(', ')})`, strong: false });
   return out;
@@ -123,6 +137,33 @@ async function unitEvidence(host: TargetFs): Promise<NodeEvidence[]> {
       if (!(await fileThere(host, p))) continue;
       out.push({ path: p, what: `the unit file of ${unit}`, strong: true });
       break;
+    }
+  }
+  // A host etcd (kubespray's default etcd_deployment_type: host) beside the rest; alone it is any etcd (Debian's etcd-server).
+  for (const dir of SYSTEM_UNIT_PATH) {
+    const p = path.posix.join(dir, 'etcd.service');
+    if (!(await fileThere(host, p))) continue;
+    out.push({ path: p, what: 'the unit file of etcd.service (a host etcd, as kubespray runs it by default)', strong: false });
+    break;
+  }
+  return [...out, ...(await kubeletByProgram(host))];
+}
+
+/** The directories an admin writes units in by hand (a distribution's package names its kubelet unit kubelet.service). */
+const ADMIN_UNIT_DIRS = ['/etc/systemd/system', '/usr/local/lib/systemd/system'];
+
+/** A service under another name whose ExecStart= runs a program named kubelet (read as systemd reads the line). */
+async function kubeletByProgram(host: TargetFs): Promise<NodeEvidence[]> {
+  const out: NodeEvidence[] = [];
+  for (const dir of ADMIN_UNIT_DIRS) {
+    for (const e of (await host.readDir(dir)) ?? []) {
+      if (!e.name.endsWith('.service') || NODE_UNITS.includes(e.name)) continue;
+      const file = path.posix.join(dir, e.name);
+      const text = await host.readFile(file).catch(() => null);
+      if (text === null) continue;
+      const starts = execCommandsOf(parseUnitFile(text, file).directives, 'ExecStart');
+      const hit = starts.find((x) => x.command?.path != null && path.posix.basename(x.command.path) === 'kubelet');
+      if (hit) out.push({ path: file, what: `the unit file of ${e.name}, which runs kubelet (${file}:${hit.directive.line})`, strong: true });
     }
   }
   return out;

@@ -16,7 +16,8 @@
 //   8. set_fact and register, as the task walk meets them
 // Values are templated lazily when read, as Ansible does.
 import type { KubesprayCheckout, VarDefinition } from './checkout.js';
-import { topLevelVars } from './checkout.js';
+import { lineOf, topLevelVars } from './checkout.js';
+import { isMap, isSeq } from 'yaml';
 import type { Inventory } from './inventory.js';
 import { groupDepths, groupNames } from './inventory.js';
 import { RuntimeValueError, templateValue } from '../ansible/jinja.js';
@@ -182,6 +183,24 @@ export async function playRolesOf(ck: KubesprayCheckout, role: string): Promise<
         typeof r === 'string' ? r : r && typeof r === 'object' ? ((r as Record<string, unknown>).role ?? (r as Record<string, unknown>).name) : undefined,
       );
       if (names.includes(role)) return names.filter((n): n is string => typeof n === 'string');
+    }
+  }
+  return null;
+}
+
+/** The `environment:` of kubespray's play that runs `role`, where it is written (file:line of the play); null without such a play. */
+export async function playEnvironmentOf(ck: KubesprayCheckout, role: string): Promise<{ value: unknown; where: string } | null> {
+  for (const rel of ['playbooks/cluster.yml', 'cluster.yml']) {
+    const f = await ck.yaml(rel).catch(() => null);
+    if (!f || !isSeq(f.doc.contents)) continue;
+    for (const node of f.doc.contents.items) {
+      if (!isMap(node)) continue;
+      const play = node.toJSON() as Record<string, unknown>;
+      const roles = Array.isArray(play.roles) ? play.roles : [];
+      const names = roles.map((r) =>
+        typeof r === 'string' ? r : r && typeof r === 'object' ? ((r as Record<string, unknown>).role ?? (r as Record<string, unknown>).name) : undefined,
+      );
+      if (names.includes(role)) return { value: play.environment, where: `${rel}:${lineOf(f, node)}` };
     }
   }
   return null;

@@ -869,6 +869,12 @@ export interface AuditOptions {
   facts?: FactMap;
   host?: HostContext;
   reader?: VarsReader;
+  /**
+   * What a task that runs registers on this host, when the caller has read
+   * it (a stat of a path it looked at); undefined leaves the register a
+   * run-time value, as without it.
+   */
+  registers?: (e: EvaluatedTask) => unknown;
 }
 
 /** Every task of the audited roles in walk order, its templated arguments and whether it runs on this host. */
@@ -908,7 +914,9 @@ export async function evaluateAuditedRoles(ck: KubesprayCheckout, opts: AuditOpt
       evaluated.push(e);
       if (t.module === 'set_fact' && e.status.runs !== 'no') setFacts(e, ctx);
       if (t.register && e.status.runs !== 'no') {
-        ctx.set({ name: t.register, runtime: true, file: t.ref.file, line: t.ref.line, how: `(registered by "${t.ref.name}")` });
+        const seen = e.status.runs === 'yes' ? opts.registers?.(e) : undefined;
+        if (seen !== undefined) ctx.set({ name: t.register, value: seen, file: t.ref.file, line: t.ref.line });
+        else ctx.set({ name: t.register, runtime: true, file: t.ref.file, line: t.ref.line, how: `(registered by "${t.ref.name}")` });
         registered.set(t.register, e);
       }
     }

@@ -10,7 +10,6 @@
 // The copy keeps every file's line numbers, so a line the rehearsal blames
 // (bisect.ts) is the same file:line on the host.
 import path from 'node:path';
-import { readlink } from 'node:fs/promises';
 import type { TargetFs, TargetHost } from '../host.js';
 import { parseSysctlLine } from './parse.js';
 import { SYSCTL_CONF, SYSCTL_DIRS } from './order.js';
@@ -20,15 +19,17 @@ import { parseExecLine } from '../systemd/exec-command.js';
 import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
-import { REHEARSAL_HELPER } from './rehearsal-helper.js';
+import { REHEARSAL_SCRIPT } from './rehearsal-script.js';
+import { rehearsalArchive } from './rehearsal-archive.js';
 
 export interface RehearsalEnv {
   unshare: string;
-  nsenter: string;
+  /** `env -i`: the programs see only the environment the rehearsal gives them. */
+  env: string;
+  sh: string;
   sysctl: string;
   /** From systemd-sysctl.service's ExecStart=. */
   systemdSysctl: string;
-  node: string;
 }
 
 export type RehearsalAvailability = { ok: true; env: RehearsalEnv } | { ok: false; reason: string };
@@ -85,13 +86,20 @@ export async function rehearsalAvailability(host: TargetHost): Promise<Rehearsal
   }
   if (!host.isRoot()) return { ok: false, reason: "not root: creating the private mount and network namespace needs root; the engine's prediction stands" };
   const unshare = await which(host, 'unshare');
-  const nsenter = await which(host, 'nsenter');
-  if (!unshare || !nsenter) return { ok: false, reason: `no ${unshare ? 'nsenter' : 'unshare'} (util-linux) on PATH; the engine's prediction stands` };
+  if (!unshare) return { ok: false, reason: "no unshare (util-linux) on PATH; the engine's prediction stands" };
+  // The script inside the namespaces runs these by name (mount and tar from PATH): each must be there.
+  for (const [name, pkg] of [
+    ['mount', 'util-linux'],
+    ['tar', 'tar'],
+    ['sh', 'dash'],
+    ['env', 'coreutils'],
+  ] as const)
+    if (!(await which(host, name))) return { ok: false, reason: `no ${name} (${pkg}) on PATH; the engine's prediction stands` };
   const sysctl = await which(host, 'sysctl');
   if (!sysctl) return { ok: false, reason: "no sysctl (procps) on PATH to rehearse `sysctl --system`; the engine's prediction stands" };
   const sd = await systemdSysctlProgram(host);
   if ('reason' in sd) return { ok: false, reason: `systemd-sysctl cannot be found: ${sd.reason}; the engine's prediction stands` };
-  return { ok: true, env: { unshare, nsenter, sysctl, systemdSysctl: sd.path, node: process.execPath } };
+  return { ok: true, env: { unshare, env: (await which(host, 'env'))!, sh: (await which(host, 'sh'))!, sysctl, systemdSysctl: sd.path } };
 }
 
 /** "file:line" of a line the rehearsal may leave out, by the file that holds its bytes. */
@@ -252,29 +260,70 @@ export async function runRehearsal(
   const sysctlConf = (await host.lstat(conf))?.isFile() ? conf : null;
   const lay = layout(trials, { real, existing, ancestors, sysctlConf }, values.start, values.seed);
   if ('reason' in lay) return lay;
-  const input = {
-    outer: { net: await readlink('/proc/self/ns/net'), mnt: await readlink('/proc/self/ns/mnt') },
-    sources: lay.sources,
-    keys: keys.map((key) => ({ key, path: sysctlProcPath(key) })),
-    programs: {
-      boot: [env.systemdSysctl, '--prefix=net'],
-      system: [env.sysctl, '-q', '--system', '--pattern', '^-?net[./]'],
-      sysctl: env.sysctl,
-    },
-    trials: lay.trials,
-  };
-  const r = await host.run(env.unshare, ['-m', '-n', '--propagation', 'private', '--', env.node, '-e', REHEARSAL_HELPER], {
-    input: JSON.stringify(input),
+  const packed = rehearsalArchive(lay, keys);
+  if ('reason' in packed) return packed;
+  // The script runs mount, tar, grep and unshare by name: only absolute PATH entries, as which() reads them, so none is found relative to the working directory.
+  const searchPath = (process.env.PATH || '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .filter((d) => d.startsWith('/'))
+    .join(':');
+  const environment = [`PATH=${searchPath}`, 'SYSTEMD_LOG_LEVEL=warning', 'SYSTEMD_LOG_TARGET=console', 'LC_ALL=C'];
+  const args = [String(process.pid), String(lay.trials.length), String(packed.tmpfsBytes), env.systemdSysctl, env.sysctl];
+  const script = [env.sh, '-c', REHEARSAL_SCRIPT, 'k8s-host-reconcile-rehearsal', REHEARSAL_SCRIPT, 'setup', ...args];
+  const r = await host.run(env.unshare, ['-m', '-n', '--propagation', 'private', '--', env.env, '-i', ...environment, ...script], {
+    input: packed.archive,
     timeoutMs: 30_000,
   });
   if (r.exitCode !== 0) return { reason: `the rehearsal failed (${env.unshare} exited ${r.exitCode}): ${r.stderr.trim().split('\n').pop() ?? ''}` };
-  const out = JSON.parse(r.stdout) as {
-    net: string;
-    mnt: string;
-    trials: Array<{ boot: Record<string, string | null>; system: Record<string, string | null>; warnings: Record<SysctlModel, string> }>;
-  };
-  if (out.net === input.outer.net || out.mnt === input.outer.mnt) return { reason: 'the rehearsal did not run in namespaces of its own' };
-  return { results: out.trials.map((t) => ({ boot: t.boot, system: t.system, warnings: t.warnings })), ms: Math.round(performance.now() - t0) };
+  const results = rehearsalOutput(r.stdout, keys, lay.trials.length);
+  if ('reason' in results) return results;
+  return { results, ms: Math.round(performance.now() - t0) };
+}
+
+/**
+ * Pure: the script's records (rehearsal-script.ts) as each trial's values
+ * and warnings. A key's value is the first line grep gives for its path,
+ * blanks trimmed and runs of blanks made one space (a tab between a range's
+ * two numbers reads as "a b"); a key with no line could not be read (null).
+ * A trial without its closing record did not finish.
+ */
+export function rehearsalOutput(stdout: string, keys: string[], trials: number): RehearsalRun['results'] | { reason: string } {
+  const out = Array.from({ length: trials }, () => ({
+    lines: { boot: [] as string[], system: [] as string[] },
+    warnings: { boot: [] as string[], system: [] as string[] },
+    done: false,
+  }));
+  let reading: string[] | null = null;
+  for (const line of stdout.split('\n')) {
+    if (line.startsWith('/')) {
+      reading?.push(line);
+      continue;
+    }
+    reading = null;
+    const m = /^([rwe]) (\d+) (\S+)(?: (.*))?$/s.exec(line);
+    const trial = m ? out[Number(m[2])] : undefined;
+    if (!m || !trial) continue;
+    const model = m[3] as SysctlModel;
+    if (m[1] === 'e') trial.done = true;
+    else if (model !== 'boot' && model !== 'system') continue;
+    else if (m[1] === 'w') trial.warnings[model].push(m[4] ?? '');
+    else reading = trial.lines[model];
+  }
+  const unfinished = out.findIndex((t) => !t.done);
+  if (unfinished >= 0) return { reason: `the rehearsal stopped before trial ${unfinished + 1} of ${trials} finished` };
+  const valuesOf = (lines: string[]) =>
+    Object.fromEntries(
+      keys.map((key) => {
+        const at = `${sysctlProcPath(key)}:`;
+        const line = lines.find((l) => l.startsWith(at));
+        return [key, line === undefined ? null : line.slice(at.length).trim().replace(/\s+/g, ' ')];
+      }),
+    );
+  return out.map((t) => ({
+    boot: valuesOf(t.lines.boot),
+    system: valuesOf(t.lines.system),
+    warnings: { boot: t.warnings.boot.join('\n').trim(), system: t.warnings.system.join('\n').trim() },
+  }));
 }
 
 /** A start value the wanted one is not: 0 for a wanted non-zero integer, 1 for 0; none for other values. */

@@ -19,8 +19,13 @@ import { hostnameCheck, qualifiedNameProblems } from '../../src/acceptance/hostn
 import { hostsFileLine } from '../../src/acceptance/hosts-file.js';
 import { timeSyncCheck } from '../../src/acceptance/time-sync.js';
 import { serviceKubeletCheck } from '../../src/acceptance/service-kubelet.js';
+import { freeSpaceCheck } from '../../src/acceptance/free-space.js';
+import { httpProxyCheck, httpProxyCidrCheck } from '../../src/acceptance/http-proxy.js';
+import { evictionThresholds, thresholdAmount } from '../../src/acceptance/eviction.js';
 
 const EVERY_PROGRAM = ['conntrack', 'ip', 'iptables', 'mount', 'nsenter', 'ebtables', 'ethtool', 'socat', 'tc', 'touch'];
+const GiB = 2 ** 30;
+const ROOMY = { sizeBytes: 20 * GiB, availableBytes: 12 * GiB, inodes: 1_310_720, freeInodes: 1_000_000 };
 const FULL_V2: CgroupFacts = { version: 2, controllers: ['cpuset', 'cpu', 'io', 'memory', 'hugetlb', 'pids', 'rdma', 'misc'] };
 
 /** A host that passes everything: 2 CPUs, 1982 MB, Debian 12's kernel, a full cgroup v2, every program. */
@@ -39,6 +44,21 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     // Debian 12's own: systemd-timesyncd, enabled from sysinit.target.
     timeSync: known({ container: null, clients: [{ unit: 'systemd-timesyncd.service', runs: true, how: 'starts at boot' }] }),
     kubeletService: known({ state: 'enabled', entry: '/etc/systemd/system/kubelet.service', how: 'systemctl is-enabled: enabled' }),
+    // A Debian 12 cloud image's: the provider's resolver, handed out by DHCP.
+    resolvConf: known({ path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: ['169.254.169.254'], beside: null }),
+    // No container runtime of Debian's and no containerd config.
+    runtimeCollision: known({ packages: [], systemdCgroupFalse: null, exists: { '/run/ostree-booted': false } }),
+    // kubespray's cluster.yml play: proxy_disable_env, every proxy variable empty.
+    kubeadmProxy: known({ https: null, noProxy: null, how: "the play's environment at playbooks/cluster.yml:34 over /etc/environment" }),
+    eviction: known({
+      thresholds: { 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
+      from: 'defaults',
+    }),
+    // A 20 GiB root with 12 GiB and 1 M of its 1.3 M inodes free, holding both kubelet's and containerd's directories.
+    diskSpace: known({ nodefs: { dir: '/var/lib/kubelet', usage: ROOMY }, imagefs: { dir: '/var/lib/containerd', usage: ROOMY } }),
+    // Debian 12's stock server: no network-manager package, so no unit file; kubespray's default plugin.
+    networkManager: known({ runs: null, active: known(false), main: null, dirs: {}, vethRule: { state: 'absent', file: '' } }),
+    networkPlugin: known('calico'),
     ...over,
   };
 }
@@ -50,6 +70,8 @@ describe('the checkers are named as kubeadm names them', () => {
       'NumCPU',
       'Mem',
       'Firewalld',
+      'HTTPProxy',
+      'HTTPProxyCIDR',
       'FileExisting-conntrack',
       'FileExisting-ip',
       'FileExisting-iptables',
@@ -64,8 +86,12 @@ describe('the checkers are named as kubeadm names them', () => {
       'Hostname',
       'Service-Kubelet',
       'TimeSync',
+      'ResolvConfLoop',
+      'ContainerRuntimeCollision',
+      'FreeSpace',
+      'NetworkManagerCNI',
     ]);
-    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld']);
+    expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld', 'HTTPProxy', 'HTTPProxyCIDR']);
   });
 
   it('a host that passes them all: every check passes, none skipped', () => {
@@ -288,5 +314,89 @@ describe("Service-Kubelet: kubeadm's ServiceCheck for kubelet, without CheckIfAc
     expect(serviceKubeletCheck.check(unit('enabled', 'systemctl is-enabled: enabled'))).toEqual({ warnings: [], errors: [] });
     expect(serviceKubeletCheck.check(facts({ kubeletService: notKnown('no bus') }))).toEqual({ skipped: 'no bus' });
     expect(serviceKubeletCheck.runsOn).toBe('every node');
+  });
+});
+
+// kubelet's hard eviction defaults on Linux, written out from kubernetes/kubernetes
+// pkg/kubelet/eviction/defaults_linux.go: nodefs.available<10%, nodefs.inodesFree<5%,
+// imagefs.available<15%, imagefs.inodesFree<5%; a threshold is "signal < value" (evicted below it).
+describe("FreeSpace: kubelet's hard eviction thresholds for nodefs and imagefs, before kubelet first starts", () => {
+  const disk = (usage: typeof ROOMY, imagefs: typeof ROOMY | null = usage) =>
+    facts({ diskSpace: known({ nodefs: { dir: '/var/lib/kubelet', usage }, imagefs: imagefs && { dir: '/var/lib/containerd', usage: imagefs } }) });
+  it('a roomy disk passes; 1.5 GiB of 20 GiB (7.5 %) is under both the 10 % nodefs and the 15 % imagefs threshold of one shared file system', () => {
+    expect(freeSpaceCheck.check(facts())).toEqual({ warnings: [], errors: [] });
+    const r = freeSpaceCheck.check(disk({ ...ROOMY, availableBytes: 1.5 * GiB }));
+    expect(r).toEqual({
+      warnings: [
+        "nodefs.available on the file system of /var/lib/kubelet: 1.5 GiB available (7.5% of 20.0 GiB), under kubelet's hard eviction threshold nodefs.available<10% (defaults)",
+        "imagefs.available on the file system of /var/lib/containerd: 1.5 GiB available (7.5% of 20.0 GiB), under kubelet's hard eviction threshold imagefs.available<15% (defaults)",
+      ],
+      errors: [],
+    });
+  });
+  it('2.5 GiB of 20 GiB (12.5 %) is above nodefs 10 % but under imagefs 15 %; inodes are judged the same way; btrfs (no inode count) has no inode signal', () => {
+    expect(freeSpaceCheck.check(disk({ ...ROOMY, availableBytes: 2.5 * GiB }))).toMatchObject({
+      warnings: [expect.stringMatching(/^imagefs\.available .*\(12\.5% of 20\.0 GiB\)/)],
+    });
+    // 5 % of 1,310,720 inodes is 65,536: 65,535 free is under it, 65,536 is not.
+    expect(freeSpaceCheck.check(disk({ ...ROOMY, freeInodes: 65_535 }, null))).toMatchObject({
+      warnings: [expect.stringMatching(/^nodefs\.inodesFree .*: 65535 inodes free/)],
+    });
+    expect(freeSpaceCheck.check(disk({ ...ROOMY, freeInodes: 65_536 }, null))).toEqual({ warnings: [], errors: [] });
+    expect(freeSpaceCheck.check(disk({ ...ROOMY, inodes: 0, freeInodes: 0 }))).toEqual({ warnings: [], errors: [] });
+  });
+  it("kubespray's eviction_hard replaces kubelet's defaults whole: a signal it does not name has no threshold", () => {
+    const only = evictionThresholds({ 'nodefs.available': '3Gi', 'memory.available': '500Mi' }, 'inventory eviction_hard');
+    expect(only).toEqual(known({ thresholds: { 'nodefs.available': '3Gi' }, from: "kubespray's inventory eviction_hard" }));
+    const r = freeSpaceCheck.check({ ...disk({ ...ROOMY, availableBytes: 2.5 * GiB }), eviction: only });
+    expect(r).toMatchObject({
+      warnings: [expect.stringMatching(/^nodefs\.available .*threshold nodefs\.available<3Gi \(kubespray's inventory eviction_hard\)$/)],
+    });
+    expect(evictionThresholds({}, 'x:1 eviction_hard')).toMatchObject(known({ thresholds: { 'imagefs.available': '15%' } }));
+    expect(evictionThresholds(['nodefs.available<1Gi'], 'x:1 eviction_hard')).toEqual(notKnown('x:1 eviction_hard is ["nodefs.available<1Gi"], not a mapping'));
+  });
+  it('thresholds as kubelet reads them: a percentage of the total, or a resource.Quantity; anything else is not judged', () => {
+    expect([
+      thresholdAmount('10%', 1000),
+      thresholdAmount('500Mi', 0),
+      thresholdAmount('2G', 0),
+      thresholdAmount('1000', 0),
+      thresholdAmount('1.5Ki', 0),
+    ]).toEqual([100, 500 * 2 ** 20, 2e9, 1000, 1536]);
+    expect([thresholdAmount('ten', 1), thresholdAmount('101%', 1), thresholdAmount('%', 1), thresholdAmount('1Zi', 1), thresholdAmount('', 1)]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+  });
+  it('offline or without a checkout: skipped with the reason', () => {
+    expect(freeSpaceCheck.check(facts({ diskSpace: notKnown('offline') }))).toEqual({ skipped: 'offline' });
+    expect(freeSpaceCheck.check(facts({ eviction: notKnown('no checkout') }))).toEqual({ skipped: 'no checkout' });
+  });
+});
+
+describe("HTTPProxy and HTTPProxyCIDR: kubeadm's proxy checks on the environment kubespray gives kubeadm", () => {
+  it('no https proxy in that environment: both pass', () => {
+    expect(httpProxyCheck.check(facts())).toEqual({ warnings: [], errors: [] });
+    expect(httpProxyCidrCheck.check(facts())).toEqual({ warnings: [], errors: [] });
+  });
+  it('a proxy kubeadm will have: unknown, naming where it comes from and the NO_PROXY beside it (Go decides by NO_PROXY)', () => {
+    const proxied = facts({
+      kubeadmProxy: known({
+        https: { value: 'http://proxy:3128', where: '/etc/environment:2' },
+        noProxy: { value: 'localhost,10.0.0.0/8', where: '/etc/environment:3' },
+        how: "the play at cluster.yml:75 sets no environment, so the login's (/etc/environment)",
+      }),
+    });
+    expect(httpProxyCheck.check(proxied)).toEqual({
+      unknown:
+        'kubeadm runs with the https proxy "http://proxy:3128" (/etc/environment:2; the play at cluster.yml:75 sets no environment, so the login\'s (/etc/environment)); whether NO_PROXY is "localhost,10.0.0.0/8" (/etc/environment:3) excludes the node\'s API address is not judged here',
+    });
+    expect(httpProxyCidrCheck.check(proxied)).toMatchObject({ unknown: expect.stringContaining('excludes the service and pod ranges') });
+    expect(httpProxyCheck.check(facts({ kubeadmProxy: notKnown('no play runs kubernetes/control-plane') }))).toEqual({
+      skipped: 'no play runs kubernetes/control-plane',
+    });
   });
 });

@@ -3,12 +3,15 @@
 // /sys/fs/cgroup/cgroup.controllers, else v1's /proc/cgroups where the 4th
 // column "enabled" is not 0), and PATH lookups as exec.LookPath does them
 // (an executable regular file, links followed inside the root).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Host, type CommandRunner } from '../../src/host.js';
-import { lookUpPrograms, readCgroups, readKubeletService, readTimeSync } from '../../src/acceptance/facts.js';
+import { lookUpPrograms, readCgroups, readDiskSpace, readKubeletService, readResolvConf, readTimeSync } from '../../src/acceptance/facts.js';
+import { known } from '../../src/acceptance/checker.js';
+import { execa } from 'execa';
 import { cannedRunner } from '../helpers/canned-runner.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
@@ -185,5 +188,107 @@ describe('kubelet.service as kubeadm asks systemd', () => {
       known: true,
       value: { state: 'masked', entry: '/run/systemd/system/kubelet.service', how: 'masked by /run/systemd/system/kubelet.service' },
     });
+  });
+});
+
+describe('/etc/resolv.conf, its links resolved inside the root', () => {
+  // systemd-resolved's two files as it writes them (resolved's src/resolve/resolved-resolv-conf.c): the stub, and the upstream list.
+  const STUB = '# This is /run/systemd/resolve/stub-resolv.conf managed by man:systemd-resolved(8).\nnameserver 127.0.0.53\noptions edns0 trust-ad\nsearch .\n';
+  const UPSTREAM = '# This is /run/systemd/resolve/resolv.conf managed by man:systemd-resolved(8).\nnameserver 10.0.0.2\nnameserver fe80::1%eth0\nsearch .\n';
+  const RESOLVED: Tree = {
+    'etc/resolv.conf': { link: '../run/systemd/resolve/stub-resolv.conf' },
+    'run/systemd/resolve/stub-resolv.conf': STUB,
+    'run/systemd/resolve/resolv.conf': UPSTREAM,
+  };
+  const states = (resolved: string, nm: string | null): CommandRunner =>
+    cannedRunner({
+      'systemctl show -p ActiveState --value systemd-resolved.service': `${resolved}\n`,
+      ...(nm === null ? {} : { 'systemctl show -p ActiveState --value NetworkManager.service': `${nm}\n` }),
+    });
+
+  it("a cloud image's file with a real server: its address, and nothing else read (no command run)", async () => {
+    const h = host({ 'etc/resolv.conf': 'search c.internal.\nnameserver 169.254.169.254\n' }, true, [], cannedRunner({}));
+    expect(await readResolvConf(h)).toEqual({
+      known: true,
+      value: { path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: ['169.254.169.254'], beside: null },
+    });
+  });
+  it("live, systemd-resolved's stub through a relative link: 127.0.0.53, the upstream list and both services' states", async () => {
+    expect(await readResolvConf(host(RESOLVED, true, [], states('active', 'inactive')))).toEqual({
+      known: true,
+      value: {
+        path: '/etc/resolv.conf',
+        real: '/run/systemd/resolve/stub-resolv.conf',
+        addresses: ['127.0.0.53'],
+        beside: {
+          upstream: {
+            known: true,
+            value: { path: '/run/systemd/resolve/resolv.conf', real: '/run/systemd/resolve/resolv.conf', addresses: ['10.0.0.2', 'fe80::1'] },
+          },
+          active: { 'systemd-resolved.service': { known: true, value: true }, 'NetworkManager.service': { known: true, value: false } },
+        },
+      },
+    });
+  });
+  it('a state systemctl does not give is not known, with the command', async () => {
+    const r = await readResolvConf(host(RESOLVED, true, [], states('active', null)));
+    expect(r.known && r.value.beside?.active['NetworkManager.service']).toEqual({
+      known: false,
+      reason: 'systemctl show -p ActiveState NetworkManager.service failed (exit 127)',
+    });
+  });
+  it('an absolute link leaving the root is read inside it: /../../ stays at the root', async () => {
+    const tree: Tree = { 'etc/resolv.conf': { link: '/../../../run/systemd/resolve/stub-resolv.conf' }, 'run/systemd/resolve/stub-resolv.conf': STUB };
+    const r = await readResolvConf(host(tree, false));
+    expect(r.known && [r.value.real, r.value.addresses]).toEqual(['/run/systemd/resolve/stub-resolv.conf', ['127.0.0.53']]);
+  });
+  it('offline, a link to the stub resolved writes at boot: not known, naming the link and where it points', async () => {
+    const h = host({ 'etc/resolv.conf': { link: '../run/systemd/resolve/stub-resolv.conf' } }, false);
+    expect(await readResolvConf(h)).toEqual({
+      known: false,
+      reason: `/etc/resolv.conf is a link to /run/systemd/resolve/stub-resolv.conf, which does not exist (offline, --root ${h.root}: what is in /run is written at boot)`,
+    });
+  });
+  it('a link loop, a fifo, a directory: not known, naming the file; no file at all: no nameserver', async () => {
+    const loop = await readResolvConf(host({ 'etc/resolv.conf': { link: 'resolv.conf' } }, true));
+    expect(loop).toMatchObject({
+      known: false,
+      unreadable: true,
+      reason: expect.stringContaining('/etc/resolv.conf cannot be resolved: too many levels of symbolic links'),
+    });
+    const fifo = host({}, true);
+    mkdirSync(path.join(fifo.root, 'etc'));
+    execFileSync('mkfifo', [path.join(fifo.root, 'etc/resolv.conf')]);
+    expect(await readResolvConf(fifo)).toMatchObject({ known: false, unreadable: true, reason: expect.stringContaining('/etc/resolv.conf cannot be read') });
+    const dir = await readResolvConf(host({ 'etc/resolv.conf/x': '' }, true));
+    expect(dir).toMatchObject({ known: false, unreadable: true, reason: expect.stringContaining('/etc/resolv.conf cannot be read') });
+    expect(await readResolvConf(host({ 'etc/hosts': '' }, true))).toEqual({
+      known: true,
+      value: { path: '/etc/resolv.conf', real: '/etc/resolv.conf', addresses: [], beside: null },
+    });
+  });
+});
+
+describe('the free space kubelet will measure (statfs, as df reports it)', () => {
+  it("nodefs and imagefs before the install: the nearest existing directory's file system, with df's figures", async () => {
+    const h = host({ 'var/lib/containerd/io.containerd.content.v1.content/.keep': '' }, true);
+    const r = await readDiskSpace(h, known('/var/lib/containerd'));
+    expect(r.known).toBe(true);
+    if (!r.known) return;
+    expect(r.value.nodefs.dir).toBe('/var/lib/kubelet (not there yet: /var/lib)');
+    expect(r.value.imagefs!.dir).toBe('/var/lib/containerd');
+    // The oracle: df on the same directory (GNU coreutils), bytes and inodes. Size and inode count are fixed;
+    // what is free moves with whatever else writes on this file system meanwhile, so it is compared to 1 %.
+    const df = await execa('df', ['-B1', '--output=size,avail,itotal,iavail', path.join(h.root, 'var/lib/containerd')]);
+    const [size, avail, itotal, iavail] = df.stdout.trim().split('\n')[1]!.trim().split(/\s+/).map(Number) as [number, number, number, number];
+    const u = r.value.imagefs!.usage;
+    expect([u.sizeBytes, u.inodes]).toEqual([size, itotal]);
+    expect(Math.abs(u.availableBytes - avail)).toBeLessThan(size / 100);
+    expect(Math.abs(u.freeInodes - iavail)).toBeLessThanOrEqual(Math.max(1, itotal / 100));
+    expect(r.value.nodefs.usage.sizeBytes).toBe(size);
+  });
+  it('offline: not known (an image is not the disk it will boot on); a runtime not judged has no imagefs', async () => {
+    expect(await readDiskSpace(host({}, false), known('/var/lib/containerd'))).toMatchObject({ known: false, reason: expect.stringMatching(/^offline/) });
+    expect(await readDiskSpace(host({}, true), known(null))).toMatchObject({ known: true, value: { imagefs: null } });
   });
 });

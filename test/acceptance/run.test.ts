@@ -21,6 +21,7 @@ import { paletteFor, renderPlan } from '../../src/reconcile/plan-text.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 import { cannedRunner } from '../helpers/canned-runner.js';
 import { runCli } from '../helpers/run-cli.js';
+import { CONFIG_V2, CONTAINERD, RUNC } from '../helpers/debian-runtimes.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -477,5 +478,383 @@ describe('Service-Kubelet: kubespray writes and enables kubelet.service before k
     const line = guarded.split('\n').indexOf('- name: Enable kubelet') + 1;
     expect(fs[0]!.message).toContain(`kubespray does not run ${UNIT_TASKS}:${line} Enable kubelet on this node`);
     expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+});
+
+describe('ResolvConfLoop: /etc/resolv.conf with only loopback nameservers, and the file kubespray hands kubelet', () => {
+  // kubespray's own tasks and variables, as v2.24.0 writes them (abridged to what decides the verdict):
+  // roles/kubernetes/node/defaults/main.yml:9 kube_resolv_conf; roles/kubernetes/node/tasks/main.yml:2 imports facts.yml, whose
+  // "Os specific vars" (facts.yml:53) is include_vars with_first_found; roles/kubernetes/node/vars/ubuntu-22.yml:2;
+  // roles/kubespray-defaults/defaults/main/main.yml:100 dns_mode, :118 resolvconf_mode; roles/kubernetes/preinstall/tasks/main.yml:27-63
+  // (0060 when neither systemd-resolved nor NetworkManager is active, 0061 when systemd-resolved is, 0063 when NetworkManager is),
+  // and 0020-set_facts.yml:95-111, the two `systemctl is-active` registers those conditions read.
+  const NODE = 'opt/ks/kubespray/roles/kubernetes/node';
+  const PRE = 'opt/ks/kubespray/roles/kubernetes/preinstall/tasks';
+  const fixture = (f: string) => readFileSync(path.join('test/fixtures/kubespray-basic', f), 'utf8');
+  const NODE_DEFAULTS = '---\n# Kubelet uses this file\nkube_resolv_conf: "/etc/resolv.conf"\n';
+  const OS_VARS =
+    '---\n- name: Os specific vars\n  include_vars: "{{ item }}"\n  with_first_found:\n  - files:\n' +
+    "    - \"{{ ansible_distribution | lower }}-{{ ansible_distribution_version | lower | replace('/', '_') }}.yml\"\n" +
+    '    - "{{ ansible_distribution | lower }}-{{ ansible_distribution_release }}.yml"\n' +
+    "    - \"{{ ansible_distribution | lower }}-{{ ansible_distribution_major_version | lower | replace('/', '_') }}.yml\"\n" +
+    '    - "{{ ansible_distribution | lower }}.yml"\n    - "{{ ansible_os_family | lower }}.yml"\n    skip: true\n';
+  const REGISTERS =
+    '---\n- name: NetworkManager | Check if host has NetworkManager\n  command: systemctl is-active --quiet NetworkManager.service\n  register: networkmanager_enabled\n  failed_when: false\n  changed_when: false\n  check_mode: false\n\n' +
+    '- name: Check systemd-resolved\n  command: systemctl is-active systemd-resolved\n  register: systemd_resolved_enabled\n  failed_when: false\n  changed_when: false\n  check_mode: no\n';
+  const IMPORTS =
+    "\n- name: Set facts\n  import_tasks: 0020-set_facts.yml\n\n- name: Apply resolvconf settings\n  import_tasks: 0060-resolvconf.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - systemd_resolved_enabled.rc != 0\n    - networkmanager_enabled.rc != 0\n" +
+    "\n- name: Apply systemd-resolved settings\n  import_tasks: 0061-systemd-resolved.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - systemd_resolved_enabled.rc == 0\n" +
+    "\n- name: Apply networkmanager DNS settings\n  import_tasks: 0063-networkmanager-dns.yml\n  when:\n    - dns_mode != 'none'\n    - resolvconf_mode == 'host_resolvconf'\n    - networkmanager_enabled.rc == 0\n";
+  // roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2 (v2.24.0, abridged: its ConfigMap and the root zone, whose
+  // forward is line 68 there, as written).
+  const COREFILE_TEMPLATE =
+    '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\ndata:\n  Corefile: |\n    .:53 {\n        errors {\n        }\n' +
+    "        forward . {{ upstream_dns_servers | join(' ') if upstream_dns_servers is defined and upstream_dns_servers | length > 0 else '/etc/resolv.conf' }} {\n" +
+    '          prefer_udp\n        }\n        cache 30\n        loop\n    }\n';
+  const KUBESPRAY_DNS: Tree = {
+    'opt/ks/kubespray/roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2': COREFILE_TEMPLATE,
+    [`${NODE}/defaults/main.yml`]: NODE_DEFAULTS,
+    [`${NODE}/tasks/main.yml`]: '---\n- name: Fetch facts\n  import_tasks: facts.yml\n' + fixture('roles/kubernetes/node/tasks/main.yml').replace(/^---\n/, ''),
+    [`${NODE}/tasks/facts.yml`]: OS_VARS,
+    [`${NODE}/vars/ubuntu-22.yml`]: '---\nkube_resolv_conf: "/run/systemd/resolve/resolv.conf"\n',
+    'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/dns.yml': '---\ndns_mode: coredns\nresolvconf_mode: host_resolvconf\n',
+    [`${PRE}/main.yml`]: fixture('roles/kubernetes/preinstall/tasks/main.yml') + IMPORTS,
+    [`${PRE}/0020-set_facts.yml`]: REGISTERS,
+    [`${PRE}/0060-resolvconf.yml`]:
+      '---\n- name: Add domain/search/nameservers/options to resolv.conf\n  blockinfile:\n    path: "{{ resolvconffile }}"\n    block: "nameserver {{ nameserverentries }}"\n',
+    [`${PRE}/0061-systemd-resolved.yml`]:
+      '---\n- name: Write Kubespray DNS settings to systemd-resolved\n  template:\n    src: resolved.conf.j2\n    dest: /etc/systemd/resolved.conf.d/kubespray.conf\n',
+    [`${PRE}/0063-networkmanager-dns.yml`]:
+      '---\n- name: NetworkManager | Add nameservers to NM configuration\n  community.general.ini_file:\n    path: /etc/NetworkManager/conf.d/dns.conf\n    option: servers\n    value: "{{ nameserverentries }}"\n',
+  };
+  // systemd-resolved's files as it writes them: the stub (127.0.0.53) /etc/resolv.conf links to, and the upstream list.
+  const RESOLVED: Tree = {
+    'etc/resolv.conf': { link: '../run/systemd/resolve/stub-resolv.conf' },
+    'run/systemd/resolve/stub-resolv.conf':
+      '# This is /run/systemd/resolve/stub-resolv.conf managed by man:systemd-resolved(8).\nnameserver 127.0.0.53\noptions edns0 trust-ad\nsearch .\n',
+    'run/systemd/resolve/resolv.conf': '# This is /run/systemd/resolve/resolv.conf managed by man:systemd-resolved(8).\nnameserver 10.0.0.2\nsearch .\n',
+  };
+  const UBUNTU: Tree = { 'etc/os-release': 'NAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\n' };
+  const active = (resolved: boolean, nm = false): CommandRunner =>
+    cannedRunner({
+      'systemctl show -p ActiveState --value systemd-resolved.service': resolved ? 'active\n' : 'inactive\n',
+      'systemctl show -p ActiveState --value NetworkManager.service': nm ? 'active\n' : 'inactive\n',
+    });
+  const tree = (extra: Tree, vars: string[] = []) => ({
+    ...server({ extra: { ...RESOLVES, ...extra } }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...KUBESPRAY_DNS,
+  });
+  const line = (text: string, needle: string) => text.split('\n').indexOf(needle) + 1;
+
+  it('a stock Debian 12 cloud image (a DHCP nameserver, no systemd-resolved): no line', async () => {
+    expect(await acceptanceWith(tree({ 'etc/resolv.conf': 'domain c.internal\nsearch c.internal.\nnameserver 169.254.169.254\n' }), active(false))).toEqual([]);
+  });
+  it("Debian 12 with systemd-resolved's stub: kubespray keeps kubelet on /etc/resolv.conf and only writes resolved's drop-in: the operator's warning", async () => {
+    const fs = await acceptanceWith(tree(RESOLVED), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+    const where = `roles/kubernetes/node/defaults/main.yml:${line(NODE_DEFAULTS, 'kube_resolv_conf: "/etc/resolv.conf"')} kube_resolv_conf`;
+    expect(fs[0]!.evidence).toContain(where);
+    expect(fs[0]!.message).toContain('not a kubeadm check, the install goes on');
+    expect(fs[0]!.message).toContain(
+      '[WARNING ResolvConfLoop]: /etc/resolv.conf (a link to /run/systemd/resolve/stub-resolv.conf) has only loopback nameservers (127.0.0.53)',
+    );
+    expect(fs[0]!.message).toContain(`kubespray hands pods /etc/resolv.conf (${where}) and leaves its nameservers: set kube_resolv_conf`);
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  it("Ubuntu 22.04: kubespray's vars/ubuntu-22.yml points kubelet at resolved's upstream list: an info line citing it", async () => {
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...UBUNTU }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain('roles/kubernetes/node/vars/ubuntu-22.yml:2 kube_resolv_conf');
+    expect(fs[0]!.message).toContain(
+      "kubespray hands pods /run/systemd/resolve/resolv.conf instead (roles/kubernetes/node/vars/ubuntu-22.yml:2 kube_resolv_conf): systemd-resolved's upstream servers 10.0.0.2",
+    );
+  });
+  it('Debian with kube_resolv_conf set to the upstream list in group_vars: kubespray handles it, citing the inventory', async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nkube_resolv_conf: /run/systemd/resolve/resolv.conf\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain('/root/ks/inventory/lab/group_vars/all/dns.yml:2 kube_resolv_conf');
+  });
+  it("... but the upstream list is loopback too (resolved given 127.0.0.1): the operator's warning", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nkube_resolv_conf: /run/systemd/resolve/resolv.conf\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, 'run/systemd/resolve/resolv.conf': 'nameserver 127.0.0.1\n', ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('and it has only loopback nameservers (127.0.0.1): give systemd-resolved real upstream servers');
+  });
+  it('a local dnsmasq at 127.0.0.1, neither resolved nor NetworkManager active: kubespray rewrites resolv.conf (0060) with run-time servers: unknown, naming the task', async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), active(false));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.evidence).toContain('roles/kubernetes/preinstall/tasks/0060-resolvconf.yml:2 Add domain/search/nameservers/options to resolv.conf');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it('the same with NetworkManager active: 0063 gives NetworkManager run-time servers: unknown, naming that task', async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), active(false, true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('roles/kubernetes/preinstall/tasks/0063-networkmanager-dns.yml:2 NetworkManager | Add nameservers to NM configuration');
+  });
+  it("resolvconf_mode none (group_vars): kubespray leaves the host's DNS alone: the operator's warning", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nresolvconf_mode: none\n' };
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n', ...gv }), active(false));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+  });
+  const COREFILE = 'roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2 rendered for this node: Corefile line 4';
+  it("upstream_dns_servers set: kubespray's Corefile, rendered, forwards there and not to /etc/resolv.conf: an info line citing it", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nupstream_dns_servers:\n  - 10.0.0.2\n  - 8.8.8.8\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'info', false, false]]);
+    expect(fs[0]!.evidence).toContain(`${COREFILE}, forward . 10.0.0.2 8.8.8.8`);
+    expect(fs[0]!.message).toContain("kubespray's CoreDNS forwards to 10.0.0.2, 8.8.8.8, not to /etc/resolv.conf");
+  });
+  it("... to a loopback address only: the operator's warning", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/dns.yml': '---\nupstream_dns_servers: [127.0.0.1]\n' };
+    const fs = await acceptanceWith(tree({ ...RESOLVED, ...gv }), active(true));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("kubespray's CoreDNS forwards to loopback addresses only");
+  });
+  it('the default: the rendered Corefile forwards to /etc/resolv.conf, cited beside kube_resolv_conf', async () => {
+    const fs = await acceptanceWith(tree(RESOLVED), active(true));
+    expect(fs[0]!.evidence).toContain(`${COREFILE}, forward . /etc/resolv.conf`);
+  });
+  it('a checkout without the Corefile template: unknown, naming it', async () => {
+    const fs = await acceptanceWith(
+      { ...tree(RESOLVED), 'opt/ks/kubespray/roles/kubernetes-apps/ansible/templates/coredns-config.yml.j2': '---\nkind: ConfigMap\n' },
+      active(true),
+    );
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('coredns-config.yml.j2 renders no data.Corefile');
+  });
+  it("the services' states not known (systemctl fails): unknown, with the command", async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), cannedRunner({}));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('systemctl show -p ActiveState NetworkManager.service failed (exit 127)');
+  });
+  it('an /etc/resolv.conf that cannot be read (a directory there): unknown, naming it (exit 2)', async () => {
+    const fs = await acceptanceWith(tree({ 'etc/resolv.conf/x': '' }), active(false));
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('not a kubeadm check: ResolvConfLoop cannot be judged: /etc/resolv.conf cannot be read');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it("a checkout without kubespray's DNS tasks: unknown, naming them", async () => {
+    const fs = await acceptanceWith(
+      { ...tree({ 'etc/resolv.conf': 'nameserver 127.0.0.1\n' }), [`${PRE}/main.yml`]: fixture('roles/kubernetes/preinstall/tasks/main.yml') },
+      active(false),
+    );
+    expect(brief(fs)).toEqual([['ResolvConfLoop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(
+      "roles/kubernetes/preinstall/tasks has none of kubespray's DNS tasks (0060-resolvconf.yml, 0063-networkmanager-dns.yml, 0100-dhclient-hooks.yml)",
+    );
+  });
+});
+
+describe("ContainerRuntimeCollision: Debian's runtime packages and a cgroupfs config.toml beside kubespray's containerd", () => {
+  // kubespray's container-engine roles as v2.24.0 writes them (abridged to what decides the verdict):
+  // roles/kubespray-defaults/defaults/main/main.yml:271 deploy_container_engine, :274 container_manager, :374 etcd_deployment_type;
+  // roles/container-engine/containerd/meta/main.yml (runc among its dependencies); roles/container-engine/runc/defaults/main.yml:5
+  // runc_package_name; runc/tasks/main.yml:2-19 (the stat of /run/ostree-booted, is_ostree, "Runc | Uninstall runc package managed
+  // by package manager"); containerd/defaults/main.yml:65 containerd_cfg_dir; containerd/tasks/main.yml:109 "Containerd | Copy
+  // containerd config file" (no condition). Debian's own packages and containerd's `config default`: runtime-collision.test.ts.
+  const CE = 'opt/ks/kubespray/roles/container-engine';
+  const RUNC_TASKS =
+    '---\n- name: Runc | check if fedora coreos\n  stat:\n    path: /run/ostree-booted\n    get_attributes: no\n    get_checksum: no\n    get_mime: no\n  register: ostree\n\n' +
+    '- name: Runc | set is_ostree\n  set_fact:\n    is_ostree: "{{ ostree.stat.exists }}"\n\n' +
+    '- name: Runc | Uninstall runc package managed by package manager\n  package:\n    name: "{{ runc_package_name }}"\n    state: absent\n  when:\n' +
+    '    - not (is_ostree or (ansible_distribution == "Flatcar Container Linux by Kinvolk") or (ansible_distribution == "Flatcar"))\n';
+  const CONTAINERD_TASKS =
+    '---\n- name: Containerd | Copy containerd config file\n  template:\n    src: config.toml.j2\n    dest: "{{ containerd_cfg_dir }}/config.toml"\n    owner: "root"\n    mode: 0640\n';
+  const CE_DEFAULTS =
+    "---\ndeploy_container_engine: \"{{ inventory_hostname in groups['k8s_cluster'] or etcd_deployment_type == 'docker' }}\"\ncontainer_manager: containerd\netcd_deployment_type: host\n";
+  const KUBESPRAY_CE: Tree = {
+    'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/ce.yml': CE_DEFAULTS,
+    [`${CE}/containerd/meta/main.yml`]: '---\ndependencies:\n  - role: container-engine/runc\n',
+    [`${CE}/containerd/defaults/main.yml`]: '---\ncontainerd_cfg_dir: /etc/containerd\n',
+    [`${CE}/containerd/tasks/main.yml`]: CONTAINERD_TASKS,
+    [`${CE}/runc/defaults/main.yml`]: '---\nrunc_package_name: runc\n',
+    [`${CE}/runc/tasks/main.yml`]: RUNC_TASKS,
+  };
+  const tree = (extra: Tree, vars: string[] = []) => ({
+    ...server({ extra: { ...RESOLVES, ...extra } }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...KUBESPRAY_CE,
+  });
+  const line = (text: string, needle: string) => text.split('\n').indexOf(needle) + 1;
+  const RUNC_REMOVAL = `roles/container-engine/runc/tasks/main.yml:${line(RUNC_TASKS, '- name: Runc | Uninstall runc package managed by package manager')} Runc | Uninstall runc package managed by package manager`;
+  const CONFIG_TASK = `roles/container-engine/containerd/tasks/main.yml:${line(CONTAINERD_TASKS, '- name: Containerd | Copy containerd config file')} Containerd | Copy containerd config file`;
+
+  it('a stock Debian 12 server (a dpkg database without them, no /etc/containerd): no line', async () => {
+    expect(
+      await acceptance(tree({ 'var/lib/dpkg/status': 'Package: tzdata\nStatus: install ok installed\nArchitecture: all\nVersion: 2024a-0+deb12u1\n' })),
+    ).toEqual([]);
+  });
+  it("Debian's runc and containerd's cgroupfs config: kubespray removes runc and writes config.toml anew: an info line citing both tasks", async () => {
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': RUNC, 'etc/containerd/config.toml': CONFIG_V2 }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'info', false, false]]);
+    expect(fs[0]!.evidence).toEqual(expect.arrayContaining([RUNC_REMOVAL, CONFIG_TASK]));
+    expect(fs[0]!.message).toContain("[WARNING ContainerRuntimeCollision]: Debian's runc package is installed (/var/lib/dpkg/status:1: install ok installed)");
+    expect(fs[0]!.message).toContain(`kubespray removes Debian's runc (${RUNC_REMOVAL})`);
+    expect(fs[0]!.message).toContain(`kubespray writes /etc/containerd/config.toml anew from its template (${CONFIG_TASK})`);
+  });
+  it("on an ostree host (/run/ostree-booted) kubespray keeps runc: the stat is answered from the tree, the operator's warning", async () => {
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': RUNC, 'run/ostree-booted': '' }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("no task of kubespray's container-engine roles removes Debian's runc on this node: purge it (apt purge runc)");
+  });
+  it("Debian's containerd: no task names it, but kubespray removes runc, which it depends on: unknown (apt's dependants are not judged), exit 2", async () => {
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': [RUNC, CONTAINERD].join('\n') }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(`${RUNC_REMOVAL} removes runc, which containerd depends on (whether apt takes containerd with it is not judged)`);
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it("container_manager crio in group_vars: only kubespray's containerd is evaluated: unknown, naming where it is set", async () => {
+    const gv = { 'root/ks/inventory/lab/group_vars/all/ce.yml': '---\ncontainer_manager: crio\n' };
+    const fs = await acceptance(tree({ 'var/lib/dpkg/status': RUNC, ...gv }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('container_manager is "crio" (/root/ks/inventory/lab/group_vars/all/ce.yml:2 container_manager)');
+  });
+  it("a node outside k8s_cluster (deploy_container_engine false): kubespray installs no engine there: the operator's warning", async () => {
+    const fs = await acceptance(tree({ 'etc/containerd/config.toml': CONFIG_V2 }, ['deploy_container_engine=false']));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('kubespray installs no container engine on this node (deploy_container_engine is "false"');
+  });
+  it('a config.toml the reader does not read: unknown, naming the file and line (exit 2)', async () => {
+    const fs = await acceptance(tree({ 'etc/containerd/config.toml': 'imports = """x"""\n' }));
+    expect(brief(fs)).toEqual([['ContainerRuntimeCollision', 'warning', false, true]]);
+    expect(fs[0]!.message).toBe(
+      'not a kubeadm check: ContainerRuntimeCollision cannot be judged: /etc/containerd/config.toml:1: a multi-line string is not read here',
+    );
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+});
+
+describe('NetworkManagerCNI: NetworkManager running, and the unmanaged-devices file kubespray writes', () => {
+  // kubespray's own tasks as v2.24.0 writes them, hand-read (abridged to what decides the verdict):
+  // roles/kubernetes/preinstall/tasks/main.yml:48-53 imports 0062 when networkmanager_enabled.rc == 0; 0020-set_facts.yml:96-102
+  // registers it from `systemctl is-active --quiet NetworkManager.service`; 0062-networkmanager-unmanaged-devices.yml:8-17 writes
+  // calico.conf when kube_network_plugin == "calico", :21-28 k8s.conf always; roles/kubespray-defaults/defaults/main/main.yml:181
+  // kube_network_plugin: calico.
+  const PRE = 'opt/ks/kubespray/roles/kubernetes/preinstall/tasks';
+  const fixture = (f: string) => readFileSync(path.join('test/fixtures/kubespray-basic', f), 'utf8');
+  const TASKS_0062 =
+    '---\n- name: NetworkManager | Ensure NetworkManager conf.d dir\n  file:\n    path: "/etc/NetworkManager/conf.d"\n    state: directory\n    recurse: yes\n\n' +
+    '- name: NetworkManager | Prevent NetworkManager from managing Calico interfaces (cali*/tunl*/vxlan.calico)\n  copy:\n    content: |\n      [keyfile]\n' +
+    '      unmanaged-devices+=interface-name:cali*;interface-name:tunl*;interface-name:vxlan.calico;interface-name:vxlan-v6.calico\n' +
+    '    dest: /etc/NetworkManager/conf.d/calico.conf\n    mode: 0644\n  when:\n    - kube_network_plugin == "calico"\n  notify: Preinstall | reload NetworkManager\n\n' +
+    '- name: NetworkManager | Prevent NetworkManager from managing K8S interfaces (kube-ipvs0/nodelocaldns)\n  copy:\n    content: |\n      [keyfile]\n' +
+    '      unmanaged-devices+=interface-name:kube-ipvs0;interface-name:nodelocaldns\n    dest: /etc/NetworkManager/conf.d/k8s.conf\n    mode: 0644\n  notify: Preinstall | reload NetworkManager\n';
+  const KUBESPRAY_NM: Tree = {
+    'opt/ks/kubespray/roles/kubespray_defaults/defaults/main/network.yml': '---\nkube_network_plugin: calico\n',
+    [`${PRE}/main.yml`]:
+      fixture('roles/kubernetes/preinstall/tasks/main.yml') +
+      '\n- name: Set facts\n  import_tasks: 0020-set_facts.yml\n\n- name: Apply networkmanager unmanaged devices settings\n  import_tasks: 0062-networkmanager-unmanaged-devices.yml\n  when:\n    - networkmanager_enabled.rc == 0\n',
+    [`${PRE}/0020-set_facts.yml`]:
+      '---\n- name: NetworkManager | Check if host has NetworkManager\n  command: systemctl is-active --quiet NetworkManager.service\n  register: networkmanager_enabled\n  failed_when: false\n  changed_when: false\n',
+    [`${PRE}/0062-networkmanager-unmanaged-devices.yml`]: TASKS_0062,
+  };
+  // Debian 12's network-manager 1.42 package: its unit (the lines that matter) enabled from multi-user.target, and its
+  // /usr/lib/NetworkManager/conf.d/ and NetworkManager.conf as the package ships them (dpkg -c, read by hand).
+  const NM_PACKAGE: Tree = {
+    'lib/systemd/system/NetworkManager.service':
+      '[Unit]\nDescription=Network Manager\nWants=network.target\nBefore=network.target\n\n[Service]\nType=dbus\nBusName=org.freedesktop.NetworkManager\nExecStart=/usr/sbin/NetworkManager --no-daemon\n\n[Install]\nWantedBy=multi-user.target\n',
+    'etc/systemd/system/multi-user.target.wants/NetworkManager.service': { link: '/lib/systemd/system/NetworkManager.service' },
+    'etc/NetworkManager/NetworkManager.conf': '[main]\nplugins=ifupdown,keyfile\n\n[ifupdown]\nmanaged=false\n',
+    // Its udev rule (the line that matters): veth devices not named eth* are unmanaged.
+    'lib/udev/rules.d/85-nm-unmanaged.rules':
+      'SUBSYSTEM!="net", GOTO="nm_unmanaged_end"\nENV{ID_NET_DRIVER}=="veth", ENV{INTERFACE}!="eth[0-9]*", ENV{NM_UNMANAGED}="1"\nLABEL="nm_unmanaged_end"\n',
+  };
+  const nmActive = (yes: boolean): CommandRunner =>
+    cannedRunner({ 'systemctl show -p ActiveState --value NetworkManager.service': yes ? 'active\n' : 'inactive\n' });
+  const tree = (extra: Tree, vars: string[] = []) => ({
+    ...server({ extra: { ...RESOLVES, ...extra } }),
+    ...inventory({ vars }),
+    ...KUBEADM_ROLES,
+    ...KUBESPRAY_NM,
+  });
+
+  it('a stock Debian 12 server (no network-manager): no line', async () => {
+    expect(await acceptanceWith(tree({}), nmActive(false))).toEqual([]);
+  });
+  it('NetworkManager installed but not started at boot nor active: no line', async () => {
+    const { 'etc/systemd/system/multi-user.target.wants/NetworkManager.service': _, ...disabled } = NM_PACKAGE;
+    expect(await acceptanceWith(tree(disabled), nmActive(false))).toEqual([]);
+  });
+  it("NetworkManager active, calico (kubespray's default): kubespray's 0062 writes calico.conf: an info line citing the task", async () => {
+    const fs = await acceptanceWith(tree(NM_PACKAGE), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'info', false, false]]);
+    expect(fs[0]!.message).toContain('not a kubeadm check, the install goes on');
+    // cali* are veths, which NM's udev rule leaves alone: the warning names the tunnels; kubespray's file covers all three.
+    expect(fs[0]!.message).toContain("would manage calico's interfaces tunl*, vxlan.calico (");
+    expect(fs[0]!.message).toContain('after which NetworkManager leaves cali*, tunl*, vxlan.calico alone');
+    expect(fs[0]!.evidence).toContain(
+      'roles/kubernetes/preinstall/tasks/0062-networkmanager-unmanaged-devices.yml:8 NetworkManager | Prevent NetworkManager from managing Calico interfaces (cali*/tunl*/vxlan.calico)',
+    );
+  });
+  it("flannel: kubespray writes only k8s.conf (kube-ipvs0, nodelocaldns): the operator's warning with the file to add", async () => {
+    const fs = await acceptanceWith(tree(NM_PACKAGE, ['kube_network_plugin=flannel']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain(
+      'kubespray writes only /etc/NetworkManager/conf.d/k8s.conf, and NetworkManager would still manage cni0, flannel.1: add /etc/NetworkManager/conf.d/99-kubernetes-cni.conf with "[keyfile]" and "unmanaged-devices+=interface-name:cni0;interface-name:flannel.1"',
+    );
+    expect(planExitCode(0, 0, fs)).toBe(0);
+  });
+  it("flannel, with the operator's own conf.d file leaving cni0 and flannel.* alone: no line", async () => {
+    const own = { 'etc/NetworkManager/conf.d/90-cni.conf': '[keyfile]\nunmanaged-devices=interface-name:cni0;interface-name:flannel*\n' };
+    expect(await acceptanceWith(tree({ ...NM_PACKAGE, ...own }, ['kube_network_plugin=flannel']), nmActive(true))).toEqual([]);
+  });
+  it("cilium, a later file removing cilium_* (-=): the warning names cilium_vxlan, not the veths NM's udev rule leaves alone", async () => {
+    const own = {
+      'etc/NetworkManager/conf.d/10-cni.conf': '[keyfile]\nunmanaged-devices+=interface-name:cilium_*;interface-name:lxc*\n',
+      'etc/NetworkManager/conf.d/20-undo.conf': '[keyfile]\nunmanaged-devices-=interface-name:cilium_*\n',
+    };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...own }, ['kube_network_plugin=cilium']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("would manage cilium's interfaces cilium_vxlan (");
+    expect(fs[0]!.message).toContain('(/etc/NetworkManager/conf.d/10-cni.conf:2, /etc/NetworkManager/conf.d/20-undo.conf:2)');
+    expect(fs[0]!.message).toContain('"unmanaged-devices+=interface-name:cilium_vxlan"');
+  });
+  it("cilium without NM's udev rule (removed): the veths are named too", async () => {
+    const { 'lib/udev/rules.d/85-nm-unmanaged.rules': _, ...noRule } = NM_PACKAGE;
+    const fs = await acceptanceWith(tree(noRule, ['kube_network_plugin=cilium']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain("would manage cilium's interfaces cilium_host, cilium_net, cilium_vxlan, lxc* (");
+  });
+  it("calico with the udev rule shadowed in /etc/udev/rules.d: kubespray's calico.conf covers cali* anyway: info", async () => {
+    const shadow = { 'etc/udev/rules.d/85-nm-unmanaged.rules': '' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...shadow }), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'info', false, false]]);
+  });
+  it('flannel with the udev rule shadowed: flannel creates no veth of its own here, the warning stands', async () => {
+    const shadow = { 'etc/udev/rules.d/85-nm-unmanaged.rules': '' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...shadow }, ['kube_network_plugin=flannel']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, false]]);
+  });
+  it('cilium with the udev rule shadowed by a file not read here: unknown, naming it', async () => {
+    const shadow = { 'etc/udev/rules.d/85-nm-unmanaged.rules': '' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...shadow }, ['kube_network_plugin=cilium']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain(
+      "/etc/udev/rules.d/85-nm-unmanaged.rules shadows NetworkManager's udev rule for veth devices (cilium_host, cilium_net, lxc*)",
+    );
+  });
+  it('a plugin whose interfaces are not known here (kube-ovn): unknown, naming the plugin', async () => {
+    const fs = await acceptanceWith(tree(NM_PACKAGE, ['kube_network_plugin=kube-ovn']), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('kube_network_plugin is "kube-ovn"');
+    expect(planExitCode(0, 0, fs)).toBe(2);
+  });
+  it('a conf.d file NetworkManager would refuse: unknown, naming file and line', async () => {
+    const bad = { 'etc/NetworkManager/conf.d/50-bad.conf': '[keyfile]\nunmanaged-devices\n' };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...bad }), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('/etc/NetworkManager/conf.d/50-bad.conf:2 is not a key=value line in a group');
+  });
+  it("an except: spec (Ubuntu's globally-managed-devices shape): unknown, never a guess", async () => {
+    const ub = {
+      'usr/lib/NetworkManager/conf.d/10-globally-managed-devices.conf': '[keyfile]\nunmanaged-devices=*,except:type:wifi,except:type:gsm,except:type:cdma\n',
+    };
+    const fs = await acceptanceWith(tree({ ...NM_PACKAGE, ...ub }), nmActive(true));
+    expect(brief(fs)).toEqual([['NetworkManagerCNI', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('except:type:wifi');
   });
 });

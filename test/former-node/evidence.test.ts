@@ -75,6 +75,49 @@ describe('a former node is recognised from its leftovers', () => {
     ]);
   });
 
+  it("containerd's CRI pod sandboxes: pods ran here; containerd's other state (images, snapshots) alone is no evidence", async () => {
+    const sandboxes = '/var/lib/containerd/io.containerd.grpc.v1.cri/sandboxes';
+    const ev = await observeFormerNode(
+      host({
+        [`${sandboxes.slice(1)}/3f2a9c/hostname`]: 'node1\n',
+        [`${sandboxes.slice(1)}/8b71d0/hosts`]: '127.0.0.1 localhost\n',
+        'var/lib/containerd/io.containerd.content.v1.content/blobs/sha256/ab': 'x',
+      }),
+    );
+    expect(ev.map((e) => [e.path, e.strong])).toEqual([[sandboxes, true]]);
+    expect(ev[0]!.what).toContain('(2 of them)');
+    // A plain containerd host (docker.io's, or ctr images) has no sandboxes: nothing.
+    expect(await observeFormerNode(host({ 'var/lib/containerd/io.containerd.content.v1.content/blobs/sha256/ab': 'x' }))).toEqual([]);
+  });
+
+  it("etcd.service is weak evidence: beside kubelet's leftovers it counts, alone (Debian's etcd-server) it makes no finding", async () => {
+    const alone = await observeFormerNode(host({ 'lib/systemd/system/etcd.service': '[Service]\nExecStart=/usr/bin/etcd\n' }));
+    expect(alone.map((e) => [e.path, e.strong])).toEqual([['/lib/systemd/system/etcd.service', false]]);
+    expect(formerNodeFindings(alone, undefined)).toEqual([]);
+    const beside = await observeFormerNode(
+      host({ 'etc/systemd/system/etcd.service': '[Service]\nExecStart=/usr/local/bin/etcd\n', 'etc/kubernetes/admin.conf': 'apiVersion: v1\n' }),
+    );
+    expect(beside.map((e) => e.path)).toEqual(['/etc/kubernetes/admin.conf', '/etc/systemd/system/etcd.service']);
+  });
+
+  it('a kubelet under another unit name, found by the program its ExecStart= runs; a unit that only mentions kubelet is not', async () => {
+    const ev = await observeFormerNode(
+      host({
+        'etc/systemd/system/k8s-node-agent.service':
+          '[Unit]\nDescription=node agent\n[Service]\nExecStart=-/opt/k8s/bin/kubelet \\\n  --config=/var/lib/kubelet/config.yaml\n',
+        'etc/systemd/system/kubelet-watch.service': '[Service]\nExecStart=/usr/bin/journalctl -u kubelet -f\n',
+        'usr/local/lib/systemd/system/other.service': '[Service]\nExecStart=/usr/local/bin/kubelet-exporter\n',
+      }),
+    );
+    expect(ev.map((e) => [e.path, e.strong, e.what])).toEqual([
+      [
+        '/etc/systemd/system/k8s-node-agent.service',
+        true,
+        'the unit file of k8s-node-agent.service, which runs kubelet (/etc/systemd/system/k8s-node-agent.service:4)',
+      ],
+    ]);
+  });
+
   it("links are followed as kubeadm's os.Stat follows them: a moved etcd directory counts, a link to nothing does not", async () => {
     const ev = await observeFormerNode(
       host({

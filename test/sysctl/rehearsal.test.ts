@@ -12,7 +12,8 @@ import { Host } from '../../src/host.js';
 import { observeSysctlTree } from '../../src/sysctl/observe.js';
 import { verdict } from '../../src/sysctl/order.js';
 import type { SysctlModel, SysctlTree, SysctlVerdict } from '../../src/sysctl/order.js';
-import { rehearsalAvailability, runRehearsal } from '../../src/sysctl/rehearsal.js';
+import { rehearsalAvailability, rehearsalOutput, runRehearsal } from '../../src/sysctl/rehearsal.js';
+import { execFileSync } from 'node:child_process';
 import type { RehearsalEnv } from '../../src/sysctl/rehearsal.js';
 import { sysctlProcPath } from '../../src/observe/sysctl-live.js';
 import { sysctlFileProvider } from '../../src/resources/sysctl-file/provider.js';
@@ -213,6 +214,70 @@ describe('kernel couplings: write one key in a fresh network namespace, read the
     if ('reason' in r) throw new Error(r.reason);
     expect(r.results[0]!.boot[key]).toBe('0');
     expect(verdict(tree, key, 'boot').value).toBe('0');
+  });
+});
+
+describe('the script inside the namespaces (no second runtime): what it reads and writes, as procps does', () => {
+  it('a key outside /proc/sys/net is refused before anything is written', async () => {
+    const tree = await treeOf({ '/etc/sysctl.d/10-a.conf': 'net.ipv4.ip_forward = 1\n' });
+    const r = await runRehearsal(live, env, [{ tree, start: [['kernel.pid_max', '4194304']], seed: [] }], ['kernel.pid_max'], { start: [], seed: [] });
+    expect(r).toEqual({ reason: `the rehearsal failed (${env.unshare} exited 3): rehearsal: refusing key outside /proc/sys/net: /proc/sys/kernel/pid_max` });
+  });
+
+  it('a two-number value is written as sysctl -w writes it and read as sysctl -n reads it', async () => {
+    const key = 'net.ipv4.ip_local_port_range';
+    // The oracle: procps in a fresh network namespace of its own, its tab made one blank.
+    const procps = execFileSync('unshare', ['-n', '--', 'sh', '-c', `sysctl -q -w ${key}='1024 65000' && sysctl -n ${key}`], { encoding: 'utf8' });
+    const tree = await treeOf({ '/etc/sysctl.d/10-a.conf': 'net.ipv4.ip_forward = 1\n' });
+    const r = await runRehearsal(live, env, [{ tree, start: [[key, '1024 65000']], seed: [[key, '2000 3000']] }], [key], { start: [], seed: [] });
+    if ('reason' in r) throw new Error(r.reason);
+    expect(procps).toBe('1024\t65000\n');
+    expect([r.results[0]!.boot[key], r.results[0]!.system[key]]).toEqual(['1024 65000', '2000 3000']);
+  });
+
+  it("each program's stderr is its warning; a key no namespace has reads as null", async () => {
+    const tree = await treeOf({ '/etc/sysctl.d/10-a.conf': 'net.ipv4.no_such_key = 1\nnet.ipv4.ip_forward = abc\n' });
+    const keys = ['net.ipv4.no_such_key', 'net.ipv4.ip_forward'];
+    const r = await runRehearsal(live, env, [{ tree, start: [['net.ipv4.ip_forward', '0']], seed: [] }], keys, { start: [], seed: [] });
+    if ('reason' in r) throw new Error(r.reason);
+    // Read off the two programs run by hand on this file in `unshare -n` (systemd 252, procps-ng 4.0.2): systemd-sysctl
+    // warns of both lines; `sysctl --system` ignores a missing key (its --system sets IgnoreError), not a bad value.
+    expect(r.results[0]!.warnings).toEqual({
+      boot: "Couldn't write '1' to 'net/ipv4/no_such_key', ignoring: No such file or directory\nCouldn't write 'abc' to 'net/ipv4/ip_forward': Invalid argument",
+      system: 'sysctl: setting key "net.ipv4.ip_forward": Invalid argument',
+    });
+    expect(r.results[0]!.boot).toEqual({ 'net.ipv4.no_such_key': null, 'net.ipv4.ip_forward': '0' });
+  });
+});
+
+describe("rehearsalOutput: the script's records", () => {
+  const keys = ['net.a', 'net.b'];
+  it("values by trial and model from grep's lines; warnings joined; a key without a line is null", () => {
+    const out = [
+      'r 0 boot',
+      '/proc/sys/net/a:1',
+      'r 0 system',
+      '/proc/sys/net/a:0',
+      '/proc/sys/net/b: 32768\t60999 ',
+      '/proc/sys/net/b:a second line',
+      'w 0 system sysctl: one',
+      'w 0 system two',
+      'e 0 0 1',
+      'r 1 boot',
+      '/proc/sys/net/b:5',
+      'r 1 system',
+      'e 1 0 0',
+      '',
+    ];
+    expect(rehearsalOutput(out.join('\n'), keys, 2)).toEqual([
+      { boot: { 'net.a': '1', 'net.b': null }, system: { 'net.a': '0', 'net.b': '32768 60999' }, warnings: { boot: '', system: 'sysctl: one\ntwo' } },
+      { boot: { 'net.a': null, 'net.b': '5' }, system: { 'net.a': null, 'net.b': null }, warnings: { boot: '', system: '' } },
+    ]);
+  });
+  it('a trial without its closing record did not finish', () => {
+    expect(rehearsalOutput('r 0 boot\n/proc/sys/net/a:1\ne 0 0 0\nr 1 boot\n', keys, 2)).toEqual({
+      reason: 'the rehearsal stopped before trial 2 of 2 finished',
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 // What a boot script can do to SysctlFile: a sysctl write or a loaded file
 // that sets a wanted key (or one the kernel couples with it) to another
 // value, or a module removal that takes a wanted key away.
-import type { BootScriptHit } from '../../boot-scripts/scan.js';
+import path from 'node:path';
+import type { BootScriptHit, ReappliedSysctl } from '../../boot-scripts/scan.js';
 import { scriptMarker } from '../../boot-scripts/neutralise.js';
 import { normalizeSysctlKey, sysctlProcPath } from '../../observe/sysctl-live.js';
 import { keysAffecting, sameKernelValue } from '../../sysctl/couplings.js';
@@ -51,9 +52,59 @@ function undone(spec: SysctlLike, key: string, value: string): Array<{ wanted: s
     .filter(({ wanted, v }) => keysAffecting(wanted).includes(key) && !sameKernelValue(value, String(v)));
 }
 
+/** The files a program re-applies after its write (tuned's reapply_sysctl), as the plan leaves them: a file it adds to one of the directories is one more. */
+export function reappliedFiles(r: ReappliedSysctl, planned?: PlannedFiles): Array<{ path: string; content: string }> {
+  const byName = new Map<string, { path: string; content: string }>();
+  const current = r.files.filter((f) => f.file !== r.last);
+  for (const dir of r.dirs) {
+    const here = [
+      ...current
+        .filter((f) => path.posix.dirname(f.file) === dir)
+        .map((f) => ({ path: f.file, content: planned?.get(f.realPath) ?? planned?.get(f.file) ?? f.content })),
+      ...[...(planned ?? [])].filter(([p]) => path.posix.dirname(p) === dir && p.endsWith('.conf')).map(([p, content]) => ({ path: p, content })),
+    ];
+    for (const f of here) if (!byName.has(path.posix.basename(f.path))) byName.set(path.posix.basename(f.path), f);
+  }
+  const last = r.files.find((f) => f.file === r.last);
+  const lastContent = planned?.get(last?.realPath ?? r.last) ?? planned?.get(r.last) ?? last?.content;
+  return [...[...byName.keys()].sort().map((n) => byName.get(n)!), ...(lastContent === undefined ? [] : [{ path: r.last, content: lastContent }])];
+}
+
+/**
+ * Whether the files re-applied after an unknown write set the wanted key, the
+ * resource's own file counted as it will be (its settings): then what the
+ * write leaves does not last (tuned's reapply_sysctl).
+ */
+function reappliedSets(spec: SysctlLike, r: ReappliedSysctl, k: string): boolean {
+  if (spec.file === undefined) return false;
+  const own = Object.entries(spec.settings)
+    .map(([key, v]) => `${key} = ${v}\n`)
+    .join('');
+  const wanted = normalizeSysctlKey(k);
+  const files = reappliedFiles(r, new Map([[spec.file, own]]));
+  return followKey(loadWrites(files, keysAffecting(wanted)), wanted, 'system').some((st) => st.touched);
+}
+
+/**
+ * The wanted keys a write leaves at another value: those it undoes, less
+ * those the files re-applied after it set (tuned re-applies sysctl.d after
+ * its profile, plugins/plugin_sysctl.py _instance_apply_static): the value
+ * such a key ends at is those files', judged as sysctl.d conflicts are.
+ */
+function writeUndone(spec: SysctlLike, h: BootScriptHit, planned?: PlannedFiles): Array<{ wanted: string; v: string | number }> {
+  if (h.action.kind !== 'sysctl-write') return [];
+  const list = undone(spec, h.action.key, h.action.value);
+  if (!h.reapplied) return list;
+  const files = reappliedFiles(h.reapplied, planned);
+  return list.filter(({ wanted }) => !followKey(loadWrites(files, keysAffecting(wanted)), wanted, 'system').some((st) => st.touched));
+}
+
 /** A write undoes a wanted key when it changes it, directly or through a key the kernel couples with it, to another value. */
-function undoes(spec: SysctlLike, key: string, value: string): string | null {
-  const first = undone(spec, key, value)[0];
+function undoes(spec: SysctlLike, h: BootScriptHit, planned?: PlannedFiles): string | null {
+  if (h.action.kind !== 'sysctl-write') return null;
+  const key = h.action.key;
+  const value = h.action.value;
+  const first = writeUndone(spec, h, planned)[0];
   return first
     ? `sets ${key} = ${value}${key === first.wanted ? '' : ` (the kernel couples it with ${first.wanted})`}, undoing ${first.wanted} = ${first.v}`
     : null;
@@ -122,7 +173,7 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
         : `removes ${h.action.module} (${h.action.program}), and with it ${keys.join(', ')}: the kernel has those keys only while the module is loaded`;
     }
     if (h.action.kind !== 'sysctl-write') return null;
-    const why = undoes(spec, h.action.key, h.action.value);
+    const why = undoes(spec, h, planned);
     return why === null || h.action.how === undefined ? why : `${why} (${h.action.how})`;
   },
   relevant: (u, spec) => {
@@ -130,7 +181,9 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
     if (u.what !== 'sysctl') return false;
     if (u.path === undefined || spec === undefined) return true;
     const path = u.path;
-    return Object.keys(spec.settings).some((k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)));
+    return Object.keys(spec.settings).some(
+      (k) => keysAffecting(normalizeSysctlKey(k)).some((key) => pathMayBe(path, key)) && !(u.reapplied && reappliedSets(spec, u.reapplied, k)),
+    );
   },
   marker: () => scriptMarker('this line would undo sysctl values Kubernetes needs'),
   resolve: resolveLoad,
@@ -140,6 +193,6 @@ export const sysctlConcern: ScriptConcern<SysctlLike> = {
     if (h !== null && h.action.kind === 'sysctl-load') return loadUndone(spec, h, planned).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
     // An unknown, or a hit of another kind (a file loaded): every wanted key, as the plan cannot tell which.
     if (h === null || h.action.kind !== 'sysctl-write') return Object.keys(spec.settings).map((k) => atBoot(sysctlPromise(normalizeSysctlKey(k))));
-    return undone(spec, h.action.key, h.action.value).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
+    return writeUndone(spec, h, planned).map(({ wanted }) => atBoot(sysctlPromise(wanted)));
   },
 };

@@ -302,7 +302,9 @@ export function otherWriters(key: string, scripts: BootScripts | undefined): str
   for (const h of scripts.hits) {
     const a = h.action;
     const at = `${h.file}:${h.line}`;
-    if (a.kind === 'sysctl-write' && keys.includes(a.key)) found.push(`${at} sets ${a.key} = ${a.value}`);
+    if (a.kind === 'sysctl-write' && keys.includes(a.key))
+      // A writer that re-reads sysctl files after its write (tuned's reapply_sysctl) leaves a key those files set at their value.
+      found.push(`${at} sets ${a.key} = ${a.value}${h.reapplied ? `, then re-applies ${[...h.reapplied.dirs, h.reapplied.last].join(', ')}` : ''}`);
     else if (a.kind === 'module-remove' && module === a.module) found.push(`${at} removes ${a.module}`);
     else if (a.kind === 'sysctl-load') {
       const lines = (h.loaded ?? []).flatMap((l) =>

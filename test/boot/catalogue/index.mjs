@@ -1,12 +1,13 @@
 // The catalogue: every way a used server holds a port or sets a sysctl at
-// boot that this tier boots for real, plus the swap and module entries the
+// boot that this tier boots for real, what our acceptance checks must name or not (acceptance.mjs), plus the swap and module entries the
 // qemu tier runs. Each entry carries `wild`: where it is seen in the wild.
 import units from './units.mjs';
 import holders from './holders.mjs';
 import sysctl from './sysctl.mjs';
 import qemu from './qemu.mjs';
+import acceptance from './acceptance.mjs';
 
-export const NSPAWN = [...units, ...holders, ...sysctl].map((e) => ({ tier: 'nspawn', ...e }));
+export const NSPAWN = [...units, ...holders, ...sysctl, ...acceptance].map((e) => ({ tier: 'nspawn', ...e }));
 export const QEMU = qemu;
 export const CATALOGUE = [...NSPAWN, ...QEMU];
 

@@ -90,9 +90,10 @@ export function judgePromises({ plan, planRc, apply, applyRc, afterApply, atBoot
 
 /**
  * Judges one host's output directory. `listens`: ports the recipe said it
- * holds before the tool runs (a recipe that did not take is no test).
+ * holds before the tool runs (a recipe that did not take is no test);
+ * `entries`: the recipe's, for their `finding` (findingProblems).
  */
-export function judge(out, listens) {
+export function judge(out, listens, entries = []) {
   const before = observed(path.join(out, 'boot1/before'));
   if (before === null) return { broken: [], problems: ['boot 1 recorded nothing'], promises: [] };
   const took = listens.filter((p) => !before.ports.has(p)).map((p) => `the recipe did not take: nothing listens on ${p} before the tool runs`);
@@ -124,5 +125,25 @@ export function judge(out, listens) {
   // A failure is apply not doing what its plan said it would (the farm's desired state has no change that waits on an
   // operator's, so none is a blocked one): a defect even where a withdrawal keeps every promise honest.
   const failed = v.failures.map((f) => `apply failed: ${f.resource}: ${f.message}`);
-  return { ...v, problems: [...took, ...noApply, ...v.problems, ...failed], planRc, applyRc };
+  return { ...v, problems: [...took, ...noApply, ...v.problems, ...failed, ...findingProblems(entries, plan)], planRc, applyRc };
+}
+
+/**
+ * An entry's `finding`: the plan must name its check as failing (`named`: a
+ * finding by that check, or `NAME (` in the "not judged here" line, where a
+ * failing check goes without a checkout), or must not mention it at all.
+ */
+export function findingProblems(entries, plan) {
+  const out = [];
+  const findings = plan?.findings ?? [];
+  for (const e of entries) {
+    if (!e.finding) continue;
+    const { check, named } = e.finding;
+    const fails = findings.some((f) => f.check === check || (f.check === undefined && f.message.includes(`${check} (`)));
+    const mentioned = findings.some((f) => f.check === check || f.message.includes(check));
+    if (named && !fails) out.push(`${e.id}: the plan does not name ${check} as failing`);
+    if (!named && mentioned)
+      out.push(`${e.id}: the plan mentions ${check}: ${findings.find((f) => f.check === check || f.message.includes(check)).message.slice(0, 300)}`);
+  }
+  return out;
 }
