@@ -12,7 +12,7 @@ import type { KubesprayNode } from '../kubespray/report.js';
 import type { VarDefinition } from '../kubespray/checkout.js';
 import { lineOf, topLevelVars } from '../kubespray/checkout.js';
 import type { Task } from '../kubespray/tasks.js';
-import { walkRole } from '../kubespray/tasks.js';
+import { roleTasks } from './role-tasks.js';
 import type { VarContext } from '../kubespray/vars.js';
 import { runStatus, taskContext } from '../kubespray/who-fixes.js';
 import type { Known } from './checker.js';
@@ -87,13 +87,9 @@ async function includedVars(node: KubesprayNode, ctx: VarContext, tasks: Task[])
 
 /** kube_resolv_conf for this node: an include_vars file's over the role's variables. */
 export async function kubeletResolvConf(node: KubesprayNode): Promise<Known<KubeletResolvConf>> {
-  const ctx = await node.vars(ROLE).catch((e: Error) => e);
-  if (ctx instanceof Error) return notKnown(`the variables of ${ROLE} cannot be read: ${ctx.message}`);
-  const walked = await walkRole(node.checkout, ROLE, (value) => {
-    const t = ctx.template(value);
-    return t.ok && typeof t.value === 'string' ? { value: t.value } : { reason: t.ok ? 'not a file name' : t.reason };
-  }).catch((e: Error) => e);
-  if (walked instanceof Error) return notKnown(`${ROLE}'s tasks cannot be read: ${walked.message}`);
+  const role = await roleTasks(node, ROLE);
+  if (!role.known) return role;
+  const { ctx, walked } = role.value;
   const inc = await includedVars(node, ctx, walked.tasks).catch((e: Error) => notKnown<VarDefinition[]>(e.message));
   if (!inc.known) return inc;
   const fromFile = inc.value.filter((d) => d.name === KUBELET_RESOLV_VAR).pop();

@@ -12,7 +12,7 @@
 import type { KubesprayNode } from '../kubespray/report.js';
 import type { VarDefinition } from '../kubespray/checkout.js';
 import type { Task } from '../kubespray/tasks.js';
-import { walkRole } from '../kubespray/tasks.js';
+import { roleTasks } from './role-tasks.js';
 import { runStatus, taskContext } from '../kubespray/who-fixes.js';
 import type { Known } from './checker.js';
 import { known, notKnown } from './checker.js';
@@ -44,13 +44,9 @@ function nmRegister(tasks: Task[], active: Known<boolean>): Known<VarDefinition[
 
 /** The conf.d files kubespray's 0062 tasks write on this node, rendered; not known with the task that cannot be evaluated. */
 async function kubesprayWrites(node: KubesprayNode, nm: NetworkManagerFacts): Promise<Known<{ files: NmConfFile[]; tasks: string[] }>> {
-  const ctx = await node.vars(ROLE).catch((e: Error) => e);
-  if (ctx instanceof Error) return notKnown(`the variables of ${ROLE} cannot be read: ${ctx.message}`);
-  const walked = await walkRole(node.checkout, ROLE, (value) => {
-    const t = ctx.template(value);
-    return t.ok && typeof t.value === 'string' ? { value: t.value } : { reason: t.ok ? 'not a file name' : t.reason };
-  }).catch((e: Error) => e);
-  if (walked instanceof Error) return notKnown(`${ROLE}'s tasks cannot be read: ${walked.message}`);
+  const role = await roleTasks(node, ROLE);
+  if (!role.known) return role;
+  const { ctx, walked } = role.value;
   const regs = nmRegister(walked.tasks, nm.active);
   if (!regs.known) return regs;
   const base = ctx.child(regs.value);
