@@ -13,6 +13,8 @@ import { HostError } from '../errors.js';
 import { bufferOf, bytesOf, type ByteString } from '../bytes.js';
 import { openRegular, readRegular } from '../regular-file.js';
 import { Journal, type JournalEntry, type LinkDelta, type PriorEntry, type RuntimeStep } from './journal.js';
+import { asideName, type AsideIdentity } from './journal-records.js';
+import { asideSource, entryThere, sameEntry } from './move-aside.js';
 
 export interface WriteRequest {
   /** Target path. Writing through a symlink writes its target and keeps the link. */
@@ -254,6 +256,42 @@ export class WriteDoor {
     await fsyncDir(path.dirname(loc.abs));
     await this.done(seq);
     return true;
+  }
+
+  /**
+   * Moves a file or directory tree aside, never deleting it: renamed (same file system, no link followed at any
+   * level) to asideName(target, runId) beside it, measured and identified first so a rollback renames back
+   * exactly that entry. Null: nothing at `target`.
+   */
+  async moveAside(target: string): Promise<({ to: string } & AsideIdentity) | null> {
+    const src = await asideSource(this.host, target);
+    if (src === null) return null;
+    const to = asideName(src.target, this.runId);
+    const toAbs = path.join(path.dirname(src.abs), path.posix.basename(to));
+    if (await entryThere(toAbs)) throw new HostError(`refusing to move ${target} aside: ${to} already exists; nothing was moved`, target);
+    const seq = await this.record({ kind: 'aside', path: src.target, to, ...src.identity });
+    await this.fsStep(seq, 'move aside', src.target, () => renameChecked(src.abs, toAbs, src.identity), { syncDir: path.dirname(src.abs) });
+    return { to, ...src.identity };
+  }
+
+  /**
+   * Rollback of a moveAside: renames `from` back to `target` only when `target` is absent and `from` is the
+   * entry the journal names (device, inode, kind). Refuses with the reason otherwise.
+   */
+  async moveBack(target: string, from: string, identity: AsideIdentity): Promise<void> {
+    const loc = await this.host.locate(target, { follow: false });
+    const src = await this.host.locate(from, { follow: false });
+    if (loc.target !== target || src.target !== from)
+      throw new HostError(`cannot put ${from} back at ${target}: a directory on the way is now a symbolic link; nothing was moved`, target);
+    if (await entryThere(loc.abs)) throw new HostError(`cannot put ${from} back at ${target}: ${target} exists again; nothing was moved`, target);
+    if (!(await sameEntry(src.abs, identity)))
+      throw new HostError(
+        `cannot put ${from} back at ${target}: ${from} is not the entry the run set aside (device ${identity.dev}, inode ${identity.ino}); nothing was moved`,
+        from,
+      );
+    const { entry, bytes, files, dev, ino } = identity;
+    const seq = await this.record({ kind: 'unaside', path: target, from, entry, bytes, files, dev, ino });
+    await this.fsStep(seq, 'move back', target, () => fs.rename(src.abs, loc.abs), { syncDir: path.dirname(loc.abs) });
   }
 
   /** Creates a directory with an explicit owner and mode (rollback of an rmdir). */
@@ -501,6 +539,14 @@ function hashRegular(abs: string, target: string): { sha256: string; stat: Stats
   } finally {
     closeSync(fd);
   }
+}
+
+/** rename(2) of the entry measured as `identity`: one swapped in since it was measured is put back and refused. */
+async function renameChecked(from: string, to: string, identity: AsideIdentity): Promise<void> {
+  await fs.rename(from, to);
+  if (await sameEntry(to, identity)) return;
+  await fs.rename(to, from);
+  throw new Error('the entry changed while it was measured (another device or inode); it was left in place');
 }
 
 export function fsError(verb: string, target: string, e: unknown): HostError {

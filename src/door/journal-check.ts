@@ -5,7 +5,16 @@
 // before any of it decides what is removed or restored. Pure.
 import path from 'node:path';
 import { ReconcileError } from '../errors.js';
-import type { JournalRecord, LinkDelta, PriorEntry, RuntimeStep, UserOf } from './journal-records.js';
+import {
+  ASIDE_MARK,
+  asideName,
+  type AsideIdentity,
+  type JournalRecord,
+  type LinkDelta,
+  type PriorEntry,
+  type RuntimeStep,
+  type UserOf,
+} from './journal-records.js';
 
 /** Where a journal lies, as target paths with their links resolved inside the root. */
 export interface JournalPlace {
@@ -305,14 +314,53 @@ function writeRecord(v: Record<string, unknown>, stamp: Stamp, place: JournalPla
   };
 }
 
+const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
+const ASIDE_KEYS = ['entry', 'bytes', 'files', 'dev', 'ino'];
+
+/** What a move aside measured: the entry's kind, size, file count and identity (64-bit numbers as decimal strings). */
+function asideIdentity(v: Record<string, unknown>): AsideIdentity {
+  const entry = oneOf(v.entry, 'entry', ['file', 'dir'] as const);
+  const dec = (x: unknown, what: string) => {
+    const s = str(x, what);
+    if (!DECIMAL.test(s) || BigInt(s) > 0xffffffffffffffffn) bad(`${what} ${JSON.stringify(s)} is not a 64-bit number in decimal`);
+    return s;
+  };
+  const files = int(v.files, 'files', 0, Number.MAX_SAFE_INTEGER);
+  if (entry === 'file' && files !== 1) bad(`a file set aside counts ${files} files, not 1`);
+  return { entry, bytes: int(v.bytes, 'bytes', 0, Number.MAX_SAFE_INTEGER), files, dev: dec(v.dev, 'dev'), ino: dec(v.ino, 'ino') };
+}
+
+/** A move aside: `to` is exactly this run's set-aside name for `path`. */
+function asideRecord(v: Record<string, unknown>, stamp: Stamp, place: JournalPlace): RecordOf<'aside'> {
+  keys(v, 'aside', [...BASE_KEYS, 'path', 'to', ...ASIDE_KEYS]);
+  const p = hostPath(v.path, 'path', place);
+  const to = absolute(v.to, 'to');
+  if (to !== asideName(p, place.runId)) bad(`to ${to} is not the name this run sets ${p} aside to (${asideName(p, place.runId)})`);
+  return { ...stamp, kind: 'aside', path: p, to, ...asideIdentity(v) };
+}
+
+/** A rollback's move back: `from` is the set-aside name of `path` some run made. */
+function unasideRecord(v: Record<string, unknown>, stamp: Stamp, place: JournalPlace): RecordOf<'unaside'> {
+  keys(v, 'unaside', [...BASE_KEYS, 'path', 'from', ...ASIDE_KEYS]);
+  const p = hostPath(v.path, 'path', place);
+  const from = absolute(v.from, 'from');
+  const prefix = `${p}${ASIDE_MARK}`;
+  if (!from.startsWith(prefix) || !RUN_ID.test(from.slice(prefix.length))) bad(`from ${from} is not a name a run sets ${p} aside to (${prefix}<run id>)`);
+  return { ...stamp, kind: 'unaside', path: p, from, ...asideIdentity(v) };
+}
+
 /** One parsed line as the record it claims to be, or Bad. */
 function record(v: unknown, place: JournalPlace): JournalRecord {
   if (!isObj(v)) return bad('a record must be a JSON object');
   const seq = int(v.seq, 'seq', 1, Number.MAX_SAFE_INTEGER);
   const at = str(v.at, 'at');
   const stamp = { seq, at };
-  const kind = oneOf(v.kind, 'kind', ['begin', 'mkdir', 'write', 'remove', 'link', 'rmdir', 'runtime', 'done', 'failed', 'end'] as const);
+  const kind = oneOf(v.kind, 'kind', ['begin', 'mkdir', 'write', 'remove', 'link', 'rmdir', 'aside', 'unaside', 'runtime', 'done', 'failed', 'end'] as const);
   switch (kind) {
+    case 'aside':
+      return asideRecord(v, stamp, place);
+    case 'unaside':
+      return unasideRecord(v, stamp, place);
     case 'begin':
       return beginRecord(v, stamp, place);
     case 'mkdir':
@@ -388,6 +436,9 @@ export function checkJournal(text: string, place: JournalPlace): CheckedJournal 
       if (prev !== undefined && r.kind === 'begin') bad('a second begin record');
       if (prev !== undefined && r.seq !== prev.seq + 1) bad(`seq ${r.seq} does not follow seq ${prev.seq}`);
       if (end !== null) bad(`a record after the end record`);
+      const first = records[0];
+      if (r.kind === 'aside' && first?.kind === 'begin' && first.mode !== 'apply') bad('a move aside in a rollback run (a rollback only moves back)');
+      if (r.kind === 'unaside' && first?.kind === 'begin' && first.mode !== 'rollback') bad('a move back in a run that is not a rollback');
       if (r.kind === 'done' || r.kind === 'failed') {
         if (!actions.has(r.of)) bad(`${r.kind} of record ${r.of}, which is not an action`);
         if (!open.has(r.of)) bad(`a second outcome of record ${r.of}`);

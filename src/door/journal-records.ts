@@ -1,5 +1,6 @@
 // What one line of a run's journal holds: the record shapes the door writes
-// (journal.ts) and the checker reads back (journal-check.ts). Types only.
+// (journal.ts) and the checker reads back (journal-check.ts): types, and the
+// one name a record holds that the door makes (a set-aside name).
 
 /** How an entry on disk looked before an action replaced or removed it. */
 export type PriorEntry =
@@ -36,6 +37,15 @@ export interface LinkDelta {
   added: Array<{ path: string; link: string }>;
 }
 
+/** What was set aside, as measured just before the move. */
+export interface AsideIdentity {
+  entry: 'file' | 'dir';
+  bytes: number;
+  files: number;
+  dev: string;
+  ino: string;
+}
+
 interface Stamp {
   seq: number;
   at: string;
@@ -49,6 +59,11 @@ export type JournalRecord = Stamp &
     | { kind: 'remove'; path: string; prior: PriorEntry }
     | { kind: 'link'; path: string; link: string; prior: PriorEntry; tmp: string }
     | { kind: 'rmdir'; path: string; mode: number; uid: number; gid: number }
+    // A file or directory tree renamed to `to` (asideName) beside it, never deleted; bytes and files counted while
+    // walking it, dev and ino (decimal: 64-bit) of its top entry so a rollback renames back only that entry.
+    | ({ kind: 'aside'; path: string; to: string } & AsideIdentity)
+    // A rollback renaming an entry set aside by run `of` back to `path`.
+    | ({ kind: 'unaside'; path: string; from: string } & AsideIdentity)
     | { kind: 'runtime'; action: RuntimeStep }
     | { kind: 'done'; of: number; result?: LinkDelta }
     | { kind: 'failed'; of: number; error: string }
@@ -57,3 +72,11 @@ export type JournalRecord = Stamp &
 
 type Body<R> = R extends Stamp ? Omit<R, 'seq' | 'at'> : never;
 export type JournalEntry = Body<JournalRecord>;
+
+/**
+ * The name a directory or file is moved aside to (WriteDoor.moveAside): beside
+ * it, with the tool's mark and the run's id, so it never collides with what a
+ * host already holds and a rollback knows which run set it aside.
+ */
+export const ASIDE_MARK = '.k8s-host-reconcile-aside-';
+export const asideName = (target: string, runId: string): string => `${target}${ASIDE_MARK}${runId}`;

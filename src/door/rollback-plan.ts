@@ -19,6 +19,7 @@ import {
 } from './journal.js';
 import { RUN_ID } from './journal-check.js';
 import { readOwnFile } from './own-file.js';
+import { entryThere, sameEntry } from './move-aside.js';
 import { LOCK_PATH } from './lock.js';
 
 export interface UndoStep {
@@ -273,6 +274,7 @@ export async function planRollback(host: Host, dirs: RunsDirs, runsDirLabel: str
     if (r.kind === 'write') await undoWrite(u, r);
     else if (r.kind === 'link' || r.kind === 'remove') await undoLinkOrRemove(u, r);
     else if (r.kind === 'mkdir' || r.kind === 'rmdir') await undoDir(u, r);
+    else if (r.kind === 'aside') await undoAside(u, r, a.outcome);
     else if (r.kind === 'runtime') await runtime.undo(u, r.action, a.result);
   }
   await runtime.finish(u);
@@ -393,4 +395,38 @@ async function undoDir(u: UndoState, r: RecordOf<'mkdir'> | RecordOf<'rmdir'>): 
   }
   if (moved) u.steps.push({ summary: `re-create the directory ${r.path}`, refused: moved });
   else if ((await u.host.lstat(r.path)) === null) u.steps.push({ summary: `re-create the directory ${r.path}`, act: (door) => door.makeDir(r.path, r) });
+}
+
+/**
+ * A move aside undone: renamed back only when the original path is absent and the set-aside entry is the one
+ * the journal names (device, inode, kind); else a named refusal, and the set-aside copy stays where it is. An
+ * entry still at its own path with the journal's identity was never moved (the run was killed before the
+ * rename) or was put back already: nothing to do.
+ */
+async function undoAside(u: UndoState, r: RecordOf<'aside'>, outcome: JournalAction['outcome']): Promise<void> {
+  const summary = `move ${r.to} back to ${r.path} (${r.entry === 'dir' ? `a directory of ${r.files} files, ${r.bytes} bytes` : `a file of ${r.bytes} bytes`})`;
+  const moved = (await movedAway(u.host, r.path)) ?? (await movedAway(u.host, r.to));
+  if (moved) {
+    u.steps.push({ summary, refused: moved });
+    return;
+  }
+  const original = (await u.host.locate(r.path, { follow: false })).abs;
+  const aside = (await u.host.locate(r.to, { follow: false })).abs;
+  if (!(await entryThere(aside))) {
+    if (await sameEntry(original, r)) return;
+    u.steps.push({
+      summary,
+      refused: `${r.to} is gone${outcome === 'unknown' ? ' (the run was killed at this step)' : ''}; ${r.path} cannot be put back from it`,
+    });
+    return;
+  }
+  if (!(await sameEntry(aside, r))) {
+    u.steps.push({ summary, refused: `${r.to} is not the entry run ${u.run.id} set aside (device ${r.dev}, inode ${r.ino}); it was left where it is` });
+    return;
+  }
+  if (await entryThere(original)) {
+    u.steps.push({ summary, refused: `${r.path} exists again (made since run ${u.run.id} set it aside); move it away first; ${r.to} was left where it is` });
+    return;
+  }
+  u.steps.push({ summary, act: (door) => door.moveBack(r.path, r.to, r) });
 }
