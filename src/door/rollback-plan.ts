@@ -404,7 +404,7 @@ async function undoDir(u: UndoState, r: RecordOf<'mkdir'> | RecordOf<'rmdir'>): 
  * rename) or was put back already: nothing to do.
  */
 async function undoAside(u: UndoState, r: RecordOf<'aside'>, outcome: JournalAction['outcome']): Promise<void> {
-  const summary = `move ${r.to} back to ${r.path} (${r.entry === 'dir' ? `a directory of ${r.files} files, ${r.bytes} bytes` : `a file of ${r.bytes} bytes`})`;
+  const summary = `move ${r.to} back to ${r.path} (${r.entry === 'dir' ? `a directory of ${r.files} file${r.files === 1 ? '' : 's'}, ${r.bytes} bytes` : `a file of ${r.bytes} bytes`})`;
   const moved = (await movedAway(u.host, r.path)) ?? (await movedAway(u.host, r.to));
   if (moved) {
     u.steps.push({ summary, refused: moved });
@@ -428,5 +428,7 @@ async function undoAside(u: UndoState, r: RecordOf<'aside'>, outcome: JournalAct
     u.steps.push({ summary, refused: `${r.path} exists again (made since run ${u.run.id} set it aside); move it away first; ${r.to} was left where it is` });
     return;
   }
+  // A unit file put back: the manager reloads before any unit starts again.
+  if (r.path.startsWith('/etc/systemd/') || r.path.startsWith('/usr/local/lib/systemd/')) u.unitLinksChanged = true;
   u.steps.push({ summary, act: (door) => door.moveBack(r.path, r.to, r) });
 }

@@ -41,7 +41,7 @@ export function formerNodeFindings(evidence: NodeEvidence[], kubespray: DesiredS
         `this host was a Kubernetes node (${paths.length} piece${paths.length === 1 ? '' : 's'} of evidence: ${paths.join(', ')})` +
         (kubeadm.length > 0 ? `; ${kubeadm.join('; ')}` : '') +
         (clears ? `; ${clearsSentence(clears, paths)}` : '') +
-        `; whether kubespray's install stops on it or works around it is not evaluated; clear it before the install: ${reset} (kubespray's reset ${RESET_DOES}), or move those paths aside by hand`,
+        `; whether kubespray's install stops on it or works around it is not evaluated; clear it before the install: ${reset} (kubespray's reset ${RESET_DOES}), or this tool's PreviousCluster resource with policy: reset, which moves them aside (--rollback puts them back)`,
       evidence: evidence.map((e) => {
         const clause = clears ? clearsClause(clears, e.path) : '';
         return `${e.path}: ${e.what}${e.kubeadm ? ` (kubeadm ${e.kubeadm.in}: [ERROR ${e.kubeadm.check}]: ${e.kubeadm.says})` : ''}${clause ? `; ${clause}` : ''}`;

@@ -74,6 +74,7 @@ const SYMBOL: Record<JsonChange['action'], string> = {
   stop: '-',
   disable: '-',
   mask: '*',
+  move: '→',
   operator: '!',
   deferred: '…',
 };
@@ -85,10 +86,11 @@ const WORD: Record<JsonChange['action'], string> = {
   stop: 'stop',
   disable: 'disable',
   mask: 'mask (a link to /dev/null)',
+  move: 'move aside',
   operator: 'operator',
   deferred: 'at boot',
 };
-const LEGEND_ORDER = ['+', '~', '-', '*', '>', '…'];
+const LEGEND_ORDER = ['+', '~', '-', '→', '*', '>', '…'];
 
 const kept = (pr: PlanPromise) => pr.after_apply && pr.at_boot;
 

@@ -12,6 +12,7 @@ import { portFreeProvider } from './port-free/provider.js';
 import { sysctlFileProvider } from './sysctl-file/provider.js';
 import { firstBootProvider } from './first-boot/provider.js';
 import { bootWatchProvider } from './boot-watch/provider.js';
+import { previousClusterProvider } from './previous-cluster/provider.js';
 
 export type AnyProvider = Provider<any, any, any>;
 export type ProviderRegistry = Readonly<Record<string, AnyProvider>>;
@@ -23,6 +24,7 @@ const REGISTERED = {
   SysctlFile: sysctlFileProvider,
   ModulesLoad: modulesLoadProvider,
   PortFree: portFreeProvider,
+  PreviousCluster: previousClusterProvider,
   FirstBoot: firstBootProvider,
   BootWatch: bootWatchProvider,
 } as const;

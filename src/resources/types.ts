@@ -25,7 +25,8 @@ export interface FileChange {
 }
 
 /** What apply does with a change. */
-export type ActionableAction = 'create' | 'update' | 'delete' | 'runtime' | 'stop' | 'disable' | 'mask';
+/** `move`: a file or directory tree renamed aside through the door (WriteDoor.moveAside), never deleted. */
+export type ActionableAction = 'create' | 'update' | 'delete' | 'runtime' | 'stop' | 'disable' | 'mask' | 'move';
 
 /**
  * The action says it all: `operator` (a person must act) and `deferred` (a

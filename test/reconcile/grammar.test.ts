@@ -300,7 +300,7 @@ describe('schema messages through the loader', () => {
       'd.yaml:3:13 first_boot: must be one of "apply", "verify", "off"',
     ]);
     expect(problems('reports_dir: /r\nresources:\n  - type: Nope\n')).toEqual([
-      'd.yaml:3:11 resources[0].type: must be one of "SwapOff", "SysctlFile", "ModulesLoad", "PortFree"',
+      'd.yaml:3:11 resources[0].type: must be one of "SwapOff", "SysctlFile", "ModulesLoad", "PortFree", "PreviousCluster"',
     ]);
   });
 });

@@ -68,7 +68,7 @@ describe('desired-state.yaml', () => {
     {
       name: 'unknown resource type',
       text: good.replace('type: SwapOff', 'type: SwapOf'),
-      expected: (t) => `${F}:${lineOf(t, 'SwapOf')}:11 resources[0].type: must be one of "SwapOff", "SysctlFile", "ModulesLoad", "PortFree"`,
+      expected: (t) => `${F}:${lineOf(t, 'SwapOf')}:11 resources[0].type: must be one of "SwapOff", "SysctlFile", "ModulesLoad", "PortFree", "PreviousCluster"`,
     },
     {
       name: 'relative reports_dir',

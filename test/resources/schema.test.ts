@@ -17,9 +17,9 @@ describe('the desired-state schema', () => {
   it('names exactly the desired types, each with its own branch, and not the derived FirstBoot', () => {
     const s = desiredStateSchema() as { definitions: Record<string, { properties?: Record<string, unknown> }> };
     const resource = s.definitions['resource'] as unknown as { properties: { type: { enum: string[] } }; allOf: unknown[] };
-    expect([...resource.properties.type.enum].sort()).toEqual(['ModulesLoad', 'PortFree', 'SwapOff', 'SysctlFile']);
-    expect(resource.allOf).toHaveLength(4);
-    for (const t of ['ModulesLoad', 'PortFree', 'SwapOff', 'SysctlFile']) expect(s.definitions[t]!.properties!['type']).toEqual({ const: t });
+    expect([...resource.properties.type.enum].sort()).toEqual(['ModulesLoad', 'PortFree', 'PreviousCluster', 'SwapOff', 'SysctlFile']);
+    expect(resource.allOf).toHaveLength(5);
+    for (const t of ['ModulesLoad', 'PortFree', 'PreviousCluster', 'SwapOff', 'SysctlFile']) expect(s.definitions[t]!.properties!['type']).toEqual({ const: t });
     expect(s.definitions['FirstBoot']).toBeUndefined();
   });
 
