@@ -19,7 +19,8 @@ describe('the desired-state schema', () => {
     const resource = s.definitions['resource'] as unknown as { properties: { type: { enum: string[] } }; allOf: unknown[] };
     expect([...resource.properties.type.enum].sort()).toEqual(['ModulesLoad', 'PortFree', 'PreviousCluster', 'SwapOff', 'SysctlFile']);
     expect(resource.allOf).toHaveLength(5);
-    for (const t of ['ModulesLoad', 'PortFree', 'PreviousCluster', 'SwapOff', 'SysctlFile']) expect(s.definitions[t]!.properties!['type']).toEqual({ const: t });
+    for (const t of ['ModulesLoad', 'PortFree', 'PreviousCluster', 'SwapOff', 'SysctlFile'])
+      expect(s.definitions[t]!.properties!['type']).toEqual({ const: t });
     expect(s.definitions['FirstBoot']).toBeUndefined();
   });
 
