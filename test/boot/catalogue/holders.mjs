@@ -160,6 +160,7 @@ export default [
     // stops nothing of it and points the operator to the former-node finding (kubespray's reset.yml).
     wild: 'servers that were Kubernetes nodes before (kubelet still enabled, /etc/kubernetes and /var/lib/etcd left behind)',
     port: true,
+    conflicts: ['former-node-kubelet-reset'],
     recipe: ({ port }) => ({
       files: {
         '/etc/systemd/system/kubelet.service': unit('kubelet: The Kubernetes Node Agent', [`ExecStart=${D} ${port}`, 'Restart=always', 'RestartSec=5']),
@@ -167,6 +168,34 @@ export default [
         '/etc/kubernetes/manifests/kube-apiserver.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\n  namespace: kube-system\n',
         '/etc/kubernetes/kubelet.conf': 'apiVersion: v1\nkind: Config\n',
         '/var/lib/etcd/member/snap/db': 'etcd data\n',
+      },
+      listens: [port],
+    }),
+  },
+  {
+    id: 'former-node-kubelet-reset',
+    // The same former kubespray control-plane node, with its host etcd, reset: the farm's desired state gets
+    // PreviousCluster with policy reset, which stops and disables kubelet and etcd, sets their unit files aside
+    // and moves the node's directories aside; its promises (each directory absent, each node unit down) are
+    // judged after apply and after the reboot.
+    wild: 'a former kubespray node (kubelet and a host etcd enabled, kubeadm drop-in, manifests, pki, etcd data, a CNI config) that an admin asks to reset',
+    port: true,
+    conflicts: ['former-node-kubelet'],
+    desired: ['  - type: PreviousCluster', '    policy: reset'],
+    recipe: ({ port }) => ({
+      files: {
+        '/etc/systemd/system/kubelet.service': unit('kubelet: The Kubernetes Node Agent', [`ExecStart=${D} ${port}`, 'Restart=always', 'RestartSec=5']),
+        '/etc/systemd/system/kubelet.service.d/10-kubeadm.conf': '[Service]\nEnvironment="KUBELET_KUBECONFIG_ARGS=--kubeconfig=/etc/kubernetes/kubelet.conf"\n',
+        ...wants('kubelet.service'),
+        '/etc/systemd/system/etcd.service': unit('etcd', [`ExecStart=${D} 12379`, 'Restart=always']),
+        ...wants('etcd.service'),
+        '/etc/kubernetes/manifests/kube-apiserver.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\n  namespace: kube-system\n',
+        '/etc/kubernetes/kubelet.conf': 'apiVersion: v1\nkind: Config\n',
+        '/etc/kubernetes/admin.conf': 'apiVersion: v1\nkind: Config\n',
+        '/etc/kubernetes/pki/ca.crt': '-----BEGIN CERTIFICATE-----\n',
+        '/var/lib/kubelet/config.yaml': 'kind: KubeletConfiguration\n',
+        '/var/lib/etcd/member/snap/db': 'etcd data\n',
+        '/etc/cni/net.d/10-calico.conflist': '{"name":"k8s-pod-network"}\n',
       },
       listens: [port],
     }),

@@ -1,7 +1,9 @@
 // The desired state a container host gets (boot farm, fleet): no SwapOff or
 // ModulesLoad, because swap and modules belong to this machine's kernel,
-// which the containers share; ip_forward is per network namespace.
-export function containerDesired(reportsDir) {
+// which the containers share; ip_forward is per network namespace. `extra`:
+// resource blocks an entry adds (a catalogue entry's `desired`, each a list
+// of YAML lines), before PortFree, so they apply first.
+export function containerDesired(reportsDir, extra = []) {
   return [
     `reports_dir: ${reportsDir}`,
     'resources:',
@@ -10,6 +12,7 @@ export function containerDesired(reportsDir) {
     '    settings:',
     '      net.ipv4.ip_forward: 1',
     '    conflict_policy: resolve',
+    ...extra.flat(),
     '  - type: PortFree',
     '    ports: [2379, 2380, 6443, 10250, 10257, 10259]',
     '    protected_units: []',

@@ -81,6 +81,8 @@ export function compose(entries) {
   let late = 0;
   let ports = [...CONTROL_PLANE_PORTS];
   const parts = [];
+  // Resource blocks entries add to the farm's desired state (lib/desired.mjs), each once.
+  const desired = [];
   for (const e of entries) {
     const port = e.port ? ports.shift() : undefined;
     const r = e.recipe({ port, tag: e.id });
@@ -93,9 +95,10 @@ export function compose(entries) {
     rcLocal.push(...(r.rcLocal ?? []));
     listens.push(...(r.listens ?? []));
     late = Math.max(late, e.late ?? 0);
+    if (e.desired && !desired.some((d) => JSON.stringify(d) === JSON.stringify(e.desired))) desired.push(e.desired);
     parts.push({ id: e.id, port });
   }
   // rc.local is one file every entry may add lines to, as admins do over the years.
   if (rcLocal.length > 0) files['/etc/rc.local'] = { mode: 0o755, content: ['#!/bin/sh -e', '# rc.local of the previous admins', ...rcLocal, 'exit 0', ''].join('\n') };
-  return { files, setup, listens, late, parts };
+  return { files, setup, listens, late, parts, desired };
 }

@@ -30,6 +30,26 @@ export function sysctlValues(text) {
   return out;
 }
 
+/** Promised paths from paths.txt (steps.sh record_paths): path -> whether an entry is there. */
+export function pathsThere(text) {
+  const out = new Map();
+  for (const line of text.split('\n')) {
+    const i = line.lastIndexOf('=');
+    if (i > 0) out.set(line.slice(0, i), line.slice(i + 1) === 'present');
+  }
+  return out;
+}
+
+/** Unit -> its ACTIVE column, from `systemctl list-units --all --no-legend --plain` (UNIT LOAD ACTIVE SUB DESCRIPTION). */
+export function unitStates(text) {
+  const out = new Map();
+  for (const line of text.split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length >= 4) out.set(cols[0], cols[2]);
+  }
+  return out;
+}
+
 function read(p) {
   try {
     return fs.readFileSync(p, 'utf8');
@@ -42,7 +62,14 @@ function observed(dir) {
   const ss = read(path.join(dir, 'ss.txt'));
   const sy = read(path.join(dir, 'sysctl.txt'));
   if (ss === null || sy === null) return null;
-  return { ports: listeningPorts(ss), sysctl: sysctlValues(sy) };
+  const paths = read(path.join(dir, 'paths.txt'));
+  const units = read(path.join(dir, 'units.txt'));
+  return {
+    ports: listeningPorts(ss),
+    sysctl: sysctlValues(sy),
+    ...(paths !== null ? { paths: pathsThere(paths) } : {}),
+    ...(units !== null ? { units: unitStates(units) } : {}),
+  };
 }
 
 /**
@@ -53,7 +80,8 @@ function observed(dir) {
  * 2, apply not 0). `plan`/`apply`: the --json documents (null when none was
  * printed: a problem); an observation null: nothing recorded then. An
  * observation names what the tier saw: `ports` (port -> holders), `sysctl`
- * (key -> value) and, in a tier with a kernel of its own (the qemu suite),
+ * (key -> value), `units` (unit -> ACTIVE), `paths` (each path a plan
+ * promised absent -> whether it is there) and, in a tier with a kernel of its own (the qemu suite),
  * `swap` ({ areas: /proc/swaps lines, totalKb }) and `modules` (name ->
  * loaded); a kind whose observation is absent is not judged. `judge`: one
  * promise against one observation (a test hands in its own registry's).

@@ -21,6 +21,22 @@ record() {
   for k in $KEYS; do printf '%s=%s\n' "$k" "$(sysctl -n "$k" 2>&1)"; done > "$d/sysctl.txt"
   systemctl list-units --all --no-legend --plain > "$d/units.txt" 2>&1
   ps -eo pid,ppid,user,args > "$d/ps.txt" 2>&1
+  record_paths "$d"
+}
+
+# Whether each path the boot-1 plan promises absent is there (lstat: a link counts), one SUBJECT=present|absent a line.
+record_paths() {
+  plan=/farm/out/boot1/plan.json
+  [ -f "$plan" ] || return 0
+  node -e '
+    const fs = require("fs");
+    const doc = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    for (const p of doc.promises ?? []) {
+      if (p.kind !== "path-absent") continue;
+      let there = true;
+      try { fs.lstatSync(p.subject); } catch { there = false; }
+      console.log(`${p.subject}=${there ? "present" : "absent"}`);
+    }' "$plan" > "$1/paths.txt" 2>&1
 }
 
 listening() { ss -ltnH "sport = :$1" | grep -q .; }
