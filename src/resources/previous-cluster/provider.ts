@@ -17,7 +17,10 @@ const under = (p: string, d: string) => p === d || p.startsWith(d + '/');
 export const previousClusterProvider: Provider<PreviousClusterSpec, PreviousClusterObserved, PreviousClusterOp> = {
   type: 'PreviousCluster',
   schema: PREVIOUS_CLUSTER_SCHEMA,
-  after: [],
+  // After PortFree: it stops (and may disable) a unit by the name whose file a reset then sets aside; the other
+  // way round its systemctl disable would meet no unit file. Nothing a reset does needs what PortFree establishes.
+  after: ['PortFree'],
+  needs: () => [],
   observe: observePreviousCluster,
   diff: (_spec, o) => diffPreviousCluster(o),
   promised: (spec) => (spec.policy === 'reset' ? resetPromises() : []),

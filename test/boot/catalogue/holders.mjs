@@ -200,4 +200,23 @@ export default [
       listens: [port],
     }),
   },
+  {
+    id: 'former-k3s-node-reset',
+    // k3s's leftovers as its install script leaves them (k3s.service in /etc/systemd/system with its .env file,
+    // /etc/rancher/k3s/k3s.yaml, /var/lib/rancher/k3s), the server holding its port, reset by PreviousCluster.
+    wild: 'a server that ran k3s (get.k3s.io) before, its k3s.service still enabled',
+    port: true,
+    desired: ['  - type: PreviousCluster', '    policy: reset'],
+    recipe: ({ port }) => ({
+      files: {
+        '/etc/systemd/system/k3s.service': unit('Lightweight Kubernetes', ['Type=simple', 'EnvironmentFile=-/etc/systemd/system/k3s.service.env', `ExecStart=${D} ${port}`, 'Restart=always', 'RestartSec=5s']),
+        '/etc/systemd/system/k3s.service.env': '',
+        ...wants('k3s.service'),
+        '/etc/rancher/k3s/k3s.yaml': 'apiVersion: v1\nkind: Config\n',
+        '/var/lib/rancher/k3s/server/token': 'K10token\n',
+        '/var/lib/rancher/k3s/server/db/state.db': 'sqlite\n',
+      },
+      listens: [port],
+    }),
+  },
 ];
