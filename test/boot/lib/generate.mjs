@@ -44,7 +44,7 @@ export function hosts(entries, last) {
     let ports = 0;
     const waiting = [];
     const take = (e) => {
-      if (picked.includes(e) || (e.port && ports >= CONTROL_PLANE_PORTS.length) || (e.conflicts ?? []).some((id) => picked.some((p) => p.id === id))) return false;
+      if (picked.includes(e) || (e.port && ports >= CONTROL_PLANE_PORTS.length) || (e.conflicts ?? []).some((id) => picked.some((p) => p.id === id)) || picked.some((p) => (p.conflicts ?? []).includes(e.id))) return false;
       picked.push(e);
       if (e.port) ports++;
       return true;
