@@ -8,6 +8,7 @@ import type { ResetDir } from '../../former-node/reset-targets.js';
 import type { PreviousClusterObserved, ObservedUnit } from './observe.js';
 import type { PreviousClusterOp } from './ops.js';
 import { humanBytes } from './ops.js';
+import { kubeChainCommands } from '../../former-node/kube-chains.js';
 import { absentPromise, PROMISED_UNITS, unitDownPromise } from './promises.js';
 
 type C = Change<PreviousClusterOp>;
@@ -112,6 +113,18 @@ function liveOperatorLines(o: PreviousClusterObserved): C[] {
         `delete them (not undone by --rollback): ${nets.map((n) => `ip link delete ${n}`).join('; ')}`,
       ),
     );
+  for (const c of o.chains) {
+    if (!('chains' in c)) continue;
+    const commands = kubeChainCommands(c.program, c.chains);
+    if (commands.length > 0)
+      out.push(
+        operator(
+          `${c.program}-chains`,
+          `${c.program} chains kube-proxy or a CNI plugin made: ${[...c.chains.chains].map(([t, n]) => `${n.join(', ')} (${t})`).join('; ')}`,
+          `remove them and the rules that jump to them, leaving every other rule (not undone by --rollback): ${commands.join('; ')}`,
+        ),
+      );
+  }
   return out;
 }
 

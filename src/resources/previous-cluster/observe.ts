@@ -8,6 +8,10 @@ import { nodeUnits, resetDirs, type ResetDir } from '../../former-node/reset-tar
 import { enablementOf } from '../../systemd/unit-links.js';
 import { systemctlValue } from '../../systemd/systemctl-show.js';
 import type { PreviousClusterSpec } from './spec.js';
+import { readKubeChains, type KubeChains } from '../../former-node/kube-chains.js';
+
+/** What iptables-save (or ip6tables-save) said: its Kubernetes chains, or why it could not be read. */
+export type ChainsRead = { program: 'iptables' | 'ip6tables'; chains: KubeChains } | { program: 'iptables' | 'ip6tables'; error: string };
 
 /** Where an admin's (or an installer's: kubespray, k3s, rke2) unit files live: set aside with the unit. Vendor dirs are a package's. */
 export const ADMIN_UNIT_DIRS = ['/etc/systemd/system', '/usr/local/lib/systemd/system'];
@@ -31,6 +35,20 @@ export interface PreviousClusterObserved {
   evidence: NodeEvidence[];
   dirs: ResetDir[];
   units: ObservedUnit[];
+  /** Live only: the chains kube-proxy and CNI plugins left, per family; absent where the program is not installed. */
+  chains: ChainsRead[];
+}
+
+/** Live: iptables-save and ip6tables-save read (a program not installed: nothing to read). */
+async function readChains(host: TargetHost): Promise<ChainsRead[]> {
+  if (!host.live) return [];
+  const out: ChainsRead[] = [];
+  for (const program of ['iptables', 'ip6tables'] as const) {
+    const r = await host.run(`${program}-save`, []).catch((e: Error) => ({ exitCode: -1, stdout: '', stderr: e.message }));
+    if (r.exitCode === 127) continue;
+    out.push(r.exitCode === 0 ? { program, chains: readKubeChains(r.stdout) } : { program, error: `${program}-save exited ${r.exitCode}: ${r.stderr.trim()}` });
+  }
+  return out;
 }
 
 /** The unit's own file when it is an admin's, and its drop-in directories there; a link (a mask, systemctl link) is never moved. */
@@ -47,7 +65,7 @@ async function unitFiles(host: TargetHost, unit: string, file: string): Promise<
 }
 
 export async function observePreviousCluster(host: TargetHost, spec: PreviousClusterSpec): Promise<PreviousClusterObserved> {
-  const none = { policy: spec.policy, live: host.live, evidence: [], dirs: [], units: [] };
+  const none = { policy: spec.policy, live: host.live, evidence: [], dirs: [], units: [], chains: [] };
   if (spec.policy === 'report') return none;
   const evidence = await observeFormerNode(host);
   const found = await nodeUnits(host, evidence);
@@ -67,5 +85,5 @@ export async function observePreviousCluster(host: TargetHost, spec: PreviousClu
       vendorLinks: en?.vendorLinks ?? [],
     });
   }
-  return { policy: spec.policy, live: host.live, evidence, dirs: await resetDirs(host), units };
+  return { policy: spec.policy, live: host.live, evidence, dirs: await resetDirs(host), units, chains: await readChains(host) };
 }

@@ -27,14 +27,20 @@ export const previousClusterProvider: Provider<PreviousClusterSpec, PreviousClus
   promiseKinds: { 'path-absent': PATH_ABSENT_KIND, 'unit-down': UNIT_DOWN_KIND },
 
   // Never a silent move of much data: a directory above the threshold is named with its size first.
-  warnings: (spec, o) =>
-    o.dirs.flatMap((d) =>
+  warnings: (spec, o) => [
+    ...o.chains.flatMap((c) =>
+      'error' in c
+        ? [`PreviousCluster: ${c.error}; Kubernetes' ${c.program} chains are not known`]
+        : c.chains.unread.map((l) => `PreviousCluster: ${c.program}-save printed a rule line that does not split (an unclosed quote): ${l}`),
+    ),
+    ...o.dirs.flatMap((d) =>
       d.kind === 'dir' && d.bytes > spec.warn_above_bytes
         ? [
             `PreviousCluster: ${d.path} holds ${humanBytes(d.bytes)} (${d.bytes} bytes in ${d.files} files), above warn_above_bytes (${humanBytes(spec.warn_above_bytes)}); it is moved aside whole on its own file system, not copied: move it elsewhere afterwards if it is data you need`,
           ]
         : [],
     ),
+  ],
 
   // After apply: the evidence a reset clears (under its directories, or an admin unit file it set aside) and no node unit running.
   unconverged: (_spec, o) => {
