@@ -15,7 +15,7 @@ __metaclass__ = type
 from ansible.plugins.action import ActionBase
 
 # A change the tool makes without a file of its own: shown as the plan's line, never as a file diff.
-_NOT_FILES = ("runtime", "stop", "disable", "mask")
+_NOT_FILES = ("runtime", "stop", "disable", "mask", "move")
 
 ARGUMENT_SPEC = {
     "document": {"type": "dict", "required": True},
