@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { diffPreviousCluster } from '../../src/resources/previous-cluster/diff.js';
 import type { PreviousClusterObserved } from '../../src/resources/previous-cluster/observe.js';
+import { previousClusterProvider } from '../../src/resources/previous-cluster/provider.js';
+import { DEFAULT_WARN_ABOVE_BYTES } from '../../src/resources/previous-cluster/spec.js';
 
 const base = (o: Partial<PreviousClusterObserved>): PreviousClusterObserved => ({
   policy: 'reset',
@@ -75,5 +77,25 @@ describe('PreviousCluster on a live host', () => {
       ['disable-kubelet.service', 'disable', false],
       ['aside-/etc/systemd/system/kubelet.service', 'move', false],
     ]);
+  });
+
+  it('verify after apply: what a reset clears still there, or a node unit still running, is unconverged; what it leaves to a person is not', () => {
+    const spec = { type: 'PreviousCluster' as const, policy: 'reset' as const, warn_above_bytes: DEFAULT_WARN_ABOVE_BYTES };
+    const after = base({
+      evidence: [
+        { path: '/var/lib/etcd', what: 'an etcd data directory', strong: false },
+        { path: '/etc/systemd/system/kubelet.service', what: 'the unit file of kubelet.service', strong: true },
+        { path: '/sys/class/net/cni0', what: 'an interface', strong: true },
+      ],
+      units: [
+        { ...kubelet, file: '/etc/systemd/system/kubelet.service', files: ['/etc/systemd/system/kubelet.service'], vendorLinks: [], active: 'activating' },
+      ],
+    });
+    expect(previousClusterProvider.unconverged!(spec, after)).toEqual([
+      '/var/lib/etcd is still there (an etcd data directory)',
+      '/etc/systemd/system/kubelet.service is still there (the unit file of kubelet.service)',
+      'kubelet.service is still activating',
+    ]);
+    expect(previousClusterProvider.unconverged!({ ...spec, policy: 'report' }, base({ policy: 'report' }))).toEqual([]);
   });
 });
