@@ -160,7 +160,7 @@ export default [
     // stops nothing of it and points the operator to the former-node finding (kubespray's reset.yml).
     wild: 'servers that were Kubernetes nodes before (kubelet still enabled, /etc/kubernetes and /var/lib/etcd left behind)',
     port: true,
-    conflicts: ['former-node-kubelet-reset'],
+    conflicts: ['former-node-kubelet-reset', 'former-kubeadm-node-reset'],
     recipe: ({ port }) => ({
       files: {
         '/etc/systemd/system/kubelet.service': unit('kubelet: The Kubernetes Node Agent', [`ExecStart=${D} ${port}`, 'Restart=always', 'RestartSec=5']),
@@ -219,4 +219,30 @@ export default [
       listens: [port],
     }),
   },
+  {
+    id: 'former-kubeadm-node-reset',
+    // A former kubeadm node installed from the Kubernetes packages: kubelet.service and kubeadm's drop-in are the
+    // package's (/usr/lib/systemd/system, never moved), enabled from /etc; etcd ran as a static pod (its manifest in
+    // /etc/kubernetes/manifests, its data in /var/lib/etcd). The reset stops and disables kubelet and moves the
+    // directories aside; the package's unit stays, disabled.
+    wild: 'a node set up with kubeadm init from the Kubernetes apt packages, etcd as a static pod',
+    port: true,
+    conflicts: ['former-node-kubelet', 'former-node-kubelet-reset'],
+    desired: ['  - type: PreviousCluster', '    policy: reset'],
+    recipe: ({ port }) => ({
+      files: {
+        '/usr/lib/systemd/system/kubelet.service': unit('kubelet: The Kubernetes Node Agent', [`ExecStart=${D} ${port}`, 'Restart=always', 'RestartSec=10']),
+        '/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf': '[Service]\nEnvironment="KUBELET_KUBECONFIG_ARGS=--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf"\n',
+        ...wants('kubelet.service', '/usr/lib/systemd/system/kubelet.service'),
+        '/etc/kubernetes/manifests/etcd.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: etcd\n  namespace: kube-system\n',
+        '/etc/kubernetes/manifests/kube-apiserver.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\n  namespace: kube-system\n',
+        '/etc/kubernetes/admin.conf': 'apiVersion: v1\nkind: Config\n',
+        '/etc/kubernetes/pki/etcd/ca.crt': '-----BEGIN CERTIFICATE-----\n',
+        '/var/lib/etcd/member/snap/db': 'etcd data\n',
+        '/var/lib/kubelet/config.yaml': 'kind: KubeletConfiguration\n',
+      },
+      listens: [port],
+    }),
+  },
 ];
+
