@@ -27,6 +27,11 @@ async function applyOne(host: Host, op: PreviousClusterOp, ctx: ApplyContext): P
   } else if (op.kind === 'disable-links') {
     await removeUnitLinks(door, op.links);
   } else if (op.kind === 'aside') {
+    // PortFree, applied first, may have masked the unit: its file set aside by PortFree, a link in its place, never moved.
+    if (op.unitFile && (await host.lstat(op.path))?.isSymbolicLink()) {
+      ctx.progress(`PreviousCluster: ${op.path} is a link now (masked since the plan): left as it is`);
+      return false;
+    }
     const moved = await door.moveAside(op.path);
     if (moved)
       ctx.progress(`PreviousCluster: moved ${op.path} aside to ${moved.to} (${moved.files} file${moved.files === 1 ? '' : 's'}, ${humanBytes(moved.bytes)})`);
