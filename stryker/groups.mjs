@@ -98,6 +98,8 @@ export const groups = {
       'test/systemd/sysv.tree.test.ts',
       'test/systemd/unit-links-order.test.ts',
       'test/resources/port-free.set-aside.test.ts',
+      // The triggers of a unit against systemd's TriggeredBy= (the unit loader's Triggers edges).
+      'test/ports/triggers.test.ts',
       // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.
       'test/systemd/manager-files.test.ts',
       'test/systemd/unit-mask.test.ts',

@@ -58,6 +58,6 @@ export function thresholdAmount(value: string, total: number): number | null {
   const unit = unitAt === -1 ? '' : v.slice(unitAt);
   const n = Number(digits);
   const scale = BINARY[unit] ?? DECIMAL[unit];
-  if (digits === '' || !Number.isFinite(n) || n < 0 || scale === undefined) return null;
+  if (digits === '' || digits !== digits.trim() || !Number.isFinite(n) || n < 0 || scale === undefined) return null;
   return n * scale;
 }

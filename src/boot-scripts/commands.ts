@@ -488,7 +488,7 @@ export function printedText(argv: Word[], stdin: string | null | undefined): str
       if (format === undefined) return null;
       const f = format.replace(/\\n$/, '');
       if (!f.includes('%') && !f.includes('\\')) return values.length === 0 ? f : null;
-      if (/^%[sdi]$/.test(f) && values.length === 1) return values[0]!;
+      if (/^%[sdi]$/.test(f) && values.length === 1 && (f === '%s' || /^(0|-?[1-9][0-9]*)$/.test(values[0]!))) return values[0]!;
       return null;
     }
     case 'cat':

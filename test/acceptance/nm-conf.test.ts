@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pick, random } from '../helpers/random.js';
 import { isConfName, mergeUnmanaged, readOrder, splitSpecs, type NmConfFile } from '../../src/acceptance/nm-conf.js';
-import { unmanagedCovers } from '../../src/acceptance/nm-match.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -129,24 +128,5 @@ describe('mergeUnmanaged, against NetworkManager --print-config', () => {
     expect(bad).toEqual({ known: false, reason: '/etc/NetworkManager/conf.d/x.conf:2 is not a key=value line in a group' });
     const esc = mergeUnmanaged([{ path: '/etc/NetworkManager/conf.d/x.conf', text: '[keyfile]\nunmanaged-devices=interface-name:a\\,b\n' }]);
     expect(esc.known).toBe(false);
-  });
-});
-
-describe('unmanagedCovers: the Device List Format of NetworkManager.conf(5), hand-read', () => {
-  it('covers a glob only when every name it stands for matches; an exact name by the glob', () => {
-    expect(unmanagedCovers(['interface-name:cali*'], 'cali*')).toEqual({ known: true, value: true });
-    expect(unmanagedCovers(['interface-name:c*'], 'cali*')).toEqual({ known: true, value: true });
-    expect(unmanagedCovers(['*'], 'lxc*')).toEqual({ known: true, value: true });
-    expect(unmanagedCovers(['interface-name:flannel*'], 'flannel.1')).toEqual({ known: true, value: true });
-    expect(unmanagedCovers(['interface-name:flannel.?'], 'flannel.1')).toEqual({ known: true, value: true });
-    expect(unmanagedCovers(['interface-name:=flannel.*'], 'flannel.1')).toEqual({ known: true, value: false });
-    expect(unmanagedCovers(['cni0'], 'cni0')).toEqual({ known: true, value: true });
-    expect(unmanagedCovers(['interface-name:cali0'], 'cali*')).toEqual({ known: true, value: false });
-    expect(unmanagedCovers([], 'tunl*')).toEqual({ known: true, value: false });
-  });
-  it('another kind of spec, or an except:, that could decide it: not known, naming it', () => {
-    expect(unmanagedCovers(['type:veth'], 'lxc*').known).toBe(false);
-    expect(unmanagedCovers(['interface-name:lxc*', 'except:interface-name:lxc1'], 'lxc*').known).toBe(false);
-    expect(unmanagedCovers(['mac:00:11:22:33:44:55', 'interface-name:lxc*'], 'lxc*')).toEqual({ known: true, value: true });
   });
 });

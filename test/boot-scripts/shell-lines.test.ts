@@ -12,7 +12,6 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readShellScript } from '../../src/boot-scripts/shell-lines.js';
-import { commandActions, type ScriptAction } from '../../src/boot-scripts/commands.js';
 import { parseCrontab } from '../../src/ports/crontab.js';
 import { commentOutRanges, scriptMarker } from '../../src/boot-scripts/neutralise.js';
 
@@ -210,27 +209,7 @@ describe('shell scripts: the scan agrees with bash run over stubs', () => {
   });
 });
 
-describe('what each command means', () => {
-  const kinds = (words: Array<string | null>): ScriptAction[] => commandActions(words);
-  it('reads sysctl keys in either separator and keeps the value', () => {
-    expect(kinds(['sysctl', '-w', 'net/bridge/bridge-nf-call-iptables=0'])).toEqual([
-      { kind: 'sysctl-write', key: 'net.bridge.bridge-nf-call-iptables', value: '0' },
-    ]);
-  });
-  it('names module removals canonically (- and _ are one module)', () => {
-    expect(kinds(['rmmod', 'br-netfilter'])).toEqual([{ kind: 'module-remove', module: 'br_netfilter', program: 'rmmod' }]);
-  });
-  it('is unknown, not silent, when the program or an argument is known only at run time', () => {
-    expect(kinds([null, '-a'])).toEqual([{ kind: 'unknown', what: 'program', why: expect.stringContaining('run time') }]);
-    expect(kinds(['sh', '-c', null])).toEqual([{ kind: 'unknown', what: 'program', why: expect.stringContaining('sh -c') }]);
-    expect(kinds(['sysctl', '-w', null])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.any(String) }]);
-    // A file named only at run time stays unknown; a named one is loaded and judged (test/boot-scripts/sysctl-writes.test.ts).
-    expect(kinds(['sysctl', '-p', null])).toEqual([{ kind: 'unknown', what: 'sysctl', why: expect.stringContaining('run time') }]);
-    expect(kinds(['sysctl', '-p', '/etc/other.conf'])).toEqual([{ kind: 'sysctl-load', files: ['/etc/other.conf'] }]);
-  });
-  it('command -v only looks the name up', () => {
-    expect(kinds(['command', '-v', 'swapon'])).toEqual([]);
-  });
+describe('what a script line means (each command: commands.test.ts)', () => {
   it('a script line whose program is a $VARIABLE is reported as unknown with its line', () => {
     const r = readShellScript('#!/bin/sh\n$SWAPON -a\n[ -x /sbin/swapon ] && true\n');
     expect(r.commands.map((c) => [c.line, c.actions.map((a) => a.kind)])).toEqual([[2, ['unknown']]]);

@@ -8,6 +8,8 @@ import { afterEach } from 'vitest';
 import { Host } from '../../src/host.js';
 import { KubesprayCheckout } from '../../src/kubespray/checkout.js';
 import { auditWhoFixes, type WhoFixes } from '../../src/kubespray/who-fixes.js';
+import type { KubesprayNode } from '../../src/kubespray/report.js';
+import { buildVarContext } from '../../src/kubespray/vars.js';
 import { buildTree } from './tree.js';
 
 export const KS = 'opt/ks/kubespray';
@@ -32,4 +34,16 @@ export async function checkout(files: Record<string, string>): Promise<Kubespray
 /** who-fixes over a checkout whose preinstall and node roles hold these task lists (YAML text, without the leading ---). */
 export async function audit(preinstall: string, node = '', extra: Record<string, string> = {}): Promise<WhoFixes> {
   return auditWhoFixes(await checkout({ [PM]: `---\n${preinstall || '[]\n'}`, [NM]: `---\n${node || '[]\n'}`, ...extra }));
+}
+
+/** A node of a fixture checkout holding `files`, its variables read as for any task of a role (no inventory, no facts). */
+export async function fixtureNode(files: Record<string, string>, groups: string[] = ['kube_control_plane']): Promise<KubesprayNode> {
+  const ck = await checkout(files);
+  return {
+    checkout: ck,
+    groups,
+    memoryStops: false,
+    vars: (role) => buildVarContext({ ck, role }),
+    audit: { facts: undefined, host: undefined, reader: undefined } as unknown as KubesprayNode['audit'],
+  };
 }

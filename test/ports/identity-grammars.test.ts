@@ -1,62 +1,22 @@
-// The grammars a holder's origin is read with: /proc/PID/stat and cmdline
-// (against processes this test starts), shell simple commands (against what
-// /bin/sh really runs), systemd's ExecStart= syntax and crontab(5), against
-// the examples of their manuals.
+// The grammars a holder's origin is read with: shell simple commands (against
+// what /bin/sh really runs) and systemd's ExecStart= syntax (the examples of
+// systemd.service(5)). /proc's files, crontab(5) and supervisord's
+// configuration have their modules' own files (test/ports/proc, crontab,
+// supervisor).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCmdline, parseStat, parseStatusUid } from '../../src/ports/proc.js';
-import { argvMatches } from '../../src/ports/argv.js';
 import { parseExecLine } from '../../src/systemd/exec-command.js';
 import { shebangShell, shellScriptOf, shellSimpleCommands } from '../../src/lex/shell.js';
-import { cronDName, cronShellCommand, parseCrontab } from '../../src/ports/crontab.js';
-import { parseSupervisorConf } from '../../src/ports/supervisor.js';
-import { shlexSplit } from '../../src/lex/shlex.js';
 
 let dir: string;
-const kids: ChildProcess[] = [];
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'identity-parse-'));
 });
 afterAll(() => {
-  for (const k of kids) k.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
-});
-
-async function procText(pid: number, file: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const t = readFileSync(`/proc/${pid}/${file}`, 'latin1');
-    // Until exec, the child still shows node's own command line.
-    if (file !== 'cmdline' || !t.startsWith(process.argv[0]!) || t.includes('setInterval')) return t;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('process never exec’d');
-}
-
-describe('/proc/PID/stat, cmdline, status of processes this test starts', () => {
-  it('a comm with spaces and parentheses, and the parent PID', async () => {
-    const exe = path.join(dir, 'a (b) c');
-    symlinkSync('/bin/sleep', exe);
-    const k = spawn(exe, ['30'], { stdio: 'ignore' });
-    kids.push(k);
-    let st = await procText(k.pid!, 'stat');
-    for (let i = 0; i < 50 && !st.includes('(a (b) c)'); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      st = await procText(k.pid!, 'stat');
-    }
-    expect(parseStat(st)).toEqual({ pid: k.pid, comm: 'a (b) c', ppid: process.pid });
-    expect(parseStatusUid(readFileSync(`/proc/${k.pid}/status`, 'utf8'))).toBe(process.getuid!());
-  });
-
-  it('arguments with spaces and an empty one survive the NUL split', async () => {
-    const args = ['-e', 'setInterval(() => {}, 1000)', '', 'a b', "it's"];
-    const k = spawn(process.execPath, args, { stdio: 'ignore' });
-    kids.push(k);
-    expect(parseCmdline(await procText(k.pid!, 'cmdline'))).toEqual([process.execPath, ...args]);
-    expect(parseCmdline('')).toBeNull();
-  });
 });
 
 describe('shell simple commands, against /bin/sh', () => {
@@ -105,13 +65,6 @@ describe('shell simple commands, against /bin/sh', () => {
       ['#!/bin/sh', '#! /bin/bash -e', '#!/usr/bin/env bash', '#!/usr/bin/env -S sh -e', '#!/usr/bin/python3', '#!/usr/bin/env node', 'echo'].map(shebangShell),
     ).toEqual(['/bin/sh', '/bin/bash', 'bash', 'sh', null, null, null]);
   });
-  it('argv matches a command by its words, the program by path or base name', () => {
-    expect(argvMatches(['python3', '-m', 'x'], ['python3', '-m', 'x'])).toBe(true);
-    expect(argvMatches(['/usr/bin/python3', '-m', 'x'], ['python3', '-m', 'x'])).toBe(true);
-    expect(argvMatches(['/opt/python3', '-m', 'x'], ['/usr/bin/python3', '-m', 'x'])).toBe(false);
-    expect(argvMatches(['python3', '-m', 'x'], ['python3', '-m', null])).toBe(false);
-    expect(argvMatches(['python3', '-m'], ['python3', '-m', 'x'])).toBe(false);
-  });
 });
 
 describe('ExecStart= command lines (systemd.service(5) examples)', () => {
@@ -128,93 +81,5 @@ describe('ExecStart= command lines (systemd.service(5) examples)', () => {
     expect(parseExecLine('/usr/bin/echo ${ONE} %n 100%%')?.argv).toEqual(['/usr/bin/echo', null, null, '100%']);
     expect(parseExecLine(':/usr/bin/echo $ONE')?.argv).toEqual(['/usr/bin/echo', '$ONE']);
     expect(parseExecLine('')).toBeNull();
-  });
-});
-
-describe('crontab(5)', () => {
-  it("the manual's user crontab: environment lines, five time fields, the % rule", () => {
-    const text = [
-      '# use /bin/bash to run commands, instead of the default /bin/sh',
-      'SHELL=/bin/bash',
-      'MAILTO = paul',
-      '5 0 * * *       $HOME/bin/daily.job >> $HOME/tmp/out 2>&1',
-      '0 22 * * 1-5    mail -s "It\'s 10pm" joe%Joe,%%Where are your kids?%',
-      '23 0-23/2 * * * echo "run 23 minutes after midn, 2am, 4am ..., everyday"',
-      '5 4 * * sun     echo "run at 5 after 4 every sunday"',
-      '  @reboot   date +\\%F',
-    ].join('\n');
-    const { entries, problems } = parseCrontab(text, '/var/spool/cron/crontabs/paul', 'paul');
-    expect(problems).toEqual([]);
-    expect(entries.map((e) => [e.line, e.schedule, e.user, e.shellCommand])).toEqual([
-      [4, '5 0 * * *', 'paul', '$HOME/bin/daily.job >> $HOME/tmp/out 2>&1'],
-      [5, '0 22 * * 1-5', 'paul', 'mail -s "It\'s 10pm" joe'],
-      [6, '23 0-23/2 * * *', 'paul', 'echo "run 23 minutes after midn, 2am, 4am ..., everyday"'],
-      [7, '5 4 * * sun', 'paul', 'echo "run at 5 after 4 every sunday"'],
-      [8, '@reboot', 'paul', 'date +%F'],
-    ]);
-  });
-  it('a system crontab names the user; bad lines are problems, not entries', () => {
-    const text = [
-      '17 *\t* * *\troot    cd / && run-parts --report /etc/cron.hourly',
-      '@reboot root python3 -m http.server 2379',
-      '@often root true',
-      '5 0 * * root',
-      '5 0 * *',
-      '@daily',
-    ].join('\n');
-    const { entries, problems } = parseCrontab(text, '/etc/crontab', null);
-    expect(entries.map((e) => [e.line, e.schedule, e.user, e.command])).toEqual([
-      [1, '17 * * * *', 'root', 'cd / && run-parts --report /etc/cron.hourly'],
-      [2, '@reboot', 'root', 'python3 -m http.server 2379'],
-    ]);
-    expect(problems.map((p) => p.line)).toEqual([3, 4, 5, 6]);
-  });
-  it('% handling and /etc/cron.d names (run-parts rules)', () => {
-    expect(cronShellCommand('a\\%b%stdin%more')).toBe('a%b');
-    expect(['legacy-etcd', 'e2scrub_all', 'x.dpkg-old', 'a~', '.hidden'].filter(cronDName)).toEqual(['legacy-etcd', 'e2scrub_all']);
-  });
-});
-
-describe('supervisord configuration, against Python (shlex.split, configparser)', () => {
-  const py = (code: string, ...args: string[]) => {
-    const r = spawnSync('/usr/bin/python3', ['-c', code, ...args], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as unknown;
-  };
-  const commands = [`/usr/bin/python3 -m http.server 2379`, `/bin/sh -c "exec python3 'a b' \\"q\\""`, `node "/opt/my app/x.js" --name=it\\'s  --empty ""`];
-  for (const c of commands) {
-    it(`splits ${JSON.stringify(c)} as shlex.split does`, () => {
-      expect(shlexSplit(c).tokens).toEqual(py('import json, shlex, sys; print(json.dumps(shlex.split(sys.argv[1])))', c));
-    });
-  }
-  it('program command= values, inline comments and continuation lines as configparser reads them', () => {
-    const text = [
-      '; supervisor config',
-      '[program:etcd-standin]',
-      'command = /usr/bin/python3 -m http.server 2379 ; stand-in for etcd',
-      'autorestart=true',
-      '',
-      '[program:multi]',
-      'command: /usr/bin/node',
-      '   /opt/x.js --port 6443',
-      '# a comment',
-      '[include]',
-      'files = conf.d/*.conf other.ini',
-    ].join('\n');
-    const file = path.join(dir, 'supervisord.conf');
-    writeFileSync(file, text);
-    const expected = py(
-      `import configparser, json, sys
-c = configparser.RawConfigParser(inline_comment_prefixes=(';', '#'))
-c.read(sys.argv[1])
-print(json.dumps({s[8:]: c.get(s, 'command') for s in c.sections() if s.startswith('program:')}))`,
-      file,
-    ) as Record<string, string>;
-    const conf = parseSupervisorConf(text, '/etc/supervisor/supervisord.conf');
-    expect(Object.fromEntries(conf.programs.map((p) => [p.name, p.command]))).toEqual(expected);
-    expect(conf.programs.map((p) => p.line)).toEqual([3, 7]);
-    expect(conf.programs[1]!.argv).toEqual(['/usr/bin/node', '/opt/x.js', '--port', '6443']);
-    expect(conf.includes).toEqual(['/etc/supervisor/conf.d/*.conf', '/etc/supervisor/other.ini']);
-    expect(parseSupervisorConf('[program:t]\ncommand=/bin/x --name %(program_name)s\n', 'f').programs[0]!.argv).toEqual(['/bin/x', '--name', null]);
   });
 });

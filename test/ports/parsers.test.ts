@@ -1,14 +1,13 @@
-// Pure parsers behind PortFree: /proc/net/tcp{,6}, /proc/PID/cgroup, fd links,
-// unit files, ListenStream=, systemctl output and timespans.
+// Pure parsers behind PortFree: /proc/net/tcp{,6}, /proc/PID/cgroup, unit
+// files, ListenStream=, systemctl output and timespans (fd links, the units that
+// mention a port and the protected units are in proc-fd, socket-units and
+// protection's own files).
 import { describe, expect, it } from 'vitest';
 import { busyPorts, parseProcNetTcp } from '../../src/observe/listeners.js';
 import { parseCgroup, unitKind } from '../../src/systemd/cgroup.js';
-import { socketInodeOfLink } from '../../src/ports/proc-fd.js';
 import { listenStreamPort, socketUnitOf, type UnitFile } from '../../src/systemd/socket-unit.js';
-import { mentionsPort, serviceCandidates } from '../../src/ports/socket-units.js';
 import { effectiveList, parseUnitText } from '../../src/systemd/unit-file.js';
 import { parseListSockets, parseTimespanMs } from '../../src/systemd/systemctl-output.js';
-import { protectionOf } from '../../src/ports/protection.js';
 
 // Lines as this kernel prints them (captured from node:net listeners).
 const TCP = [
@@ -46,15 +45,6 @@ describe('/proc/net/tcp and tcp6', () => {
   it('busy ports come from both families, ascending, once each', () => {
     const all = [...parseProcNetTcp(TCP, 'ipv4'), ...parseProcNetTcp(TCP6, 'ipv6')];
     expect(busyPorts(all, [10259, 10250, 6443, 2379, 2369])).toEqual([2369, 6443, 10250]);
-  });
-});
-
-describe('fd links', () => {
-  it('takes the inode of socket links only', () => {
-    expect(socketInodeOfLink('socket:[34008]')).toBe(34008);
-    expect(socketInodeOfLink('pipe:[34008]')).toBeNull();
-    expect(socketInodeOfLink('/dev/null')).toBeNull();
-    expect(socketInodeOfLink('anon_inode:[eventpoll]')).toBeNull();
   });
 });
 
@@ -177,37 +167,6 @@ describe('unit files', () => {
     expect(socketUnitOf(u).listens.map((l) => l.port)).toEqual([6443]);
     expect(effectiveList(u.directives, 'Socket', 'ListenStream').map((d) => d.file)).toEqual(['/etc/systemd/system/agent.socket.d/0.conf']);
   });
-
-  it('a port is mentioned only as a whole token', () => {
-    expect(mentionsPort('/usr/bin/agent --port 10250', 10250)).toBe(true);
-    expect(mentionsPort('/usr/bin/agent --listen=0.0.0.0:10250 -v', 10250)).toBe(true);
-    expect(mentionsPort('AGENT_PORT=10250', 10250)).toBe(true);
-    expect(mentionsPort('/usr/bin/agent --port 110250', 10250)).toBe(false);
-    expect(mentionsPort('/usr/bin/agent --port 102500', 10250)).toBe(false);
-    expect(mentionsPort('/opt/v10250.2/agent', 10250)).toBe(false);
-  });
-
-  it('service candidates come from ExecStart= and Environment=, with a continuation line', () => {
-    const units = [
-      unit('mon.service', '[Service]\nExecStart=/usr/bin/mon \\\n  --port 10250\n'),
-      unit('env.service', '[Service]\nEnvironment="LISTEN=:6443"\nExecStart=/usr/bin/env-agent\n'),
-      unit('other.service', '[Service]\nExecStart=/usr/bin/x --port 8080\nDescription=10250\n'),
-    ];
-    const c = serviceCandidates(units, [6443, 10250]);
-    expect(c.map((x) => [x.unit, x.port, x.evidence.key, x.evidence.line])).toEqual([
-      ['env.service', 6443, 'Environment', 2],
-      ['mon.service', 10250, 'ExecStart', 2],
-    ]);
-  });
-
-  it('sorts by the bytes of the names, as systemd does (strcmp), whatever the locale', () => {
-    // The C locale and strcmp put every upper-case letter before any lower-case one; ICU collation does not.
-    const units = [
-      unit('alpha.service', '[Service]\nExecStart=/usr/bin/a --port 6443\n'),
-      unit('Zeta.service', '[Service]\nExecStart=/usr/bin/z --port 6443\n'),
-    ];
-    expect(serviceCandidates(units, [6443]).map((x) => x.unit)).toEqual(['Zeta.service', 'alpha.service']);
-  });
 });
 
 describe('unit-file lines systemd passes over (conf-parser.c)', () => {
@@ -249,43 +208,5 @@ describe('systemctl output and policy', () => {
     expect(parseTimespanMs('500us')).toBe(1);
     expect(parseTimespanMs('')).toBeNull();
     expect(parseTimespanMs('soon')).toBeNull();
-  });
-
-  it('protected units: built-in list, desired-state list, and our own unit', () => {
-    const spec = { protected_units: ['monitoring-*', 'keep.service'] };
-    expect(protectionOf('init.scope', spec, null)).toContain('built-in');
-    expect(protectionOf('systemd-resolved.service', spec, null)).toContain('systemd-*');
-    expect(protectionOf('dbus.socket', spec, null)).toContain('built-in');
-    expect(protectionOf('ssh.socket', spec, null)).toContain('built-in');
-    expect(protectionOf('sshd.service', spec, null)).toContain('built-in');
-    expect(protectionOf('monitoring-agent.service', spec, null)).toContain('protected_units');
-    expect(protectionOf('keep.service', spec, null)).toContain('protected_units');
-    expect(protectionOf('reconcile.service', spec, 'reconcile.service')).toContain('runs in');
-    expect(protectionOf('agent.service', spec, 'reconcile.service')).toBeNull();
-  });
-
-  it('protected units grown with the spawners: logind and the gettys never; cron, atd, supervisors, runtimes, CI runners unless stop_spawner_units names them', () => {
-    const spec = { protected_units: [], stop_spawner_units: ['cron.service', 'docker.service', 'getty@tty1.service'] };
-    expect(protectionOf('systemd-logind.service', spec, null)).toContain('(systemd-logind): it keeps every login session');
-    expect(protectionOf('getty@tty1.service', spec, null)).toContain('(getty@*): it carries console logins');
-    expect(protectionOf('serial-getty@ttyS0.service', spec, null)).toContain('built-in list (serial-getty@*)');
-    for (const u of [
-      'atd.service',
-      'anacron.service',
-      'supervisor.service',
-      'containerd.service',
-      'gitlab-runner.service',
-      'actions.runner.org-repo.host.service',
-      'pm2-root.service',
-    ]) {
-      expect(protectionOf(u, spec, null), u).toContain('built-in list of spawners');
-      expect(protectionOf(u, spec, null), u).toContain('stop_spawner_units');
-    }
-    expect(protectionOf('cron.service', { protected_units: [] }, null)).toContain('the cron daemon: it runs every cron job');
-    expect(protectionOf('cron.service', spec, null)).toBeNull();
-    expect(protectionOf('docker.service', spec, null)).toBeNull();
-    // A person's protected_units wins over their own stop_spawner_units.
-    expect(protectionOf('cron.service', { ...spec, protected_units: ['cron*'] }, null)).toContain('protected_units');
-    expect(protectionOf('cronicle.service', spec, null)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 // PortFree and a unit whose own file is in /etc/systemd/system (where admins
-// write units), and units started by their triggers. Offline on fixture
+// write units), and units started by their triggers (which units trigger which
+// is test/ports/triggers.test.ts). Offline on fixture
 // trees, judged by systemd's own tools: `systemctl --root` (is-enabled, and
 // its refusal to mask over the file), and `systemd --test` for what starts at
 // boot (test/helpers/systemd-oracle.ts).
@@ -12,7 +13,6 @@ import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
 import { WriteDoor } from '../../src/door/door.js';
 import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
-import { triggersInGraph } from '../../src/ports/triggers.js';
 import { applyContext } from '../helpers/door.js';
 import { snapshot } from '../helpers/snapshot.js';
 import { ETC, LIB, oracle, oracleStarted, systemctlRoot, unitTree } from '../helpers/systemd-oracle.js';
@@ -85,28 +85,5 @@ describe('PortFree offline: an admin unit file in /etc/systemd/system', () => {
       Object.fromEntries(Object.entries(before).filter(([p]) => !p.startsWith('var'))),
     );
     expect((await systemctlRoot(root, 'is-enabled', 'api.service')).stdout.trim()).toBe('enabled');
-  });
-});
-
-describe('the triggers of a unit, as systemd loads them', () => {
-  it('.path, .timer and .socket units naming a service (by Unit=/Service= or by their own name) are its triggers; a masked one is not', async () => {
-    const root = unitTree(roots, 'triggers-', {
-      [`${LIB}/watch.service`]: '[Service]\nExecStart=/bin/true\n',
-      [`${ETC}/watch.path`]: '[Path]\nPathExists=/etc/passwd\n',
-      [`${ETC}/poll.timer`]: '[Timer]\nOnBootSec=1\nUnit=watch.service\n',
-      [`${ETC}/watch.socket`]: '[Socket]\nListenStream=/run/watch.sock\n',
-      [`${ETC}/other.socket`]: '[Socket]\nListenStream=/run/other.sock\nService=watch.service\n',
-      [`${ETC}/gone.path`]: { link: '/dev/null' },
-      [`${LIB}/gone.path`]: '[Path]\nPathExists=/\nUnit=watch.service\n',
-      [`${ETC}/multi-user.target.wants/watch.path`]: { link: '../watch.path' },
-      [`${ETC}/multi-user.target.wants/poll.timer`]: { link: '../poll.timer' },
-      [`${ETC}/multi-user.target.wants/watch.socket`]: { link: '../watch.socket' },
-      [`${ETC}/multi-user.target.wants/other.socket`]: { link: '../other.socket' },
-    });
-    const o = await oracle(root);
-    const expected = [...(o.units.get('watch.service')?.deps.get('TriggeredBy') ?? [])].sort();
-    expect(expected).toEqual(['other.socket', 'poll.timer', 'watch.path', 'watch.socket']);
-    const graph = await loadUnitGraph(new Host({ root, live: false }));
-    expect(triggersInGraph(graph, 'watch.service')).toEqual(expected);
   });
 });
