@@ -40,7 +40,7 @@ async function killedRun(id: string): Promise<{ tmp: string; writeSeq: number }>
   await door.writeFile({ path: `/etc/${id}-b.conf`, expect: null, content: utf8Bytes('b\n') });
   await door.end('ok');
   const all = lines(id).map((l) => JSON.parse(l));
-  const w = all.findLast((r) => r.kind === 'write');
+  const w = [...all].reverse().find((r: { kind: string }) => r.kind === 'write');
   const kept = readFileSync(journalOf(id), 'utf8').split('\n').slice(0, w.seq);
   writeFileSync(journalOf(id), kept.join('\n') + '\n');
   writeFileSync(abs(w.tmp), 'b\n');
