@@ -13,7 +13,8 @@ import { Host } from '../../src/host.js';
 import { HostError } from '../../src/errors.js';
 import { observeBeforeState } from '../../src/reconcile/before-state.js';
 import type { Plan } from '../../src/reconcile/plan.js';
-import type { Provider } from '../../src/resources/types.js';
+import type { HostFacts } from '../../src/resources/types.js';
+import type { AnyProvider } from '../../src/resources/index.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
 const roots: string[] = [];
@@ -63,18 +64,18 @@ describe('observeBeforeState with the shipped registry', () => {
 });
 
 describe('observeBeforeState over a registry it is given', () => {
-  const reading = (field: string): Provider<never, null, null> =>
+  const reading = (field: string): AnyProvider =>
     ({
       type: field,
       after: [],
       observe: async () => null,
       diff: () => [],
       apply: async () => undefined,
-      beforeState: async (_h, seen) => ({ [field]: seen.swapTotalKb ?? -1 }),
-    }) as unknown as Provider<never, null, null>;
+      beforeState: async (_h: unknown, seen: HostFacts) => ({ [field]: seen.swapTotalKb ?? -1 }),
+    }) as unknown as AnyProvider;
 
   it('asks every provider with the trait, in registry order, with the facts the plan observed', async () => {
-    const observer = { ...reading('unused'), beforeState: undefined, facts: () => ({ swapTotalKb: 4096 }) } as unknown as Provider<never, null, null>;
+    const observer = { ...reading('unused'), beforeState: undefined, facts: () => ({ swapTotalKb: 4096 }) } as unknown as AnyProvider;
     const plan = { live: true, root: '/', resources: [{ name: 'o', spec: { type: 'O' }, provider: observer, observed: null, changes: [] }] } as unknown as Plan;
     const registry = { B: reading('b_field'), O: observer, A: reading('a_field') };
     const got = await observeBeforeState(host({}), plan, registry);

@@ -5,12 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { verifyConverged } from '../../src/reconcile/verify.js';
 import type { Plan } from '../../src/reconcile/plan.js';
-import type { Change, Provider } from '../../src/resources/types.js';
+import type { Change } from '../../src/resources/types.js';
+import type { AnyProvider } from '../../src/resources/index.js';
 import { VerifyError } from '../../src/errors.js';
 
 const change = (action: Change['action'], summary: string): Change => ({ id: summary, action, summary, op: null }) as Change;
-const provider = (unconverged?: (spec: unknown, observed: unknown) => string[]) =>
-  ({ type: 'T', unconverged }) as unknown as Provider<unknown, unknown, unknown>;
+const provider = (unconverged?: (spec: unknown, observed: unknown) => string[]) => ({ type: 'T', unconverged }) as unknown as AnyProvider;
 const planOf = (...resources: Array<{ name: string; changes: Change[]; unconverged?: (s: unknown, o: unknown) => string[]; observed?: unknown }>): Plan =>
   ({
     live: true,
