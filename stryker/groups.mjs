@@ -9,13 +9,13 @@
 export const groups = {
   'sysctl-order': {
     mutate: ['src/sysctl/order.ts'],
-    // resources/sysctl-file.test.ts: the SysctlFile provider, the engine's real caller (owned-file problems, the tree after our writes).
+    // resources/sysctl-file/provider.test.ts: the SysctlFile provider, the engine's real caller (owned-file problems, the tree after our writes).
     // order.rules.test.ts holds the coupled-write pass of beatingAssignments against systemd-sysctl and sysctl --system.
     // order.load.test.ts: loadWrites (`sysctl -p A B`) against procps; the other tests of it run the bundle and cannot kill.
     tests: [
       'test/sysctl/order.test.ts',
       'test/sysctl/order.namespace.test.ts',
-      'test/resources/sysctl-file.test.ts',
+      'test/resources/sysctl-file/provider.test.ts',
       'test/sysctl/order.rules.test.ts',
       'test/sysctl/order.load.test.ts',
       // Trees one entry apart read from their base (withFile, withEntry, withSysctlConf), against the same trees read in full.
@@ -67,15 +67,15 @@ export const groups = {
     mutate: ['src/systemd/**/*.ts', '!src/systemd/unit-loader.ts'],
     // conf-entry: observeSysctlTree and the ModulesLoad provider read entries through it. conf-dirs: the
     // sysctl and zram readers. unit-loader and boot-reach: systemd --test as the oracle (unit-graph),
-    // PortFree's "what still starts it" (port-free.comeback, port-free.offline). unit-links: systemctl --root
+    // PortFree's "what still starts it" (port-free/provider.comeback, port-free/diff-offline). unit-links: systemctl --root
     // disable/mask (unit-links.providers), swap units. unit-file, systemctl-output: ports/parsers, unit-loader.drop-ins.
-    // Left out: port-free.live and port-free.identity (real listeners, seconds per test; they reach
+    // Left out: port-free/apply-live, port-free/diff-live and port-free/provider.identity (real listeners, seconds per test; they reach
     // systemctl-show and systemctl-output only through ports/), every test that spawns the bundle
     // (conf-entry.bundle), and system-graph.shared, which the measured figures did not include.
     tests: [
-      'test/systemd/conf-entry.test.ts', 'test/sysctl/order.test.ts', 'test/resources/modules-load.test.ts',
+      'test/systemd/conf-entry.test.ts', 'test/sysctl/order.test.ts', 'test/resources/modules-load/provider.test.ts',
       'test/systemd/conf-dirs.test.ts', 'test/systemd/unit-graph.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/ports/parsers.test.ts',
-      'test/systemd/unit-loader.drop-ins.test.ts', 'test/swap/units.test.ts', 'test/resources/port-free.comeback.test.ts', 'test/resources/port-free.offline.test.ts',
+      'test/systemd/unit-loader.drop-ins.test.ts', 'test/swap/units.test.ts', 'test/resources/port-free/provider.comeback.test.ts', 'test/resources/port-free/diff-offline.test.ts',
       // systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
       'test/systemd/units.test.ts', 'test/systemd/units.spans-paths.test.ts',
       // systemctl --root disable for unit-links.ts, systemd's cgroup rule for cgroup.ts.
@@ -97,7 +97,7 @@ export const groups = {
       'test/systemd/sysv.test.ts',
       'test/systemd/sysv.tree.test.ts',
       'test/systemd/unit-links-order.test.ts',
-      'test/resources/port-free.set-aside.test.ts',
+      'test/resources/port-free/provider.set-aside.test.ts',
       // The triggers of a unit against systemd's TriggeredBy= (the unit loader's Triggers edges).
       'test/ports/triggers.test.ts',
       // A unit as the running manager loaded it (manager-files.ts); its callers' tests boot a container.
@@ -108,8 +108,8 @@ export const groups = {
   'systemd-loader': {
     mutate: ['src/systemd/unit-loader.ts'],
     // systemd --test as the oracle of the graph (unit-graph); PortFree's "what still starts it" and its
-    // offline disable, which load the graph (port-free.comeback, port-free.offline, unit-links.providers).
-    tests: ['test/systemd/unit-graph.test.ts', 'test/resources/port-free.comeback.test.ts', 'test/resources/port-free.offline.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/systemd/units.test.ts', 'test/systemd/unit-settings.test.ts',
+    // offline disable, which load the graph (port-free/provider.comeback, port-free/diff-offline, unit-links.providers).
+    tests: ['test/systemd/unit-graph.test.ts', 'test/resources/port-free/provider.comeback.test.ts', 'test/resources/port-free/diff-offline.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/systemd/units.test.ts', 'test/systemd/unit-settings.test.ts',
       // Unit by unit against systemd --test, [Install] against systemctl --root enable, the user path against systemd-analyze.
       'test/systemd/unit-loader.test.ts'],
   },
@@ -117,10 +117,20 @@ export const groups = {
   // (a virtual module, scripts/build/desired-state-validator.mjs), not code of ours to mutate.
   validate: {
     mutate: ['src/reconcile/validate.ts'],
-    tests: ['test/reconcile/load.test.ts', 'test/reconcile/grammar.test.ts', 'test/reconcile/validate.test.ts'],
+    // reconcile/grammar.test.ts as measured is now it and the four files its describes moved to (one per grammar module, and host-checks).
+    tests: ['test/reconcile/load.test.ts', 'test/reconcile/grammar.test.ts', 'test/reconcile/host-checks.test.ts', 'test/grammar.test.ts', 'test/resources/sysctl-file/grammar.test.ts', 'test/resources/modules-load/grammar.test.ts', 'test/reconcile/validate.test.ts'],
   },
   grammar: {
     mutate: ['src/grammar.ts', 'src/resources/sysctl-file/grammar.ts', 'src/resources/modules-load/grammar.ts'],
-    tests: ['test/reconcile/load.test.ts', 'test/reconcile/grammar.test.ts', 'test/reconcile/validate.test.ts', 'test/reconcile/grammar.owned-files.test.ts'],
+    tests: [
+      'test/reconcile/load.test.ts',
+      'test/reconcile/grammar.test.ts',
+      'test/reconcile/host-checks.test.ts',
+      'test/grammar.test.ts',
+      'test/resources/sysctl-file/grammar.test.ts',
+      'test/resources/modules-load/grammar.test.ts',
+      'test/reconcile/validate.test.ts',
+      'test/grammar.owned-files.test.ts',
+    ],
   },
 };

@@ -1,7 +1,7 @@
 // The small offline tree the CLI suite and the fleet playbook suite both run
 // against (`--root`): a Debian fstab with one swap file, and a desired state
 // with SwapOff and ModulesLoad. first_boot is off: the tree stands in for a
-// host, not an image to prepare for a first boot (test/first-boot/bake.test.ts
+// host, not an image to prepare for a first boot (test/resources/first-boot/provider.test.ts
 // bakes with first boot on).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // stopGroups over busy ports as the live scan reports them (written by hand),
 // and observeOffline on an image's unit tree, whose enablement and boot are
 // told by systemd's own tools (systemctl --root is-enabled, systemd --test).
-// observeLive needs a running manager: port-free.live.test.ts runs it.
+// observeLive needs a running manager: test/resources/port-free/diff-live.test.ts runs it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { Host } from '../../src/host.js';

@@ -3,7 +3,7 @@
 // private socket, only when that socket is the user's. And the journal is
 // untrusted input: a rollback takes the private route again only for an
 // account /etc/passwd still has with the journaled UID and GID. (The route
-// itself is proven on a booted host in test/resources/port-free.booted.test.ts.)
+// itself is proven on a booted host in test/resources/port-free/provider.booted.test.ts.)
 import { afterEach, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

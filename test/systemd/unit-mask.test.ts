@@ -2,7 +2,7 @@
 // already (a link to /dev/null, or an empty file, as systemd reads a mask), an
 // admin's unit file, or something else that takes the spot (a directory, a
 // link to a unit file). Fixture trees in temp dirs; `systemctl --root mask`
-// on the same spots is what test/resources/port-free.set-aside.test.ts holds
+// on the same spots is what test/resources/port-free/provider.set-aside.test.ts holds
 // the whole set-aside against. maskOver is run through a real write door on
 // the same kinds of spot.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -7,13 +7,13 @@
 // so the two must agree on every name.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { ownedFileProblem } from '../../src/grammar.js';
+import { ownedFileProblem } from '../src/grammar.js';
 
 type Dir = '/etc/sysctl.d' | '/etc/modules-load.d';
 
 /** Every "file" property's pattern in the published schema, by the directory it names. */
 function schemaFilePatterns(): Map<Dir, RegExp> {
-  const schema: unknown = JSON.parse(readFileSync(new URL('../../schema/desired-state.schema.json', import.meta.url), 'utf8'));
+  const schema: unknown = JSON.parse(readFileSync(new URL('../schema/desired-state.schema.json', import.meta.url), 'utf8'));
   const out = new Map<Dir, RegExp>();
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(walk);

@@ -6,10 +6,10 @@
 // writes (kubelet's cgroup_manager_linux.go: the systemd driver's
 // kubepods-<qos>-pod<UID with _ for ->.slice, cgroupfs's /kubepods/<qos>/pod<UID>).
 import { describe, expect, it } from 'vitest';
-import { parseCgroup, kubePodOf } from '../../src/systemd/cgroup.js';
-import { portFreeProvider } from '../../src/resources/port-free/provider.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
-import type { LivePortsObserved, PortHolder } from '../../src/ports/observed.js';
+import { parseCgroup, kubePodOf } from '../../../src/systemd/cgroup.js';
+import { portFreeProvider } from '../../../src/resources/port-free/provider.js';
+import type { PortFreeSpec } from '../../../src/resources/port-free/spec.js';
+import type { LivePortsObserved, PortHolder } from '../../../src/ports/observed.js';
 
 const SCOPE = `cri-containerd-${'a1'.repeat(32)}.scope`;
 const SYSTEMD_POD = `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5d3f_11aa_4b2c.slice/${SCOPE}`;

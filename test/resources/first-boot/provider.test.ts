@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { snapshot } from '../helpers/snapshot.js';
-import { toolOwned } from '../helpers/lab-image.js';
+import { snapshot } from '../../helpers/snapshot.js';
+import { toolOwned } from '../../helpers/lab-image.js';
 
-const repo = path.resolve(new URL('../..', import.meta.url).pathname);
+const repo = path.resolve(new URL('../../..', import.meta.url).pathname);
 const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
 const UNIT = 'k8s-host-reconcile-first-boot.service';
 const roots: string[] = [];

@@ -8,16 +8,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { execa } from 'execa';
-import { Host } from '../../src/host.js';
-import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
-import { graphUnknown } from '../../src/ports/stays-free.js';
-import { bootStarters, unreadBootSockets } from '../../src/ports/boot-starters.js';
-import { bootStarterUnknowns } from '../../src/resources/port-free/boot-starters.js';
-import type { LivePortsObserved } from '../../src/ports/observed.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
-import { ETC, LIB, oracle, unitTree } from '../helpers/systemd-oracle.js';
-import { observeOffline } from '../../src/ports/discover.js';
-import { portFreeProvider } from '../../src/resources/port-free/provider.js';
+import { Host } from '../../../src/host.js';
+import { loadUnitGraph } from '../../../src/systemd/unit-loader.js';
+import { graphUnknown } from '../../../src/ports/stays-free.js';
+import { bootStarters, unreadBootSockets } from '../../../src/ports/boot-starters.js';
+import { bootStarterUnknowns } from '../../../src/resources/port-free/boot-starters.js';
+import type { LivePortsObserved } from '../../../src/ports/observed.js';
+import type { PortFreeSpec } from '../../../src/resources/port-free/spec.js';
+import { ETC, LIB, oracle, unitTree } from '../../helpers/systemd-oracle.js';
+import { observeOffline } from '../../../src/ports/discover.js';
+import { portFreeProvider } from '../../../src/resources/port-free/provider.js';
 
 const roots: string[] = [];
 afterEach(() => {

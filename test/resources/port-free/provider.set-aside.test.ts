@@ -7,15 +7,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { Host } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
-import { portFreeProvider } from '../../src/resources/port-free/provider.js';
-import { planRollback, executeRollback } from '../../src/reconcile/rollback.js';
-import { WriteDoor } from '../../src/door/door.js';
-import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
-import { applyContext } from '../helpers/door.js';
-import { snapshot } from '../helpers/snapshot.js';
-import { ETC, LIB, oracle, oracleStarted, systemctlRoot, unitTree } from '../helpers/systemd-oracle.js';
+import { Host } from '../../../src/host.js';
+import type { PortFreeSpec } from '../../../src/resources/port-free/spec.js';
+import { portFreeProvider } from '../../../src/resources/port-free/provider.js';
+import { planRollback, executeRollback } from '../../../src/reconcile/rollback.js';
+import { WriteDoor } from '../../../src/door/door.js';
+import { loadUnitGraph } from '../../../src/systemd/unit-loader.js';
+import { applyContext } from '../../helpers/door.js';
+import { snapshot } from '../../helpers/snapshot.js';
+import { ETC, LIB, oracle, oracleStarted, systemctlRoot, unitTree } from '../../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {

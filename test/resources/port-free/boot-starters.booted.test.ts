@@ -17,7 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Booted } from '../helpers/nspawn.js';
+import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Booted } from '../../helpers/nspawn.js';
 
 const DIST = path.resolve('dist');
 const ETC = 'etc/systemd/system';

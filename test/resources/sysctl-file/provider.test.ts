@@ -3,20 +3,20 @@
 // byte-identical. "Live" cases use Host({ live: true }) on a temp root whose
 // /proc/sys is plain files, so this machine's kernel is never touched.
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyContext } from '../helpers/door.js';
+import { applyContext } from '../../helpers/door.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Host } from '../../src/host.js';
-import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
-import type { Change } from '../../src/resources/types.js';
-import { sysctlFileProvider as provider } from '../../src/resources/sysctl-file/provider.js';
-import type { SysctlOp } from '../../src/resources/sysctl-file/observed.js';
-import { actionable } from '../../src/reconcile/plan.js';
-import { PROVIDERS } from '../../src/resources/index.js';
-import { ReconcileError } from '../../src/errors.js';
-import { verdict } from '../../src/sysctl/order.js';
-import { buildTree } from '../helpers/tree.js';
+import { Host } from '../../../src/host.js';
+import type { SysctlFileSpec } from '../../../src/resources/sysctl-file/spec.js';
+import type { Change } from '../../../src/resources/types.js';
+import { sysctlFileProvider as provider } from '../../../src/resources/sysctl-file/provider.js';
+import type { SysctlOp } from '../../../src/resources/sysctl-file/observed.js';
+import { actionable } from '../../../src/reconcile/plan.js';
+import { PROVIDERS } from '../../../src/resources/index.js';
+import { ReconcileError } from '../../../src/errors.js';
+import { verdict } from '../../../src/sysctl/order.js';
+import { buildTree } from '../../helpers/tree.js';
 
 type Tree = Record<string, string | { link: string }>;
 

@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyContext, openDoor } from '../helpers/door.js';
+import { applyContext, openDoor } from '../../helpers/door.js';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host, type CommandRunner } from '../../src/host.js';
-import type { ModulesLoadSpec } from '../../src/resources/modules-load/spec.js';
-import { applyModules, diffModules, modulesLoadProvider } from '../../src/resources/modules-load/provider.js';
-import { observeModules, type ModulesObserved } from '../../src/modprobe/observe.js';
-import { MODPROBE_MARKER } from '../../src/modprobe/modprobe-d.js';
-import { PROVIDERS } from '../../src/resources/index.js';
-import { buildTree, type Tree } from '../helpers/tree.js';
+import { Host, type CommandRunner } from '../../../src/host.js';
+import type { ModulesLoadSpec } from '../../../src/resources/modules-load/spec.js';
+import { applyModules, diffModules, modulesLoadProvider } from '../../../src/resources/modules-load/provider.js';
+import { observeModules, type ModulesObserved } from '../../../src/modprobe/observe.js';
+import { MODPROBE_MARKER } from '../../../src/modprobe/modprobe-d.js';
+import { PROVIDERS } from '../../../src/resources/index.js';
+import { buildTree, type Tree } from '../../helpers/tree.js';
 
 const SPEC: ModulesLoadSpec = { type: 'ModulesLoad', file: '/etc/modules-load.d/k8s.conf', modules: ['overlay', 'br_netfilter'] };
 const RUN = '/var/backups/test';

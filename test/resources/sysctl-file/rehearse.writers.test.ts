@@ -5,17 +5,17 @@
 // line the scan cannot judge may write it. Over a real scan of fixture
 // roots (rc.local, and ufw 0.36.2-1's own files enabled as `ufw enable`
 // leaves them); the rehearsal's figures are hand-made, since running the
-// programs is test/sysctl/rehearsal.test.ts's part.
+// programs is test/sysctl/rehearsal.test.ts's and rehearse.test.ts's part.
 import { afterEach, describe, expect, it } from 'vitest';
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree, type Tree } from '../helpers/tree.js';
-import { Host } from '../../src/host.js';
-import { scanBootScripts } from '../../src/boot-scripts/scan.js';
-import { rehearsalNotes } from '../../src/resources/sysctl-file/rehearse.js';
-import type { SysctlFileObserved, SysctlRehearsal } from '../../src/resources/sysctl-file/observed.js';
-import type { SysctlFileSpec } from '../../src/resources/sysctl-file/spec.js';
+import { buildTree, type Tree } from '../../helpers/tree.js';
+import { Host } from '../../../src/host.js';
+import { scanBootScripts } from '../../../src/boot-scripts/scan.js';
+import { rehearsalNotes } from '../../../src/resources/sysctl-file/rehearse.js';
+import type { SysctlFileObserved, SysctlRehearsal } from '../../../src/resources/sysctl-file/observed.js';
+import type { SysctlFileSpec } from '../../../src/resources/sysctl-file/spec.js';
 
 const UFW = path.resolve('test/fixtures/debian-packages/ufw_0.36.2-1');
 const roots: string[] = [];
@@ -48,7 +48,7 @@ const ran: SysctlRehearsal = {
 };
 
 async function notes(tree: Tree, setup: (root: string) => void = () => {}): Promise<string[]> {
-  const root = mkdtempSync(path.join(tmpdir(), 'rehearsal-writers-'));
+  const root = mkdtempSync(path.join(tmpdir(), 'rehearse-writers-'));
   roots.push(root);
   setup(root);
   buildTree(root, { 'etc/fstab': 'UUID=1 / ext4 defaults 0 1\n', ...tree });

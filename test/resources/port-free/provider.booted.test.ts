@@ -17,8 +17,8 @@ import { readdirSync } from 'node:fs';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Booted } from '../helpers/nspawn.js';
-import { lsbInitScript } from '../helpers/sysv-script.js';
+import { boot, freshRootfs, listeningOn, nspawnAvailable, waitListening, type Booted } from '../../helpers/nspawn.js';
+import { lsbInitScript } from '../../helpers/sysv-script.js';
 
 const DIST = path.resolve('dist');
 const ETC = 'etc/systemd/system';

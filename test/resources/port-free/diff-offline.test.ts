@@ -1,14 +1,14 @@
 // PortFree on an unbooted image (--root): no sockets exist, so it finds the
 // units that would take a wanted port at boot and disables them in the tree.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyContext } from '../helpers/door.js';
+import { applyContext } from '../../helpers/door.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Host, type CommandRunner } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
-import { portFreeProvider } from '../../src/resources/port-free/provider.js';
-import type { OfflinePortsObserved, PortFreeObserved } from '../../src/ports/observed.js';
+import { Host, type CommandRunner } from '../../../src/host.js';
+import type { PortFreeSpec } from '../../../src/resources/port-free/spec.js';
+import { portFreeProvider } from '../../../src/resources/port-free/provider.js';
+import type { OfflinePortsObserved, PortFreeObserved } from '../../../src/ports/observed.js';
 
 let root: string;
 const commands: string[] = [];

@@ -1,17 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyContext, openDoor } from '../helpers/door.js';
+import { applyContext, openDoor } from '../../helpers/door.js';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Host, type CommandRunner, type RunOptions } from '../../src/host.js';
-import { makeSwapFile } from '../helpers/swap.js';
-import { HostError } from '../../src/errors.js';
-import type { SwapOffSpec } from '../../src/resources/swap-off/spec.js';
-import { applySwap, diffSwap, observeSwap, swapOffProvider } from '../../src/resources/swap-off/provider.js';
-import type { SwapObserved } from '../../src/resources/swap-off/observed.js';
-import { FSTAB_MARKER } from '../../src/swap/fstab.js';
-import { PROVIDERS } from '../../src/resources/index.js';
-import { buildTree, type Tree } from '../helpers/tree.js';
+import { Host, type CommandRunner, type RunOptions } from '../../../src/host.js';
+import { makeSwapFile } from '../../helpers/swap.js';
+import { HostError } from '../../../src/errors.js';
+import type { SwapOffSpec } from '../../../src/resources/swap-off/spec.js';
+import { applySwap, diffSwap, observeSwap, swapOffProvider } from '../../../src/resources/swap-off/provider.js';
+import type { SwapObserved } from '../../../src/resources/swap-off/observed.js';
+import { FSTAB_MARKER } from '../../../src/swap/fstab.js';
+import { PROVIDERS } from '../../../src/resources/index.js';
+import { buildTree, type Tree } from '../../helpers/tree.js';
 
 const SPEC: SwapOffSpec = { type: 'SwapOff', mask_swap_target: true, remove_swap_files: false };
 const RUN = '/var/backups/test';

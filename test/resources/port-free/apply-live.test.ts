@@ -1,158 +1,24 @@
-// PortFree on this machine, against listeners the test opens itself on
-// ephemeral ports. systemctl never runs for real: the Host's command runner is
-// a recorder, so no unit on this machine can be stopped or disabled.
-import { afterEach, describe, expect, it } from 'vitest';
-import { scratchContext } from '../helpers/door.js';
-import net from 'node:net';
-import { readFileSync } from 'node:fs';
-import { Host, type CommandRunner, type RunOptions } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
-import { readListeners } from '../../src/observe/listeners.js';
-import { parseCgroup } from '../../src/systemd/cgroup.js';
-import { findSocketHolders } from '../../src/ports/proc-fd.js';
-import { portFreeProvider } from '../../src/resources/port-free/provider.js';
-import type { LivePortsObserved, PortFreeObserved } from '../../src/ports/observed.js';
+// PortFree's live apply (apply-live.ts) on this machine, against listeners the
+// test opens itself on ephemeral ports: stop, disable, mask, the hold past a
+// restart delay, socket activation. systemctl never runs for real: the Host's
+// command runner is a recorder (test/helpers/port-listeners.ts) whose answers
+// do to the test's own listeners what the unit's stop would do.
+import { describe, expect, it } from 'vitest';
+import { Host } from '../../../src/host.js';
+import type { PortFreeSpec } from '../../../src/resources/port-free/spec.js';
+import { readListeners } from '../../../src/observe/listeners.js';
+import { parseCgroup } from '../../../src/systemd/cgroup.js';
+import { portFreeProvider } from '../../../src/resources/port-free/provider.js';
+import type { LivePortsObserved } from '../../../src/ports/observed.js';
+import { close, closeListenersAfterEach, connects, listen, live, progressContext, recorder, spec } from '../../helpers/port-listeners.js';
 
-interface Call {
-  cmd: string;
-  args: string[];
-}
-
-const servers: net.Server[] = [];
-
-async function listen(host: string, ipv6Only = false, port = 0): Promise<{ server: net.Server; port: number }> {
-  const server = net.createServer((s) => s.end());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port, ipv6Only, exclusive: true }, () => resolve());
-  });
-  servers.push(server);
-  return { server, port: (server.address() as net.AddressInfo).port };
-}
-
-function close(server: net.Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
-}
-
-async function connects(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host, port }, () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-}
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => (s.listening ? close(s) : Promise.resolve())));
-});
-
-/** A runner that records and answers systemctl; nothing is ever executed. */
-function recorder(answer: (c: Call) => { exitCode: number; stdout?: string } | Promise<{ exitCode: number; stdout?: string }> = () => ({ exitCode: 1 })) {
-  const calls: Call[] = [];
-  const runner: CommandRunner = async (cmd: string, args: string[], _opts: RunOptions) => {
-    calls.push({ cmd, args });
-    const a = await answer({ cmd, args });
-    return { command: [cmd, ...args].join(' '), exitCode: a.exitCode, stdout: a.stdout ?? '', stderr: a.exitCode === 0 ? '' : 'refused by test' };
-  };
-  return { calls, runner };
-}
-
-function spec(ports: number[], extra: Partial<PortFreeSpec> = {}): PortFreeSpec {
-  return { type: 'PortFree', ports, protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 5, disable_units: [], ...extra };
-}
-
-/** IPv4-any, IPv4-loopback and IPv6-only listeners held by this process. */
-async function threeListeners() {
-  const any4 = await listen('0.0.0.0');
-  const lo4 = await listen('127.0.0.1');
-  const v6only = await listen('::', true);
-  return { any4, lo4, v6only, ports: [any4.port, lo4.port, v6only.port] };
-}
-
-function live(o: PortFreeObserved): LivePortsObserved {
-  if (o.mode !== 'live') throw new Error('expected a live observation');
-  return o;
-}
-
-const ctx = async () => {
-  const lines: string[] = [];
-  return { lines, ctx: await scratchContext((m: string) => void lines.push(m)) };
-};
-
-describe('PortFree live, on listeners this test opens', () => {
-  it('finds IPv4-any, loopback-only and IPv6-only listeners and attributes them to this process', async () => {
-    const { any4, lo4, v6only, ports } = await threeListeners();
-    const { calls, runner } = recorder();
-    const host = new Host({ runner });
-
-    const o = live(await portFreeProvider.observe(host, spec(ports)));
-    expect(o.busy.map((b) => b.port)).toEqual([...ports].sort((a, b) => a - b));
-    const byPort = new Map(o.busy.map((b) => [b.port, b]));
-    expect(byPort.get(any4.port)!.listeners.map((l) => [l.family, l.address])).toEqual([['ipv4', '0.0.0.0']]);
-    expect(byPort.get(lo4.port)!.listeners.map((l) => [l.family, l.address])).toEqual([['ipv4', '127.0.0.1']]);
-    // ipv6Only: only a tcp6 entry, no IPv4 one.
-    expect(byPort.get(v6only.port)!.listeners.map((l) => [l.family, l.address])).toEqual([['ipv6', '::']]);
-    const comm = readFileSync('/proc/self/comm', 'utf8').trim();
-    for (const b of o.busy) {
-      expect(b.holders.map((h) => h.pid)).toEqual([process.pid]);
-      expect(b.holders[0]!.comm).toBe(comm);
-      expect(b.activation).toBeNull();
-    }
-    // Nothing here is PID 1, so no systemctl query was needed.
-    expect(calls).toEqual([]);
-  });
-
-  it('plans operator action for a holder it may not stop, and apply kills nothing', async () => {
-    const { any4, lo4, v6only, ports } = await threeListeners();
-    const { calls, runner } = recorder();
-    const host = new Host({ runner });
-    const s = spec(ports);
-
-    const o = await portFreeProvider.observe(host, s);
-    const changes = portFreeProvider.diff(s, o, { live: true });
-    expect(changes).toHaveLength(3);
-
-    // Whatever unit vitest runs in here (none, a session scope, a container,
-    // or a service: then our own, protected), PortFree may not stop it: every
-    // port is an operator line naming this process, and nothing is asked of systemctl.
-    for (const c of changes) {
-      expect(c.action).toBe('operator');
-      expect(c.operator).toMatch(new RegExp(`pid ${process.pid}\\b`));
-      expect(c.summary).toContain(`pid ${process.pid}`);
-      expect(c.summary).toContain(`(${readFileSync('/proc/self/comm', 'utf8').trim()})`);
-      expect(c.op).toMatchObject({ kind: 'operator', pid: process.pid });
-    }
-    expect(changes.find((c) => c.id === `port-${v6only.port}`)!.summary).toContain(`[::]:${v6only.port}`);
-
-    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
-    expect(outcome).toBeUndefined();
-    expect(calls).toEqual([]);
-    expect(await connects('127.0.0.1', any4.port)).toBe(true);
-    expect(await connects('127.0.0.1', lo4.port)).toBe(true);
-    expect(await connects('::1', v6only.port)).toBe(true);
-  });
-
-  it('the fd scan stops once every wanted inode has a holder', async () => {
-    const a = await listen('127.0.0.1');
-    const host = new Host();
-    const inode = (await readListeners(host)).find((l) => l.port === a.port)!.inode;
-    const r = await findSocketHolders(host, [inode]);
-    expect(r.complete).toBe(true);
-    expect(r.holders.get(inode)).toEqual([process.pid]);
-    // An inode nobody holds: the scan visits everything and reports it incomplete.
-    const none = await findSocketHolders(host, [inode, 1]);
-    expect(none.complete).toBe(false);
-    expect(none.holders.has(1)).toBe(false);
-  });
-});
+closeListenersAfterEach();
 
 describe('PortFree apply, with a recorded systemctl and real ports', () => {
   /**
    * The live observation, re-attributed to a service unit whose main process
    * the holder is (the cgroup and the manager are the only things a test
-   * cannot make for real; test/resources/port-free.identity.test.ts covers the holders
+   * cannot make for real; test/resources/port-free/provider.identity.test.ts covers the holders
    * that are not a unit's own).
    */
   async function observedAsService(host: Host, s: PortFreeSpec, unit: (port: number) => string): Promise<LivePortsObserved> {
@@ -198,7 +64,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(changes.map((c) => c.action)).toEqual(['stop', 'stop']);
     expect(changes[0]!.summary).toContain(`pid ${process.pid}`);
 
-    const p = await ctx();
+    const p = await progressContext();
     const started = Date.now();
     const outcome = await portFreeProvider.apply(host, s, changes, p.ctx);
     // Held past RestartUSec (300 ms) + 1 s.
@@ -246,7 +112,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = await observedAsService(host, s, () => 'respawner.service');
     const changes = portFreeProvider.diff(s, o, { live: true });
     expect(changes[0]!.summary).toContain('stop, disable and mask respawner.service');
-    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await progressContext()).ctx);
     expect(outcome?.error).toMatch(new RegExp(`port ${a.port} was free and then listening again`));
     // The port did not stay free, so it is not reported as freed.
     expect(outcome?.reports?.['ports.json']).toBeUndefined();
@@ -273,7 +139,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     o.comeback = { 'companion.service': { group: ['companion.service'], reasons: [upheld], unknown: null } };
     const changes = portFreeProvider.diff(s, o, { live: true });
     expect(changes[0]!.summary).toContain('stop, disable and mask companion.service');
-    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await progressContext()).ctx);
     expect(outcome?.error).toBeUndefined();
     const order = calls.map((c) => c.args[0]).filter((v) => v === 'stop' || v === 'mask');
     expect(order).toEqual(['mask', 'stop']);
@@ -311,7 +177,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const s = spec([a.port, b.port]);
     const o = await observedAsService(host, s, (p) => (p === a.port ? 'broken.service' : 'fine.service'));
     const changes = portFreeProvider.diff(s, o, { live: true });
-    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await progressContext()).ctx);
     expect(outcome?.error).toMatch(
       new RegExp(`port ${a.port} \\(broken.service\\): systemctl stop broken.service exited 5.*freed: ${b.port} from fine.service`),
     );
@@ -334,7 +200,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const o = await observedAsService(host, s, () => 'etcd.service');
     const changes = portFreeProvider.diff(s, o, { live: true });
     expect(changes.map((c) => c.action)).toEqual(['stop', 'stop']);
-    const p = await ctx();
+    const p = await progressContext();
     const outcome = await portFreeProvider.apply(host, s, changes, p.ctx);
     expect(calls.filter((c) => c.args[0] === 'stop').map((c) => c.args.join(' '))).toEqual(['stop etcd.service']);
     expect((outcome as { reports: Record<string, { freed: unknown[] }> }).reports['ports.json']!.freed).toHaveLength(2);
@@ -358,7 +224,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const changes = portFreeProvider.diff(s, { ...o, selfUnit: null }, { live: true });
     expect(changes).toHaveLength(1);
     expect(changes[0]!.op).toMatchObject({ kind: 'stop', units: ['lazy.socket', 'lazy.service'], unit: 'lazy.service', pid: 4242, socket: 'lazy.socket' });
-    const outcome = await portFreeProvider.apply(host, s, changes, (await ctx()).ctx);
+    const outcome = await portFreeProvider.apply(host, s, changes, (await progressContext()).ctx);
     expect(calls.filter((c) => c.args[0] !== 'show').map((c) => c.args.join(' '))).toEqual([
       'stop lazy.socket lazy.service',
       'disable lazy.socket lazy.service',

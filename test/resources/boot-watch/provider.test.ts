@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const repo = path.resolve(new URL('../..', import.meta.url).pathname);
+const repo = path.resolve(new URL('../../..', import.meta.url).pathname);
 const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
 const WATCH = 'k8s-host-reconcile-boot-watch.service';
 const STOP = 'k8s-host-reconcile-boot-watch-stop.service';
