@@ -68,7 +68,7 @@ export const groups = {
     // conf-entry: observeSysctlTree and the ModulesLoad provider read entries through it. conf-dirs: the
     // sysctl and zram readers. unit-loader and boot-reach: systemd --test as the oracle (unit-graph),
     // PortFree's "what still starts it" (port-free.comeback, port-free.offline). unit-links: systemctl --root
-    // disable/mask (unit-links.providers), swap units. unit-file, systemctl-output: ports/parsers, unit-loader.drop-ins.
+    // disable/mask (unit-links.providers), swap units. unit-file, systemctl-output: their own tests, ports/parsers, unit-loader.drop-ins.
     // Left out: port-free.live and port-free.identity (real listeners, seconds per test; they reach
     // systemctl-show and systemctl-output only through ports/), every test that spawns the bundle
     // (conf-entry.bundle), and system-graph.shared, which the measured figures did not include.
@@ -77,7 +77,8 @@ export const groups = {
       'test/systemd/conf-dirs.test.ts', 'test/systemd/unit-graph.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/ports/parsers.test.ts',
       'test/systemd/unit-loader.drop-ins.test.ts', 'test/swap/units.test.ts', 'test/resources/port-free.comeback.test.ts', 'test/resources/port-free.offline.test.ts',
       // systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
-      'test/systemd/units.test.ts', 'test/systemd/units.spans-paths.test.ts',
+      'test/systemd/units.test.ts', 'test/systemd/systemctl-output.test.ts', 'test/systemd/systemctl-show.test.ts', 'test/systemd/boot-reach.test.ts',
+      'test/systemd/unit-file.test.ts',
       // systemctl --root disable for unit-links.ts, systemd's cgroup rule for cgroup.ts.
       'test/systemd/unit-links.test.ts', 'test/systemd/cgroup.test.ts',
       // Settings as systemd --test reads them (Accept=, Service=, ListenStream=, What=, Triggers=).

@@ -1,5 +1,5 @@
 // Pure parsers behind PortFree: /proc/net/tcp{,6}, /proc/PID/cgroup, fd links,
-// unit files, ListenStream=, systemctl output and timespans.
+// unit files, ListenStream= and the protected units.
 import { describe, expect, it } from 'vitest';
 import { busyPorts, parseProcNetTcp } from '../../src/observe/listeners.js';
 import { parseCgroup, unitKind } from '../../src/systemd/cgroup.js';
@@ -7,7 +7,6 @@ import { socketInodeOfLink } from '../../src/ports/proc-fd.js';
 import { listenStreamPort, socketUnitOf, type UnitFile } from '../../src/systemd/socket-unit.js';
 import { mentionsPort, serviceCandidates } from '../../src/ports/socket-units.js';
 import { effectiveList, parseUnitText } from '../../src/systemd/unit-file.js';
-import { parseListSockets, parseTimespanMs } from '../../src/systemd/systemctl-output.js';
 import { protectionOf } from '../../src/ports/protection.js';
 
 // Lines as this kernel prints them (captured from node:net listeners).
@@ -210,47 +209,7 @@ describe('unit files', () => {
   });
 });
 
-describe('unit-file lines systemd passes over (conf-parser.c)', () => {
-  it("a line with no '=' or no key is no directive; a byte-order mark counts only at the start of the file", () => {
-    const d = parseUnitText('\ufeff[Unit]\nWantsx\n=b.service\nDescription=a\ufeffb\n', '/etc/systemd/system/x.service');
-    expect(d.map((x) => [x.section, x.key, x.value, x.line])).toEqual([['Unit', 'Description', 'a\ufeffb', 4]]);
-    expect(parseUnitText('[Unit]\nDescription=a\ufeffb\n', '/etc/systemd/system/y.service')[0]!.value).toBe('a\ufeffb');
-  });
-});
-
-describe('systemctl output and policy', () => {
-  it('list-sockets lines', () => {
-    const out = [
-      '/run/dbus/system_bus_socket dbus.socket            dbus.service',
-      '[::]:22                     ssh.socket             ssh.service',
-      '0.0.0.0:10250               agent.socket           agent.service',
-      '[::]:10259                  idle.socket',
-    ].join('\n');
-    const p = parseListSockets(out);
-    expect(p.find((s) => s.port === 10250)).toEqual({ listen: '0.0.0.0:10250', port: 10250, unit: 'agent.socket', activates: ['agent.service'] });
-    expect(p.find((s) => s.unit === 'dbus.socket')!.port).toBeNull();
-    expect(p.find((s) => s.port === 10259)!.activates).toEqual([]);
-  });
-
-  it('list-sockets: ACTIVATES is the third column on; a socket path that ends in ".service" is no activated unit', () => {
-    const p = parseListSockets(
-      '/run/odd/api.service        odd.socket             odd.service,odd-helper.service\n[fe80::1]:2380%eth0 peer.socket peer.service',
-    );
-    expect(p[0]).toEqual({ listen: '/run/odd/api.service', port: null, unit: 'odd.socket', activates: ['odd.service', 'odd-helper.service'] });
-    // systemctl prints a scope after the port (sockaddr_pretty).
-    expect(p[1]!.port).toBe(2380);
-  });
-
-  it('RestartUSec timespans', () => {
-    expect(parseTimespanMs('100ms')).toBe(100);
-    expect(parseTimespanMs('5s')).toBe(5000);
-    expect(parseTimespanMs('1min 30s')).toBe(90_000);
-    expect(parseTimespanMs('2')).toBe(2000);
-    expect(parseTimespanMs('500us')).toBe(1);
-    expect(parseTimespanMs('')).toBeNull();
-    expect(parseTimespanMs('soon')).toBeNull();
-  });
-
+describe('protection policy', () => {
   it('protected units: built-in list, desired-state list, and our own unit', () => {
     const spec = { protected_units: ['monitoring-*', 'keep.service'] };
     expect(protectionOf('init.scope', spec, null)).toContain('built-in');
