@@ -1,52 +1,12 @@
-// Pure parsers behind PortFree: /proc/net/tcp{,6}, /proc/PID/cgroup, fd links,
+// Pure parsers behind PortFree: /proc/PID/cgroup, fd links,
 // unit files, ListenStream= and the protected units.
 import { describe, expect, it } from 'vitest';
-import { busyPorts, parseProcNetTcp } from '../../src/observe/listeners.js';
 import { parseCgroup, unitKind } from '../../src/systemd/cgroup.js';
 import { socketInodeOfLink } from '../../src/ports/proc-fd.js';
 import { listenStreamPort, socketUnitOf, type UnitFile } from '../../src/systemd/socket-unit.js';
 import { mentionsPort, serviceCandidates } from '../../src/ports/socket-units.js';
 import { effectiveList, parseUnitText } from '../../src/systemd/unit-file.js';
 import { protectionOf } from '../../src/ports/protection.js';
-
-// Lines as this kernel prints them (captured from node:net listeners).
-const TCP = [
-  '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
-  '   0: 0100007F:98EB 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 34009 1 000000000f102193 100 0 0 10 0',
-  '   1: 00000000:280A 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 34008 1 00000000aa9868b1 100 0 0 10 0',
-  // An established connection to 10250 is not a listener.
-  '   2: 0100007F:280A 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000     0        0 34100 1 0000000000000000 20 4 30 10 -1',
-].join('\n');
-
-const TCP6 = [
-  '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
-  '   0: 00000000000000000000000000000000:192B 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 34013 1 00000000b8b17bbe 100 0 0 10 0',
-  '   1: 00000000000000000000000001000000:0941 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 34011 1 00000000b8945f91 100 0 0 10 0',
-  '   2: 0000000000000000FFFF00000100007F:0944 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 34012 1 00000000a2e14740 100 0 0 10 0',
-  '   3: 0000000000000000FFFF00000100007F:0944 0000000000000000FFFF00000100007F:9999 06 00000000:00000000 00:00000000 00000000     0        0 0 1 0000000000000000 20 4 30 10 -1',
-].join('\n');
-
-describe('/proc/net/tcp and tcp6', () => {
-  it('reads IPv4 listeners: any and loopback-only, ignoring established sockets', () => {
-    expect(parseProcNetTcp(TCP, 'ipv4')).toEqual([
-      { family: 'ipv4', address: '127.0.0.1', port: 0x98eb, inode: 34009 },
-      { family: 'ipv4', address: '0.0.0.0', port: 10250, inode: 34008 },
-    ]);
-  });
-
-  it('reads IPv6 listeners: ::, ::1 and a v4-mapped address; TIME_WAIT is skipped', () => {
-    expect(parseProcNetTcp(TCP6, 'ipv6')).toEqual([
-      { family: 'ipv6', address: '::', port: 6443, inode: 34013 },
-      { family: 'ipv6', address: '::1', port: 2369, inode: 34011 },
-      { family: 'ipv6', address: '::ffff:7f00:1', port: 2372, inode: 34012 },
-    ]);
-  });
-
-  it('busy ports come from both families, ascending, once each', () => {
-    const all = [...parseProcNetTcp(TCP, 'ipv4'), ...parseProcNetTcp(TCP6, 'ipv6')];
-    expect(busyPorts(all, [10259, 10250, 6443, 2379, 2369])).toEqual([2369, 6443, 10250]);
-  });
-});
 
 describe('fd links', () => {
   it('takes the inode of socket links only', () => {
