@@ -24,7 +24,7 @@ export const groups = {
   },
   fstab: {
     mutate: ['src/swap/fstab.ts'],
-    tests: ['test/swap/fstab.test.ts'],
+    tests: ['test/swap/fstab.test.ts', 'test/swap/proc-swaps.test.ts'],
   },
   'modprobe-d': {
     mutate: ['src/modprobe/modprobe-d.ts'],
