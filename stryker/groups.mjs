@@ -78,7 +78,7 @@ export const groups = {
       'test/systemd/unit-loader.drop-ins.test.ts', 'test/swap/units.test.ts', 'test/resources/port-free.comeback.test.ts', 'test/resources/port-free.offline.test.ts',
       // systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
       'test/systemd/units.test.ts', 'test/systemd/systemctl-output.test.ts', 'test/systemd/systemctl-show.test.ts', 'test/systemd/boot-reach.test.ts',
-      'test/systemd/unit-file.test.ts',
+      'test/systemd/unit-file.test.ts', 'test/systemd/unit-dirs.test.ts',
       // systemctl --root disable for unit-links.ts, systemd's cgroup rule for cgroup.ts.
       'test/systemd/unit-links.test.ts', 'test/systemd/cgroup.test.ts',
       // Settings as systemd --test reads them (Accept=, Service=, ListenStream=, What=, Triggers=).
@@ -109,8 +109,8 @@ export const groups = {
     // systemd --test as the oracle of the graph (unit-graph); PortFree's "what still starts it" and its
     // offline disable, which load the graph (port-free.comeback, port-free.offline, unit-links.providers).
     tests: ['test/systemd/unit-graph.test.ts', 'test/resources/port-free.comeback.test.ts', 'test/resources/port-free.offline.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/systemd/units.test.ts', 'test/systemd/unit-settings.test.ts',
-      // Unit by unit against systemd --test, [Install] against systemctl --root enable, the user path against systemd-analyze.
-      'test/systemd/unit-loader.test.ts'],
+      // Unit by unit against systemd --test, [Install] against systemctl --root enable; boot reachability over the loaded graph.
+      'test/systemd/unit-loader.test.ts', 'test/systemd/boot-reach.test.ts'],
   },
   // Only validate.ts itself: the ajv validator it imports is generated from the schema at build time
   // (a virtual module, scripts/build/desired-state-validator.mjs), not code of ours to mutate.

@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
-import { isMaskEntry } from '../../src/systemd/unit-dirs.js';
 import { enablementOf, linkDelta, unitLinkSnapshot } from '../../src/systemd/unit-links.js';
 import { loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
 import { bootPaths } from '../../src/systemd/boot-reach.js';
@@ -23,31 +22,6 @@ afterEach(() => {
 const tmpTree = (files: Tree): string => plainTree(roots, 'systemd-units-', files);
 
 describe('masks and links, against systemctl --root', () => {
-  it('isMaskEntry says masked exactly where `systemctl is-enabled` says masked', async () => {
-    const root = tmpTree({
-      [`${ETC}/null.service`]: { link: '/dev/null' },
-      [`${ETC}/empty.service`]: '',
-      [`${ETC}/blank.service`]: '\n',
-      [`${LIB}/real.service`]: '[Service]\nExecStart=/bin/true\n',
-      [`${ETC}/linked.service`]: { link: '/usr/lib/systemd/system/real.service' },
-      'run/systemd/system/rt.service': { link: '/dev/null' },
-    });
-    const host = new Host({ root, live: false });
-    const cases: Array<[string, string]> = [
-      ['null.service', `/${ETC}/null.service`],
-      ['empty.service', `/${ETC}/empty.service`],
-      ['blank.service', `/${ETC}/blank.service`],
-      ['real.service', `/${LIB}/real.service`],
-      ['linked.service', `/${ETC}/linked.service`],
-      ['rt.service', '/run/systemd/system/rt.service'],
-    ];
-    for (const [unit, entry] of cases) {
-      const state = (await systemctlRoot(root, 'is-enabled', unit)).stdout.trim();
-      expect(await isMaskEntry(host, entry), `${unit}: systemctl says ${state}`).toBe(state.startsWith('masked'));
-    }
-    expect(await isMaskEntry(host, `/${ETC}/missing.service`)).toBe(false);
-  });
-
   it('linkDelta over two snapshots names exactly the links systemctl enable created and disable removed', async () => {
     const root = tmpTree({
       [`${LIB}/a.service`]: '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\nAlias=b.service\n',
