@@ -43,7 +43,7 @@ export const groups = {
       // The code that came into who-fixes.ts and tasks.ts after da09bac's run (issue 28: tags, meta, check_mode,
       // set_fact and register, assert, command words) is tested here: the language classes against ansible-core's
       // own Python (language), the audit through the report (report, lazy-audit), include params (vars), command words.
-      'test/kubespray/language.test.ts',
+      'test/kubespray/language.test.ts', 'test/ansible/yaml11.test.ts',
       'test/kubespray/report.test.ts',
       'test/kubespray/lazy-audit.test.ts',
       'test/kubespray/vars.test.ts',
