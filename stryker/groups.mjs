@@ -24,7 +24,7 @@ export const groups = {
   },
   fstab: {
     mutate: ['src/swap/fstab.ts'],
-    tests: ['test/swap/fstab.test.ts'],
+    tests: ['test/swap/fstab.test.ts', 'test/swap/proc-swaps.test.ts'],
   },
   'modprobe-d': {
     mutate: ['src/modprobe/modprobe-d.ts'],
@@ -43,7 +43,7 @@ export const groups = {
       // The code that came into who-fixes.ts and tasks.ts after da09bac's run (issue 28: tags, meta, check_mode,
       // set_fact and register, assert, command words) is tested here: the language classes against ansible-core's
       // own Python (language), the audit through the report (report, lazy-audit), include params (vars), command words.
-      'test/kubespray/language.test.ts',
+      'test/kubespray/language.test.ts', 'test/ansible/yaml11.test.ts',
       'test/kubespray/report.test.ts',
       'test/kubespray/lazy-audit.test.ts',
       'test/kubespray/vars.test.ts',
@@ -68,7 +68,7 @@ export const groups = {
     // conf-entry: observeSysctlTree and the ModulesLoad provider read entries through it. conf-dirs: the
     // sysctl and zram readers. unit-loader and boot-reach: systemd --test as the oracle (unit-graph),
     // PortFree's "what still starts it" (port-free/provider.comeback, port-free/diff-offline). unit-links: systemctl --root
-    // disable/mask (unit-links.providers), swap units. unit-file, systemctl-output: ports/parsers, unit-loader.drop-ins.
+    // disable/mask (unit-links.providers), swap units. unit-file, systemctl-output: their own tests, ports/parsers, unit-loader.drop-ins.
     // Left out: port-free/apply-live, port-free/diff-live and port-free/provider.identity (real listeners, seconds per test; they reach
     // systemctl-show and systemctl-output only through ports/), every test that spawns the bundle
     // (conf-entry.bundle), and system-graph.shared, which the measured figures did not include.
@@ -77,7 +77,8 @@ export const groups = {
       'test/systemd/conf-dirs.test.ts', 'test/systemd/unit-graph.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/ports/parsers.test.ts',
       'test/systemd/unit-loader.drop-ins.test.ts', 'test/swap/units.test.ts', 'test/resources/port-free/provider.comeback.test.ts', 'test/resources/port-free/diff-offline.test.ts',
       // systemd-analyze timespan, systemctl --root is-enabled/enable/disable, systemd --test.
-      'test/systemd/units.test.ts', 'test/systemd/units.spans-paths.test.ts',
+      'test/systemd/units.test.ts', 'test/systemd/systemctl-output.test.ts', 'test/systemd/systemctl-show.test.ts', 'test/systemd/boot-reach.test.ts',
+      'test/systemd/unit-file.test.ts', 'test/systemd/unit-dirs.test.ts',
       // systemctl --root disable for unit-links.ts, systemd's cgroup rule for cgroup.ts.
       'test/systemd/unit-links.test.ts', 'test/systemd/cgroup.test.ts',
       // Settings as systemd --test reads them (Accept=, Service=, ListenStream=, What=, Triggers=).
@@ -110,8 +111,8 @@ export const groups = {
     // systemd --test as the oracle of the graph (unit-graph); PortFree's "what still starts it" and its
     // offline disable, which load the graph (port-free/provider.comeback, port-free/diff-offline, unit-links.providers).
     tests: ['test/systemd/unit-graph.test.ts', 'test/resources/port-free/provider.comeback.test.ts', 'test/resources/port-free/diff-offline.test.ts', 'test/systemd/unit-links.providers.test.ts', 'test/systemd/units.test.ts', 'test/systemd/unit-settings.test.ts',
-      // Unit by unit against systemd --test, [Install] against systemctl --root enable, the user path against systemd-analyze.
-      'test/systemd/unit-loader.test.ts'],
+      // Unit by unit against systemd --test, [Install] against systemctl --root enable; boot reachability over the loaded graph.
+      'test/systemd/unit-loader.test.ts', 'test/systemd/boot-reach.test.ts'],
   },
   // Only validate.ts itself: the ajv validator it imports is generated from the schema at build time
   // (a virtual module, scripts/build/desired-state-validator.mjs), not code of ours to mutate.

@@ -240,7 +240,7 @@ function runSimple(words: string[], module: string, depth: number): { status: St
   if (prog.includes('$')) return { status: '?', loaded: 'maybe', exit: null, unknown: `the program ${prog} is a variable` };
   if (prog === 'exit') {
     const n = args[0];
-    if (n === undefined) return { status: 0, loaded: 'no', exit: '?' }; // exit with the last status
+    if (n === undefined) return { status: '?', loaded: 'no', exit: '?' }; // exits with the last status, which this step does not know
     if (!/^\d+$/.test(n)) return { status: '?', loaded: 'no', exit: '?' };
     return { status: Number(n) % 256 === 0 ? 0 : 1, loaded: 'no', exit: Number(n) % 256 === 0 ? 0 : 1 };
   }

@@ -10,7 +10,7 @@ import type { Verdict } from './document.js';
  * in lightness as well as hue (Okabe and Ito's colour-blind-safe hues:
  * vermillion, yellow, reddish purple, sky blue, lightened, and a grey), so
  * they stay apart under deuteranopia; no orange beside olive.
- * test/report/fleet-palette.test.ts simulates deuteranopia on them.
+ * test/report/html-assets.test.ts simulates deuteranopia on them.
  */
 export const VERDICT_LOOK: Record<Verdict, { symbol: string; tint: string; edge: string }> = {
   unusable: { symbol: '⊘', tint: '#9e9e9e', edge: '#000000' },

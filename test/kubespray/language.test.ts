@@ -1,16 +1,16 @@
 // The audit's language classes against ansible-core itself
 // (test/helpers/ansible-language.py and ansible-task-args.py, run with the
-// Python ansible runs on): YAML 1.1 as AnsibleLoader reads it, Jinja2 string
+// Python ansible runs on): Jinja2 string
 // literals and filters as Templar renders them, and free-form key=value
 // arguments as parse_kv / ModuleArgsParser split them. Every case is asked of
 // ansible-core; ours must give the same value, or fail where Ansible fails.
+// YAML 1.1 as AnsibleLoader reads it: test/ansible/yaml11.test.ts.
 // The kubespray expressions are copied from the mirror's tags, cited per case.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAnsibleYaml } from '../../src/ansible/yaml11.js';
 import { templateValue, pythonStr } from '../../src/ansible/jinja.js';
 import { parseKv } from '../../src/ansible/kv-args.js';
 import { Host } from '../../src/host.js';
@@ -21,140 +21,8 @@ import { factMap, targetVarsReader } from '../../src/kubespray/report.js';
 import { auditWhoFixes } from '../../src/kubespray/who-fixes.js';
 import { auditMemory } from '../../src/kubespray/preflight.js';
 import { ansiblePython } from '../helpers/ansible-python.js';
+import { ask, shape, unfloat, type Answer } from '../helpers/ansible-language.js';
 import { buildTree } from '../helpers/tree.js';
-
-type Answer = { ok: true; value: unknown } | { ok: false; error: string };
-type Request =
-  { op: 'yaml'; text: string } | { op: 'template'; text: string; vars?: Record<string, unknown> } | { op: 'kv'; text: string; check_raw?: boolean };
-
-async function ask(reqs: Request[]): Promise<Answer[]> {
-  const r = await execa(ansiblePython(), [path.resolve('test/helpers/ansible-language.py')], { input: JSON.stringify(reqs) });
-  return JSON.parse(r.stdout) as Answer[];
-}
-
-/** Our value in the oracle's JSON shape: floats as {float: repr} (only for non-integers: JS has one number type). */
-function shape(v: unknown): unknown {
-  if (typeof v === 'number' && !Number.isInteger(v)) return { float: Number.isNaN(v) ? 'nan' : !Number.isFinite(v) ? (v > 0 ? 'inf' : '-inf') : String(v) };
-  if (Array.isArray(v)) return v.map(shape);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]));
-  return v;
-}
-/** The oracle's floats that are whole numbers (1000.0) read as our numbers. */
-function unfloat(v: unknown): unknown {
-  if (v && typeof v === 'object' && !Array.isArray(v) && 'float' in v && Object.keys(v).length === 1) {
-    const n = Number((v as { float: string }).float);
-    return Number.isInteger(n) ? n : v;
-  }
-  if (Array.isArray(v)) return v.map(unfloat);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unfloat(x)]));
-  return v;
-}
-
-// ---- YAML 1.1 -----------------------------------------------------------------
-
-const SCALARS = [
-  'yes',
-  'Yes',
-  'YES',
-  'no',
-  'No',
-  'NO',
-  'on',
-  'On',
-  'ON',
-  'off',
-  'Off',
-  'OFF',
-  'true',
-  'True',
-  'TRUE',
-  'false',
-  'False',
-  'FALSE',
-  'y',
-  'Y',
-  'n',
-  'N',
-  'yEs',
-  'tRue',
-  '~',
-  'null',
-  'Null',
-  'NULL',
-  'nULL',
-  '',
-  '0',
-  '-0',
-  '+12',
-  '017',
-  '-017',
-  '0o17',
-  '09',
-  '0x1F',
-  '0X1F',
-  '0b101',
-  '1_000',
-  '1:30',
-  '-1:30:05',
-  '1:30.5',
-  '1.5',
-  '1.',
-  '.5',
-  '1e3',
-  '1.0e3',
-  '1.0e+3',
-  '1.0E-2',
-  '.inf',
-  '-.Inf',
-  '.NaN',
-  '12.11',
-  '1.20',
-  '"yes"',
-  "'no'",
-  '!!str yes',
-  '!!bool yes',
-  'v1.29.5',
-  '0.0.0.0',
-  '10.233.0.0/18',
-  '6443',
-];
-
-// Real kubespray variables rewritten the way users write them in group_vars (cited).
-const GROUP_VARS_REWRITES = [
-  // roles/kubespray_defaults/defaults/main/main.yml (v2.31.0): kubelet_fail_swap_on: true
-  'kubelet_fail_swap_on: no',
-  // roles/kubespray-defaults/defaults/main.yaml (v2.20.0): ignore_assert_errors: false
-  'ignore_assert_errors: yes',
-  // roles/kubernetes/preinstall/defaults/main.yml (v2.25.0): minimal_master_memory_mb: 1500
-  'minimal_master_memory_mb: 0o4000',
-];
-
-describe('YAML 1.1 as ansible-core loads it', () => {
-  let oracle: Answer[];
-  beforeAll(async () => {
-    oracle = await ask([
-      ...SCALARS.map((s) => ({ op: 'yaml' as const, text: `k: ${s}\n` })),
-      ...GROUP_VARS_REWRITES.map((text) => ({ op: 'yaml' as const, text })),
-    ]);
-  }, 60_000);
-  it('ansible answered with booleans, nulls, ints, floats and strings among them', () => {
-    const types = new Set(oracle.map((a) => (a.ok ? JSON.stringify((a.value as Record<string, unknown>).k ?? null)[0] : 'e')));
-    expect(types.size).toBeGreaterThanOrEqual(4);
-  });
-  SCALARS.forEach((s, i) => {
-    it(`k: ${s}`, () => {
-      const doc = parseAnsibleYaml(`k: ${s}\n`);
-      const a = oracle[i]!;
-      expect(a.ok).toBe(true);
-      expect(shape(doc.toJSON())).toEqual(unfloat((a as { value: unknown }).value));
-    });
-  });
-  GROUP_VARS_REWRITES.forEach((text, i) => {
-    it(`group_vars rewrite: ${text}`, () => {
-      expect(shape(parseAnsibleYaml(text).toJSON())).toEqual(unfloat((oracle[SCALARS.length + i] as { value: unknown }).value));
-    });
-  });
-});
 
 // ---- Jinja2 string literals and filters ----------------------------------------
 

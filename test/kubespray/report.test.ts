@@ -8,7 +8,6 @@ import { Host } from '../../src/host.js';
 import type { CommandRunner } from '../../src/host.js';
 import type { DesiredState } from '../../src/desired-state.js';
 import { kubesprayReport } from '../../src/kubespray/report.js';
-import { ansibleSysctlEdit } from '../../src/kubespray/sysctl-order.js';
 import type { KubesprayReport } from '../../src/kubespray/report.js';
 import { planExitCode } from '../../src/reconcile/run.js';
 import type { Plan } from '../../src/reconcile/plan.js';
@@ -379,14 +378,6 @@ describe('facts as the ansible-core that runs kubespray gathers them', () => {
       '12.11',
       "distribution_version by distro 1.8.0 (the target's system python3-distro, which ansible imports first)",
     ]);
-  });
-});
-
-describe('ansibleSysctlEdit (ansible.posix.sysctl fix_lines)', () => {
-  it("rewrites the key's first line, drops its repeats, keeps comments, appends a missing key", () => {
-    const before = '# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward = 0\nkernel.panic = 5\nnet.ipv4.ip_forward=0\n';
-    expect(ansibleSysctlEdit(before, 'net.ipv4.ip_forward', '1')).toBe('# Debian\n#net.ipv4.ip_forward=1\nnet.ipv4.ip_forward=1\nkernel.panic=5\n');
-    expect(ansibleSysctlEdit('kernel.panic = 5\n', 'vm.overcommit_memory', '1')).toBe('kernel.panic=5\nvm.overcommit_memory=1\n');
   });
 });
 

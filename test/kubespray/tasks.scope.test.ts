@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BLOCK_KEYWORDS, LOOP_CONTROL_KEYWORDS } from '../../src/ansible/keywords.js';
+import { BLOCK_KEYWORDS } from '../../src/ansible/keywords.js';
 import { walkRole } from '../../src/kubespray/tasks.js';
 import type { Condition, Task } from '../../src/kubespray/tasks.js';
 import { ansiblePython } from '../helpers/ansible-python.js';
@@ -276,16 +276,6 @@ describe('task mappings ansible-core refuses as it loads them', () => {
       const [head, names] = theirs.loaded[i]!.refused!.split(': ');
       expect([head, names!.split(',').sort()], module).toEqual([`Invalid options for ${module}`, ['b1', 'b2']]);
     }
-  });
-
-  it('loop_control may hold exactly the keys ansible-core gives a LoopControl, and break_when (ansible-core 2.18)', async () => {
-    const r = await execa(ansiblePython(), [
-      '-c',
-      'import json; from ansible.playbook.loop_control import LoopControl; print(json.dumps(sorted(LoopControl.fattributes)))',
-    ]);
-    const theirs = JSON.parse(r.stdout) as string[];
-    expect([...LOOP_CONTROL_KEYWORDS].filter((k) => k !== 'break_when').sort()).toEqual(theirs.filter((k) => k !== 'break_when').sort());
-    expect(LOOP_CONTROL_KEYWORDS.has('break_when')).toBe(true);
   });
 
   it('a block may hold exactly the keys ansible-core gives a Block', () => {

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commentOutLines, disabledByUs, FSTAB_MARKER, parseFstab, parseFstabDevice, swapEntries } from '../../src/swap/fstab.js';
-import { parseProcSwaps } from '../../src/swap/proc-swaps.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,24 +118,6 @@ describe('commentOutLines', () => {
     const back = disabledByUs(out);
     expect(back.map((e) => [e.line, e.device.value])).toEqual([[3, '/swapfile']]);
     expect(disabledByUs(text)).toEqual([]);
-  });
-});
-
-describe('parseProcSwaps', () => {
-  it('reads file, type and sizes, decoding escaped names', () => {
-    const text = [
-      'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority',
-      '/swapfile                               file\t\t1048572\t\t0\t\t-2',
-      '/dev/zram0                              partition\t4038652\t\t1024\t\t100',
-      '/swap\\040file                           file\t\t524284\t\t0\t\t-3',
-      '',
-    ].join('\n');
-    expect(parseProcSwaps(text)).toEqual([
-      { filename: '/swapfile', type: 'file', sizeKb: 1048572, usedKb: 0, priority: -2 },
-      { filename: '/dev/zram0', type: 'partition', sizeKb: 4038652, usedKb: 1024, priority: 100 },
-      { filename: '/swap file', type: 'file', sizeKb: 524284, usedKb: 0, priority: -3 },
-    ]);
-    expect(parseProcSwaps('Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n')).toEqual([]);
   });
 });
 

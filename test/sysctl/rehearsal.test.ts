@@ -22,7 +22,6 @@ import { diffCases } from '../helpers/sysctl-cases.js';
 import { afterEach } from 'vitest';
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { execStartProgram, layout, rehearsalText, systemdSysctlProgram } from '../../src/sysctl/rehearsal.js';
-import { minimalRemoval } from '../../src/sysctl/bisect.js';
 
 const live = new Host({ root: '/' });
 let env: RehearsalEnv;
@@ -442,23 +441,5 @@ describe("the rehearsal's copy of the files", () => {
     expect('reason' in ok ? ok.reason : ok.sources).toContainEqual({ path: '/run/sysctl.d', kind: 'dir', create: { ancestor: '/run' } });
     const refused = layout([{ tree }], { real, existing: new Set(['/etc/sysctl.d']), ancestors: new Map([['/run/sysctl.d', '/']]), sysctlConf: null }, [], []);
     expect(refused).toEqual({ reason: '/run/sysctl.d does not exist on this host and cannot be laid out' });
-  });
-});
-
-describe('bisection (ddmin) over a stand-in oracle', () => {
-  const oracle = (needed: number[], log: number[][][]) => async (sets: number[][]) => {
-    log.push(sets);
-    return sets.map((s) => needed.every((x) => s.includes(x)));
-  };
-  it('finds the one line', async () => {
-    const log: number[][][] = [];
-    expect((await minimalRemoval([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], oracle([7], log)))?.lines).toEqual([7]);
-  });
-  it('finds two lines that are both needed', async () => {
-    const log: number[][][] = [];
-    expect((await minimalRemoval([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], oracle([3, 8], log)))?.lines.sort((a, b) => a - b)).toEqual([3, 8]);
-  });
-  it('none when removing every line still fails', async () => {
-    expect(await minimalRemoval([1, 2, 3], async (sets) => sets.map(() => false))).toBeNull();
   });
 });

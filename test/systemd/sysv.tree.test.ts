@@ -10,7 +10,6 @@ import path from 'node:path';
 import { Host } from '../../src/host.js';
 import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
 import { generatorLinksTo, rcLinkSnapshot, sysvScriptOf } from '../../src/systemd/sysv.js';
-import { isGeneratedEntry } from '../../src/systemd/unit-dirs.js';
 import { buildTree } from '../helpers/tree.js';
 
 const roots: string[] = [];
@@ -87,18 +86,5 @@ describe("generatorLinksTo and generators' units", () => {
     expect(generatorLinksTo(graph, ['old.service'])).toEqual(['/run/systemd/generator.late/multi-user.target.wants/old.service']);
     expect(generatorLinksTo(graph, ['helper.service'])).toEqual(['/run/systemd/generator.late/multi-user.target.wants/helper.service']);
     expect(generatorLinksTo(graph, [])).toEqual([]);
-  });
-
-  it("a unit whose entry is in a generator's directory is generated; one in /run/systemd/system or named like one is not", () => {
-    for (const d of ['/run/systemd/generator.early', '/run/systemd/generator', '/run/systemd/generator.late'])
-      expect(isGeneratedEntry(`${d}/x.service`), d).toBe(true);
-    for (const e of [
-      '/run/systemd/system/x.service',
-      '/etc/systemd/system/x.service',
-      '/run/systemd/generator.later/x.service',
-      '/srv/run/systemd/generator/x.service',
-    ])
-      expect(isGeneratedEntry(e), e).toBe(false);
-    expect(isGeneratedEntry(null)).toBe(false);
   });
 });

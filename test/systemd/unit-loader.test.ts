@@ -11,7 +11,6 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
 import { dependencyLinks, extendUnitGraph, loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
-import { userUnitPath } from '../../src/systemd/unit-dirs.js';
 import type { Tree } from '../helpers/tree.js';
 import { ETC, LIB, NODEFAULT, oracle, systemctlRoot, unitTree } from '../helpers/systemd-oracle.js';
 
@@ -453,14 +452,6 @@ describe('loader problems name the file and line', () => {
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/spec\.service:3: Wants=x-%H\.service: specifier %H /));
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/spec\.service:4: Requires=y%: specifier % /));
     expect(messages).toContainEqual(expect.stringMatching(/^\/usr\/lib\/systemd\/system\/h\.timer:5: Unit=h-%H\.service: specifier %H /));
-  });
-});
-
-describe('the user search path', () => {
-  it('is what `systemd-analyze --user unit-paths` prints for that home, without a runtime directory', async () => {
-    const home = '/home/alice-fixture';
-    const r = await execa('systemd-analyze', ['--user', 'unit-paths'], { env: { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin' }, extendEnv: false });
-    expect(userUnitPath(home)).toEqual(r.stdout.trim().split('\n'));
   });
 });
 

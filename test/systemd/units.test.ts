@@ -1,18 +1,16 @@
-// src/systemd/ against systemd's own programs: systemd-analyze timespan for the timespan parser, `systemctl
-// --root` (is-enabled, enable, disable) for masks and link snapshots, and
-// `systemd --test` (test/helpers/systemd-oracle.ts) for unit-file syntax and
-// boot reachability. systemctl and systemd only ever see temp trees.
+// src/systemd/ against systemd's own programs: `systemctl --root` (is-enabled,
+// enable, disable) for masks and link snapshots, and `systemd --test`
+// (test/helpers/systemd-oracle.ts) for unit-file syntax as the loader and boot
+// reachability read it. systemctl and systemd only ever see temp trees. The
+// timespan and output parsers: systemctl-output.test.ts; boot paths: boot-reach.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { execa } from 'execa';
-import { Host, type CommandRunner } from '../../src/host.js';
-import { parseListSockets, parseShowProperties, parseTimespanMs } from '../../src/systemd/systemctl-output.js';
-import { systemctlValue } from '../../src/systemd/systemctl-show.js';
-import { isMaskEntry } from '../../src/systemd/unit-dirs.js';
+import { Host } from '../../src/host.js';
 import { enablementOf, linkDelta, unitLinkSnapshot } from '../../src/systemd/unit-links.js';
 import { loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
-import { bootPaths, describeBootPath } from '../../src/systemd/boot-reach.js';
+import { bootPaths } from '../../src/systemd/boot-reach.js';
 import type { Tree } from '../helpers/tree.js';
 import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted, plainTree, systemctlRoot } from '../helpers/systemd-oracle.js';
 
@@ -23,136 +21,7 @@ afterEach(() => {
 
 const tmpTree = (files: Tree): string => plainTree(roots, 'systemd-units-', files);
 
-describe('parseTimespanMs against systemd-analyze timespan', () => {
-  /** systemd's own parser: the span in ms (rounded as ours), or null when it refuses the text or says infinity. */
-  const theirs = (text: string): number | null => {
-    const r = spawnSync('systemd-analyze', ['timespan', text], { encoding: 'utf8' });
-    if (r.status !== 0) return null;
-    const us = /μs: (\d+)/.exec(r.stdout)![1]!;
-    return us === '18446744073709551615' ? null : Math.round(Number(us) / 1000);
-  };
-  const accepted = [
-    '100ms',
-    '5s',
-    '1min 30s',
-    '1min30s',
-    '1 min 30 s',
-    '1.5s',
-    '1.5min',
-    '2',
-    '0',
-    '7usec',
-    '1500us',
-    '10msec',
-    '500µs',
-    '5sec',
-    '1second',
-    '1.5',
-    '2 hours',
-    '3hr',
-    '1h',
-    '1d 2h',
-    '2d',
-    '1day',
-    '2days',
-    '1m',
-    '2minutes',
-    '1minute',
-    '5 s',
-    '  5s  ',
-    '1s 500ms',
-  ];
-  const refused = ['soon', '1S', '5s junk', 'x5s', '', 'infinity', 's', '5x', '5 parsecs'];
-  it('accepts what systemd accepts, with the same length', () => {
-    for (const t of accepted) {
-      const want = theirs(t);
-      expect(want, `systemd-analyze accepts ${JSON.stringify(t)}`).not.toBeNull();
-      expect(parseTimespanMs(t), t).toBe(want);
-    }
-  });
-  it('refuses what systemd refuses (and infinity, which is no delay to wait for)', () => {
-    for (const t of refused) {
-      expect(theirs(t), `systemd-analyze on ${JSON.stringify(t)}`).toBeNull();
-      expect(parseTimespanMs(t), t).toBeNull();
-    }
-  });
-});
-
-describe('systemctl show and list-sockets output', () => {
-  it('show: one property per line, split at the first "=", the value trimmed; a line without a name is no property', () => {
-    const text = 'Environment=A=1 B=2\nRestartUSec=100ms  \nMainPID=0\n=orphan\nnot a property\nExecMainStatus=\n';
-    const p = parseShowProperties(text);
-    expect([...p]).toEqual([
-      ['Environment', 'A=1 B=2'],
-      ['RestartUSec', '100ms'],
-      ['MainPID', '0'],
-      ['ExecMainStatus', ''],
-    ]);
-  });
-
-  it('list-sockets: a header and a footer are no sockets; ACTIVATES is a comma list', () => {
-    const text = [
-      'LISTEN                      UNIT                  ACTIVATES',
-      '[::]:10250                  agent.socket          agent.service, agent-helper.service',
-      '/run/x.sock                 x.socket              x.service',
-      '',
-      '2 sockets listed.',
-      'Pass --all to see loaded but inactive sockets, too.',
-    ].join('\n');
-    expect(parseListSockets(text)).toEqual([
-      { listen: '[::]:10250', port: 10250, unit: 'agent.socket', activates: ['agent.service', 'agent-helper.service'] },
-      { listen: '/run/x.sock', port: null, unit: 'x.socket', activates: ['x.service'] },
-    ]);
-  });
-
-  it('systemctlValue asks `systemctl [scope] show -p PROP --value UNIT` and trims; a failure or a missing systemctl is null', async () => {
-    const calls: string[][] = [];
-    const answers: Record<string, Awaited<ReturnType<CommandRunner>> | Error> = {
-      'a.service': { command: 'systemctl', exitCode: 0, stdout: ' 100ms\n', stderr: '' },
-      'b.service': { command: 'systemctl', exitCode: 1, stdout: 'ignored\n', stderr: 'Unit b.service could not be found.' },
-      'c.service': new Error('spawn systemctl ENOENT'),
-    };
-    const runner: CommandRunner = async (cmd, args) => {
-      calls.push([cmd, ...args]);
-      const a = answers[args[args.length - 1]!]!;
-      if (a instanceof Error) throw a;
-      return a;
-    };
-    const host = new Host({ root: '/nonexistent-fixture', live: true, runner });
-    expect(await systemctlValue(host, 'RestartUSec', 'a.service', { cmd: 'systemctl', args: ['--user', '-M', 'alice@'] })).toBe('100ms');
-    expect(await systemctlValue(host, 'RestartUSec', 'b.service')).toBeNull();
-    expect(await systemctlValue(host, 'MainPID', 'c.service')).toBeNull();
-    expect(calls[0]).toEqual(['systemctl', '--user', '-M', 'alice@', 'show', '-p', 'RestartUSec', '--value', 'a.service']);
-    expect(calls[1]).toEqual(['systemctl', 'show', '-p', 'RestartUSec', '--value', 'b.service']);
-  });
-});
-
 describe('masks and links, against systemctl --root', () => {
-  it('isMaskEntry says masked exactly where `systemctl is-enabled` says masked', async () => {
-    const root = tmpTree({
-      [`${ETC}/null.service`]: { link: '/dev/null' },
-      [`${ETC}/empty.service`]: '',
-      [`${ETC}/blank.service`]: '\n',
-      [`${LIB}/real.service`]: '[Service]\nExecStart=/bin/true\n',
-      [`${ETC}/linked.service`]: { link: '/usr/lib/systemd/system/real.service' },
-      'run/systemd/system/rt.service': { link: '/dev/null' },
-    });
-    const host = new Host({ root, live: false });
-    const cases: Array<[string, string]> = [
-      ['null.service', `/${ETC}/null.service`],
-      ['empty.service', `/${ETC}/empty.service`],
-      ['blank.service', `/${ETC}/blank.service`],
-      ['real.service', `/${LIB}/real.service`],
-      ['linked.service', `/${ETC}/linked.service`],
-      ['rt.service', '/run/systemd/system/rt.service'],
-    ];
-    for (const [unit, entry] of cases) {
-      const state = (await systemctlRoot(root, 'is-enabled', unit)).stdout.trim();
-      expect(await isMaskEntry(host, entry), `${unit}: systemctl says ${state}`).toBe(state.startsWith('masked'));
-    }
-    expect(await isMaskEntry(host, `/${ETC}/missing.service`)).toBe(false);
-  });
-
   it('linkDelta over two snapshots names exactly the links systemctl enable created and disable removed', async () => {
     const root = tmpTree({
       [`${LIB}/a.service`]: '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\nAlias=b.service\n',
@@ -359,134 +228,5 @@ describe('unit-file syntax, as systemd --test reads it', () => {
     );
     expect(ours).toEqual(theirs);
     expect(theirs).toEqual({ 'after-bracket.service': true });
-  });
-});
-
-describe('boot reachability, as systemd --test starts units', () => {
-  it('BindsTo= and Requires= chains: the sentence names the relation, the shortest chain and where it is declared', async () => {
-    const { ours, theirs, graph } = await compare(
-      {
-        // The short chain is listed first: breadth first, it is found before the long one is walked.
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=short.target long-1.target\n`,
-        [`${LIB}/long-1.target`]: `${NODEFAULT}Wants=long-2.target\n`,
-        [`${LIB}/long-2.target`]: `${NODEFAULT}Wants=x.service\n`,
-        [`${LIB}/short.target`]: `${NODEFAULT}BindsTo=x.service\nRequires=y.service\n`,
-        [`${LIB}/x.service`]: service(),
-        [`${LIB}/y.service`]: service(),
-      },
-      ['x.service', 'y.service'],
-    );
-    expect(ours).toEqual(theirs);
-    expect(theirs).toEqual({ 'x.service': true, 'y.service': true });
-    const x = bootPaths(graph, ['x.service']).get('x.service')!;
-    expect(x.edges.map((e) => `${e.from} ${e.relation} ${e.to}`)).toEqual(['multi-user.target Wants short.target', 'short.target BindsTo x.service']);
-    expect(describeBootPath(graph, x)).toBe(
-      'x.service is still bound to short.target (BindsTo= at /usr/lib/systemd/system/short.target:3), which is enabled (multi-user.target (the default target) -> short.target)',
-    );
-    const y = bootPaths(graph, ['y.service']).get('y.service')!;
-    expect(describeBootPath(graph, y, { still: false })).toBe(
-      'y.service is required by short.target (Requires= at /usr/lib/systemd/system/short.target:4), which is enabled (multi-user.target (the default target) -> short.target)',
-    );
-  });
-
-  it('PartOf= of a started unit starts nothing', async () => {
-    const { ours, theirs } = await compare(
-      {
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=a.service\n`,
-        [`${LIB}/a.service`]: service('PartOf=group.target\n'),
-        [`${LIB}/group.target`]: NODEFAULT,
-      },
-      ['a.service', 'group.target'],
-    );
-    expect(ours).toEqual(theirs);
-    expect(theirs).toEqual({ 'a.service': true, 'group.target': false });
-  });
-
-  it('asked by an alias name, the path is told under that name; the default target itself is no path', async () => {
-    const { graph, theirs } = await compare(
-      {
-        [`${LIB}/agent.service`]: service(),
-        [`${ETC}/agent-alias.service`]: { link: '../../../usr/lib/systemd/system/agent.service' },
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=agent.service\n`,
-      },
-      ['agent.service'],
-    );
-    expect(theirs['agent.service']).toBe(true);
-    const paths = bootPaths(graph, ['agent-alias.service', 'default.target', 'multi-user.target']);
-    expect([...paths.keys()]).toEqual(['agent-alias.service']);
-    expect(paths.get('agent-alias.service')!.unit).toBe('agent-alias.service');
-    expect(describeBootPath(graph, paths.get('agent-alias.service')!)).toBe(
-      // The Wants= line names the unit under its other name, so the sentence says which.
-      'agent-alias.service is still wanted by multi-user.target (as agent.service) (Wants= at /usr/lib/systemd/system/multi-user.target:3), which is the default target',
-    );
-  });
-
-  it('a masked default.target, one that leads nowhere, or none: nothing starts at boot', async () => {
-    for (const [files, dt] of [
-      [{ [`${ETC}/default.target`]: { link: '/dev/null' } }, null],
-      [{ [`${ETC}/default.target`]: { link: '../../../usr/lib/systemd/system/gone.target' } }, 'gone.target'],
-      [{}, null],
-    ] as Array<[Tree, string | null]>) {
-      const root = tmpTree({ ...SKELETON, [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=x.service\n`, [`${LIB}/x.service`]: service(), ...files });
-      const graph = await loadUnitGraph(new Host({ root, live: false }));
-      expect(graph.defaultTarget).toBe(dt);
-      expect(bootPaths(graph, ['x.service', 'multi-user.target']).size).toBe(0);
-      // systemd --test agrees: without a default target it has no boot transaction to compute.
-      const r = await execa('/lib/systemd/systemd', ['--test', '--system', '--unit=default.target', '--no-pager'], {
-        env: {
-          SYSTEMD_UNIT_PATH: [`${root}/${ETC}`, `${root}/${LIB}`].join(':'),
-          SYSTEMD_LOG_LEVEL: 'err',
-          HOME: root,
-          SYSTEMD_GENERATOR_PATH: root,
-          SYSTEMD_ENVIRONMENT_GENERATOR_PATH: root,
-        },
-        extendEnv: false,
-        reject: false,
-        timeout: 60_000,
-        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
-      });
-      expect(r.stdout).not.toMatch(/Action: x\.service -> start/);
-    }
-  });
-
-  it('a unit without a file passes nothing on, even with a .wants directory of its own', async () => {
-    const { ours, theirs } = await compare(
-      {
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=ghost.target\n`,
-        [`${LIB}/ghost.target.wants/x.service`]: { link: '../x.service' },
-        [`${LIB}/x.service`]: service(),
-      },
-      ['x.service', 'ghost.target'],
-    );
-    expect(ours).toEqual(theirs);
-    expect(theirs).toEqual({ 'x.service': false, 'ghost.target': false });
-  });
-
-  it('a unit file of zero bytes masks, as /dev/null does, and passes nothing on', async () => {
-    const { ours, theirs } = await compare(
-      {
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
-        [`${LIB}/blank.target`]: '',
-        [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
-        [`${LIB}/x.service`]: service(),
-      },
-      ['blank.target', 'x.service'],
-    );
-    expect(ours).toEqual(theirs);
-    expect(theirs).toEqual({ 'blank.target': false, 'x.service': false });
-  });
-
-  it('a unit file holding only a newline is not masked (systemd masks 0 bytes only): it loads and passes its .wants on', async () => {
-    const { ours, theirs } = await compare(
-      {
-        [`${LIB}/multi-user.target`]: `${NODEFAULT}Wants=blank.target\n`,
-        [`${LIB}/blank.target`]: '\n',
-        [`${LIB}/blank.target.wants/x.service`]: { link: '../x.service' },
-        [`${LIB}/x.service`]: service(),
-      },
-      ['blank.target', 'x.service'],
-    );
-    expect(ours).toEqual(theirs);
-    expect(theirs).toEqual({ 'blank.target': true, 'x.service': true });
   });
 });

@@ -6,7 +6,8 @@
 // The symbol and word per verdict are checked in the browser test; this is
 // the colour alone.
 import { describe, expect, it } from 'vitest';
-import { VERDICT_LOOK } from '../../src/report/html-assets.js';
+import { pageStyle, VERDICT_LOOK } from '../../src/report/html-assets.js';
+import { VERDICTS } from '../../src/report/document.js';
 
 const DEUTERANOPIA = [
   [0.367322, 0.860646, -0.227968],
@@ -53,5 +54,16 @@ describe('the verdict tints', () => {
   it('are told apart by a symbol too, one per verdict', () => {
     const symbols = Object.values(VERDICT_LOOK).map((l) => l.symbol);
     expect(new Set(symbols).size).toBe(symbols.length);
+  });
+});
+
+describe('the page style', () => {
+  it('tints the rows, tiles and legend of every verdict the report knows, and no other', () => {
+    const css = pageStyle();
+    const tinted = [...css.matchAll(/^tr\.v-([a-z]+) > td \{ background: (#[0-9a-f]{6}); \}/gm)].map((m) => [m[1], m[2]]);
+    expect(tinted.map(([v]) => v).sort()).toEqual([...VERDICTS].sort());
+    for (const [v, tint] of tinted) expect(css).toContain(`.t-${v} { background: ${tint};`);
+    // The failed row's tint, as the palette test measured it.
+    expect(tinted).toContainEqual(['failed', '#f2b48a']);
   });
 });
