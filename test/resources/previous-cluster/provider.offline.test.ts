@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync, readdirSync } from 'nod
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree } from '../helpers/tree.js';
-import { runCli } from '../helpers/run-cli.js';
-import { snapshot } from '../helpers/snapshot.js';
+import { buildTree } from '../../helpers/tree.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { snapshot } from '../../helpers/snapshot.js';
 
 const dirs: string[] = [];
 afterEach(() => {

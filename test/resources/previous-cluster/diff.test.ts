@@ -3,10 +3,10 @@
 // is said. The commands are the tools' own (crictl rmp's --all/--force, ip link delete, systemctl mask);
 // the tree-level behaviour is shown on real roots and booted hosts by the other previous-cluster tests.
 import { describe, expect, it } from 'vitest';
-import { diffPreviousCluster } from '../../src/resources/previous-cluster/diff.js';
-import type { PreviousClusterObserved } from '../../src/resources/previous-cluster/observe.js';
-import { previousClusterProvider } from '../../src/resources/previous-cluster/provider.js';
-import { DEFAULT_WARN_ABOVE_BYTES } from '../../src/resources/previous-cluster/spec.js';
+import { diffPreviousCluster } from '../../../src/resources/previous-cluster/diff.js';
+import type { PreviousClusterObserved } from '../../../src/resources/previous-cluster/observe.js';
+import { previousClusterProvider } from '../../../src/resources/previous-cluster/provider.js';
+import { DEFAULT_WARN_ABOVE_BYTES } from '../../../src/resources/previous-cluster/spec.js';
 
 const base = (o: Partial<PreviousClusterObserved>): PreviousClusterObserved => ({
   policy: 'reset',

@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { boot, freshRootfs, nspawnAvailable, waitListening, type Booted } from '../helpers/nspawn.js';
-import { snapshot, type Snapshot } from '../helpers/snapshot.js';
+import { boot, freshRootfs, nspawnAvailable, waitListening, type Booted } from '../../helpers/nspawn.js';
+import { snapshot, type Snapshot } from '../../helpers/snapshot.js';
 
 const DIST = path.resolve('dist');
 const ETC = 'etc/systemd/system';

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTree } from '../helpers/tree.js';
-import { snapshot, type Snapshot } from '../helpers/snapshot.js';
-import { parseJournal } from '../../src/door/journal.js';
+import { buildTree } from '../../helpers/tree.js';
+import { snapshot, type Snapshot } from '../../helpers/snapshot.js';
+import { parseJournal } from '../../../src/door/journal.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
 const dirs: string[] = [];
