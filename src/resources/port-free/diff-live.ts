@@ -14,6 +14,7 @@ import { withTriggers } from '../../ports/triggers.js';
 import { setAsidePath } from '../../systemd/unit-mask.js';
 import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
+import { endsText, sharedEnds, sharedOperator } from './shared-holder.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -91,29 +92,6 @@ function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, 
   return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${harm}.${origin ? ` ${origin}.` : ''}${release}`;
 }
 
-/**
- * What else stopping the units ends: the other TCP ports their holders of
- * this port listen on (inetd, a proxy in front of several services). The
- * stop stays right for the wanted port; the person reading the plan learns
- * its price before apply.
- */
-function alsoServes(b: BusyPort, units: string[]): string {
-  const ports = new Map<string, Set<number>>();
-  for (const h of b.holders) {
-    const unit = h.placement?.unit;
-    if (!unit || !units.includes(unit) || !h.alsoListens || h.alsoListens.length === 0) continue;
-    const set = ports.get(unit) ?? new Set<number>();
-    for (const p of h.alsoListens) set.add(p);
-    ports.set(unit, set);
-  }
-  return [...ports]
-    .map(([u, set]) => {
-      const list = [...set].sort((x, y) => x - y);
-      return `; ${u} also listens on TCP port${list.length > 1 ? 's' : ''} ${list.join(', ')}: stopping it ends what it serves there too`;
-    })
-    .join('');
-}
-
 /** The units proven to be the holder's own, and how the stop line names them. */
 interface StopSelection {
   id: string;
@@ -142,6 +120,11 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       `${protectedWhy.join('; ')}; it is never stopped automatically`,
       opBase,
     );
+  }
+  // A holder that serves others: its stop ends them too, so the desired state decides (stop_shared_holders).
+  const ends = sharedEnds(o, b, held);
+  if (ends.length > 0 && spec.stop_shared_holders !== true) {
+    return operatorChange(id, `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}`, sharedOperator(b.port, ends), { ...opBase, ends });
   }
   // What would start them again at boot once disabled; not read (a hand-built observation) counts as unknown.
   const cb = o.comeback?.[units.join(' ')];
@@ -185,7 +168,7 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       )
     : [];
   const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
-  const alsoNote = alsoServes(b, units);
+  const alsoNote = ends.length > 0 ? `; ${endsText(b.port, ends)} (stop_shared_holders: true)` : '';
   return {
     id,
     action: 'stop',
@@ -204,6 +187,7 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       ...(triggers.length > 0 ? { triggers } : {}),
       ...(reasons.length > 0 ? { comeback: reasons } : {}),
       ...(transient.length > 0 ? { transient } : {}),
+      ...(ends.length > 0 ? { ends } : {}),
     },
   };
 }
