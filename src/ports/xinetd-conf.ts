@@ -1,6 +1,6 @@
 // xinetd's configuration as xinetd.conf(5) gives it: blocks "service NAME"
 // or "defaults" followed by "{" ... "}" (each on a line of its own), one
-// attribute per line ("attr = v v", "attr += v", "attr -= v"), '#' lines are
+// attribute per line ("attr = v v", the first one kept; "attr += v", "attr -= v"), '#' lines are
 // comments; "includefile FILE" and "includedir DIR" (a directory's files in
 // name order, skipping names that contain '.' or end in '~') read more.
 // Pure: loading the files is served.ts's.
@@ -39,7 +39,8 @@ function assign(attrs: Record<string, string[]>, line: string): boolean {
   if (!m) return false;
   const values = m[3]!.split(/[ \t]+/).filter((v) => v !== '');
   const key = m[1]!;
-  if (m[2] === '=') attrs[key] = values;
+  // xinetd keeps an attribute's first "=" and warns "attribute already set" for a later one.
+  if (m[2] === '=') attrs[key] ??= values;
   else if (m[2] === '+=') attrs[key] = [...(attrs[key] ?? []), ...values];
   else attrs[key] = (attrs[key] ?? []).filter((v) => !values.includes(v));
   return true;
@@ -84,7 +85,7 @@ export function parseXinetdConf(text: string, file: string): XinetdConf {
       continue;
     }
     if (!assign(open.attrs, line)) out.problems.push(`${file}:${n}: not an attribute line: ${JSON.stringify(line)}`);
-    else if (/^disable\s*=/.test(line)) open.disableLine = n;
+    else if (/^disable\s*=/.test(line)) open.disableLine ??= n;
   }
   if (open !== null) out.problems.push(`${file}:${open.line}: the block is never closed with "}"`);
   return out;
