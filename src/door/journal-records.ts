@@ -49,6 +49,9 @@ export type JournalRecord = Stamp &
     | { kind: 'remove'; path: string; prior: PriorEntry }
     | { kind: 'link'; path: string; link: string; prior: PriorEntry; tmp: string }
     | { kind: 'rmdir'; path: string; mode: number; uid: number; gid: number }
+    // A file something this run installs writes later, outside the door (a unit's stamp at the next boot):
+    // nothing changes when it is journaled; a rollback puts `prior` back at `path` (absent: removes it).
+    | { kind: 'later'; path: string; by: string; prior: PriorEntry }
     | { kind: 'runtime'; action: RuntimeStep }
     | { kind: 'done'; of: number; result?: LinkDelta }
     | { kind: 'failed'; of: number; error: string }
