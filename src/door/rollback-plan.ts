@@ -88,7 +88,12 @@ async function readRun(host: Host, dirs: RunsDirs, id: string): Promise<RunInfo 
   const { records, torn, end } = r.journal;
   const kept = new Map<string, string>();
   for (const x of records) {
-    if ((x.kind === 'write' || x.kind === 'link' || x.kind === 'remove' || x.kind === 'later') && x.prior.entry === 'file' && x.prior.backup !== null && !kept.has(x.prior.backup))
+    if (
+      (x.kind === 'write' || x.kind === 'link' || x.kind === 'remove' || x.kind === 'later') &&
+      x.prior.entry === 'file' &&
+      x.prior.backup !== null &&
+      !kept.has(x.prior.backup)
+    )
       kept.set(x.prior.backup, x.prior.sha256);
   }
   return { id, dir: path.posix.join(dirs.runsDir, id), journal: r.target, records, torn, end, kept };

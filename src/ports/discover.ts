@@ -206,7 +206,13 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
 }
 
 /** For every system service a busy port's holders sit in: what else stopping it ends (served.ts). */
-async function servesOf(host: TargetHost, busy: BusyPort[], others: ScannedSocket[], scan: InodeHolders, want: ReadonlySet<number>): Promise<Record<string, UnitServes>> {
+async function servesOf(
+  host: TargetHost,
+  busy: BusyPort[],
+  others: ScannedSocket[],
+  scan: InodeHolders,
+  want: ReadonlySet<number>,
+): Promise<Record<string, UnitServes>> {
   const held = new Map<string, HeldUnit>();
   for (const h of busy.flatMap((b) => b.holders)) {
     const p = h.placement;

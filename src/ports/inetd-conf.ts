@@ -74,7 +74,11 @@ export function parseInetdConf(text: string, file: string): { entries: InetdEntr
       if (host === '*') host = null;
     }
     if (fields.length < 6) {
-      problems.push({ file, line: start + 1, message: `${file}:${start + 1}: inetd needs six fields (service, socket type, protocol, wait, user, server), found ${fields.length}` });
+      problems.push({
+        file,
+        line: start + 1,
+        message: `${file}:${start + 1}: inetd needs six fields (service, socket type, protocol, wait, user, server), found ${fields.length}`,
+      });
       continue;
     }
     entries.push({

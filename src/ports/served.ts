@@ -155,7 +155,16 @@ export async function configuredServices(
   if (kind === 'supervisor') {
     const p = await loadSupervisorPrograms(host);
     problems.push(...p.unreadable.map((f) => `${f} could not be read`));
-    const services = p.programs.map((x) => ({ by: kind, name: x.name, port: null, proto: null, file: x.file, line: x.line, text: `command=${x.command}`, wanted: false }));
+    const services = p.programs.map((x) => ({
+      by: kind,
+      name: x.name,
+      port: null,
+      proto: null,
+      file: x.file,
+      line: x.line,
+      text: `command=${x.command}`,
+      wanted: false,
+    }));
     return { services, problems };
   }
   const db = parseServices((await readOrProblem(host, '/etc/services', problems)) ?? '');

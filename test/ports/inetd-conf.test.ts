@@ -61,9 +61,7 @@ describe('parseInetdConf', () => {
   it('names an entry with fewer than six fields as a problem, with its file and line', () => {
     const r = parseInetdConf('# x\nshell stream tcp nowait\n', F);
     expect(r.entries).toEqual([]);
-    expect(r.problems).toEqual([
-      { file: F, line: 2, message: `${F}:2: inetd needs six fields (service, socket type, protocol, wait, user, server), found 4` },
-    ]);
+    expect(r.problems).toEqual([{ file: F, line: 2, message: `${F}:2: inetd needs six fields (service, socket type, protocol, wait, user, server), found 4` }]);
   });
 
   it('treats only a "#" in the first column as a comment: an indented one after a comment starts an entry', () => {

@@ -30,7 +30,8 @@ describe('configuredServices', () => {
   it('inetd: every entry of inetd.conf with its port, the one serving a wanted port marked', async () => {
     const host = root({
       '/etc/services': SERVICES,
-      '/etc/inetd.conf': '# inetd.conf\ndiscard stream tcp nowait root internal\necho dgram udp wait root internal\n10250 stream tcp nowait nobody /bin/cat cat\n',
+      '/etc/inetd.conf':
+        '# inetd.conf\ndiscard stream tcp nowait root internal\necho dgram udp wait root internal\n10250 stream tcp nowait nobody /bin/cat cat\n',
     });
     const r = await configuredServices(host, 'inetd', new Set([10250]));
     expect(r.problems).toEqual([]);

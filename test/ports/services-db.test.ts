@@ -4,7 +4,16 @@ import { parseServices, servicePort } from '../../src/ports/services-db.js';
 
 describe('parseServices and servicePort', () => {
   const db = parseServices(
-    ['# Network services', 'echo\t\t7/tcp', 'echo\t\t7/udp', 'discard\t\t9/tcp\t\tsink null', 'daytime 13/tcp # a comment', 'daytime 99/tcp', 'broken tcp', 'big 70000/tcp'].join('\n'),
+    [
+      '# Network services',
+      'echo\t\t7/tcp',
+      'echo\t\t7/udp',
+      'discard\t\t9/tcp\t\tsink null',
+      'daytime 13/tcp # a comment',
+      'daytime 99/tcp',
+      'broken tcp',
+      'big 70000/tcp',
+    ].join('\n'),
   );
 
   it('reads names and aliases per protocol; the first line for a name wins', () => {

@@ -47,7 +47,18 @@ const inetd = (served: Partial<UnitServes>, unit = 'inetd.service'): LivePortsOb
   selfUnit: null,
   unreadablePids: 0,
   units: {
-    [unit]: { unit, error: null, mainPid: 400, type: 'notify', pidFile: null, pidFilePid: null, pidFileError: null, execStart: [], execError: null, main: null },
+    [unit]: {
+      unit,
+      error: null,
+      mainPid: 400,
+      type: 'notify',
+      pidFile: null,
+      pidFilePid: null,
+      pidFileError: null,
+      execStart: [],
+      execError: null,
+      main: null,
+    },
   },
   crontabs: null,
   uids: {},
@@ -93,7 +104,15 @@ describe('a holder that serves others', () => {
         ],
         sockets: [{ proto: 'udp', address: '0.0.0.0', port: 111 }],
         processes: [],
-        serving: { by: 'inetd', name: '10250', file: '/etc/inetd.conf', line: 5, text: '10250 stream tcp nowait nobody /bin/cat cat', disableLine: null, endLine: null },
+        serving: {
+          by: 'inetd',
+          name: '10250',
+          file: '/etc/inetd.conf',
+          line: 5,
+          text: '10250 stream tcp nowait nobody /bin/cat cat',
+          disableLine: null,
+          endLine: null,
+        },
         unknown: null,
         configured: true,
       },
@@ -101,9 +120,13 @@ describe('a holder that serves others', () => {
   });
 
   it('with stop_shared_holders: true is stopped as any holder, the line still naming what that ends', () => {
-    const [c] = portFreeProvider.diff(spec({ stop_shared_holders: true }), inetd({ services: SERVICES, processes: [{ pid: 412, comm: 'in.telnetd' }] }), { live: true });
+    const [c] = portFreeProvider.diff(spec({ stop_shared_holders: true }), inetd({ services: SERVICES, processes: [{ pid: 412, comm: 'in.telnetd' }] }), {
+      live: true,
+    });
     expect(c!.action).toBe('stop');
-    expect(c!.summary).toContain(': stop and disable inetd.service; stopping inetd.service to free 10250 also ends its other services: echo (7/tcp, /etc/inetd.conf:2), discard (9/tcp, /etc/inetd.conf:3); its other sockets: 0.0.0.0:111/udp; its other processes: pid 412 (in.telnetd) (stop_shared_holders: true)');
+    expect(c!.summary).toContain(
+      ': stop and disable inetd.service; stopping inetd.service to free 10250 also ends its other services: echo (7/tcp, /etc/inetd.conf:2), discard (9/tcp, /etc/inetd.conf:3); its other sockets: 0.0.0.0:111/udp; its other processes: pid 412 (in.telnetd) (stop_shared_holders: true)',
+    );
     expect((c!.op as { units: string[] }).units).toEqual(['inetd.service']);
   });
 
@@ -134,7 +157,7 @@ describe('a holder that serves others', () => {
     expect(c!.operator).toContain('also ends its other services: echo (7/tcp, /etc/xinetd.d/echo:1); its other sockets: 0.0.0.0:9/tcp, 0.0.0.0:111/udp.');
   });
 
-  it("an unreadable configuration is named, and decides like something served: the stop waits for a person", () => {
+  it('an unreadable configuration is named, and decides like something served: the stop waits for a person', () => {
     const [c] = portFreeProvider.diff(spec(), inetd({ unknown: '/etc/inetd.conf could not be read (EACCES)' }), { live: true });
     expect(c!.action).toBe('operator');
     expect(c!.operator).toContain('; unknown: /etc/inetd.conf could not be read (EACCES), so it may end more');

@@ -82,7 +82,10 @@ function switchOff(e: SharedEnd, port: number): string {
     return `comment out ${s.file}:${s.line} (${JSON.stringify(s.text)}: put "#" before it; update-inetd --disable ${s.name} does that) and run systemctl reload ${e.unit} (inetd rereads its file on SIGHUP)`;
   }
   if (s.by === 'xinetd') {
-    const where = s.disableLine !== null ? `change ${s.file}:${s.disableLine} to "disable = yes"` : `add "disable = yes" to ${s.file}:${s.line} (${s.text}) before its "}" at line ${s.endLine}`;
+    const where =
+      s.disableLine !== null
+        ? `change ${s.file}:${s.disableLine} to "disable = yes"`
+        : `add "disable = yes" to ${s.file}:${s.line} (${s.text}) before its "}" at line ${s.endLine}`;
     return `${where} and run systemctl reload ${e.unit} (xinetd rereads its configuration on SIGHUP)`;
   }
   return `remove the program from ${s.file}:${s.line}, then supervisorctl reread && supervisorctl update`;

@@ -126,7 +126,12 @@ export function judge(out, listens, entries = [], parts = []) {
   // A failure is apply not doing what its plan said it would (the farm's desired state has no change that waits on an
   // operator's, so none is a blocked one): a defect even where a withdrawal keeps every promise honest.
   const failed = v.failures.map((f) => `apply failed: ${f.resource}: ${f.message}`);
-  return { ...v, problems: [...took, ...noApply, ...v.problems, ...failed, ...findingProblems(entries, plan), ...saysProblems(entries, parts, plan)], planRc, applyRc };
+  return {
+    ...v,
+    problems: [...took, ...noApply, ...v.problems, ...failed, ...findingProblems(entries, plan), ...saysProblems(entries, parts, plan)],
+    planRc,
+    applyRc,
+  };
 }
 
 /**
