@@ -40,6 +40,8 @@ export interface ServedService {
 /** What stopping one unit ends besides the wanted ports. */
 export interface UnitServes {
   unit: string;
+  /** The server whose configuration was read for it (inetd, xinetd, supervisord); null for any other unit. */
+  server: ServedService['by'] | null;
   services: ServedService[];
   /** Sockets on other ports held by the unit's processes (its services' sockets among them). */
   sockets: OtherSocket[];
@@ -261,5 +263,5 @@ export async function unitServes(
   }
   const unique = [...new Map(sockets.map((s) => [`${s.proto} ${s.address} ${s.port}`, s])).values()];
   unique.sort((a, b) => a.port - b.port || a.proto.localeCompare(b.proto) || a.address.localeCompare(b.address));
-  return { unit: held.unit, services, sockets: unique, processes, unknown: problems.length > 0 ? problems.join('; ') : null };
+  return { unit: held.unit, server: kind, services, sockets: unique, processes, unknown: problems.length > 0 ? problems.join('; ') : null };
 }

@@ -99,7 +99,7 @@ describe('serverKind, unitCgroupDir, servesOthers', () => {
   });
 
   it('a unit serves others when it has another service, socket or process, not for the wanted service alone', () => {
-    const base = { unit: 'inetd.service', sockets: [], processes: [], unknown: null };
+    const base = { unit: 'inetd.service', server: 'inetd' as const, sockets: [], processes: [], unknown: null };
     const wanted = { by: 'inetd' as const, name: '10250', port: 10250, proto: 'tcp' as const, file: 'f', line: 1, text: 't', wanted: true };
     expect(servesOthers({ ...base, services: [wanted] })).toBe(false);
     expect(servesOthers({ ...base, services: [wanted, { ...wanted, name: 'echo', port: 7, wanted: false }] })).toBe(true);

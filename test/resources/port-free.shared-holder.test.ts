@@ -21,7 +21,7 @@ const spec = (extra: Partial<PortFreeSpec> = {}): PortFreeSpec => ({
   ...extra,
 });
 
-const inetd = (served: Partial<UnitServes>, unit = 'inetd.service'): LivePortsObserved => ({
+const inetd = (served: Partial<UnitServes>, unit = 'inetd.service', server: UnitServes['server'] = 'inetd'): LivePortsObserved => ({
   mode: 'live',
   busy: [
     {
@@ -63,7 +63,7 @@ const inetd = (served: Partial<UnitServes>, unit = 'inetd.service'): LivePortsOb
   crontabs: null,
   uids: {},
   supervisor: null,
-  serves: { [unit]: { unit, services: [], sockets: [], processes: [], unknown: null, ...served } },
+  serves: { [unit]: { unit, server, services: [], sockets: [], processes: [], unknown: null, ...served } },
   comeback: { [unit]: { group: [unit], reasons: [], unknown: null } },
   triggers: {},
   etcFiles: {},
@@ -149,7 +149,11 @@ describe('a holder that serves others', () => {
       disableLine,
       endLine: 6,
     });
-    const o = inetd({ services: [x('echo', 7, '/etc/xinetd.d/echo', 4), x('kubeish', 10250, '/etc/xinetd.d/kubeish', null, true)] }, 'xinetd.service');
+    const o = inetd(
+      { services: [x('echo', 7, '/etc/xinetd.d/echo', 4), x('kubeish', 10250, '/etc/xinetd.d/kubeish', null, true)] },
+      'xinetd.service',
+      'xinetd',
+    );
     const [c] = portFreeProvider.diff(spec(), o, { live: true });
     expect(c!.operator).toContain(
       'to free 10250 and keep xinetd.service: add "disable = yes" to /etc/xinetd.d/kubeish:1 (service kubeish) before its "}" at line 6 and run systemctl reload xinetd.service',
@@ -165,11 +169,26 @@ describe('a holder that serves others', () => {
   });
 
   it('a unit that serves nothing else is stopped with no such note', () => {
-    const o = inetd({}, 'api.service');
+    const o = inetd({}, 'api.service', null);
     o.busy[0]!.holders[0]!.otherSockets = [];
     const [c] = portFreeProvider.diff(spec(), o, { live: true });
     expect(c!.action).toBe('stop');
     expect(c!.summary).not.toContain('also ends');
+    expect((c!.op as { ends?: unknown }).ends).toBeUndefined();
+  });
+
+  it("another unit's unreadable cgroup is named in its stop line, and does not hold the stop back", () => {
+    const o = inetd(
+      { unknown: 'the processes of api.service could not be listed (/sys/fs/cgroup/system.slice/api.service/cgroup.procs)' },
+      'api.service',
+      null,
+    );
+    o.busy[0]!.holders[0]!.otherSockets = [];
+    const [c] = portFreeProvider.diff(spec(), o, { live: true });
+    expect(c!.action).toBe('stop');
+    expect(c!.summary).toContain(
+      '; what else stopping api.service ends is not fully known: the processes of api.service could not be listed (/sys/fs/cgroup/system.slice/api.service/cgroup.procs)',
+    );
     expect((c!.op as { ends?: unknown }).ends).toBeUndefined();
   });
 });

@@ -14,7 +14,7 @@ import { withTriggers } from '../../ports/triggers.js';
 import { setAsidePath } from '../../systemd/unit-mask.js';
 import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
-import { endsText, sharedEnds, sharedOperator } from './shared-holder.js';
+import { endsText, sharedEnds, sharedOperator, unreadNote } from './shared-holder.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -105,6 +105,31 @@ interface StopSelection {
   proof: string;
 }
 
+/** What the stop line adds about the units themselves: an init script's links, a file a mask sets aside, a transient unit. */
+function stopNotes(o: LivePortsObserved, units: string[], mask: boolean, transient: string[]): string {
+  const transientNote =
+    transient.length > 0
+      ? `; ${transient.join(' and ')} ${transient.length > 1 ? 'are transient units' : 'is a transient unit'} (systemd-run): stopped only, ${transient.length > 1 ? 'their files go' : 'its file goes'} with the stop, so there is nothing to disable or mask`
+      : '';
+  const scripts = units.flatMap((u) =>
+    o.units[u]?.sysv
+      ? [
+          `${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`,
+        ]
+      : [],
+  );
+  const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
+  const asides = mask
+    ? units.flatMap((u) =>
+        o.etcFiles?.[u]
+          ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`]
+          : [],
+      )
+    : [];
+  const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
+  return `${sysvNote}${asideNote}${transientNote}`;
+}
+
 /** The stop line for units proven to hold the port: their triggers first, a mask when something would start them at boot. */
 function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: StopSelection): Change<PortFreeOp> {
   // A trigger would start the unit again the moment it stops: it goes first, in the same group.
@@ -137,10 +162,6 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
   const lasting = units.filter((u) => !transient.includes(u));
   const mask = lasting.length > 0 && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
   const verbs = lasting.length === 0 ? 'stop' : mask ? 'stop, disable and mask' : 'stop and disable';
-  const transientNote =
-    transient.length > 0
-      ? `; ${transient.join(' and ')} ${transient.length > 1 ? 'are transient units' : 'is a transient unit'} (systemd-run): stopped only, ${transient.length > 1 ? 'their files go' : 'its file goes'} with the stop, so there is nothing to disable or mask`
-      : '';
   const via = socket ? ` (socket-activated by ${socket})` : '';
   const goFirst =
     triggers.length > 0
@@ -152,28 +173,13 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       : !mask && reasons.length > 0
         ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)`
         : '';
-  const scripts = units.flatMap((u) =>
-    o.units[u]?.sysv
-      ? [
-          `${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`,
-        ]
-      : [],
-  );
-  const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
-  const asides = mask
-    ? units.flatMap((u) =>
-        o.etcFiles?.[u]
-          ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`]
-          : [],
-      )
-    : [];
-  const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
-  const alsoNote = ends.length > 0 ? `; ${endsText(b.port, ends)} (stop_shared_holders: true)` : '';
+  const notes = stopNotes(o, units, mask, transient);
+  const alsoNote = (ends.length > 0 ? `; ${endsText(b.port, ends)} (stop_shared_holders: true)` : '') + unreadNote(o, held);
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}${transientNote}${alsoNote}`,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${notes}${alsoNote}`,
     op: {
       kind: 'stop',
       port: b.port,

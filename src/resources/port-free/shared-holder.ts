@@ -17,7 +17,7 @@ export interface SharedEnd {
   serving: { by: ServedService['by']; name: string; file: string; line: number; text: string; disableLine: number | null; endLine: number | null } | null;
   /** What could not be read (a configuration file, the unit's cgroup); null when all was. */
   unknown: string | null;
-  /** A server whose configuration was read (inetd, xinetd, supervisord): its unknown decides like something it serves. */
+  /** A server whose configuration was read (inetd, xinetd, supervisord): its unknown decides like something it serves; any other unit's is named only. */
   configured: boolean;
 }
 
@@ -35,7 +35,7 @@ function endOf(s: UnitServes, port: number, holderSockets: OtherSocket[]): Share
     processes: s.processes,
     serving: w ? { by: w.by, name: w.name, file: w.file, line: w.line, text: w.text, disableLine: w.disableLine ?? null, endLine: w.endLine ?? null } : null,
     unknown: s.unknown,
-    configured: s.services.length > 0 || s.unknown !== null,
+    configured: s.server !== null,
   };
 }
 
@@ -44,7 +44,7 @@ export function sharedEnds(o: LivePortsObserved, b: BusyPort, units: string[]): 
   const out: SharedEnd[] = [];
   for (const unit of units) {
     const holderSockets = b.holders.filter((h) => h.placement?.unit === unit).flatMap((h) => h.otherSockets ?? []);
-    const seen = o.serves?.[unit] ?? { unit, services: [], sockets: [], processes: [], unknown: null };
+    const seen = o.serves?.[unit] ?? { unit, server: null, services: [], sockets: [], processes: [], unknown: null };
     const e = endOf(seen, b.port, holderSockets);
     const known = e.services.length > 0 || e.sockets.length > 0 || e.processes.length > 0;
     if (known || (e.configured && e.unknown !== null)) out.push(e);
@@ -96,4 +96,13 @@ export function sharedOperator(port: number, ends: SharedEnd[]): string {
   const instead = ends.map((e) => `to free ${port} and keep ${e.unit}: ${switchOff(e, port)}`).join('; ');
   const units = ends.map((e) => e.unit).join(' and ');
   return `${endsText(port, ends)}. It is not stopped for one port: ${instead}. Or set stop_shared_holders: true to stop and disable ${units} anyway`;
+}
+
+/** For a unit that is no server whose configuration is read: what could not be read of what its stop ends, named in its stop line. */
+export function unreadNote(o: LivePortsObserved, units: string[]): string {
+  return units
+    .map((u) => o.serves?.[u])
+    .filter((s): s is UnitServes => s !== undefined && s.server === null && s.unknown !== null)
+    .map((s) => `; what else stopping ${s.unit} ends is not fully known: ${s.unknown}`)
+    .join('');
 }
