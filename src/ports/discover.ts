@@ -153,7 +153,7 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
       ),
     );
   }
-  const serves = await servesOf(host, busy, others, scan, want);
+  const serves = await servesOf(host, busy, units, others, scan, want);
   let crontabs: Crontabs | null = null;
   const uids: Record<string, number> = {};
   if (Object.keys(units).some((u) => CRON_UNIT_STEMS.has(stemOf(u)))) {
@@ -209,6 +209,7 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
 async function servesOf(
   host: TargetHost,
   busy: BusyPort[],
+  units: Record<string, UnitFacts>,
   others: ScannedSocket[],
   scan: InodeHolders,
   want: ReadonlySet<number>,
@@ -217,8 +218,11 @@ async function servesOf(
   for (const h of busy.flatMap((b) => b.holders)) {
     const p = h.placement;
     if (h.pid === 1 || p === null || p.unit === null || p.unitKind !== 'service' || p.container !== null || p.userUnit !== null) continue;
-    const u = held.get(p.unit) ?? { unit: p.unit, placement: p, holders: [] };
+    const facts = units[p.unit];
+    const main = facts ? mainPidOf(facts) : null;
+    const u = held.get(p.unit) ?? { unit: p.unit, placement: p, holders: [], chain: main !== null ? [main] : [] };
     if (!u.holders.some((x) => x.pid === h.pid)) u.holders.push({ pid: h.pid, comm: h.comm });
+    u.chain.push(...(h.ancestry?.chain.map((a) => a.pid) ?? []));
     held.set(p.unit, u);
   }
   const out: Record<string, UnitServes> = {};

@@ -223,6 +223,8 @@ export interface HeldUnit {
   unit: string;
   placement: CgroupPlacement;
   holders: { pid: number; comm: string | null }[];
+  /** The unit's main process and the holders' ancestors: the chain that runs the listener, not another service. */
+  chain: number[];
 }
 
 async function commOf(host: TargetFs, pid: number): Promise<string | null> {
@@ -251,7 +253,7 @@ export async function unitServes(
   const sockets = others
     .filter((s) => (socketHolders.get(s.inode) ?? []).some((p) => mine.has(p)))
     .map((s) => ({ proto: s.proto, address: s.family === 'ipv6' ? `[${s.address}]` : s.address, port: s.port }));
-  const holderPids = new Set(held.holders.map((h) => h.pid));
+  const holderPids = new Set([...held.holders.map((h) => h.pid), ...held.chain]);
   const holderComms = new Set(held.holders.map((h) => h.comm));
   const processes: UnitServes['processes'] = [];
   for (const pid of pids ?? []) {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import { configuredServices, serverKind, servesOthers, unitCgroupDir } from '../../src/ports/served.js';
+import { configuredServices, serverKind, servesOthers, unitCgroupDir, unitServes } from '../../src/ports/served.js';
+import type { TargetFs } from '../../src/host.js';
 import { parseCgroup } from '../../src/systemd/cgroup.js';
 
 const roots: string[] = [];
@@ -104,5 +105,57 @@ describe('serverKind, unitCgroupDir, servesOthers', () => {
     expect(servesOthers({ ...base, services: [wanted] })).toBe(false);
     expect(servesOthers({ ...base, services: [wanted, { ...wanted, name: 'echo', port: 7, wanted: false }] })).toBe(true);
     expect(servesOthers({ ...base, services: [], processes: [{ pid: 9, comm: 'in.telnetd' }] })).toBe(true);
+  });
+});
+
+describe('unitServes', () => {
+  // A kernel as the unit's cgroup and /proc show it: the unit's processes, their command names.
+  const kernel = (procs: Record<string, string>, comms: Record<number, string>): TargetFs =>
+    ({
+      readKernel: async (t: string) => {
+        if (t in procs) return procs[t]!;
+        const m = /^\/proc\/(\d+)\/comm$/.exec(t);
+        if (m && comms[Number(m[1])]) return `${comms[Number(m[1])]}\n`;
+        return null;
+      },
+      readDir: async () => [],
+      readFile: async () => null,
+    }) as unknown as TargetFs;
+  const placement = parseCgroup('0::/system.slice/wrapper.service\n')!;
+  const dir = '/sys/fs/cgroup/system.slice/wrapper.service/cgroup.procs';
+
+  it("leaves out the unit's main process and the listener's ancestors, and names a process that is neither", async () => {
+    // sh -c 'tinyd PORT & exec sleep infinity': sleep is MainPID (20), tinyd (21) holds the port; 30 is someone else's helper.
+    const host = kernel({ [dir]: '20\n21\n30\n' }, { 20: 'sleep', 21: 'tinyd', 30: 'in.telnetd' });
+    const held = { unit: 'wrapper.service', placement, holders: [{ pid: 21, comm: 'tinyd' }], chain: [20, 21] };
+    const sockets = [
+      { proto: 'udp' as const, address: '0.0.0.0', port: 5353, family: 'ipv4' as const, inode: 7 },
+      { proto: 'tcp' as const, address: '::', port: 8080, family: 'ipv6' as const, inode: 8 },
+      { proto: 'tcp' as const, address: '0.0.0.0', port: 9000, family: 'ipv4' as const, inode: 9 },
+    ];
+    const holders = new Map([
+      [7, [30]],
+      [8, [21]],
+      [9, [99]],
+    ]);
+    const r = await unitServes(host, held, sockets, holders, new Set([10250]));
+    expect(r).toEqual({
+      unit: 'wrapper.service',
+      server: null,
+      services: [],
+      // By port: 5353/udp (held by pid 30, in the unit) before 8080/tcp (the holder's own); 9000 is another unit's.
+      sockets: [
+        { proto: 'udp', address: '0.0.0.0', port: 5353 },
+        { proto: 'tcp', address: '[::]', port: 8080 },
+      ],
+      processes: [{ pid: 30, comm: 'in.telnetd' }],
+      unknown: null,
+    });
+  });
+
+  it('names the cgroup it could not read', async () => {
+    const host = kernel({}, {});
+    const r = await unitServes(host, { unit: 'wrapper.service', placement, holders: [{ pid: 21, comm: 'tinyd' }], chain: [] }, [], new Map(), new Set([10250]));
+    expect(r.unknown).toBe(`the processes of wrapper.service could not be listed (${dir.replace('/cgroup.procs', '')}/cgroup.procs)`);
   });
 });
