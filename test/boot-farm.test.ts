@@ -13,7 +13,7 @@ import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
 // @ts-expect-error plain ESM without types
 import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
 // @ts-expect-error plain ESM without types
-import { findingProblems, judge, judgePromises, listeningPorts } from './boot/lib/judge.mjs';
+import { findingProblems, judge, judgePromises, listeningPorts, saysProblems } from './boot/lib/judge.mjs';
 
 type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
 const dirs: string[] = [];
@@ -237,5 +237,18 @@ describe('the judge', () => {
       'promises are withdrawn but --plan exited 0',
       'promises are withdrawn but --apply exited 0',
     ]);
+  });
+});
+
+describe("the judge of an entry's says (catalogue/holders.mjs)", () => {
+  const entry = { id: 'e1', says: ({ port }: { port: number }) => [`to free ${port} also ends`] };
+  const plan = (summary: string, operator: string | null) => ({ resources: [{ changes: [{ summary, operator }] }] });
+  it("needs the words in a line about the entry's own port, its summary or its operator text", () => {
+    const parts = [{ id: 'e1', port: 10250 }];
+    expect(saysProblems([entry], parts, plan('port 10250 (0.0.0.0:10250) held by pid 4', 'stopping inetd.service to free 10250 also ends x'))).toEqual([]);
+    expect(saysProblems([entry], parts, plan('port 6443 (0.0.0.0:6443) held by pid 4', 'stopping inetd.service to free 10250 also ends x'))).toEqual([
+      'e1: no plan line about port 10250 says "to free 10250 also ends"',
+    ]);
+    expect(saysProblems([entry, { id: 'e2' }], parts, { resources: [] })).toEqual(['e1: no plan line about port 10250 says "to free 10250 also ends"']);
   });
 });

@@ -241,6 +241,22 @@ export class WriteDoor {
     return true;
   }
 
+  /**
+   * Journals a file that something this run installs will write later,
+   * outside the door (a unit's stamp at the next boot), so that a rollback
+   * puts back what is there now: removes the file when there is none, else
+   * restores the copy kept here. Its missing directories are made now,
+   * journaled, so they go with it. Nothing else changes.
+   */
+  async expectLater(target: string, by: string): Promise<void> {
+    const dir = await ensureDirs(this.host, path.posix.dirname(target), 0o755, this);
+    const loc = await this.host.locate(path.posix.join(dir, path.posix.basename(target)), { follow: false });
+    const st = await lstatOrNull(loc.abs, loc.target);
+    if (st?.isDirectory()) throw new HostError(`${target} is a directory, not the file ${by} writes`, target);
+    const prior: PriorEntry = st === null ? { entry: 'absent' } : await this.priorOf(loc.target, loc.abs, st);
+    await this.done(await this.record({ kind: 'later', path: loc.target, by, prior }));
+  }
+
   /** Removes `target` when it is an empty directory (what `systemctl disable` does to a .wants dir it emptied). */
   async removeEmptyDir(target: string): Promise<boolean> {
     const loc = await this.host.locate(target, { follow: false });

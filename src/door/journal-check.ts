@@ -355,7 +355,21 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
   const seq = int(v.seq, 'seq', 1, Number.MAX_SAFE_INTEGER);
   const at = str(v.at, 'at');
   const stamp = { seq, at };
-  const kind = oneOf(v.kind, 'kind', ['begin', 'mkdir', 'write', 'remove', 'link', 'rmdir', 'aside', 'unaside', 'runtime', 'done', 'failed', 'end'] as const);
+  const kind = oneOf(v.kind, 'kind', [
+    'begin',
+    'mkdir',
+    'write',
+    'remove',
+    'link',
+    'rmdir',
+    'aside',
+    'unaside',
+    'later',
+    'runtime',
+    'done',
+    'failed',
+    'end',
+  ] as const);
   switch (kind) {
     case 'aside':
       return asideRecord(v, stamp, place);
@@ -385,6 +399,11 @@ function record(v: unknown, place: JournalPlace): JournalRecord {
       // The door journals a remove only of something that is there.
       if (pr.entry === 'absent') bad(`a remove of ${p} whose prior entry is absent`);
       return { ...stamp, kind, path: p, prior: pr };
+    }
+    case 'later': {
+      keys(v, 'later', [...BASE_KEYS, 'path', 'by', 'prior']);
+      const p = hostPath(v.path, 'path', place);
+      return { ...stamp, kind, path: p, by: str(v.by, 'by'), prior: prior(v.prior, p) };
     }
     case 'runtime':
       keys(v, 'runtime', [...BASE_KEYS, 'action']);

@@ -64,6 +64,9 @@ export type JournalRecord = Stamp &
     | ({ kind: 'aside'; path: string; to: string } & AsideIdentity)
     // A rollback renaming an entry set aside by run `of` back to `path`.
     | ({ kind: 'unaside'; path: string; from: string } & AsideIdentity)
+    // A file something this run installs writes later, outside the door (a unit's stamp at the next boot):
+    // nothing changes when it is journaled; a rollback puts `prior` back at `path` (absent: removes it).
+    | { kind: 'later'; path: string; by: string; prior: PriorEntry }
     | { kind: 'runtime'; action: RuntimeStep }
     | { kind: 'done'; of: number; result?: LinkDelta }
     | { kind: 'failed'; of: number; error: string }

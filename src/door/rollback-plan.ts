@@ -89,7 +89,12 @@ async function readRun(host: Host, dirs: RunsDirs, id: string): Promise<RunInfo 
   const { records, torn, end } = r.journal;
   const kept = new Map<string, string>();
   for (const x of records) {
-    if ((x.kind === 'write' || x.kind === 'link' || x.kind === 'remove') && x.prior.entry === 'file' && x.prior.backup !== null && !kept.has(x.prior.backup))
+    if (
+      (x.kind === 'write' || x.kind === 'link' || x.kind === 'remove' || x.kind === 'later') &&
+      x.prior.entry === 'file' &&
+      x.prior.backup !== null &&
+      !kept.has(x.prior.backup)
+    )
       kept.set(x.prior.backup, x.prior.sha256);
   }
   return { id, dir: path.posix.join(dirs.runsDir, id), journal: r.target, records, torn, end, kept };
@@ -139,6 +144,10 @@ function sameAsPrior(cur: Current, prior: PriorEntry): boolean {
   if (cur.entry === 'file' && prior.entry === 'file') return cur.sha256 === prior.sha256;
   if (cur.entry === 'symlink' && prior.entry === 'symlink') return cur.link === prior.link;
   return true;
+}
+
+function priorAsCurrent(p: PriorEntry): Current {
+  return p.entry === 'file' ? { entry: 'file', sha256: p.sha256 } : p.entry === 'symlink' ? { entry: 'symlink', link: p.link } : { entry: 'absent' };
 }
 
 function describeCurrent(c: Current): string {
@@ -275,6 +284,7 @@ export async function planRollback(host: Host, dirs: RunsDirs, runsDirLabel: str
     else if (r.kind === 'link' || r.kind === 'remove') await undoLinkOrRemove(u, r);
     else if (r.kind === 'mkdir' || r.kind === 'rmdir') await undoDir(u, r);
     else if (r.kind === 'aside') await undoAside(u, r, a.outcome);
+    else if (r.kind === 'later') await undoLater(u, r);
     else if (r.kind === 'runtime') await runtime.undo(u, r.action, a.result);
   }
   await runtime.finish(u);
@@ -310,8 +320,9 @@ interface UndoState extends UndoSink {
   /** A directory the run made for its lock: removed only once this rollback's own lock is gone. */
   forLock: (p: string) => boolean;
   /**
-   * A file written twice in one run (two resources commenting out lines of one script): the
-   * earlier write is judged against what undoing the later one leaves there, not the file now.
+   * A file written twice in one run (two resources commenting out lines of one script), or removed
+   * and then journaled as written later (the boot watch's stamp): the earlier record is judged
+   * against what undoing the later one leaves there, not the file now.
    */
   leftByLater: Map<string, Current>;
 }
@@ -371,7 +382,7 @@ async function undoLinkOrRemove(u: UndoState, r: RecordOf<'link'> | RecordOf<'re
     u.steps.push({ summary, refused: moved });
     return;
   }
-  const cur = await currentEntry(host, r.path);
+  const cur = u.leftByLater.get(r.path) ?? (await currentEntry(host, r.path));
   const asLeft: Current = r.kind === 'link' ? { entry: 'symlink', link: r.link } : { entry: 'absent' };
   const untouched = JSON.stringify(cur) === JSON.stringify(asLeft);
   if (!untouched && sameAsPrior(cur, r.prior)) return; // never happened, or already put back
@@ -431,4 +442,27 @@ async function undoAside(u: UndoState, r: RecordOf<'aside'>, outcome: JournalAct
   // A unit file put back: the manager reloads before any unit starts again.
   if (r.path.startsWith('/etc/systemd/') || r.path.startsWith('/usr/local/lib/systemd/')) u.unitLinksChanged = true;
   u.steps.push({ summary, act: (door) => door.moveBack(r.path, r.to, r) });
+}
+
+/** A file a unit the run installed wrote after it (the boot watch's stamp and kept record): what was there before is put back. */
+async function undoLater(u: UndoState, r: RecordOf<'later'>): Promise<void> {
+  const summary = r.prior.entry === 'absent' ? `remove ${r.path}, which ${r.by} wrote after the run` : `restore ${r.path}, which ${r.by} may have rewritten`;
+  const moved = await movedAway(u.host, r.path);
+  if (moved) {
+    u.steps.push({ summary, refused: moved });
+    return;
+  }
+  const cur = u.leftByLater.get(r.path) ?? (await currentEntry(u.host, r.path));
+  // An earlier record of this path (the old stamp's removal) is judged against what this undo leaves.
+  u.leftByLater.set(r.path, priorAsCurrent(r.prior));
+  if (sameAsPrior(cur, r.prior)) return; // never written, or written back as it was
+  if (cur.entry === 'dir') {
+    u.steps.push({ summary, refused: `${r.path} is now a directory, not the file ${r.by} writes` });
+    return;
+  }
+  // Whatever the unit wrote is what the run set going; a link there is not what it writes, so only --force removes it.
+  const conflict = cur.entry === 'symlink' ? `${r.path} ${describeCurrent(cur)}, not the file ${r.by} writes` : undefined;
+  const step = restoreStep(await restorer(u.host, u.run, r.path, r.prior), summary, conflict);
+  if ('note' in step) u.notes.push(`${r.path}: ${step.note}`);
+  else u.steps.push(step);
 }

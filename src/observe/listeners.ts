@@ -83,3 +83,27 @@ export function busyPorts(listeners: Listener[], wanted: number[]): number[] {
   const want = new Set(wanted);
   return [...new Set(listeners.filter((l) => want.has(l.port)).map((l) => l.port))].sort((a, b) => a - b);
 }
+
+/** A UDP socket bound to a local port and connected to no peer (state 07 in /proc/net/udp): one that receives datagrams. */
+const UDP_UNCONNECTED = '07';
+
+/** Bound, unconnected entries of one /proc/net/udp or udp6 file (a UDP server's sockets). */
+export function parseProcNetUdp(text: string, family: Family): Listener[] {
+  const out: Listener[] = [];
+  for (const line of text.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 10 || f[3] !== UDP_UNCONNECTED) continue;
+    const [addrHex, portHex] = f[1]!.split(':');
+    if (!addrHex || !portHex || parseInt(portHex, 16) === 0) continue;
+    out.push({ family, address: family === 'ipv4' ? hexToIPv4(addrHex) : hexToIPv6(addrHex), port: parseInt(portHex, 16), inode: Number(f[9]) });
+  }
+  return out;
+}
+
+/** Live only: every bound UDP socket, IPv4 and IPv6 (what else a server such as inetd answers on). */
+export async function readUdpSockets(host: TargetFs): Promise<Listener[]> {
+  host.assertLive('UDP sockets');
+  const v4 = (await host.readKernel('/proc/net/udp')) ?? '';
+  const v6 = (await host.readKernel('/proc/net/udp6')) ?? '';
+  return [...parseProcNetUdp(v4, 'ipv4'), ...parseProcNetUdp(v6, 'ipv6')];
+}

@@ -1,7 +1,7 @@
 // Port discovery: listeners from /proc/net, their holders from an fd scan,
 // each holder's unit, socket activation; offline, the image's unit files.
 import type { TargetFs, TargetHost } from '../host.js';
-import { readListeners, type Listener } from '../observe/listeners.js';
+import { readListeners, readUdpSockets, type Listener } from '../observe/listeners.js';
 import { findSocketHolders, type InodeHolders } from './proc-fd.js';
 import { parseCgroup, type CgroupPlacement } from '../systemd/cgroup.js';
 import { holdsSocket, readAncestry } from './proc.js';
@@ -24,6 +24,7 @@ import { liveTriggers, withTriggers } from './triggers.js';
 import { maskSpotOf } from '../systemd/unit-mask.js';
 import { generatorLinksTo } from '../systemd/sysv.js';
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
+import { unitServes, type HeldUnit, type ScannedSocket, type UnitServes } from './served.js';
 
 async function readComm(host: TargetFs, pid: number): Promise<string | null> {
   try {
@@ -53,7 +54,8 @@ export function stemOf(unit: string): string {
 interface HolderReads {
   host: TargetHost;
   scan: InodeHolders;
-  others: Listener[];
+  /** Sockets on ports not wanted free (TCP listeners, bound UDP sockets): what else a holder answers on. */
+  others: ScannedSocket[];
   /** Our own unit: never asked about (it is protected whatever it runs). */
   self: string | null;
   units: Record<string, UnitFacts>;
@@ -82,7 +84,10 @@ async function readHolder(st: HolderReads, pid: number, inodes: Set<number>): Pr
     placement,
     ancestry: null,
     mainHoldsSocket: null,
-    alsoListens: [...new Set(st.others.filter((l) => st.scan.holders.get(l.inode)?.includes(pid)).map((l) => l.port))].sort((a, b) => a - b),
+    otherSockets: st.others
+      .filter((l) => st.scan.holders.get(l.inode)?.includes(pid))
+      .map((l) => ({ proto: l.proto, address: l.family === 'ipv6' ? `[${l.address}]` : l.address, port: l.port }))
+      .sort((a, b) => a.port - b.port || a.proto.localeCompare(b.proto)),
   };
   // Only a service could be stopped for it, so only then does its origin decide anything.
   // (Our own unit is protected whatever it runs, so it is not asked about.)
@@ -127,9 +132,13 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
   const want = new Set(spec.ports);
   const all = await readListeners(host);
   const listeners = all.filter((l) => want.has(l.port));
-  // Every listener's holders, once a wanted port is busy: a unit stopped for it also ends what it serves on the others.
-  const scan = await findSocketHolders(host, new Set((listeners.length > 0 ? all : []).map((l) => l.inode)));
-  const others = all.filter((l) => !want.has(l.port));
+  // Every socket's holders, once a wanted port is busy: a unit stopped for it also ends what it serves on the others.
+  const udp = listeners.length > 0 ? await readUdpSockets(host) : [];
+  const others: ScannedSocket[] = [
+    ...all.filter((l) => !want.has(l.port)).map((l) => ({ ...l, proto: 'tcp' as const })),
+    ...udp.map((l) => ({ ...l, proto: 'udp' as const })),
+  ];
+  const scan = await findSocketHolders(host, new Set(listeners.length > 0 ? [...listeners, ...others].map((l) => l.inode) : []));
   const self = await readPlacement(host, 'self');
   const busy: BusyPort[] = [];
   const units: Record<string, UnitFacts> = {};
@@ -144,6 +153,7 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
       ),
     );
   }
+  const serves = await servesOf(host, busy, units, others, scan, want);
   let crontabs: Crontabs | null = null;
   const uids: Record<string, number> = {};
   if (Object.keys(units).some((u) => CRON_UNIT_STEMS.has(stemOf(u)))) {
@@ -184,6 +194,7 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
     crontabs,
     uids,
     supervisor,
+    serves,
     comeback,
     userUnits,
     triggers,
@@ -192,6 +203,31 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
     bootStartersUnknown: graph ? graphUnknown(graph) : null,
     unreadSockets: graph ? unreadBootSockets(graph) : [],
   };
+}
+
+/** For every system service a busy port's holders sit in: what else stopping it ends (served.ts). */
+async function servesOf(
+  host: TargetHost,
+  busy: BusyPort[],
+  units: Record<string, UnitFacts>,
+  others: ScannedSocket[],
+  scan: InodeHolders,
+  want: ReadonlySet<number>,
+): Promise<Record<string, UnitServes>> {
+  const held = new Map<string, HeldUnit>();
+  for (const h of busy.flatMap((b) => b.holders)) {
+    const p = h.placement;
+    if (h.pid === 1 || p === null || p.unit === null || p.unitKind !== 'service' || p.container !== null || p.userUnit !== null) continue;
+    const facts = units[p.unit];
+    const main = facts ? mainPidOf(facts) : null;
+    const u = held.get(p.unit) ?? { unit: p.unit, placement: p, holders: [], chain: main !== null ? [main] : [] };
+    if (!u.holders.some((x) => x.pid === h.pid)) u.holders.push({ pid: h.pid, comm: h.comm });
+    u.chain.push(...(h.ancestry?.chain.map((a) => a.pid) ?? []));
+    held.set(p.unit, u);
+  }
+  const out: Record<string, UnitServes> = {};
+  for (const [unit, u] of held) out[unit] = await unitServes(host, u, others, scan.holders, want);
+  return out;
 }
 
 /**

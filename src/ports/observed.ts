@@ -11,6 +11,7 @@ import type { SocketUnit } from '../systemd/socket-unit.js';
 import type { UnitEnablement } from '../systemd/unit-links.js';
 import type { Comeback } from './stays-free.js';
 import type { UserAccount, UserRoute } from './user-manager.js';
+import type { OtherSocket, UnitServes } from './served.js';
 
 export interface PortHolder {
   pid: number;
@@ -23,10 +24,11 @@ export interface PortHolder {
   /** Whether the main process of the holder's service holds the same listening socket; null when unknown or not read. */
   mainHoldsSocket: boolean | null;
   /**
-   * The other TCP ports (not wanted free) this process listens on, ascending:
-   * what else ends when its unit stops (inetd serves many). Absent: not read.
+   * The sockets on other ports (TCP listeners not wanted free, bound UDP
+   * sockets) this process holds, by port: what else ends when its unit stops
+   * (inetd serves many). Absent: not read.
    */
-  alsoListens?: number[];
+  otherSockets?: OtherSocket[];
 }
 
 /** A port whose listener systemd itself holds for a .socket unit. */
@@ -63,6 +65,8 @@ export interface LivePortsObserved {
   uids: Record<string, number>;
   /** supervisord's programs, read when a holder sits in supervisord's unit. */
   supervisor: SupervisorPrograms | null;
+  /** Per system service a holder sits in: what else stopping it ends (its configured services, other sockets, other processes); absent when not read. */
+  serves?: Record<string, UnitServes>;
   /**
    * Per group of units a port's stop would disable together (key: the names
    * joined by a space): what would still start them at boot afterwards.

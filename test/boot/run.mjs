@@ -60,7 +60,7 @@ async function runRecipe(entries, label) {
     const b1 = await host.boot('boot1', { ...common, LATE: 0.5 });
     const b2 = await host.boot('boot2', { ...common, LATE: Math.max(recipe.late, 1) });
     bootTimes.push(b1, b2);
-    const verdict = judge(host.out, recipe.listens, entries);
+    const verdict = judge(host.out, recipe.listens, entries, recipe.parts);
     // Judged on what the tool ends with: a withdrawal its own apply removed (the unit running an unread script is masked) is none.
     verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.final));
     // Ports move when entries are dropped: a port promise is named by the entry holding the port.

@@ -13,7 +13,9 @@ import { watchScript } from '../../boot-watch/script.js';
 import {
   BPFTRACE,
   BTF,
+  KEPT_LOG,
   SCRIPT_PATH,
+  STOP_UNIT,
   STOP_UNIT_PATH,
   STOP_WANTS,
   WATCH_LOG,
@@ -38,7 +40,12 @@ export interface BootWatchObserved {
   stamp: boolean;
 }
 
-export type BootWatchOp = { kind: 'file' } | { kind: 'link'; text: string } | { kind: 'remove-stamp' } | { kind: 'none' };
+export type BootWatchOp =
+  | { kind: 'file' }
+  /** `later`: the file the linked unit writes at the watched boot, outside the door: journaled with the link, so rollback removes it. */
+  | { kind: 'link'; text: string; later: { path: string; by: string } }
+  | { kind: 'remove-stamp' }
+  | { kind: 'none' };
 
 /** Each file the watch installs, with what it must hold. */
 const FILES: ReadonlyArray<readonly [string, () => string, string]> = [
@@ -46,9 +53,10 @@ const FILES: ReadonlyArray<readonly [string, () => string, string]> = [
   [WATCH_UNIT_PATH, watchUnit, 'the watcher unit'],
   [STOP_UNIT_PATH, stopUnit, 'the unit that ends the watch after multi-user.target'],
 ];
-const LINKS: ReadonlyArray<readonly [string, string]> = [
-  [WATCH_WANTS, WATCH_UNIT_PATH],
-  [STOP_WANTS, STOP_UNIT_PATH],
+/** Each enabling link, with what its unit writes at the watched boot (the stamp; the kept copy of the record). */
+const LINKS: ReadonlyArray<readonly [string, string, { path: string; by: string }]> = [
+  [WATCH_WANTS, WATCH_UNIT_PATH, { path: WATCH_STAMP, by: WATCH_UNIT }],
+  [STOP_WANTS, STOP_UNIT_PATH, { path: KEPT_LOG, by: STOP_UNIT }],
 ];
 
 async function isFile(host: TargetFs, p: string): Promise<boolean> {
@@ -114,9 +122,7 @@ export const bootWatchProvider: Provider<BootWatchSpec, BootWatchObserved, BootW
           op: { kind: 'file' },
         });
     }
-    for (const [link, text] of LINKS)
-      if (o.links[link] !== text)
-        changes.push({ id: `link:${link}`, action: 'create', summary: `enable it for the next boot (link ${link} -> ${text})`, op: { kind: 'link', text } });
+    // Before the links: the stamp they journal is then absent, and a rollback (in reverse) removes the new stamp before it puts the old one back.
     if (o.stamp)
       changes.push({
         id: 'stamp',
@@ -124,10 +130,18 @@ export const bootWatchProvider: Provider<BootWatchSpec, BootWatchObserved, BootW
         summary: `remove ${WATCH_STAMP}, left by an earlier watched boot, so the next boot is watched`,
         op: { kind: 'remove-stamp' },
       });
+    for (const [link, text, later] of LINKS)
+      if (o.links[link] !== text)
+        changes.push({
+          id: `link:${link}`,
+          action: 'create',
+          summary: `enable it for the next boot (link ${link} -> ${text}); ${later.by} writes ${later.path} then, which --rollback undoes too (journaled now)`,
+          op: { kind: 'link', text, later },
+        });
     changes.push({
       id: 'watch',
       action: 'deferred',
-      summary: `at the next boot ${WATCH_UNIT} attaches bpftrace before systemd-modules-load and systemd-sysctl and records to ${WATCH_LOG} every write of the promised sysctls, every swapon, every module removal and every bind or listen on the control-plane ports, with pid, cmdline and unit, until 30 s after multi-user.target; then it removes itself. A plan on the booted host names the writer of each promise it finds broken`,
+      summary: `at the next boot ${WATCH_UNIT} attaches bpftrace before systemd-modules-load and systemd-sysctl and records to ${WATCH_LOG} every write of the promised sysctls, every swapon, every module removal and every bind or listen on the control-plane ports, with pid, cmdline and unit, until 30 s after multi-user.target; then it removes itself, leaving ${WATCH_STAMP} and a copy of the record in ${KEPT_LOG}. A plan on the booted host names the writer of each promise it finds broken`,
       op: { kind: 'none' },
     });
     return changes;
@@ -143,8 +157,10 @@ export const bootWatchProvider: Provider<BootWatchSpec, BootWatchObserved, BootW
     for (const c of changes) {
       const op = c.op;
       if (op.kind === 'file') await ctx.door.writeFile({ path: c.file!.path, expect: c.file!.before, content: c.file!.after!, mode: 0o644 });
-      else if (op.kind === 'link') await ctx.door.symlink(c.id.slice('link:'.length), op.text);
-      else if (op.kind === 'remove-stamp') await ctx.door.remove(WATCH_STAMP);
+      else if (op.kind === 'link') {
+        await ctx.door.symlink(c.id.slice('link:'.length), op.text);
+        await ctx.door.expectLater(op.later.path, op.later.by);
+      } else if (op.kind === 'remove-stamp') await ctx.door.remove(WATCH_STAMP);
     }
   },
 };

@@ -14,6 +14,7 @@ import { withTriggers } from '../../ports/triggers.js';
 import { setAsidePath } from '../../systemd/unit-mask.js';
 import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
+import { endsText, sharedEnds, sharedOperator, unreadNote } from './shared-holder.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -91,29 +92,6 @@ function spawnerReason(spec: PortFreeSpec, o: LivePortsObserved, h: PortHolder, 
   return `${who} is not ${a.unit}'s own process: ${a.reason}. ${a.unit} only spawned it${path}: ${harm}.${origin ? ` ${origin}.` : ''}${release}`;
 }
 
-/**
- * What else stopping the units ends: the other TCP ports their holders of
- * this port listen on (inetd, a proxy in front of several services). The
- * stop stays right for the wanted port; the person reading the plan learns
- * its price before apply.
- */
-function alsoServes(b: BusyPort, units: string[]): string {
-  const ports = new Map<string, Set<number>>();
-  for (const h of b.holders) {
-    const unit = h.placement?.unit;
-    if (!unit || !units.includes(unit) || !h.alsoListens || h.alsoListens.length === 0) continue;
-    const set = ports.get(unit) ?? new Set<number>();
-    for (const p of h.alsoListens) set.add(p);
-    ports.set(unit, set);
-  }
-  return [...ports]
-    .map(([u, set]) => {
-      const list = [...set].sort((x, y) => x - y);
-      return `; ${u} also listens on TCP port${list.length > 1 ? 's' : ''} ${list.join(', ')}: stopping it ends what it serves there too`;
-    })
-    .join('');
-}
-
 /** The units proven to be the holder's own, and how the stop line names them. */
 interface StopSelection {
   id: string;
@@ -125,6 +103,31 @@ interface StopSelection {
   comm: string | null;
   socket: string | null;
   proof: string;
+}
+
+/** What the stop line adds about the units themselves: an init script's links, a file a mask sets aside, a transient unit. */
+function stopNotes(o: LivePortsObserved, units: string[], mask: boolean, transient: string[]): string {
+  const transientNote =
+    transient.length > 0
+      ? `; ${transient.join(' and ')} ${transient.length > 1 ? 'are transient units' : 'is a transient unit'} (systemd-run): stopped only, ${transient.length > 1 ? 'their files go' : 'its file goes'} with the stop, so there is nothing to disable or mask`
+      : '';
+  const scripts = units.flatMap((u) =>
+    o.units[u]?.sysv
+      ? [
+          `${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`,
+        ]
+      : [],
+  );
+  const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
+  const asides = mask
+    ? units.flatMap((u) =>
+        o.etcFiles?.[u]
+          ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`]
+          : [],
+      )
+    : [];
+  const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
+  return `${sysvNote}${asideNote}${transientNote}`;
 }
 
 /** The stop line for units proven to hold the port: their triggers first, a mask when something would start them at boot. */
@@ -143,6 +146,11 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       opBase,
     );
   }
+  // A holder that serves others: its stop ends them too, so the desired state decides (stop_shared_holders).
+  const ends = sharedEnds(o, b, held);
+  if (ends.length > 0 && spec.stop_shared_holders !== true) {
+    return operatorChange(id, `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}`, sharedOperator(b.port, ends), { ...opBase, ends });
+  }
   // What would start them again at boot once disabled; not read (a hand-built observation) counts as unknown.
   const cb = o.comeback?.[units.join(' ')];
   const reasons = cb?.reasons ?? [];
@@ -154,10 +162,6 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
   const lasting = units.filter((u) => !transient.includes(u));
   const mask = lasting.length > 0 && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
   const verbs = lasting.length === 0 ? 'stop' : mask ? 'stop, disable and mask' : 'stop and disable';
-  const transientNote =
-    transient.length > 0
-      ? `; ${transient.join(' and ')} ${transient.length > 1 ? 'are transient units' : 'is a transient unit'} (systemd-run): stopped only, ${transient.length > 1 ? 'their files go' : 'its file goes'} with the stop, so there is nothing to disable or mask`
-      : '';
   const via = socket ? ` (socket-activated by ${socket})` : '';
   const goFirst =
     triggers.length > 0
@@ -169,28 +173,13 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       : !mask && reasons.length > 0
         ? `; but ${reasons.join('; ')}: it would start again at boot, so apply will fail verification (mask: auto or true masks it)`
         : '';
-  const scripts = units.flatMap((u) =>
-    o.units[u]?.sysv
-      ? [
-          `${u} is the init script ${o.units[u]!.sysv}: disabling it runs update-rc.d ${path.posix.basename(o.units[u]!.sysv!)} disable, which turns its /etc/rc?.d S links into K links`,
-        ]
-      : [],
-  );
-  const sysvNote = scripts.length > 0 ? `; ${scripts.join('; ')}` : '';
-  const asides = mask
-    ? units.flatMap((u) =>
-        o.etcFiles?.[u]
-          ? [`${o.etcFiles[u]} is moved to ${setAsidePath(o.etcFiles[u])} (out of the unit search path; --rollback puts it back) and replaced by the mask link`]
-          : [],
-      )
-    : [];
-  const asideNote = asides.length > 0 ? `; ${asides.join('; ')}` : '';
-  const alsoNote = alsoServes(b, units);
+  const notes = stopNotes(o, units, mask, transient);
+  const alsoNote = (ends.length > 0 ? `; ${endsText(b.port, ends)} (stop_shared_holders: true)` : '') + unreadNote(o, held);
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${sysvNote}${asideNote}${transientNote}${alsoNote}`,
+    summary: `${head} held by pid ${pid} (${comm ?? 'unknown'}) in ${reportUnit}${via}; ${proof}${goFirst}: ${verbs} ${units.join(' and ')}${because}${notes}${alsoNote}`,
     op: {
       kind: 'stop',
       port: b.port,
@@ -204,6 +193,7 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
       ...(triggers.length > 0 ? { triggers } : {}),
       ...(reasons.length > 0 ? { comeback: reasons } : {}),
       ...(transient.length > 0 ? { transient } : {}),
+      ...(ends.length > 0 ? { ends } : {}),
     },
   };
 }

@@ -2,6 +2,7 @@
 import type { Change } from '../types.js';
 import type { UserRoute } from '../../ports/user-manager.js';
 import { portPromise } from './promises.js';
+import type { SharedEnd } from './shared-holder.js';
 
 export interface StopOp {
   kind: 'stop';
@@ -26,6 +27,8 @@ export interface StopOp {
   transient?: string[];
   /** How the unit was identified as the holder's own (or released by stop_spawner_units). */
   proof: string;
+  /** What else stopping the units ends (a holder that serves others, stopped because stop_shared_holders is true). */
+  ends?: SharedEnd[];
 }
 
 export interface OfflineDisableOp {
@@ -45,6 +48,8 @@ export interface OperatorOp {
   port: number | null;
   unit: string | null;
   pid: number | null;
+  /** A holder that serves others, left running (stop_shared_holders: false): what its stop would end. */
+  ends?: SharedEnd[];
 }
 
 /** Offline, with a first boot: a candidate the first-boot run waits for (never applied by the bake). */

@@ -23,6 +23,13 @@ export interface PortFreeSpec extends BaseSpec {
    * (the default) when something else would still start them at boot.
    */
   mask: boolean | 'auto';
+  /**
+   * A holder that serves others (inetd, xinetd, a supervisor, a proxy with
+   * other listeners): true stops and disables it as any holder, the plan
+   * naming what else that ends; false (the default, also when absent) leaves
+   * it to an operator line naming what to change instead.
+   */
+  stop_shared_holders?: boolean;
   /** How long a freed port must stay free, at most, before apply gives up. */
   timeout_seconds: number;
   /** Offline: units to disable in the image because they would grab a wanted port at boot. */
@@ -76,6 +83,12 @@ export const PORT_FREE_SCHEMA = {
         'Mask the units after disabling them: true always, false never, auto (the default) when another unit, link or trigger would still start them at boot.',
       enum: [true, false, 'auto'],
       default: 'auto',
+    },
+    stop_shared_holders: {
+      description:
+        'A unit holding a wanted port that also serves others (inetd or xinetd services, supervisor programs, other listening sockets, other processes): true stops and disables it anyway, the plan naming what else that ends; false (the default) leaves it running and names the line to change instead (for inetd, the inetd.conf line to comment out). protected_units still wins.',
+      type: 'boolean',
+      default: false,
     },
     timeout_seconds: {
       description: 'Longest wait for a port to become free and stay free.',

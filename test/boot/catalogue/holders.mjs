@@ -71,6 +71,24 @@ export default [
     }),
   },
   {
+    id: 'inetd-serves-others',
+    // Debian's openbsd-inetd serving the port beside two of its built-in services: stopping inetd.service frees the
+    // port and ends them; the farm's desired state leaves stop_shared_holders at false, so the plan must say so.
+    wild: "openbsd-inetd on old hosts (discard, echo, ident or an admin's tool behind inetd.conf), serving a control-plane port beside them",
+    port: true,
+    recipe: ({ port }) => ({
+      files: {
+        '/etc/inetd.conf': `# /etc/inetd.conf of the previous admins\ndiscard\t\tstream\ttcp\tnowait\troot\tinternal\necho\t\tstream\ttcp\tnowait\troot\tinternal\n${port}\tstream\ttcp\tnowait\tnobody\t/bin/cat cat\n`,
+      },
+      listens: [port],
+    }),
+    says: ({ port }) => [
+      `stopping inetd.service to free ${port} also ends its other services: discard (9/tcp, /etc/inetd.conf:2), echo (7/tcp, /etc/inetd.conf:3)`,
+      'comment out /etc/inetd.conf:4',
+      'Or set stop_shared_holders: true to stop and disable inetd.service anyway',
+    ],
+  },
+  {
     id: 'cron-reboot-system',
     wild: '@reboot lines in /etc/cron.d (admins starting a tool without writing a unit)',
     port: true,

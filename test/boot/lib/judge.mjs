@@ -119,9 +119,10 @@ export function judgePromises({ plan, planRc, apply, applyRc, afterApply, atBoot
 /**
  * Judges one host's output directory. `listens`: ports the recipe said it
  * holds before the tool runs (a recipe that did not take is no test);
- * `entries`: the recipe's, for their `finding` (findingProblems).
+ * `entries`: the recipe's, for their `finding` (findingProblems) and `says`
+ * (saysProblems, with `parts`: the recipe's entries and their ports).
  */
-export function judge(out, listens, entries = []) {
+export function judge(out, listens, entries = [], parts = []) {
   const before = observed(path.join(out, 'boot1/before'));
   if (before === null) return { broken: [], problems: ['boot 1 recorded nothing'], promises: [] };
   const took = listens.filter((p) => !before.ports.has(p)).map((p) => `the recipe did not take: nothing listens on ${p} before the tool runs`);
@@ -153,7 +154,12 @@ export function judge(out, listens, entries = []) {
   // A failure is apply not doing what its plan said it would (the farm's desired state has no change that waits on an
   // operator's, so none is a blocked one): a defect even where a withdrawal keeps every promise honest.
   const failed = v.failures.map((f) => `apply failed: ${f.resource}: ${f.message}`);
-  return { ...v, problems: [...took, ...noApply, ...v.problems, ...failed, ...findingProblems(entries, plan)], planRc, applyRc };
+  return {
+    ...v,
+    problems: [...took, ...noApply, ...v.problems, ...failed, ...findingProblems(entries, plan), ...saysProblems(entries, parts, plan)],
+    planRc,
+    applyRc,
+  };
 }
 
 /**
@@ -172,6 +178,23 @@ export function findingProblems(entries, plan) {
     if (named && !fails) out.push(`${e.id}: the plan does not name ${check} as failing`);
     if (!named && mentioned)
       out.push(`${e.id}: the plan mentions ${check}: ${findings.find((f) => f.check === check || f.message.includes(check)).message.slice(0, 300)}`);
+  }
+  return out;
+}
+
+/**
+ * An entry's `says({ port })`: words the boot-1 plan's lines about its port
+ * (a change's summary or operator text) must hold, such as what stopping a
+ * holder that serves others would end.
+ */
+export function saysProblems(entries, parts, plan) {
+  const out = [];
+  const lines = (plan?.resources ?? []).flatMap((r) => r.changes ?? []).map((c) => `${c.summary} ${c.operator ?? ''}`);
+  for (const e of entries) {
+    if (!e.says) continue;
+    const port = parts.find((p) => p.id === e.id)?.port;
+    const mine = lines.filter((l) => port === undefined || l.includes(`port ${port} `));
+    for (const w of e.says({ port })) if (!mine.some((l) => l.includes(w))) out.push(`${e.id}: no plan line about port ${port} says ${JSON.stringify(w)}`);
   }
   return out;
 }

@@ -15,6 +15,9 @@ export const PACKAGES = [
   'systemd-sysv', 'dbus', 'libpam-systemd', 'procps', 'iproute2', 'kmod', 'nodejs', 'python3',
   // starters and holders the catalogue uses
   'cron', 'at', 'supervisor', 'ifupdown', 'openssh-server', 'wireguard-tools',
+  // its preinst writes an /etc/inetd.conf with every line commented out: on a stock host inetd.service serves nothing;
+  // netbase's /etc/services names the services (openbsd-inetd's dependencies bring it too: named, since inetd needs it)
+  'openbsd-inetd', 'netbase',
   // a user bus for lingering users; the "minimal server" entries take it out again (dpkg -r)
   'dbus-user-session',
 ];

@@ -146,7 +146,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     expect(new Set((await readListeners(host)).map((l) => l.port)).has(a.port)).toBe(false);
   });
 
-  it('a unit stopped for a port that also listens on others (inetd) says what else ends with it', async () => {
+  it('a unit holding a port that also listens on others (inetd) is left to an operator naming them, and stopped with them named under stop_shared_holders', async () => {
     const wanted = await listen('0.0.0.0');
     const served = await listen('0.0.0.0');
     const { runner } = recorder();
@@ -154,14 +154,21 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     const s = spec([wanted.port]);
     // The other listener is read from /proc/net/tcp and this process's fds, as the wanted one is.
     const plain = live(await portFreeProvider.observe(host, s));
-    expect(plain.busy[0]!.holders[0]!.alsoListens).toContain(served.port);
-    expect(plain.busy[0]!.holders[0]!.alsoListens).not.toContain(wanted.port);
+    const sockets = plain.busy[0]!.holders[0]!.otherSockets!;
+    expect(sockets).toContainEqual({ proto: 'tcp', address: '0.0.0.0', port: served.port });
+    expect(sockets.map((k) => k.port)).not.toContain(wanted.port);
     const o = await observedAsService(host, s, () => 'inetd.service');
-    const [c] = portFreeProvider.diff(s, o, { live: true });
+    const [kept] = portFreeProvider.diff(s, o, { live: true });
+    expect(kept!.action).toBe('operator');
+    expect(kept!.operator).toContain(`stopping inetd.service to free ${wanted.port} also ends its other sockets: `);
+    expect(kept!.operator).toContain(`0.0.0.0:${served.port}/tcp`);
+    expect(kept!.operator).toContain('Or set stop_shared_holders: true to stop and disable inetd.service anyway');
+    const optIn = spec([wanted.port], { stop_shared_holders: true });
+    const [c] = portFreeProvider.diff(optIn, o, { live: true });
     expect(c!.action).toBe('stop');
-    expect(c!.summary).toMatch(
-      new RegExp(`; inetd\\.service also listens on TCP ports? [0-9, ]*\\b${served.port}\\b[0-9, ]*: stopping it ends what it serves there too`),
-    );
+    expect(c!.summary).toContain(`0.0.0.0:${served.port}/tcp`);
+    expect(c!.summary).toContain('(stop_shared_holders: true)');
+    expect((c!.op as { ends?: { unit: string }[] }).ends?.map((e) => e.unit)).toEqual(['inetd.service']);
   });
 
   it('a systemctl failure is reported with its command, and the other port still converges', async () => {
