@@ -4,11 +4,11 @@
 // inetd.service holding 10250 among other services; each expected line is
 // worked out from that observation.
 import { describe, expect, it } from 'vitest';
-import { portFreeProvider } from '../../src/resources/port-free/provider.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
-import type { LivePortsObserved } from '../../src/ports/observed.js';
-import type { UnitServes } from '../../src/ports/served.js';
-import { parseCgroup } from '../../src/systemd/cgroup.js';
+import { portFreeProvider } from '../../../src/resources/port-free/provider.js';
+import type { PortFreeSpec } from '../../../src/resources/port-free/spec.js';
+import type { LivePortsObserved } from '../../../src/ports/observed.js';
+import type { UnitServes } from '../../../src/ports/served.js';
+import { parseCgroup } from '../../../src/systemd/cgroup.js';
 
 const spec = (extra: Partial<PortFreeSpec> = {}): PortFreeSpec => ({
   type: 'PortFree',
