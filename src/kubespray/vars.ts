@@ -116,7 +116,9 @@ async function varsDirFiles(ck: KubesprayCheckout, dir: string, name: string): P
   const out: string[] = [];
   for (const ext of ['', '.yml', '.yaml', '.json']) {
     const rel = `${dir}/${name}${ext}`;
-    if ((await ck.yaml(rel).catch(() => null)) !== null && !(await isDir(ck, rel))) out.push(rel);
+    // Only whether a file is there: a file that does not parse is read (and refused, naming it) by varsFrom, never
+    // taken for an absent one, which would leave its variables silently undefined. A directory does not read as text.
+    if ((await ck.readText(rel).catch(() => null)) !== null && !(await isDir(ck, rel))) out.push(rel);
   }
   for (const f of await ck.list(`${dir}/${name}`)) if (/\.(ya?ml|json)$/.test(f) || !f.includes('.')) out.push(`${dir}/${name}/${f}`);
   return out;
