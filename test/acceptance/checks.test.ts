@@ -59,6 +59,8 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     // Debian 12's stock server: no network-manager package, so no unit file; kubespray's default plugin.
     networkManager: known({ runs: null, active: known(false), main: null, dirs: {}, vethRule: { state: 'absent', file: '' } }),
     networkPlugin: known('calico'),
+    // Nothing drops forwarded packets: no firewall, no saved rules, an ACCEPT policy.
+    forward: known({ now: known([]), atBoot: [], docker: null }),
     ...over,
   };
 }
@@ -90,6 +92,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'ContainerRuntimeCollision',
       'FreeSpace',
       'NetworkManagerCNI',
+      'IptablesForwardDrop',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld', 'HTTPProxy', 'HTTPProxyCIDR']);
   });
