@@ -50,17 +50,28 @@ export const WRITER_UNITS = ['ufw.service', 'netfilter-persistent.service', 'nft
 const dropsForward = (c: { family: string; hook: string | null; policy: string | null; dormant: boolean }) =>
   c.hook === 'forward' && c.policy === 'drop' && !c.dormant && FAMILIES.has(c.family);
 
+/**
+ * A program as PATH finds it, by the name found there (iptables-save is a link to xtables-nft-multi, which
+ * dispatches on the name it is run by); null when no PATH entry has it.
+ */
+async function program(host: TargetHost, name: string): Promise<Known<string | null>> {
+  const f = await commandFile(host, name, PATH);
+  if (f.kind === 'unknown') return notKnown(`where ${name} is cannot be told: ${f.reason}`);
+  return known(f.kind === 'file' ? f.named : null);
+}
+
 /** iptables-save's filter FORWARD policy; and whether its backend is nf_tables (its chains are then nft's ip filter too). */
 async function iptablesNow(host: TargetHost, drops: ForwardDrop[]): Promise<Known<boolean>> {
-  const save = await commandFile(host, 'iptables-save', PATH);
-  if (save.kind !== 'file') return known(false);
-  const r = await host.run(save.path, ['-t', 'filter']);
-  if (r.exitCode !== 0) return notKnown(`${save.path} -t filter failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 200)}`);
+  const save = await program(host, 'iptables-save');
+  if (!save.known) return save;
+  if (save.value === null) return known(false);
+  const r = await host.run(save.value, ['-t', 'filter']);
+  if (r.exitCode !== 0) return notKnown(`${save.value} -t filter failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 200)}`);
   const p = parseSaved(r.stdout);
-  if (!p.ok) return unreadable(`the output of ${save.path} -t filter, line ${p.line}: ${p.reason}`);
+  if (!p.ok) return unreadable(`the output of ${save.value} -t filter, line ${p.line}: ${p.reason}`);
   const pol = policyOf(p.tables, 'filter', 'FORWARD');
   if (pol?.policy === 'DROP')
-    drops.push({ what: `iptables (${p.backend ?? 'backend not named'})`, where: `${save.path} -t filter, line ${pol.line}: :FORWARD DROP` });
+    drops.push({ what: `iptables (${p.backend ?? 'backend not named'})`, where: `${save.value} -t filter, line ${pol.line}: :FORWARD DROP` });
   return known(p.backend === 'nf_tables');
 }
 
@@ -69,16 +80,17 @@ export async function readForwardNow(host: TargetHost): Promise<Known<ForwardDro
   const drops: ForwardDrop[] = [];
   const viaNft = await iptablesNow(host, drops);
   if (!viaNft.known) return viaNft;
-  const nft = await commandFile(host, 'nft', PATH);
-  if (nft.kind !== 'file') return known(drops);
-  const r = await host.run(nft.path, ['-j', 'list', 'ruleset']);
-  if (r.exitCode !== 0) return notKnown(`${nft.path} -j list ruleset failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 200)}`);
+  const nft = await program(host, 'nft');
+  if (!nft.known) return nft;
+  if (nft.value === null) return known(drops);
+  const r = await host.run(nft.value, ['-j', 'list', 'ruleset']);
+  if (r.exitCode !== 0) return notKnown(`${nft.value} -j list ruleset failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 200)}`);
   const p = parseNftJson(r.stdout);
-  if (!p.ok) return unreadable(`the output of ${nft.path} -j list ruleset: ${p.reason}`);
+  if (!p.ok) return unreadable(`the output of ${nft.value} -j list ruleset: ${p.reason}`);
   for (const c of p.chains.filter(dropsForward)) {
     // iptables-nft keeps its filter table as nft's "ip filter": the chain iptables-save read already.
     if (viaNft.value && c.family === 'ip' && c.table === 'filter' && c.name === 'FORWARD') continue;
-    drops.push({ what: 'nftables', where: `${nft.path} -j list ruleset: table ${c.family} ${c.table} chain ${c.name} policy drop`, ownTable: true });
+    drops.push({ what: 'nftables', where: `${nft.value} -j list ruleset: table ${c.family} ${c.table} chain ${c.name} policy drop`, ownTable: true });
   }
   return known(drops);
 }

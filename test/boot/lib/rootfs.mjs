@@ -15,6 +15,8 @@ export const PACKAGES = [
   'systemd-sysv', 'dbus', 'libpam-systemd', 'procps', 'iproute2', 'kmod', 'nodejs', 'python3',
   // starters and holders the catalogue uses
   'cron', 'at', 'supervisor', 'ifupdown', 'openssh-server', 'wireguard-tools',
+  // firewalls the acceptance entries turn on (ufw brings iptables); as installed they drop nothing
+  'ufw', 'nftables',
   // a user bus for lingering users; the "minimal server" entries take it out again (dpkg -r)
   'dbus-user-session',
 ];
