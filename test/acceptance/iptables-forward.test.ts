@@ -194,7 +194,7 @@ const UFW_CONF = (enabled: string) => `# /etc/ufw/ufw.conf\n#\n\n# Set to yes to
 function host(tree: Tree, live = false, runner?: CommandRunner): Host {
   const root = tmp();
   buildTree(root, { ...UNITS, ...tree });
-  for (const p of ['usr/sbin/iptables-save', 'usr/sbin/nft']) if (p in tree) chmodSync(path.join(root, p), 0o755);
+  for (const p of ['usr/sbin/xtables-nft-multi', 'usr/sbin/nft']) if (p in tree) chmodSync(path.join(root, p), 0o755);
   return new Host({ root, live, ...(runner ? { runner } : {}) });
 }
 
@@ -281,11 +281,16 @@ describe('the live ruleset', () => {
       `iptables-restore < "$1" && nft -f - <<'EOF' && nft -j list ruleset\n${DROPPING_NFTABLES_CONF.replace('flush ruleset', '')}\nEOF`,
     );
     const runner: CommandRunner = async (cmd, args) => {
-      const key = [path.basename(cmd), ...args].join(' ');
-      const out = key === 'iptables-save -t filter' ? saved : key === 'nft -j list ruleset' ? both : null;
+      // By the name PATH finds: xtables-nft-multi, which the link points at, dispatches on the name it is run by.
+      const key = [cmd, ...args].join(' ');
+      const out = key === '/usr/sbin/iptables-save -t filter' ? saved : key === '/usr/sbin/nft -j list ruleset' ? both : null;
       return { command: key, exitCode: out === null ? 127 : 0, stdout: out ?? '', stderr: '' };
     };
-    const programs: Tree = { 'usr/sbin/iptables-save': '#!/bin/sh\n', 'usr/sbin/nft': '#!/bin/sh\n' };
+    const programs: Tree = {
+      'usr/sbin/xtables-nft-multi': '#!/bin/sh\n',
+      'usr/sbin/iptables-save': { link: 'xtables-nft-multi' },
+      'usr/sbin/nft': '#!/bin/sh\n',
+    };
     const f = await readForward(host(programs, true, runner));
     expect(f.known && f.value.now).toEqual({
       known: true,
