@@ -26,6 +26,7 @@ import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
 import { readRuntimeCollision } from './runtime-facts.js';
 import { readNetworkManager } from './nm-facts.js';
 import { readForward } from './forward-facts.js';
+import { readFirewall } from './firewall-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
@@ -261,6 +262,7 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     networkManager: await readNetworkManager(host),
     networkPlugin: ks.networkPlugin,
     forward: await readForward(host),
+    firewall: await readFirewall(host, ks.apiserverPort),
   };
 }
 

@@ -54,7 +54,7 @@ const dropsForward = (c: { family: string; hook: string | null; policy: string |
  * A program as PATH finds it, by the name found there (iptables-save is a link to xtables-nft-multi, which
  * dispatches on the name it is run by); null when no PATH entry has it.
  */
-async function program(host: TargetHost, name: string): Promise<Known<string | null>> {
+export async function program(host: TargetHost, name: string): Promise<Known<string | null>> {
   const f = await commandFile(host, name, PATH);
   if (f.kind === 'unknown') return notKnown(`where ${name} is cannot be told: ${f.reason}`);
   return known(f.kind === 'file' ? f.named : null);
@@ -99,7 +99,7 @@ export async function readForwardNow(host: TargetHost): Promise<Known<ForwardDro
 const lineAt = (text: string, at: number) => text.slice(0, at).split('\n').length;
 
 /** A variable as ufw-init's `. FILE` leaves it: null when no file assigns it; not known when it is not a literal. */
-function sourcedValue(files: { path: string; text: string }[], name: string): Known<{ value: string; at: string } | null> {
+export function sourcedValue(files: { path: string; text: string }[], name: string): Known<{ value: string; at: string } | null> {
   const text = files.map((f) => f.text).join('\n');
   const cmds = shellSimpleCommandsAt(text);
   const assigned = cmds.flatMap((c) => (c.words.length === 0 ? (c.assignments ?? []) : [])).filter((t) => (t.word ?? t.prefix ?? '').startsWith(`${name}=`));

@@ -26,6 +26,31 @@ async function forwardRoles(node: KubesprayNode, plugin: string | null): Promise
   return roles;
 }
 
+/**
+ * Who opens the control-plane ports in a firewall: a `ufw`, `firewalld` or `iptables` (chain INPUT, accepting)
+ * task of the same roles that runs here would be kubespray's answer, which is not judged port by port (unknown,
+ * citing it); none (v2.20.0, v2.24.0, master) is the operator's.
+ */
+export async function inputWhoFixes(node: KubesprayNode, plugin: string | null): Promise<ForwardWho> {
+  const roles = await forwardRoles(node, plugin);
+  const walked = await evaluateAuditedRoles(node.checkout, node.audit, roles).catch((e: Error) => e);
+  if (walked instanceof Error) return { who: 'unknown', says: `the roles ${roles.join(', ')} cannot be read: ${walked.message}`, evidence: [] };
+  const opens = walked.evaluated.filter(
+    (e) => e.status.runs !== 'no' && (['ufw', 'firewalld'].includes(e.task.module) || (e.task.module === 'iptables' && e.args.chain === 'INPUT' && accepts(e))),
+  );
+  if (opens.length > 0)
+    return {
+      who: 'unknown',
+      says: `kubespray's ${opens.map(at).join('; ')} changes the firewall: which ports it opens is not judged here`,
+      evidence: opens.map(at),
+    };
+  return {
+    who: 'operator',
+    says: `no task of kubespray's ${roles.join(', ')} (walked for this node) configures ufw, firewalld or iptables' INPUT: allow the ports from the other nodes`,
+    evidence: [],
+  };
+}
+
 export async function forwardWhoFixes(node: KubesprayNode, plugin: string | null, writers: string[]): Promise<ForwardWho> {
   const unknown = (why: string, evidence: string[] = []): ForwardWho => ({
     who: 'unknown',

@@ -14,6 +14,7 @@ import { containerRuntimeCollisionCheck } from './runtime-collision.js';
 import { freeSpaceCheck } from './free-space.js';
 import { networkManagerCniCheck } from './network-manager.js';
 import { iptablesForwardDropCheck } from './iptables-forward.js';
+import { controlPlanePortsFirewalledCheck } from './control-plane-firewall.js';
 import { httpProxyCheck, httpProxyCidrCheck } from './http-proxy.js';
 
 export const CHECKERS: readonly Checker[] = [
@@ -32,4 +33,5 @@ export const CHECKERS: readonly Checker[] = [
   freeSpaceCheck,
   networkManagerCniCheck,
   iptablesForwardDropCheck,
+  controlPlanePortsFirewalledCheck,
 ];

@@ -23,6 +23,8 @@ export interface SavedRule {
   /** The words after the chain. */
   args: string[];
   line: number;
+  /** The file it was read from, when rules of several files are put in one table (ufw's). */
+  file?: string;
 }
 
 export interface SavedTable {

@@ -19,7 +19,7 @@ import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
 import { resolvConfWhoFixes } from './resolv-conf-who.js';
 import { runtimeCollisionWhoFixes } from './runtime-collision-who.js';
 import { networkManagerWhoFixes } from './network-manager-who.js';
-import { forwardWhoFixes } from './forward-who.js';
+import { forwardWhoFixes, inputWhoFixes } from './forward-who.js';
 import { operatorFix } from './iptables-forward.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
@@ -80,6 +80,7 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
     const now = f.now !== 'offline' && f.now.known ? f.now.value : [];
     return w.who === 'operator' ? { ...w, says: `${w.says}: ${operatorFix(now, f.atBoot)}` } : w;
   }
+  if (c.name === 'ControlPlanePortsFirewalled') return inputWhoFixes(node, facts.networkPlugin.known ? facts.networkPlugin.value : null);
   if (c.name === 'FreeSpace')
     return { who: 'operator', says: 'free space on that file system, or grow it, before the install: kubespray frees none', evidence: [] };
   if (c.name === 'Mem' && node.memoryStops)

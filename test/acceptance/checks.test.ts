@@ -61,6 +61,8 @@ function facts(over: Partial<AcceptanceFacts> = {}, missing: string[] = []): Acc
     networkPlugin: known('calico'),
     // Nothing drops forwarded packets: no firewall, no saved rules, an ACCEPT policy.
     forward: known({ now: known([]), atBoot: [], docker: null }),
+    // No firewall that starts at boot, and an empty ruleset.
+    firewall: known({ now: known([]), atBoot: [] }),
     ...over,
   };
 }
@@ -93,6 +95,7 @@ describe('the checkers are named as kubeadm names them', () => {
       'FreeSpace',
       'NetworkManagerCNI',
       'IptablesForwardDrop',
+      'ControlPlanePortsFirewalled',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld', 'HTTPProxy', 'HTTPProxyCIDR']);
   });
