@@ -904,3 +904,21 @@ describe('IptablesForwardDrop: who fixes a dropping FORWARD hook, from the roles
     expect(forward(await acceptance(hostWith({ ...UFW, 'etc/ufw/ufw.conf': 'ENABLED=no\nLOGLEVEL=low\n' })))).toEqual([]);
   });
 });
+
+describe('ControlPlanePortsFirewalled: who opens the ports, from the roles kubespray runs on this node', () => {
+  const NFTABLES: Tree = {
+    'lib/systemd/system/nftables.service':
+      '[Unit]\nDescription=nftables\n\n[Service]\nType=oneshot\nExecStart=/usr/sbin/nft -f /etc/nftables.conf\n\n[Install]\nWantedBy=sysinit.target\n',
+    'etc/systemd/system/sysinit.target.wants/nftables.service': { link: '/lib/systemd/system/nftables.service' },
+    'etc/nftables.conf':
+      'flush ruleset\ntable inet filter {\n  chain input {\n    type filter hook input priority 0; policy drop;\n    ct state established,related accept\n    tcp dport { 22, 6443 } accept\n  }\n}\n',
+  };
+  it('an nftables.conf accepting ssh and the API server only: the other ports named, the operator allows them', async () => {
+    const fs = (await acceptance({ ...server({ extra: NFTABLES }), ...inventory(), ...KUBEADM_ROLES })).filter(
+      (f) => f.check === 'ControlPlanePortsFirewalled',
+    );
+    expect(brief(fs)).toEqual([['ControlPlanePortsFirewalled', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('2379, 2380, 10250, 10257, 10259 at boot (nftables): dropped at /etc/nftables.conf:4');
+    expect(fs[0]!.message).toContain('configures ufw, firewalld or iptables');
+  });
+});
