@@ -16,7 +16,9 @@
 #        starts tuned.service, which would tune this machine's sysctls: see below), network-manager
 #        (NetworkManager --print-config is the oracle of the unmanaged-devices merge; its postinst
 #        enables and starts NetworkManager.service, which would take over this machine's network:
-#        see below), chromium (the fleet report's page in
+#        see below), iptables and nftables (iptables-restore and nft load a ruleset in a network
+#        namespace the test makes: the oracles of the rules.v4 and nftables.conf readers; nftables'
+#        unit is not enabled by its package), chromium (the fleet report's page in
 #        a real browser, headless), ansible-galaxy (the collection's test) and
 #        ansible-lint (the collection's lint test, production profile)
 # vm:    the VM suite: qemu, mmdebstrap, debugfs and mkfs.ext4, ansible-core
@@ -80,9 +82,11 @@ declare -A package=(
   [shorewall]=shorewall
   [tuned]=tuned
   [NetworkManager]=network-manager
+  [iptables-restore]=iptables
+  [nft]=nftables
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall tuned NetworkManager"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall tuned NetworkManager iptables-restore nft"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"

@@ -106,7 +106,7 @@ describe('--accept on the command line', () => {
     // Nothing was accepted: the unknown stands.
     expect(r.code).toBe(2);
     expect(r.stdout).toContain(
-      '  warning: accept FormerNod (--accept): no check has that name (a typo?); nothing is accepted by it; the names: NumCPU, Mem, Firewalld, HTTPProxy, HTTPProxyCIDR, SystemVerification, Hostname, Service-Kubelet, TimeSync, ResolvConfLoop, ContainerRuntimeCollision, FreeSpace, NetworkManagerCNI, FormerNode, FileExisting-PROGRAM\n',
+      '  warning: accept FormerNod (--accept): no check has that name (a typo?); nothing is accepted by it; the names: NumCPU, Mem, Firewalld, HTTPProxy, HTTPProxyCIDR, SystemVerification, Hostname, Service-Kubelet, TimeSync, ResolvConfLoop, ContainerRuntimeCollision, FreeSpace, NetworkManagerCNI, IptablesForwardDrop, ControlPlanePortsFirewalled, FormerNode, FileExisting-PROGRAM\n',
     );
     expect(r.stdout).toContain(
       '  warning: accept NumCPU (--accept): no finding of this plan has that name (the check passes here, or is not judged); nothing is accepted by it\n',

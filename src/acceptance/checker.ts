@@ -9,6 +9,8 @@ import type { FsUsage } from '../host.js';
 import type { EvictionThresholds } from './eviction.js';
 import type { EnvValue } from './proxy-env.js';
 import type { NetworkManagerFacts } from './nm-facts.js';
+import type { ForwardFacts } from './forward-facts.js';
+import type { FirewallFacts } from './firewall-facts.js';
 
 /**
  * A fact, or why it is not known (offline, unreadable): a check that needs it
@@ -67,6 +69,10 @@ export interface AcceptanceFacts {
   networkManager: Known<NetworkManagerFacts>;
   /** kube_network_plugin for this node. */
   networkPlugin: Known<string>;
+  /** What makes the filter FORWARD hook drop by default, now and at the next boot (forward-facts.ts). */
+  forward: Known<ForwardFacts>;
+  /** What a new connection from another node to each control-plane port meets, now and at the next boot (firewall-facts.ts). */
+  firewall: Known<FirewallFacts>;
 }
 
 export interface KubeadmProxyFacts {

@@ -25,6 +25,8 @@ import { DNS_SERVICES, unreadable } from './checker.js';
 import { onlyLoopback, podForwardAddresses } from './resolv-conf.js';
 import { readRuntimeCollision } from './runtime-facts.js';
 import { readNetworkManager } from './nm-facts.js';
+import { readForward } from './forward-facts.js';
+import { readFirewall } from './firewall-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 import { hostsFileLine } from './hosts-file.js';
@@ -259,6 +261,8 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     diskSpace: await readDiskSpace(host, ks.imageFsDir),
     networkManager: await readNetworkManager(host),
     networkPlugin: ks.networkPlugin,
+    forward: await readForward(host),
+    firewall: await readFirewall(host, ks.apiserverPort),
   };
 }
 

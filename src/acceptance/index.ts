@@ -13,6 +13,8 @@ import { resolvConfLoopCheck } from './resolv-conf.js';
 import { containerRuntimeCollisionCheck } from './runtime-collision.js';
 import { freeSpaceCheck } from './free-space.js';
 import { networkManagerCniCheck } from './network-manager.js';
+import { iptablesForwardDropCheck } from './iptables-forward.js';
+import { controlPlanePortsFirewalledCheck } from './control-plane-firewall.js';
 import { httpProxyCheck, httpProxyCidrCheck } from './http-proxy.js';
 
 export const CHECKERS: readonly Checker[] = [
@@ -30,4 +32,6 @@ export const CHECKERS: readonly Checker[] = [
   containerRuntimeCollisionCheck,
   freeSpaceCheck,
   networkManagerCniCheck,
+  iptablesForwardDropCheck,
+  controlPlanePortsFirewalledCheck,
 ];

@@ -19,6 +19,8 @@ import { serviceKubeletWhoFixes } from './service-kubelet-who.js';
 import { resolvConfWhoFixes } from './resolv-conf-who.js';
 import { runtimeCollisionWhoFixes } from './runtime-collision-who.js';
 import { networkManagerWhoFixes } from './network-manager-who.js';
+import { forwardWhoFixes, inputWhoFixes } from './forward-who.js';
+import { operatorFix } from './iptables-forward.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
@@ -71,6 +73,14 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
   if (c.name === 'ContainerRuntimeCollision' && facts.runtimeCollision.known) return runtimeCollisionWhoFixes(node, facts.runtimeCollision.value);
   if (c.name === 'NetworkManagerCNI' && facts.networkManager.known && facts.networkPlugin.known)
     return networkManagerWhoFixes(node, facts.networkManager.value, facts.networkPlugin.value);
+  if (c.name === 'IptablesForwardDrop' && facts.forward.known) {
+    const f = facts.forward.value;
+    const plugin = facts.networkPlugin.known ? facts.networkPlugin.value : null;
+    const w = await forwardWhoFixes(node, plugin, [...new Set(f.atBoot.map((d) => d.what))]);
+    const now = f.now !== 'offline' && f.now.known ? f.now.value : [];
+    return w.who === 'operator' ? { ...w, says: `${w.says}: ${operatorFix(now, f.atBoot)}` } : w;
+  }
+  if (c.name === 'ControlPlanePortsFirewalled') return inputWhoFixes(node, facts.networkPlugin.known ? facts.networkPlugin.value : null);
   if (c.name === 'FreeSpace')
     return { who: 'operator', says: 'free space on that file system, or grow it, before the install: kubespray frees none', evidence: [] };
   if (c.name === 'Mem' && node.memoryStops)

@@ -31,6 +31,8 @@ describe('the checkers are named as kubeadm names them', () => {
       'ContainerRuntimeCollision',
       'FreeSpace',
       'NetworkManagerCNI',
+      'IptablesForwardDrop',
+      'ControlPlanePortsFirewalled',
     ]);
     expect(CHECKERS.filter((c) => c.runsOn === 'control-plane').map((c) => c.name)).toEqual(['NumCPU', 'Mem', 'Firewalld', 'HTTPProxy', 'HTTPProxyCIDR']);
   });

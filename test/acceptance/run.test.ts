@@ -858,3 +858,67 @@ describe('NetworkManagerCNI: NetworkManager running, and the unmanaged-devices f
     expect(fs[0]!.message).toContain('except:type:wifi');
   });
 });
+
+describe('IptablesForwardDrop: who fixes a dropping FORWARD hook, from the roles kubespray runs on this node', () => {
+  // ufw as its package leaves it once an admin ran `ufw enable`: ENABLED=yes, the shipped DEFAULT_FORWARD_POLICY="DROP", its unit enabled.
+  const UFW: Tree = {
+    'lib/systemd/system/ufw.service':
+      '[Unit]\nDescription=Uncomplicated firewall\nDefaultDependencies=no\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/lib/ufw/ufw-init start quiet\n\n[Install]\nWantedBy=multi-user.target\n',
+    'etc/systemd/system/multi-user.target.wants/ufw.service': { link: '/lib/systemd/system/ufw.service' },
+    'etc/default/ufw': 'IPV6=yes\nDEFAULT_INPUT_POLICY="DROP"\nDEFAULT_OUTPUT_POLICY="ACCEPT"\nDEFAULT_FORWARD_POLICY="DROP"\n',
+    'etc/ufw/ufw.conf': 'ENABLED=yes\nLOGLEVEL=low\n',
+  };
+  const CALICO_TASKS = 'opt/ks/kubespray/roles/network_plugin/calico/tasks/main.yml';
+  const accepting = (when: string) =>
+    `---\n- name: Accept forwarded pod traffic\n  ansible.builtin.iptables:\n    chain: FORWARD\n    policy: ACCEPT\n  when: ${when}\n`;
+  const hostWith = (extra: Tree) => ({ ...server({ extra }), ...inventory({ vars: ['kube_network_plugin=calico'] }), ...KUBEADM_ROLES });
+  const forward = (fs: Finding[]) => fs.filter((f) => f.check === 'IptablesForwardDrop');
+
+  it('no role sets the policy or accepts on FORWARD: the operator, with the fix for ufw, a warning', async () => {
+    const fs = forward(await acceptance(hostWith(UFW)));
+    expect(brief(fs)).toEqual([['IptablesForwardDrop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('at the next boot (ufw: /etc/ufw/ufw.conf:1 ENABLED=yes, /etc/default/ufw:4 DEFAULT_FORWARD_POLICY="DROP"');
+    expect(fs[0]!.message).toContain('set DEFAULT_FORWARD_POLICY="ACCEPT" in /etc/default/ufw and run ufw reload');
+  });
+
+  it("the network plugin's role sets FORWARD to ACCEPT: still the operator's, since ufw sets DROP again at every boot, citing the task", async () => {
+    const fs = forward(await acceptance(hostWith({ ...UFW, [CALICO_TASKS]: accepting('true') })));
+    expect(brief(fs)).toEqual([['IptablesForwardDrop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain(
+      'roles/network_plugin/calico/tasks/main.yml:2 Accept forwarded pod traffic accepts it when cluster.yml runs, but ufw sets the drop again',
+    );
+    expect(fs[0]!.evidence).toContain('roles/network_plugin/calico/tasks/main.yml:2 Accept forwarded pod traffic');
+  });
+
+  it('such a task whose run is decided at run time: unknown, naming it', async () => {
+    const fs = forward(
+      await acceptance(
+        hostWith({ ...UFW, [CALICO_TASKS]: `---\n- name: Probe\n  command: /bin/true\n  register: probe\n${accepting('probe.rc == 0').slice(4)}` }),
+      ),
+    );
+    expect(brief(fs)).toEqual([['IptablesForwardDrop', 'warning', false, true]]);
+    expect(fs[0]!.message).toContain('Accept forwarded pod traffic: whether it runs is decided at run time');
+  });
+
+  it('ufw installed but not enabled (ENABLED=no, as the package leaves it): no line', async () => {
+    expect(forward(await acceptance(hostWith({ ...UFW, 'etc/ufw/ufw.conf': 'ENABLED=no\nLOGLEVEL=low\n' })))).toEqual([]);
+  });
+});
+
+describe('ControlPlanePortsFirewalled: who opens the ports, from the roles kubespray runs on this node', () => {
+  const NFTABLES: Tree = {
+    'lib/systemd/system/nftables.service':
+      '[Unit]\nDescription=nftables\n\n[Service]\nType=oneshot\nExecStart=/usr/sbin/nft -f /etc/nftables.conf\n\n[Install]\nWantedBy=sysinit.target\n',
+    'etc/systemd/system/sysinit.target.wants/nftables.service': { link: '/lib/systemd/system/nftables.service' },
+    'etc/nftables.conf':
+      'flush ruleset\ntable inet filter {\n  chain input {\n    type filter hook input priority 0; policy drop;\n    ct state established,related accept\n    tcp dport { 22, 6443 } accept\n  }\n}\n',
+  };
+  it('an nftables.conf accepting ssh and the API server only: the other ports named, the operator allows them', async () => {
+    const fs = (await acceptance({ ...server({ extra: NFTABLES }), ...inventory(), ...KUBEADM_ROLES })).filter(
+      (f) => f.check === 'ControlPlanePortsFirewalled',
+    );
+    expect(brief(fs)).toEqual([['ControlPlanePortsFirewalled', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain('2379, 2380, 10250, 10257, 10259 at boot (nftables): dropped at /etc/nftables.conf:4');
+    expect(fs[0]!.message).toContain('configures ufw, firewalld or iptables');
+  });
+});

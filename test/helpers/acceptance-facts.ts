@@ -41,6 +41,10 @@ export function passingFacts(over: Partial<AcceptanceFacts> = {}, missing: strin
     // Debian 12's stock server: no network-manager package, so no unit file; kubespray's default plugin.
     networkManager: known({ runs: null, active: known(false), main: null, dirs: {}, vethRule: { state: 'absent', file: '' } }),
     networkPlugin: known('calico'),
+    // Nothing drops forwarded packets: no firewall, no saved rules, an ACCEPT policy.
+    forward: known({ now: known([]), atBoot: [], docker: null }),
+    // No firewall that starts at boot, and an empty ruleset.
+    firewall: known({ now: known([]), atBoot: [] }),
     ...over,
   };
 }

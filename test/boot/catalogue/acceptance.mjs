@@ -23,6 +23,19 @@ const CONFIG = (systemd) =>
     '',
   ].join('\n');
 
+// Debian's stock /etc/nftables.conf (nftables 1.0.6): three base chains, no policy (accept).
+const NFTABLES_STOCK =
+  '#!/usr/sbin/nft -f\n\nflush ruleset\n\ntable inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter;\n\t}\n\tchain forward {\n\t\ttype filter hook forward priority filter;\n\t}\n\tchain output {\n\t\ttype filter hook output priority filter;\n\t}\n}\n';
+const NFTABLES_ROUTER = NFTABLES_STOCK.replace(
+  '\t\ttype filter hook forward priority filter;\n',
+  '\t\ttype filter hook forward priority filter; policy drop;\n\t\tct state established,related accept\n',
+);
+
+const NFTABLES_SSH_ONLY = NFTABLES_STOCK.replace(
+  '\t\ttype filter hook input priority filter;\n',
+  '\t\ttype filter hook input priority filter; policy drop;\n\t\tct state established,related accept\n\t\tiif "lo" accept\n\t\ttcp dport 22 accept\n',
+);
+
 export default [
   {
     id: 'resolv-conf-local-resolver',
@@ -93,5 +106,60 @@ export default [
     conflicts: ['containerd-config-cgroupfs', 'debian-runc-package'],
     finding: { check: 'ContainerRuntimeCollision', named: false },
     recipe: () => ({ files: { '/etc/containerd/config.toml': CONFIG(true) }, listens: [] }),
+  },
+  {
+    id: 'ufw-enabled-forward-drop',
+    kept: true,
+    holds: 'nothing (an acceptance finding)',
+    wild: 'an admin ran "ufw enable" (Debian\'s ufw, DEFAULT_FORWARD_POLICY="DROP" as shipped): FORWARD is DROP now and at every boot',
+    conflicts: ['nftables-stock-enabled'],
+    finding: { check: 'IptablesForwardDrop', named: true },
+    // What `ufw enable` changes on disk: ENABLED=yes (its unit is enabled by the package already).
+    recipe: () => ({ files: {}, setup: ["sed -i 's/^ENABLED=no$/ENABLED=yes/' /etc/ufw/ufw.conf", 'systemctl enable ufw.service'], listens: [] }),
+  },
+  {
+    id: 'nftables-forward-drop',
+    kept: true,
+    holds: 'nothing (an acceptance finding)',
+    wild: 'a hardening guide\'s /etc/nftables.conf with "policy drop" on the forward chain, nftables.service enabled',
+    conflicts: ['nftables-stock-enabled'],
+    finding: { check: 'IptablesForwardDrop', named: true },
+    recipe: () => ({ files: { '/etc/nftables.conf': NFTABLES_ROUTER }, setup: ['systemctl enable nftables.service'], listens: [] }),
+  },
+  {
+    id: 'nftables-stock-enabled',
+    kept: true,
+    holds: 'nothing (an acceptance finding)',
+    wild: "nftables.service enabled with Debian's stock /etc/nftables.conf (accept everywhere): no line",
+    conflicts: ['ufw-enabled-forward-drop', 'nftables-forward-drop'],
+    finding: { check: 'IptablesForwardDrop', named: false },
+    recipe: () => ({ files: { '/etc/nftables.conf': NFTABLES_STOCK }, setup: ['systemctl enable nftables.service'], listens: [] }),
+  },
+  {
+    id: 'ufw-enabled-ports-allowed',
+    kept: true,
+    holds: 'nothing (an acceptance finding)',
+    wild: 'ufw enabled after "ufw allow" for 6443, 2379:2380, 10250, 10257 and 10259, as the kubeadm guides list them: no port line',
+    conflicts: ['ufw-enabled-forward-drop', 'nftables-input-drop', 'nftables-forward-drop'],
+    finding: { check: 'ControlPlanePortsFirewalled', named: false },
+    // What `ufw allow PORT/tcp` leaves in user.rules (the lines ufw writes between its RULES markers).
+    recipe: () => ({
+      files: {},
+      setup: [
+        "sed -i 's/^ENABLED=no$/ENABLED=yes/' /etc/ufw/ufw.conf",
+        `sed -i 's|^### RULES ###$|### RULES ###\\n${['6443', '2379:2380', '10250', '10257', '10259'].map((p) => `-A ufw-user-input -p tcp --dport ${p} -j ACCEPT`).join('\\n')}|' /etc/ufw/user.rules`,
+        'systemctl enable ufw.service',
+      ],
+      listens: [],
+    }),
+  },
+  {
+    id: 'nftables-input-drop',
+    kept: true,
+    holds: 'nothing (an acceptance finding)',
+    wild: "a hardening guide's /etc/nftables.conf: input policy drop, only established traffic, lo and ssh accepted",
+    conflicts: ['nftables-stock-enabled', 'ufw-enabled-ports-allowed'],
+    finding: { check: 'ControlPlanePortsFirewalled', named: true },
+    recipe: () => ({ files: { '/etc/nftables.conf': NFTABLES_SSH_ONLY }, setup: ['systemctl enable nftables.service'], listens: [] }),
   },
 ];

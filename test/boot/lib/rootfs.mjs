@@ -18,6 +18,8 @@ export const PACKAGES = [
   // its preinst writes an /etc/inetd.conf with every line commented out: on a stock host inetd.service serves nothing;
   // netbase's /etc/services names the services (openbsd-inetd's dependencies bring it too: named, since inetd needs it)
   'openbsd-inetd', 'netbase',
+  // firewalls the acceptance entries turn on (ufw brings iptables); as installed they drop nothing
+  'ufw', 'nftables',
   // a user bus for lingering users; the "minimal server" entries take it out again (dpkg -r)
   'dbus-user-session',
 ];

@@ -1,0 +1,184 @@
+// What a new TCP connection from another node to each control-plane port
+// meets in the filter INPUT hook, now and at the next boot (firewall-eval.ts
+// evaluates each ruleset). Now (live): `iptables-save -t filter` and the
+// native nftables tables of `nft list ruleset` (iptables-nft's own "ip
+// filter" is iptables-save's). At boot, as the writers that start then load
+// their files: ufw-init (ENABLED=yes) builds INPUT as /lib/ufw/ufw-init-functions
+// does (INPUT jumps to ufw-before-logging-input, ufw-before-input,
+// ufw-after-input, ufw-after-logging-input, ufw-reject-input,
+// ufw-track-input; before.rules, after.rules and user.rules restored into
+// them; ufw-before-input then jumps to ufw-user-input; DEFAULT_INPUT_POLICY
+// the policy, REJECT being DROP plus a reject rule), netfilter-persistent
+// restores /etc/iptables/rules.v4, nftables.service loads /etc/nftables.conf.
+import type { TargetHost } from '../host.js';
+import type { Known } from './checker.js';
+import { known, notKnown, unreadable } from './checker.js';
+import { parseSaved, policyOf, type SavedTable } from './iptables-save.js';
+import { parseNftConf } from './nft-conf.js';
+import { evaluateIptablesInput, evaluateNftInput, type Verdict } from './firewall-eval.js';
+import { NFTABLES_CONF, RULES_V4, UFW_CONF, UFW_DEFAULTS, program, sourcedValue } from './forward-facts.js';
+import { systemUnitGraph } from '../systemd/system-graph.js';
+import { bootPaths } from '../systemd/boot-reach.js';
+
+/** kube-apiserver (kube_apiserver_port), etcd's client and peer ports, kubelet, kube-controller-manager, kube-scheduler. */
+export const CONTROL_PLANE_PORTS = [6443, 2379, 2380, 10250, 10257, 10259];
+
+export interface PortVerdict {
+  /** Which ruleset: "now (iptables-save)", "at boot (ufw)". */
+  source: string;
+  port: number;
+  verdict: Verdict;
+  /** The file (or program output) the verdict's line is in. */
+  file: string;
+}
+
+export type FirewallFacts = { now: Known<PortVerdict[]> | 'offline'; atBoot: PortVerdict[] };
+
+const UFW_UNIT_FUNCTIONS = '/lib/ufw/ufw-init-functions';
+const UFW_RULES = ['/etc/ufw/before.rules', '/etc/ufw/after.rules', '/etc/ufw/user.rules'];
+const UFW_CHAINS = ['before-logging-input', 'before-input', 'after-input', 'after-logging-input', 'reject-input', 'track-input'];
+
+function each(ports: number[], source: string, file: string, judge: (port: number) => Verdict): PortVerdict[] {
+  return ports.map((port) => ({ source, port, verdict: judge(port), file }));
+}
+
+const filterOf = (tables: SavedTable[]): SavedTable => {
+  const t: SavedTable = { name: 'filter', line: 0, chains: [], rules: [] };
+  for (const x of tables.filter((y) => y.name === 'filter')) {
+    t.chains.push(...x.chains);
+    t.rules.push(...x.rules);
+  }
+  return t;
+};
+
+async function iptablesNow(host: TargetHost, ports: number[]): Promise<Known<{ verdicts: PortVerdict[]; viaNft: boolean }>> {
+  const save = await program(host, 'iptables-save');
+  if (!save.known) return save;
+  if (save.value === null) return known({ verdicts: [], viaNft: false });
+  const r = await host.run(save.value, ['-t', 'filter']);
+  if (r.exitCode !== 0) return notKnown(`${save.value} -t filter failed (exit ${r.exitCode})`);
+  const p = parseSaved(r.stdout);
+  if (!p.ok) return unreadable(`the output of ${save.value} -t filter, line ${p.line}: ${p.reason}`);
+  const t = filterOf(p.tables);
+  const file = `the output of ${save.value} -t filter`;
+  return known({
+    verdicts: each(ports, 'now (iptables)', file, (port) => evaluateIptablesInput(t, policyOf(p.tables, 'filter', 'INPUT'), port)),
+    viaNft: p.backend === 'nf_tables',
+  });
+}
+
+export async function readFirewallNow(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
+  const ipt = await iptablesNow(host, ports);
+  if (!ipt.known) return ipt;
+  const nft = await program(host, 'nft');
+  if (!nft.known) return nft;
+  if (nft.value === null) return known(ipt.value.verdicts);
+  const r = await host.run(nft.value, ['list', 'ruleset']);
+  if (r.exitCode !== 0) return notKnown(`${nft.value} list ruleset failed (exit ${r.exitCode})`);
+  const file = `the output of ${nft.value} list ruleset`;
+  const p = parseNftConf(r.stdout);
+  if (!p.ok) return unreadable(`${file}, line ${p.line}: ${p.reason}`);
+  // iptables-nft keeps its tables as nft's "ip filter": what iptables-save read already.
+  const native = p.chains.filter((c) => !(ipt.value.viaNft && c.family === 'ip' && c.table === 'filter'));
+  return known([...ipt.value.verdicts, ...each(ports, 'now (nftables)', file, (port) => evaluateNftInput(native, port))]);
+}
+
+/** ufw's INPUT as ufw-init builds it from its files. */
+async function ufwTable(host: TargetHost, policy: string): Promise<Known<SavedTable>> {
+  const pol = policy === 'ACCEPT' ? 'ACCEPT' : 'DROP';
+  // ufw-init's primary chains, INPUT's jumps to them, and the skip-to-policy chain user and after rules may jump to.
+  const skeleton = ['*filter', `:INPUT ${pol} [0:0]`, ...UFW_CHAINS.map((c) => `:ufw-${c} - [0:0]`), ':ufw-skip-to-policy-input - [0:0]'];
+  skeleton.push(...UFW_CHAINS.map((c) => `-A INPUT -j ufw-${c}`), `-A ufw-skip-to-policy-input -j ${pol}`);
+  if (policy === 'REJECT') skeleton.push('-A ufw-reject-input -j REJECT');
+  const parsed = parseSaved([...skeleton, 'COMMIT', ''].join('\n'));
+  if (!parsed.ok) return notKnown(`ufw's chains: ${parsed.reason}`);
+  const table = filterOf(parsed.tables);
+  table.rules.forEach((r) => (r.file = UFW_UNIT_FUNCTIONS));
+  for (const path of UFW_RULES) {
+    const text = await host.readFile(path).catch((e: Error) => e);
+    if (text instanceof Error || text === null) return unreadable(`${path} cannot be read${text instanceof Error ? `: ${text.message}` : ': it is not there'}`);
+    const p = parseSaved(text);
+    if (!p.ok) return unreadable(`${path}:${p.line}: ${p.reason}`);
+    const t = filterOf(p.tables);
+    t.rules.forEach((r) => (r.file = path));
+    table.chains.push(...t.chains);
+    table.rules.push(...t.rules);
+  }
+  table.rules.push({ command: '-A', chain: 'ufw-before-input', args: ['-j', 'ufw-user-input'], line: 350, file: UFW_UNIT_FUNCTIONS });
+  return known(table);
+}
+
+async function ufwAtBoot(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
+  const files: { path: string; text: string }[] = [];
+  for (const path of [UFW_DEFAULTS, UFW_CONF]) {
+    const text = await host.readFile(path).catch((e: Error) => e);
+    if (text instanceof Error) return unreadable(`${path} cannot be read: ${text.message}`);
+    if (text === null || text === '') return known([]);
+    files.push({ path, text });
+  }
+  const enabled = sourcedValue(files, 'ENABLED');
+  if (!enabled.known) return enabled;
+  if (enabled.value?.value !== 'yes' && enabled.value?.value !== 'YES') return known([]);
+  const pol = sourcedValue(files, 'DEFAULT_INPUT_POLICY');
+  if (!pol.known) return pol;
+  const policy = pol.value?.value ?? '';
+  if (!['ACCEPT', 'DROP', 'REJECT'].includes(policy))
+    return unreadable(`${pol.value?.at ?? UFW_DEFAULTS}: DEFAULT_INPUT_POLICY ${JSON.stringify(policy)} is not one ufw-init sets`);
+  const t = await ufwTable(host, policy);
+  if (!t.known) return t;
+  const at = pol.value!.at;
+  return known(
+    ports.map((port) => {
+      const v = evaluateIptablesInput(t.value, { policy: policy === 'ACCEPT' ? 'ACCEPT' : 'DROP', line: 0 }, port);
+      // The policy's line is /etc/default/ufw's, named in `file`.
+      if (v.file === undefined) return { source: 'at boot (ufw)', port, verdict: { ...v, line: null } as Verdict, file: `${at} DEFAULT_INPUT_POLICY` };
+      return { source: 'at boot (ufw)', port, verdict: v, file: v.file };
+    }),
+  );
+}
+
+async function fileAtBoot(host: TargetHost, path: string, ports: number[]): Promise<Known<PortVerdict[]>> {
+  const text = await host.readFile(path).catch((e: Error) => e);
+  if (text instanceof Error) return unreadable(`${path} cannot be read: ${text.message}`);
+  if (text === null) return known([]);
+  if (path === RULES_V4) {
+    const p = parseSaved(text);
+    if (!p.ok) return unreadable(`${path}:${p.line}: ${p.reason}`);
+    return known(
+      each(ports, 'at boot (iptables-persistent)', path, (port) => evaluateIptablesInput(filterOf(p.tables), policyOf(p.tables, 'filter', 'INPUT'), port)),
+    );
+  }
+  const p = parseNftConf(text);
+  if (!p.ok) return unreadable(`${path}:${p.line}: ${p.reason}`);
+  return known(each(ports, 'at boot (nftables)', path, (port) => evaluateNftInput(p.chains, port)));
+}
+
+export async function readFirewallAtBoot(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
+  const units = ['ufw.service', 'netfilter-persistent.service', 'nftables.service'];
+  const graph = await systemUnitGraph(host, units).catch((e: Error) => e);
+  if (graph instanceof Error) return notKnown(`the unit files cannot be read: ${graph.message}`);
+  const boots = bootPaths(graph, units);
+  const out: PortVerdict[] = [];
+  const readers: [string, () => Promise<Known<PortVerdict[]>>][] = [
+    ['ufw.service', () => ufwAtBoot(host, ports)],
+    ['netfilter-persistent.service', () => fileAtBoot(host, RULES_V4, ports)],
+    ['nftables.service', () => fileAtBoot(host, NFTABLES_CONF, ports)],
+  ];
+  for (const [unit, read] of readers) {
+    const u = graph.units.get(graph.resolve(unit));
+    if (!u || u.entry === null || u.masked) continue;
+    if (graph.defaultTarget === null) return notKnown(`${u.entry} is installed, and there is no default.target on the unit search path`);
+    if (!boots.get(unit)) continue;
+    const r = await read();
+    if (!r.known) return r;
+    out.push(...r.value);
+  }
+  return known(out);
+}
+
+export async function readFirewall(host: TargetHost, apiserverPort: Known<number>): Promise<Known<FirewallFacts>> {
+  const ports = [apiserverPort.known ? apiserverPort.value : 6443, ...CONTROL_PLANE_PORTS.slice(1)];
+  const boot = await readFirewallAtBoot(host, ports);
+  if (!boot.known) return boot;
+  return known({ now: host.live ? await readFirewallNow(host, ports) : 'offline', atBoot: boot.value });
+}
