@@ -12,7 +12,7 @@ const promise = (k: string): Promised => ({ id: `${k}:x`, kind: k, subject: 'x',
 
 describe('promiseKinds', () => {
   it("the shipped registry's kinds, one per promising resource", () => {
-    expect([...promiseKinds().keys()].sort()).toEqual(['module', 'port', 'swap', 'sysctl']);
+    expect([...promiseKinds().keys()].sort()).toEqual(['module', 'path-absent', 'port', 'swap', 'sysctl', 'unit-down']);
   });
 
   it('a kind two providers declare is a registry defect, named with both', () => {
