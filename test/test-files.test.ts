@@ -10,17 +10,8 @@ import { describe, expect, it } from 'vitest';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-// Modules with logic and no test file of their own name yet (the seven IptablesForwardDrop and
-// ControlPlanePortsFirewalled modules are tested together in test/acceptance/iptables-forward.test.ts and
-// control-plane-firewall.test.ts until those are split by subject); never add to it.
+// Modules with logic and no test file of their own name yet; never add to it.
 const NOT_YET: string[] = [
-  'src/acceptance/firewall-eval.ts',
-  'src/acceptance/firewall-facts.ts',
-  'src/acceptance/forward-facts.ts',
-  'src/acceptance/forward-who.ts',
-  'src/acceptance/iptables-save.ts',
-  'src/acceptance/nft-conf.ts',
-  'src/acceptance/nft-json.ts',
   'src/acceptance/resolv-conf-who.ts',
   'src/acceptance/runtime-collision-who.ts',
   'src/boot-watch/script.ts',
