@@ -47,6 +47,11 @@ export interface UnitServes {
   sockets: OtherSocket[];
   /** Processes in the unit's cgroup that hold no wanted port and are not copies of a holder (a different command name). */
   processes: { pid: number; comm: string | null }[];
+  /**
+   * Processes in the unit's cgroup outside this PID namespace: cgroup.procs lists each as 0 (another container
+   * sharing the cgroup, or the host seen from a container). Stopping the unit kills them too; who they are is not known.
+   */
+  hidden?: number;
   /** What could not be read, each naming the file; null when everything was. */
   unknown: string | null;
 }
@@ -184,9 +189,13 @@ export function unitCgroupDir(p: CgroupPlacement): string | null {
   return at < 0 ? null : `${base}/${parts.slice(0, at + 1).join('/')}`;
 }
 
-/** Every PID in a cgroup and the cgroups below it (depth 4), ascending; null when the unit's cgroup.procs cannot be read. Live only. */
-export async function cgroupPids(host: TargetFs, dir: string): Promise<number[] | null> {
+/**
+ * Every PID in a cgroup and the cgroups below it (depth 4), ascending, and how many entries were 0 (a process of
+ * another PID namespace: the kernel cannot name it here); null when the unit's cgroup.procs cannot be read. Live only.
+ */
+export async function cgroupPids(host: TargetFs, dir: string): Promise<{ pids: number[]; hidden: number } | null> {
   const pids = new Set<number>();
+  let hidden = 0;
   const walk = async (d: string, depth: number): Promise<boolean> => {
     let procs: string | null;
     try {
@@ -195,18 +204,22 @@ export async function cgroupPids(host: TargetFs, dir: string): Promise<number[] 
       return false;
     }
     if (procs === null) return false;
-    for (const l of procs.split('\n')) if (/^\d+$/.test(l)) pids.add(Number(l));
+    for (const l of procs.split('\n')) {
+      if (!/^\d+$/.test(l)) continue;
+      if (Number(l) === 0) hidden++;
+      else pids.add(Number(l));
+    }
     if (depth >= 4) return true;
     const entries = (await host.readDir(d).catch(() => null)) ?? [];
     for (const e of entries) if (e.isDirectory()) await walk(`${d}/${e.name}`, depth + 1);
     return true;
   };
-  return (await walk(dir, 0)) ? [...pids].sort((a, b) => a - b) : null;
+  return (await walk(dir, 0)) ? { pids: [...pids].sort((a, b) => a - b), hidden } : null;
 }
 
 /** Whether stopping the unit ends anything besides the wanted ports. */
 export function servesOthers(s: UnitServes): boolean {
-  return s.services.some((x) => !x.wanted) || s.sockets.length > 0 || s.processes.length > 0;
+  return s.services.some((x) => !x.wanted) || s.sockets.length > 0 || s.processes.length > 0 || (s.hidden ?? 0) > 0;
 }
 
 /** A socket of the scan, with its transport. */
@@ -247,8 +260,9 @@ export async function unitServes(
   const kind = serverKind(held.unit, held.holders[0]?.comm ?? null);
   const services = kind === null ? [] : await configuredServices(host, kind, wanted).then((r) => (problems.push(...r.problems), r.services));
   const dir = unitCgroupDir(held.placement);
-  const pids = dir === null ? null : await cgroupPids(host, dir);
-  if (pids === null) problems.push(`the processes of ${held.unit} could not be listed (${dir ?? held.placement.path}/cgroup.procs)`);
+  const listed = dir === null ? null : await cgroupPids(host, dir);
+  const pids = listed?.pids ?? null;
+  if (listed === null) problems.push(`the processes of ${held.unit} could not be listed (${dir ?? held.placement.path}/cgroup.procs)`);
   const mine = new Set([...(pids ?? []), ...held.holders.map((h) => h.pid)]);
   const sockets = others
     .filter((s) => (socketHolders.get(s.inode) ?? []).some((p) => mine.has(p)))
@@ -265,5 +279,14 @@ export async function unitServes(
   }
   const unique = [...new Map(sockets.map((s) => [`${s.proto} ${s.address} ${s.port}`, s])).values()];
   unique.sort((a, b) => a.port - b.port || a.proto.localeCompare(b.proto) || a.address.localeCompare(b.address));
-  return { unit: held.unit, server: kind, services, sockets: unique, processes, unknown: problems.length > 0 ? problems.join('; ') : null };
+  const hidden = listed?.hidden ?? 0;
+  return {
+    unit: held.unit,
+    server: kind,
+    services,
+    sockets: unique,
+    processes,
+    ...(hidden > 0 ? { hidden } : {}),
+    unknown: problems.length > 0 ? problems.join('; ') : null,
+  };
 }

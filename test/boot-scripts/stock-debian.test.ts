@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ownCgroup } from '../helpers/own-cgroup.mjs';
 import { parse, stringify } from 'yaml';
 import { freshStockRoot, type StockSuite } from '../helpers/stock-rootfs.js';
 import { readShellScript, execActions } from '../../src/boot-scripts/shell-lines.js';
@@ -125,11 +126,14 @@ describe('ExecStart= words as systemd passes them (the stock Debian 12 root boot
     writeFileSync(path.join(root, 'etc/systemd/system/argv-probe.service'), unit);
     mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
     symlinkSync('/etc/systemd/system/argv-probe.service', path.join(root, 'etc/systemd/system/multi-user.target.wants/argv-probe.service'));
-    const boot = spawnSync('systemd-nspawn', ['-q', '-b', '-D', root, '--register=no', '--keep-unit', '--private-network', '--console=pipe'], {
+    const cg = ownCgroup('argv-probe');
+    const [cmd, args] = cg.wrap('systemd-nspawn', ['-q', '-b', '-D', root, '--register=no', '--keep-unit', '--private-network', '--console=pipe']);
+    const boot = spawnSync(cmd, args, {
       encoding: 'utf8',
       timeout: 120_000,
       env: { ...process.env, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY: '1' },
     });
+    cg.dispose();
     const out = readFileSync(path.join(root, 'argv.out'), 'utf8');
     const actual = [...out.matchAll(/<([^>]*)>\n/g)].map((m) => m[1]!);
     expect(actual.length, boot.stdout + boot.stderr).toBeGreaterThan(5);

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FarmHost, writeFiles } from '../boot/lib/boot.mjs';
+import { ownCgroup } from '../helpers/own-cgroup.mjs';
 import { CACHE_DIR, ensureRootfsTar, rootfsKey } from '../boot/lib/rootfs.mjs';
 import { hostState, stateDiff } from '../boot/lib/host-state.mjs';
 import { FLEET_DESIRED, RECIPES, expectedVerdict, recipeFiles } from './faults.mjs';
@@ -95,14 +96,18 @@ async function stopAll(graceMs) {
 
 function boot(host, i) {
   const console_ = fs.openSync(path.join(host.dir, 'console.log'), 'w');
-  const child = spawn('systemd-nspawn', [
+  // Each host in a cgroup of its own: side by side in one, their units would share directories (own-cgroup.mjs).
+  const cg = ownCgroup(`fleet-${i}`);
+  const [cmd, args] = cg.wrap('systemd-nspawn', [
     '-q', '-b', '-D', host.root, '--register=no', '--keep-unit', '--private-network', `--network-bridge=${BRIDGE}`,
     `--machine=fleet-${i}`, '--console=pipe',
-  ], { env: NSPAWN_ENV, stdio: ['ignore', console_, console_] });
+  ]);
+  const child = spawn(cmd, args, { env: NSPAWN_ENV, stdio: ['ignore', console_, console_] });
   children.set(i, child);
   child.on('exit', () => {
     children.delete(i);
     fs.closeSync(console_);
+    cg.dispose();
   });
   return child;
 }

@@ -153,6 +153,36 @@ describe('unitServes', () => {
     });
   });
 
+  it('counts the processes cgroup.procs lists as 0 (another PID namespace sharing the cgroup) apart, never as a pid 0', async () => {
+    // What a container sees when two containers' systemd put a unit of one name in one shared cgroup: its own
+    // holder by pid, the other container's two processes as 0 (kernel/cgroup/cgroup.c: pid_vnr of a task outside
+    // the reader's namespace is 0).
+    const host = kernel({ [dir]: '0\n37\n0\n' }, { 37: 'systemd-socket-' });
+    const r = await unitServes(
+      host,
+      { unit: 'wrapper.service', placement, holders: [{ pid: 37, comm: 'systemd-socket-' }], chain: [37] },
+      [],
+      new Map(),
+      new Set([6443]),
+    );
+    expect(r.processes).toEqual([]);
+    expect(r.hidden).toBe(2);
+    expect(servesOthers(r)).toBe(true);
+  });
+
+  it('has no hidden count when every process is visible', async () => {
+    const host = kernel({ [dir]: '37\n' }, { 37: 'systemd-socket-' });
+    const r = await unitServes(
+      host,
+      { unit: 'wrapper.service', placement, holders: [{ pid: 37, comm: 'systemd-socket-' }], chain: [37] },
+      [],
+      new Map(),
+      new Set([6443]),
+    );
+    expect(r).not.toHaveProperty('hidden');
+    expect(servesOthers(r)).toBe(false);
+  });
+
   it('names the cgroup it could not read', async () => {
     const host = kernel({}, {});
     const r = await unitServes(host, { unit: 'wrapper.service', placement, holders: [{ pid: 21, comm: 'tinyd' }], chain: [] }, [], new Map(), new Set([10250]));

@@ -13,6 +13,8 @@ export interface SharedEnd {
   /** Sockets on other ports no named service explains. */
   sockets: OtherSocket[];
   processes: { pid: number; comm: string | null }[];
+  /** Processes in its cgroup outside this PID namespace (cgroup.procs lists them as 0): killed by the stop, not named. */
+  hidden: number;
   /** The configured service that serves the wanted port: switch it off instead of stopping the unit. */
   serving: { by: ServedService['by']; name: string; file: string; line: number; text: string; disableLine: number | null; endLine: number | null } | null;
   /** What could not be read (a configuration file, the unit's cgroup); null when all was. */
@@ -33,6 +35,7 @@ function endOf(s: UnitServes, port: number, holderSockets: OtherSocket[]): Share
     services: others.map((x) => ({ name: x.name, port: x.port, proto: x.proto, file: x.file, line: x.line })),
     sockets,
     processes: s.processes,
+    hidden: s.hidden ?? 0,
     serving: w ? { by: w.by, name: w.name, file: w.file, line: w.line, text: w.text, disableLine: w.disableLine ?? null, endLine: w.endLine ?? null } : null,
     unknown: s.unknown,
     configured: s.server !== null,
@@ -46,7 +49,7 @@ export function sharedEnds(o: LivePortsObserved, b: BusyPort, units: string[]): 
     const holderSockets = b.holders.filter((h) => h.placement?.unit === unit).flatMap((h) => h.otherSockets ?? []);
     const seen = o.serves?.[unit] ?? { unit, server: null, services: [], sockets: [], processes: [], unknown: null };
     const e = endOf(seen, b.port, holderSockets);
-    const known = e.services.length > 0 || e.sockets.length > 0 || e.processes.length > 0;
+    const known = e.services.length > 0 || e.sockets.length > 0 || e.processes.length > 0 || e.hidden > 0;
     if (known || (e.configured && e.unknown !== null)) out.push(e);
   }
   return out;
@@ -65,6 +68,12 @@ export function endsText(port: number, ends: SharedEnd[]): string {
       }
       if (e.sockets.length > 0) parts.push(`its other sockets: ${e.sockets.map((k) => `${k.address}:${k.port}/${k.proto}`).join(', ')}`);
       if (e.processes.length > 0) parts.push(`its other processes: ${e.processes.map((p) => `pid ${p.pid} (${p.comm ?? 'unknown'})`).join(', ')}`);
+      if (e.hidden > 0) {
+        const n = e.hidden === 1 ? '1 process' : `${e.hidden} processes`;
+        parts.push(
+          `${n} in its cgroup that this PID namespace cannot see (cgroup.procs lists ${e.hidden === 1 ? 'it' : 'them'} as pid 0: another PID namespace, such as a container sharing the cgroup)`,
+        );
+      }
       const unknown = e.unknown !== null ? `; unknown: ${e.unknown}, so it may end more` : '';
       return `stopping ${e.unit} to free ${port} also ends ${parts.length > 0 ? parts.join('; ') : 'what it could not be read for'}${unknown}`;
     })

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ownCgroup } from '../../helpers/own-cgroup.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const STEPS = fs.readFileSync(path.join(HERE, 'steps.sh'), 'utf8');
@@ -67,7 +68,10 @@ export class FarmHost {
     });
     if (recipe.setup.length > 0) {
       const script = ['set -e', ...recipe.setup].join('\n');
-      const r = spawnSync('systemd-nspawn', nspawnArgs(this.root, this.machine, ['/bin/sh', '-c', script]), { env: NSPAWN_ENV, encoding: 'utf8', timeout: 120_000 });
+      const cg = ownCgroup(`${this.machine}-setup`);
+      const [cmd, args] = cg.wrap('systemd-nspawn', nspawnArgs(this.root, this.machine, ['/bin/sh', '-c', script]));
+      const r = spawnSync(cmd, args, { env: NSPAWN_ENV, encoding: 'utf8', timeout: 120_000 });
+      cg.dispose();
       if (r.status !== 0) throw new Error(`recipe setup failed (exit ${r.status}): ${r.stdout}${r.stderr}`);
     }
   }
@@ -79,9 +83,11 @@ export class FarmHost {
     const t0 = Date.now();
     const console_ = fs.openSync(path.join(this.dir, `${phase}.console.log`), 'w');
     return new Promise((resolve, reject) => {
-      const child = spawn('systemd-nspawn', nspawnArgs(this.root, this.machine, ['-b', `--bind-ro=${BUNDLE}:/farm/reconcile.mjs`, `--bind=${this.out}:/farm/out`]), {
-        env: NSPAWN_ENV, stdio: ['ignore', console_, console_],
-      });
+      // BOOT_JOBS hosts boot side by side: each in a cgroup of its own, or their units would share directories.
+      const cg = ownCgroup(`${this.machine}-${phase}`);
+      const [cmd, args] = cg.wrap('systemd-nspawn', nspawnArgs(this.root, this.machine, ['-b', `--bind-ro=${BUNDLE}:/farm/reconcile.mjs`, `--bind=${this.out}:/farm/out`]));
+      const child = spawn(cmd, args, { env: NSPAWN_ENV, stdio: ['ignore', console_, console_] });
+      child.on('exit', () => cg.dispose());
       const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
       child.on('error', reject);
       child.on('exit', (code) => {

@@ -104,6 +104,7 @@ describe('a holder that serves others', () => {
         ],
         sockets: [{ proto: 'udp', address: '0.0.0.0', port: 111 }],
         processes: [],
+        hidden: 0,
         serving: {
           by: 'inetd',
           name: '10250',
@@ -128,6 +129,17 @@ describe('a holder that serves others', () => {
       ': stop and disable inetd.service; stopping inetd.service to free 10250 also ends its other services: echo (7/tcp, /etc/inetd.conf:2), discard (9/tcp, /etc/inetd.conf:3); its other sockets: 0.0.0.0:111/udp; its other processes: pid 412 (in.telnetd) (stop_shared_holders: true)',
     );
     expect((c!.op as { units: string[] }).units).toEqual(['inetd.service']);
+  });
+
+  it('names processes of another PID namespace in the cgroup as such, not as "pid 0", and leaves the stop to a person', () => {
+    // Two containers whose systemd share one cgroup tree: each sees the other's legacy-api.service processes as 0.
+    const [c] = portFreeProvider.diff(spec(), inetd({ services: [], sockets: [], hidden: 1 }), { live: true });
+    expect(c!.action).toBe('operator');
+    expect(c!.operator).toContain(
+      '; 1 process in its cgroup that this PID namespace cannot see (cgroup.procs lists it as pid 0: another PID namespace, such as a container sharing the cgroup)',
+    );
+    expect(c!.operator).not.toContain('pid 0 (');
+    expect((c!.op as { ends: { hidden: number }[] }).ends[0]!.hidden).toBe(1);
   });
 
   it('protected_units still wins over stop_shared_holders: true', () => {
