@@ -18,6 +18,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ownCgroup } from '../../helpers/own-cgroup.mjs';
 import readline from 'node:readline';
 import { ensureLower, PACKAGES } from '../../boot/lib/rootfs.mjs';
 import { say } from './util.mjs';
@@ -94,7 +95,11 @@ export async function bootContainer({ root, machine, consoleLog, timeoutS }) {
     for (let start = 1; start <= 3; start++) {
       const code = await new Promise((resolve, reject) => {
         const args = ['-q', '-b', '-D', root, '--register=no', '--keep-unit', '--private-network', `--machine=${machine}`, '--console=pipe'];
-        const child = spawn('systemd-nspawn', args, { env: NSPAWN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+        // A cgroup of its own: a container started beside another from this process would share its units' cgroups.
+        const cg = ownCgroup(`${machine}-${start}`);
+        const [cmd, wrapped] = cg.wrap('systemd-nspawn', args);
+        const child = spawn(cmd, wrapped, { env: NSPAWN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.on('exit', () => cg.dispose());
         const onLine = (line) => {
           out.write(line + '\n');
           tail.push(line);
