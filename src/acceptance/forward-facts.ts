@@ -21,6 +21,8 @@ import { known, notKnown, unreadable } from './checker.js';
 import { parseSaved, policyOf } from './iptables-save.js';
 import { parseNftConf } from './nft-conf.js';
 import { parseNftJson } from './nft-json.js';
+import type { FlaggedTable, LiveChain } from './nft-json.js';
+import { nftTableFlags } from './nft-table-flags.js';
 
 /** One thing that makes forwarded IPv4 packets dropped by default, and where it says so (file:line, or the program's output). */
 export interface ForwardDrop {
@@ -75,6 +77,23 @@ async function iptablesNow(host: TargetHost, drops: ForwardDrop[]): Promise<Know
   return known(p.backend === 'nf_tables');
 }
 
+/**
+ * The chains with each flagged table's dormant mark read from `nft list table` (text): nft 1.0.6's JSON prints
+ * flags from freed memory (nft-json.ts).
+ */
+async function withDormantFromText(host: TargetHost, nft: string, chains: LiveChain[], flagged: FlaggedTable[]): Promise<Known<LiveChain[]>> {
+  const dormant = new Map<string, boolean>();
+  for (const t of flagged) {
+    const r = await host.run(nft, ['list', 'table', t.family, t.name]);
+    const what = `${nft} list table ${t.family} ${t.name}`;
+    if (r.exitCode !== 0) return notKnown(`${what} failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 200)}`);
+    const f = nftTableFlags(r.stdout, t.family, t.name);
+    if (!f.ok) return unreadable(`the output of ${what}, line ${f.line}: ${f.reason}`);
+    dormant.set(`${t.family} ${t.name}`, f.flags.includes('dormant'));
+  }
+  return known(chains.map((c) => ({ ...c, dormant: dormant.get(`${c.family} ${c.table}`) ?? c.dormant })));
+}
+
 export async function readForwardNow(host: TargetHost): Promise<Known<ForwardDrop[]>> {
   if (!host.live) return notKnown(`offline (--root ${host.root}): the ruleset is the running kernel's`);
   const drops: ForwardDrop[] = [];
@@ -87,7 +106,9 @@ export async function readForwardNow(host: TargetHost): Promise<Known<ForwardDro
   if (r.exitCode !== 0) return notKnown(`${nft.value} -j list ruleset failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 200)}`);
   const p = parseNftJson(r.stdout);
   if (!p.ok) return unreadable(`the output of ${nft.value} -j list ruleset: ${p.reason}`);
-  for (const c of p.chains.filter(dropsForward)) {
+  const chains = await withDormantFromText(host, nft.value, p.chains, p.flagged);
+  if (!chains.known) return chains;
+  for (const c of chains.value.filter(dropsForward)) {
     // iptables-nft keeps its filter table as nft's "ip filter": the chain iptables-save read already.
     if (viaNft.value && c.family === 'ip' && c.table === 'filter' && c.name === 'FORWARD') continue;
     drops.push({ what: 'nftables', where: `${nft.value} -j list ruleset: table ${c.family} ${c.table} chain ${c.name} policy drop`, ownTable: true });

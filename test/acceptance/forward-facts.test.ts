@@ -138,6 +138,38 @@ describe('the live ruleset', () => {
     });
   });
 
+  it("a dormant table's forward drop is not counted: the kernel's counter says which table is dormant", async () => {
+    const t = (name: string, flags: string) =>
+      `table ip ${name} {\n${flags}\n  chain out { type filter hook output priority 0; policy accept; counter; }\n` +
+      '  chain forward { type filter hook forward priority 0; policy drop; }\n}\n';
+    const [json, ...texts] = inNamespace(
+      `${t('parked', '  flags dormant')}${t('live', '')}`,
+      'ip link set lo up && nft -f "$1" && bash -c "echo x > /dev/udp/127.0.0.1/9" && nft -j list ruleset && ' +
+        'for t in parked live; do echo ----; nft list table ip $t; done',
+    ).split('----\n');
+    // The oracle: the table whose output counter saw the packet is the live one.
+    const items = (JSON.parse(json!) as { nftables: { rule?: { table: string; expr: { counter?: { packets: number } }[] } }[] }).nftables;
+    const seen = items.filter((i) => i.rule?.expr.some((e) => (e.counter?.packets ?? 0) > 0)).map((i) => i.rule!.table);
+    expect(seen).toEqual(['live']);
+    const runner: CommandRunner = async (cmd, args) => {
+      const key = [cmd, ...args].join(' ');
+      const out =
+        key === '/usr/sbin/nft -j list ruleset'
+          ? json!
+          : key === '/usr/sbin/nft list table ip parked'
+            ? texts[0]!
+            : key === '/usr/sbin/nft list table ip live'
+              ? texts[1]!
+              : null;
+      return { command: key, exitCode: out === null ? 127 : 0, stdout: out ?? '', stderr: '' };
+    };
+    const f = await readForward(host({ 'usr/sbin/nft': '#!/bin/sh\n' }, true, runner));
+    expect(f.known && f.value.now).toEqual({
+      known: true,
+      value: seen.map((name) => ({ what: 'nftables', where: `/usr/sbin/nft -j list ruleset: table ip ${name} chain forward policy drop`, ownTable: true })),
+    });
+  });
+
   it('no iptables-save and no nft on the host: no rules were set by a program, nothing now', async () => {
     expect(await readForward(host({}, true, async (c) => ({ command: c, exitCode: 127, stdout: '', stderr: '' })))).toMatchObject({
       known: true,

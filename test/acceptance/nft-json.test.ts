@@ -37,6 +37,8 @@ describe('the live ruleset, as nft -j list ruleset prints it', () => {
     // nft 1.0.6 prints a dormant table's flags in JSON as its name ("flags": "parked"), so the live mark is not
     // asserted here: it is shown below on the form libnftables-json(5) documents.
     expect(p.chains.every((c) => !c.dormant)).toBe(true);
+    // So the one table with flags is handed on, for its text listing to be read (nft-table-flags.test.ts).
+    expect(p.flagged).toEqual([{ family: 'ip', name: 'parked' }]);
   });
 
   it('a table whose flags hold "dormant" (a string or an array, libnftables-json(5)) marks its own chains dormant', () => {
