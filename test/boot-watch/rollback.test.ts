@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildBundleBeforeAll, fileWriter, removedAfterEach, runBundle } from '../helpers/bundle-cli.js';
+import { buildBundleBeforeAll, fileWriter, runBundle } from '../helpers/bundle-cli.js';
+import { removedAfterEach } from '../helpers/temp-dirs.js';
 
 const roots = removedAfterEach();
 buildBundleBeforeAll();

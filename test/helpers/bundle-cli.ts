@@ -1,9 +1,9 @@
 // The built bundle (dist/reconcile.mjs) run as a separate program on image
 // trees made for one test: how the CLI suites that need a real process
 // (exit code, a fresh module state, systemctl --root as the oracle) set up.
-import { afterEach, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const repo = path.resolve(new URL('../..', import.meta.url).pathname);
@@ -32,15 +32,6 @@ export function runBundle(args: string[]): BundleRun {
 /** `systemctl --root ROOT ARGS…`'s standard output, trimmed (`is-enabled` and the like). */
 export function systemctlRootText(root: string, ...args: string[]): string {
   return spawnSync('systemctl', ['--root', root, ...args], { encoding: 'utf8' }).stdout.trim();
-}
-
-/** Call at a test file's top level: the folders pushed to the list are removed after each test. */
-export function removedAfterEach(): string[] {
-  const roots: string[] = [];
-  afterEach(() => {
-    for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-  });
-  return roots;
 }
 
 /** Writes a file under `root` (its folders made) with the mode given. */

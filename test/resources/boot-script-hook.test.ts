@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { removedAfterEach, runBundle } from '../helpers/bundle-cli.js';
+import { runBundle } from '../helpers/bundle-cli.js';
+import { removedAfterEach } from '../helpers/temp-dirs.js';
 import { buildTree } from '../helpers/tree.js';
 import { snapshot } from '../helpers/snapshot.js';
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildBundleBeforeAll, fileWriter, removedAfterEach, runBundle, systemctlRootText } from '../../helpers/bundle-cli.js';
+import { buildBundleBeforeAll, fileWriter, runBundle, systemctlRootText } from '../../helpers/bundle-cli.js';
+import { removedAfterEach } from '../../helpers/temp-dirs.js';
 
 const WATCH = 'k8s-host-reconcile-boot-watch.service';
 const STOP = 'k8s-host-reconcile-boot-watch-stop.service';

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUNDLE, buildBundleBeforeAll, fileWriter, removedAfterEach, runBundle, systemctlRootText } from '../../helpers/bundle-cli.js';
+import { BUNDLE, buildBundleBeforeAll, fileWriter, runBundle, systemctlRootText } from '../../helpers/bundle-cli.js';
+import { removedAfterEach } from '../../helpers/temp-dirs.js';
 import { snapshot } from '../../helpers/snapshot.js';
 import { toolOwned } from '../../helpers/lab-image.js';
 
