@@ -2,7 +2,7 @@
 // trees made for one test: how the CLI suites that need a real process
 // (exit code, a fresh module state, systemctl --root as the oracle) set up.
 import { beforeAll, expect } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -43,4 +43,14 @@ export function fileWriter(root: string): PutFile {
     writeFileSync(path.join(root, rel), data);
     chmodSync(path.join(root, rel), mode);
   };
+}
+
+/** A desired state of one SysctlFile wanting net.ipv4.ip_forward = 1, first boot off: the boot-script suites' usual input. */
+export const IP_FORWARD_DESIRED =
+  'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n';
+
+/** Writes the desired state `yaml` to `file`, then runs `--plan --json -f file --root root` in the caller's environment. */
+export function planJsonRun(file: string, yaml: string, root: string): SpawnSyncReturns<string> {
+  writeFileSync(file, yaml);
+  return spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', file, '--root', root], { encoding: 'utf8' });
 }
