@@ -10,12 +10,12 @@
 // this scan does not read (python) must be a loud unknown naming the unit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { IP_FORWARD_DESIRED, planJsonRun } from '../helpers/bundle-cli.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
 
-const BUNDLE = path.resolve('dist/reconcile.mjs');
 const SBIN = '/usr/local/sbin';
 const LIB = '/usr/local/lib';
 const WRITE0 = 'sysctl -w net.ipv4.ip_forward=0 >/dev/null';
@@ -119,11 +119,7 @@ beforeAll(() => {
   chmodSync(path.join(root, 'usr/local/sbin/elf'), 0o755);
   for (const c of CASES) truth.set(c.name, oracle(c));
   const desired = path.join(fixture, 'desired.yaml');
-  writeFileSync(
-    desired,
-    'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
-  );
-  const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' });
+  const r = planJsonRun(desired, IP_FORWARD_DESIRED, root);
   expect(r.status, r.stderr).toBe(2);
   plan = JSON.parse(r.stdout) as PlanDoc;
 }, 120_000);
@@ -182,11 +178,11 @@ describe("a shell script of a Debian package's paths", () => {
       });
       chmodSync(path.join(pkgRoot, 'usr/lib/pkgx/setup'), 0o755);
       const desired = path.join(pkgRoot, 'desired.yaml');
-      writeFileSync(
+      const r = planJsonRun(
         desired,
         'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    neutralise_scripts: true\n    settings:\n      net.ipv4.ip_forward: 1\n',
+        pkgRoot,
       );
-      const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', pkgRoot], { encoding: 'utf8' });
       const doc = JSON.parse(r.stdout) as PlanDoc;
       const lines = doc.resources.find((x) => x.type === 'SysctlFile')!.changes.filter((c) => c.id.startsWith('boot-script:'));
       expect(lines.map((c) => [c.id, c.action])).toEqual([['boot-script:/usr/lib/pkgx/setup:2', 'operator']]);

@@ -7,23 +7,21 @@
 // resolve exactly as a sysctl.d conflict is (commented out under the same
 // marker, journaled, --rollback restores every byte), or, under fail, is an
 // operator line naming FILE:line that takes the key's next-boot promise back.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BUNDLE } from '../helpers/bundle-cli.js';
+import { removedAfterEach } from '../helpers/temp-dirs.js';
 import { buildTree } from '../helpers/tree.js';
 import { snapshot } from '../helpers/snapshot.js';
 import { sourcedValue } from '../../src/boot-scripts/sysctl-file-writers.js';
 
-const BUNDLE = path.resolve('dist/reconcile.mjs');
 const UFW = path.resolve('test/fixtures/debian-packages/ufw_0.36.2-1');
 const OWNED = '/etc/sysctl.d/k8s.conf';
 const MARKER = `# disabled by k8s-host-reconcile: conflicts with ${OWNED}`;
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
+const roots = removedAfterEach();
 
 interface Doc {
   promises: Array<{ id: string; at_boot: boolean; withdrawn_by: Array<{ line: string }> }>;

@@ -16,9 +16,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BUNDLE, IP_FORWARD_DESIRED, planJsonRun } from '../helpers/bundle-cli.js';
 import { buildTree } from '../helpers/tree.js';
 
-const BUNDLE = path.resolve('dist/reconcile.mjs');
 const ETC = '/usr/local/etc';
 
 // The files the scripts load, under a directory this machine has too (bind-mounted over it in the oracle).
@@ -136,11 +136,7 @@ beforeAll(() => {
   for (const c of CASES) chmodSync(path.join(root, 'etc/network/if-up.d', c.name), 0o755);
   for (const c of CASES) truth.set(c.name, oracle(c.script));
   const desired = path.join(fixture, 'desired.yaml');
-  writeFileSync(
-    desired,
-    'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
-  );
-  const r = spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' });
+  const r = planJsonRun(desired, IP_FORWARD_DESIRED, root);
   expect(r.status, r.stderr).toBe(2);
   plan = JSON.parse(r.stdout) as PlanDoc;
 }, 120_000);
@@ -192,13 +188,7 @@ describe('sysctl -p of /etc/sysctl.conf: judged as the plan leaves that file', (
       });
       chmodSync(path.join(root, 'etc/rc.local'), 0o755);
       const desired = path.join(root, 'desired.yaml');
-      writeFileSync(
-        desired,
-        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
-      );
-      const planned = JSON.parse(
-        spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout,
-      ) as PlanDoc;
+      const planned = JSON.parse(planJsonRun(desired, IP_FORWARD_DESIRED, root).stdout) as PlanDoc;
       const ids = planned.resources.find((r) => r.type === 'SysctlFile')!.changes.map((c) => c.id);
       expect(ids).toContain('conflict:/etc/sysctl.conf');
       expect(ids.filter((i) => i.startsWith('boot-script:'))).toEqual([]);
@@ -225,12 +215,12 @@ describe('sysctl -p of /etc/sysctl.conf: judged as the plan leaves that file', (
       });
       chmodSync(path.join(root, 'etc/rc.local'), 0o755);
       const desired = path.join(root, 'desired.yaml');
-      writeFileSync(
-        desired,
-        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    conflict_policy: fail\n    settings:\n      net.ipv4.ip_forward: 1\n',
-      );
       const planned = JSON.parse(
-        spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout,
+        planJsonRun(
+          desired,
+          'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    conflict_policy: fail\n    settings:\n      net.ipv4.ip_forward: 1\n',
+          root,
+        ).stdout,
       ) as PlanDoc;
       const line = planned.resources.find((r) => r.type === 'SysctlFile')!.changes.find((c) => c.id === 'boot-script:/etc/rc.local:2');
       expect(line?.action).toBe('operator');
@@ -246,13 +236,7 @@ describe('sysctl -p of /etc/sysctl.conf: judged as the plan leaves that file', (
       buildTree(root, { 'etc/fstab': '', 'etc/rc.local': '#!/bin/sh\nsysctl --system >/dev/null\n' });
       chmodSync(path.join(root, 'etc/rc.local'), 0o755);
       const desired = path.join(root, 'desired.yaml');
-      writeFileSync(
-        desired,
-        'reports_dir: /root/ks/preflight\nfirst_boot: off\nresources:\n  - type: SysctlFile\n    file: /etc/sysctl.d/k8s.conf\n    settings:\n      net.ipv4.ip_forward: 1\n',
-      );
-      const planned = JSON.parse(
-        spawnSync(process.execPath, [BUNDLE, '--plan', '--json', '-f', desired, '--root', root], { encoding: 'utf8' }).stdout,
-      ) as PlanDoc;
+      const planned = JSON.parse(planJsonRun(desired, IP_FORWARD_DESIRED, root).stdout) as PlanDoc;
       expect(planned.findings.filter((f) => f.message.includes('rc.local'))).toEqual([]);
       expect(planned.resources.find((r) => r.type === 'SysctlFile')!.changes.filter((c) => c.id.startsWith('boot-script:'))).toEqual([]);
     } finally {

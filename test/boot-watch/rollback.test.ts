@@ -7,36 +7,24 @@
 // lines (the watcher's ExecStopPost=, the stopper's copy), run by /bin/sh in a
 // mount namespace where the image's /etc/systemd/system, /var and /run are
 // bound over the real ones: what the units do at boot, not a fixture of it.
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildBundleBeforeAll, fileWriter, runBundle } from '../helpers/bundle-cli.js';
+import { removedAfterEach } from '../helpers/temp-dirs.js';
 
-const repo = path.resolve(new URL('../..', import.meta.url).pathname);
-const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-beforeAll(() => {
-  expect(spawnSync(process.execPath, ['scripts/bundle.mjs'], { cwd: repo }).status).toBe(0);
-}, 60_000);
+const roots = removedAfterEach();
+buildBundleBeforeAll();
 
-function reconcile(args: string[]) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const reconcile = runBundle;
 
 function image() {
   const root = mkdtempSync(path.join(tmpdir(), 'boot-watch-rb-'));
   roots.push(root);
-  const put = (rel: string, data: string, mode = 0o644) => {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), data);
-    chmodSync(path.join(root, rel), mode);
-  };
+  const put = fileWriter(root);
   put('etc/fstab', 'UUID=1 / ext4 defaults 0 1\n');
   for (const d of ['run', 'root', 'var/lib', 'etc/systemd/system']) mkdirSync(path.join(root, d), { recursive: true });
   put('usr/bin/bpftrace', '#!/bin/sh\n', 0o755);

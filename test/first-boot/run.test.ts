@@ -13,6 +13,7 @@ import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { waitForCandidates } from '../../src/first-boot/wait.js';
 import { runFirstBoot } from '../../src/first-boot/run.js';
 import { openDoor } from '../helpers/door.js';
+import { portFreeSpec } from '../helpers/port-free-spec.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -61,9 +62,7 @@ function desired(extra: Partial<PortFreeSpec> = {}, firstBoot: DesiredState['fir
     reports_dir: '/root/ks/preflight',
     facts: { source: 'native' },
     first_boot: firstBoot,
-    resources: [
-      { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [], ...extra },
-    ],
+    resources: [portFreeSpec([10250], extra)],
   };
 }
 

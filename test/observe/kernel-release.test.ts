@@ -1,20 +1,10 @@
 // The running kernel's release: /proc/sys/kernel/osrelease without its newline.
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { Host } from '../../src/host.js';
-import { buildTree, type Tree } from '../helpers/tree.js';
+import { liveFixtureHosts } from '../helpers/live-fixture-host.js';
 
-const work = mkdtempSync(path.join(tmpdir(), 'observe-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** A live host over a fixture root holding `files`. */
-function live(files: Tree): Host {
-  const root = mkdtempSync(path.join(work, 'root-'));
-  buildTree(root, files);
-  return new Host({ root, live: true });
-}
+/** Live hosts over fixture roots holding `files`, and an empty folder for an image host. */
+const { live, work } = liveFixtureHosts('observe-');
 import { readKernelRelease } from '../../src/observe/kernel-release.js';
 
 describe('readKernelRelease', () => {

@@ -1,22 +1,12 @@
 // Which kernel modules are present: /proc/modules (name first on each line),
 // modules.builtin (paths of built-in modules, depmod(8)), /sys/module/NAME.
 // kmod treats "-" and "_" in a name alike.
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { Host } from '../../src/host.js';
-import { buildTree, type Tree } from '../helpers/tree.js';
+import { liveFixtureHosts } from '../helpers/live-fixture-host.js';
 
-const work = mkdtempSync(path.join(tmpdir(), 'observe-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** A live host over a fixture root holding `files`. */
-function live(files: Tree): Host {
-  const root = mkdtempSync(path.join(work, 'root-'));
-  buildTree(root, files);
-  return new Host({ root, live: true });
-}
+/** Live hosts over fixture roots holding `files`, and an empty folder for an image host. */
+const { live, work } = liveFixtureHosts('observe-');
 import { canonicalModuleName, moduleStates, parseModulesBuiltin, parseProcModules } from '../../src/observe/modules.js';
 
 describe('modules', () => {

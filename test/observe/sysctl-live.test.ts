@@ -1,22 +1,11 @@
 // sysctl key forms (sysctl.d(5): a key whose first separator is "/" keeps
 // its dots; one whose first separator is "." has dots and slashes swapped) and
 // the live value as /proc/sys holds it.
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Host } from '../../src/host.js';
-import { buildTree, type Tree } from '../helpers/tree.js';
+import { describe, expect, it } from 'vitest';
+import { liveFixtureHosts } from '../helpers/live-fixture-host.js';
 
-const work = mkdtempSync(path.join(tmpdir(), 'observe-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** A live host over a fixture root holding `files`. */
-function live(files: Tree): Host {
-  const root = mkdtempSync(path.join(work, 'root-'));
-  buildTree(root, files);
-  return new Host({ root, live: true });
-}
+/** Live hosts over fixture roots holding `files`. */
+const { live } = liveFixtureHosts('observe-');
 import { normalizeSysctlKey, readLiveSysctl, sysctlProcPath } from '../../src/observe/sysctl-live.js';
 
 describe('sysctl key forms (sysctl.d(5))', () => {

@@ -3,8 +3,9 @@
 // are in their own modules' files).
 import { describe, expect, it } from 'vitest';
 import { parseCgroup, unitKind } from '../../src/systemd/cgroup.js';
-import { listenStreamPort, socketUnitOf, type UnitFile } from '../../src/systemd/socket-unit.js';
-import { effectiveList, parseUnitText } from '../../src/systemd/unit-file.js';
+import { listenStreamPort, socketUnitOf } from '../../src/systemd/socket-unit.js';
+import { effectiveList } from '../../src/systemd/unit-file.js';
+import { etcUnitFile } from '../helpers/unit-file.js';
 
 describe('/proc/PID/cgroup', () => {
   it('cgroup v2: the service is the last element under system.slice', () => {
@@ -82,15 +83,7 @@ describe('/proc/PID/cgroup', () => {
 });
 
 describe('unit files', () => {
-  const unit = (name: string, text: string, ...dropIns: string[]): UnitFile => ({
-    name,
-    fragment: `/etc/systemd/system/${name}`,
-    masked: false,
-    directives: [
-      ...parseUnitText(text, `/etc/systemd/system/${name}`),
-      ...dropIns.flatMap((t, i) => parseUnitText(t, `/etc/systemd/system/${name}.d/${i}.conf`)),
-    ],
-  });
+  const unit = etcUnitFile;
 
   it('ListenStream= forms', () => {
     expect(listenStreamPort('10250')).toBe(10250);

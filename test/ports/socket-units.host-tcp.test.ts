@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildTree, type Tree } from '../helpers/tree.js';
 import { notHostTcp, serviceCandidates } from '../../src/ports/socket-units.js';
-import { parseUnitText } from '../../src/systemd/unit-file.js';
+import { unitFileIn } from '../helpers/unit-file.js';
 import { socketUnitOf, type UnitFile } from '../../src/systemd/socket-unit.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
@@ -90,12 +90,7 @@ describe('a listener in its own network namespace, or on UDP, does not hold the 
 });
 
 describe('notHostTcp, unit by unit', () => {
-  const unit = (name: string, text: string): UnitFile => ({
-    name,
-    fragment: `/${LIB}/${name}`,
-    masked: false,
-    directives: parseUnitText(text, `/${LIB}/${name}`),
-  });
+  const unit = (name: string, text: string): UnitFile => unitFileIn(`/${LIB}`, name, text);
   const sockets = (...u: UnitFile[]) => u.map((file) => ({ file, unit: socketUnitOf(file) }));
 
   it('names the line that decides, and keeps every unit that may listen on the host', () => {

@@ -4,18 +4,9 @@
 // listener is in the host's network namespace is socket-units.host-tcp.test.ts.
 import { describe, expect, it } from 'vitest';
 import { mentionsPort, serviceCandidates, socketUnitsForPorts } from '../../src/ports/socket-units.js';
-import { parseUnitText } from '../../src/systemd/unit-file.js';
-import type { UnitFile } from '../../src/systemd/socket-unit.js';
+import { etcUnitFile } from '../helpers/unit-file.js';
 
-const unit = (name: string, text: string, ...dropIns: string[]): UnitFile => ({
-  name,
-  fragment: `/etc/systemd/system/${name}`,
-  masked: false,
-  directives: [
-    ...parseUnitText(text, `/etc/systemd/system/${name}`),
-    ...dropIns.flatMap((t, i) => parseUnitText(t, `/etc/systemd/system/${name}.d/${i}.conf`)),
-  ],
-});
+const unit = etcUnitFile;
 
 describe('mentionsPort and serviceCandidates', () => {
   it('a port is mentioned only as a whole token', () => {

@@ -4,6 +4,7 @@ import { paletteFor, renderPlan, unifiedDiff } from '../../src/reconcile/plan-te
 import type { Plan } from '../../src/reconcile/plan.js';
 import type { BaseSpec, Provider } from '../../src/resources/types.js';
 import { USED_SERVER } from '../helpers/plan-documents.js';
+import { portFreeSpec } from '../helpers/port-free-spec.js';
 
 const plan: Plan = {
   live: true,
@@ -28,7 +29,7 @@ const plan: Plan = {
     {
       name: 'PortFree',
       type: 'PortFree',
-      spec: { type: 'PortFree', ports: [10250], protected_units: [], stop_spawner_units: [], mask: false, timeout_seconds: 30, disable_units: [] } as BaseSpec,
+      spec: portFreeSpec([10250]) as BaseSpec,
       provider: {} as Provider,
       observed: null,
       changes: [{ id: 'p', action: 'operator', summary: 'port 10250 held by pid 7 (nc)', operator: 'not in any systemd unit', op: null }],

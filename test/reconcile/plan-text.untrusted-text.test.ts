@@ -14,6 +14,7 @@ import type { Plan } from '../../src/reconcile/plan.js';
 import type { BaseSpec, Provider } from '../../src/resources/types.js';
 import { main } from '../../src/cli.js';
 import { captureIo } from '../helpers/io.js';
+import { portFreeSpec } from '../helpers/port-free-spec.js';
 
 const RLO = '\u202E';
 const ESC = '\x1b';
@@ -33,15 +34,7 @@ describe('the text plan escapes host strings', () => {
       {
         name: 'PortFree',
         type: 'PortFree',
-        spec: {
-          type: 'PortFree',
-          ports: [10250],
-          protected_units: [],
-          stop_spawner_units: [],
-          mask: false,
-          timeout_seconds: 30,
-          disable_units: [],
-        } as BaseSpec,
+        spec: portFreeSpec([10250]) as BaseSpec,
         provider: { notes: () => [`note about ${UNIT}`] } as unknown as Provider,
         observed: null,
         changes: [

@@ -6,25 +6,19 @@
 // systemd-rc-local-generator runs an executable /etc/rc.local, and `sysctl -p`
 // of a file named by a variable can set any key, while `sysctl -w KEY=V` sets
 // exactly KEY.
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runBundle } from '../helpers/bundle-cli.js';
+import { removedAfterEach } from '../helpers/temp-dirs.js';
 import { buildTree } from '../helpers/tree.js';
 import { planPromises, withdrawnByUnknown, type PlanUnknown } from '../../src/reconcile/promises.js';
 import type { Plan } from '../../src/reconcile/plan.js';
 
-const BUNDLE = path.resolve('dist/reconcile.mjs');
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
+const roots = removedAfterEach();
 
-function reconcile(args: string[]) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const reconcile = runBundle;
 
 const DESIRED = [
   'reports_dir: /root/ks/preflight',

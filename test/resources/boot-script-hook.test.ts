@@ -4,24 +4,19 @@
 // --rollback putting every byte back. Expectations come from the runners'
 // rules (systemd-rc-local-generator, cron, run-parts, systemd's .wants links),
 // written out by hand below.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runBundle } from '../helpers/bundle-cli.js';
+import { removedAfterEach } from '../helpers/temp-dirs.js';
 import { buildTree } from '../helpers/tree.js';
 import { snapshot } from '../helpers/snapshot.js';
 
-const BUNDLE = path.resolve('dist/reconcile.mjs');
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
+const roots = removedAfterEach();
 
-function reconcile(args: string[]) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const reconcile = runBundle;
 
 const RC = [
   '#!/bin/sh -e', //                                  1

@@ -8,9 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
-import { loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
+import { loadUnitGraph } from '../../src/systemd/unit-loader.js';
 import { bootPaths, describeBootPath } from '../../src/systemd/boot-reach.js';
 import { buildTree, type Tree } from '../helpers/tree.js';
+import { compareBootReach, plainService as service } from '../helpers/boot-reach-oracle.js';
 import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted, plainTree } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
@@ -20,8 +21,6 @@ afterEach(() => {
 
 const tmpTree = (files: Tree): string => plainTree(roots, 'systemd-units-', files);
 
-const service = (extra = ''): string => `[Unit]\nDefaultDependencies=no\n${extra}[Service]\nExecStart=/bin/true\n`;
-
 async function load(files: Tree) {
   const root = mkdtempSync(path.join(os.tmpdir(), 'systemd-more-'));
   roots.push(root);
@@ -30,13 +29,7 @@ async function load(files: Tree) {
   return { started: oracleStarted(await oracle(root)), graph: await loadUnitGraph(new Host({ root, live: false })) };
 }
 
-async function compare(files: Tree, names: string[]): Promise<{ ours: Record<string, boolean>; theirs: Record<string, boolean>; graph: UnitGraph }> {
-  const root = tmpTree({ ...SKELETON, ...DEFAULT_LINK, ...files });
-  const started = oracleStarted(await oracle(root));
-  const graph = await loadUnitGraph(new Host({ root, live: false }));
-  const reach = bootPaths(graph, names);
-  return { ours: Object.fromEntries(names.map((n) => [n, reach.has(n)])), theirs: Object.fromEntries(names.map((n) => [n, started.has(n)])), graph };
-}
+const compare = (files: Tree, names: string[]) => compareBootReach(roots, files, names);
 
 describe('boot reachability, as systemd --test starts units', () => {
   it('BindsTo= and Requires= chains: the sentence names the relation, the shortest chain and where it is declared', async () => {

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Host } from '../../src/host.js';
-import type { PortFreeSpec } from '../../src/resources/port-free/spec.js';
 import { portFreeProvider } from '../../src/resources/port-free/provider.js';
 import { systemUnitGraph } from '../../src/systemd/system-graph.js';
 import { dependencyLinks, extendUnitGraph, loadUnitGraph } from '../../src/systemd/unit-loader.js';
 import { scanBootScripts } from '../../src/boot-scripts/scan.js';
 import { buildTree } from '../helpers/tree.js';
+import { portFreeSpec } from '../helpers/port-free-spec.js';
 import { applyContext } from '../helpers/door.js';
 
 const LIB = '/usr/lib/systemd/system';
@@ -36,15 +36,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const spec: PortFreeSpec = {
-  type: 'PortFree',
-  ports: [10250],
-  protected_units: [],
-  stop_spawner_units: [],
-  mask: false,
-  timeout_seconds: 30,
-  disable_units: [],
-};
+const spec = portFreeSpec([10250]);
 
 describe('the shared system unit graph', () => {
   it('is one object for every reader on one Host, the boot-script scan and PortFree included', async () => {

@@ -5,6 +5,7 @@
 // systemctl is only ever run with --root on a temp directory.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyContext } from '../helpers/door.js';
+import { portFreeSpec } from '../helpers/port-free-spec.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,18 +85,7 @@ const refuse: CommandRunner = async (cmd, args) => {
 };
 const offlineHost = (root: string) => new Host({ root, runner: refuse });
 
-function portSpec(extra: Partial<PortFreeSpec>): PortFreeSpec {
-  return {
-    type: 'PortFree',
-    ports: [2379, 2380, 6443, 10250, 10257, 10259],
-    protected_units: [],
-    stop_spawner_units: [],
-    mask: false,
-    timeout_seconds: 30,
-    disable_units: [],
-    ...extra,
-  };
-}
+const portSpec = (extra: Partial<PortFreeSpec>): PortFreeSpec => portFreeSpec([2379, 2380, 6443, 10250, 10257, 10259], extra);
 
 async function portFreeOffline(root: string, spec: PortFreeSpec): Promise<string[]> {
   const h = offlineHost(root);

@@ -9,10 +9,9 @@ import { rmSync } from 'node:fs';
 import { execa } from 'execa';
 import { Host } from '../../src/host.js';
 import { enablementOf, linkDelta, unitLinkSnapshot } from '../../src/systemd/unit-links.js';
-import { loadUnitGraph, type UnitGraph } from '../../src/systemd/unit-loader.js';
-import { bootPaths } from '../../src/systemd/boot-reach.js';
 import type { Tree } from '../helpers/tree.js';
-import { DEFAULT_LINK, ETC, LIB, NODEFAULT, SKELETON, oracle, oracleStarted, plainTree, systemctlRoot } from '../helpers/systemd-oracle.js';
+import { compareBootReach, plainService as service } from '../helpers/boot-reach-oracle.js';
+import { ETC, LIB, NODEFAULT, oracle, plainTree, systemctlRoot } from '../helpers/systemd-oracle.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -91,15 +90,7 @@ describe('masks and links, against systemctl --root', () => {
   });
 });
 
-const service = (extra = ''): string => `[Unit]\nDefaultDependencies=no\n${extra}[Service]\nExecStart=/bin/true\n`;
-
-async function compare(files: Tree, names: string[]): Promise<{ ours: Record<string, boolean>; theirs: Record<string, boolean>; graph: UnitGraph }> {
-  const root = tmpTree({ ...SKELETON, ...DEFAULT_LINK, ...files });
-  const started = oracleStarted(await oracle(root));
-  const graph = await loadUnitGraph(new Host({ root, live: false }));
-  const reach = bootPaths(graph, names);
-  return { ours: Object.fromEntries(names.map((n) => [n, reach.has(n)])), theirs: Object.fromEntries(names.map((n) => [n, started.has(n)])), graph };
-}
+const compare = (files: Tree, names: string[]) => compareBootReach(roots, files, names);
 
 describe('unit-file syntax, as systemd --test reads it', () => {
   it('continuations (with comment lines inside), ";" comments, blanks around "=", sections other than [Unit]', async () => {

@@ -2,39 +2,26 @@
 // the write door, that systemd sees the watcher enabled for the next boot
 // (systemctl --root is the oracle), that --rollback removes every piece, and
 // that without bpftrace nothing is installed and apply says so (exit 1).
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildBundleBeforeAll, fileWriter, runBundle, systemctlRootText } from '../../helpers/bundle-cli.js';
+import { removedAfterEach } from '../../helpers/temp-dirs.js';
 
-const repo = path.resolve(new URL('../../..', import.meta.url).pathname);
-const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
 const WATCH = 'k8s-host-reconcile-boot-watch.service';
 const STOP = 'k8s-host-reconcile-boot-watch-stop.service';
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-beforeAll(() => {
-  expect(spawnSync(process.execPath, ['scripts/bundle.mjs'], { cwd: repo }).status).toBe(0);
-}, 60_000);
+const roots = removedAfterEach();
+buildBundleBeforeAll();
 
-function reconcile(args: string[]) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-const systemctlRoot = (root: string, ...args: string[]) => spawnSync('systemctl', ['--root', root, ...args], { encoding: 'utf8' }).stdout.trim();
+const reconcile = runBundle;
+const systemctlRoot = systemctlRootText;
 
 /** An image with nothing to converge but the watch, with or without bpftrace. */
 function image(bpftrace: boolean) {
   const root = mkdtempSync(path.join(tmpdir(), 'boot-watch-'));
   roots.push(root);
-  const put = (rel: string, data: string, mode = 0o644) => {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), data);
-    chmodSync(path.join(root, rel), mode);
-  };
+  const put = fileWriter(root);
   put('etc/fstab', 'UUID=1 / ext4 defaults 0 1\n');
   for (const d of ['run', 'root', 'etc/systemd/system']) mkdirSync(path.join(root, d), { recursive: true });
   if (bpftrace) put('usr/bin/bpftrace', '#!/bin/sh\n', 0o755);

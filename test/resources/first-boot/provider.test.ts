@@ -1,33 +1,23 @@
 // The bake (--apply --root) and first_boot: what it installs into an image,
 // through the write door, for each mode; systemctl --root is the oracle for
 // whether the unit is enabled in the image.
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BUNDLE, buildBundleBeforeAll, fileWriter, runBundle, systemctlRootText } from '../../helpers/bundle-cli.js';
+import { removedAfterEach } from '../../helpers/temp-dirs.js';
 import { snapshot } from '../../helpers/snapshot.js';
 import { toolOwned } from '../../helpers/lab-image.js';
 
-const repo = path.resolve(new URL('../../..', import.meta.url).pathname);
-const BUNDLE = path.join(repo, 'dist/reconcile.mjs');
 const UNIT = 'k8s-host-reconcile-first-boot.service';
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-beforeAll(() => {
-  expect(spawnSync(process.execPath, ['scripts/bundle.mjs'], { cwd: repo }).status).toBe(0);
-}, 60_000);
+const roots = removedAfterEach();
+buildBundleBeforeAll();
 
-function reconcile(args: string[]) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const reconcile = runBundle;
 
-function systemctlRoot(root: string, ...args: string[]): string {
-  return spawnSync('systemctl', ['--root', root, ...args], { encoding: 'utf8' }).stdout.trim();
-}
+const systemctlRoot = systemctlRootText;
 
 const AGENT =
   '[Unit]\nDescription=agent that binds 10250 some seconds after it starts\n[Service]\nExecStart=/usr/bin/python3 /opt/agent.py --port 10250\nRestart=always\n[Install]\nWantedBy=multi-user.target\n';
@@ -36,11 +26,7 @@ const AGENT =
 function image(opts: { firstBoot?: string; node?: boolean; packaged?: boolean } = {}) {
   const root = mkdtempSync(path.join(tmpdir(), 'first-boot-'));
   roots.push(root);
-  const put = (rel: string, data: string, mode = 0o644) => {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), data);
-    chmodSync(path.join(root, rel), mode);
-  };
+  const put = fileWriter(root);
   put('etc/fstab', 'UUID=1 / ext4 defaults 0 1\n/swapfile none swap sw 0 0\n');
   put('etc/systemd/system/agent.service', AGENT);
   mkdirSync(path.join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });

@@ -3,25 +3,17 @@
 // rename happens whole or not at all), the next run says the run was interrupted, a forced --rollback
 // gives back the original tree exactly (an lstat walk of bytes, modes, owners and link targets:
 // test/helpers/snapshot.ts), and an apply after it converges to the full run's tree.
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildTree } from '../../helpers/tree.js';
+import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.js';
 import { snapshot, type Snapshot } from '../../helpers/snapshot.js';
 import { parseJournal } from '../../../src/door/journal.js';
 
 const BUNDLE = path.resolve('dist/reconcile.mjs');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const temp = (p: string) => {
-  const d = mkdtempSync(path.join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
+const temp = tempDirsRemovedAfterEach();
 
 function reconcile(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [BUNDLE, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });

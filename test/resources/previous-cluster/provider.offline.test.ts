@@ -4,24 +4,16 @@
 // a disable removes is what systemd's own `systemctl --root COPY disable` does to a copy of the image;
 // sizes are find(1)'s; the tree after --rollback is compared with the tree before by diff(1) against a
 // cp -a copy and by an lstat walk of modes, owners and link targets (test/helpers/snapshot.ts).
-import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { existsSync, writeFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildTree } from '../../helpers/tree.js';
+import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { snapshot } from '../../helpers/snapshot.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const temp = (p: string) => {
-  const d = mkdtempSync(path.join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
+const temp = tempDirsRemovedAfterEach();
 
 const REPORTS = 'root/ks/preflight';
 const unit = (desc: string, exec: string) =>
