@@ -28,8 +28,6 @@ const NOT_YET: string[] = [
   'src/reconcile/plan.ts',
   'src/report/index.ts',
   'src/resources/port-free/diff-user.ts',
-  'src/resources/previous-cluster/apply.ts',
-  'src/resources/previous-cluster/observe.ts',
   'src/resources/sysctl-file/boot-scripts.ts',
   'src/resources/sysctl-file/diff.ts',
 ];
