@@ -27,7 +27,6 @@ const NOT_YET: string[] = [
   'src/ports/identity.ts',
   'src/reconcile/plan.ts',
   'src/report/index.ts',
-  'src/resources/port-free/diff-user.ts',
   'src/resources/sysctl-file/boot-scripts.ts',
   'src/resources/sysctl-file/diff.ts',
 ];
