@@ -26,7 +26,6 @@ const NOT_YET: string[] = [
   'src/lex/shell-variables.ts',
   'src/ports/identity.ts',
   'src/reconcile/plan.ts',
-  'src/resources/sysctl-file/diff.ts',
 ];
 
 function files(dir: string, suffix: string): string[] {
