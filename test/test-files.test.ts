@@ -24,17 +24,6 @@ const NOT_YET: string[] = [
   'src/kubespray/checkout.ts',
   'src/lex/shell-statements.ts',
   'src/lex/shell-variables.ts',
-  'src/ports/identity.ts',
-  'src/reconcile/plan.ts',
-  'src/report/index.ts',
-  'src/resources/first-boot/bundle.ts',
-  'src/resources/port-free/diff-user.ts',
-  'src/resources/previous-cluster/apply.ts',
-  'src/resources/previous-cluster/observe.ts',
-  'src/resources/previous-cluster/ops.ts',
-  'src/resources/previous-cluster/promises.ts',
-  'src/resources/sysctl-file/boot-scripts.ts',
-  'src/resources/sysctl-file/diff.ts',
 ];
 
 function files(dir: string, suffix: string): string[] {

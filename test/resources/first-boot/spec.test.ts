@@ -2,15 +2,9 @@
 // spec.ts), from a hand-made plan of the desired resources: deferred changes
 // are work lines, a provider's own share (atFirstBoot) replaces its deferred
 // lines and adds candidates and its longest wait; a running host, first_boot
-// off or nothing to do derive nothing. The running bundle (bundle.ts) is read
-// only when it is a "#!" file, never a .ts source.
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+// off or nothing to do derive nothing.
+import { describe, expect, it } from 'vitest';
 import { firstBootSpec, firstBootWork } from '../../../src/resources/first-boot/spec.js';
-import { runningBundle } from '../../../src/resources/first-boot/bundle.js';
 import type { AnyProvider } from '../../../src/resources/index.js';
 import type { Change, DeriveInput, FirstBootPart, PlannedResource } from '../../../src/resources/types.js';
 import type { DesiredState } from '../../../src/desired-state.js';
@@ -85,34 +79,5 @@ describe('firstBootSpec', () => {
     expect(firstBootSpec(input({ resources, live: true, desiredBytes: never }))).toBeNull();
     expect(firstBootSpec(input({ resources, desired: desired('off'), desiredBytes: never }))).toBeNull();
     expect(firstBootSpec(input({ resources: [resource('SwapOff', [change('update', 'x')])], desiredBytes: never }))).toBeNull();
-  });
-});
-
-describe('runningBundle', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  });
-  const file = (name: string, content: string | Buffer) => {
-    const d = mkdtempSync(path.join(tmpdir(), 'bundle-'));
-    dirs.push(d);
-    writeFileSync(path.join(d, name), content);
-    return pathToFileURL(path.join(d, name)).href;
-  };
-
-  it('a "#!" file is the bundle, its bytes exact', () => {
-    const bytes = Buffer.from('#!/usr/bin/env node\n// \xff\n', 'latin1');
-    const url = file('reconcile.mjs', bytes);
-    const b = runningBundle(url);
-    expect(b?.path).toBe(new URL(url).pathname);
-    expect(Buffer.from(b!.bytes, 'latin1').equals(bytes)).toBe(true);
-  });
-
-  it('no bundle: a .ts source, a file without "#!", a missing file, a URL that is no file', () => {
-    expect(runningBundle(file('spec.ts', '#!/x\n'))).toBeNull();
-    expect(runningBundle(file('reconcile.mjs', 'import x;\n'))).toBeNull();
-    expect(runningBundle(pathToFileURL('/nonexistent/reconcile.mjs').href)).toBeNull();
-    expect(runningBundle('data:text/javascript,1')).toBeNull();
-    expect(runningBundle()).toBeNull();
   });
 });
