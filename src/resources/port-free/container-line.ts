@@ -1,0 +1,63 @@
+// The operator line for a port held by a container outside Kubernetes: which
+// container (id, name, image, restart policy), what brings it back at boot,
+// and exactly what to run. The runtime itself (dockerd, containerd, podman)
+// is never stopped for it: it runs every container on the host. Pure.
+import type { Change } from '../types.js';
+import type { BusyPort, LivePortsObserved } from '../../ports/observed.js';
+import type { ContainerHold } from '../../containers/holder.js';
+import type { DockerContainer } from '../../containers/docker-state.js';
+import type { PodmanContainer } from '../../containers/podman-state.js';
+import { operatorChange, type PortFreeOp } from './ops.js';
+
+const short = (id: string) => id.slice(0, 12);
+
+/** What starts a Docker container again at boot: dockerd starts always and unless-stopped ones (not stopped by hand) when it starts. */
+function dockerComeback(c: DockerContainer, enabled: boolean | null): string {
+  if (c.restart === null) return 'whether it comes back at boot is unknown (its restart policy could not be read)';
+  if (c.restart === 'no' || c.restart === 'on-failure') return `its restart policy ${c.restart} does not start it at boot`;
+  if (enabled === false)
+    return `its restart policy ${c.restart} starts it whenever dockerd starts; docker.service is not enabled, but anything that starts dockerd (docker.socket, a person) brings it back`;
+  if (enabled === null) return `its restart policy ${c.restart} starts it whenever dockerd starts, and whether docker.service is enabled is unknown`;
+  return `docker.service is enabled and the restart policy ${c.restart} starts it again at every boot`;
+}
+
+function dockerLine(c: DockerContainer, hold: ContainerHold): string {
+  const ref = c.name ?? short(c.id);
+  const what = `docker container ${short(c.id)} "${c.name ?? 'unknown name'}" (image ${c.image ?? 'unknown'}, restart policy ${c.restart ?? 'unknown'}${c.networkMode ? `, network ${c.networkMode}` : ''})`;
+  const unknown = c.unknown.length > 0 ? `; unknown: ${c.unknown.join('; ')}` : '';
+  return `it is ${what}, found as ${hold.how}; ${dockerComeback(c, hold.runtimeEnabled)}${unknown}. Run: docker update --restart=no ${ref} && docker stop ${ref} (dockerd itself is never stopped: it runs every container on this host)`;
+}
+
+function podmanLine(c: PodmanContainer, hold: ContainerHold): string {
+  const ref = c.name ?? short(c.id);
+  const what = `podman container ${short(c.id)} "${c.name ?? 'unknown name'}" (image ID ${c.image ? short(c.image) : 'unknown'})`;
+  return (
+    `it is ${what}, found as ${hold.how}; unknown: ${c.unknown.join('; ')}, so whether it comes back at boot is unknown. ` +
+    `Run: podman update --restart=no ${ref} && podman stop ${ref}; if a quadlet (/etc/containers/systemd/${ref}.container) or a podman unit (container-${ref}.service) starts it, ` +
+    `systemctl disable --now that unit and move the .container file away`
+  );
+}
+
+function holdLine(pid: number, comm: string | null, hold: ContainerHold): string {
+  const who = `pid ${pid} (${comm ?? 'unknown'})`;
+  if (hold.container === null)
+    return `${who} belongs to a container (${hold.how}), but which one is unknown: ${hold.error}; find it with docker ps or podman ps`;
+  return `${who}: ${hold.container.runtime === 'docker' ? dockerLine(hold.container, hold) : podmanLine(hold.container, hold)}`;
+}
+
+/** The operator line when a holder of the port is a container's; null when none is. */
+export function containerChange(
+  o: LivePortsObserved,
+  b: BusyPort,
+  id: string,
+  head: string,
+  opBase: { port: number; unit: string | null; pid: number | null },
+): Change<PortFreeOp> | null {
+  const lines = b.holders.flatMap((h) => {
+    const hold = o.containers?.[`${b.port}:${h.pid}`];
+    return hold === undefined ? [] : [holdLine(h.pid, h.comm, hold)];
+  });
+  if (lines.length === 0) return null;
+  const holders = b.holders.map((h) => `pid ${h.pid} (${h.comm ?? 'unknown'})${h.placement?.unit ? ` in ${h.placement.unit}` : ''}`).join(', ');
+  return operatorChange(id, `${head} held by ${holders}`, lines.join('; '), opBase);
+}
