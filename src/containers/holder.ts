@@ -8,6 +8,8 @@ import type { PortHolder } from '../ports/observed.js';
 import { dockerContainerIds, readDockerContainer, resolveDockerId, type DockerContainer } from './docker-state.js';
 import { readPodmanContainer, type PodmanContainer } from './podman-state.js';
 import { enablementOf } from '../systemd/unit-links.js';
+import { readQuadlets, type Quadlet } from './quadlet.js';
+import { podmanUnitsFor, type PodmanUnit } from './podman-units.js';
 
 export type HeldContainer = DockerContainer | PodmanContainer;
 
@@ -18,11 +20,18 @@ export interface ContainerHold {
   container: HeldContainer | null;
   /** Why the container could not be named; null when it was. */
   error: string | null;
-  /** docker.service is enabled (started at boot); null when not read or not Docker. */
+  /** docker.service (podman: podman-restart.service, which starts restart=always containers at boot) is enabled; null when not read. */
   runtimeEnabled: boolean | null;
+  /** Podman: the quadlet whose ContainerName= is the container's name; null when none is. */
+  quadlet?: Quadlet | null;
+  /** Podman: quadlet files or directories that could not be read (one of them may start it). */
+  quadletsUnread?: string[];
+  /** Podman: services made by `podman generate systemd` that start it, each with whether it is enabled (null: unknown). */
+  podmanUnits?: (PodmanUnit & { enabled: boolean | null })[];
 }
 
-const SCOPE = /^(docker|libpod)-([0-9a-f]{12,})\.scope$/;
+// libpod-conmon-<id>.scope: rootful podman hands the published ports' sockets to conmon, which holds them.
+const SCOPE = /^(docker|libpod)-(?:conmon-)?([0-9a-f]{12,})\.scope$/;
 
 /** docker-proxy's value after `flag` (it takes "-flag value"). */
 function flagOf(argv: string[], flag: string): string | null {
@@ -30,9 +39,9 @@ function flagOf(argv: string[], flag: string): string | null {
   return i >= 0 && i + 1 < argv.length ? argv[i + 1]! : null;
 }
 
-async function dockerEnabled(fs: TargetFs): Promise<boolean | null> {
+async function unitEnabled(fs: TargetFs, unit: string): Promise<boolean | null> {
   try {
-    const e = (await enablementOf(fs, ['docker.service'])).get('docker.service');
+    const e = (await enablementOf(fs, [unit])).get(unit);
     return e === undefined ? null : e.links.length > 0;
   } catch {
     return null;
@@ -41,10 +50,19 @@ async function dockerEnabled(fs: TargetFs): Promise<boolean | null> {
 
 async function byScope(fs: TargetFs, runtime: string, id: string, unit: string): Promise<ContainerHold> {
   const how = `${unit} is the container's scope`;
-  if (runtime === 'libpod') return { how, container: await readPodmanContainer(fs, id), error: null, runtimeEnabled: null };
+  if (runtime === 'libpod') {
+    const c = await readPodmanContainer(fs, id);
+    const q = await readQuadlets(fs);
+    const quadlet = c.name === null ? null : (q.quadlets.find((x) => x.containerName === c.name) ?? null);
+    const u = await podmanUnitsFor(fs, c.name, c.id);
+    const podmanUnits = [];
+    for (const x of u.units) podmanUnits.push({ ...x, enabled: await unitEnabled(fs, x.unit) });
+    const runtimeEnabled = await unitEnabled(fs, 'podman-restart.service');
+    return { how, container: c, error: null, runtimeEnabled, quadlet, quadletsUnread: [...q.unreadable, ...u.unreadable], podmanUnits };
+  }
   const r = await resolveDockerId(fs, id);
   if ('error' in r) return { how, container: null, error: r.error, runtimeEnabled: null };
-  return { how, container: await readDockerContainer(fs, r.id), error: null, runtimeEnabled: await dockerEnabled(fs) };
+  return { how, container: await readDockerContainer(fs, r.id), error: null, runtimeEnabled: await unitEnabled(fs, 'docker.service') };
 }
 
 /** docker-proxy for host port `port`: the running container whose PortBindings publish it. */
@@ -63,7 +81,7 @@ async function byProxy(fs: TargetFs, argv: string[], port: number): Promise<Cont
       hits.length === 0 ? `no container in /var/lib/docker/containers publishes ${port}/${proto}` : `${hits.length} containers publish ${port}/${proto}`;
     return { how, container: null, error: why, runtimeEnabled: null };
   }
-  return { how, container: hits[0]!, error: null, runtimeEnabled: await dockerEnabled(fs) };
+  return { how, container: hits[0]!, error: null, runtimeEnabled: await unitEnabled(fs, 'docker.service') };
 }
 
 /** The container behind one holder of `port`, or null when the holder is no container's. */

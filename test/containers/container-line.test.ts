@@ -144,18 +144,58 @@ describe('a container holding 6443', () => {
     );
   });
 
-  it('a podman container: named from containers.json, its restart policy unknown', async () => {
-    const pid = 'ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100';
-    const root = tree({
-      'var/lib/containers/storage/overlay-containers/containers.json': JSON.stringify([
-        { id: pid, names: ['kubelet-lookalike'], image: '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0', layer: 'l', metadata: '{}' },
-      ]),
-    });
-    const [c] = await plan(root, holder(55, 'server', `/machine.slice/libpod-${pid}.scope`));
+  const PID = 'ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100';
+  const podmanTree = (name: string): Tree => ({
+    'var/lib/containers/storage/overlay-containers/containers.json': JSON.stringify([
+      { id: PID, names: [name], image: '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0', layer: 'l', metadata: '{}' },
+    ]),
+    'usr/lib/systemd/system/podman-restart.service':
+      '[Service]\nExecStart=/usr/bin/podman start --all --filter restart-policy=always\n[Install]\nWantedBy=default.target\n',
+    'usr/lib/systemd/system/default.target': '[Unit]\n',
+  });
+  const UNKNOWN =
+    "unknown: podman's restart policy and the units that start it are in libpod's database (/var/lib/containers/storage/libpod), which is not read";
+
+  it('a podman container with no unit: named from containers.json, its restart policy unknown', async () => {
+    const root = tree(podmanTree('web'));
+    expect((await systemctlRoot(root, 'is-enabled', 'podman-restart.service')).stdout.trim()).toBe('disabled');
+    const [c] = await plan(root, holder(55, 'conmon', `/machine.slice/libpod-conmon-${PID}.scope`));
     expect(c!.operator).toBe(
-      `pid 55 (server): it is podman container ffeeddccbbaa "kubelet-lookalike" (image ID 9f8e7d6c5b4a), found as libpod-${pid}.scope is the container's scope; ` +
-        "unknown: podman's restart policy and the units that start it are in libpod's database (/var/lib/containers/storage/libpod), which is not read, so whether it comes back at boot is unknown. " +
-        'Run: podman update --restart=no kubelet-lookalike && podman stop kubelet-lookalike; if a quadlet (/etc/containers/systemd/kubelet-lookalike.container) or a podman unit (container-kubelet-lookalike.service) starts it, systemctl disable --now that unit and move the .container file away',
+      `pid 55 (conmon): it is podman container ffeeddccbbaa "web" (image ID 9f8e7d6c5b4a), found as libpod-conmon-${PID}.scope is the container's scope; ` +
+        `podman-restart.service starts every container whose restart policy is always at boot (it is not enabled); ${UNKNOWN}. ` +
+        'Run: podman stop web && podman update --restart=no web (podman 5 and later; older: podman rm web) (podman is never stopped as a whole)',
+    );
+  });
+
+  it('a quadlet on 10250 with [Install] WantedBy: the generated unit is named, and moving the file away is what to run', async () => {
+    // podman-systemd.unit(5): NAME.container, [Container] ContainerName= (default systemd-%N), PublishPort=, [Install] applied by the generator.
+    const quadlet =
+      '[Unit]\nDescription=x\n\n[Container]\nImage=localhost/web\nPublishPort=6443:8080\nPublishPort=\\\n  10250:10250\n\n[Install]\nWantedBy=multi-user.target default.target\n';
+    const root = tree({ ...podmanTree('systemd-web'), 'etc/containers/systemd/web.container': quadlet });
+    const [c] = await plan(root, holder(55, 'server', `/machine.slice/libpod-${PID}.scope`));
+    expect(c!.operator).toBe(
+      `pid 55 (server): it is podman container ffeeddccbbaa "systemd-web" (image ID 9f8e7d6c5b4a), found as libpod-${PID}.scope is the container's scope; ` +
+        'the quadlet /etc/containers/systemd/web.container makes web.service (ContainerName=systemd-web, PublishPort=6443:8080, PublishPort=10250:10250); its [Install] multi-user.target default.target starts it at every boot; ' +
+        `podman-restart.service starts every container whose restart policy is always at boot (it is not enabled); ${UNKNOWN}. ` +
+        "Run: systemctl stop web.service, move /etc/containers/systemd/web.container out of /etc/containers/systemd and run systemctl daemon-reload (a quadlet's unit is generated: systemctl disable cannot disable it) (podman is never stopped as a whole)",
+    );
+  });
+
+  it('a unit from podman generate systemd (ExecStart=podman start NAME), enabled', async () => {
+    const unit = '[Service]\nExecStart=/usr/bin/podman start api\nExecStop=/usr/bin/podman stop -t 10 api\n[Install]\nWantedBy=default.target\n';
+    const root = tree({
+      ...podmanTree('api'),
+      'etc/systemd/system/container-api.service': unit,
+      'etc/systemd/system/default.target.wants/container-api.service': { link: '/etc/systemd/system/container-api.service' },
+      'etc/systemd/system/other.service': '[Service]\nExecStart=/usr/bin/podman run --name other img\n',
+    });
+    expect((await systemctlRoot(root, 'is-enabled', 'container-api.service')).stdout.trim()).toBe('enabled');
+    const [c] = await plan(root, holder(55, 'api', `/machine.slice/libpod-${PID}.scope`));
+    expect(c!.operator).toBe(
+      `pid 55 (api): it is podman container ffeeddccbbaa "api" (image ID 9f8e7d6c5b4a), found as libpod-${PID}.scope is the container's scope; ` +
+        'container-api.service (/etc/systemd/system/container-api.service:2) starts it with podman; it is enabled; ' +
+        `podman-restart.service starts every container whose restart policy is always at boot (it is not enabled); ${UNKNOWN}. ` +
+        'Run: systemctl disable --now container-api.service (podman is never stopped as a whole)',
     );
   });
 });

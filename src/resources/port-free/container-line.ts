@@ -28,14 +28,39 @@ function dockerLine(c: DockerContainer, hold: ContainerHold): string {
   return `it is ${what}, found as ${hold.how}; ${dockerComeback(c, hold.runtimeEnabled)}${unknown}. Run: docker update --restart=no ${ref} && docker stop ${ref} (dockerd itself is never stopped: it runs every container on this host)`;
 }
 
+/** What brings a podman container back at boot: its quadlet, a generated unit, podman-restart.service. */
+function podmanComeback(ref: string, hold: ContainerHold): { back: string; run: string[] } {
+  const q = hold.quadlet ?? null;
+  const run: string[] = [];
+  const back: string[] = [];
+  if (q !== null) {
+    const net = [...q.publishPorts.map((p) => `PublishPort=${p}`), ...(q.network ? [`Network=${q.network}`] : [])].join(', ');
+    const boot =
+      q.startedBy.length > 0
+        ? `its [Install] ${q.startedBy.join(' ')} starts it at every boot`
+        : 'it has no [Install] target, so it does not start at boot by itself';
+    back.push(`the quadlet ${q.file} makes ${q.unit} (ContainerName=${q.containerName}${net ? `, ${net}` : ''}); ${boot}`);
+    run.push(
+      `systemctl stop ${q.unit}, move ${q.file} out of ${q.file.slice(0, q.file.lastIndexOf('/'))} and run systemctl daemon-reload (a quadlet's unit is generated: systemctl disable cannot disable it)`,
+    );
+  }
+  for (const u of hold.podmanUnits ?? []) {
+    const en = u.enabled === null ? 'whether it is enabled is unknown' : u.enabled ? 'it is enabled' : 'it is not enabled';
+    back.push(`${u.unit} (${u.file}:${u.line}) starts it with podman; ${en}`);
+    run.push(`systemctl disable --now ${u.unit}`);
+  }
+  const restart = hold.runtimeEnabled === null ? 'whether it is enabled is unknown' : hold.runtimeEnabled ? 'it is enabled' : 'it is not enabled';
+  back.push(`podman-restart.service starts every container whose restart policy is always at boot (${restart})`);
+  if (run.length === 0) run.push(`podman stop ${ref} && podman update --restart=no ${ref} (podman 5 and later; older: podman rm ${ref})`);
+  return { back: back.join('; '), run };
+}
+
 function podmanLine(c: PodmanContainer, hold: ContainerHold): string {
   const ref = c.name ?? short(c.id);
   const what = `podman container ${short(c.id)} "${c.name ?? 'unknown name'}" (image ID ${c.image ? short(c.image) : 'unknown'})`;
-  return (
-    `it is ${what}, found as ${hold.how}; unknown: ${c.unknown.join('; ')}, so whether it comes back at boot is unknown. ` +
-    `Run: podman update --restart=no ${ref} && podman stop ${ref}; if a quadlet (/etc/containers/systemd/${ref}.container) or a podman unit (container-${ref}.service) starts it, ` +
-    `systemctl disable --now that unit and move the .container file away`
-  );
+  const unread = (hold.quadletsUnread ?? []).length > 0 ? `; not read: ${hold.quadletsUnread!.join(', ')}` : '';
+  const { back, run } = podmanComeback(ref, hold);
+  return `it is ${what}, found as ${hold.how}; ${back}; unknown: ${c.unknown.join('; ')}${unread}. Run: ${run.join('; ')} (podman is never stopped as a whole)`;
 }
 
 function holdLine(pid: number, comm: string | null, hold: ContainerHold): string {
