@@ -41,7 +41,8 @@ export async function podmanUnitsFor(fs: TargetFs, name: string | null, id: stri
   } catch {
     return { units: [], unreadable: [SYSTEMD_SYSTEM_ETC] };
   }
-  for (const e of (ents ?? []).filter((x) => x.name.endsWith('.service') && (x.isFile() || x.isSymbolicLink()))) {
+  const services = (ents ?? []).filter((x) => x.name.endsWith('.service') && (x.isFile() || x.isSymbolicLink())).sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of services) {
     const file = `${SYSTEMD_SYSTEM_ETC}/${e.name}`;
     let text: string | null = null;
     try {
