@@ -8,6 +8,7 @@ import type { PortHolder } from '../ports/observed.js';
 import { dockerContainerIds, readDockerContainer, resolveDockerId, type DockerContainer } from './docker-state.js';
 import { readPodmanContainer, type PodmanContainer } from './podman-state.js';
 import { enablementOf } from '../systemd/unit-links.js';
+import { kubePodOf } from '../systemd/cgroup.js';
 import { readQuadlets, type Quadlet } from './quadlet.js';
 import { podmanUnitsFor, type PodmanUnit } from './podman-units.js';
 
@@ -86,6 +87,9 @@ async function byProxy(fs: TargetFs, argv: string[], port: number): Promise<Cont
 
 /** The container behind one holder of `port`, or null when the holder is no container's. */
 export async function containerOfHolder(fs: TargetFs, h: PortHolder, port: number): Promise<ContainerHold | null> {
+  // A container of a Kubernetes pod (cri-dockerd puts docker-ID.scope below kubepods.slice): kubelet starts it
+  // again whatever its restart policy, so it is the former node's (diff-live.ts says so), not a container to name here.
+  if (h.placement && kubePodOf(h.placement.path) !== null) return null;
   const unit = h.placement?.unit ?? '';
   const m = SCOPE.exec(unit);
   if (m) return byScope(fs, m[1]!, m[2]!, unit);

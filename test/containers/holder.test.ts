@@ -70,6 +70,13 @@ describe('containerOfHolder', () => {
     expect(await containerOfHolder(treeHost({}), other, 6443)).toBeNull();
   });
 
+  it("a docker scope below kubepods.slice (cri-dockerd) is a pod's container, left to the former-node line", async () => {
+    const path = `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/docker-${A}.scope`;
+    const s: PortHolder = { pid: 3, comm: 'kube-apiserver', placement: placementOfPath(path, 'v2'), ancestry: null, mainHoldsSocket: null };
+    expect(s.placement?.unit).toBe(`docker-${A}.scope`);
+    expect(await containerOfHolder(treeHost(files(A, 'k8s_kube-apiserver', true, '6443')), s, 6443)).toBeNull();
+  });
+
   it('a docker scope names its container; a libpod-conmon scope its podman container', async () => {
     const s: PortHolder = { pid: 3, comm: 'etcd', placement: placementOfPath(`/system.slice/docker-${A}.scope`, 'v2'), ancestry: null, mainHoldsSocket: null };
     expect((await containerOfHolder(treeHost(files(A, 'etcd', true, '2379')), s, 2379))?.container?.name).toBe('etcd');
