@@ -8,6 +8,7 @@ import type { ContainerHold } from '../../containers/holder.js';
 import type { DockerContainer } from '../../containers/docker-state.js';
 import type { PodmanContainer } from '../../containers/podman-state.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
+import type { PortFreeSpec } from './spec.js';
 
 const short = (id: string) => id.slice(0, 12);
 
@@ -70,8 +71,30 @@ function holdLine(pid: number, comm: string | null, hold: ContainerHold): string
   return `${who}: ${hold.container.runtime === 'docker' ? dockerLine(hold.container, hold) : podmanLine(hold.container, hold)}`;
 }
 
-/** The operator line when a holder of the port is a container's; null when none is. */
+/** Whether stop_containers names this container: by name, or by an id prefix of 12 or more characters. */
+function allowed(spec: PortFreeSpec, c: DockerContainer): boolean {
+  return (spec.stop_containers ?? []).some((n) => n === c.name || (n.length >= 12 && c.id.startsWith(n)));
+}
+
+/** The stop for a port every holder of which is one Docker container stop_containers names, with its restart policy known; else null. */
+function containerStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, id: string, head: string): Change<PortFreeOp> | null {
+  const holds = b.holders.map((h) => o.containers?.[`${b.port}:${h.pid}`]?.container ?? null);
+  const c = holds[0];
+  if (!c || c.runtime !== 'docker' || c.restart === null || !holds.every((x) => x?.id === c.id) || !allowed(spec, c)) return null;
+  const h = b.holders[0]!;
+  const ref = c.name ?? short(c.id);
+  return {
+    id,
+    action: 'stop',
+    runtime: true,
+    summary: `${head} held by pid ${h.pid} (${h.comm ?? 'unknown'}), docker container ${short(c.id)} "${ref}" (restart policy ${c.restart}), named in stop_containers: docker update --restart=no ${ref}, then docker stop ${ref} (--rollback sets --restart=${c.restart} again and starts it)`,
+    op: { kind: 'container-stop', port: b.port, pid: h.pid, runtime: 'docker', id: c.id, name: c.name, restart: c.restart },
+  };
+}
+
+/** The operator line when a holder of the port is a container's (or its stop, when stop_containers names it); null when none is. */
 export function containerChange(
+  spec: PortFreeSpec,
   o: LivePortsObserved,
   b: BusyPort,
   id: string,
@@ -83,6 +106,8 @@ export function containerChange(
     return hold === undefined ? [] : [holdLine(h.pid, h.comm, hold)];
   });
   if (lines.length === 0) return null;
+  const stop = containerStop(spec, o, b, id, head);
+  if (stop !== null) return stop;
   const holders = b.holders.map((h) => `pid ${h.pid} (${h.comm ?? 'unknown'})${h.placement?.unit ? ` in ${h.placement.unit}` : ''}`).join(', ');
   return operatorChange(id, `${head} held by ${holders}`, lines.join('; '), opBase);
 }

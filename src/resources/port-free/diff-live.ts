@@ -239,7 +239,7 @@ function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
   const first = b.holders[0]!;
   const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
   // A container's holder is named with its container, never stopped through its runtime's unit.
-  const inContainer = b.activation ? null : containerChange(o, b, id, head, opBase);
+  const inContainer = b.activation ? null : containerChange(spec, o, b, id, head, opBase);
   if (inContainer !== null) return inContainer;
 
   let units: string[];
