@@ -222,6 +222,8 @@ function runtimeStep(v: unknown): RuntimeStep {
     'unit-disable',
     'unit-mask',
     'daemon-reload',
+    'container-stop',
+    'container-start',
   ] as const);
   switch (step) {
     case 'sysctl': {
@@ -242,6 +244,15 @@ function runtimeStep(v: unknown): RuntimeStep {
       const m = str(v.module, 'action.module');
       if (!MODULE.test(m)) bad(`action.module ${JSON.stringify(m)} is not a module name`);
       return { step, module: m };
+    }
+    case 'container-stop':
+    case 'container-start': {
+      keys(v, 'action', ['step', 'runtime', 'id', 'restart']);
+      const runtime = oneOf(v.runtime, 'action.runtime', ['docker'] as const);
+      // An argument to docker: a full container id, never an option.
+      const id = str(v.id, 'action.id');
+      if (!/^[0-9a-f]{64}$/.test(id)) bad(`action.id ${JSON.stringify(id)} is not a container id`);
+      return { step, runtime, id, restart: oneOf(v.restart, 'action.restart', ['no', 'always', 'unless-stopped', 'on-failure'] as const) };
     }
     case 'daemon-reload':
       keys(v, 'action', ['step'], USER_KEYS);

@@ -22,7 +22,14 @@ export type RuntimeStep =
   | ({ step: 'unit-kill'; units: string[] } & UserOf)
   | ({ step: 'unit-disable'; units: string[] } & UserOf)
   | ({ step: 'unit-mask'; units: string[] } & UserOf)
-  | ({ step: 'daemon-reload' } & UserOf);
+  | ({ step: 'daemon-reload' } & UserOf)
+  // A Docker container stopped for a port (stop_containers): its restart policy before `docker update --restart=no`,
+  // so the undo sets it back and starts the container again (container-start).
+  | { step: 'container-stop'; runtime: 'docker'; id: string; restart: DockerRestartName }
+  | { step: 'container-start'; runtime: 'docker'; id: string; restart: DockerRestartName };
+
+/** A Docker restart policy's name as `docker update --restart=` takes it. */
+export type DockerRestartName = 'no' | 'always' | 'unless-stopped' | 'on-failure';
 
 export interface UserOf {
   user?: string;

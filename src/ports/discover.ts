@@ -25,6 +25,7 @@ import { maskSpotOf } from '../systemd/unit-mask.js';
 import { generatorLinksTo } from '../systemd/sysv.js';
 import { SYSTEMD_SYSTEM_ETC } from '../systemd/unit-dirs.js';
 import { unitServes, type HeldUnit, type ScannedSocket, type UnitServes } from './served.js';
+import { containersOf } from '../containers/holder.js';
 
 async function readComm(host: TargetFs, pid: number): Promise<string | null> {
   try {
@@ -196,6 +197,7 @@ export async function observeLive(host: TargetHost, spec: WantedPorts): Promise<
     supervisor,
     serves,
     comeback,
+    containers: await containersOf(host, busy),
     userUnits,
     triggers,
     etcFiles,

@@ -12,6 +12,7 @@ import type { UnitEnablement } from '../systemd/unit-links.js';
 import type { Comeback } from './stays-free.js';
 import type { UserAccount, UserRoute } from './user-manager.js';
 import type { OtherSocket, UnitServes } from './served.js';
+import type { ContainerHold } from '../containers/holder.js';
 
 export interface PortHolder {
   pid: number;
@@ -73,6 +74,8 @@ export interface LivePortsObserved {
    * Absent when not read.
    */
   comeback?: Record<string, Comeback>;
+  /** Per busy port and holder ("PORT:PID"): the container behind a holder that is a container's (src/containers/); absent when not read. */
+  containers?: Record<string, ContainerHold>;
   /** Holders in a per-user manager, by "UID:unit": the account (null when /etc/passwd has no such UID) and the user manager's facts. */
   userUnits?: Record<string, UserUnitFacts>;
   /** Per unit a stop acts on: the .path/.timer/.socket units that trigger it (manager and unit files); absent when not read. */

@@ -28,7 +28,7 @@ async function undoRuntime(u: UndoSink, userReloads: Map<string, UserOf>, s: Rec
   if (!u.runtimeOk) {
     if (s.step !== 'daemon-reload')
       u.notes.push(
-        `${s.step} ${'units' in s ? s.units.join(' ') : 'device' in s ? s.device : 'module' in s ? s.module : 'key' in s ? s.key : ''}: runtime state is put back only on the live host the run changed; offline only files and links are restored`,
+        `${s.step} ${'units' in s ? s.units.join(' ') : 'device' in s ? s.device : 'module' in s ? s.module : 'key' in s ? s.key : 'id' in s ? s.id.slice(0, 12) : ''}: runtime state is put back only on the live host the run changed; offline only files and links are restored`,
       );
     return;
   }
@@ -48,6 +48,17 @@ async function undoRuntime(u: UndoSink, userReloads: Map<string, UserOf>, s: Rec
     });
   } else if (s.step === 'modprobe') {
     u.notes.push(`module ${s.module} stays loaded: unloading it (br_netfilter above all) can cut the host's networking`);
+  } else if (s.step === 'container-stop') {
+    // The container comes back as it was: its restart policy first (docker update), then started.
+    u.steps.push({
+      summary: `docker update --restart=${s.restart} ${s.id.slice(0, 12)} && docker start ${s.id.slice(0, 12)}`,
+      phase: 'runtime',
+      act: (door) =>
+        door.runtime({ step: 'container-start', runtime: 'docker', id: s.id, restart: s.restart }, async () => {
+          await host.runChecked('docker', ['update', `--restart=${s.restart}`, s.id]);
+          await host.runChecked('docker', ['start', s.id]);
+        }),
+    });
   } else if (s.step === 'unit-stop') {
     const via = await managerOf(host, s);
     const summary = `start ${s.units.join(' ')}${s.user ? ` (${s.user}'s manager)` : ''}`;

@@ -239,6 +239,23 @@ describe('checkJournal refuses, naming the file and the line', () => {
     expect(no({ step: 'daemon-reload', units: ['a.service'] })).toBe('action has an unexpected key "units"');
   });
 
+  it('a container step: docker only, a full 64-hex id (never an option), a restart policy docker update takes', () => {
+    const ID = 'ab'.repeat(32);
+    const ok = (action: Record<string, unknown>) => checkJournal(journalOf(BEGIN, line(2, runtime(action))), PLACE).records[1];
+    const no = (action: Record<string, unknown>) => second(runtime(action)).detail;
+    expect(ok({ step: 'container-stop', runtime: 'docker', id: ID, restart: 'always' })).toMatchObject({
+      action: { step: 'container-stop', id: ID, restart: 'always' },
+    });
+    expect(ok({ step: 'container-start', runtime: 'docker', id: ID, restart: 'no' })).toMatchObject({ action: { step: 'container-start' } });
+    expect(no({ step: 'container-stop', runtime: 'docker', id: '--all', restart: 'always' })).toBe('action.id "--all" is not a container id');
+    expect(no({ step: 'container-stop', runtime: 'docker', id: ID.slice(0, 12), restart: 'always' })).toBe(
+      `action.id "${ID.slice(0, 12)}" is not a container id`,
+    );
+    expect(no({ step: 'container-stop', runtime: 'podman', id: ID, restart: 'always' })).toContain('action.runtime must be one of docker');
+    expect(no({ step: 'container-stop', runtime: 'docker', id: ID, restart: 'sometimes' })).toContain('action.restart must be one of no, always');
+    expect(no({ step: 'container-stop', runtime: 'docker', id: ID, restart: 'no', units: [] })).toBe('action has an unexpected key "units"');
+  });
+
   it("a user's units: a user name, and uid and gid only on the private route, never root's uid", () => {
     const ok = (extra: Record<string, unknown>) =>
       checkJournal(journalOf(BEGIN, line(2, runtime({ step: 'unit-stop', units: ['a.service'], ...extra }))), PLACE).records[1];

@@ -15,6 +15,7 @@ import { setAsidePath } from '../../systemd/unit-mask.js';
 import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
 import { endsText, sharedEnds, sharedOperator, unreadNote } from './shared-holder.js';
+import { containerChange } from './container-line.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -237,6 +238,9 @@ function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
   }
   const first = b.holders[0]!;
   const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
+  // A container's holder is named with its container, never stopped through its runtime's unit.
+  const inContainer = b.activation ? null : containerChange(spec, o, b, id, head, opBase);
+  if (inContainer !== null) return inContainer;
 
   let units: string[];
   let reportUnit: string;

@@ -59,7 +59,20 @@ export interface FirstBootWaitOp {
   unit: string;
 }
 
-export type PortFreeOp = StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp | FirstBootWaitOp;
+/** A Docker container stopped for a port (stop_containers): its restart policy set to no, then stopped. */
+export interface ContainerStopOp {
+  kind: 'container-stop';
+  port: number;
+  pid: number;
+  runtime: 'docker';
+  /** The full container id (the directory under /var/lib/docker/containers). */
+  id: string;
+  name: string | null;
+  /** Its restart policy before: the journal keeps it for --rollback. */
+  restart: 'no' | 'always' | 'unless-stopped' | 'on-failure';
+}
+
+export type PortFreeOp = ContainerStopOp | StopOp | OfflineDisableOp | OfflineMaskOp | OperatorOp | FirstBootWaitOp;
 
 export function operatorChange(id: string, summary: string, reason: string, op: Omit<OperatorOp, 'kind'>): Change<PortFreeOp> {
   // The renderer prints `operator` as the reason, so the summary only names what was found.

@@ -14,10 +14,11 @@ import { SYSTEMD_SYSTEM_ETC } from '../../systemd/unit-dirs.js';
 import { observeLive, observeOffline } from '../../ports/discover.js';
 import { waitForPortCandidates } from './first-boot-wait.js';
 import type { PortFreeObserved } from '../../ports/observed.js';
-import type { PortFreeOp, StopOp } from './ops.js';
+import type { ContainerStopOp, PortFreeOp, StopOp } from './ops.js';
 import { diffLivePort } from './diff-live.js';
 import { diffOffline } from './diff-offline.js';
 import { applyLive, portsReport } from './apply-live.js';
+import { applyContainerStops } from './apply-containers.js';
 import { PORT_KIND, portPromise } from './promises.js';
 import { bootStarterUnknowns, offlineBootUnknowns } from './boot-starters.js';
 import { transientMakerChanges, transientMakers, transientUnknowns, type TransientMaker } from './transient.js';
@@ -88,15 +89,22 @@ export const portFreeProvider: Provider<PortFreeSpec, PortFreeObserved & { trans
       return;
     }
     const ops = changes.map((c) => c.op).filter((op): op is StopOp => op.kind === 'stop');
-    if (ops.length === 0) return;
-    const { freed, error, failedPorts } = await applyLive(host, spec, ops, ctx);
+    const boxes = changes.map((c) => c.op).filter((op): op is ContainerStopOp => op.kind === 'container-stop');
+    if (ops.length === 0 && boxes.length === 0) return;
+    const held = boxes.length > 0 ? await applyContainerStops(host, boxes, spec.timeout_seconds * 1000, ctx) : { errors: [], failedPorts: [] };
+    const live = ops.length > 0 ? await applyLive(host, spec, ops, ctx) : { freed: [] };
+    const { freed } = live;
+    const failedPorts = [...(live.failedPorts ?? []), ...held.failedPorts];
+    const error = [live.error, ...(held.errors.length > 0 ? [`PortFree: ${held.errors.join('; ')}`] : [])].filter(Boolean).join('; ') || undefined;
     const report = portsReport(freed);
     // Each change is one port: a port that failed is its change, and its promise, and no other's.
-    const failed = new Set(failedPorts ?? []);
-    const failedIds = changes.filter((c) => (c.op as PortFreeOp).kind === 'stop' && failed.has((c.op as StopOp).port)).map((c) => c.id);
+    const failed = new Set(failedPorts);
+    const failedIds = changes
+      .filter((c) => ['stop', 'container-stop'].includes((c.op as PortFreeOp).kind) && failed.has((c.op as StopOp | ContainerStopOp).port))
+      .map((c) => c.id);
     return {
       ...(report ? { reports: { 'ports.json': report } } : {}),
-      ...(error ? { error, ...(failedPorts ? { failedChanges: failedIds, failedPromises: [...failed].map(portPromise) } : {}) } : {}),
+      ...(error ? { error, ...(failedPorts.length > 0 ? { failedChanges: failedIds, failedPromises: [...failed].map(portPromise) } : {}) } : {}),
     };
   },
 };

@@ -30,6 +30,12 @@ export interface PortFreeSpec extends BaseSpec {
    * it to an operator line naming what to change instead.
    */
   stop_shared_holders?: boolean;
+  /**
+   * Docker containers (by name or an id prefix of 12 or more characters) apply
+   * may stop for a port: docker update --restart=no, then docker stop; the
+   * journal keeps the policy so --rollback restores it and starts them again.
+   */
+  stop_containers?: string[];
   /** How long a freed port must stay free, at most, before apply gives up. */
   timeout_seconds: number;
   /** Offline: units to disable in the image because they would grab a wanted port at boot. */
@@ -89,6 +95,14 @@ export const PORT_FREE_SCHEMA = {
         'A unit holding a wanted port that also serves others (inetd or xinetd services, supervisor programs, other listening sockets, other processes): true stops and disables it anyway, the plan naming what else that ends; false (the default) leaves it running and names the line to change instead (for inetd, the inetd.conf line to comment out). protected_units still wins.',
       type: 'boolean',
       default: false,
+    },
+    stop_containers: {
+      description:
+        'Docker containers holding a wanted port that apply may stop, by name or by an id prefix of at least 12 hex digits: docker update --restart=no, then docker stop (the runtime itself is never stopped); --rollback restores the restart policy and starts them again. Absent or empty: such a port is an operator line naming the container and what to run.',
+      type: 'array',
+      items: { type: 'string', pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$', maxLength: 128 },
+      uniqueItems: true,
+      default: [],
     },
     timeout_seconds: {
       description: 'Longest wait for a port to become free and stay free.',

@@ -1,0 +1,113 @@
+// The operator line for a port held by a container outside Kubernetes: which
+// container (id, name, image, restart policy), what brings it back at boot,
+// and exactly what to run. The runtime itself (dockerd, containerd, podman)
+// is never stopped for it: it runs every container on the host. Pure.
+import type { Change } from '../types.js';
+import type { BusyPort, LivePortsObserved } from '../../ports/observed.js';
+import type { ContainerHold } from '../../containers/holder.js';
+import type { DockerContainer } from '../../containers/docker-state.js';
+import type { PodmanContainer } from '../../containers/podman-state.js';
+import { operatorChange, type PortFreeOp } from './ops.js';
+import type { PortFreeSpec } from './spec.js';
+
+const short = (id: string) => id.slice(0, 12);
+
+/** What starts a Docker container again at boot: dockerd starts always and unless-stopped ones (not stopped by hand) when it starts. */
+function dockerComeback(c: DockerContainer, enabled: boolean | null): string {
+  if (c.restart === null) return 'whether it comes back at boot is unknown (its restart policy could not be read)';
+  if (c.restart === 'no' || c.restart === 'on-failure') return `its restart policy ${c.restart} does not start it at boot`;
+  if (enabled === false)
+    return `its restart policy ${c.restart} starts it whenever dockerd starts; docker.service is not enabled, but anything that starts dockerd (docker.socket, a person) brings it back`;
+  if (enabled === null) return `its restart policy ${c.restart} starts it whenever dockerd starts, and whether docker.service is enabled is unknown`;
+  return `docker.service is enabled and the restart policy ${c.restart} starts it again at every boot`;
+}
+
+function dockerLine(c: DockerContainer, hold: ContainerHold): string {
+  const ref = c.name ?? short(c.id);
+  const what = `docker container ${short(c.id)} "${c.name ?? 'unknown name'}" (image ${c.image ?? 'unknown'}, restart policy ${c.restart ?? 'unknown'}${c.networkMode ? `, network ${c.networkMode}` : ''})`;
+  const unknown = c.unknown.length > 0 ? `; unknown: ${c.unknown.join('; ')}` : '';
+  return `it is ${what}, found as ${hold.how}; ${dockerComeback(c, hold.runtimeEnabled)}${unknown}. Run: docker update --restart=no ${ref} && docker stop ${ref} (dockerd itself is never stopped: it runs every container on this host)`;
+}
+
+/** What brings a podman container back at boot: its quadlet, a generated unit, podman-restart.service. */
+function podmanComeback(ref: string, hold: ContainerHold): { back: string; run: string[] } {
+  const q = hold.quadlet ?? null;
+  const run: string[] = [];
+  const back: string[] = [];
+  if (q !== null) {
+    const net = [...q.publishPorts.map((p) => `PublishPort=${p}`), ...(q.network ? [`Network=${q.network}`] : [])].join(', ');
+    const boot =
+      q.startedBy.length > 0
+        ? `its [Install] ${q.startedBy.join(' ')} starts it at every boot`
+        : 'it has no [Install] target, so it does not start at boot by itself';
+    back.push(`the quadlet ${q.file} makes ${q.unit} (ContainerName=${q.containerName}${net ? `, ${net}` : ''}); ${boot}`);
+    run.push(
+      `systemctl stop ${q.unit}, move ${q.file} out of ${q.file.slice(0, q.file.lastIndexOf('/'))} and run systemctl daemon-reload (a quadlet's unit is generated: systemctl disable cannot disable it)`,
+    );
+  }
+  for (const u of hold.podmanUnits ?? []) {
+    const en = u.enabled === null ? 'whether it is enabled is unknown' : u.enabled ? 'it is enabled' : 'it is not enabled';
+    back.push(`${u.unit} (${u.file}:${u.line}) starts it with podman; ${en}`);
+    run.push(`systemctl disable --now ${u.unit}`);
+  }
+  const restart = hold.runtimeEnabled === null ? 'whether it is enabled is unknown' : hold.runtimeEnabled ? 'it is enabled' : 'it is not enabled';
+  back.push(`podman-restart.service starts every container whose restart policy is always at boot (${restart})`);
+  if (run.length === 0) run.push(`podman stop ${ref} && podman update --restart=no ${ref} (podman 5 and later; older: podman rm ${ref})`);
+  return { back: back.join('; '), run };
+}
+
+function podmanLine(c: PodmanContainer, hold: ContainerHold): string {
+  const ref = c.name ?? short(c.id);
+  const what = `podman container ${short(c.id)} "${c.name ?? 'unknown name'}" (image ID ${c.image ? short(c.image) : 'unknown'})`;
+  const unread = (hold.quadletsUnread ?? []).length > 0 ? `; not read: ${hold.quadletsUnread!.join(', ')}` : '';
+  const { back, run } = podmanComeback(ref, hold);
+  return `it is ${what}, found as ${hold.how}; ${back}; unknown: ${c.unknown.join('; ')}${unread}. Run: ${run.join('; ')} (podman is never stopped as a whole)`;
+}
+
+function holdLine(pid: number, comm: string | null, hold: ContainerHold): string {
+  const who = `pid ${pid} (${comm ?? 'unknown'})`;
+  if (hold.container === null)
+    return `${who} belongs to a container (${hold.how}), but which one is unknown: ${hold.error}; find it with docker ps or podman ps`;
+  return `${who}: ${hold.container.runtime === 'docker' ? dockerLine(hold.container, hold) : podmanLine(hold.container, hold)}`;
+}
+
+/** Whether stop_containers names this container: by name, or by an id prefix of 12 or more characters. */
+function allowed(spec: PortFreeSpec, c: DockerContainer): boolean {
+  return (spec.stop_containers ?? []).some((n) => n === c.name || (n.length >= 12 && c.id.startsWith(n)));
+}
+
+/** The stop for a port every holder of which is one Docker container stop_containers names, with its restart policy known; else null. */
+function containerStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, id: string, head: string): Change<PortFreeOp> | null {
+  const holds = b.holders.map((h) => o.containers?.[`${b.port}:${h.pid}`]?.container ?? null);
+  const c = holds[0];
+  if (!c || c.runtime !== 'docker' || c.restart === null || !holds.every((x) => x?.id === c.id) || !allowed(spec, c)) return null;
+  const h = b.holders[0]!;
+  const ref = c.name ?? short(c.id);
+  return {
+    id,
+    action: 'stop',
+    runtime: true,
+    summary: `${head} held by pid ${h.pid} (${h.comm ?? 'unknown'}), docker container ${short(c.id)} "${ref}" (restart policy ${c.restart}), named in stop_containers: docker update --restart=no ${ref}, then docker stop ${ref} (--rollback sets --restart=${c.restart} again and starts it)`,
+    op: { kind: 'container-stop', port: b.port, pid: h.pid, runtime: 'docker', id: c.id, name: c.name, restart: c.restart },
+  };
+}
+
+/** The operator line when a holder of the port is a container's (or its stop, when stop_containers names it); null when none is. */
+export function containerChange(
+  spec: PortFreeSpec,
+  o: LivePortsObserved,
+  b: BusyPort,
+  id: string,
+  head: string,
+  opBase: { port: number; unit: string | null; pid: number | null },
+): Change<PortFreeOp> | null {
+  const lines = b.holders.flatMap((h) => {
+    const hold = o.containers?.[`${b.port}:${h.pid}`];
+    return hold === undefined ? [] : [holdLine(h.pid, h.comm, hold)];
+  });
+  if (lines.length === 0) return null;
+  const stop = containerStop(spec, o, b, id, head);
+  if (stop !== null) return stop;
+  const holders = b.holders.map((h) => `pid ${h.pid} (${h.comm ?? 'unknown'})${h.placement?.unit ? ` in ${h.placement.unit}` : ''}`).join(', ');
+  return operatorChange(id, `${head} held by ${holders}`, lines.join('; '), opBase);
+}
