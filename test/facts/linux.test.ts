@@ -3,7 +3,6 @@
 // inputs, so these pin the port to ansible's behaviour, quirks included.
 import { describe, expect, it } from 'vitest';
 import { memtotalMb, parseRouteGet, processorVcpus } from '../../src/facts/linux.js';
-import { parseSetupOutput } from '../../src/facts/ansible.js';
 import { parseMeminfo } from '../../src/observe/meminfo.js';
 
 function x86(sockets: number, cores: number, threads: number, flags = 'fpu vme'): string {
@@ -65,34 +64,5 @@ describe('default_ipv4', () => {
     expect(parseRouteGet('8.8.8.8 dev dummy0 src 192.0.2.2 uid 0\n')).toEqual({ interface: 'dummy0', address: '192.0.2.2' });
     expect(parseRouteGet('RTNETLINK answers: Network is unreachable\n')).toEqual({});
     expect(parseRouteGet('')).toEqual({});
-  });
-});
-
-describe('ansible -m setup output', () => {
-  it('takes the six fields from ansible_facts after "node | SUCCESS => "', () => {
-    const out = `[WARNING]: something\nnode1 | SUCCESS => {\n    "ansible_facts": {\n        "ansible_default_ipv4": {"address": "192.0.2.10", "interface": "eth0"},\n        "ansible_distribution": "Debian",\n        "ansible_distribution_version": "12",\n        "ansible_kernel": "6.1.0-31-cloud-amd64",\n        "ansible_memtotal_mb": 1967,\n        "ansible_processor_vcpus": 2,\n        "ansible_hostname": "x{y}"\n    },\n    "changed": false\n}\n`;
-    expect(parseSetupOutput(out, 'node1')).toEqual({
-      memtotal_mb: 1967,
-      processor_vcpus: 2,
-      distribution: 'Debian',
-      distribution_version: '12',
-      kernel: '6.1.0-31-cloud-amd64',
-      default_ipv4: '192.0.2.10',
-      // All of ansible_facts, without the prefix, for the audit's conditions.
-      extra: {
-        default_ipv4: { address: '192.0.2.10', interface: 'eth0' },
-        distribution: 'Debian',
-        distribution_version: '12',
-        kernel: '6.1.0-31-cloud-amd64',
-        memtotal_mb: 1967,
-        processor_vcpus: 2,
-        hostname: 'x{y}',
-      },
-    });
-  });
-  it('reports an unreachable node with its message', () => {
-    const out = 'node1 | UNREACHABLE! => {\n    "changed": false,\n    "msg": "Failed to connect",\n    "unreachable": true\n}\n';
-    expect(() => parseSetupOutput(out, 'node1')).toThrow(/UNREACHABLE! Failed to connect/);
-    expect(() => parseSetupOutput('nothing', 'node1')).toThrow(/no "node1 \| SUCCESS => " line/);
   });
 });

@@ -105,24 +105,6 @@ describe('native facts through Host', () => {
   });
 });
 
-describe('ansible facts path', () => {
-  it('runs `ansible -i <inventory> <node> -m setup` from the kubespray directory', async () => {
-    const root = await tree({ 'opt/ks/kubespray/ansible.cfg': '' });
-    const calls: Call[] = [];
-    const setup = `node1 | SUCCESS => {\n "ansible_facts": {"ansible_memtotal_mb": 1966, "ansible_processor_vcpus": 2, "ansible_distribution": "Debian", "ansible_distribution_version": "12", "ansible_kernel": "6.1.0-31-cloud-amd64", "ansible_default_ipv4": {"address": "192.0.2.10"}}\n}\n`;
-    const host = new Host({
-      root,
-      live: true,
-      runner: fakeRunner(calls, { 'ansible -i /root/ks/inventory/lab/inventory.ini node1 -m setup': { exitCode: 0, stdout: setup } }),
-    });
-    const f = await gatherAnsibleFacts(host, { dir: '/opt/ks/kubespray', inventory: '/root/ks/inventory/lab/inventory.ini', node: 'node1' });
-    expect(f.memtotal_mb).toBe(1966);
-    expect(calls).toEqual([
-      { cmd: 'ansible', args: ['-i', '/root/ks/inventory/lab/inventory.ini', 'node1', '-m', 'setup'], cwd: path.join(root, 'opt/ks/kubespray') },
-    ]);
-  });
-});
-
 describe('on this machine', () => {
   it('native facts equal `ansible -m setup` in all six fields', async () => {
     // A one-node inventory with a local connection, as in the lab.

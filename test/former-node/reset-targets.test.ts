@@ -1,0 +1,96 @@
+// What a reset of a former node moves aside and stops: the reset directories
+// as they exist under a fixture root (sizes and counts worked out from the
+// bytes written), the mount points /proc/self/mountinfo shows below them
+// (lines written as proc(5) documents them: field 5 the mount point, a space
+// escaped \040), and the node's service units on systemd's search path.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Host } from '../../src/host.js';
+import { RESET_DIRS, mountsUnder, nodeUnits, resetDirs } from '../../src/former-node/reset-targets.js';
+import { buildTree, type Tree } from '../helpers/tree.js';
+
+const temps: string[] = [];
+afterEach(async () => {
+  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+async function rootWith(files: Tree): Promise<string> {
+  const r = await mkdtemp(path.join(tmpdir(), 'reset-targets-'));
+  temps.push(r);
+  buildTree(r, files);
+  return r;
+}
+
+describe('mountsUnder', () => {
+  const MOUNTINFO = [
+    '22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw',
+    '80 22 0:45 / /var/lib/kubelet/pods/a\\040b/volumes rw shared:30 - tmpfs tmpfs rw',
+    '81 22 0:46 / /var/lib/kubelet rw shared:31 - ext4 /dev/sdb1 rw',
+    '82 22 0:47 / /var/lib/kubelet-old rw shared:32 - tmpfs tmpfs rw',
+    '83 22 0:48 / /var/lib/etcd/member rw shared:33 - tmpfs tmpfs rw',
+    '',
+  ].join('\n');
+  it('the mount points at or below each directory, escapes undone; a sibling with the same prefix is not below it', () => {
+    const m = mountsUnder(MOUNTINFO, ['/var/lib/kubelet', '/var/lib/etcd', '/etc/kubernetes']);
+    expect(m.get('/var/lib/kubelet')).toEqual(['/var/lib/kubelet/pods/a b/volumes', '/var/lib/kubelet']);
+    expect(m.get('/var/lib/etcd')).toEqual(['/var/lib/etcd/member']);
+    expect(m.has('/etc/kubernetes')).toBe(false);
+  });
+  it('nothing from empty or short lines', () => {
+    expect(mountsUnder('', RESET_DIRS).size).toBe(0);
+    expect(mountsUnder('1 2 3\n', RESET_DIRS).size).toBe(0);
+  });
+});
+
+describe('resetDirs (offline: no mountinfo read)', () => {
+  it('each existing reset directory measured: bytes of regular files, every non-directory entry counted', async () => {
+    const root = await rootWith({
+      'etc/kubernetes/admin.conf': 'x'.repeat(100),
+      'etc/kubernetes/pki/ca.crt': 'y'.repeat(20),
+      'etc/kubernetes/pki/ca.link': { link: 'ca.crt' },
+      'var/lib/etcd': { link: '/srv/etcd' },
+      'etc/rancher': 'a file, not a directory\n',
+    });
+    const dirs = await resetDirs(new Host({ root }));
+    expect(dirs).toEqual([
+      // 100 + 20 bytes; admin.conf, ca.crt and the symlink are 3 entries (the link has no bytes counted).
+      { path: '/etc/kubernetes', kind: 'dir', bytes: 120, files: 3, partial: false, mounts: [] },
+      { path: '/var/lib/etcd', kind: 'link', link: '/srv/etcd' },
+      { path: '/etc/rancher', kind: 'other' },
+    ]);
+  });
+  it('none of them: nothing', async () => {
+    expect(await resetDirs(new Host({ root: await rootWith({ 'etc/hostname': 'n1\n' }) }))).toEqual([]);
+  });
+  it("the directories kubespray's reset removes that a reset moves aside", () => {
+    expect([...RESET_DIRS]).toEqual(['/etc/kubernetes', '/var/lib/kubelet', '/var/lib/etcd', '/etc/cni/net.d', '/var/lib/rancher', '/etc/rancher']);
+  });
+});
+
+describe('nodeUnits', () => {
+  it('etcd.service and every k3s*/rke2* service on the search path, the first file of a name winning; other units not', async () => {
+    const root = await rootWith({
+      'etc/systemd/system/k3s.service': '[Service]\n',
+      'lib/systemd/system/k3s.service': '[Service]\n',
+      'lib/systemd/system/rke2-server.service': '[Service]\n',
+      'lib/systemd/system/etcd.service': '[Service]\n',
+      'lib/systemd/system/k3s.socket': '[Socket]\n',
+      'lib/systemd/system/ssh.service': '[Service]\n',
+    });
+    expect(await nodeUnits(new Host({ root }), [])).toEqual([
+      { unit: 'etcd.service', file: '/lib/systemd/system/etcd.service' },
+      { unit: 'k3s.service', file: '/etc/systemd/system/k3s.service' },
+      { unit: 'rke2-server.service', file: '/lib/systemd/system/rke2-server.service' },
+    ]);
+  });
+  it('a unit the evidence names by its unit file is kept with that file; evidence outside the unit path is not a unit', async () => {
+    const root = await rootWith({ 'lib/systemd/system/kubelet.service': '[Service]\n', 'etc/systemd/system/kubelet.service': '[Service]\n' });
+    const evidence = [
+      { path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true },
+      { path: '/etc/kubernetes/kubelet.service', what: 'a file', strong: false },
+      { path: '/etc/systemd/system/kubelet.service.d', what: 'a drop-in dir', strong: false },
+    ];
+    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([{ unit: 'kubelet.service', file: '/lib/systemd/system/kubelet.service' }]);
+  });
+});
