@@ -266,6 +266,7 @@ function pushRedirect(lex: ShellLex, start: number): void {
   const s = lex.s;
   // A redirection: skip the operator; its target is the next word, which is no argument.
   while (lex.i < s.length && (s[lex.i] === '<' || s[lex.i] === '>' || s[lex.i] === '&' || s[lex.i] === '|')) lex.i++;
+  if (s.slice(start, lex.i).endsWith('<<') && s[lex.i] === '-') lex.i++; // "<<-" is one operator (POSIX 2.10.1), not "<<" and a word "-EOF"
   lex.out.push({
     op: 'redirect',
     word: null,
