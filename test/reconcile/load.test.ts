@@ -57,7 +57,7 @@ describe('desired-state.yaml', () => {
       name: 'unknown key in a resource',
       text: good.replace('    mask: auto', '    mask: auto\n    colour: red'),
       expected: (t) =>
-        `${F}:${lineOf(t, 'colour')}:5 resources[3].colour: unknown key (allowed: type, name, ports, protected_units, stop_spawner_units, mask, stop_shared_holders, timeout_seconds, disable_units)`,
+        `${F}:${lineOf(t, 'colour')}:5 resources[3].colour: unknown key (allowed: type, name, ports, protected_units, stop_spawner_units, mask, stop_shared_holders, stop_containers, timeout_seconds, disable_units)`,
     },
     {
       name: 'unknown top-level key',
