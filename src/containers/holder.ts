@@ -8,7 +8,7 @@ import type { PortHolder } from '../ports/observed.js';
 import { dockerContainerIds, readDockerContainer, resolveDockerId, type DockerContainer } from './docker-state.js';
 import { readPodmanContainer, type PodmanContainer } from './podman-state.js';
 import { enablementOf } from '../systemd/unit-links.js';
-import { kubePodOf } from '../systemd/cgroup.js';
+import { containerScopeOf, kubePodOf } from '../systemd/cgroup.js';
 import { readQuadlets, type Quadlet } from './quadlet.js';
 import { podmanUnitsFor, type PodmanUnit } from './podman-units.js';
 
@@ -30,9 +30,6 @@ export interface ContainerHold {
   /** Podman: services made by `podman generate systemd` that start it, each with whether it is enabled (null: unknown). */
   podmanUnits?: (PodmanUnit & { enabled: boolean | null })[];
 }
-
-// libpod-conmon-<id>.scope: rootful podman hands the published ports' sockets to conmon, which holds them.
-const SCOPE = /^(docker|libpod)-(?:conmon-)?([0-9a-f]{12,})\.scope$/;
 
 /** docker-proxy's value after `flag` (it takes "-flag value"). */
 function flagOf(argv: string[], flag: string): string | null {
@@ -91,8 +88,9 @@ export async function containerOfHolder(fs: TargetFs, h: PortHolder, port: numbe
   // again whatever its restart policy, so it is the former node's (diff-live.ts says so), not a container to name here.
   if (h.placement && kubePodOf(h.placement.path) !== null) return null;
   const unit = h.placement?.unit ?? '';
-  const m = SCOPE.exec(unit);
-  if (m) return byScope(fs, m[1]!, m[2]!, unit);
+  // libpod-conmon-<id>.scope counts too: rootful podman hands the published ports' sockets to conmon, which holds them.
+  const scope = containerScopeOf(unit);
+  if (scope?.runtime === 'docker' || scope?.runtime === 'libpod') return byScope(fs, scope.runtime, scope.id, unit);
   const argv = h.ancestry?.chain[0]?.argv ?? null;
   if (h.comm === 'docker-proxy' && argv !== null && argv.includes('-container-ip')) return byProxy(fs, argv, port);
   return null;

@@ -50,14 +50,30 @@ export function unitKind(name: string): UnitKind | null {
   return UNIT_SUFFIXES[m[1]!] ?? null;
 }
 
-const CONTAINER_UNIT = [
-  /^docker-[0-9a-f]{12,}\.scope$/,
-  /^libpod-(conmon-)?[0-9a-f]{12,}\.scope$/,
-  /^cri-containerd-[0-9a-f]{12,}\.scope$/,
-  /^crio-(conmon-)?[0-9a-f]{12,}\.scope$/,
-  /^machine-.+\.scope$/,
-  /^systemd-nspawn@.+\.service$/,
+/** The scope a container runtime makes for one container (conmon's own scope for podman and cri-o), with its id. */
+const RUNTIME_SCOPES: { runtime: ContainerScope['runtime']; re: RegExp }[] = [
+  { runtime: 'docker', re: /^docker-([0-9a-f]{12,})\.scope$/ },
+  { runtime: 'libpod', re: /^libpod-(?:conmon-)?([0-9a-f]{12,})\.scope$/ },
+  { runtime: 'cri-containerd', re: /^cri-containerd-([0-9a-f]{12,})\.scope$/ },
+  { runtime: 'crio', re: /^crio-(?:conmon-)?([0-9a-f]{12,})\.scope$/ },
 ];
+
+export interface ContainerScope {
+  runtime: 'docker' | 'libpod' | 'cri-containerd' | 'crio';
+  /** The container's id as the scope's name gives it (12 hex digits or more). */
+  id: string;
+}
+
+/** The runtime and container id a unit name is the scope of, or null when it is no runtime's container scope. */
+export function containerScopeOf(unit: string): ContainerScope | null {
+  for (const s of RUNTIME_SCOPES) {
+    const m = s.re.exec(unit);
+    if (m) return { runtime: s.runtime, id: m[1]! };
+  }
+  return null;
+}
+
+const CONTAINER_UNIT = [...RUNTIME_SCOPES.map((s) => s.re), /^machine-.+\.scope$/, /^systemd-nspawn@.+\.service$/];
 
 const CONTAINER_TOP = [/^docker$/, /^kubepods/, /^lxc\.payload/, /^lxc$/, /^machine$/, /^libpod_parent$/, /^podruntime/];
 

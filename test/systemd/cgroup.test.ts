@@ -30,7 +30,7 @@
 // "crio-conmon-ID.scope"; machined "machine-NAME.scope"; systemd-nspawn@.service;
 // kubelet's cgroupfs "/kubepods/..."; LXC "/lxc/NAME", "/lxc.payload.NAME").
 import { describe, expect, it } from 'vitest';
-import { parseCgroup } from '../../src/systemd/cgroup.js';
+import { containerScopeOf, parseCgroup } from '../../src/systemd/cgroup.js';
 
 const ID = '3f4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f';
 const v2 = (p: string) => parseCgroup(`0::${p}\n`)!;
@@ -177,5 +177,26 @@ describe("container runtimes' own names", () => {
     ]) {
       expect(v2(top), top).toMatchObject({ unit: null, container: null });
     }
+  });
+});
+
+describe('containerScopeOf', () => {
+  // Scope names as the runtimes make them: dockerd's and runc's systemd driver "docker-<64 hex>.scope", podman's
+  // "libpod-<id>.scope" and conmon's "libpod-conmon-<id>.scope", containerd's CRI "cri-containerd-<id>.scope",
+  // cri-o's "crio-<id>.scope" and "crio-conmon-<id>.scope".
+  const ID = '4f2a9c1b7e3d5a6f8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a';
+  it('gives the runtime and the id of a container scope', () => {
+    expect(containerScopeOf(`docker-${ID}.scope`)).toEqual({ runtime: 'docker', id: ID });
+    expect(containerScopeOf(`libpod-${ID}.scope`)).toEqual({ runtime: 'libpod', id: ID });
+    expect(containerScopeOf(`libpod-conmon-${ID}.scope`)).toEqual({ runtime: 'libpod', id: ID });
+    expect(containerScopeOf(`cri-containerd-${ID}.scope`)).toEqual({ runtime: 'cri-containerd', id: ID });
+    expect(containerScopeOf(`crio-conmon-${ID}.scope`)).toEqual({ runtime: 'crio', id: ID });
+  });
+  it('is null for anything else', () => {
+    expect(containerScopeOf('docker.service')).toBeNull();
+    expect(containerScopeOf('docker-abc.scope')).toBeNull(); // fewer than 12 hex digits
+    expect(containerScopeOf(`docker-conmon-${ID}.scope`)).toBeNull(); // docker has no conmon
+    expect(containerScopeOf(`docker-${ID}.service`)).toBeNull();
+    expect(containerScopeOf('machine-web.scope')).toBeNull(); // a container, but no runtime's id
   });
 });
