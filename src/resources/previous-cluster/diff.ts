@@ -42,7 +42,8 @@ function unitChanges(o: PreviousClusterObserved, u: ObservedUnit): C[] {
             op: { kind: 'disable-links', unit: u.unit, links: u.links },
           },
     );
-  if (u.vendorLinks.length > 0)
+  // A mask already keeps a vendor link from starting the unit: nothing to ask for.
+  if (u.vendorLinks.length > 0 && !u.masked)
     out.push(
       operator(
         `vendor-${u.unit}`,

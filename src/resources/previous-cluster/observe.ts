@@ -19,6 +19,8 @@ export const ADMIN_UNIT_DIRS = ['/etc/systemd/system', '/usr/local/lib/systemd/s
 export interface ObservedUnit {
   unit: string;
   file: string;
+  /** The file is a mask: nothing at boot starts the unit, whatever links it has. */
+  masked: boolean;
   /** The unit file and its drop-in directory when they are an admin's (ADMIN_UNIT_DIRS): moved aside with the unit. */
   files: string[];
   /** Live: ActiveState (null: systemctl did not say); offline: null. */
@@ -74,11 +76,12 @@ export async function observePreviousCluster(host: TargetHost, spec: PreviousClu
     found.map((u) => u.unit),
   );
   const units: ObservedUnit[] = [];
-  for (const { unit, file } of found) {
+  for (const { unit, file, masked } of found) {
     const en = enabled.get(unit);
     units.push({
       unit,
       file,
+      masked,
       files: await unitFiles(host, unit, file),
       active: host.live ? await systemctlValue(host, 'ActiveState', unit) : null,
       links: en ? [...en.links, ...en.alsoLinks] : [],

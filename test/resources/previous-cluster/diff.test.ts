@@ -20,6 +20,7 @@ const base = (o: Partial<PreviousClusterObserved>): PreviousClusterObserved => (
 const kubelet = {
   unit: 'kubelet.service',
   file: '/lib/systemd/system/kubelet.service',
+  masked: false,
   files: [],
   active: 'active',
   links: [],
@@ -38,6 +39,12 @@ describe('PreviousCluster on a live host', () => {
       ['vendor-kubelet.service', 'operator'],
     ]);
     expect(c[1]).toMatchObject({ operator: 'mask it: systemctl mask kubelet.service', withdraws: [{ promise: 'unit-down:kubelet.service', from: 'boot' }] });
+  });
+
+  it('a masked unit is only stopped: its vendor link starts nothing at boot, so no line to mask it and no promise taken back', () => {
+    const masked = { ...kubelet, file: '/etc/systemd/system/kubelet.service', masked: true };
+    const c = diffPreviousCluster(base({ units: [masked] }));
+    expect(c.map((x) => [x.id, x.action, x.withdraws ?? []])).toEqual([['stop-kubelet.service', 'stop', []]]);
   });
 
   it('what the door cannot undo is an operator line with the exact command, taking back none of its promises', () => {

@@ -125,6 +125,23 @@ describe('observePreviousCluster offline', () => {
     expect(rke2.files).toEqual(['/etc/systemd/system/rke2-server.service.d']);
   });
 
+  it('names a masked unit by its mask, as systemctl is-enabled does, not by the package file the mask hides', async () => {
+    const root = formerNode();
+    symlinkSync('/dev/null', path.join(root, 'etc/systemd/system/k3s.service'));
+    const isEnabled = spawnSync('systemctl', ['--root', root, 'is-enabled', 'k3s.service'], { encoding: 'utf8' });
+    expect(isEnabled.stdout.trim()).toBe('masked');
+    const o = await observePreviousCluster(new Host({ root }), spec('reset'));
+    const k3s = o.units.find((u) => u.unit === 'k3s.service')!;
+    expect(k3s.file).toBe('/etc/systemd/system/k3s.service');
+    expect(k3s.masked).toBe(true);
+    // The mask is a link: nothing of it is moved aside.
+    expect(k3s.files).toEqual([]);
+    for (const u of o.units.filter((x) => x.unit !== 'k3s.service')) {
+      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u.unit], { encoding: 'utf8' }).stdout.trim()).not.toBe('masked');
+      expect(u.masked).toBe(false);
+    }
+  });
+
   it("a unit file in /usr/local/lib/systemd/system is an admin's too", async () => {
     const root = formerNode();
     buildTree(root, { 'usr/local/lib/systemd/system/k3s-agent.service': unit('/usr/local/bin/k3s agent') });
