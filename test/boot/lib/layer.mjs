@@ -53,8 +53,21 @@ function nspawnScript(root, script, timeoutMs) {
   });
 }
 
+// Hosts booted side by side (BOOT_JOBS) ask for a layer at once: one build per process, the others wait for it.
+const building = new Map();
+
 /** The layer's directory (an overlay upper), built first when absent; renamed into place, so a half-built layer is never used. */
-export async function ensureLayer(lower, name, say = (m) => process.stderr.write(`boot: ${m}\n`)) {
+export function ensureLayer(lower, name, say = (m) => process.stderr.write(`boot: ${m}\n`)) {
+  const key = `${lower}\0${name}`;
+  if (!building.has(key))
+    building.set(
+      key,
+      buildLayer(lower, name, say).finally(() => building.delete(key)),
+    );
+  return building.get(key);
+}
+
+async function buildLayer(lower, name, say) {
   const spec = LAYERS[name];
   if (!spec) throw new Error(`no package layer ${name}`);
   const dir = path.join(CACHE_DIR, `layer-${name}-${layerKey(name)}.d`);
