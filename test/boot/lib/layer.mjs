@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { CACHE_DIR, rootfsKey } from './rootfs.mjs';
+import { buildOnce } from '../../vm/lib/util.mjs';
 
 export const LAYERS = {
   // Debian's docker.io (dockerd, docker-proxy, containerd, runc, tini) and busybox-static, whose /bin/busybox is the
@@ -72,6 +73,11 @@ async function buildLayer(lower, name, say) {
   if (!spec) throw new Error(`no package layer ${name}`);
   const dir = path.join(CACHE_DIR, `layer-${name}-${layerKey(name)}.d`);
   if (fs.existsSync(dir)) return dir;
+  // Another process's build (CI's test/prebuild-rootfs.mjs) is waited for.
+  return buildOnce(dir, () => buildInto(dir, lower, name, spec, say), say);
+}
+
+async function buildInto(dir, lower, name, spec, say) {
   const partial = `${dir}.partial-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
   for (const d of ['upper', 'work', 'root']) fs.mkdirSync(path.join(partial, d), { recursive: true });
