@@ -13,7 +13,7 @@ import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
 // @ts-expect-error plain ESM without types
 import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
 // @ts-expect-error plain ESM without types
-import { findingProblems, judge, judgePromises, listeningPorts, saysProblems } from './boot/lib/judge.mjs';
+import { findingProblems, judge, judgePromises, listeningPorts, probeProblems, rollbackProblems, runsProblems, saysProblems } from './boot/lib/judge.mjs';
 
 type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
 const dirs: string[] = [];
@@ -250,5 +250,67 @@ describe("the judge of an entry's says (catalogue/holders.mjs)", () => {
       'e1: no plan line about port 10250 says "to free 10250 also ends"',
     ]);
     expect(saysProblems([entry, { id: 'e2' }], parts, { resources: [] })).toEqual(['e1: no plan line about port 10250 says "to free 10250 also ends"']);
+  });
+});
+
+describe('entries that need more than the root (catalogue/docker.mjs): a package layer, nspawn options, a PortFree opt-in, a port', () => {
+  const e = (id: string, extra: object) => ({ id, port: true, wild: 'x', recipe: ({ port }: { port: number }) => ({ files: {}, listens: [port] }), ...extra });
+  it('compose takes each once, gives a preferred port when it is free and the next one when it is not', () => {
+    const a = e('a', {
+      preferPort: 6443,
+      layers: ['docker'],
+      nspawn: ['--system-call-filter=@keyring bpf'],
+      portFree: ['    stop_containers: [x]'],
+      rollback: true,
+    });
+    const b = e('b', { preferPort: 6443, layers: ['docker'], nspawn: ['--system-call-filter=@keyring bpf'] });
+    const r = compose([e('plain', {}), a, b]);
+    expect(r.parts).toEqual([
+      { id: 'plain', port: 2379 },
+      { id: 'a', port: 6443 },
+      { id: 'b', port: 2380 },
+    ]);
+    expect([r.layers, r.nspawn, r.portFree, r.rollback]).toEqual([['docker'], ['--system-call-filter=@keyring bpf'], ['    stop_containers: [x]'], true]);
+    expect(compose([e('plain', {})])).toMatchObject({ layers: [], nspawn: [], portFree: [], rollback: false });
+  });
+});
+
+describe("the judge of an entry's runs, probes and rollback", () => {
+  function phases(files: Record<string, string>): string {
+    const d = mkdtempSync(path.join(tmpdir(), 'farm-judge-'));
+    dirs.push(d);
+    for (const [rel, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(d, rel)), { recursive: true });
+      writeFileSync(path.join(d, rel), text);
+    }
+    return d;
+  }
+  // As `systemctl list-units --all --no-legend --plain` prints them.
+  const units = (dockerActive: string) =>
+    `containerd.service loaded active running containerd container runtime\ndocker.service loaded ${dockerActive} dead Docker Application Container Engine\n`;
+  it('runs: each unit active after apply and at boot, else named with the phase', () => {
+    const entry = { id: 'd', runs: ['docker.service', 'containerd.service'] };
+    const ok = phases({ 'boot1/after-apply/units.txt': units('active'), 'boot2/at-boot/units.txt': units('active') });
+    expect(runsProblems([entry, { id: 'other' }], ok)).toEqual([]);
+    const stopped = phases({ 'boot1/after-apply/units.txt': units('active'), 'boot2/at-boot/units.txt': units('inactive') });
+    expect(runsProblems([entry], stopped)).toEqual(['d: at-boot: docker.service is not active']);
+    expect(runsProblems([entry], phases({}))).toEqual(['d: after-apply: no units recorded', 'd: at-boot: no units recorded']);
+  });
+  it("probes: the text each phase recorded, trimmed, must be the entry's", () => {
+    const entry = { id: 'd', probes: { p: { 'after-apply': 'no false', 'after-rollback': 'always true' } } };
+    const d = phases({ 'boot1/after-apply/probe-p.txt': 'no false\n', 'rollback/after-rollback/probe-p.txt': 'no false\n' });
+    expect(probeProblems([entry], d)).toEqual(['d: after-rollback: probe p printed "no false", not "always true"']);
+    expect(probeProblems([entry], phases({ 'boot1/after-apply/probe-p.txt': 'no false\n' }))).toEqual(['d: after-rollback: probe p recorded nothing']);
+  });
+  it("rollback: exit 0 and the recipe's ports listening again; not judged without an entry that asks", () => {
+    const back = { 'rollback/after-rollback/ss.txt': L6443, 'rollback/after-rollback/sysctl.txt': 'net.ipv4.ip_forward=1\n' };
+    const entry = { id: 'd', rollback: true };
+    expect(rollbackProblems([entry], phases({ 'rollback/rollback.rc': '0\n', ...back }), [6443])).toEqual([]);
+    expect(rollbackProblems([entry], phases({ 'rollback/rollback.rc': '1\n', 'rollback/rollback.err': 'journal gone', ...back }), [6443, 2379])).toEqual([
+      '--rollback exited 1: journal gone',
+      'after rollback: nothing listens on 2379 again',
+    ]);
+    expect(rollbackProblems([entry], phases({}), [6443])).toEqual(['rollback: nothing recorded']);
+    expect(rollbackProblems([{ id: 'x' }], phases({}), [6443])).toEqual([]);
   });
 });

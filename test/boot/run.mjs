@@ -23,6 +23,7 @@ import { compose, hosts, seedsFor } from './lib/generate.mjs';
 import { FarmHost, writeFiles } from './lib/boot.mjs';
 import { judge } from './lib/judge.mjs';
 import { ensureLower } from './lib/rootfs.mjs';
+import { ensureLayer } from './lib/layer.mjs';
 import { hostState, stateDiff } from './lib/host-state.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -51,15 +52,19 @@ const bootTimes = [];
 async function runRecipe(entries, label) {
   const recipe = compose(entries);
   recipe.files['/usr/local/sbin/tinyd'] = { mode: 0o755, content: TINYD };
-  const host = new FarmHost(path.join(workDir, `h${++hostCount}`), lower, `${hostCount}`);
+  const layers = [];
+  for (const name of recipe.layers) layers.push(await ensureLayer(lower, name));
+  const host = new FarmHost(path.join(workDir, `h${++hostCount}`), [...layers, lower].join(':'), `${hostCount}`, recipe.nspawn);
   mounted.add(host.root);
   const t0 = Date.now();
   try {
-    host.plant(recipe, recipe.desired.length > 0 ? containerDesired('/var/lib/farm-reports', recipe.desired) : DESIRED);
+    host.plant(recipe, recipe.desired.length + recipe.portFree.length > 0 ? containerDesired('/var/lib/farm-reports', recipe.desired, recipe.portFree) : DESIRED);
     const common = { KEYS: KEYS.join(' '), LISTENS: recipe.listens.join(' '), AFTER: 3 };
     const b1 = await host.boot('boot1', { ...common, LATE: 0.5 });
     const b2 = await host.boot('boot2', { ...common, LATE: Math.max(recipe.late, 1) });
-    bootTimes.push(b1, b2);
+    // Entries with `rollback: true`: a third boot runs --rollback of boot 1's apply (judge.mjs rollbackProblems).
+    const b3 = recipe.rollback ? await host.boot('rollback', { ...common, LATE: Math.max(recipe.late, 1) }) : null;
+    bootTimes.push(b1, b2, ...(b3 === null ? [] : [b3]));
     const verdict = judge(host.out, recipe.listens, entries, recipe.parts);
     // Judged on what the tool ends with: a withdrawal its own apply removed (the unit running an unread script is masked) is none.
     verdict.broken.push(...needlessWithdrawals(entries, recipe, verdict.final));
@@ -69,7 +74,7 @@ async function runRecipe(entries, label) {
       b.holder = holder(b.promise);
       b.sig = `${b.holder ? `${b.holder}'s port` : b.promise} ${b.kind ?? b.phase}`;
     }
-    return { ...verdict, recipe, seconds: (Date.now() - t0) / 1000, boots: [b1, b2], dir: host.dir };
+    return { ...verdict, recipe, seconds: (Date.now() - t0) / 1000, boots: b3 === null ? [b1, b2] : [b1, b2, b3], dir: host.dir };
   } catch (e) {
     return { broken: [], problems: [`${label}: ${e.message}`], recipe, seconds: (Date.now() - t0) / 1000, boots: [], dir: host.dir };
   } finally {
@@ -193,6 +198,9 @@ async function main() {
     const n = process.env.BOOT_SEEDS ? Number(process.env.BOOT_SEEDS) : seedsFor(NSPAWN, 3);
     plan = hosts(NSPAWN, n);
   }
+  // The package layers the planned hosts boot on start building now, beside the stock host's boots (a failed build is
+  // reported by the host that needs it, which asks again).
+  for (const name of new Set(plan.flatMap((h) => h.entries.flatMap((e) => e.layers ?? [])))) ensureLayer(lower, name).catch(() => {});
   // The stock host first: nothing planted, so no promise may be taken back.
   const stock = await runRecipe([], 'stock');
   const stockWithdrawn = (stock.promises ?? []).filter((p) => p.withdrawn_by.length > 0);

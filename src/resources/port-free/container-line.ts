@@ -64,11 +64,30 @@ function podmanLine(c: PodmanContainer, hold: ContainerHold): string {
   return `it is ${what}, found as ${hold.how}; ${back}; unknown: ${c.unknown.join('; ')}${unread}. Run: ${run.join('; ')} (podman is never stopped as a whole)`;
 }
 
-function holdLine(pid: number, comm: string | null, hold: ContainerHold): string {
-  const who = `pid ${pid} (${comm ?? 'unknown'})`;
+function holdLine(pids: number[], comm: string | null, hold: ContainerHold): string {
+  const who = `${pids.length > 1 ? 'pids' : 'pid'} ${pids.join(', ')} (${comm ?? 'unknown'})`;
   if (hold.container === null)
     return `${who} belongs to a container (${hold.how}), but which one is unknown: ${hold.error}; find it with docker ps or podman ps`;
   return `${who}: ${hold.container.runtime === 'docker' ? dockerLine(hold.container, hold) : podmanLine(hold.container, hold)}`;
+}
+
+/**
+ * The port's container holders, one group per container found the same way: dockerd starts one docker-proxy per
+ * address family for a published port (-host-ip 0.0.0.0 and -host-ip ::, seen on Debian's docker.io in the boot
+ * farm), so one container stands behind two holders and is named once. A holder whose container is unknown stays alone.
+ */
+function holdGroups(o: LivePortsObserved, b: BusyPort): { pids: number[]; comm: string | null; hold: ContainerHold }[] {
+  const groups: { key: string; pids: number[]; comm: string | null; hold: ContainerHold }[] = [];
+  for (const h of b.holders) {
+    const hold = o.containers?.[`${b.port}:${h.pid}`];
+    if (hold === undefined) continue;
+    const c = hold.container;
+    const key = c === null ? `pid ${h.pid}` : JSON.stringify([c.runtime, c.id, h.comm, hold.how]);
+    const g = groups.find((x) => x.key === key);
+    if (g !== undefined) g.pids.push(h.pid);
+    else groups.push({ key, pids: [h.pid], comm: h.comm, hold });
+  }
+  return groups;
 }
 
 /** Whether stop_containers names this container: by name, or by an id prefix of 12 or more characters. */
@@ -83,11 +102,12 @@ function containerStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, id
   if (!c || c.runtime !== 'docker' || c.restart === null || !holds.every((x) => x?.id === c.id) || !allowed(spec, c)) return null;
   const h = b.holders[0]!;
   const ref = c.name ?? short(c.id);
+  const pids = b.holders.map((x) => x.pid);
   return {
     id,
     action: 'stop',
     runtime: true,
-    summary: `${head} held by pid ${h.pid} (${h.comm ?? 'unknown'}), docker container ${short(c.id)} "${ref}" (restart policy ${c.restart}), named in stop_containers: docker update --restart=no ${ref}, then docker stop ${ref} (--rollback sets --restart=${c.restart} again and starts it)`,
+    summary: `${head} held by ${pids.length > 1 ? 'pids' : 'pid'} ${pids.join(', ')} (${h.comm ?? 'unknown'}), docker container ${short(c.id)} "${ref}" (restart policy ${c.restart}), named in stop_containers: docker update --restart=no ${ref}, then docker stop ${ref} (--rollback sets --restart=${c.restart} again and starts it)`,
     op: { kind: 'container-stop', port: b.port, pid: h.pid, runtime: 'docker', id: c.id, name: c.name, restart: c.restart },
   };
 }
@@ -101,10 +121,7 @@ export function containerChange(
   head: string,
   opBase: { port: number; unit: string | null; pid: number | null },
 ): Change<PortFreeOp> | null {
-  const lines = b.holders.flatMap((h) => {
-    const hold = o.containers?.[`${b.port}:${h.pid}`];
-    return hold === undefined ? [] : [holdLine(h.pid, h.comm, hold)];
-  });
+  const lines = holdGroups(o, b).map((g) => holdLine(g.pids, g.comm, g.hold));
   if (lines.length === 0) return null;
   const stop = containerStop(spec, o, b, id, head);
   if (stop !== null) return stop;

@@ -158,7 +158,8 @@ export default [
     kept: true,
     holds: 'nothing (an acceptance finding)',
     wild: "a hardening guide's /etc/nftables.conf: input policy drop, only established traffic, lo and ssh accepted",
-    conflicts: ['nftables-stock-enabled', 'ufw-enabled-ports-allowed'],
+    // nftables-forward-drop writes /etc/nftables.conf too (a deck with the docker entries put the two on one host).
+    conflicts: ['nftables-stock-enabled', 'ufw-enabled-ports-allowed', 'nftables-forward-drop'],
     finding: { check: 'ControlPlanePortsFirewalled', named: true },
     recipe: () => ({ files: { '/etc/nftables.conf': NFTABLES_SSH_ONLY }, setup: ['systemctl enable nftables.service'], listens: [] }),
   },

@@ -6,8 +6,9 @@ import holders from './holders.mjs';
 import sysctl from './sysctl.mjs';
 import qemu from './qemu.mjs';
 import acceptance from './acceptance.mjs';
+import docker from './docker.mjs';
 
-export const NSPAWN = [...units, ...holders, ...sysctl, ...acceptance].map((e) => ({ tier: 'nspawn', ...e }));
+export const NSPAWN = [...units, ...holders, ...sysctl, ...acceptance, ...docker].map((e) => ({ tier: 'nspawn', ...e }));
 export const QEMU = qemu;
 export const CATALOGUE = [...NSPAWN, ...QEMU];
 

@@ -42,9 +42,13 @@ export function writeFiles(root, files) {
 }
 
 export class FarmHost {
-  /** `dir`: a fresh directory of this host; `lower`: the extracted root file system. */
-  constructor(dir, lower, id) {
+  /**
+   * `dir`: a fresh directory of this host; `lower`: the extracted root file system (or package layers on it,
+   * "LAYER:ROOT", lib/layer.mjs); `nspawn`: options the recipe's runtime needs (docker's runc: keyctl and bpf).
+   */
+  constructor(dir, lower, id, nspawn = []) {
     this.dir = dir;
+    this.nspawn = nspawn;
     this.lower = lower;
     this.machine = `farm-${id}`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 60);
     this.root = path.join(dir, 'root');
@@ -69,7 +73,7 @@ export class FarmHost {
     if (recipe.setup.length > 0) {
       const script = ['set -e', ...recipe.setup].join('\n');
       const cg = ownCgroup(`${this.machine}-setup`);
-      const [cmd, args] = cg.wrap('systemd-nspawn', nspawnArgs(this.root, this.machine, ['/bin/sh', '-c', script]));
+      const [cmd, args] = cg.wrap('systemd-nspawn', nspawnArgs(this.root, this.machine, [...this.nspawn, '/bin/sh', '-c', script]));
       const r = spawnSync(cmd, args, { env: NSPAWN_ENV, encoding: 'utf8', timeout: 120_000 });
       cg.dispose();
       if (r.status !== 0) throw new Error(`recipe setup failed (exit ${r.status}): ${r.stdout}${r.stderr}`);
@@ -85,7 +89,7 @@ export class FarmHost {
     return new Promise((resolve, reject) => {
       // BOOT_JOBS hosts boot side by side: each in a cgroup of its own, or their units would share directories.
       const cg = ownCgroup(`${this.machine}-${phase}`);
-      const [cmd, args] = cg.wrap('systemd-nspawn', nspawnArgs(this.root, this.machine, ['-b', `--bind-ro=${BUNDLE}:/farm/reconcile.mjs`, `--bind=${this.out}:/farm/out`]));
+      const [cmd, args] = cg.wrap('systemd-nspawn', nspawnArgs(this.root, this.machine, [...this.nspawn, '-b', `--bind-ro=${BUNDLE}:/farm/reconcile.mjs`, `--bind=${this.out}:/farm/out`]));
       const child = spawn(cmd, args, { env: NSPAWN_ENV, stdio: ['ignore', console_, console_] });
       child.on('exit', () => cg.dispose());
       const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);

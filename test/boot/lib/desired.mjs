@@ -2,8 +2,9 @@
 // ModulesLoad, because swap and modules belong to this machine's kernel,
 // which the containers share; ip_forward is per network namespace. `extra`:
 // resource blocks an entry adds (a catalogue entry's `desired`, each a list
-// of YAML lines), before PortFree, so they apply first.
-export function containerDesired(reportsDir, extra = []) {
+// of YAML lines), before PortFree, so they apply first; `portFree`: lines
+// entries add to PortFree itself (an opt-in such as stop_containers).
+export function containerDesired(reportsDir, extra = [], portFree = []) {
   return [
     `reports_dir: ${reportsDir}`,
     'resources:',
@@ -19,6 +20,7 @@ export function containerDesired(reportsDir, extra = []) {
     '    stop_spawner_units: []',
     '    mask: auto',
     '    timeout_seconds: 30',
+    ...portFree,
     '',
   ].join('\n');
 }

@@ -79,12 +79,21 @@ export function compose(entries) {
   const listens = [];
   const owner = {};
   let late = 0;
+  let rollback = false;
   let ports = [...CONTROL_PLANE_PORTS];
   const parts = [];
   // Resource blocks entries add to the farm's desired state (lib/desired.mjs), each once.
   const desired = [];
+  // PortFree lines (opt-ins), package layers (lib/layer.mjs) and nspawn options entries need, each once.
+  const portFree = [];
+  const layers = [];
+  const nspawn = [];
+  const once = (list, items) => list.push(...(items ?? []).filter((x) => !list.includes(x)));
   for (const e of entries) {
-    const port = e.port ? ports.shift() : undefined;
+    // An entry may ask for one port (a container publishing 6443 as a docker host's does); else the next one free.
+    const want = e.preferPort !== undefined && ports.includes(e.preferPort) ? e.preferPort : undefined;
+    const port = e.port ? (want ?? ports[0]) : undefined;
+    if (port !== undefined) ports = ports.filter((p) => p !== port);
     const r = e.recipe({ port, tag: e.id });
     for (const [p, c] of Object.entries(r.files ?? {})) {
       if (p in files && JSON.stringify(files[p]) !== JSON.stringify(c)) throw new Error(`entries ${owner[p]} and ${e.id} both write ${p}`);
@@ -95,10 +104,14 @@ export function compose(entries) {
     rcLocal.push(...(r.rcLocal ?? []));
     listens.push(...(r.listens ?? []));
     late = Math.max(late, e.late ?? 0);
+    rollback ||= e.rollback === true;
+    once(portFree, e.portFree);
+    once(layers, e.layers);
+    once(nspawn, e.nspawn);
     if (e.desired && !desired.some((d) => JSON.stringify(d) === JSON.stringify(e.desired))) desired.push(e.desired);
     parts.push({ id: e.id, port });
   }
   // rc.local is one file every entry may add lines to, as admins do over the years.
   if (rcLocal.length > 0) files['/etc/rc.local'] = { mode: 0o755, content: ['#!/bin/sh -e', '# rc.local of the previous admins', ...rcLocal, 'exit 0', ''].join('\n') };
-  return { files, setup, listens, late, parts, desired };
+  return { files, setup, listens, late, parts, desired, portFree, layers, nspawn, rollback };
 }

@@ -156,7 +156,17 @@ export function judge(out, listens, entries = [], parts = []) {
   const failed = v.failures.map((f) => `apply failed: ${f.resource}: ${f.message}`);
   return {
     ...v,
-    problems: [...took, ...noApply, ...v.problems, ...failed, ...findingProblems(entries, plan), ...saysProblems(entries, parts, plan)],
+    problems: [
+      ...took,
+      ...noApply,
+      ...v.problems,
+      ...failed,
+      ...findingProblems(entries, plan),
+      ...saysProblems(entries, parts, plan),
+      ...runsProblems(entries, out),
+      ...probeProblems(entries, out),
+      ...rollbackProblems(entries, out, listens),
+    ],
     planRc,
     applyRc,
   };
@@ -197,4 +207,69 @@ export function saysProblems(entries, parts, plan) {
     for (const w of e.says({ port })) if (!mine.some((l) => l.includes(w))) out.push(`${e.id}: no plan line about port ${port} says ${JSON.stringify(w)}`);
   }
   return out;
+}
+
+// The phases an entry's `runs` and `probes` are judged in, and where each is recorded (lib/steps.sh).
+const PHASES = { 'after-apply': 'boot1/after-apply', 'at-boot': 'boot2/at-boot', 'after-rollback': 'rollback/after-rollback' };
+
+/** Units `systemctl list-units --all --plain` shows active, from one phase's units.txt; null when not recorded. */
+function activeUnits(dir) {
+  const text = read(path.join(dir, 'units.txt'));
+  if (text === null) return null;
+  const active = new Set();
+  for (const line of text.split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length >= 3 && cols[2] === 'active') active.add(cols[0]);
+  }
+  return active;
+}
+
+/**
+ * An entry's `runs`: units that must still be active after apply and after the
+ * reboot (a container runtime the plan stops one container of is never stopped itself).
+ */
+export function runsProblems(entries, out) {
+  const problems = [];
+  for (const e of entries) {
+    for (const phase of e.runs ? ['after-apply', 'at-boot'] : []) {
+      const active = activeUnits(path.join(out, PHASES[phase]));
+      if (active === null) problems.push(`${e.id}: ${phase}: no units recorded`);
+      else for (const u of e.runs) if (!active.has(u)) problems.push(`${e.id}: ${phase}: ${u} is not active`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * An entry's `probes`: { NAME: { PHASE: text } }: what its /farm/probes.d/NAME
+ * (a file of its recipe) must print in each phase, trimmed.
+ */
+export function probeProblems(entries, out) {
+  const problems = [];
+  for (const e of entries) {
+    for (const [name, want] of Object.entries(e.probes ?? {})) {
+      for (const [phase, text] of Object.entries(want)) {
+        const got = read(path.join(out, PHASES[phase], `probe-${name}.txt`));
+        if (got === null) problems.push(`${e.id}: ${phase}: probe ${name} recorded nothing`);
+        else if (got.trim() !== text)
+          problems.push(`${e.id}: ${phase}: probe ${name} printed ${JSON.stringify(got.trim().slice(0, 200))}, not ${JSON.stringify(text)}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Entries with `rollback: true`: the third boot's --rollback of boot 1's apply
+ * exits 0 and every port the recipe listened on before the tool ran listens again.
+ */
+export function rollbackProblems(entries, out, listens) {
+  if (!entries.some((e) => e.rollback === true)) return [];
+  const rc = read(path.join(out, 'rollback/rollback.rc'))?.trim();
+  if (rc === undefined) return ['rollback: nothing recorded'];
+  const problems = rc === '0' ? [] : [`--rollback exited ${rc}: ${(read(path.join(out, 'rollback/rollback.err')) ?? '').slice(-400)}`];
+  const seen = observed(path.join(out, PHASES['after-rollback']));
+  if (seen === null) return [...problems, 'after rollback: nothing recorded'];
+  for (const p of listens) if (!seen.ports.has(p)) problems.push(`after rollback: nothing listens on ${p} again`);
+  return problems;
 }

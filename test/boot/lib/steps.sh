@@ -22,6 +22,21 @@ record() {
   systemctl list-units --all --no-legend --plain > "$d/units.txt" 2>&1
   ps -eo pid,ppid,user,args > "$d/ps.txt" 2>&1
   record_paths "$d"
+  record_probes "$d"
+}
+
+# An entry's probes (/farm/probes.d/NAME, executable): what each prints, one file each (the judge compares it per
+# phase). Run from node, as record_paths is: the tool reads this script (farm-steps.service runs it), and a program
+# named by a shell variable would be one it cannot know, an unknown on every host.
+record_probes() {
+  node -e '
+    const fs = require("fs"), cp = require("child_process");
+    let names = [];
+    try { names = fs.readdirSync("/farm/probes.d"); } catch {}
+    for (const n of names) {
+      const r = cp.spawnSync(`/farm/probes.d/${n}`, { encoding: "utf8" });
+      fs.writeFileSync(`${process.argv[1]}/probe-${n}.txt`, `${r.stdout ?? ""}${r.stderr ?? ""}${r.error ? r.error.message : ""}`);
+    }' "$1"
 }
 
 # Whether each path the boot-1 plan promises absent is there (lstat: a link counts), one SUBJECT=present|absent a line.
@@ -54,6 +69,14 @@ if [ "$PHASE" = boot1 ]; then
   # What comes back by itself (a .path unit, Restart=, a supervisor) comes back within this.
   sleep "$AFTER"
   record after-apply
+elif [ "$PHASE" = rollback ]; then
+  # A third boot for entries that ask for it: --rollback of boot 1's apply, then what it brought back must listen again.
+  sleep "$LATE"
+  node /farm/reconcile.mjs --rollback --json -f /farm/desired.yaml > "$out/rollback.json" 2> "$out/rollback.err"; echo $? > "$out/rollback.rc"
+  for p in $LISTENS; do
+    i=0; while [ $i -lt 200 ] && ! listening "$p"; do i=$((i + 1)); sleep 0.1; done
+  done
+  record after-rollback
 else
   sleep "$LATE"
   record at-boot

@@ -57,8 +57,8 @@ function holder(pid: number, comm: string, cgroup: string, argv: string[] | null
   return { pid, comm, placement: placementOfPath(cgroup, 'v2'), ancestry, mainHoldsSocket: null };
 }
 
-async function plan(root: string, h: PortHolder) {
-  const b: BusyPort = { port: 6443, listeners: [{ family: 'ipv4', address: '0.0.0.0', port: 6443, inode: 1 } as never], holders: [h], activation: null };
+async function observedOf(root: string, holders: PortHolder[]): Promise<LivePortsObserved> {
+  const b: BusyPort = { port: 6443, listeners: [{ family: 'ipv4', address: '0.0.0.0', port: 6443, inode: 1 } as never], holders, activation: null };
   const fs = new Host({ root });
   const o: LivePortsObserved = {
     mode: 'live',
@@ -71,7 +71,11 @@ async function plan(root: string, h: PortHolder) {
     supervisor: null,
     containers: await containersOf(fs, [b]),
   };
-  return portFreeProvider.diff(spec([6443]), o, { live: true });
+  return o;
+}
+
+async function plan(root: string, h: PortHolder | PortHolder[]) {
+  return portFreeProvider.diff(spec([6443]), await observedOf(root, Array.isArray(h) ? h : [h]), { live: true });
 }
 
 describe('a container holding 6443', () => {
@@ -99,6 +103,39 @@ describe('a container holding 6443', () => {
         'found as docker-proxy publishes -host-port 6443 to -container-ip 172.17.0.2:6443; docker.service is enabled and the restart policy always starts it again at every boot. ' +
         'Run: docker update --restart=no api && docker stop api (dockerd itself is never stopped: it runs every container on this host)',
     );
+  });
+
+  it('two docker-proxies of one published port (0.0.0.0 and ::, as Debian docker.io starts them): the container is named once', async () => {
+    // The argv recorded from dockerd 20.10 (Debian bookworm's docker.io) in the boot farm (test/boot/catalogue/docker.mjs).
+    const root = tree({ [`${DIR}/config.v2.json`]: config('api'), [`${DIR}/hostconfig.json`]: hostconfig('always', 'default'), ...DOCKER_UNIT, ...ENABLED });
+    const proxy = (hostIp: string) => [
+      '/usr/sbin/docker-proxy',
+      '-proto',
+      'tcp',
+      '-host-ip',
+      hostIp,
+      '-host-port',
+      '6443',
+      '-container-ip',
+      '172.17.0.2',
+      '-container-port',
+      '6443',
+    ];
+    const holders = [
+      holder(186, 'docker-proxy', '/system.slice/docker.service', proxy('0.0.0.0')),
+      holder(193, 'docker-proxy', '/system.slice/docker.service', proxy('::')),
+    ];
+    const [c] = await plan(root, holders);
+    expect(c!.action).toBe('operator');
+    expect(c!.operator).toBe(
+      'pids 186, 193 (docker-proxy): it is docker container a1b2c3d4e5f6 "api" (image registry.example/api:1.2, restart policy always, network default), ' +
+        'found as docker-proxy publishes -host-port 6443 to -container-ip 172.17.0.2:6443; docker.service is enabled and the restart policy always starts it again at every boot. ' +
+        'Run: docker update --restart=no api && docker stop api (dockerd itself is never stopped: it runs every container on this host)',
+    );
+    // Allowed to stop it: one stop, naming both holders.
+    const [s] = await portFreeProvider.diff(spec([6443], { stop_containers: ['api'] }), await observedOf(root, holders), { live: true });
+    expect(s!.action).toBe('stop');
+    expect(s!.summary).toContain('held by pids 186, 193 (docker-proxy), docker container a1b2c3d4e5f6 "api" (restart policy always)');
   });
 
   it('a host-network container in its docker scope, restart=unless-stopped, docker.service not enabled', async () => {
