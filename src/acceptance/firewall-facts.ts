@@ -10,13 +10,15 @@
 // them; ufw-before-input then jumps to ufw-user-input; DEFAULT_INPUT_POLICY
 // the policy, REJECT being DROP plus a reject rule), netfilter-persistent
 // restores /etc/iptables/rules.v4, nftables.service loads /etc/nftables.conf.
+// IPv6 (`ipv6`): the same from ip6tables-save and nft's ip6 and inet tables,
+// the connection then an IPv6 one (firewall-eval.ts).
 import type { TargetHost } from '../host.js';
 import type { Known } from './checker.js';
 import { known, notKnown, unreadable } from './checker.js';
 import { parseSaved, policyOf, type SavedTable } from './iptables-save.js';
 import { parseNftConf } from './nft-conf.js';
 import { evaluateIptablesInput, evaluateNftInput, type Verdict } from './firewall-eval.js';
-import { NFTABLES_CONF, RULES_V4, UFW_CONF, UFW_DEFAULTS, program, sourcedValue } from './forward-facts.js';
+import { NFTABLES_CONF, RULES_V4, SAVE, UFW_CONF, UFW_DEFAULTS, XT_FAMILY, program, sourcedValue, type IpFamily } from './forward-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 
@@ -32,7 +34,12 @@ export interface PortVerdict {
   file: string;
 }
 
-export type FirewallFacts = { now: Known<PortVerdict[]> | 'offline'; atBoot: PortVerdict[] };
+export type FirewallFacts = {
+  now: Known<PortVerdict[]> | 'offline';
+  atBoot: PortVerdict[];
+  /** The same for a new IPv6 connection (the ip6 tables); absent where it was not read. */
+  ipv6?: Known<{ now: Known<PortVerdict[]> | 'offline'; atBoot: PortVerdict[] }>;
+};
 
 const UFW_UNIT_FUNCTIONS = '/lib/ufw/ufw-init-functions';
 const UFW_RULES = ['/etc/ufw/before.rules', '/etc/ufw/after.rules', '/etc/ufw/user.rules'];
@@ -51,8 +58,8 @@ const filterOf = (tables: SavedTable[]): SavedTable => {
   return t;
 };
 
-async function iptablesNow(host: TargetHost, ports: number[]): Promise<Known<{ verdicts: PortVerdict[]; viaNft: boolean }>> {
-  const save = await program(host, 'iptables-save');
+async function iptablesNow(host: TargetHost, ports: number[], ip: IpFamily): Promise<Known<{ verdicts: PortVerdict[]; viaNft: boolean }>> {
+  const save = await program(host, SAVE[ip]);
   if (!save.known) return save;
   if (save.value === null) return known({ verdicts: [], viaNft: false });
   const r = await host.run(save.value, ['-t', 'filter']);
@@ -62,13 +69,15 @@ async function iptablesNow(host: TargetHost, ports: number[]): Promise<Known<{ v
   const t = filterOf(p.tables);
   const file = `the output of ${save.value} -t filter`;
   return known({
-    verdicts: each(ports, 'now (iptables)', file, (port) => evaluateIptablesInput(t, policyOf(p.tables, 'filter', 'INPUT'), port)),
+    verdicts: each(ports, ip === 4 ? 'now (iptables)' : 'now (ip6tables)', file, (port) =>
+      evaluateIptablesInput(t, policyOf(p.tables, 'filter', 'INPUT'), port),
+    ),
     viaNft: p.backend === 'nf_tables',
   });
 }
 
-export async function readFirewallNow(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
-  const ipt = await iptablesNow(host, ports);
+export async function readFirewallNow(host: TargetHost, ports: number[], ip: IpFamily = 4): Promise<Known<PortVerdict[]>> {
+  const ipt = await iptablesNow(host, ports, ip);
   if (!ipt.known) return ipt;
   const nft = await program(host, 'nft');
   if (!nft.known) return nft;
@@ -78,9 +87,10 @@ export async function readFirewallNow(host: TargetHost, ports: number[]): Promis
   const file = `the output of ${nft.value} list ruleset`;
   const p = parseNftConf(r.stdout);
   if (!p.ok) return unreadable(`${file}, line ${p.line}: ${p.reason}`);
-  // iptables-nft keeps its tables as nft's "ip filter": what iptables-save read already.
-  const native = p.chains.filter((c) => !(ipt.value.viaNft && c.family === 'ip' && c.table === 'filter'));
-  return known([...ipt.value.verdicts, ...each(ports, 'now (nftables)', file, (port) => evaluateNftInput(native, port))]);
+  // iptables-nft keeps its tables as nft's "ip filter" (ip6tables-nft's as "ip6 filter"): what ip[6]tables-save read already.
+  const native = p.chains.filter((c) => !(ipt.value.viaNft && c.family === XT_FAMILY[ip] && c.table === 'filter'));
+  const source = ip === 4 ? 'now (nftables)' : 'now (nftables, IPv6)';
+  return known([...ipt.value.verdicts, ...each(ports, source, file, (port) => evaluateNftInput(native, port, ip))]);
 }
 
 /** ufw's INPUT as ufw-init builds it from its files. */
@@ -180,5 +190,6 @@ export async function readFirewall(host: TargetHost, apiserverPort: Known<number
   const ports = [apiserverPort.known ? apiserverPort.value : 6443, ...CONTROL_PLANE_PORTS.slice(1)];
   const boot = await readFirewallAtBoot(host, ports);
   if (!boot.known) return boot;
-  return known({ now: host.live ? await readFirewallNow(host, ports) : 'offline', atBoot: boot.value });
+  const ipv6 = known({ now: host.live ? await readFirewallNow(host, ports, 6) : ('offline' as const), atBoot: [] });
+  return known({ now: host.live ? await readFirewallNow(host, ports) : 'offline', atBoot: boot.value, ipv6 });
 }

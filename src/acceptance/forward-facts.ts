@@ -7,8 +7,14 @@
 // DEFAULT_FORWARD_POLICY (REJECT being DROP plus a reject rule);
 // netfilter-persistent's 15-ip4tables plugin runs iptables-restore <
 // /etc/iptables/rules.v4; nftables.service runs nft -f /etc/nftables.conf.
-// IPv4 pod traffic is judged: ip6 tables are not. A file that decides it and
-// cannot be read is unreadable (the check's loud unknown), naming file:line.
+// IPv4 is read from iptables-save, rules.v4 and nft's ip, inet and bridge
+// tables; IPv6 (`ipv6`) from ip6tables-save, rules.v6 (netfilter-persistent's
+// 25-ip6tables plugin) and nft's ip6, inet and bridge tables, and ufw-init's
+// ip6tables FORWARD: DEFAULT_FORWARD_POLICY with IPV6=yes, DROP otherwise
+// (ufw-init-functions: "IPv6 support disabled but available in the kernel,
+// so default DROP"). Whether IPv6 is judged is the check's to say. A file
+// that decides it and cannot be read is unreadable (the check's loud
+// unknown), naming file:line.
 import type { TargetHost } from '../host.js';
 import { commandFile } from '../facts/command-path.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
@@ -38,19 +44,30 @@ export interface ForwardFacts {
   atBoot: ForwardDrop[];
   /** docker.service's unit file when it starts at boot (dockerd may set the policy itself). */
   docker: string | null;
+  /** The same for forwarded IPv6 packets (the ip6 tables); absent where it was not read. */
+  ipv6?: Known<Omit<ForwardFacts, 'docker' | 'ipv6'>>;
 }
 
+/** IPv4 (iptables, rules.v4, nft's ip tables) or IPv6 (ip6tables, rules.v6, nft's ip6 tables). */
+export type IpFamily = 4 | 6;
+
 const PATH = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
-const FAMILIES = new Set(['ip', 'inet', 'bridge']);
+/** The nft families whose forward hook a forwarded packet of each IP family passes: inet holds both. */
+const FAMILIES = { 4: new Set(['ip', 'inet', 'bridge']), 6: new Set(['ip6', 'inet', 'bridge']) };
+/** Per IP family: the save program, the nft family iptables-nft keeps its tables in, netfilter-persistent's file. */
+export const SAVE = { 4: 'iptables-save', 6: 'ip6tables-save' } as const;
+export const XT_FAMILY = { 4: 'ip', 6: 'ip6' } as const;
 export const UFW_DEFAULTS = '/etc/default/ufw';
 export const UFW_CONF = '/etc/ufw/ufw.conf';
 export const RULES_V4 = '/etc/iptables/rules.v4';
+export const RULES_V6 = '/etc/iptables/rules.v6';
+export const RULES = { 4: RULES_V4, 6: RULES_V6 } as const;
 export const NFTABLES_CONF = '/etc/nftables.conf';
 export const WRITER_UNITS = ['ufw.service', 'netfilter-persistent.service', 'nftables.service', 'docker.service'] as const;
 
-/** An nft base chain on the forward hook whose policy drops, in a family IPv4 pod traffic passes. */
-const dropsForward = (c: { family: string; hook: string | null; policy: string | null; dormant: boolean }) =>
-  c.hook === 'forward' && c.policy === 'drop' && !c.dormant && FAMILIES.has(c.family);
+/** An nft base chain on the forward hook whose policy drops, in a family the IP family's pod traffic passes. */
+const dropsForward = (ip: IpFamily) => (c: { family: string; hook: string | null; policy: string | null; dormant: boolean }) =>
+  c.hook === 'forward' && c.policy === 'drop' && !c.dormant && FAMILIES[ip].has(c.family);
 
 /**
  * A program as PATH finds it, by the name found there (iptables-save is a link to xtables-nft-multi, which
@@ -62,9 +79,9 @@ export async function program(host: TargetHost, name: string): Promise<Known<str
   return known(f.kind === 'file' ? f.named : null);
 }
 
-/** iptables-save's filter FORWARD policy; and whether its backend is nf_tables (its chains are then nft's ip filter too). */
-async function iptablesNow(host: TargetHost, drops: ForwardDrop[]): Promise<Known<boolean>> {
-  const save = await program(host, 'iptables-save');
+/** ip[6]tables-save's filter FORWARD policy; and whether its backend is nf_tables (its chains are then nft's ip[6] filter too). */
+async function iptablesNow(host: TargetHost, drops: ForwardDrop[], ip: IpFamily): Promise<Known<boolean>> {
+  const save = await program(host, SAVE[ip]);
   if (!save.known) return save;
   if (save.value === null) return known(false);
   const r = await host.run(save.value, ['-t', 'filter']);
@@ -73,7 +90,10 @@ async function iptablesNow(host: TargetHost, drops: ForwardDrop[]): Promise<Know
   if (!p.ok) return unreadable(`the output of ${save.value} -t filter, line ${p.line}: ${p.reason}`);
   const pol = policyOf(p.tables, 'filter', 'FORWARD');
   if (pol?.policy === 'DROP')
-    drops.push({ what: `iptables (${p.backend ?? 'backend not named'})`, where: `${save.value} -t filter, line ${pol.line}: :FORWARD DROP` });
+    drops.push({
+      what: `${SAVE[ip].replace('-save', '')} (${p.backend ?? 'backend not named'})`,
+      where: `${save.value} -t filter, line ${pol.line}: :FORWARD DROP`,
+    });
   return known(p.backend === 'nf_tables');
 }
 
@@ -94,10 +114,10 @@ async function withDormantFromText(host: TargetHost, nft: string, chains: LiveCh
   return known(chains.map((c) => ({ ...c, dormant: dormant.get(`${c.family} ${c.table}`) ?? c.dormant })));
 }
 
-export async function readForwardNow(host: TargetHost): Promise<Known<ForwardDrop[]>> {
+export async function readForwardNow(host: TargetHost, ip: IpFamily = 4): Promise<Known<ForwardDrop[]>> {
   if (!host.live) return notKnown(`offline (--root ${host.root}): the ruleset is the running kernel's`);
   const drops: ForwardDrop[] = [];
-  const viaNft = await iptablesNow(host, drops);
+  const viaNft = await iptablesNow(host, drops, ip);
   if (!viaNft.known) return viaNft;
   const nft = await program(host, 'nft');
   if (!nft.known) return nft;
@@ -108,9 +128,9 @@ export async function readForwardNow(host: TargetHost): Promise<Known<ForwardDro
   if (!p.ok) return unreadable(`the output of ${nft.value} -j list ruleset: ${p.reason}`);
   const chains = await withDormantFromText(host, nft.value, p.chains, p.flagged);
   if (!chains.known) return chains;
-  for (const c of chains.value.filter(dropsForward)) {
-    // iptables-nft keeps its filter table as nft's "ip filter": the chain iptables-save read already.
-    if (viaNft.value && c.family === 'ip' && c.table === 'filter' && c.name === 'FORWARD') continue;
+  for (const c of chains.value.filter(dropsForward(ip))) {
+    // iptables-nft keeps its filter table as nft's "ip filter" (ip6tables-nft's as "ip6 filter"): the chain ip[6]tables-save read already.
+    if (viaNft.value && c.family === XT_FAMILY[ip] && c.table === 'filter' && c.name === 'FORWARD') continue;
     drops.push({ what: 'nftables', where: `${nft.value} -j list ruleset: table ${c.family} ${c.table} chain ${c.name} policy drop`, ownTable: true });
   }
   return known(drops);
@@ -182,7 +202,7 @@ async function nftablesAtBoot(host: TargetHost, entry: string): Promise<Known<Fo
   const p = parseNftConf(text);
   if (!p.ok) return unreadable(`${NFTABLES_CONF}:${p.line}: ${p.reason}`);
   return known(
-    p.chains.filter(dropsForward).map((c) => ({
+    p.chains.filter(dropsForward(4)).map((c) => ({
       what: 'nftables',
       where: `${NFTABLES_CONF}:${c.policyLine} table ${c.family} ${c.table} chain ${c.name} policy drop, ${entry} starts at boot`,
       ownTable: true as const,
@@ -228,5 +248,7 @@ export async function readForwardAtBoot(host: TargetHost): Promise<Known<{ drops
 export async function readForward(host: TargetHost): Promise<Known<ForwardFacts>> {
   const boot = await readForwardAtBoot(host);
   if (!boot.known) return boot;
-  return known({ now: host.live ? await readForwardNow(host) : 'offline', atBoot: boot.value.drops, docker: boot.value.docker });
+  const now6 = host.live ? await readForwardNow(host, 6) : ('offline' as const);
+  const ipv6 = known({ now: now6, atBoot: [] });
+  return known({ now: host.live ? await readForwardNow(host) : 'offline', atBoot: boot.value.drops, docker: boot.value.docker, ipv6 });
 }
