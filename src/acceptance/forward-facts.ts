@@ -161,18 +161,46 @@ export function sourcedValue(files: { path: string; text: string }[], name: stri
   return known({ value, at: `${file.path}:${line}` });
 }
 
-async function ufwAtBoot(host: TargetHost, entry: string): Promise<Known<ForwardDrop | null>> {
+/** ufw-init's two files as it sources them; null when either is missing or empty (it stops with "Could not find"). */
+export async function ufwFiles(host: TargetHost): Promise<Known<{ path: string; text: string }[] | null>> {
   const files: { path: string; text: string }[] = [];
   for (const path of [UFW_DEFAULTS, UFW_CONF]) {
     const text = await host.readFile(path).catch((e: Error) => e);
     if (text instanceof Error) return unreadable(`${path} cannot be read: ${text.message}`);
-    // ufw-init stops with "Could not find" when either is missing or empty: it sets no policy.
     if (text === null || text === '') return known(null);
     files.push({ path, text });
   }
+  return known(files);
+}
+
+/** ufw-init-functions' line that sets ip6tables' INPUT (and the next FORWARD) to DROP when IPV6 is not yes. */
+export const UFW_IPV6_OFF = { file: '/lib/ufw/ufw-init-functions', input: 148, forward: 149 };
+
+/**
+ * IPV6 as ufw-init tests it ("yes" or "YES" applies the IPv6 rules; anything else, with IPv6 in the kernel, sets
+ * ip6tables' INPUT and FORWARD to DROP, lo accepted), and where it is set (or that no file sets it).
+ */
+export function ufwIpv6(files: { path: string; text: string }[]): Known<{ yes: boolean; said: string }> {
+  const v = sourcedValue(files, 'IPV6');
+  if (!v.known) return v;
+  const yes = v.value?.value === 'yes' || v.value?.value === 'YES';
+  return known({ yes, said: v.value === null ? `IPV6 set in neither ${UFW_DEFAULTS} nor ${UFW_CONF}` : `${v.value.at} IPV6=${v.value.value}` });
+}
+
+async function ufwAtBoot(host: TargetHost, entry: string, ip: IpFamily): Promise<Known<ForwardDrop | null>> {
+  const read = await ufwFiles(host);
+  if (!read.known || read.value === null) return read.known ? known(null) : read;
+  const files = read.value;
   const enabled = sourcedValue(files, 'ENABLED');
   if (!enabled.known) return enabled;
   if (enabled.value?.value !== 'yes' && enabled.value?.value !== 'YES') return known(null);
+  const v6 = ip === 6 ? ufwIpv6(files) : known({ yes: true, said: '' });
+  if (!v6.known) return v6;
+  if (!v6.value.yes)
+    return known({
+      what: 'ufw (IPv6)',
+      where: `${enabled.value.at} ENABLED=${enabled.value.value}, ${v6.value.said}: ufw-init sets ip6tables' FORWARD to DROP (${UFW_IPV6_OFF.file}:${UFW_IPV6_OFF.forward}), ${entry} starts at boot`,
+    });
   const pol = sourcedValue(files, 'DEFAULT_FORWARD_POLICY');
   if (!pol.known) return pol;
   const p = pol.value?.value ?? '';
@@ -180,29 +208,32 @@ async function ufwAtBoot(host: TargetHost, entry: string): Promise<Known<Forward
   if (p !== 'DROP' && p !== 'REJECT')
     return unreadable(`${pol.value?.at ?? UFW_DEFAULTS}: DEFAULT_FORWARD_POLICY ${JSON.stringify(p)} is not one ufw-init sets`);
   return known({
-    what: 'ufw',
-    where: `${enabled.value.at} ENABLED=${enabled.value.value}, ${pol.value!.at} DEFAULT_FORWARD_POLICY="${p}", ${entry} starts at boot`,
+    what: ip === 4 ? 'ufw' : 'ufw (IPv6)',
+    where: `${enabled.value.at} ENABLED=${enabled.value.value}, ${ip === 6 ? `${v6.value.said}, ` : ''}${pol.value!.at} DEFAULT_FORWARD_POLICY="${p}", ${entry} starts at boot`,
   });
 }
 
-async function rulesV4AtBoot(host: TargetHost, entry: string): Promise<Known<ForwardDrop | null>> {
-  const text = await host.readFile(RULES_V4).catch((e: Error) => e);
-  if (text instanceof Error) return unreadable(`${RULES_V4} cannot be read: ${text.message}`);
+/** netfilter-persistent's 15-ip4tables plugin restores rules.v4, its 25-ip6tables plugin rules.v6. */
+async function rulesAtBoot(host: TargetHost, entry: string, ip: IpFamily): Promise<Known<ForwardDrop | null>> {
+  const file = RULES[ip];
+  const text = await host.readFile(file).catch((e: Error) => e);
+  if (text instanceof Error) return unreadable(`${file} cannot be read: ${text.message}`);
   if (text === null) return known(null);
   const p = parseSaved(text);
-  if (!p.ok) return unreadable(`${RULES_V4}:${p.line}: ${p.reason}`);
+  if (!p.ok) return unreadable(`${file}:${p.line}: ${p.reason}`);
   const pol = policyOf(p.tables, 'filter', 'FORWARD');
-  return known(pol?.policy === 'DROP' ? { what: 'iptables-persistent', where: `${RULES_V4}:${pol.line} :FORWARD DROP, ${entry} starts at boot` } : null);
+  const what = ip === 4 ? 'iptables-persistent' : 'ip6tables-persistent';
+  return known(pol?.policy === 'DROP' ? { what, where: `${file}:${pol.line} :FORWARD DROP, ${entry} starts at boot` } : null);
 }
 
-async function nftablesAtBoot(host: TargetHost, entry: string): Promise<Known<ForwardDrop[]>> {
+async function nftablesAtBoot(host: TargetHost, entry: string, ip: IpFamily): Promise<Known<ForwardDrop[]>> {
   const text = await host.readFile(NFTABLES_CONF).catch((e: Error) => e);
   if (text instanceof Error) return unreadable(`${NFTABLES_CONF} cannot be read: ${text.message}`);
   if (text === null) return known([]);
   const p = parseNftConf(text);
   if (!p.ok) return unreadable(`${NFTABLES_CONF}:${p.line}: ${p.reason}`);
   return known(
-    p.chains.filter(dropsForward(4)).map((c) => ({
+    p.chains.filter(dropsForward(ip)).map((c) => ({
       what: 'nftables',
       where: `${NFTABLES_CONF}:${c.policyLine} table ${c.family} ${c.table} chain ${c.name} policy drop, ${entry} starts at boot`,
       ownTable: true as const,
@@ -224,7 +255,7 @@ function startingAtBoot(graph: UnitGraph): Known<Map<string, string>> {
   return known(out);
 }
 
-export async function readForwardAtBoot(host: TargetHost): Promise<Known<{ drops: ForwardDrop[]; docker: string | null }>> {
+export async function readForwardAtBoot(host: TargetHost, ip: IpFamily = 4): Promise<Known<{ drops: ForwardDrop[]; docker: string | null }>> {
   const graph = await systemUnitGraph(host, WRITER_UNITS).catch((e: Error) => e);
   if (graph instanceof Error) return notKnown(`the unit files cannot be read: ${graph.message}`);
   const starts = startingAtBoot(graph);
@@ -232,9 +263,9 @@ export async function readForwardAtBoot(host: TargetHost): Promise<Known<{ drops
   const drops: ForwardDrop[] = [];
   const s = starts.value;
   const readers: [string, (e: string) => Promise<Known<ForwardDrop | ForwardDrop[] | null>>][] = [
-    ['ufw.service', (e) => ufwAtBoot(host, e)],
-    ['netfilter-persistent.service', (e) => rulesV4AtBoot(host, e)],
-    ['nftables.service', (e) => nftablesAtBoot(host, e)],
+    ['ufw.service', (e) => ufwAtBoot(host, e, ip)],
+    ['netfilter-persistent.service', (e) => rulesAtBoot(host, e, ip)],
+    ['nftables.service', (e) => nftablesAtBoot(host, e, ip)],
   ];
   for (const [unit, read] of readers) {
     if (!s.has(unit)) continue;
@@ -248,7 +279,7 @@ export async function readForwardAtBoot(host: TargetHost): Promise<Known<{ drops
 export async function readForward(host: TargetHost): Promise<Known<ForwardFacts>> {
   const boot = await readForwardAtBoot(host);
   if (!boot.known) return boot;
-  const now6 = host.live ? await readForwardNow(host, 6) : ('offline' as const);
-  const ipv6 = known({ now: now6, atBoot: [] });
+  const boot6 = await readForwardAtBoot(host, 6);
+  const ipv6 = boot6.known ? known({ now: host.live ? await readForwardNow(host, 6) : ('offline' as const), atBoot: boot6.value.drops }) : boot6;
   return known({ now: host.live ? await readForwardNow(host) : 'offline', atBoot: boot.value.drops, docker: boot.value.docker, ipv6 });
 }

@@ -78,7 +78,8 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
     const f = facts.forward.value;
     const v6 = f.ipv6?.known && ipv6Judged(facts.ipv6Stack) !== null ? f.ipv6.value : { now: 'offline' as const, atBoot: [] };
     const plugin = facts.networkPlugin.known ? facts.networkPlugin.value : null;
-    const w = await forwardWhoFixes(node, plugin, [...new Set([...f.atBoot, ...v6.atBoot].map((d) => d.what))]);
+    // The writers by name: ufw's IPv6 drop is ufw's too.
+    const w = await forwardWhoFixes(node, plugin, [...new Set([...f.atBoot, ...v6.atBoot].map((d) => d.what.replace(' (IPv6)', '')))]);
     const nowOf = (n: typeof f.now) => (n !== 'offline' && n.known ? n.value : []);
     const fixed = w.who === 'operator' ? { ...w, says: `${w.says}: ${operatorFix([...nowOf(f.now), ...nowOf(v6.now)], [...f.atBoot, ...v6.atBoot])}` } : w;
     return { ...fixed, evidence: [...fixed.evidence, ...ipv6Evidence(facts)] };

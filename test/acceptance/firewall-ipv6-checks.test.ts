@@ -42,6 +42,10 @@ describe('IptablesForwardDrop, IPv6', () => {
   it("a stock host (nothing dropping in either family) gets no line; the fix names ip6tables' own", () => {
     expect(iptablesForwardDropCheck.check(passingFacts({ forward: forward6([]), ipv6Stack: ASKED }))).toEqual({ warnings: [], errors: [] });
     expect(operatorFix([DROP6], [])).toBe('run ip6tables -P FORWARD ACCEPT');
+    const persistent = { what: 'ip6tables-persistent', where: '/etc/iptables/rules.v6:4 :FORWARD DROP' };
+    expect(operatorFix([], [{ what: 'ufw (IPv6)', where: '/etc/default/ufw:7 IPV6=no' }, persistent])).toBe(
+      'set IPV6=yes and DEFAULT_FORWARD_POLICY="ACCEPT" in /etc/default/ufw and run ufw reload; change ":FORWARD DROP" to ":FORWARD ACCEPT" in /etc/iptables/rules.v6',
+    );
   });
 });
 

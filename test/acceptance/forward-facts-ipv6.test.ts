@@ -5,6 +5,7 @@
 // own text listing for which tables have a forward chain that drops; and
 // readFirewall's IPv6 half now, `ip6tables -S INPUT` the policy's oracle.
 import { chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Host, type CommandRunner } from '../../src/host.js';
@@ -109,5 +110,66 @@ describe('readFirewall now, IPv6', () => {
       ...[6443, 2379, 2380, 10250, 10257, 10259].map((p) => ['now (ip6tables)', p, p === 6443 ? 'accept' : 'drop']),
       ...[6443, 2379, 2380, 10250, 10257, 10259].map((p) => ['now (nftables, IPv6)', p, p === 2379 ? 'drop' : 'accept']),
     ]);
+  });
+});
+
+describe('netfilter-persistent and nftables.service at the next boot, IPv6', () => {
+  const unit = (name: string): Tree => ({
+    [`lib/systemd/system/${name}`]: `[Unit]\nDescription=${name}\n\n[Service]\nType=oneshot\nExecStart=/bin/true\n\n[Install]\nWantedBy=multi-user.target\n`,
+    [`etc/systemd/system/multi-user.target.wants/${name}`]: { link: `/lib/systemd/system/${name}` },
+  });
+  const UNITS: Tree = {
+    'lib/systemd/system/sysinit.target': '[Unit]\nDescription=System Initialization\n',
+    'lib/systemd/system/basic.target': '[Unit]\nRequires=sysinit.target\nAfter=sysinit.target\n',
+    'lib/systemd/system/multi-user.target': '[Unit]\nRequires=basic.target\nAfter=basic.target\n',
+    'etc/systemd/system/default.target': { link: '/lib/systemd/system/multi-user.target' },
+    ...unit('netfilter-persistent.service'),
+    ...unit('nftables.service'),
+  };
+  const CONF = `flush ruleset\n${NATIVE}`;
+
+  it("rules.v6's :FORWARD DROP (25-ip6tables restores it) and nftables.conf's ip6 and inet chains; its ip table is IPv4's", async () => {
+    // The oracles: what ip6tables-restore makes of rules.v6, and which tables nft -f loads with a dropping forward chain.
+    const policy = inNamespace(RULES_V6('DROP'), 'ip6tables-restore < "$1" && ip6tables -S FORWARD');
+    const json = inNamespace(CONF, 'nft -f "$1" && nft -j list chains');
+    expect(policy!.trim()).toBe('-P FORWARD DROP');
+    const chains = (JSON.parse(json!) as { nftables: { chain?: { family: string; table: string; policy?: string } }[] }).nftables.flatMap((i) =>
+      i.chain?.policy === 'drop' ? [`${i.chain.family} ${i.chain.table}`] : [],
+    );
+    expect(chains.sort()).toEqual(['inet both', 'ip own4', 'ip6 own6']);
+    const root = tmp();
+    buildTree(root, {
+      ...UNITS,
+      'etc/iptables/rules.v6': RULES_V6('DROP'),
+      'etc/iptables/rules.v4': RULES_V6('ACCEPT').replace('ip6tables', 'iptables'),
+      'etc/nftables.conf': CONF,
+    });
+    const f = await readForward(new Host({ root, live: false }));
+    const at = (line: number, t: string) => ({
+      what: 'nftables',
+      where: `/etc/nftables.conf:${line} table ${t} chain forward policy drop, /lib/systemd/system/nftables.service starts at boot`,
+      ownTable: true,
+    });
+    expect(f.known && f.value.ipv6).toEqual({
+      known: true,
+      value: {
+        now: 'offline',
+        atBoot: [
+          { what: 'ip6tables-persistent', where: '/etc/iptables/rules.v6:4 :FORWARD DROP, /lib/systemd/system/netfilter-persistent.service starts at boot' },
+          at(4, 'ip6 own6'),
+          at(9, 'inet both'),
+        ],
+      },
+    });
+    expect(f.known && f.value.atBoot).toEqual([at(9, 'inet both'), at(14, 'ip own4')]);
+  });
+
+  it('a rules.v6 ip6tables-restore refuses is unknown, naming the file and line', async () => {
+    const bad = RULES_V6('DROP').replace('COMMIT', '-Q INPUT\nCOMMIT');
+    expect(spawnSync('unshare', ['-rn', 'ip6tables-restore', '--test'], { input: bad }).status).not.toBe(0);
+    const root = tmp();
+    buildTree(root, { ...UNITS, 'etc/iptables/rules.v6': bad });
+    const f = await readForward(new Host({ root, live: false }));
+    expect(f.known && f.value.ipv6).toMatchObject({ known: false, unreadable: true, reason: expect.stringContaining('/etc/iptables/rules.v6:8') });
   });
 });
