@@ -61,7 +61,7 @@ function judgeFamily(facts: Omit<ForwardFacts, 'docker' | 'ipv6'>, family: 'IPv4
   const own = [...nowDrops, ...atBoot].some((d) => d.ownTable);
   const answered = own
     ? 'an nftables base chain of its own table drops whatever it does not accept, whatever the CNI accepts in iptables'
-    : "calico, flannel and cilium accept their own pod traffic in iptables' FORWARD; kube-proxy accepts only masqueraded and established traffic, so anything else forwarded is dropped";
+    : `calico, flannel and cilium accept their own pod traffic in ${family === 'IPv4' ? 'iptables' : 'ip6tables'}' FORWARD; kube-proxy accepts only masqueraded and established traffic, so anything else forwarded is dropped`;
   const dockerNote = docker !== null ? `; ${docker} starts at boot: dockerd sets the policy to DROP whenever it turns net.ipv4.ip_forward on itself` : '';
   return {
     warnings: [`the filter FORWARD hook drops forwarded ${family} packets by default ${when}: ${answered}${dockerNote}`],

@@ -19,7 +19,7 @@ describe('IptablesForwardDrop, IPv6', () => {
   it('asked: an ip6tables FORWARD DROP is a warning saying IPv6 and why it is judged', () => {
     const r = iptablesForwardDropCheck.check(passingFacts({ forward: forward6(), ipv6Stack: ASKED }));
     expect('warnings' in r && r.warnings).toEqual([
-      `the filter FORWARD hook drops forwarded IPv6 packets by default now (${DROP6.what}: ${DROP6.where}): calico, flannel and cilium accept their own pod traffic in iptables' FORWARD; kube-proxy accepts only masqueraded and established traffic, so anything else forwarded is dropped (ipv6_stack is true for this node (inventory/group_vars/all.yml:2))`,
+      `the filter FORWARD hook drops forwarded IPv6 packets by default now (${DROP6.what}: ${DROP6.where}): calico, flannel and cilium accept their own pod traffic in ip6tables' FORWARD; kube-proxy accepts only masqueraded and established traffic, so anything else forwarded is dropped (ipv6_stack is true for this node (inventory/group_vars/all.yml:2))`,
     ]);
   });
 
