@@ -11,6 +11,7 @@ import type { EnvValue } from './proxy-env.js';
 import type { NetworkManagerFacts } from './nm-facts.js';
 import type { ForwardFacts } from './forward-facts.js';
 import type { FirewallFacts } from './firewall-facts.js';
+import type { Ipv6Stack } from './ip-stack.js';
 
 /**
  * A fact, or why it is not known (offline, unreadable): a check that needs it
@@ -73,6 +74,8 @@ export interface AcceptanceFacts {
   forward: Known<ForwardFacts>;
   /** What a new connection from another node to each control-plane port meets, now and at the next boot (firewall-facts.ts). */
   firewall: Known<FirewallFacts>;
+  /** Whether the inventory asks for IPv6 (ipv6_stack), which decides whether the firewall checks judge the ip6 tables. */
+  ipv6Stack: Known<Ipv6Stack>;
 }
 
 export interface KubeadmProxyFacts {
@@ -156,6 +159,8 @@ export interface KubesprayValues {
   imageFsDir: Known<string | null>;
   /** kube_network_plugin for this node (roles/kubernetes/preinstall's view). */
   networkPlugin: Known<string>;
+  /** ipv6_stack (enable_dual_stack_networks on older trees) for this node. */
+  ipv6Stack: Known<Ipv6Stack>;
 }
 
 export interface CheckResult {

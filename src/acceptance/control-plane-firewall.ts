@@ -4,10 +4,13 @@
 // server, etcd, kubelet, the controller manager or the scheduler. Each port
 // is evaluated as the kernel would (firewall-eval.ts) in each ruleset now and
 // at the next boot (firewall-facts.ts); a port a ruleset cannot be judged for
-// is unknown, naming the rule's file and line.
+// is unknown, naming the rule's file and line. IPv6 connections (the ip6
+// tables) are judged as IptablesForwardDrop judges them: when the inventory
+// asks for IPv6, or cannot be told to (ip-stack.ts).
 import type { AcceptanceFacts, Checker, CheckOutcome } from './checker.js';
 import { notJudged, pass } from './checker.js';
-import type { PortVerdict } from './firewall-facts.js';
+import type { FirewallFacts, PortVerdict } from './firewall-facts.js';
+import { ipv6Judged, withIpv6 } from './ip-stack.js';
 
 const at = (v: PortVerdict) => (v.verdict.line !== null && v.verdict.line !== 0 ? `${v.file}:${v.verdict.line}` : v.file);
 
@@ -23,7 +26,15 @@ function listed(vs: PortVerdict[], why: (v: PortVerdict) => string): string {
 
 function judge(f: AcceptanceFacts): CheckOutcome {
   if (!f.firewall.known) return notJudged(f.firewall);
-  const { now, atBoot } = f.firewall.value;
+  const v4 = judgeFamily(f.firewall.value, '');
+  const v6 = f.firewall.value.ipv6;
+  const judged = ipv6Judged(f.ipv6Stack);
+  if (v6 === undefined || judged === null) return v4;
+  return withIpv6(v4, v6.known ? judgeFamily(v6.value, 'IPv6 ') : notJudged(v6), judged);
+}
+
+/** One IP family's rulesets; `family` names it in the line ('' for IPv4, whose wording predates IPv6). */
+function judgeFamily({ now, atBoot }: Omit<FirewallFacts, 'ipv6'>, family: '' | 'IPv6 '): CheckOutcome {
   if (now !== 'offline' && !now.known && now.unreadable) return { unknown: now.reason };
   const all = [...(now !== 'offline' && now.known ? now.value : []), ...atBoot];
   const dropped = all.filter((v) => v.verdict.verdict === 'drop');
@@ -31,11 +42,13 @@ function judge(f: AcceptanceFacts): CheckOutcome {
   const drops = dropped.length > 0 ? `dropped: ${listed(dropped, (v) => `dropped at ${at(v)}`)}` : '';
   if (unknown.length > 0)
     return {
-      unknown: `new connections from another node to the control-plane ports cannot be judged: ${listed(unknown, (v) => `${at(v)}: ${'reason' in v.verdict ? v.verdict.reason : ''}`)}${drops ? `; ${drops}` : ''}`,
+      unknown: `new ${family}connections from another node to the control-plane ports cannot be judged: ${listed(unknown, (v) => `${at(v)}: ${'reason' in v.verdict ? v.verdict.reason : ''}`)}${drops ? `; ${drops}` : ''}`,
     };
   if (dropped.length === 0) return now !== 'offline' && !now.known && atBoot.length === 0 ? { skipped: now.reason } : pass();
   return {
-    warnings: [`a firewall drops new connections from the other nodes to the control-plane ports: ${drops}; allow them (TCP) from the nodes' addresses`],
+    warnings: [
+      `a firewall drops new ${family}connections from the other nodes to the control-plane ports: ${drops}; allow them (TCP) from the nodes' addresses`,
+    ],
     errors: [],
   };
 }

@@ -263,6 +263,7 @@ export async function acceptanceFacts(host: TargetHost, facts: Facts | undefined
     networkPlugin: ks.networkPlugin,
     forward: await readForward(host),
     firewall: await readFirewall(host, ks.apiserverPort),
+    ipv6Stack: ks.ipv6Stack,
   };
 }
 

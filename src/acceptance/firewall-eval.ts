@@ -8,9 +8,12 @@
 // other than lo, from an address not known here. A match whose answer for
 // that packet is not known (another interface by name, an address, a rate
 // limit, a module not read here) makes the verdict unknown with the rule's
-// line, unless a match known to fail comes first in the rule. Pure.
+// line, unless a match known to fail comes first in the rule. The packet is
+// IPv4 or, for the ip6 tables, IPv6 (`ip`): in an inet table an `ip` header
+// match fails for an IPv6 packet and an `ip6` one for an IPv4 packet. Pure.
 import type { SavedTable } from './iptables-save.js';
 import type { NftChain } from './nft-conf.js';
+import type { IpFamily } from './forward-facts.js';
 
 /** `file`: the rule's file, when a table holds the rules of several (ufw's). */
 export type Verdict = ({ verdict: 'accept' | 'drop'; line: number | null } | { verdict: 'unknown'; line: number; reason: string }) & { file?: string };
@@ -45,7 +48,7 @@ function iptablesOption(opt: string, value: string, port: number): Match {
     case '--source':
     case '-d':
     case '--destination':
-      return value === '0.0.0.0/0' ? 'yes' : { unknown: `${opt} ${value}: the addresses are not judged here` };
+      return value === '0.0.0.0/0' || value === '::/0' ? 'yes' : { unknown: `${opt} ${value}: the addresses are not judged here` };
     case '--dport':
     case '--destination-port':
       return portIn([value], port, ':');
@@ -60,6 +63,9 @@ function iptablesOption(opt: string, value: string, port: number): Match {
       return value === 'LOCAL' ? 'yes' : value === 'MULTICAST' || value === 'BROADCAST' ? 'no' : { unknown: `--dst-type ${value}` };
     case '--comment':
       return 'yes';
+    case '--rt-type':
+      // ip6tables' rt match: the packet has a routing header of that type; a TCP connect carries none.
+      return 'no';
     case '--icmp-type':
       return 'no';
     default:
@@ -67,7 +73,7 @@ function iptablesOption(opt: string, value: string, port: number): Match {
   }
 }
 
-const MODULES = new Set(['tcp', 'udp', 'multiport', 'conntrack', 'state', 'comment', 'addrtype', 'icmp']);
+const MODULES = new Set(['tcp', 'udp', 'multiport', 'conntrack', 'state', 'comment', 'addrtype', 'icmp', 'rt']);
 
 /** A rule's matches and its target. */
 function iptablesRule(args: string[], port: number): { match: Match; target: string | null; goto: boolean } {
@@ -157,8 +163,14 @@ function nftValue(words: string[], i: number): { values: string[]; next: number 
 
 type NftStep = { match: Match; next: number } | { verdict: string; target?: string; next: number };
 
+/** Header matches that fail for the other IP family's packet, and that cannot hold for a TCP connect. */
+const NEVER: Record<IpFamily, string[]> = {
+  4: ['udp dport', 'udp sport', 'icmp type', 'icmpv6 type', 'ip6 saddr', 'ip6 daddr', 'ip6 nexthdr'],
+  6: ['udp dport', 'udp sport', 'icmp type', 'icmpv6 type', 'ip saddr', 'ip daddr', 'ip protocol'],
+};
+
 /** One nft expression or statement at words[i]. */
-function nftStep(w: string[], i: number, port: number): NftStep {
+function nftStep(w: string[], i: number, port: number, ip: IpFamily): NftStep {
   const op = (j: number) => (w[j] === '!=' ? { neg: true, at: j + 1 } : { neg: false, at: w[j] === '==' ? j + 1 : j });
   const k = `${w[i]} ${w[i + 1] ?? ''}`;
   const valued = (j: number, judge: (v: string[]) => Match): NftStep => {
@@ -170,8 +182,9 @@ function nftStep(w: string[], i: number, port: number): NftStep {
   if (w[i] === 'iif' || w[i] === 'iifname')
     return valued(i + 1, (v) => (v.every((x) => x === 'lo') ? 'no' : { unknown: `${w[i]} ${v.join(',')}: the interface is not known here` }));
   if (k === 'tcp dport') return valued(i + 2, (v) => portIn(v, port, '-'));
-  if (['udp dport', 'udp sport', 'icmp type', 'icmpv6 type', 'ip6 saddr', 'ip6 daddr', 'ip6 nexthdr'].includes(k)) return valued(i + 2, () => 'no');
-  if (k === 'meta l4proto' || k === 'ip protocol') return valued(i + 2, (v) => (v.includes('tcp') || v.includes('6') ? 'yes' : 'no'));
+  if (NEVER[ip].includes(k)) return valued(i + 2, () => 'no');
+  if (k === 'meta l4proto' || k === (ip === 4 ? 'ip protocol' : 'ip6 nexthdr'))
+    return valued(i + 2, (v) => (v.includes('tcp') || v.includes('6') ? 'yes' : 'no'));
   if (['counter', 'accept', 'drop', 'reject', 'return', 'continue', 'jump', 'goto', 'log', 'comment'].includes(w[i]!)) return nftStatement(w, i);
   return { match: { unknown: `${w.slice(i, i + 3).join(' ')}: an expression not read here` }, next: w.length };
 }
@@ -190,12 +203,12 @@ function nftStatement(w: string[], i: number): NftStep {
 }
 
 /** One nft base chain of the input hook (and the regular chains it jumps to). */
-export function evaluateNftChain(chains: NftChain[], chain: NftChain, port: number, depth = 0): Verdict | 'return' {
+export function evaluateNftChain(chains: NftChain[], chain: NftChain, port: number, depth = 0, ip: IpFamily = 4): Verdict | 'return' {
   if (depth > 32) return { verdict: 'unknown', line: chain.line, reason: `chain ${chain.name}: jumps nested deeper than 32` };
   rules: for (const rule of chain.rules) {
     const ms: Match[] = [];
     for (let i = 0; i < rule.words.length;) {
-      const s = nftStep(rule.words, i, port);
+      const s = nftStep(rule.words, i, port, ip);
       i = s.next;
       if ('match' in s) {
         ms.push(s.match);
@@ -210,7 +223,7 @@ export function evaluateNftChain(chains: NftChain[], chain: NftChain, port: numb
       if (s.verdict === 'continue') continue rules;
       const target = chains.find((c) => c.family === chain.family && c.table === chain.table && c.name === s.target && c.hook === null);
       if (!target) return { verdict: 'unknown', line: rule.line, reason: `${s.verdict} ${s.target ?? ''}: no such regular chain in table ${chain.table}` };
-      const sub = evaluateNftChain(chains, target, port, depth + 1);
+      const sub = evaluateNftChain(chains, target, port, depth + 1, ip);
       if (sub !== 'return') return sub;
       if (s.verdict === 'goto') return 'return';
       continue rules;
@@ -221,11 +234,12 @@ export function evaluateNftChain(chains: NftChain[], chain: NftChain, port: numb
   return 'return';
 }
 
-/** Every input base chain of the ip and inet tables must accept: a drop in one is final, an unknown one is unknown. */
-export function evaluateNftInput(chains: NftChain[], port: number): Verdict {
+/** Every input base chain of the ip (ip6 for IPv6) and inet tables must accept: a drop in one is final, an unknown one is unknown. */
+export function evaluateNftInput(chains: NftChain[], port: number, ip: IpFamily = 4): Verdict {
   let unknown: Verdict | null = null;
-  for (const c of chains.filter((x) => x.hook === 'input' && !x.dormant && (x.family === 'ip' || x.family === 'inet'))) {
-    const r = evaluateNftChain(chains, c, port);
+  const own = ip === 4 ? 'ip' : 'ip6';
+  for (const c of chains.filter((x) => x.hook === 'input' && !x.dormant && (x.family === own || x.family === 'inet'))) {
+    const r = evaluateNftChain(chains, c, port, 0, ip);
     const v: Verdict = r === 'return' ? { verdict: c.policy === 'drop' ? 'drop' : 'accept', line: c.policyLine } : r;
     if (v.verdict === 'drop') return v;
     if (v.verdict === 'unknown') unknown ??= v;

@@ -10,13 +10,18 @@
 // them; ufw-before-input then jumps to ufw-user-input; DEFAULT_INPUT_POLICY
 // the policy, REJECT being DROP plus a reject rule), netfilter-persistent
 // restores /etc/iptables/rules.v4, nftables.service loads /etc/nftables.conf.
+// IPv6 (`ipv6`): the same from ip6tables-save and nft's ip6 and inet tables,
+// the connection then an IPv6 one (firewall-eval.ts); at boot ufw's ufw6-
+// chains from before6.rules, after6.rules and user6.rules with IPV6=yes (with
+// IPV6 not yes ufw-init sets ip6tables' INPUT to DROP, only lo accepted),
+// /etc/iptables/rules.v6, and nftables.conf's ip6 and inet tables.
 import type { TargetHost } from '../host.js';
 import type { Known } from './checker.js';
 import { known, notKnown, unreadable } from './checker.js';
 import { parseSaved, policyOf, type SavedTable } from './iptables-save.js';
 import { parseNftConf } from './nft-conf.js';
 import { evaluateIptablesInput, evaluateNftInput, type Verdict } from './firewall-eval.js';
-import { NFTABLES_CONF, RULES_V4, UFW_CONF, UFW_DEFAULTS, program, sourcedValue } from './forward-facts.js';
+import { NFTABLES_CONF, RULES, SAVE, UFW_DEFAULTS, UFW_IPV6_OFF, XT_FAMILY, program, sourcedValue, ufwFiles, ufwIpv6, type IpFamily } from './forward-facts.js';
 import { systemUnitGraph } from '../systemd/system-graph.js';
 import { bootPaths } from '../systemd/boot-reach.js';
 
@@ -32,10 +37,16 @@ export interface PortVerdict {
   file: string;
 }
 
-export type FirewallFacts = { now: Known<PortVerdict[]> | 'offline'; atBoot: PortVerdict[] };
+export type FirewallFacts = {
+  now: Known<PortVerdict[]> | 'offline';
+  atBoot: PortVerdict[];
+  /** The same for a new IPv6 connection (the ip6 tables); absent where it was not read. */
+  ipv6?: Known<{ now: Known<PortVerdict[]> | 'offline'; atBoot: PortVerdict[] }>;
+};
 
 const UFW_UNIT_FUNCTIONS = '/lib/ufw/ufw-init-functions';
-const UFW_RULES = ['/etc/ufw/before.rules', '/etc/ufw/after.rules', '/etc/ufw/user.rules'];
+/** ufw-init's rules files: before${type}.rules, after${type}.rules, user${type}.rules, type "6" for ip6tables. */
+const ufwRules = (type: '' | '6') => [`/etc/ufw/before${type}.rules`, `/etc/ufw/after${type}.rules`, `/etc/ufw/user${type}.rules`];
 const UFW_CHAINS = ['before-logging-input', 'before-input', 'after-input', 'after-logging-input', 'reject-input', 'track-input'];
 
 function each(ports: number[], source: string, file: string, judge: (port: number) => Verdict): PortVerdict[] {
@@ -51,8 +62,8 @@ const filterOf = (tables: SavedTable[]): SavedTable => {
   return t;
 };
 
-async function iptablesNow(host: TargetHost, ports: number[]): Promise<Known<{ verdicts: PortVerdict[]; viaNft: boolean }>> {
-  const save = await program(host, 'iptables-save');
+async function iptablesNow(host: TargetHost, ports: number[], ip: IpFamily): Promise<Known<{ verdicts: PortVerdict[]; viaNft: boolean }>> {
+  const save = await program(host, SAVE[ip]);
   if (!save.known) return save;
   if (save.value === null) return known({ verdicts: [], viaNft: false });
   const r = await host.run(save.value, ['-t', 'filter']);
@@ -62,13 +73,15 @@ async function iptablesNow(host: TargetHost, ports: number[]): Promise<Known<{ v
   const t = filterOf(p.tables);
   const file = `the output of ${save.value} -t filter`;
   return known({
-    verdicts: each(ports, 'now (iptables)', file, (port) => evaluateIptablesInput(t, policyOf(p.tables, 'filter', 'INPUT'), port)),
+    verdicts: each(ports, ip === 4 ? 'now (iptables)' : 'now (ip6tables)', file, (port) =>
+      evaluateIptablesInput(t, policyOf(p.tables, 'filter', 'INPUT'), port),
+    ),
     viaNft: p.backend === 'nf_tables',
   });
 }
 
-export async function readFirewallNow(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
-  const ipt = await iptablesNow(host, ports);
+export async function readFirewallNow(host: TargetHost, ports: number[], ip: IpFamily = 4): Promise<Known<PortVerdict[]>> {
+  const ipt = await iptablesNow(host, ports, ip);
   if (!ipt.known) return ipt;
   const nft = await program(host, 'nft');
   if (!nft.known) return nft;
@@ -78,23 +91,25 @@ export async function readFirewallNow(host: TargetHost, ports: number[]): Promis
   const file = `the output of ${nft.value} list ruleset`;
   const p = parseNftConf(r.stdout);
   if (!p.ok) return unreadable(`${file}, line ${p.line}: ${p.reason}`);
-  // iptables-nft keeps its tables as nft's "ip filter": what iptables-save read already.
-  const native = p.chains.filter((c) => !(ipt.value.viaNft && c.family === 'ip' && c.table === 'filter'));
-  return known([...ipt.value.verdicts, ...each(ports, 'now (nftables)', file, (port) => evaluateNftInput(native, port))]);
+  // iptables-nft keeps its tables as nft's "ip filter" (ip6tables-nft's as "ip6 filter"): what ip[6]tables-save read already.
+  const native = p.chains.filter((c) => !(ipt.value.viaNft && c.family === XT_FAMILY[ip] && c.table === 'filter'));
+  const source = ip === 4 ? 'now (nftables)' : 'now (nftables, IPv6)';
+  return known([...ipt.value.verdicts, ...each(ports, source, file, (port) => evaluateNftInput(native, port, ip))]);
 }
 
-/** ufw's INPUT as ufw-init builds it from its files. */
-async function ufwTable(host: TargetHost, policy: string): Promise<Known<SavedTable>> {
+/** ufw's INPUT as ufw-init builds it from its files (ip6tables': the ufw6- chains from the *6.rules files). */
+async function ufwTable(host: TargetHost, policy: string, type: '' | '6'): Promise<Known<SavedTable>> {
   const pol = policy === 'ACCEPT' ? 'ACCEPT' : 'DROP';
+  const u = `ufw${type}`;
   // ufw-init's primary chains, INPUT's jumps to them, and the skip-to-policy chain user and after rules may jump to.
-  const skeleton = ['*filter', `:INPUT ${pol} [0:0]`, ...UFW_CHAINS.map((c) => `:ufw-${c} - [0:0]`), ':ufw-skip-to-policy-input - [0:0]'];
-  skeleton.push(...UFW_CHAINS.map((c) => `-A INPUT -j ufw-${c}`), `-A ufw-skip-to-policy-input -j ${pol}`);
-  if (policy === 'REJECT') skeleton.push('-A ufw-reject-input -j REJECT');
+  const skeleton = ['*filter', `:INPUT ${pol} [0:0]`, ...UFW_CHAINS.map((c) => `:${u}-${c} - [0:0]`), `:${u}-skip-to-policy-input - [0:0]`];
+  skeleton.push(...UFW_CHAINS.map((c) => `-A INPUT -j ${u}-${c}`), `-A ${u}-skip-to-policy-input -j ${pol}`);
+  if (policy === 'REJECT') skeleton.push(`-A ${u}-reject-input -j REJECT`);
   const parsed = parseSaved([...skeleton, 'COMMIT', ''].join('\n'));
   if (!parsed.ok) return notKnown(`ufw's chains: ${parsed.reason}`);
   const table = filterOf(parsed.tables);
   table.rules.forEach((r) => (r.file = UFW_UNIT_FUNCTIONS));
-  for (const path of UFW_RULES) {
+  for (const path of ufwRules(type)) {
     const text = await host.readFile(path).catch((e: Error) => e);
     if (text instanceof Error || text === null) return unreadable(`${path} cannot be read${text instanceof Error ? `: ${text.message}` : ': it is not there'}`);
     const p = parseSaved(text);
@@ -104,65 +119,68 @@ async function ufwTable(host: TargetHost, policy: string): Promise<Known<SavedTa
     table.chains.push(...t.chains);
     table.rules.push(...t.rules);
   }
-  table.rules.push({ command: '-A', chain: 'ufw-before-input', args: ['-j', 'ufw-user-input'], line: 350, file: UFW_UNIT_FUNCTIONS });
+  table.rules.push({ command: '-A', chain: `${u}-before-input`, args: ['-j', `${u}-user-input`], line: 350, file: UFW_UNIT_FUNCTIONS });
   return known(table);
 }
 
-async function ufwAtBoot(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
-  const files: { path: string; text: string }[] = [];
-  for (const path of [UFW_DEFAULTS, UFW_CONF]) {
-    const text = await host.readFile(path).catch((e: Error) => e);
-    if (text instanceof Error) return unreadable(`${path} cannot be read: ${text.message}`);
-    if (text === null || text === '') return known([]);
-    files.push({ path, text });
-  }
+async function ufwAtBoot(host: TargetHost, ports: number[], ip: IpFamily): Promise<Known<PortVerdict[]>> {
+  const read = await ufwFiles(host);
+  if (!read.known || read.value === null) return read.known ? known([]) : read;
+  const files = read.value;
   const enabled = sourcedValue(files, 'ENABLED');
   if (!enabled.known) return enabled;
   if (enabled.value?.value !== 'yes' && enabled.value?.value !== 'YES') return known([]);
+  const v6 = ip === 6 ? ufwIpv6(files) : known({ yes: true, said: '' });
+  if (!v6.known) return v6;
+  // IPV6 not yes: ufw-init's INPUT DROP with only lo accepted, so every port from another node dropped.
+  if (!v6.value.yes) return known(each(ports, `at boot (ufw, ${v6.value.said})`, UFW_IPV6_OFF.file, () => ({ verdict: 'drop', line: UFW_IPV6_OFF.input })));
   const pol = sourcedValue(files, 'DEFAULT_INPUT_POLICY');
   if (!pol.known) return pol;
   const policy = pol.value?.value ?? '';
   if (!['ACCEPT', 'DROP', 'REJECT'].includes(policy))
     return unreadable(`${pol.value?.at ?? UFW_DEFAULTS}: DEFAULT_INPUT_POLICY ${JSON.stringify(policy)} is not one ufw-init sets`);
-  const t = await ufwTable(host, policy);
+  const t = await ufwTable(host, policy, ip === 6 ? '6' : '');
   if (!t.known) return t;
   const at = pol.value!.at;
+  const source = ip === 4 ? 'at boot (ufw)' : 'at boot (ufw, IPv6)';
   return known(
     ports.map((port) => {
       const v = evaluateIptablesInput(t.value, { policy: policy === 'ACCEPT' ? 'ACCEPT' : 'DROP', line: 0 }, port);
       // The policy's line is /etc/default/ufw's, named in `file`.
-      if (v.file === undefined) return { source: 'at boot (ufw)', port, verdict: { ...v, line: null } as Verdict, file: `${at} DEFAULT_INPUT_POLICY` };
-      return { source: 'at boot (ufw)', port, verdict: v, file: v.file };
+      if (v.file === undefined) return { source, port, verdict: { ...v, line: null } as Verdict, file: `${at} DEFAULT_INPUT_POLICY` };
+      return { source, port, verdict: v, file: v.file };
     }),
   );
 }
 
-async function fileAtBoot(host: TargetHost, path: string, ports: number[]): Promise<Known<PortVerdict[]>> {
+async function fileAtBoot(host: TargetHost, path: string, ports: number[], ip: IpFamily): Promise<Known<PortVerdict[]>> {
   const text = await host.readFile(path).catch((e: Error) => e);
   if (text instanceof Error) return unreadable(`${path} cannot be read: ${text.message}`);
   if (text === null) return known([]);
-  if (path === RULES_V4) {
+  if (path === RULES[ip]) {
     const p = parseSaved(text);
     if (!p.ok) return unreadable(`${path}:${p.line}: ${p.reason}`);
     return known(
-      each(ports, 'at boot (iptables-persistent)', path, (port) => evaluateIptablesInput(filterOf(p.tables), policyOf(p.tables, 'filter', 'INPUT'), port)),
+      each(ports, ip === 4 ? 'at boot (iptables-persistent)' : 'at boot (ip6tables-persistent)', path, (port) =>
+        evaluateIptablesInput(filterOf(p.tables), policyOf(p.tables, 'filter', 'INPUT'), port),
+      ),
     );
   }
   const p = parseNftConf(text);
   if (!p.ok) return unreadable(`${path}:${p.line}: ${p.reason}`);
-  return known(each(ports, 'at boot (nftables)', path, (port) => evaluateNftInput(p.chains, port)));
+  return known(each(ports, ip === 4 ? 'at boot (nftables)' : 'at boot (nftables, IPv6)', path, (port) => evaluateNftInput(p.chains, port, ip)));
 }
 
-export async function readFirewallAtBoot(host: TargetHost, ports: number[]): Promise<Known<PortVerdict[]>> {
+export async function readFirewallAtBoot(host: TargetHost, ports: number[], ip: IpFamily = 4): Promise<Known<PortVerdict[]>> {
   const units = ['ufw.service', 'netfilter-persistent.service', 'nftables.service'];
   const graph = await systemUnitGraph(host, units).catch((e: Error) => e);
   if (graph instanceof Error) return notKnown(`the unit files cannot be read: ${graph.message}`);
   const boots = bootPaths(graph, units);
   const out: PortVerdict[] = [];
   const readers: [string, () => Promise<Known<PortVerdict[]>>][] = [
-    ['ufw.service', () => ufwAtBoot(host, ports)],
-    ['netfilter-persistent.service', () => fileAtBoot(host, RULES_V4, ports)],
-    ['nftables.service', () => fileAtBoot(host, NFTABLES_CONF, ports)],
+    ['ufw.service', () => ufwAtBoot(host, ports, ip)],
+    ['netfilter-persistent.service', () => fileAtBoot(host, RULES[ip], ports, ip)],
+    ['nftables.service', () => fileAtBoot(host, NFTABLES_CONF, ports, ip)],
   ];
   for (const [unit, read] of readers) {
     const u = graph.units.get(graph.resolve(unit));
@@ -180,5 +198,7 @@ export async function readFirewall(host: TargetHost, apiserverPort: Known<number
   const ports = [apiserverPort.known ? apiserverPort.value : 6443, ...CONTROL_PLANE_PORTS.slice(1)];
   const boot = await readFirewallAtBoot(host, ports);
   if (!boot.known) return boot;
-  return known({ now: host.live ? await readFirewallNow(host, ports) : 'offline', atBoot: boot.value });
+  const boot6 = await readFirewallAtBoot(host, ports, 6);
+  const ipv6 = boot6.known ? known({ now: host.live ? await readFirewallNow(host, ports, 6) : ('offline' as const), atBoot: boot6.value }) : boot6;
+  return known({ now: host.live ? await readFirewallNow(host, ports) : 'offline', atBoot: boot.value, ipv6 });
 }

@@ -21,6 +21,7 @@ import { runtimeCollisionWhoFixes } from './runtime-collision-who.js';
 import { networkManagerWhoFixes } from './network-manager-who.js';
 import { forwardWhoFixes, inputWhoFixes } from './forward-who.js';
 import { operatorFix } from './iptables-forward.js';
+import { ipv6Judged, ipv6StackOf } from './ip-stack.js';
 
 const KUBERNETES = 'kubernetes/kubernetes';
 /** kubespray's variable for kubeadm's --ignore-preflight-errors (roles/kubernetes/kubeadm_common/defaults/main.yml). */
@@ -75,17 +76,29 @@ async function whoFixes(c: Checker, node: KubesprayNode, r: KubesprayReport, fac
     return networkManagerWhoFixes(node, facts.networkManager.value, facts.networkPlugin.value);
   if (c.name === 'IptablesForwardDrop' && facts.forward.known) {
     const f = facts.forward.value;
+    const v6 = f.ipv6?.known && ipv6Judged(facts.ipv6Stack) !== null ? f.ipv6.value : { now: 'offline' as const, atBoot: [] };
     const plugin = facts.networkPlugin.known ? facts.networkPlugin.value : null;
-    const w = await forwardWhoFixes(node, plugin, [...new Set(f.atBoot.map((d) => d.what))]);
-    const now = f.now !== 'offline' && f.now.known ? f.now.value : [];
-    return w.who === 'operator' ? { ...w, says: `${w.says}: ${operatorFix(now, f.atBoot)}` } : w;
+    // The writers by name: ufw's IPv6 drop is ufw's too.
+    const w = await forwardWhoFixes(node, plugin, [...new Set([...f.atBoot, ...v6.atBoot].map((d) => d.what.replace(' (IPv6)', '')))]);
+    const nowOf = (n: typeof f.now) => (n !== 'offline' && n.known ? n.value : []);
+    const fixed = w.who === 'operator' ? { ...w, says: `${w.says}: ${operatorFix([...nowOf(f.now), ...nowOf(v6.now)], [...f.atBoot, ...v6.atBoot])}` } : w;
+    return { ...fixed, evidence: [...fixed.evidence, ...ipv6Evidence(facts)] };
   }
-  if (c.name === 'ControlPlanePortsFirewalled') return inputWhoFixes(node, facts.networkPlugin.known ? facts.networkPlugin.value : null);
+  if (c.name === 'ControlPlanePortsFirewalled') {
+    const w = await inputWhoFixes(node, facts.networkPlugin.known ? facts.networkPlugin.value : null);
+    return { ...w, evidence: [...w.evidence, ...ipv6Evidence(facts)] };
+  }
   if (c.name === 'FreeSpace')
     return { who: 'operator', says: 'free space on that file system, or grow it, before the install: kubespray frees none', evidence: [] };
   if (c.name === 'Mem' && node.memoryStops)
     return { who: 'kubespray', says: "kubespray's own memory assert stops first (the error above): kubeadm never runs", evidence: [] };
   return { who: 'operator', says: 'the operator must fix it (kubespray does not change it)', evidence: [] };
+}
+
+/** The evidence line of a firewall check whose IPv6 half is not judged: the inventory asks for IPv4 only. */
+function ipv6Evidence(facts: AcceptanceFacts): string[] {
+  const s = facts.ipv6Stack;
+  return s.known && !s.value.asked ? [`IPv6 (the ip6 tables) not judged: ${s.value.why}`] : [];
 }
 
 function kubeadmLines(c: Checker, res: CheckResult): string {
@@ -179,7 +192,17 @@ async function nodeExpression(node: KubesprayNode, role: string, expr: string): 
  */
 async function kubesprayValues(node: KubesprayNode | undefined): Promise<KubesprayValues> {
   const none = notKnown<never>('no readable kubespray checkout in desired-state');
-  if (!node) return { kubeVersion: none, apiserverPort: none, nodeName: none, eviction: none, imageFsDir: none, kubeadmPlayEnv: none, networkPlugin: none };
+  if (!node)
+    return {
+      kubeVersion: none,
+      apiserverPort: none,
+      nodeName: none,
+      eviction: none,
+      imageFsDir: none,
+      kubeadmPlayEnv: none,
+      networkPlugin: none,
+      ipv6Stack: await ipv6StackOf(node),
+    };
   const port = await nodeVar(node, KUBEADM_ROLE['control-plane'], 'kube_apiserver_port');
   const name = await nodeExpression(node, KUBEADM_ROLE['every node'], '{{ kube_override_hostname | default(inventory_hostname) }}');
   return {
@@ -198,6 +221,7 @@ async function kubesprayValues(node: KubesprayNode | undefined): Promise<Kubespr
     imageFsDir: await imageFsDirOf(node),
     kubeadmPlayEnv: await kubeadmPlayEnv(node),
     networkPlugin: await networkPluginOf(node),
+    ipv6Stack: await ipv6StackOf(node),
   };
 }
 

@@ -903,6 +903,23 @@ describe('IptablesForwardDrop: who fixes a dropping FORWARD hook, from the roles
   it('ufw installed but not enabled (ENABLED=no, as the package leaves it): no line', async () => {
     expect(forward(await acceptance(hostWith({ ...UFW, 'etc/ufw/ufw.conf': 'ENABLED=no\nLOGLEVEL=low\n' })))).toEqual([]);
   });
+
+  // ufw-init applies DEFAULT_FORWARD_POLICY to ip6tables too with IPV6=yes (the shipped value).
+  const withStack = (v: string) => ({ ...server({ extra: UFW }), ...inventory({ vars: ['kube_network_plugin=calico', `ipv6_stack=${v}`] }), ...KUBEADM_ROLES });
+  it('the inventory asks for IPv6 (ipv6_stack=true): the ip6tables drop is named too, with the variable and where it is set', async () => {
+    const fs = forward(await acceptance(withStack('true')));
+    expect(brief(fs)).toEqual([['IptablesForwardDrop', 'warning', false, false]]);
+    expect(fs[0]!.message).toContain(
+      'drops forwarded IPv6 packets by default at the next boot (ufw (IPv6): /etc/ufw/ufw.conf:1 ENABLED=yes, /etc/default/ufw:1 IPV6=yes',
+    );
+    expect(fs[0]!.message).toMatch(/\(ipv6_stack is true for this node \([^)]*:\d+\)\)/);
+  });
+  it('an IPv4-only inventory (ipv6_stack=false): IPv6 not judged, said in the evidence, not in the line', async () => {
+    const fs = forward(await acceptance(withStack('false')));
+    expect(brief(fs)).toEqual([['IptablesForwardDrop', 'warning', false, false]]);
+    expect(fs[0]!.message).not.toContain('IPv6');
+    expect((fs[0]!.evidence ?? []).join('\n')).toMatch(/^IPv6 \(the ip6 tables\) not judged: ipv6_stack is false for this node \(.*:\d+\)$/m);
+  });
 });
 
 describe('ControlPlanePortsFirewalled: who opens the ports, from the roles kubespray runs on this node', () => {

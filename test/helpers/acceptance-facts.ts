@@ -45,6 +45,8 @@ export function passingFacts(over: Partial<AcceptanceFacts> = {}, missing: strin
     forward: known({ now: known([]), atBoot: [], docker: null }),
     // No firewall that starts at boot, and an empty ruleset.
     firewall: known({ now: known([]), atBoot: [] }),
+    // kubespray v2.24.0's default: IPv4 only.
+    ipv6Stack: known({ asked: false, why: 'enable_dual_stack_networks is false for this node (roles/kubespray-defaults/defaults/main/main.yml:216)' }),
     ...over,
   };
 }

@@ -142,12 +142,16 @@ export default [
     wild: 'ufw enabled after "ufw allow" for 6443, 2379:2380, 10250, 10257 and 10259, as the kubeadm guides list them: no port line',
     conflicts: ['ufw-enabled-forward-drop', 'nftables-input-drop', 'nftables-forward-drop'],
     finding: { check: 'ControlPlanePortsFirewalled', named: false },
-    // What `ufw allow PORT/tcp` leaves in user.rules (the lines ufw writes between its RULES markers).
+    // What `ufw allow PORT/tcp` leaves in user.rules and, with IPV6=yes (the shipped value), user6.rules (the lines
+    // ufw writes between its RULES markers): the farm has no kubespray section, so IPv6 is judged too.
     recipe: () => ({
       files: {},
       setup: [
         "sed -i 's/^ENABLED=no$/ENABLED=yes/' /etc/ufw/ufw.conf",
-        `sed -i 's|^### RULES ###$|### RULES ###\\n${['6443', '2379:2380', '10250', '10257', '10259'].map((p) => `-A ufw-user-input -p tcp --dport ${p} -j ACCEPT`).join('\\n')}|' /etc/ufw/user.rules`,
+        ...['', '6'].map(
+          (t) =>
+            `sed -i 's|^### RULES ###$|### RULES ###\\n${['6443', '2379:2380', '10250', '10257', '10259'].map((p) => `-A ufw${t}-user-input -p tcp --dport ${p} -j ACCEPT`).join('\\n')}|' /etc/ufw/user${t}.rules`,
+        ),
         'systemctl enable ufw.service',
       ],
       listens: [],
