@@ -6,6 +6,7 @@ import type { Change } from '../types.js';
 import type { BusyPort, LivePortsObserved } from '../../ports/observed.js';
 import type { ContainerHold } from '../../containers/holder.js';
 import type { DockerContainer } from '../../containers/docker-state.js';
+import type { HeldContainer } from '../../containers/holder.js';
 import type { PodmanContainer } from '../../containers/podman-state.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
 import type { PortFreeSpec } from './spec.js';
@@ -91,7 +92,7 @@ function holdGroups(o: LivePortsObserved, b: BusyPort): { pids: number[]; comm: 
 }
 
 /** Whether stop_containers names this container: by name, or by an id prefix of 12 or more characters. */
-function allowed(spec: PortFreeSpec, c: DockerContainer): boolean {
+function allowed(spec: PortFreeSpec, c: HeldContainer): boolean {
   return (spec.stop_containers ?? []).some((n) => n === c.name || (n.length >= 12 && c.id.startsWith(n)));
 }
 
@@ -109,6 +110,26 @@ function containerStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, id
     runtime: true,
     summary: `${head} held by ${pids.length > 1 ? 'pids' : 'pid'} ${pids.join(', ')} (${h.comm ?? 'unknown'}), docker container ${short(c.id)} "${ref}" (restart policy ${c.restart}), named in stop_containers: docker update --restart=no ${ref}, then docker stop ${ref} (--rollback sets --restart=${c.restart} again and starts it)`,
     op: { kind: 'container-stop', port: b.port, pid: h.pid, runtime: 'docker', id: c.id, name: c.name, restart: c.restart },
+  };
+}
+
+/**
+ * For a port every holder of which is one podman container stop_containers names, started by exactly one unit
+ * `podman generate systemd` wrote and no quadlet: that unit, to be stopped and disabled the way PortFree stops any
+ * unit (journaled; stopping it runs its ExecStop=, podman stop). Null otherwise (the operator line stays).
+ */
+export function podmanUnitToStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): { unit: string; proof: string } | null {
+  const holds = b.holders.map((h) => o.containers?.[`${b.port}:${h.pid}`] ?? null);
+  const c = holds[0]?.container ?? null;
+  if (c === null || c.runtime !== 'podman' || !holds.every((x) => x?.container?.id === c.id) || !allowed(spec, c)) return null;
+  const hold = holds[0]!;
+  const units = hold.podmanUnits ?? [];
+  if ((hold.quadlet ?? null) !== null || (hold.quadletsUnread ?? []).length > 0 || units.length !== 1) return null;
+  const u = units[0]!;
+  const ref = c.name ?? short(c.id);
+  return {
+    unit: u.unit,
+    proof: `podman container ${short(c.id)} "${ref}" (${hold.how}), named in stop_containers, is started by ${u.unit} (${u.file}:${u.line}, written by podman generate systemd)`,
   };
 }
 

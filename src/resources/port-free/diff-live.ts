@@ -15,7 +15,7 @@ import { setAsidePath } from '../../systemd/unit-mask.js';
 import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
 import { endsText, sharedEnds, sharedOperator, unreadNote } from './shared-holder.js';
-import { containerChange } from './container-line.js';
+import { containerChange, podmanUnitToStop } from './container-line.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -238,6 +238,20 @@ function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
   }
   const first = b.holders[0]!;
   const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
+  // A podman container stop_containers names, started by its generated unit: that unit is stopped like any other.
+  const podmanUnit = b.activation ? null : podmanUnitToStop(spec, o, b);
+  if (podmanUnit !== null)
+    return stopChange(spec, o, b, {
+      id,
+      head,
+      opBase,
+      units: [podmanUnit.unit],
+      reportUnit: podmanUnit.unit,
+      pid: first.pid,
+      comm: first.comm,
+      socket: null,
+      proof: podmanUnit.proof,
+    });
   // A container's holder is named with its container, never stopped through its runtime's unit.
   const inContainer = b.activation ? null : containerChange(spec, o, b, id, head, opBase);
   if (inContainer !== null) return inContainer;
