@@ -133,6 +133,26 @@ export function podmanUnitToStop(spec: PortFreeSpec, o: LivePortsObserved, b: Bu
   };
 }
 
+/** Why a podman container stop_containers names is still left to a person (podmanUnitToStop found no unit to stop); null when none is named. */
+function podmanNotStopped(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): string | null {
+  const hold = o.containers?.[`${b.port}:${b.holders[0]?.pid}`];
+  const c = hold?.container ?? null;
+  if (!hold || c === null || c.runtime !== 'podman' || !allowed(spec, c)) return null;
+  const units = hold.podmanUnits ?? [];
+  const why =
+    (hold.quadlet ?? null) !== null
+      ? `its quadlet ${hold.quadlet!.file} makes its unit, and apply does not set quadlets aside`
+      : (hold.quadletsUnread ?? []).length > 0
+        ? `a quadlet that could not be read may start it`
+        : units.length > 1
+          ? `${units.length} units start it (${units.map((u) => u.unit).join(', ')})`
+          : b.holders.some((h) => o.containers?.[`${b.port}:${h.pid}`]?.container?.id !== c.id)
+            ? 'another process holds the port too'
+            : "no unit starts it, so what brings it back is its restart policy, which is in libpod's database and not read; " +
+              "podman 4's podman update has no --restart to set it to no, and podman-restart.service starts a stopped container whose policy is always again at boot";
+  return `"${c.name ?? short(c.id)}" is named in stop_containers but not stopped: ${why}`;
+}
+
 /** The operator line when a holder of the port is a container's (or its stop, when stop_containers names it); null when none is. */
 export function containerChange(
   spec: PortFreeSpec,
@@ -147,5 +167,6 @@ export function containerChange(
   const stop = containerStop(spec, o, b, id, head);
   if (stop !== null) return stop;
   const holders = b.holders.map((h) => `pid ${h.pid} (${h.comm ?? 'unknown'})${h.placement?.unit ? ` in ${h.placement.unit}` : ''}`).join(', ');
-  return operatorChange(id, `${head} held by ${holders}`, lines.join('; '), opBase);
+  const notStopped = podmanNotStopped(spec, o, b);
+  return operatorChange(id, `${head} held by ${holders}`, [...lines, ...(notStopped ? [notStopped] : [])].join('; '), opBase);
 }

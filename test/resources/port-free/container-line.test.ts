@@ -335,7 +335,11 @@ describe('a container holding 6443', () => {
     // Another name, or the same container also named by a quadlet: the operator line stays.
     expect((await plan(root, underConmon(), ['other']))[0]!.action).toBe('operator');
     const q = tree({ ...vfsTree(), 'etc/containers/systemd/api.container': '[Container]\nImage=localhost/tiny:1\nContainerName=api\n' });
-    expect((await plan(q, underConmon(), ['api']))[0]!.action).toBe('operator');
+    const withQuadlet = (await plan(q, underConmon(), ['api']))[0]!;
+    expect(withQuadlet.action).toBe('operator');
+    expect(withQuadlet.operator).toContain(
+      '; "api" is named in stop_containers but not stopped: its quadlet /etc/containers/systemd/api.container makes its unit, and apply does not set quadlets aside',
+    );
   });
 
   it('a conmon whose -c is no container id names no container', async () => {
@@ -343,5 +347,17 @@ describe('a container holding 6443', () => {
     (h.ancestry!.chain[1] as { argv: string[] }).argv = ['/usr/bin/conmon', '-c', 'not-an-id'];
     const [c] = await plan(tree(vfsTree()), h);
     expect(c!.operator ?? c!.summary).not.toContain('podman container');
+  });
+
+  it('named in stop_containers with no unit: not stopped, and the line says why (podman 4 cannot set its restart policy)', async () => {
+    const root = tree(podmanTree('web'));
+    const [c] = await plan(root, holder(55, 'conmon', `/machine.slice/libpod-conmon-${PID}.scope`), ['web']);
+    expect(c!.action).toBe('operator');
+    expect(c!.withdraws).toEqual([{ promise: 'port:6443', from: 'apply' }]);
+    expect(c!.operator).toMatch(
+      /; "web" is named in stop_containers but not stopped: no unit starts it, so what brings it back is its restart policy, which is in libpod's database and not read; podman 4's podman update has no --restart to set it to no, and podman-restart.service starts a stopped container whose policy is always again at boot$/,
+    );
+    // Not named: no such sentence.
+    expect((await plan(root, holder(55, 'conmon', `/machine.slice/libpod-conmon-${PID}.scope`)))[0]!.operator).not.toContain('stop_containers');
   });
 });
