@@ -116,7 +116,9 @@ function containerStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, id
 /**
  * For a port every holder of which is one podman container stop_containers names, started by exactly one unit
  * `podman generate systemd` wrote and no quadlet: that unit, to be stopped and disabled the way PortFree stops any
- * unit (journaled; stopping it runs its ExecStop=, podman stop). Null otherwise (the operator line stays).
+ * unit (journaled; stopping it runs its ExecStop=, podman stop), never masked: the mask of an admin's unit in /etc
+ * sets its file aside first, and a stop without its ExecStop= leaves the container (in its libpod scope) running,
+ * as the boot farm showed. Null otherwise (the operator line stays).
  */
 export function podmanUnitToStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): { unit: string; proof: string } | null {
   const holds = b.holders.map((h) => o.containers?.[`${b.port}:${h.pid}`] ?? null);
@@ -129,7 +131,7 @@ export function podmanUnitToStop(spec: PortFreeSpec, o: LivePortsObserved, b: Bu
   const ref = c.name ?? short(c.id);
   return {
     unit: u.unit,
-    proof: `podman container ${short(c.id)} "${ref}" (${hold.how}), named in stop_containers, is started by ${u.unit} (${u.file}:${u.line}, written by podman generate systemd)`,
+    proof: `podman container ${short(c.id)} "${ref}" (${hold.how}), named in stop_containers, is started by ${u.unit} (${u.file}:${u.line}, written by podman generate systemd; not masked: a mask sets its file aside, and the stop must run its ExecStop=, podman stop, for the container runs in a scope of its own)`,
   };
 }
 

@@ -104,6 +104,8 @@ interface StopSelection {
   comm: string | null;
   socket: string | null;
   proof: string;
+  /** Never masked, whatever `mask` says: a unit whose ExecStop= must run (a podman unit: masking sets its file aside). */
+  noMask?: boolean;
 }
 
 /** What the stop line adds about the units themselves: an init script's links, a file a mask sets aside, a transient unit. */
@@ -161,7 +163,7 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
   // makes it again at boot is an operator line or an unknown of its own (transient.ts).
   const transient = units.filter((u) => o.units[u]?.fragment?.startsWith(TRANSIENT_DIR) === true);
   const lasting = units.filter((u) => !transient.includes(u));
-  const mask = lasting.length > 0 && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
+  const mask = lasting.length > 0 && sel.noMask !== true && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
   const verbs = lasting.length === 0 ? 'stop' : mask ? 'stop, disable and mask' : 'stop and disable';
   const via = socket ? ` (socket-activated by ${socket})` : '';
   const goFirst =
@@ -251,6 +253,7 @@ function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
       comm: first.comm,
       socket: null,
       proof: podmanUnit.proof,
+      noMask: true,
     });
   // A container's holder is named with its container, never stopped through its runtime's unit.
   const inContainer = b.activation ? null : containerChange(spec, o, b, id, head, opBase);

@@ -328,7 +328,9 @@ describe('a container holding 6443', () => {
     const [c] = await plan(root, underConmon(), ['api']);
     expect(c!.action).toBe('stop');
     expect(c!.withdraws).toBeUndefined();
-    expect(c!.op).toMatchObject({ kind: 'stop', port: 6443, pid: 135, unit: 'container-api.service', units: ['container-api.service'] });
+    // Never masked (spec's mask: auto would mask for an unknown comeback): a mask sets the /etc file aside, and the stop must run ExecStop=.
+    expect(c!.op).toMatchObject({ kind: 'stop', port: 6443, pid: 135, unit: 'container-api.service', units: ['container-api.service'], mask: false });
+    expect(c!.summary).toContain(': stop and disable container-api.service');
     expect(c!.summary).toContain(
       'podman container ffeeddccbbaa "api" (its ancestor conmon (pid 133) monitors container ffeeddccbbaa (-c)), named in stop_containers, is started by container-api.service',
     );
