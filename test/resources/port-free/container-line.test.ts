@@ -362,4 +362,15 @@ describe('a container holding 6443', () => {
     // Not named: no such sentence.
     expect((await plan(root, holder(55, 'conmon', `/machine.slice/libpod-conmon-${PID}.scope`)))[0]!.operator).not.toContain('stop_containers');
   });
+
+  it("podman's cgroupfs manager (/libpod_parent/libpod-ID, no unit): the container is named by its conmon ancestor", async () => {
+    // The shape the boot farm's podman-restart-always-10250 showed: a container created where systemd was not running.
+    const h = underConmon();
+    const p: PortHolder = { ...h, placement: placementOfPath(`/libpod_parent/libpod-${PID}`, 'v2') };
+    expect(p.placement?.container).toContain('belongs to a container runtime');
+    const [c] = await plan(tree(podmanTree('api')), p);
+    expect(c!.operator).toContain(
+      `pid 135 (busybox): it is podman container ffeeddccbbaa "api" (image ID 9f8e7d6c5b4a), found as its ancestor conmon (pid 133) monitors`,
+    );
+  });
 });
