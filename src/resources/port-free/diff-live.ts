@@ -226,6 +226,21 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   };
 }
 
+/** The stop of the unit `podman generate systemd` wrote for a container stop_containers names; null when there is none. */
+function podmanUnitChange(
+  spec: PortFreeSpec,
+  o: LivePortsObserved,
+  b: BusyPort,
+  base: { id: string; head: string; opBase: StopSelection['opBase'] },
+): Change<PortFreeOp> | null {
+  const pu = podmanUnitToStop(spec, o, b);
+  if (pu === null) return null;
+  const first = b.holders[0]!;
+  // Never masked: a mask sets an /etc unit's file aside, and its ExecStop= (podman stop) must run (podmanUnitToStop).
+  const sel = { ...base, units: [pu.unit], reportUnit: pu.unit, pid: first.pid, comm: first.comm, socket: null, proof: pu.proof, noMask: true };
+  return stopChange(spec, o, b, sel);
+}
+
 function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
   const id = `port-${b.port}`;
   const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
@@ -241,20 +256,8 @@ function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
   const first = b.holders[0]!;
   const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
   // A podman container stop_containers names, started by its generated unit: that unit is stopped like any other.
-  const podmanUnit = b.activation ? null : podmanUnitToStop(spec, o, b);
-  if (podmanUnit !== null)
-    return stopChange(spec, o, b, {
-      id,
-      head,
-      opBase,
-      units: [podmanUnit.unit],
-      reportUnit: podmanUnit.unit,
-      pid: first.pid,
-      comm: first.comm,
-      socket: null,
-      proof: podmanUnit.proof,
-      noMask: true,
-    });
+  const podmanUnit = b.activation ? null : podmanUnitChange(spec, o, b, { id, head, opBase });
+  if (podmanUnit !== null) return podmanUnit;
   // A container's holder is named with its container, never stopped through its runtime's unit.
   const inContainer = b.activation ? null : containerChange(spec, o, b, id, head, opBase);
   if (inContainer !== null) return inContainer;
