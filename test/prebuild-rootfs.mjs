@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { basePath, ensureBase } from './vm/lib/base.mjs';
 import { ensureLower } from './boot/lib/rootfs.mjs';
+import { ensureLayer, LAYERS } from './boot/lib/layer.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const say = (m) => process.stderr.write(`[prebuild] ${m}\n`);
@@ -44,5 +45,7 @@ const step = async (what, build) => {
 // scenarios; its nspawn tier (last in its queue) and the boot farm boot the farm's tree.
 for (const [suite, packages] of bases.values()) await step(`VM base ${suite ?? 'bookworm'}${packages.length ? ` + ${packages.join(' ')}` : ''}`, () => ensureBase(suite, packages));
 await step('boot farm root file system', () => ensureLower(say));
+// The package layers some farm entries boot on (lib/layer.mjs), on that root.
+for (const name of Object.keys(LAYERS)) await step(`boot farm layer ${name}`, async () => ensureLayer(await ensureLower(say), name, say));
 say(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s${failed ? `, ${failed} failed` : ''}`);
 process.exitCode = failed ? 1 : 0;

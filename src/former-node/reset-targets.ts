@@ -5,7 +5,7 @@
 // etcd, k3s*, rke2*, and a unit under another name that runs kubelet).
 import path from 'node:path';
 import type { TargetFs } from '../host.js';
-import { SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
+import { isMaskEntry, SYSTEM_UNIT_PATH } from '../systemd/unit-dirs.js';
 import type { NodeEvidence } from './evidence.js';
 
 /** The directories a reset moves aside (kubespray's roles/reset deletes them, and more). */
@@ -23,6 +23,8 @@ export interface NodeUnit {
   unit: string;
   /** Its unit file (the first on the search path). */
   file: string;
+  /** That file is a mask (a link to /dev/null, or empty): systemd starts the unit from nothing. */
+  masked: boolean;
 }
 
 /** Pure: the mount points of /proc/self/mountinfo (field 5, its octal escapes undone) at or below one of `dirs`. */
@@ -89,20 +91,31 @@ const NODE_PREFIXES = ['k3s', 'rke2'];
 
 /**
  * The node's service units: those the evidence names by their unit files (kubelet.service, k3s, rke2, a unit
- * running kubelet), etcd.service, and every k3s* or rke2* service on the search path. Each once, first file wins.
+ * running kubelet), etcd.service, and every k3s* or rke2* service on the search path. Each once, with the file
+ * systemd loads: the first on the search path, so a mask in /etc names the unit, not the package file it hides.
  */
 export async function nodeUnits(host: TargetFs, evidence: readonly NodeEvidence[]): Promise<NodeUnit[]> {
-  const found = new Map<string, string>();
+  const names = new Set<string>();
   const unitDirs = new Set<string>(SYSTEM_UNIT_PATH);
   for (const e of evidence) {
     const name = path.posix.basename(e.path);
-    if (unitDirs.has(path.posix.dirname(e.path)) && name.endsWith('.service') && !found.has(name)) found.set(name, e.path);
+    if (unitDirs.has(path.posix.dirname(e.path)) && name.endsWith('.service')) names.add(name);
   }
+  for (const dir of SYSTEM_UNIT_PATH)
+    for (const e of (await host.readDir(dir)) ?? [])
+      if (e.name.endsWith('.service') && (e.name === 'etcd.service' || NODE_PREFIXES.some((p) => e.name.startsWith(p)))) names.add(e.name);
+  const out: NodeUnit[] = [];
+  for (const unit of [...names].sort((a, b) => a.localeCompare(b))) {
+    const file = await firstOnSearchPath(host, unit);
+    if (file !== null) out.push({ unit, file, masked: await isMaskEntry(host, file) });
+  }
+  return out;
+}
+
+async function firstOnSearchPath(host: TargetFs, unit: string): Promise<string | null> {
   for (const dir of SYSTEM_UNIT_PATH) {
-    for (const e of (await host.readDir(dir)) ?? []) {
-      if (!e.name.endsWith('.service') || found.has(e.name)) continue;
-      if (e.name === 'etcd.service' || NODE_PREFIXES.some((p) => e.name.startsWith(p))) found.set(e.name, path.posix.join(dir, e.name));
-    }
+    const p = path.posix.join(dir, unit);
+    if ((await host.lstat(p)) !== null) return p;
   }
-  return [...found].map(([unit, file]) => ({ unit, file })).sort((a, b) => a.unit.localeCompare(b.unit));
+  return null;
 }

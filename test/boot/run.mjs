@@ -198,6 +198,9 @@ async function main() {
     const n = process.env.BOOT_SEEDS ? Number(process.env.BOOT_SEEDS) : seedsFor(NSPAWN, 3);
     plan = hosts(NSPAWN, n);
   }
+  // The package layers the planned hosts boot on start building now, beside the stock host's boots (a failed build is
+  // reported by the host that needs it, which asks again).
+  for (const name of new Set(plan.flatMap((h) => h.entries.flatMap((e) => e.layers ?? [])))) ensureLayer(lower, name).catch(() => {});
   // The stock host first: nothing planted, so no promise may be taken back.
   const stock = await runRecipe([], 'stock');
   const stockWithdrawn = (stock.promises ?? []).filter((p) => p.withdrawn_by.length > 0);

@@ -5,6 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { readDockerContainer, resolveDockerId, dockerContainerIds } from '../../src/containers/docker-state.js';
 import { idOf, treeHost } from '../helpers/container-tree.js';
+import { Host } from '../../src/host.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Files dockerd itself wrote (test/fixtures/docker-20.10/README.md says how).
+const RECORDED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/docker-20.10');
+const RECORDED_ID = '11492d9ffa9a5aa161cb3f83fbac65c7853fcf9b84a4614af0f309bfbbca55f7';
 
 const A = idOf('a1');
 const B = idOf('a2');
@@ -12,6 +19,24 @@ const dir = (id: string) => `var/lib/docker/containers/${id}`;
 const cfg = JSON.stringify({ ID: A, Name: '/web', Config: { Image: 'nginx:1.25' }, State: { Running: false, Pid: 0 } });
 
 describe('readDockerContainer', () => {
+  it("reads the files Debian's dockerd 20.10 wrote for docker run --name api6443 --restart=always -p 6443:6443 farm/busybox:1", async () => {
+    const host = new Host({ root: RECORDED });
+    expect(await dockerContainerIds(host)).toEqual([RECORDED_ID]);
+    // What the docker run line asked for; "default" is the NetworkMode dockerd stores when no --network is given.
+    expect(await readDockerContainer(host, RECORDED_ID)).toEqual({
+      runtime: 'docker',
+      id: RECORDED_ID,
+      name: 'api6443',
+      image: 'farm/busybox:1',
+      running: false,
+      pid: null,
+      restart: 'always',
+      networkMode: 'default',
+      published: [{ port: 6443, proto: 'tcp', hostIp: '' }],
+      unknown: [],
+    });
+  });
+
   it('reads name, image, state, restart policy, network mode and every published host port (a range too)', async () => {
     const hc = {
       RestartPolicy: { Name: 'on-failure', MaximumRetryCount: 3 },

@@ -3,7 +3,8 @@
 // bytes written), the mount points /proc/self/mountinfo shows below them
 // (lines written as proc(5) documents them: field 5 the mount point, a space
 // escaped \040), and the node's service units on systemd's search path.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,6 +42,21 @@ describe('mountsUnder', () => {
     expect(mountsUnder('', RESET_DIRS).size).toBe(0);
     expect(mountsUnder('1 2 3\n', RESET_DIRS).size).toBe(0);
   });
+  it('a mask in /etc names the unit: a link to /dev/null or an empty file, as systemctl is-enabled says masked', async () => {
+    const root = await rootWith({
+      'lib/systemd/system/kubelet.service': '[Service]\n',
+      'etc/systemd/system/etcd.service': '',
+      'lib/systemd/system/etcd.service': '[Service]\n',
+    });
+    await symlink('/dev/null', path.join(root, 'etc/systemd/system/kubelet.service'));
+    for (const u of ['kubelet.service', 'etcd.service'])
+      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u], { encoding: 'utf8' }).stdout.trim()).toBe('masked');
+    const evidence = [{ path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true }];
+    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([
+      { unit: 'etcd.service', file: '/etc/systemd/system/etcd.service', masked: true },
+      { unit: 'kubelet.service', file: '/etc/systemd/system/kubelet.service', masked: true },
+    ]);
+  });
 });
 
 describe('resetDirs (offline: no mountinfo read)', () => {
@@ -66,6 +82,21 @@ describe('resetDirs (offline: no mountinfo read)', () => {
   it("the directories kubespray's reset removes that a reset moves aside", () => {
     expect([...RESET_DIRS]).toEqual(['/etc/kubernetes', '/var/lib/kubelet', '/var/lib/etcd', '/etc/cni/net.d', '/var/lib/rancher', '/etc/rancher']);
   });
+  it('a mask in /etc names the unit: a link to /dev/null or an empty file, as systemctl is-enabled says masked', async () => {
+    const root = await rootWith({
+      'lib/systemd/system/kubelet.service': '[Service]\n',
+      'etc/systemd/system/etcd.service': '',
+      'lib/systemd/system/etcd.service': '[Service]\n',
+    });
+    await symlink('/dev/null', path.join(root, 'etc/systemd/system/kubelet.service'));
+    for (const u of ['kubelet.service', 'etcd.service'])
+      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u], { encoding: 'utf8' }).stdout.trim()).toBe('masked');
+    const evidence = [{ path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true }];
+    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([
+      { unit: 'etcd.service', file: '/etc/systemd/system/etcd.service', masked: true },
+      { unit: 'kubelet.service', file: '/etc/systemd/system/kubelet.service', masked: true },
+    ]);
+  });
 });
 
 describe('nodeUnits', () => {
@@ -79,18 +110,35 @@ describe('nodeUnits', () => {
       'lib/systemd/system/ssh.service': '[Service]\n',
     });
     expect(await nodeUnits(new Host({ root }), [])).toEqual([
-      { unit: 'etcd.service', file: '/lib/systemd/system/etcd.service' },
-      { unit: 'k3s.service', file: '/etc/systemd/system/k3s.service' },
-      { unit: 'rke2-server.service', file: '/lib/systemd/system/rke2-server.service' },
+      { unit: 'etcd.service', file: '/lib/systemd/system/etcd.service', masked: false },
+      { unit: 'k3s.service', file: '/etc/systemd/system/k3s.service', masked: false },
+      { unit: 'rke2-server.service', file: '/lib/systemd/system/rke2-server.service', masked: false },
     ]);
   });
-  it('a unit the evidence names by its unit file is kept with that file; evidence outside the unit path is not a unit', async () => {
+  // systemd loads a name from the first directory of its search path that has it (`systemd-analyze unit-paths`
+  // order, which SYSTEM_UNIT_PATH mirrors): evidence found in a later directory names the unit, not its file.
+  it('a unit the evidence names by a unit file is kept with the file systemd loads; evidence outside the unit path is not a unit', async () => {
     const root = await rootWith({ 'lib/systemd/system/kubelet.service': '[Service]\n', 'etc/systemd/system/kubelet.service': '[Service]\n' });
     const evidence = [
       { path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true },
       { path: '/etc/kubernetes/kubelet.service', what: 'a file', strong: false },
       { path: '/etc/systemd/system/kubelet.service.d', what: 'a drop-in dir', strong: false },
     ];
-    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([{ unit: 'kubelet.service', file: '/lib/systemd/system/kubelet.service' }]);
+    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([{ unit: 'kubelet.service', file: '/etc/systemd/system/kubelet.service', masked: false }]);
+  });
+  it('a mask in /etc names the unit: a link to /dev/null or an empty file, as systemctl is-enabled says masked', async () => {
+    const root = await rootWith({
+      'lib/systemd/system/kubelet.service': '[Service]\n',
+      'etc/systemd/system/etcd.service': '',
+      'lib/systemd/system/etcd.service': '[Service]\n',
+    });
+    await symlink('/dev/null', path.join(root, 'etc/systemd/system/kubelet.service'));
+    for (const u of ['kubelet.service', 'etcd.service'])
+      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u], { encoding: 'utf8' }).stdout.trim()).toBe('masked');
+    const evidence = [{ path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true }];
+    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([
+      { unit: 'etcd.service', file: '/etc/systemd/system/etcd.service', masked: true },
+      { unit: 'kubelet.service', file: '/etc/systemd/system/kubelet.service', masked: true },
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import type { PreviousClusterObserved, ObservedUnit } from './observe.js';
 import type { PreviousClusterOp } from './ops.js';
 import { humanBytes } from './ops.js';
 import { kubeChainCommands } from '../../former-node/kube-chains.js';
+import { kubeNftCommands } from '../../former-node/kube-nft-tables.js';
 import { absentPromise, PROMISED_UNITS, unitDownPromise } from './promises.js';
 
 type C = Change<PreviousClusterOp>;
@@ -42,7 +43,8 @@ function unitChanges(o: PreviousClusterObserved, u: ObservedUnit): C[] {
             op: { kind: 'disable-links', unit: u.unit, links: u.links },
           },
     );
-  if (u.vendorLinks.length > 0)
+  // A mask already keeps a vendor link from starting the unit: nothing to ask for.
+  if (u.vendorLinks.length > 0 && !u.masked)
     out.push(
       operator(
         `vendor-${u.unit}`,
@@ -125,6 +127,15 @@ function liveOperatorLines(o: PreviousClusterObserved): C[] {
         ),
       );
   }
+  const nft = o.nftTables !== null && 'tables' in o.nftTables ? o.nftTables.tables : [];
+  if (nft.length > 0)
+    out.push(
+      operator(
+        'nft-tables',
+        `nftables tables kube-proxy's nftables mode made: ${nft.map((t) => `${t.family} ${t.name}`).join(', ')}`,
+        `delete them with everything in them, leaving every other table (not undone by --rollback; kubespray's reset.yml does not remove them): ${kubeNftCommands(nft).join('; ')}`,
+      ),
+    );
   return out;
 }
 

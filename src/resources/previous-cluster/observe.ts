@@ -9,6 +9,10 @@ import { enablementOf } from '../../systemd/unit-links.js';
 import { systemctlValue } from '../../systemd/systemctl-show.js';
 import type { PreviousClusterSpec } from './spec.js';
 import { readKubeChains, type KubeChains } from '../../former-node/kube-chains.js';
+import { readKubeNftTables, type NftTable } from '../../former-node/kube-nft-tables.js';
+
+/** What `nft -j list tables` said: kube-proxy's tables, or why it could not be read; null when nft is not installed, or offline. */
+export type NftTablesRead = { tables: NftTable[] } | { error: string } | null;
 
 /** What iptables-save (or ip6tables-save) said: its Kubernetes chains, or why it could not be read. */
 export type ChainsRead = { program: 'iptables' | 'ip6tables'; chains: KubeChains } | { program: 'iptables' | 'ip6tables'; error: string };
@@ -19,6 +23,8 @@ export const ADMIN_UNIT_DIRS = ['/etc/systemd/system', '/usr/local/lib/systemd/s
 export interface ObservedUnit {
   unit: string;
   file: string;
+  /** The file is a mask: nothing at boot starts the unit, whatever links it has. */
+  masked: boolean;
   /** The unit file and its drop-in directory when they are an admin's (ADMIN_UNIT_DIRS): moved aside with the unit. */
   files: string[];
   /** Live: ActiveState (null: systemctl did not say); offline: null. */
@@ -37,6 +43,8 @@ export interface PreviousClusterObserved {
   units: ObservedUnit[];
   /** Live only: the chains kube-proxy and CNI plugins left, per family; absent where the program is not installed. */
   chains: ChainsRead[];
+  /** Live only: the tables kube-proxy's nftables mode left. */
+  nftTables: NftTablesRead;
 }
 
 /** Live: iptables-save and ip6tables-save read (a program not installed: nothing to read). */
@@ -49,6 +57,16 @@ async function readChains(host: TargetHost): Promise<ChainsRead[]> {
     out.push(r.exitCode === 0 ? { program, chains: readKubeChains(r.stdout) } : { program, error: `${program}-save exited ${r.exitCode}: ${r.stderr.trim()}` });
   }
   return out;
+}
+
+/** Live: kube-proxy's nftables tables (nft not installed: nothing to read). */
+async function readNftTables(host: TargetHost): Promise<NftTablesRead> {
+  if (!host.live) return null;
+  const r = await host.run('nft', ['-j', 'list', 'tables']).catch((e: Error) => ({ exitCode: -1, stdout: '', stderr: e.message }));
+  if (r.exitCode === 127) return null;
+  if (r.exitCode !== 0) return { error: `nft -j list tables exited ${r.exitCode}: ${r.stderr.trim()}` };
+  const read = readKubeNftTables(r.stdout);
+  return read.ok ? { tables: read.tables } : { error: `nft -j list tables printed what is not its JSON (${read.reason})` };
 }
 
 /** The unit's own file when it is an admin's, and its drop-in directories there; a link (a mask, systemctl link) is never moved. */
@@ -65,7 +83,7 @@ async function unitFiles(host: TargetHost, unit: string, file: string): Promise<
 }
 
 export async function observePreviousCluster(host: TargetHost, spec: PreviousClusterSpec): Promise<PreviousClusterObserved> {
-  const none = { policy: spec.policy, live: host.live, evidence: [], dirs: [], units: [], chains: [] };
+  const none = { policy: spec.policy, live: host.live, evidence: [], dirs: [], units: [], chains: [], nftTables: null };
   if (spec.policy === 'report') return none;
   const evidence = await observeFormerNode(host);
   const found = await nodeUnits(host, evidence);
@@ -74,16 +92,25 @@ export async function observePreviousCluster(host: TargetHost, spec: PreviousClu
     found.map((u) => u.unit),
   );
   const units: ObservedUnit[] = [];
-  for (const { unit, file } of found) {
+  for (const { unit, file, masked } of found) {
     const en = enabled.get(unit);
     units.push({
       unit,
       file,
+      masked,
       files: await unitFiles(host, unit, file),
       active: host.live ? await systemctlValue(host, 'ActiveState', unit) : null,
       links: en ? [...en.links, ...en.alsoLinks] : [],
       vendorLinks: en?.vendorLinks ?? [],
     });
   }
-  return { policy: spec.policy, live: host.live, evidence, dirs: await resetDirs(host), units, chains: await readChains(host) };
+  return {
+    policy: spec.policy,
+    live: host.live,
+    evidence,
+    dirs: await resetDirs(host),
+    units,
+    chains: await readChains(host),
+    nftTables: await readNftTables(host),
+  };
 }

@@ -33,6 +33,7 @@ export const previousClusterProvider: Provider<PreviousClusterSpec, PreviousClus
         ? [`PreviousCluster: ${c.error}; Kubernetes' ${c.program} chains are not known`]
         : c.chains.unread.map((l) => `PreviousCluster: ${c.program}-save printed a rule line that does not split (an unclosed quote): ${l}`),
     ),
+    ...(o.nftTables !== null && 'error' in o.nftTables ? [`PreviousCluster: ${o.nftTables.error}; kube-proxy's nftables tables are not known`] : []),
     ...o.dirs.flatMap((d) =>
       d.kind === 'dir' && d.bytes > spec.warn_above_bytes
         ? [

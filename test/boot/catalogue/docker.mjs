@@ -27,6 +27,10 @@ const dockerRun = (name, port) => [
   'rm -rf /tmp/farm-img /run/farm-dockerd.pid /run/farm-containerd.pid',
 ];
 
+// dockerd sets the FORWARD policy to DROP (IptablesForwardDrop must then be named) and brings its own containerd: the
+// entries that want those checks silent cannot share a host with it.
+const NOT_BESIDE = ['nftables-stock-enabled', 'containerd-config-systemd'];
+
 const dockerHost = (name) => ({
   port: true,
   preferPort: 6443,
@@ -51,7 +55,7 @@ export default [
   {
     id: 'docker-restart-always-6443',
     ...dockerHost('api6443'),
-    conflicts: ['docker-stop-containers-6443'],
+    conflicts: ['docker-stop-containers-6443', ...NOT_BESIDE],
     wild: 'docker hosts with "docker run -d --restart=always -p 6443:6443" (a dev API, a registry mirror, a k3d or kind node left running)',
     // Not in stop_containers: the plan names the container and what brings it back, and hands it to a person;
     // nothing stops it, and dockerd starts it again at the reboot.
@@ -68,7 +72,7 @@ export default [
     ...dockerHost('web6443'),
     // stop_containers names it: apply sets --restart=no and stops it through docker; dockerd keeps running.
     kept: true,
-    conflicts: ['docker-restart-always-6443'],
+    conflicts: ['docker-restart-always-6443', ...NOT_BESIDE],
     portFree: ['    stop_containers: [web6443]'],
     wild: 'the same docker host whose admin lets the tool stop that one container (stop_containers), dockerd and its other containers left running',
     runs: ['docker.service', 'containerd.service'],

@@ -251,7 +251,8 @@ export function probeProblems(entries, out) {
       for (const [phase, text] of Object.entries(want)) {
         const got = read(path.join(out, PHASES[phase], `probe-${name}.txt`));
         if (got === null) problems.push(`${e.id}: ${phase}: probe ${name} recorded nothing`);
-        else if (got.trim() !== text) problems.push(`${e.id}: ${phase}: probe ${name} printed ${JSON.stringify(got.trim().slice(0, 200))}, not ${JSON.stringify(text)}`);
+        else if (got.trim() !== text)
+          problems.push(`${e.id}: ${phase}: probe ${name} printed ${JSON.stringify(got.trim().slice(0, 200))}, not ${JSON.stringify(text)}`);
       }
     }
   }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { CACHE_DIR, rootfsKey } from './rootfs.mjs';
+import { buildOnce } from '../../vm/lib/util.mjs';
 
 export const LAYERS = {
   // Debian's docker.io (dockerd, docker-proxy, containerd, runc, tini) and busybox-static, whose /bin/busybox is the
@@ -68,12 +69,30 @@ function nspawnScript(root, script, timeoutMs) {
   });
 }
 
+// Hosts booted side by side (BOOT_JOBS) ask for a layer at once: one build per process, the others wait for it.
+const building = new Map();
+
 /** The layer's directory (an overlay upper), built first when absent; renamed into place, so a half-built layer is never used. */
-export async function ensureLayer(lower, name, say = (m) => process.stderr.write(`boot: ${m}\n`)) {
+export function ensureLayer(lower, name, say = (m) => process.stderr.write(`boot: ${m}\n`)) {
+  const key = `${lower}\0${name}`;
+  if (!building.has(key))
+    building.set(
+      key,
+      buildLayer(lower, name, say).finally(() => building.delete(key)),
+    );
+  return building.get(key);
+}
+
+async function buildLayer(lower, name, say) {
   const spec = LAYERS[name];
   if (!spec) throw new Error(`no package layer ${name}`);
   const dir = path.join(CACHE_DIR, `layer-${name}-${layerKey(name)}.d`);
   if (fs.existsSync(dir)) return dir;
+  // Another process's build (CI's test/prebuild-rootfs.mjs) is waited for.
+  return buildOnce(dir, () => buildInto(dir, lower, name, spec, say), say);
+}
+
+async function buildInto(dir, lower, name, spec, say) {
   const partial = `${dir}.partial-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
   for (const d of ['upper', 'work', 'root']) fs.mkdirSync(path.join(partial, d), { recursive: true });

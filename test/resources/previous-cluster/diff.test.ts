@@ -15,11 +15,13 @@ const base = (o: Partial<PreviousClusterObserved>): PreviousClusterObserved => (
   dirs: [],
   units: [],
   chains: [],
+  nftTables: null,
   ...o,
 });
 const kubelet = {
   unit: 'kubelet.service',
   file: '/lib/systemd/system/kubelet.service',
+  masked: false,
   files: [],
   active: 'active',
   links: [],
@@ -40,6 +42,12 @@ describe('PreviousCluster on a live host', () => {
     expect(c[1]).toMatchObject({ operator: 'mask it: systemctl mask kubelet.service', withdraws: [{ promise: 'unit-down:kubelet.service', from: 'boot' }] });
   });
 
+  it('a masked unit is only stopped: its vendor link starts nothing at boot, so no line to mask it and no promise taken back', () => {
+    const masked = { ...kubelet, file: '/etc/systemd/system/kubelet.service', masked: true };
+    const c = diffPreviousCluster(base({ units: [masked] }));
+    expect(c.map((x) => [x.id, x.action, x.withdraws ?? []])).toEqual([['stop-kubelet.service', 'stop', []]]);
+  });
+
   it('what the door cannot undo is an operator line with the exact command, taking back none of its promises', () => {
     const c = diffPreviousCluster(
       base({
@@ -53,6 +61,24 @@ describe('PreviousCluster on a live host', () => {
     expect(c.map((x) => [x.id, x.operator, x.withdraws])).toEqual([
       ['cri-pods', expect.stringMatching(/: crictl rmp --all --force$/), []],
       ['cni-interfaces', expect.stringMatching(/: ip link delete cni0; ip link delete flannel\.1$/), []],
+    ]);
+  });
+
+  it("kube-proxy's nftables tables are one operator line deleting exactly them; an unreadable listing is a warning, not an empty plan", () => {
+    const tables = [
+      { family: 'ip', name: 'kube-proxy' },
+      { family: 'ip6', name: 'kube-proxy' },
+    ];
+    const c = diffPreviousCluster(base({ nftTables: { tables } }));
+    expect(c.map((x) => [x.id, x.action, x.withdraws])).toEqual([['nft-tables', 'operator', []]]);
+    expect(c[0]!.summary).toBe("nftables tables kube-proxy's nftables mode made: ip kube-proxy, ip6 kube-proxy");
+    expect(c[0]!.operator).toMatch(/: nft delete table ip kube-proxy; nft delete table ip6 kube-proxy$/);
+    expect(diffPreviousCluster(base({ nftTables: { tables: [] } }))).toEqual([]);
+    const spec = { type: 'PreviousCluster' as const, policy: 'reset' as const, warn_above_bytes: DEFAULT_WARN_ABOVE_BYTES };
+    const unread = base({ nftTables: { error: 'nft -j list tables exited 1: Operation not permitted' } });
+    expect(diffPreviousCluster(unread)).toEqual([]);
+    expect(previousClusterProvider.warnings!(spec, unread)).toEqual([
+      "PreviousCluster: nft -j list tables exited 1: Operation not permitted; kube-proxy's nftables tables are not known",
     ]);
   });
 

@@ -72,6 +72,7 @@ describe('observePreviousCluster offline', () => {
       dirs: [],
       units: [],
       chains: [],
+      nftTables: null,
     });
   });
 
@@ -123,6 +124,23 @@ describe('observePreviousCluster offline', () => {
     expect(rke2.file).toBe('/etc/systemd/system/rke2-server.service');
     expect(ADMIN_UNIT_DIRS).toContain(path.posix.dirname(rke2.file));
     expect(rke2.files).toEqual(['/etc/systemd/system/rke2-server.service.d']);
+  });
+
+  it('names a masked unit by its mask, as systemctl is-enabled does, not by the package file the mask hides', async () => {
+    const root = formerNode();
+    symlinkSync('/dev/null', path.join(root, 'etc/systemd/system/k3s.service'));
+    const isEnabled = spawnSync('systemctl', ['--root', root, 'is-enabled', 'k3s.service'], { encoding: 'utf8' });
+    expect(isEnabled.stdout.trim()).toBe('masked');
+    const o = await observePreviousCluster(new Host({ root }), spec('reset'));
+    const k3s = o.units.find((u) => u.unit === 'k3s.service')!;
+    expect(k3s.file).toBe('/etc/systemd/system/k3s.service');
+    expect(k3s.masked).toBe(true);
+    // The mask is a link: nothing of it is moved aside.
+    expect(k3s.files).toEqual([]);
+    for (const u of o.units.filter((x) => x.unit !== 'k3s.service')) {
+      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u.unit], { encoding: 'utf8' }).stdout.trim()).not.toBe('masked');
+      expect(u.masked).toBe(false);
+    }
   });
 
   it("a unit file in /usr/local/lib/systemd/system is an admin's too", async () => {
@@ -177,6 +195,25 @@ describe('observePreviousCluster live', () => {
     expect(c!.program).toBe('iptables');
     expect('chains' in c! && [...c.chains.chains]).toEqual([['nat', ['KUBE-SERVICES']]]);
     expect(calls).toContain('ip6tables-save');
+  });
+
+  it("reads kube-proxy's nftables tables from nft's JSON; a failing nft is an error, a missing one nothing to read", async () => {
+    const root = formerNode();
+    const json =
+      '{"nftables": [{"metainfo": {"version": "1.0.6", "release_name": "Lester Gooch #5", "json_schema_version": 1}}, {"table": {"family": "inet", "name": "filter", "handle": 1}}, {"table": {"family": "ip", "name": "kube-proxy", "handle": 2}}]}\n';
+    const read = async (answer: { exitCode: number; stdout?: string; stderr?: string } | null) =>
+      (await observePreviousCluster(new Host({ root, live: true, runner: liveRunner(answer ? { 'nft -j list tables': answer } : {}, []) }), spec('reset')))
+        .nftTables;
+    expect(await read({ exitCode: 0, stdout: json })).toEqual({ tables: [{ family: 'ip', name: 'kube-proxy' }] });
+    expect(await read({ exitCode: 1, stderr: 'netlink: Error: Operation not permitted\n' })).toEqual({
+      error: 'nft -j list tables exited 1: netlink: Error: Operation not permitted',
+    });
+    expect(await read({ exitCode: 0, stdout: 'table ip kube-proxy\n' })).toEqual({
+      error: expect.stringMatching(/^nft -j list tables printed what is not its JSON \(not JSON: /),
+    });
+    expect(await read(null)).toBeNull();
+    // Offline (an image) there is no ruleset to read.
+    expect((await observePreviousCluster(new Host({ root }), spec('reset'))).nftTables).toBeNull();
   });
 
   it('an iptables-save that fails is an error naming the program, its exit code and what it said', async () => {
