@@ -37,6 +37,20 @@ function flagOf(argv: string[], flag: string): string | null {
   return i >= 0 && i + 1 < argv.length ? argv[i + 1]! : null;
 }
 
+/**
+ * Podman's monitor among the holder's ancestors, with the container id of its -c: conmon is the parent of every
+ * podman container's first process, in whatever cgroup the container runs (--cgroups=disabled or no-conmon leave
+ * it in the unit that ran podman, not in a libpod scope). A -c that is no 64-hex id names no container.
+ */
+function conmonOf(h: PortHolder): { pid: number; id: string } | null {
+  for (const p of h.ancestry?.chain.slice(1) ?? []) {
+    if (p.comm !== 'conmon' || p.argv === null) continue;
+    const id = flagOf(p.argv, '-c');
+    if (id !== null && /^[0-9a-f]{64}$/.test(id)) return { pid: p.pid, id };
+  }
+  return null;
+}
+
 async function unitEnabled(fs: TargetFs, unit: string): Promise<boolean | null> {
   try {
     const e = (await enablementOf(fs, [unit])).get(unit);
@@ -46,8 +60,7 @@ async function unitEnabled(fs: TargetFs, unit: string): Promise<boolean | null> 
   }
 }
 
-async function byScope(fs: TargetFs, runtime: string, id: string, unit: string): Promise<ContainerHold> {
-  const how = `${unit} is the container's scope`;
+async function byScope(fs: TargetFs, runtime: string, id: string, how: string): Promise<ContainerHold> {
   if (runtime === 'libpod') {
     const c = await readPodmanContainer(fs, id);
     const q = await readQuadlets(fs);
@@ -90,7 +103,9 @@ export async function containerOfHolder(fs: TargetFs, h: PortHolder, port: numbe
   const unit = h.placement?.unit ?? '';
   // libpod-conmon-<id>.scope counts too: rootful podman hands the published ports' sockets to conmon, which holds them.
   const scope = containerScopeOf(unit);
-  if (scope?.runtime === 'docker' || scope?.runtime === 'libpod') return byScope(fs, scope.runtime, scope.id, unit);
+  if (scope?.runtime === 'docker' || scope?.runtime === 'libpod') return byScope(fs, scope.runtime, scope.id, `${unit} is the container's scope`);
+  const mon = conmonOf(h);
+  if (mon !== null) return byScope(fs, 'libpod', mon.id, `its ancestor conmon (pid ${mon.pid}) monitors container ${mon.id.slice(0, 12)} (-c)`);
   const argv = h.ancestry?.chain[0]?.argv ?? null;
   if (h.comm === 'docker-proxy' && argv !== null && argv.includes('-container-ip')) return byProxy(fs, argv, port);
   return null;

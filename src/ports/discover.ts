@@ -106,6 +106,9 @@ async function readHolder(st: HolderReads, pid: number, inodes: Set<number>): Pr
     holder.ancestry = await readAncestry(host, pid);
     const main = mainPidOf(facts);
     if (main !== null && main !== pid) holder.mainHoldsSocket = await holdsSocket(host, main, inodes);
+  } else if (placement?.container != null) {
+    // A container runtime's own cgroup (podman's cgroupfs manager: /libpod_parent/libpod-ID): its conmon ancestor names the container.
+    holder.ancestry = await readAncestry(host, pid);
   }
   return holder;
 }

@@ -1,4 +1,4 @@
-// containers/storage's overlay-containers/containers.json (containers.go's
+// containers/storage's overlay-containers/containers.json (vfs-containers/ with the vfs driver) (containers.go's
 // Container: "id", "names", "image", "layer", "metadata"), hand-written.
 import { describe, expect, it } from 'vitest';
 import { PODMAN_CONTAINERS_JSON, readPodmanContainer } from '../../src/containers/podman-state.js';
@@ -18,10 +18,25 @@ describe('readPodmanContainer', () => {
   });
 
   it('a missing, malformed or silent containers.json is an unknown naming it', async () => {
-    expect((await readPodmanContainer(treeHost({}), A)).unknown).toEqual([LIBPOD, `${PODMAN_CONTAINERS_JSON} does not exist`]);
+    const none =
+      'none of /var/lib/containers/storage/overlay-containers/containers.json, /var/lib/containers/storage/vfs-containers/containers.json, ' +
+      '/var/lib/containers/storage/btrfs-containers/containers.json, /var/lib/containers/storage/zfs-containers/containers.json exists';
+    expect((await readPodmanContainer(treeHost({}), A)).unknown).toEqual([LIBPOD, none]);
     expect((await readPodmanContainer(at('[{"id":'), A)).unknown[1]).toMatch(
       /^\/var\/lib\/containers\/storage\/overlay-containers\/containers\.json could not be read as JSON \(/,
     );
     expect((await readPodmanContainer(at('{"id":"x"}'), A)).unknown).toEqual([LIBPOD, `${PODMAN_CONTAINERS_JSON} has no container ${A}`]);
+  });
+
+  it('another graph driver keeps DRIVER-containers/containers.json (vfs where the root is an overlay); overlay is read first', async () => {
+    const vfs = 'var/lib/containers/storage/vfs-containers/containers.json';
+    const only = treeHost({ [vfs]: JSON.stringify([{ id: A, names: ['farmweb'] }]) });
+    expect((await readPodmanContainer(only, A.slice(0, 12))).name).toBe('farmweb');
+    const both = treeHost({
+      [vfs]: JSON.stringify([{ id: A, names: ['farmweb'] }]),
+      [PODMAN_CONTAINERS_JSON.slice(1)]: JSON.stringify([{ id: A, names: ['web'] }]),
+    });
+    expect((await readPodmanContainer(both, A)).name).toBe('web');
+    expect((await readPodmanContainer(treeHost({ [vfs]: '[]' }), A)).unknown[1]).toBe(`/${vfs} has no container ${A}`);
   });
 });

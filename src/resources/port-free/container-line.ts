@@ -6,6 +6,7 @@ import type { Change } from '../types.js';
 import type { BusyPort, LivePortsObserved } from '../../ports/observed.js';
 import type { ContainerHold } from '../../containers/holder.js';
 import type { DockerContainer } from '../../containers/docker-state.js';
+import type { HeldContainer } from '../../containers/holder.js';
 import type { PodmanContainer } from '../../containers/podman-state.js';
 import { operatorChange, type PortFreeOp } from './ops.js';
 import type { PortFreeSpec } from './spec.js';
@@ -91,7 +92,7 @@ function holdGroups(o: LivePortsObserved, b: BusyPort): { pids: number[]; comm: 
 }
 
 /** Whether stop_containers names this container: by name, or by an id prefix of 12 or more characters. */
-function allowed(spec: PortFreeSpec, c: DockerContainer): boolean {
+function allowed(spec: PortFreeSpec, c: HeldContainer): boolean {
   return (spec.stop_containers ?? []).some((n) => n === c.name || (n.length >= 12 && c.id.startsWith(n)));
 }
 
@@ -112,6 +113,48 @@ function containerStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, id
   };
 }
 
+/**
+ * For a port every holder of which is one podman container stop_containers names, started by exactly one unit
+ * `podman generate systemd` wrote and no quadlet: that unit, to be stopped and disabled the way PortFree stops any
+ * unit (journaled; stopping it runs its ExecStop=, podman stop), never masked: the mask of an admin's unit in /etc
+ * sets its file aside first, and a stop without its ExecStop= leaves the container (in its libpod scope) running,
+ * as the boot farm showed. Null otherwise (the operator line stays).
+ */
+export function podmanUnitToStop(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): { unit: string; proof: string } | null {
+  const holds = b.holders.map((h) => o.containers?.[`${b.port}:${h.pid}`] ?? null);
+  const c = holds[0]?.container ?? null;
+  if (c === null || c.runtime !== 'podman' || !holds.every((x) => x?.container?.id === c.id) || !allowed(spec, c)) return null;
+  const hold = holds[0]!;
+  const units = hold.podmanUnits ?? [];
+  if ((hold.quadlet ?? null) !== null || (hold.quadletsUnread ?? []).length > 0 || units.length !== 1) return null;
+  const u = units[0]!;
+  const ref = c.name ?? short(c.id);
+  return {
+    unit: u.unit,
+    proof: `podman container ${short(c.id)} "${ref}" (${hold.how}), named in stop_containers, is started by ${u.unit} (${u.file}:${u.line}, written by podman generate systemd; not masked: a mask sets its file aside, and the stop must run its ExecStop=, podman stop, for the container runs in a scope of its own)`,
+  };
+}
+
+/** Why a podman container stop_containers names is still left to a person (podmanUnitToStop found no unit to stop); null when none is named. */
+function podmanNotStopped(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): string | null {
+  const hold = o.containers?.[`${b.port}:${b.holders[0]?.pid}`];
+  const c = hold?.container ?? null;
+  if (!hold || c === null || c.runtime !== 'podman' || !allowed(spec, c)) return null;
+  const units = hold.podmanUnits ?? [];
+  const why =
+    (hold.quadlet ?? null) !== null
+      ? `its quadlet ${hold.quadlet!.file} makes its unit, and apply does not set quadlets aside`
+      : (hold.quadletsUnread ?? []).length > 0
+        ? `a quadlet that could not be read may start it`
+        : units.length > 1
+          ? `${units.length} units start it (${units.map((u) => u.unit).join(', ')})`
+          : b.holders.some((h) => o.containers?.[`${b.port}:${h.pid}`]?.container?.id !== c.id)
+            ? 'another process holds the port too'
+            : "no unit starts it, so what brings it back is its restart policy, which is in libpod's database and not read; " +
+              "podman 4's podman update has no --restart to set it to no, and podman-restart.service starts a stopped container whose policy is always again at boot";
+  return `"${c.name ?? short(c.id)}" is named in stop_containers but not stopped: ${why}`;
+}
+
 /** The operator line when a holder of the port is a container's (or its stop, when stop_containers names it); null when none is. */
 export function containerChange(
   spec: PortFreeSpec,
@@ -126,5 +169,6 @@ export function containerChange(
   const stop = containerStop(spec, o, b, id, head);
   if (stop !== null) return stop;
   const holders = b.holders.map((h) => `pid ${h.pid} (${h.comm ?? 'unknown'})${h.placement?.unit ? ` in ${h.placement.unit}` : ''}`).join(', ');
-  return operatorChange(id, `${head} held by ${holders}`, lines.join('; '), opBase);
+  const notStopped = podmanNotStopped(spec, o, b);
+  return operatorChange(id, `${head} held by ${holders}`, [...lines, ...(notStopped ? [notStopped] : [])].join('; '), opBase);
 }

@@ -15,7 +15,7 @@ import { setAsidePath } from '../../systemd/unit-mask.js';
 import { kubePodOf } from '../../systemd/cgroup.js';
 import { TRANSIENT_DIR } from './transient.js';
 import { endsText, sharedEnds, sharedOperator, unreadNote } from './shared-holder.js';
-import { containerChange } from './container-line.js';
+import { containerChange, podmanUnitToStop } from './container-line.js';
 import path from 'node:path';
 
 function describeHolder(h: PortHolder): string {
@@ -104,6 +104,8 @@ interface StopSelection {
   comm: string | null;
   socket: string | null;
   proof: string;
+  /** Never masked, whatever `mask` says: a unit whose ExecStop= must run (a podman unit: masking sets its file aside). */
+  noMask?: boolean;
 }
 
 /** What the stop line adds about the units themselves: an init script's links, a file a mask sets aside, a transient unit. */
@@ -161,7 +163,7 @@ function stopChange(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort, sel: 
   // makes it again at boot is an operator line or an unknown of its own (transient.ts).
   const transient = units.filter((u) => o.units[u]?.fragment?.startsWith(TRANSIENT_DIR) === true);
   const lasting = units.filter((u) => !transient.includes(u));
-  const mask = lasting.length > 0 && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
+  const mask = lasting.length > 0 && sel.noMask !== true && (spec.mask === true || (spec.mask === 'auto' && (reasons.length > 0 || unknown !== null)));
   const verbs = lasting.length === 0 ? 'stop' : mask ? 'stop, disable and mask' : 'stop and disable';
   const via = socket ? ` (socket-activated by ${socket})` : '';
   const goFirst =
@@ -224,6 +226,21 @@ export function diffLivePort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPo
   };
 }
 
+/** The stop of the unit `podman generate systemd` wrote for a container stop_containers names; null when there is none. */
+function podmanUnitChange(
+  spec: PortFreeSpec,
+  o: LivePortsObserved,
+  b: BusyPort,
+  base: { id: string; head: string; opBase: StopSelection['opBase'] },
+): Change<PortFreeOp> | null {
+  const pu = podmanUnitToStop(spec, o, b);
+  if (pu === null) return null;
+  const first = b.holders[0]!;
+  // Never masked: a mask sets an /etc unit's file aside, and its ExecStop= (podman stop) must run (podmanUnitToStop).
+  const sel = { ...base, units: [pu.unit], reportUnit: pu.unit, pid: first.pid, comm: first.comm, socket: null, proof: pu.proof, noMask: true };
+  return stopChange(spec, o, b, sel);
+}
+
 function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Change<PortFreeOp> {
   const id = `port-${b.port}`;
   const addrs = b.listeners.map((l) => (l.family === 'ipv6' ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`)).join(', ');
@@ -238,6 +255,9 @@ function diffBusyPort(spec: PortFreeSpec, o: LivePortsObserved, b: BusyPort): Ch
   }
   const first = b.holders[0]!;
   const opBase = { port: b.port, unit: first.placement?.unit ?? null, pid: first.pid };
+  // A podman container stop_containers names, started by its generated unit: that unit is stopped like any other.
+  const podmanUnit = b.activation ? null : podmanUnitChange(spec, o, b, { id, head, opBase });
+  if (podmanUnit !== null) return podmanUnit;
   // A container's holder is named with its container, never stopped through its runtime's unit.
   const inContainer = b.activation ? null : containerChange(spec, o, b, id, head, opBase);
   if (inContainer !== null) return inContainer;

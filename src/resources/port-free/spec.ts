@@ -34,6 +34,8 @@ export interface PortFreeSpec extends BaseSpec {
    * Docker containers (by name or an id prefix of 12 or more characters) apply
    * may stop for a port: docker update --restart=no, then docker stop; the
    * journal keeps the policy so --rollback restores it and starts them again.
+   * A podman container started by one `podman generate systemd` unit: that
+   * unit is stopped and disabled (never masked; --rollback starts it again).
    */
   stop_containers?: string[];
   /** How long a freed port must stay free, at most, before apply gives up. */
@@ -98,7 +100,7 @@ export const PORT_FREE_SCHEMA = {
     },
     stop_containers: {
       description:
-        'Docker containers holding a wanted port that apply may stop, by name or by an id prefix of at least 12 hex digits: docker update --restart=no, then docker stop (the runtime itself is never stopped); --rollback restores the restart policy and starts them again. Absent or empty: such a port is an operator line naming the container and what to run.',
+        'Docker containers holding a wanted port that apply may stop, by name or by an id prefix of at least 12 hex digits: docker update --restart=no, then docker stop (the runtime itself is never stopped); --rollback restores the restart policy and starts them again. A podman container (by name or id prefix) started by exactly one unit podman generate systemd wrote: that unit is stopped and disabled (never masked), --rollback starts it again; a podman container with no unit or with a quadlet stays an operator line that says why. Absent or empty: such a port is an operator line naming the container and what to run.',
       type: 'array',
       items: { type: 'string', pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$', maxLength: 128 },
       uniqueItems: true,

@@ -7,8 +7,9 @@ import sysctl from './sysctl.mjs';
 import qemu from './qemu.mjs';
 import acceptance from './acceptance.mjs';
 import docker from './docker.mjs';
+import podman from './podman.mjs';
 
-export const NSPAWN = [...units, ...holders, ...sysctl, ...acceptance, ...docker].map((e) => ({ tier: 'nspawn', ...e }));
+export const NSPAWN = [...units, ...holders, ...sysctl, ...acceptance, ...docker, ...podman].map((e) => ({ tier: 'nspawn', ...e }));
 export const QEMU = qemu;
 export const CATALOGUE = [...NSPAWN, ...QEMU];
 

@@ -24,6 +24,21 @@ export const LAYERS = {
       `printf '{"storage-driver": "vfs"}\\n' > /etc/docker/daemon.json`,
     ],
   },
+  // Debian 12's podman 4.3.1 (conmon; crun and runc: runc is the one that runs here) and busybox-static for the
+  // image (podman import). No quadlet: its generator came with podman 4.4 and Debian 12 has none (nor backports).
+  // The postinst enables podman.service, podman.socket, podman-restart.service and podman-auto-update.timer:
+  // disabled here, an entry enables them. What the farm's nspawn needs, in podman's own configuration files: vfs
+  // (overlay cannot mount on the overlay root), runc (crun 1.8 raises RLIMIT_MEMLOCK for its eBPF device filter,
+  // and the farm has no CAP_SYS_RESOURCE: "setrlimit (RLIM_MEMLOCK): Operation not permitted"), pids_limit 0 (the
+  // farm's cgroup delegates no pids controller: runc's "openat2 .../pids.max: no such file or directory").
+  podman: {
+    packages: ['podman', 'runc', 'busybox-static'],
+    after: [
+      'systemctl disable podman.service podman.socket podman-restart.service podman-auto-update.timer',
+      `printf '[storage]\\ndriver = "vfs"\\nrunroot = "/run/containers/storage"\\ngraphroot = "/var/lib/containers/storage"\\n' > /etc/containers/storage.conf`,
+      `printf '[containers]\\npids_limit = 0\\n\\n[engine]\\nruntime = "runc"\\n' > /etc/containers/containers.conf`,
+    ],
+  },
 };
 
 // Bump when the build below changes in a way the recipe does not show.

@@ -74,8 +74,9 @@ async function observedOf(root: string, holders: PortHolder[]): Promise<LivePort
   return o;
 }
 
-async function plan(root: string, h: PortHolder | PortHolder[]) {
-  return portFreeProvider.diff(spec([6443]), await observedOf(root, Array.isArray(h) ? h : [h]), { live: true });
+async function plan(root: string, h: PortHolder | PortHolder[], stopContainers?: string[]) {
+  const desired = { ...spec([6443]), ...(stopContainers ? { stop_containers: stopContainers } : {}) };
+  return portFreeProvider.diff(desired, await observedOf(root, Array.isArray(h) ? h : [h]), { live: true });
 }
 
 describe('a container holding 6443', () => {
@@ -233,6 +234,143 @@ describe('a container holding 6443', () => {
         'container-api.service (/etc/systemd/system/container-api.service:2) starts it with podman; it is enabled; ' +
         `podman-restart.service starts every container whose restart policy is always at boot (it is not enabled); ${UNKNOWN}. ` +
         'Run: systemctl disable --now container-api.service (podman is never stopped as a whole)',
+    );
+  });
+
+  // What Debian 12's podman 4.3.1 wrote in the boot farm's nspawn for `podman create --name api --network=host
+  // --cgroups=disabled ... && podman generate systemd --new --files --name api` (the ulimit flags left out): the real
+  // program's output, not written to match the parser.
+  const GENERATED = [
+    '[Unit]',
+    'Description=Podman container-api.service',
+    'Wants=network-online.target',
+    'After=network-online.target',
+    'RequiresMountsFor=%t/containers',
+    '',
+    '[Service]',
+    'Environment=PODMAN_SYSTEMD_UNIT=%n',
+    'Restart=on-failure',
+    'TimeoutStopSec=70',
+    'ExecStartPre=/bin/rm \\',
+    '\t-f %t/%n.ctr-id',
+    'ExecStart=/usr/bin/podman run \\',
+    '\t--cidfile=%t/%n.ctr-id \\',
+    '\t--cgroups=no-conmon \\',
+    '\t--rm \\',
+    '\t--sdnotify=conmon \\',
+    '\t-d \\',
+    '\t--replace \\',
+    '\t--name api \\',
+    '\t--network=host \\',
+    '\t--cgroups=disabled localhost/tiny:1 /bin/busybox httpd \\',
+    '\t-f \\',
+    '\t-p 6443',
+    'ExecStop=/usr/bin/podman stop \\',
+    '\t--ignore -t 10 \\',
+    '\t--cidfile=%t/%n.ctr-id',
+    'Type=notify',
+    'NotifyAccess=all',
+    '',
+    '[Install]',
+    'WantedBy=default.target',
+    '',
+  ].join('\n');
+  // The container's first process as --cgroups=disabled leaves it: in the unit's cgroup, its parent conmon.
+  const underConmon = (): PortHolder => ({
+    pid: 135,
+    comm: 'busybox',
+    placement: placementOfPath('/system.slice/container-api.service', 'v2'),
+    ancestry: {
+      chain: [
+        { pid: 135, ppid: 133, argv: ['/bin/busybox', 'httpd', '-f', '-p', '6443'], exe: null, comm: 'busybox', uid: 0 } as never,
+        {
+          pid: 133,
+          ppid: 1,
+          argv: ['/usr/bin/conmon', '--api-version', '1', '-c', PID, '-u', PID, '-r', '/usr/bin/crun', '-n', 'api'],
+          exe: null,
+          comm: 'conmon',
+          uid: 0,
+        } as never,
+        { pid: 1, ppid: 0, argv: ['/sbin/init'], exe: null, comm: 'systemd', uid: 0 } as never,
+      ],
+      complete: true,
+    },
+    mainHoldsSocket: null,
+  });
+  const vfsTree = (): Tree => {
+    const t = podmanTree('api');
+    const json = t['var/lib/containers/storage/overlay-containers/containers.json']!;
+    delete t['var/lib/containers/storage/overlay-containers/containers.json'];
+    return {
+      ...t,
+      'var/lib/containers/storage/vfs-containers/containers.json': json,
+      'etc/systemd/system/container-api.service': GENERATED,
+      'etc/systemd/system/default.target.wants/container-api.service': { link: '/etc/systemd/system/container-api.service' },
+    };
+  };
+
+  it('a container under conmon in its generated unit (--cgroups=disabled, vfs storage): named, the unit is what to disable', async () => {
+    const root = tree(vfsTree());
+    expect((await systemctlRoot(root, 'is-enabled', 'container-api.service')).stdout.trim()).toBe('enabled');
+    const [c] = await plan(root, underConmon());
+    expect(c!.action).toBe('operator');
+    expect(c!.withdraws).toEqual([{ promise: 'port:6443', from: 'apply' }]);
+    expect(c!.operator).toBe(
+      `pid 135 (busybox): it is podman container ffeeddccbbaa "api" (image ID 9f8e7d6c5b4a), found as its ancestor conmon (pid 133) monitors container ffeeddccbbaa (-c); ` +
+        'container-api.service (/etc/systemd/system/container-api.service:13) starts it with podman; it is enabled; ' +
+        `podman-restart.service starts every container whose restart policy is always at boot (it is not enabled); ${UNKNOWN}. ` +
+        'Run: systemctl disable --now container-api.service (podman is never stopped as a whole)',
+    );
+  });
+
+  it('named in stop_containers: its generated unit is stopped and disabled like any unit, the promise kept', async () => {
+    const root = tree(vfsTree());
+    const [c] = await plan(root, underConmon(), ['api']);
+    expect(c!.action).toBe('stop');
+    expect(c!.withdraws).toBeUndefined();
+    // Never masked (spec's mask: auto would mask for an unknown comeback): a mask sets the /etc file aside, and the stop must run ExecStop=.
+    expect(c!.op).toMatchObject({ kind: 'stop', port: 6443, pid: 135, unit: 'container-api.service', units: ['container-api.service'], mask: false });
+    expect(c!.summary).toContain(': stop and disable container-api.service');
+    expect(c!.summary).toContain(
+      'podman container ffeeddccbbaa "api" (its ancestor conmon (pid 133) monitors container ffeeddccbbaa (-c)), named in stop_containers, is started by container-api.service',
+    );
+    // Another name, or the same container also named by a quadlet: the operator line stays.
+    expect((await plan(root, underConmon(), ['other']))[0]!.action).toBe('operator');
+    const q = tree({ ...vfsTree(), 'etc/containers/systemd/api.container': '[Container]\nImage=localhost/tiny:1\nContainerName=api\n' });
+    const withQuadlet = (await plan(q, underConmon(), ['api']))[0]!;
+    expect(withQuadlet.action).toBe('operator');
+    expect(withQuadlet.operator).toContain(
+      '; "api" is named in stop_containers but not stopped: its quadlet /etc/containers/systemd/api.container makes its unit, and apply does not set quadlets aside',
+    );
+  });
+
+  it('a conmon whose -c is no container id names no container', async () => {
+    const h = underConmon();
+    (h.ancestry!.chain[1] as { argv: string[] }).argv = ['/usr/bin/conmon', '-c', 'not-an-id'];
+    const [c] = await plan(tree(vfsTree()), h);
+    expect(c!.operator ?? c!.summary).not.toContain('podman container');
+  });
+
+  it('named in stop_containers with no unit: not stopped, and the line says why (podman 4 cannot set its restart policy)', async () => {
+    const root = tree(podmanTree('web'));
+    const [c] = await plan(root, holder(55, 'conmon', `/machine.slice/libpod-conmon-${PID}.scope`), ['web']);
+    expect(c!.action).toBe('operator');
+    expect(c!.withdraws).toEqual([{ promise: 'port:6443', from: 'apply' }]);
+    expect(c!.operator).toMatch(
+      /; "web" is named in stop_containers but not stopped: no unit starts it, so what brings it back is its restart policy, which is in libpod's database and not read; podman 4's podman update has no --restart to set it to no, and podman-restart.service starts a stopped container whose policy is always again at boot$/,
+    );
+    // Not named: no such sentence.
+    expect((await plan(root, holder(55, 'conmon', `/machine.slice/libpod-conmon-${PID}.scope`)))[0]!.operator).not.toContain('stop_containers');
+  });
+
+  it("podman's cgroupfs manager (/libpod_parent/libpod-ID, no unit): the container is named by its conmon ancestor", async () => {
+    // The shape the boot farm's podman-restart-always-10250 showed: a container created where systemd was not running.
+    const h = underConmon();
+    const p: PortHolder = { ...h, placement: placementOfPath(`/libpod_parent/libpod-${PID}`, 'v2') };
+    expect(p.placement?.container).toContain('belongs to a container runtime');
+    const [c] = await plan(tree(podmanTree('api')), p);
+    expect(c!.operator).toContain(
+      `pid 135 (busybox): it is podman container ffeeddccbbaa "api" (image ID 9f8e7d6c5b4a), found as its ancestor conmon (pid 133) monitors`,
     );
   });
 });
