@@ -37,6 +37,8 @@ import { programKind } from '../lex/shebang.js';
 import { readWriter, SYSCTL_FILE_WRITERS } from './sysctl-file-writers.js';
 import { wgConfigFile, wgQuickUpHooks } from './wg-quick.js';
 import { ipForwarding, readShorewallConf, SHOREWALL_CONF, SHOREWALL_UNIT } from './shorewall.js';
+import { argvParseCmd, readOpenvpnOptions, SSEC_SCRIPTS, type OpenvpnScript } from './openvpn.js';
+import { openvpnBootInstances, openvpnCommandOf, type OpenvpnInstance } from './openvpn-units.js';
 import { TUNED_REAPPLY_DIRS, TUNED_REAPPLY_LAST, TUNED_UNIT, tunedAtBoot, type TunedBoot, type TunedWrite } from './tuned.js';
 import { commentOutRanges, scriptMarker } from './neutralise.js';
 import { sysctlProcPath } from '../observe/sysctl-live.js';
@@ -329,7 +331,8 @@ async function addCommands(
   whole?: true | string,
   follow: Follow = { depth: 0, seen: new Set() },
 ): Promise<void> {
-  const r = readShellScript(text);
+  // Read without a line map, the text is a script file (rc.local, a hook, a followed program); with one, a command line run by sh -c.
+  const r = readShellScript(text, 0, lineMap === undefined);
   for (const p of r.problems) {
     sink.out.unknown.push({ source, file, line: lineMap ? lineMap(p.line) : p.line, what: 'program', message: p.message });
   }
@@ -809,6 +812,117 @@ async function scanShorewall(host: TargetFs, sink: Sink, { enabled, units }: Boo
   });
 }
 
+/**
+ * One OpenVPN script (openvpn.ts) as openvpn execs it: argv_parse_cmd's
+ * words, argv[0] relative to the directory it runs in (no PATH search); a
+ * `sh FILE` operand relative to the same directory. openvpn appends the
+ * tunnel's parameters (device, MTU, addresses, "init") after these words;
+ * they are not judged (a sysctl -w refuses them after its own writes).
+ * Nothing when argv[0] is no executable file: openvpn then refuses to start.
+ */
+async function openvpnScript(
+  host: TargetFs,
+  sink: Sink,
+  inst: OpenvpnInstance,
+  s: OpenvpnScript,
+  runDir: string,
+  place: { file: string; line: number },
+): Promise<void> {
+  const argv = argvParseCmd(s.command);
+  const resolve = (w: string): string => path.posix.resolve(runDir, w);
+  if (!argv[0]!.startsWith('/') && path.posix.resolve(s.cwd, argv[0]!) !== resolve(argv[0]!)) {
+    sink.out.unknown.push({
+      source: 'unit',
+      ...place,
+      what: 'program',
+      message: `${inst.unit}: --${s.option} ${argv[0]!} is relative, and a later cd changes the directory it runs in (${runDir})`,
+    });
+    return;
+  }
+  const prog = resolve(argv[0]!);
+  const st = await realStat(host, prog).catch(() => null);
+  if (st === null || !st.st.isFile() || (st.st.mode & 0o111) === 0) return;
+  const words: string[] = [prog, ...argv.slice(1)];
+  if (isShell(prog)) {
+    const i = words.findIndex((w, k) => k > 0 && !w.startsWith('-'));
+    if (i > 0 && !words.slice(1, i).some((w) => /^-[a-zA-Z]*c/.test(w))) words[i] = resolve(words[i]!);
+  }
+  const { file, line } = place;
+  const where = s.at.file === null ? `the command line of ${inst.unit}` : `${s.at.file}:${s.at.line}`;
+  const runBy = `${inst.unit} runs --${s.option} of ${where} when its tunnel comes up at boot (${inst.why})`;
+  const fix = `it is the ${s.option} option of ${where}, which openvpn runs whole: edit or remove that line`;
+  for (const a of execActions(words))
+    await record(
+      host,
+      sink,
+      { source: 'unit', file, line, first: line, last: line, text: '', runBy, unit: inst.unit, neutralisable: fix },
+      a,
+      `${inst.unit}: `,
+    );
+  await followProgram(host, sink, 'unit', words, runBy, { file, line }, { depth: 0, seen: new Set(), unit: inst.unit }, false);
+}
+
+/**
+ * OpenVPN instances that start at boot (openvpn-units.ts: enabled, or
+ * linked by openvpn-generator): their configuration read as openvpn reads
+ * it (openvpn.ts), and each up / route-up / ipchange / tls-verify command
+ * read when script-security is 2 or more (below, openvpn runs none). A
+ * configuration openvpn refuses starts no tunnel and runs nothing.
+ */
+async function scanOpenvpn(host: TargetFs, sink: Sink, { enabled, units }: BootUnits): Promise<void> {
+  const found = await openvpnBootInstances(host, enabled);
+  for (const x of found.unknown) sink.out.unknown.push({ source: 'unit', ...x, what: 'program' });
+  for (const inst of found.instances.sort((a, b) => (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0))) {
+    const u = units.get(inst.unit) ?? units.get(`${inst.template}@.service`);
+    if (!u || u.masked) continue;
+    const cmd = openvpnCommandOf(u, inst.instance);
+    if (cmd === null) continue;
+    if (!('argv' in cmd)) {
+      sink.out.unknown.push({ source: 'unit', ...cmd, what: 'program' });
+      continue;
+    }
+    const r = await readOpenvpnOptions(cmd.argv, cmd.workingDirectory, {
+      read: (f) => host.readBytes(f),
+      executable: async (f) => {
+        const st = await realStat(host, f).catch(() => null);
+        return st !== null && st.st.isFile() && (st.st.mode & 0o111) !== 0;
+      },
+    });
+    const at = (a: { file: string | null; line: number }) =>
+      a.file === null ? { file: cmd.directive.file, line: cmd.directive.line } : { file: a.file, line: a.line };
+    if ('unknown' in r) {
+      sink.out.unknown.push({
+        source: 'unit',
+        ...at(r.at),
+        what: 'program',
+        message: `${inst.unit} starts at boot (${inst.why}); its options cannot be judged: ${r.unknown}`,
+      });
+      continue;
+    }
+    if ('refused' in r) continue;
+    sink.out.read.push(...r.options.read);
+    if ((r.options.scriptSecurity?.level ?? 1) < SSEC_SCRIPTS) continue;
+    const before = sink.out.hits.length;
+    for (const s of r.options.scripts) {
+      if (r.options.chroot !== null && (s.option === 'ipchange' || s.option === 'tls-verify')) {
+        sink.out.unknown.push({
+          source: 'unit',
+          ...at(s.at),
+          what: 'program',
+          message: `${inst.unit}: --${s.option} runs inside chroot ${r.options.chroot}, which this scan does not follow`,
+        });
+        continue;
+      }
+      await openvpnScript(host, sink, inst, s, r.options.runDir, at(s.at));
+    }
+    for (const h of sink.out.hits.slice(before)) {
+      if (sink.out.contents[h.file] !== undefined) continue;
+      const bytes = await host.readBytes(h.file);
+      if (bytes !== null) sink.out.contents[h.file] = bytes;
+    }
+  }
+}
+
 /** plugin_sysctl.py _apply_system_sysctl's files as read now (a missing or unreadable one is skipped, as tuned skips it). */
 async function readReapplied(host: TargetFs): Promise<ReappliedSysctl> {
   const names = new Map<string, string>();
@@ -907,6 +1021,7 @@ async function scanAll(host: TargetFs): Promise<BootScripts> {
   await scanSysctlFileWriters(host, sink, boot);
   await scanWgQuick(host, sink, boot);
   await scanShorewall(host, sink, boot);
+  await scanOpenvpn(host, sink, boot);
   await scanTuned(host, sink, boot);
   for (const h of sink.out.hits) {
     if (h.text === '') h.text = lineText(sink.out.contents[h.file] ?? '', h.line);

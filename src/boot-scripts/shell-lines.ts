@@ -53,8 +53,16 @@ function lineIndex(text: string): (offset: number) => number {
   };
 }
 
-/** Reads a shell script (byte string) for commands that touch swap, sysctls or modules. */
-export function readShellScript(source: string, depth = 0): { commands: ScriptCommand[]; problems: ScriptProblem[]; programs: ScriptProgram[] } {
+/** "$0" as a command name: the script running itself again. */
+const SELF = new Set(['$0', '"$0"', '${0}', '"${0}"']);
+
+/**
+ * Reads a shell script (byte string) for commands that touch swap, sysctls or modules.
+ * `file`: the text is a script file run by its path, so `$0` names that file: a command
+ * that runs `$0` runs this same script again (init scripts' `restart) $0 stop; $0 start`),
+ * whose every line is read here already, so it adds nothing to judge.
+ */
+export function readShellScript(source: string, depth = 0, file = false): { commands: ScriptCommand[]; problems: ScriptProblem[]; programs: ScriptProgram[] } {
   const text = blankHeredocs(source);
   const tokens = shellTokens(text);
   const lineOf = lineIndex(text);
@@ -72,6 +80,7 @@ export function readShellScript(source: string, depth = 0): { commands: ScriptCo
     if (c.words.length === 0) return;
     // "[" and "[[" (test) look like globs to the tokenizer, which makes them unknown; as a command name they are the test builtin.
     if (c.words[0] === null && (c.nameText === '[' || c.nameText === '[[')) return;
+    if (file && c.words[0] === null && SELF.has(c.nameText ?? '')) return;
     const words = resolved[i]!;
     programs.push({ words, line: lineOf(c.at) });
     const io: CommandIo = {

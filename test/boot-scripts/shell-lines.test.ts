@@ -323,3 +323,15 @@ it('a command over continuation lines is reported at its first line, its stateme
   const [c] = readShellScript('echo >/dev/null\nswapon \\\n  -p 1 \\\n  /c\n').commands;
   expect([c!.line, c!.first, c!.last]).toEqual([2, 2, 4]);
 });
+
+describe('"$0" as a command name', () => {
+  // sh sets $0 to the script's path when it runs a file: `$0 stop` runs the same script, whose lines are all read here.
+  const initScript = '#!/bin/sh\ncase "$1" in\nrestart)\n  $0 stop\n  "$0" start\n  ;;\nesac\n';
+  it('in a script file is the script itself: no unknown', () => {
+    expect(readShellScript(initScript, 0, true).commands.flatMap((c) => c.actions)).toEqual([]);
+  });
+  it('in an sh -c command line ($0 is the shell or a caller-chosen name) stays unknown', () => {
+    const kinds = readShellScript(initScript, 0, false).commands.flatMap((c) => c.actions.map((a) => a.kind));
+    expect(kinds).toEqual(['unknown', 'unknown']);
+  });
+});

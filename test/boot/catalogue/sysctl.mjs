@@ -199,4 +199,17 @@ export default [
       setup: ['systemctl enable wg-quick@wg0.service >/dev/null 2>&1'],
     }),
   },
+  {
+    id: 'openvpn-up-script-sysctl',
+    // Issue 48: no `systemctl enable`: openvpn.service is enabled by the package, and its openvpn-generator starts every
+    // /etc/openvpn/*.conf as openvpn@NAME.service. `dev null` (a static peer-to-peer tunnel without a tun device) lets
+    // openvpn run its up script in a container; script-security 2 lets it run scripts at all.
+    wild: 'OpenVPN gateways whose /etc/openvpn/NAME.conf runs an up script that sets forwarding (site-to-site guides)',
+    recipe: () => ({
+      files: {
+        '/etc/openvpn/office.conf': 'dev null\nifconfig-noexec\nscript-security 2\nup office-up.sh\n',
+        '/etc/openvpn/office-up.sh': exe('#!/bin/sh\n# routing for the office tunnel\nsysctl -w net.ipv4.ip_forward=0\n'),
+      },
+    }),
+  },
 ];

@@ -15,6 +15,7 @@ export const PACKAGES = [
   'systemd-sysv', 'dbus', 'libpam-systemd', 'procps', 'iproute2', 'kmod', 'nodejs', 'python3',
   // starters and holders the catalogue uses
   'cron', 'at', 'supervisor', 'ifupdown', 'openssh-server', 'wireguard-tools',
+  'openvpn', // its postinst enables only openvpn.service (ExecStart=/bin/true); openvpn-generator starts each /etc/openvpn/*.conf
   // its preinst writes an /etc/inetd.conf with every line commented out: on a stock host inetd.service serves nothing;
   // netbase's /etc/services names the services (openbsd-inetd's dependencies bring it too: named, since inetd needs it)
   'openbsd-inetd', 'netbase',
