@@ -13,7 +13,9 @@
 #        parse_options is the oracle of the PreUp/PostUp reader), shorewall (its compiler is the
 #        oracle of the IP_FORWARDING reader; installing it enables nothing), tuned (its profile
 #        loader is the oracle of the tuned reader; its postinst enables and, where systemd runs,
-#        starts tuned.service, which would tune this machine's sysctls: see below), network-manager
+#        starts tuned.service, which would tune this machine's sysctls: see below), openvpn (the
+#        oracle of the OpenVPN option reader, run with --dev null in a namespace; its postinst
+#        enables openvpn.service: disabled after the install, see below), network-manager
 #        (NetworkManager --print-config is the oracle of the unmanaged-devices merge; its postinst
 #        enables and starts NetworkManager.service, which would take over this machine's network:
 #        see below), iptables and nftables (iptables-restore and nft load a ruleset in a network
@@ -81,12 +83,13 @@ declare -A package=(
   [wg-quick]=wireguard-tools
   [shorewall]=shorewall
   [tuned]=tuned
+  [openvpn]=openvpn
   [NetworkManager]=network-manager
   [iptables-restore]=iptables
   [nft]=nftables
 )
 declare -A group=(
-  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall tuned NetworkManager iptables-restore nft"
+  [unit]="unshare ip systemctl sysctl modprobe findmnt blkid setpriv mkswap systemd-analyze python3 lsb_release ifquery dash ansible systemd-nspawn mmdebstrap dpkg-deb go-md2man lintian chromium ansible-galaxy ansible-lint wg-quick shorewall tuned openvpn NetworkManager iptables-restore nft"
   [vm]="qemu-system-x86_64 mmdebstrap debugfs mkfs.ext4 mkswap ansible"
   [boot]="systemd-nspawn mmdebstrap"
   [deb]="dpkg-deb go-md2man"
@@ -122,7 +125,9 @@ echo "installing Debian packages (${groups[*]}): ${pkgs[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Packages whose postinst enables their services and, when systemd is PID 1,
 # starts them (deb-systemd-invoke), each with the units that must never run
-# on this machine: tuned would apply a profile to its sysctls; NetworkManager
+# on this machine: tuned would apply a profile to its sysctls; openvpn's
+# openvpn.service (enabled by its postinst) has openvpn-generator start every
+# /etc/openvpn/*.conf; NetworkManager
 # (network-manager's postinst enables NetworkManager.service,
 # NetworkManager-wait-online.service and NetworkManager-dispatcher.service,
 # and starts NetworkManager.service) would take over its network. A
@@ -132,6 +137,7 @@ export DEBIAN_FRONTEND=noninteractive
 # options that start no daemon (NetworkManager --print-config).
 declare -A no_start=(
   [tuned]="tuned.service"
+  [openvpn]="openvpn.service"
   [network-manager]="NetworkManager.service NetworkManager-wait-online.service NetworkManager-dispatcher.service"
 )
 guarded=()
