@@ -119,6 +119,7 @@ export const groups = {
   validate: {
     mutate: ['src/reconcile/validate.ts'],
     // reconcile/grammar.test.ts as measured is now it and the four files its describes moved to (one per grammar module, and host-checks).
+    // reconcile/load.missing.test.ts stays out: it changes the working directory, which the runner's worker threads refuse.
     tests: ['test/reconcile/load.test.ts', 'test/reconcile/grammar.test.ts', 'test/reconcile/host-checks.test.ts', 'test/grammar.test.ts', 'test/resources/sysctl-file/grammar.test.ts', 'test/resources/modules-load/grammar.test.ts', 'test/reconcile/validate.test.ts'],
   },
   grammar: {

@@ -7,23 +7,30 @@ import type { Dirent } from 'node:fs';
 import type { TargetFs } from '../host.js';
 
 /**
- * strcmp over UTF-8 bytes, as systemd and libkmod sort file names. Encoding
- * both names for every comparison made sorting 10,000 names the costliest part
- * of a large sysctl.d tree; UTF-8 keeps code point order, so below U+D800 the
- * first differing UTF-16 unit decides the same way (and equal units before it
- * encode to equal bytes). Surrogates and what sorts above them are left to the
- * encoder, which also turns a lone surrogate into U+FFFD.
+ * The code point UTF-8 encodes for the unit at `i`: a surrogate pair's code
+ * point at its high half, U+FFFD for a lone surrogate (as the encoder writes
+ * it). The low half of a pair also reads as U+FFFD, which is harmless: a
+ * comparison only gets there when the high halves before it were equal pairs.
+ */
+function encodedCodePointAt(s: string, i: number): number {
+  const c = s.codePointAt(i)!;
+  return c >= 0xd800 && c <= 0xdfff ? 0xfffd : c;
+}
+
+/**
+ * strcmp over UTF-8 bytes, as systemd and libkmod sort file names. UTF-8
+ * keeps code point order, so the first differing code point decides as the
+ * first differing byte would, and a name that is a prefix of the other sorts
+ * first. Encoding both names for every comparison made sorting 10,000 names
+ * the costliest part of a large sysctl.d tree, so no name is encoded here.
  */
 export function byteOrder(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x < 0xd800 && y < 0xd800) return x < y ? -1 : 1;
-    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+    const d = encodedCodePointAt(a, i) - encodedCodePointAt(b, i);
+    if (d !== 0) return Math.sign(d);
   }
-  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  return Math.sign(a.length - b.length);
 }
 
 /**

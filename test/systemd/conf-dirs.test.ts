@@ -88,8 +88,28 @@ describe('byteOrder is strcmp over the UTF-8 bytes', () => {
   }
   // Code units from each range where UTF-16 order and UTF-8 byte order part:
   // ASCII, two- and three-byte BMP, U+E000..U+FFFF (above the surrogates in
-  // code point order, below them in UTF-16), pairs (four bytes) and lone surrogates.
-  const UNITS = ['a', 'Z', '-', '_', '.', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\ud83d\ude00', '\udbff\udfff', '\ud800', '\udc00'];
+  // code point order, below them in UTF-16), pairs (four bytes, two with the same high half) and lone
+  // surrogates at both ends of their ranges.
+  const UNITS = [
+    'a',
+    'Z',
+    '-',
+    '_',
+    '.',
+    '\u00e9',
+    '\u07ff',
+    '\u0800',
+    '\ud7ff',
+    '\ue000',
+    '\uffff',
+    '\ud83d\ude00',
+    '\ud83d\ude01',
+    '\udbff\udfff',
+    '\ud800',
+    '\udbff',
+    '\udc00',
+    '\udfff',
+  ];
 
   it('agrees with strcmp on every pair of short names built from those units', () => {
     const names: string[] = [''];
