@@ -14,6 +14,9 @@ import { NSPAWN, QEMU, CATALOGUE } from './boot/catalogue/index.mjs';
 import { compose, hosts, seedsFor, CONTROL_PLANE_PORTS } from './boot/lib/generate.mjs';
 // @ts-expect-error plain ESM without types
 import { findingProblems, judge, judgePromises, listeningPorts, probeProblems, rollbackProblems, runsProblems, saysProblems } from './boot/lib/judge.mjs';
+// @ts-expect-error plain ESM without types
+import { containerDesired } from './boot/lib/desired.mjs';
+import { parseDesiredState } from '../src/reconcile/load.js';
 
 type Entry = { id: string; port?: boolean; wild: string; tier: string; conflicts?: string[] };
 const dirs: string[] = [];
@@ -260,7 +263,7 @@ describe('entries that need more than the root (catalogue/docker.mjs): a package
       preferPort: 6443,
       layers: ['docker'],
       nspawn: ['--system-call-filter=@keyring bpf'],
-      portFree: ['    stop_containers: [x]'],
+      portFree: { stop_containers: ['x'] },
       rollback: true,
     });
     const b = e('b', { preferPort: 6443, layers: ['docker'], nspawn: ['--system-call-filter=@keyring bpf'] });
@@ -270,8 +273,18 @@ describe('entries that need more than the root (catalogue/docker.mjs): a package
       { id: 'a', port: 6443 },
       { id: 'b', port: 2380 },
     ]);
-    expect([r.layers, r.nspawn, r.portFree, r.rollback]).toEqual([['docker'], ['--system-call-filter=@keyring bpf'], ['    stop_containers: [x]'], true]);
-    expect(compose([e('plain', {})])).toMatchObject({ layers: [], nspawn: [], portFree: [], rollback: false });
+    expect([r.layers, r.nspawn, r.portFree, r.rollback]).toEqual([['docker'], ['--system-call-filter=@keyring bpf'], { stop_containers: ['x'] }, true]);
+    expect(compose([e('plain', {})])).toMatchObject({ layers: [], nspawn: [], portFree: {}, rollback: false });
+  });
+
+  // Seen in a full farm run: a docker and a podman entry on one host each wrote its own stop_containers line, and
+  // the desired state had the key twice ("Map keys must be unique"), so apply and --rollback refused it.
+  it("two entries' stop_containers are one key in the desired state, which the tool's own loader accepts", () => {
+    const r = compose([e('a', { portFree: { stop_containers: ['web6443'] } }), e('b', { portFree: { stop_containers: ['always10250', 'web6443'] } })]);
+    expect(r.portFree).toEqual({ stop_containers: ['web6443', 'always10250'] });
+    const desired = parseDesiredState(containerDesired('/var/lib/farm-reports', r.desired, r.portFree), '/farm/desired.yaml');
+    const portFree = desired.resources.find((x) => x.type === 'PortFree') as { stop_containers?: string[] } | undefined;
+    expect(portFree?.stop_containers).toEqual(['web6443', 'always10250']);
   });
 });
 

@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { argvParseCmd, parseLine, readOpenvpnOptions } from '../../src/boot-scripts/openvpn.js';
-import { generatorNames } from '../../src/boot-scripts/openvpn-units.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const OPENVPN = '/usr/sbin/openvpn';
@@ -130,39 +129,6 @@ describe('openvpn options, read as openvpn reads them', () => {
     expect(ran).toBeGreaterThan(15);
     expect(ran).toBeLessThan(100);
   }, 400000);
-});
-
-describe('openvpn-generator, as shipped', () => {
-  function generator(defaults: string | null, confs: string[]): string[] {
-    const d = mkdtempSync(path.join(dir, 'gen-'));
-    mkdirSync(path.join(d, 'etc'));
-    for (const c of confs) writeFileSync(path.join(d, 'etc', c), '');
-    if (defaults !== null) writeFileSync(path.join(d, 'default'), defaults);
-    const script = readFileSync(path.join(PACKAGE, 'lib/systemd/system-generators/openvpn-generator'), 'utf8')
-      .split('/etc/default/openvpn')
-      .join(path.join(d, 'default'))
-      .replace('CONFIG_DIR=/etc/openvpn', `CONFIG_DIR=${path.join(d, 'etc')}`);
-    execFileSync('sh', ['-c', script, 'openvpn-generator', path.join(d, 'out')], { stdio: 'ignore' });
-    return readdirSync(path.join(d, 'out/openvpn.service.wants'))
-      .map((n) => n.replace(/^openvpn@|\.service$/g, ''))
-      .sort();
-  }
-  const shipped = readFileSync(path.join(PACKAGE, 'etc/default/openvpn'), 'utf8');
-  for (const [label, defaults] of [
-    ['the shipped file', shipped],
-    ['no file', null],
-    ['AUTOSTART="none"', 'AUTOSTART="none"\n'],
-    ['AUTOSTART="home office"', 'AUTOSTART="home office"\n'],
-    ['AUTOSTART="all"', 'AUTOSTART="all"\n'],
-    ['AUTOSTART=""', 'AUTOSTART=""\n'],
-  ] as const) {
-    it(`${label}: the same instances`, () => {
-      const confs = ['home.conf', 'office.conf', 'notes.txt', '.hidden.conf'];
-      const want = generator(defaults, confs);
-      const got = generatorNames(defaults, confs);
-      expect(Array.isArray(got) ? [...got].sort() : got).toEqual(want);
-    });
-  }
 });
 
 describe('a root with Debian openvpn installed', () => {

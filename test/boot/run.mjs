@@ -58,7 +58,7 @@ async function runRecipe(entries, label) {
   mounted.add(host.root);
   const t0 = Date.now();
   try {
-    host.plant(recipe, recipe.desired.length + recipe.portFree.length > 0 ? containerDesired('/var/lib/farm-reports', recipe.desired, recipe.portFree) : DESIRED);
+    host.plant(recipe, recipe.desired.length + Object.keys(recipe.portFree).length > 0 ? containerDesired('/var/lib/farm-reports', recipe.desired, recipe.portFree) : DESIRED);
     const common = { KEYS: KEYS.join(' '), LISTENS: recipe.listens.join(' '), AFTER: 3 };
     const b1 = await host.boot('boot1', { ...common, LATE: 0.5 });
     const b2 = await host.boot('boot2', { ...common, LATE: Math.max(recipe.late, 1) });

@@ -73,7 +73,7 @@ export default [
     // stop_containers names it: apply sets --restart=no and stops it through docker; dockerd keeps running.
     kept: true,
     conflicts: ['docker-restart-always-6443', ...NOT_BESIDE],
-    portFree: ['    stop_containers: [web6443]'],
+    portFree: { stop_containers: ['web6443'] },
     wild: 'the same docker host whose admin lets the tool stop that one container (stop_containers), dockerd and its other containers left running',
     runs: ['docker.service', 'containerd.service'],
     // Stopped with --restart=no after apply and after the reboot; --rollback (a third boot) restores always and starts it.

@@ -72,7 +72,7 @@ export default [
     // stop_containers names it: apply stops and disables (or masks) its generated unit; podman itself keeps running.
     kept: true,
     conflicts: ['podman-generated-unit-10250', 'podman-restart-always-10250'],
-    portFree: ['    stop_containers: [web10250]'],
+    portFree: { stop_containers: ['web10250'] },
     wild: 'the same podman host whose admin lets the tool stop that one container (stop_containers), podman and its other containers left alone',
     runs: ['podman.socket', 'podman-restart.service'],
     // Stopped (its unit's podman run --rm removes it) after apply and after the reboot; --rollback starts the unit again.
@@ -87,7 +87,7 @@ export default [
     wild: 'podman hosts with "podman run -d --restart=always" containers and no unit: podman-restart.service starts them at boot',
     // Named in stop_containers, and still left to a person: podman 4.3 cannot set its restart policy to no (podman
     // update has no --restart), and podman-restart.service would start it again at the reboot.
-    portFree: ['    stop_containers: [always10250]'],
+    portFree: { stop_containers: ['always10250'] },
     probes: { 'podman-always10250': { 'after-apply': 'running always', 'at-boot': 'running always' } },
     says: () => [
       'podman container',

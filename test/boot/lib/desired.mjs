@@ -2,9 +2,11 @@
 // ModulesLoad, because swap and modules belong to this machine's kernel,
 // which the containers share; ip_forward is per network namespace. `extra`:
 // resource blocks an entry adds (a catalogue entry's `desired`, each a list
-// of YAML lines), before PortFree, so they apply first; `portFree`: lines
-// entries add to PortFree itself (an opt-in such as stop_containers).
-export function containerDesired(reportsDir, extra = [], portFree = []) {
+// of YAML lines), before PortFree, so they apply first; `portFree`: list keys
+// entries add to PortFree itself (an opt-in such as stop_containers), each
+// key once with the items of every entry that names it (a YAML mapping holds
+// a key once: two entries' own lines would make the desired state invalid).
+export function containerDesired(reportsDir, extra = [], portFree = {}) {
   return [
     `reports_dir: ${reportsDir}`,
     'resources:',
@@ -20,7 +22,7 @@ export function containerDesired(reportsDir, extra = [], portFree = []) {
     '    stop_spawner_units: []',
     '    mask: auto',
     '    timeout_seconds: 30',
-    ...portFree,
+    ...Object.entries(portFree).map(([key, items]) => `    ${key}: [${items.map((i) => JSON.stringify(i)).join(', ')}]`),
     '',
   ].join('\n');
 }

@@ -84,8 +84,9 @@ export function compose(entries) {
   const parts = [];
   // Resource blocks entries add to the farm's desired state (lib/desired.mjs), each once.
   const desired = [];
-  // PortFree lines (opt-ins), package layers (lib/layer.mjs) and nspawn options entries need, each once.
-  const portFree = [];
+  // PortFree list keys (opt-ins such as stop_containers: one key, every entry's items, each once), package layers
+  // (lib/layer.mjs) and nspawn options entries need, each once.
+  const portFree = {};
   const layers = [];
   const nspawn = [];
   const once = (list, items) => list.push(...(items ?? []).filter((x) => !list.includes(x)));
@@ -105,7 +106,7 @@ export function compose(entries) {
     listens.push(...(r.listens ?? []));
     late = Math.max(late, e.late ?? 0);
     rollback ||= e.rollback === true;
-    once(portFree, e.portFree);
+    for (const [key, items] of Object.entries(e.portFree ?? {})) once((portFree[key] ??= []), items);
     once(layers, e.layers);
     once(nspawn, e.nspawn);
     if (e.desired && !desired.some((d) => JSON.stringify(d) === JSON.stringify(e.desired))) desired.push(e.desired);
