@@ -15,9 +15,34 @@ export const RESET_DIRS = ['/etc/kubernetes', '/var/lib/kubelet', '/var/lib/etcd
 const MAX_WALK = 200_000;
 
 export type ResetDir =
-  | { path: string; kind: 'dir'; bytes: number; files: number; partial: boolean; mounts: string[] }
+  | { path: string; kind: 'dir'; bytes: number; files: number; partial: boolean; mounts: string[]; packageFiles: PackageFile[] }
   | { path: string; kind: 'link'; link: string }
   | { path: string; kind: 'other' };
+
+/** A file below a reset directory that a Debian package's dpkg file list names: moving the directory would take it from its package. */
+export interface PackageFile {
+  path: string;
+  package: string;
+}
+
+/**
+ * The files dpkg's lists (/var/lib/dpkg/info/PKG.list, one path a line) name below each of `dirs`, the
+ * directories themselves not counted (a package may own /etc/cni/net.d as a directory and ship nothing in it).
+ * A package such as Debian's podman ships its own CNI configuration there (87-podman-bridge.conflist).
+ */
+export async function packageFilesUnder(host: TargetFs, dirs: readonly string[]): Promise<Map<string, PackageFile[]>> {
+  const out = new Map<string, PackageFile[]>();
+  if (dirs.length === 0) return out;
+  for (const e of (await host.readDir('/var/lib/dpkg/info')) ?? []) {
+    if (!e.name.endsWith('.list')) continue;
+    const pkg = e.name.slice(0, -'.list'.length).replace(/:.*$/, '');
+    const text = await host.readFile(`/var/lib/dpkg/info/${e.name}`).catch(() => null);
+    for (const line of (text ?? '').split('\n'))
+      for (const d of dirs)
+        if (line.startsWith(`${d}/`) && (await host.lstat(line))?.isDirectory() === false) out.set(d, [...(out.get(d) ?? []), { path: line, package: pkg }]);
+  }
+  return out;
+}
 
 export interface NodeUnit {
   unit: string;
@@ -67,6 +92,9 @@ async function measure(host: TargetFs, top: string): Promise<{ bytes: number; fi
 export async function resetDirs(host: TargetFs): Promise<ResetDir[]> {
   const mounts = host.live ? mountsUnder((await host.readKernel('/proc/self/mountinfo')) ?? '', RESET_DIRS) : new Map<string, string[]>();
   const out: ResetDir[] = [];
+  const present: string[] = [];
+  for (const p of RESET_DIRS) if ((await host.lstat(p))?.isDirectory()) present.push(p);
+  const owned = await packageFilesUnder(host, present);
   for (const p of RESET_DIRS) {
     const st = await host.lstat(p);
     if (st === null) continue;
@@ -81,6 +109,7 @@ export async function resetDirs(host: TargetFs): Promise<ResetDir[]> {
         files: m.files,
         partial: m.partial,
         mounts: [...new Set([...(mounts.get(p) ?? []), ...m.devs])].sort(),
+        packageFiles: owned.get(p) ?? [],
       });
     }
   }

@@ -15,8 +15,11 @@ export async function findActivation(host: TargetHost, port: number, socketFromC
   if (socket === null) {
     // The manager's own view first: it includes generated and transient sockets.
     try {
-      const r = await host.run('systemctl', ['list-sockets', '--full', '--no-legend', '--no-pager']);
-      const hit = r.exitCode === 0 ? parseListSockets(r.stdout).find((s) => s.port === port) : undefined;
+      // --show-types: a UDP socket on the same port number (ListenDatagram=) prints the same LISTEN address, and
+      // only a stream socket holds the TCP port (seen in the boot farm: a relay's udp-relay.socket on 6443/udp was
+      // taken for the sockd.socket holding 6443/tcp, so apply stopped the wrong socket).
+      const r = await host.run('systemctl', ['list-sockets', '--show-types', '--full', '--no-legend', '--no-pager']);
+      const hit = r.exitCode === 0 ? parseListSockets(r.stdout).find((s) => s.port === port && (s.type === null || s.type === 'Stream')) : undefined;
       if (hit) {
         socket = hit.unit;
         service = hit.activates[0] ?? null;

@@ -2,18 +2,32 @@
 // and the timespan syntax of its time properties. Pure.
 import { listenStreamPort } from './socket-unit.js';
 
-/** `systemctl list-sockets` lines: LISTEN UNIT ACTIVATES... Pure. */
-export function parseListSockets(text: string): { listen: string; port: number | null; unit: string; activates: string[] }[] {
-  const out: { listen: string; port: number | null; unit: string; activates: string[] }[] = [];
+/** A socket `systemctl list-sockets` lists; `type` is its TYPE column under --show-types (Stream, Datagram, ...), else null. */
+export interface ListedSocket {
+  listen: string;
+  type: string | null;
+  port: number | null;
+  unit: string;
+  activates: string[];
+}
+
+/**
+ * `systemctl list-sockets` lines: LISTEN UNIT ACTIVATES..., or with --show-types LISTEN TYPE UNIT ACTIVATES...
+ * (TYPE is socket_port_type_to_string's word: Stream, Datagram, SequentialPacket, FIFO, ...). Pure.
+ */
+export function parseListSockets(text: string): ListedSocket[] {
+  const out: ListedSocket[] = [];
   for (const line of text.split('\n')) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 2 || !f[1]!.endsWith('.socket')) continue;
+    const at = f[1]?.endsWith('.socket') ? 1 : f[2]?.endsWith('.socket') ? 2 : -1;
+    if (at < 0) continue;
     out.push({
       listen: f[0]!,
+      type: at === 2 ? f[1]! : null,
       port: listenStreamPort(f[0]!),
-      unit: f[1]!,
+      unit: f[at]!,
       activates: f
-        .slice(2)
+        .slice(at + 1)
         .flatMap((a) => a.split(','))
         .filter((a) => a.endsWith('.service')),
     });

@@ -71,10 +71,26 @@ describe('resetDirs (offline: no mountinfo read)', () => {
     const dirs = await resetDirs(new Host({ root }));
     expect(dirs).toEqual([
       // 100 + 20 bytes; admin.conf, ca.crt and the symlink are 3 entries (the link has no bytes counted).
-      { path: '/etc/kubernetes', kind: 'dir', bytes: 120, files: 3, partial: false, mounts: [] },
+      { path: '/etc/kubernetes', kind: 'dir', bytes: 120, files: 3, partial: false, mounts: [], packageFiles: [] },
       { path: '/var/lib/etcd', kind: 'link', link: '/srv/etcd' },
       { path: '/etc/rancher', kind: 'other' },
     ]);
+  });
+  // Seen in the boot farm: Debian's podman ships /etc/cni/net.d/87-podman-bridge.conflist, and a reset that moved the
+  // directory would take podman's network from it. The oracle is dpkg-query -S over the same database.
+  it('files a package owns below a reset directory are named with the package, as dpkg-query -S finds them', async () => {
+    const root = await rootWith({
+      'etc/cni/net.d/87-podman-bridge.conflist': '{"name":"podman"}\n',
+      'etc/cni/net.d/10-calico.conflist': '{"name":"k8s-pod-network"}\n',
+      'var/lib/dpkg/status':
+        'Package: podman\nStatus: install ok installed\nVersion: 4.3.1+ds1-8+deb12u1\nArchitecture: amd64\nMaintainer: x <x@x>\nDescription: x\n\n',
+      'var/lib/dpkg/info/podman.list': '/.\n/etc\n/etc/cni\n/etc/cni/net.d\n/etc/cni/net.d/87-podman-bridge.conflist\n/usr/bin/podman\n',
+    });
+    const owner = (p: string) => spawnSync('dpkg-query', [`--admindir=${root}/var/lib/dpkg`, '-S', p], { encoding: 'utf8' });
+    expect(owner('/etc/cni/net.d/87-podman-bridge.conflist').stdout).toBe('podman: /etc/cni/net.d/87-podman-bridge.conflist\n');
+    expect(owner('/etc/cni/net.d/10-calico.conflist').status).not.toBe(0);
+    const cni = (await resetDirs(new Host({ root }))).find((d) => d.path === '/etc/cni/net.d');
+    expect(cni).toMatchObject({ kind: 'dir', files: 2, packageFiles: [{ path: '/etc/cni/net.d/87-podman-bridge.conflist', package: 'podman' }] });
   });
   it('none of them: nothing', async () => {
     expect(await resetDirs(new Host({ root: await rootWith({ 'etc/hostname': 'n1\n' }) }))).toEqual([]);

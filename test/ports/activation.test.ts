@@ -14,7 +14,7 @@ import { buildTree, type Tree } from '../helpers/tree.js';
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
-const LIST = 'systemctl list-sockets --full --no-legend --no-pager';
+const LIST = 'systemctl list-sockets --show-types --full --no-legend --no-pager';
 const PID = (u: string) => `systemctl show -p MainPID --value ${u}`;
 const ETC = 'etc/systemd/system';
 function host(tree: Tree, answers: Record<string, string>): Host {
@@ -26,11 +26,32 @@ function host(tree: Tree, answers: Record<string, string>): Host {
 
 describe('findActivation', () => {
   it("list-sockets names the socket and the service it activates; the service's MainPID comes from systemctl show", async () => {
-    const h = host({}, { [LIST]: '0.0.0.0:10250               agent.socket           agent.service\n', [PID('agent.service')]: '4242\n' });
+    const h = host({}, { [LIST]: '0.0.0.0:10250               Stream   agent.socket           agent.service\n', [PID('agent.service')]: '4242\n' });
     expect(await findActivation(h, 10250, null)).toEqual({
       socket: 'agent.socket',
       service: 'agent.service',
       servicePid: 4242,
+      source: 'systemctl list-sockets',
+    });
+  });
+  // Seen in the boot farm: a relay's ListenDatagram=6443 socket and a ListenStream=6443 one print the same LISTEN
+  // address; the datagram one came first and was taken for the holder of the TCP port.
+  it('a datagram socket on the same port number is not the holder of the TCP port: the stream socket is', async () => {
+    const h = host(
+      {},
+      {
+        [LIST]: [
+          '[::]:6443                   Datagram udp-relay.socket       udp-relay.service',
+          '[::]:6443                   Stream   sockd.socket           sockd.service',
+          '',
+        ].join('\n'),
+        [PID('sockd.service')]: '0\n',
+      },
+    );
+    expect(await findActivation(h, 6443, null)).toEqual({
+      socket: 'sockd.socket',
+      service: 'sockd.service',
+      servicePid: null,
       source: 'systemctl list-sockets',
     });
   });

@@ -134,8 +134,8 @@ describe('systemctl show and list-sockets output', () => {
       'Pass --all to see loaded but inactive sockets, too.',
     ].join('\n');
     expect(parseListSockets(text)).toEqual([
-      { listen: '[::]:10250', port: 10250, unit: 'agent.socket', activates: ['agent.service', 'agent-helper.service'] },
-      { listen: '/run/x.sock', port: null, unit: 'x.socket', activates: ['x.service'] },
+      { listen: '[::]:10250', type: null, port: 10250, unit: 'agent.socket', activates: ['agent.service', 'agent-helper.service'] },
+      { listen: '/run/x.sock', type: null, port: null, unit: 'x.socket', activates: ['x.service'] },
     ]);
   });
 });
@@ -149,7 +149,7 @@ describe('list-sockets and RestartUSec as PortFree reads them', () => {
       '[::]:10259                  idle.socket',
     ].join('\n');
     const p = parseListSockets(out);
-    expect(p.find((s) => s.port === 10250)).toEqual({ listen: '0.0.0.0:10250', port: 10250, unit: 'agent.socket', activates: ['agent.service'] });
+    expect(p.find((s) => s.port === 10250)).toEqual({ listen: '0.0.0.0:10250', type: null, port: 10250, unit: 'agent.socket', activates: ['agent.service'] });
     expect(p.find((s) => s.unit === 'dbus.socket')!.port).toBeNull();
     expect(p.find((s) => s.port === 10259)!.activates).toEqual([]);
   });
@@ -158,9 +158,29 @@ describe('list-sockets and RestartUSec as PortFree reads them', () => {
     const p = parseListSockets(
       '/run/odd/api.service        odd.socket             odd.service,odd-helper.service\n[fe80::1]:2380%eth0 peer.socket peer.service',
     );
-    expect(p[0]).toEqual({ listen: '/run/odd/api.service', port: null, unit: 'odd.socket', activates: ['odd.service', 'odd-helper.service'] });
+    expect(p[0]).toEqual({ listen: '/run/odd/api.service', type: null, port: null, unit: 'odd.socket', activates: ['odd.service', 'odd-helper.service'] });
     // systemctl prints a scope after the port (sockaddr_pretty).
     expect(p[1]!.port).toBe(2380);
+  });
+
+  it('list-sockets --show-types: TYPE is the second column, and the unit and ACTIVATES follow it', () => {
+    const p = parseListSockets(
+      [
+        'LISTEN                      TYPE     UNIT                  ACTIVATES',
+        '/run/dbus/system_bus_socket Stream   dbus.socket           dbus.service',
+        '[::]:6443                   Datagram udp-relay.socket      udp-relay.service',
+        '[::]:6443                   Stream   sockd.socket          sockd.service',
+        '/run/initctl                FIFO     systemd-initctl.socket systemd-initctl.service',
+        '',
+        '4 sockets listed.',
+      ].join('\n'),
+    );
+    expect(p.map((s) => [s.type, s.unit, s.port, s.activates])).toEqual([
+      ['Stream', 'dbus.socket', null, ['dbus.service']],
+      ['Datagram', 'udp-relay.socket', 6443, ['udp-relay.service']],
+      ['Stream', 'sockd.socket', 6443, ['sockd.service']],
+      ['FIFO', 'systemd-initctl.socket', null, ['systemd-initctl.service']],
+    ]);
   });
 
   it('RestartUSec timespans', () => {

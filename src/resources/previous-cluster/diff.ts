@@ -84,6 +84,13 @@ function dirChange(d: ResetDir): C {
         .join('; ')}`,
       withdraws,
     );
+  if (d.packageFiles.length > 0)
+    return operator(
+      `aside-${d.path}`,
+      `${d.path} holds files of Debian packages (${d.packageFiles.map((f) => `${f.path} of ${f.package}`).join(', ')}); moving it aside would take them from their packages`,
+      `move aside by hand only the files the former node left there, keeping the packages' own (the directory is not moved)`,
+      withdraws,
+    );
   const size = `${d.files} file${d.files === 1 ? '' : 's'}, ${humanBytes(d.bytes)}${d.partial ? ' at least (not walked to the end)' : ''}`;
   return {
     id: `aside-${d.path}`,

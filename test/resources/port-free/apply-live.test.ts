@@ -289,7 +289,7 @@ describe('PortFree apply, with a recorded systemctl and real ports', () => {
     // Reads only: the socket lookup, the service's MainPID, then what depends on the socket and the service.
     const reverse = '-p WantedBy -p RequiredBy -p UpheldBy -p BoundBy -p PartOf -p TriggeredBy -p ConsistsOf';
     expect(calls.map((c) => c.args.join(' '))).toEqual([
-      '--full --no-legend --no-pager'.replace(/^/, 'list-sockets '),
+      '--show-types --full --no-legend --no-pager'.replace(/^/, 'list-sockets '),
       'show -p MainPID --value probe.service',
       `show ${reverse} probe.socket`,
       `show ${reverse} probe.service`,

@@ -82,6 +82,22 @@ describe('PreviousCluster on a live host', () => {
     ]);
   });
 
+  it("a directory holding a package's files is not moved: an operator line names them and takes back its promise", () => {
+    const cni = {
+      path: '/etc/cni/net.d',
+      kind: 'dir' as const,
+      bytes: 60,
+      files: 2,
+      partial: false,
+      mounts: [],
+      packageFiles: [{ path: '/etc/cni/net.d/87-podman-bridge.conflist', package: 'podman' }],
+    };
+    const c = diffPreviousCluster(base({ dirs: [cni] }));
+    expect(c.map((x) => [x.id, x.action, x.withdraws])).toEqual([['aside-/etc/cni/net.d', 'operator', [{ promise: 'absent:/etc/cni/net.d', from: 'apply' }]]]);
+    expect(c[0]!.summary).toContain('/etc/cni/net.d/87-podman-bridge.conflist of podman');
+    expect(diffPreviousCluster(base({ dirs: [{ ...cni, packageFiles: [] }] })).map((x) => [x.id, x.action])).toEqual([['aside-/etc/cni/net.d', 'move']]);
+  });
+
   it('offline (an image) has no runtime line and no stop: only the links and the moves', () => {
     const c = diffPreviousCluster(
       base({
