@@ -63,6 +63,11 @@ function unitChanges(o: PreviousClusterObserved, u: ObservedUnit): C[] {
   return out;
 }
 
+/** Whether the door moves `d` aside; else its line is an operator's (a link, not a directory, mounts below it, a package's files in it). */
+export function movedByReset(d: ResetDir): boolean {
+  return d.kind === 'dir' && d.mounts.length === 0 && d.packageFiles.length === 0;
+}
+
 function dirChange(d: ResetDir): C {
   const withdraws = [{ promise: absentPromise(d.path), from: 'apply' as const }];
   if (d.kind === 'link')

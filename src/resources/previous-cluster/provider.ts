@@ -5,7 +5,7 @@
 import type { Provider } from '../types.js';
 import { PREVIOUS_CLUSTER_SCHEMA, type PreviousClusterSpec } from './spec.js';
 import { observePreviousCluster, type PreviousClusterObserved } from './observe.js';
-import { diffPreviousCluster } from './diff.js';
+import { diffPreviousCluster, movedByReset } from './diff.js';
 import { applyPreviousCluster } from './apply.js';
 import { humanBytes, type PreviousClusterOp } from './ops.js';
 import { PATH_ABSENT_KIND, resetPromises, UNIT_DOWN_KIND } from './promises.js';
@@ -47,7 +47,11 @@ export const previousClusterProvider: Provider<PreviousClusterSpec, PreviousClus
   unconverged: (_spec, o) => {
     if (o.policy === 'report') return [];
     const aside = new Set(o.units.flatMap((u) => u.files));
-    const left = o.evidence.filter((e) => RESET_DIRS.some((d) => under(e.path, d)) || aside.has(e.path)).map((e) => `${e.path} is still there (${e.what})`);
+    // A directory the plan left to a person (an operator line) is not the reset's to clear.
+    const personal = o.dirs.filter((d) => !movedByReset(d)).map((d) => d.path);
+    const left = o.evidence
+      .filter((e) => (RESET_DIRS.some((d) => under(e.path, d)) && !personal.some((d) => under(e.path, d))) || aside.has(e.path))
+      .map((e) => `${e.path} is still there (${e.what})`);
     const running = o.units.filter((u) => u.active !== null && UP.has(u.active)).map((u) => `${u.unit} is still ${u.active}`);
     return [...left, ...running];
   },

@@ -140,4 +140,15 @@ describe('PreviousCluster on a live host', () => {
     ]);
     expect(previousClusterProvider.unconverged!({ ...spec, policy: 'report' }, base({ policy: 'report' }))).toEqual([]);
   });
+
+  it('verify after apply: a directory left to a person because a package owns files in it is not unconverged; a movable one still is', () => {
+    const spec = { type: 'PreviousCluster' as const, policy: 'reset' as const, warn_above_bytes: DEFAULT_WARN_ABOVE_BYTES };
+    const cni = { path: '/etc/cni/net.d', kind: 'dir' as const, bytes: 60, files: 2, partial: false, mounts: [] };
+    const evidence = [{ path: '/etc/cni/net.d', what: 'CNI network configuration (87-podman-bridge.conflist)', strong: false }];
+    const owned = [{ path: '/etc/cni/net.d/87-podman-bridge.conflist', package: 'podman' }];
+    expect(previousClusterProvider.unconverged!(spec, base({ evidence, dirs: [{ ...cni, packageFiles: owned }] }))).toEqual([]);
+    expect(previousClusterProvider.unconverged!(spec, base({ evidence, dirs: [{ ...cni, packageFiles: [] }] }))).toEqual([
+      '/etc/cni/net.d is still there (CNI network configuration (87-podman-bridge.conflist))',
+    ]);
+  });
 });
