@@ -11,6 +11,9 @@
 // port in its libpod-ID.scope, as on a real host. runc needs keyctl and bpf, which nspawn filters by default (the
 // same option as the docker entries'; a real host filters neither).
 const NSPAWN = ['--system-call-filter=@keyring bpf'];
+// The layer installs Debian's runc, which ContainerRuntimeCollision rightly names (kubespray removes it): the entry
+// that wants that check silent cannot share a host with podman (seen in a full farm run, seed 53).
+const NOT_BESIDE = ['containerd-config-systemd'];
 const PODMAN_UNITS = 'podman.service podman.socket podman-restart.service podman-auto-update.timer';
 
 // Run in the recipe's setup (systemd-nspawn, not booted). The hard ulimits the container gets are the farm's own:
@@ -54,7 +57,7 @@ export default [
   {
     id: 'podman-generated-unit-10250',
     ...podmanHost('agent10250', generatedUnit),
-    conflicts: ['podman-generated-unit-stop-10250', 'podman-restart-always-10250'],
+    conflicts: ['podman-generated-unit-stop-10250', 'podman-restart-always-10250', ...NOT_BESIDE],
     wild: 'podman hosts (Debian 12, podman 4.3) running a container from "podman generate systemd --new --files" units enabled in /etc/systemd/system',
     // Not in stop_containers: the plan names the container and its unit and hands it to a person; nothing stops it.
     probes: { 'podman-agent10250': { 'after-apply': 'running', 'at-boot': 'running' } },
@@ -71,7 +74,7 @@ export default [
     ...podmanHost('web10250', generatedUnit),
     // stop_containers names it: apply stops and disables (or masks) its generated unit; podman itself keeps running.
     kept: true,
-    conflicts: ['podman-generated-unit-10250', 'podman-restart-always-10250'],
+    conflicts: ['podman-generated-unit-10250', 'podman-restart-always-10250', ...NOT_BESIDE],
     portFree: { stop_containers: ['web10250'] },
     wild: 'the same podman host whose admin lets the tool stop that one container (stop_containers), podman and its other containers left alone',
     runs: ['podman.socket', 'podman-restart.service'],
@@ -83,7 +86,7 @@ export default [
   {
     id: 'podman-restart-always-10250',
     ...podmanHost('always10250', (name, port) => create(name, port, '--restart=always')),
-    conflicts: ['podman-generated-unit-10250', 'podman-generated-unit-stop-10250'],
+    conflicts: ['podman-generated-unit-10250', 'podman-generated-unit-stop-10250', ...NOT_BESIDE],
     wild: 'podman hosts with "podman run -d --restart=always" containers and no unit: podman-restart.service starts them at boot',
     // Named in stop_containers, and still left to a person: podman 4.3 cannot set its restart policy to no (podman
     // update has no --restart), and podman-restart.service would start it again at the reboot.
