@@ -42,21 +42,6 @@ describe('mountsUnder', () => {
     expect(mountsUnder('', RESET_DIRS).size).toBe(0);
     expect(mountsUnder('1 2 3\n', RESET_DIRS).size).toBe(0);
   });
-  it('a mask in /etc names the unit: a link to /dev/null or an empty file, as systemctl is-enabled says masked', async () => {
-    const root = await rootWith({
-      'lib/systemd/system/kubelet.service': '[Service]\n',
-      'etc/systemd/system/etcd.service': '',
-      'lib/systemd/system/etcd.service': '[Service]\n',
-    });
-    await symlink('/dev/null', path.join(root, 'etc/systemd/system/kubelet.service'));
-    for (const u of ['kubelet.service', 'etcd.service'])
-      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u], { encoding: 'utf8' }).stdout.trim()).toBe('masked');
-    const evidence = [{ path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true }];
-    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([
-      { unit: 'etcd.service', file: '/etc/systemd/system/etcd.service', masked: true },
-      { unit: 'kubelet.service', file: '/etc/systemd/system/kubelet.service', masked: true },
-    ]);
-  });
 });
 
 describe('resetDirs (offline: no mountinfo read)', () => {
@@ -97,21 +82,6 @@ describe('resetDirs (offline: no mountinfo read)', () => {
   });
   it("the directories kubespray's reset removes that a reset moves aside", () => {
     expect([...RESET_DIRS]).toEqual(['/etc/kubernetes', '/var/lib/kubelet', '/var/lib/etcd', '/etc/cni/net.d', '/var/lib/rancher', '/etc/rancher']);
-  });
-  it('a mask in /etc names the unit: a link to /dev/null or an empty file, as systemctl is-enabled says masked', async () => {
-    const root = await rootWith({
-      'lib/systemd/system/kubelet.service': '[Service]\n',
-      'etc/systemd/system/etcd.service': '',
-      'lib/systemd/system/etcd.service': '[Service]\n',
-    });
-    await symlink('/dev/null', path.join(root, 'etc/systemd/system/kubelet.service'));
-    for (const u of ['kubelet.service', 'etcd.service'])
-      expect(spawnSync('systemctl', ['--root', root, 'is-enabled', u], { encoding: 'utf8' }).stdout.trim()).toBe('masked');
-    const evidence = [{ path: '/lib/systemd/system/kubelet.service', what: 'kubelet unit', strong: true }];
-    expect(await nodeUnits(new Host({ root }), evidence)).toEqual([
-      { unit: 'etcd.service', file: '/etc/systemd/system/etcd.service', masked: true },
-      { unit: 'kubelet.service', file: '/etc/systemd/system/kubelet.service', masked: true },
-    ]);
   });
 });
 
